@@ -1,0 +1,47 @@
+// The `harness` executable: one root app, subcommands registered by each concern.
+#include "registry.hpp"
+
+#include <harness/build_info.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <map>
+
+namespace harness::cli {
+namespace {
+std::map<std::string, std::function<void(CLI::App&)>>& registry() {
+  static std::map<std::string, std::function<void(CLI::App&)>> r;
+  return r;
+}
+}  // namespace
+
+bool register_commands(const std::string& name, std::function<void(CLI::App&)> add) {
+  registry()[name] = std::move(add);
+  return true;
+}
+
+int& exit_code() {
+  static int code = 0;
+  return code;
+}
+}  // namespace harness::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "harness: controlled ablations of Linux memory reclaim (static zram, delayed zram "
+      "activation, bounded memory.reclaim after a PSI trigger) on 1-vCPU/1-GiB VMs"};
+  app.set_version_flag("--version", std::string(harness::build::kVersion) + " (source " +
+                                        harness::build::kSourceCommit +
+                                        (harness::build::kSourceDirty ? ", dirty)" : ")"));
+  app.require_subcommand(1);
+  for (auto& [name, add] : harness::cli::registry()) add(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "harness: error: %s\n", e.what());
+    return 2;
+  }
+  return harness::cli::exit_code();
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the harness needs: build, tests, local VMs,
+# figures. Idempotent: packages already present are left alone. Needs root.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake pkg-config git
+  libsqlite3-dev sqlite3 libcurl4-openssl-dev libyaml-cpp-dev libeigen3-dev libboost-dev
+  pybind11-dev python3-dev python3-numpy python3-matplotlib
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev
+  qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
+  rt-tests zstd lz4
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,144 @@
+#include "results/db.hpp"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+namespace results {
+namespace {
+std::string shorten(std::string_view sql) {
+  std::string s(sql.substr(0, 120));
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  return sql.size() > 120 ? s + "..." : s;
+}
+}  // namespace
+
+Db::Db(const std::string& path, Mode mode) : path_(path) {
+  int flags = SQLITE_OPEN_NOMUTEX;
+  if (mode == Mode::ReadOnly) {
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    flags |= SQLITE_OPEN_READWRITE;
+    if (mode == Mode::Create) flags |= SQLITE_OPEN_CREATE;
+  }
+  if (mode != Mode::Create && !std::filesystem::exists(path))
+    throw DbError(path + ": no such database file");
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw DbError(path + ": cannot open: " + msg);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  if (mode != Mode::ReadOnly) {
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec(schema_sql());
+  } else {
+    // Fail early with a clear message when the file is not a results database.
+    Stmt s(*this, "SELECT value FROM schema_info WHERE key='schema_version'");
+    if (!s.step()) throw DbError(path + ": not a harness results database (no schema_version)");
+  }
+  exec("PRAGMA foreign_keys=ON");
+}
+
+Db::~Db() { sqlite3_close_v2(db_); }
+
+void Db::exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw DbError(path_ + ": " + msg + " in: " + shorten(sql));
+  }
+}
+
+std::int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+
+Stmt::Stmt(Db& db, std::string_view sql) : db_(db), sql_(sql) {
+  if (sqlite3_prepare_v2(db.db_, sql_.c_str(), static_cast<int>(sql_.size()), &stmt_, nullptr) != SQLITE_OK)
+    throw DbError(db.path_ + ": " + sqlite3_errmsg(db.db_) + " in: " + shorten(sql_));
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+#define HK_CHECK_BIND(expr)                                                               \
+  do {                                                                                    \
+    if ((expr) != SQLITE_OK)                                                              \
+      throw DbError(db_.path_ + ": bind failed: " + sqlite3_errmsg(db_.db_) + " in: " + \
+                    shorten(sql_));                                                       \
+  } while (0)
+
+Stmt& Stmt::bind(int i, std::int64_t v) {
+  HK_CHECK_BIND(sqlite3_bind_int64(stmt_, i, v));
+  return *this;
+}
+Stmt& Stmt::bind(int i, double v) {
+  HK_CHECK_BIND(sqlite3_bind_double(stmt_, i, v));
+  return *this;
+}
+Stmt& Stmt::bind(int i, std::string_view v) {
+  HK_CHECK_BIND(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  return *this;
+}
+Stmt& Stmt::bind_null(int i) {
+  HK_CHECK_BIND(sqlite3_bind_null(stmt_, i));
+  return *this;
+}
+Stmt& Stmt::bind(int i, const Value& v) {
+  if (std::holds_alternative<std::monostate>(v)) return bind_null(i);
+  if (auto* x = std::get_if<std::int64_t>(&v)) return bind(i, *x);
+  if (auto* x = std::get_if<double>(&v)) return bind(i, *x);
+  return bind(i, std::string_view(std::get<std::string>(v)));
+}
+#undef HK_CHECK_BIND
+
+bool Stmt::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  throw DbError(db_.path_ + ": " + sqlite3_errmsg(db_.db_) + " in: " + shorten(sql_));
+}
+
+void Stmt::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int Stmt::columns() const { return sqlite3_column_count(stmt_); }
+bool Stmt::is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+std::int64_t Stmt::int64(int c) const { return sqlite3_column_int64(stmt_, c); }
+double Stmt::real(int c) const { return sqlite3_column_double(stmt_, c); }
+std::string Stmt::text(int c) const {
+  auto* p = sqlite3_column_text(stmt_, c);
+  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, c)) : std::string();
+}
+std::optional<std::int64_t> Stmt::opt_int64(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<std::int64_t>(int64(c));
+}
+std::optional<double> Stmt::opt_real(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<double>(real(c));
+}
+std::optional<std::string> Stmt::opt_text(int c) const {
+  return is_null(c) ? std::nullopt : std::optional<std::string>(text(c));
+}
+Value Stmt::value(int c) const {
+  switch (sqlite3_column_type(stmt_, c)) {
+    case SQLITE_NULL: return std::monostate{};
+    case SQLITE_INTEGER: return int64(c);
+    case SQLITE_FLOAT: return real(c);
+    default: return text(c);
+  }
+}
+std::string Stmt::column_name(int c) const { return sqlite3_column_name(stmt_, c); }
+
+}  // namespace results

@@ -1,0 +1,120 @@
+#pragma once
+// Thin RAII layer over SQLite for the results schema (results/schema.sql).
+//
+// Errors: every failure throws results::DbError whose message names the
+// database file, the SQL (shortened) and SQLite's message.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace results {
+
+/// Thrown on any SQLite failure; what() names the file and the statement.
+class DbError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A bound or read value: NULL, integer, real or text.
+using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+class Db;
+
+/// A prepared statement. Bind with 1-based indices; step() returns true per row.
+class Stmt {
+ public:
+  Stmt(Db& db, std::string_view sql);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int index, std::int64_t v);
+  Stmt& bind(int index, int v) { return bind(index, static_cast<std::int64_t>(v)); }
+  Stmt& bind(int index, double v);
+  Stmt& bind(int index, std::string_view v);
+  Stmt& bind(int index, const char* v) { return bind(index, std::string_view(v)); }
+  Stmt& bind(int index, const std::string& v) { return bind(index, std::string_view(v)); }
+  Stmt& bind_null(int index);
+  /// Binds an optional: empty -> NULL.
+  template <typename T>
+  Stmt& bind(int index, const std::optional<T>& v) {
+    return v ? bind(index, *v) : bind_null(index);
+  }
+  Stmt& bind(int index, const Value& v);
+
+  /// Steps once. True when a row is available, false when done. Throws on error.
+  bool step();
+  /// Steps until done (for INSERT/UPDATE), then resets for reuse.
+  void run();
+  void reset();
+
+  int columns() const;
+  bool is_null(int col) const;
+  std::int64_t int64(int col) const;
+  double real(int col) const;
+  std::string text(int col) const;
+  std::optional<std::int64_t> opt_int64(int col) const;
+  std::optional<double> opt_real(int col) const;
+  std::optional<std::string> opt_text(int col) const;
+  Value value(int col) const;
+  std::string column_name(int col) const;
+
+ private:
+  Db& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string sql_;
+};
+
+/// An open SQLite database file.
+class Db {
+ public:
+  enum class Mode { ReadOnly, ReadWrite, Create };
+  /// Opens `path`. Create: creates the file if needed and applies the results schema;
+  /// ReadWrite: the file must exist (schema applied if missing tables);
+  /// ReadOnly: never writes. WAL journal and a 10 s busy timeout for writers.
+  Db(const std::string& path, Mode mode);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  /// Runs one or more statements without results.
+  void exec(std::string_view sql);
+  /// Runs `fn` inside BEGIN IMMEDIATE ... COMMIT; rolls back and rethrows on exception.
+  template <typename Fn>
+  void transaction(Fn&& fn) {
+    exec("BEGIN IMMEDIATE");
+    try {
+      fn();
+    } catch (...) {
+      exec("ROLLBACK");
+      throw;
+    }
+    exec("COMMIT");
+  }
+  std::int64_t last_insert_rowid() const;
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  friend class Stmt;
+};
+
+/// The text of results/schema.sql (compiled in).
+std::string_view schema_sql();
+
+/// Copies every row of case `case_id` from the bundle file into `campaign` in one
+/// transaction, replacing rows of an earlier attempt of the same case. Returns the
+/// number of canary_requests rows imported. Throws DbError (bundle unreadable,
+/// case missing from the bundle).
+std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id);
+
+}  // namespace results

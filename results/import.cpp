@@ -1,0 +1,50 @@
+#include "results/db.hpp"
+
+namespace results {
+namespace {
+// Tables that hold per-case rows, in foreign-key order (cases first).
+constexpr const char* kCaseTables[] = {"cases",           "phases",          "canary_requests",
+                                       "telemetry",       "controller_events", "reclaim_actions",
+                                       "restoration",     "artifacts"};
+}  // namespace
+
+std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id) {
+  {
+    Db bundle(bundle_path, Db::Mode::ReadOnly);  // validates it is a results DB
+    Stmt s(bundle, "SELECT count(*) FROM cases WHERE case_id = ?1");
+    s.bind(1, case_id);
+    if (!s.step() || s.int64(0) != 1)
+      throw DbError(bundle_path + ": bundle holds no case '" + case_id + "'");
+  }
+  {
+    Stmt attach(campaign, "ATTACH DATABASE ?1 AS bundle");
+    attach.bind(1, bundle_path);
+    attach.run();
+  }
+  std::int64_t requests = 0;
+  try {
+    campaign.transaction([&] {
+      // Deleting the case cascades to its child rows (earlier attempt replaced).
+      Stmt del(campaign, "DELETE FROM main.cases WHERE case_id = ?1");
+      del.bind(1, case_id);
+      del.run();
+      for (const char* table : kCaseTables) {
+        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " SELECT * FROM bundle." + table +
+                               " WHERE case_id = ?1");
+        ins.bind(1, case_id);
+        ins.run();
+      }
+      Stmt n(campaign, "SELECT count(*) FROM main.canary_requests WHERE case_id = ?1");
+      n.bind(1, case_id);
+      n.step();
+      requests = n.int64(0);
+    });
+  } catch (...) {
+    campaign.exec("DETACH DATABASE bundle");
+    throw;
+  }
+  campaign.exec("DETACH DATABASE bundle");
+  return requests;
+}
+
+}  // namespace results
