@@ -1,0 +1,72 @@
+#pragma once
+// Root-injectable file access: every read and write of /sys and /proc by the harness
+// goes through a kernel::Fs. Fs{"/"} is the live system; Fs{"tests/fixtures/<kernel>/root"}
+// is a captured tree (DESIGN.md: "whose root is injectable").
+//
+// Paths given to Fs are relative to the root ("sys/fs/cgroup/bg/memory.current"); a
+// leading '/' is ignored, so "/proc/vmstat" also works. ".." components are rejected
+// (std::invalid_argument) so a path can never escape the root.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kernel {
+
+/// Outcome of one write-like operation: errno as data (0 = success).
+/// EAGAIN from memory.reclaim, EBUSY from subtree_control or zram disksize, ENOENT for a
+/// controller bound to cgroup v1: all are outcomes the caller records, not crashes.
+struct WriteResult {
+  int err = 0;  ///< errno of the failing syscall; 0 on success
+  /// The path (under root) or device the operation addressed, for messages.
+  std::string target;
+  bool ok() const { return err == 0; }
+  /// "ok" or "<target>: <strerror(err)> (errno <n>)".
+  std::string message() const;
+};
+
+/// Outcome of a read that reports errno as data instead of throwing.
+struct ReadResult {
+  int err = 0;       ///< 0 on success, else errno of open/read
+  std::string text;  ///< file contents (empty when err != 0)
+  bool ok() const { return err == 0; }
+};
+
+/// Root-injectable accessor. Cheap to copy. Thread-safe (no mutable state).
+class Fs {
+ public:
+  /// `root` defaults to the live system "/".
+  explicit Fs(std::filesystem::path root = "/");
+
+  const std::filesystem::path& root() const { return root_; }
+  /// Joins `rel` under the root. Throws std::invalid_argument on a ".." component.
+  std::filesystem::path path(std::string_view rel) const;
+
+  bool exists(std::string_view rel) const;
+  bool is_dir(std::string_view rel) const;
+  /// Whole file as text. Throws kernel::IoError (with errno) when it cannot be read.
+  std::string read(std::string_view rel) const;
+  /// Whole file as text, errno as data.
+  ReadResult try_read(std::string_view rel) const;
+  /// First line without the trailing newline. Throws IoError.
+  std::string read_line(std::string_view rel) const;
+
+  /// One write(2) of `text` to an existing file (O_WRONLY, no O_CREAT, no O_TRUNC:
+  /// kernel files take one value per write). A short write is reported as EIO.
+  WriteResult write(std::string_view rel, std::string_view text) const;
+  /// mkdir(2) with mode 0755; EEXIST is reported, not hidden.
+  WriteResult mkdir(std::string_view rel) const;
+  /// rmdir(2) (cgroups are removed with rmdir; EBUSY when populated).
+  WriteResult rmdir(std::string_view rel) const;
+  /// Names of the entries of a directory, sorted, without "." and "..". Throws IoError.
+  std::vector<std::string> list(std::string_view rel) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+/// CLOCK_MONOTONIC now, in ns (the clock of every timed write: DESIGN.md "Controller").
+std::int64_t monotonic_ns();
+
+}  // namespace kernel

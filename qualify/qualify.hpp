@@ -1,0 +1,83 @@
+#pragma once
+// Host qualification (study: "qualification checked root access, the kernel and
+// experiment configuration, a writable memory.reclaim interface, zram, a swapfile,
+// available disk space, clean starting swap, and the source commit used for the
+// campaign"; issue 2 adds the VM shape: 1 vCPU, ~1 GiB).
+//
+// qualify::run(Options) -> Report. Every check has a name, whether it is required, what
+// was found, and (when failing) how to fix it. Report::passed is true iff every required
+// check passed. Recorded items (cmdline, THP, swappiness, clocksource, zram algorithms,
+// MGLRU, kernel config) are not judged.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace qualify {
+
+/// Inputs of a qualification run.
+struct Options {
+  /// Fs root of the host (tests point it at a copy of a fixture tree).
+  std::string root = "/";
+  /// Swapfile the campaign uses (absolute path on the host, joined under root).
+  /// Empty = the campaign has no swapfile: the check is skipped (recorded as not required).
+  std::string swapfile_path;
+  /// Campaign VM shape (study: 1 vCPU, 1 GiB).
+  unsigned vcpus = 1;
+  std::uint64_t memory_mib = 1024;
+  /// MemTotal must lie within this fraction below/above memory_mib: the guest kernel
+  /// reserves memory (6.1 cloud kernel, -m 1024: MemTotal ~ 0.95-0.97 GiB), so 15%.
+  double memory_tolerance = 0.15;
+  /// "any" or the 40-hex commit the campaign is pinned to.
+  std::string pinned_commit = "any";
+  /// Commit of this build (default harness::build::kSourceCommit; injectable for tests).
+  std::optional<std::string> source_commit;
+  /// Whether this build had uncommitted changes (default harness::build::kSourceDirty).
+  std::optional<bool> source_dirty;
+  /// Directory whose filesystem must have min_free_disk_bytes free (DB, traces, swapfile).
+  std::string disk_path = "/";
+  std::uint64_t min_free_disk_bytes = 2ull << 30;  ///< 2 GiB default
+  /// Probe memory.reclaim on a scratch cgroup (mkdir, write "1M", rmdir). Tests on
+  /// read-only fixture trees may turn it off (then the check fails: "not probed").
+  bool probe_reclaim = true;
+  /// Name of the scratch cgroup created under the cgroup2 root for the probe.
+  std::string probe_cgroup = "harness-qualify-probe";
+  /// Effective uid to judge (default geteuid(); injectable for tests).
+  std::optional<unsigned> euid;
+};
+
+/// One check.
+struct Check {
+  std::string name;      ///< stable id, e.g. "cgroup2_memory"
+  bool required = true;  ///< false: informational, does not affect Report::passed
+  bool passed = false;
+  std::string found;  ///< what was observed (always filled)
+  std::string fix;    ///< how to fix it (filled when !passed)
+};
+
+/// The whole report. `recorded` holds the unjudged facts (kernel_release,
+/// kernel_cmdline, thp_enabled, swappiness, clocksource, zram_algorithms, mglru,
+/// kernel_config{CONFIG_PSI,...}, source_commit, ...).
+struct Report {
+  bool passed = false;
+  std::vector<Check> checks;
+  nlohmann::json recorded = nlohmann::json::object();
+  /// Messages "<name>: <found> -> fix: <fix>" of failing required checks.
+  std::vector<std::string> reasons() const;
+  /// {"passed":..,"checks":[{name,required,passed,found,fix}],"recorded":{..},"reasons":[..]}
+  nlohmann::json to_json() const;
+  /// Readable table: one row per check (PASS/FAIL/info, name, found), fixes below
+  /// failing rows, then the recorded items.
+  std::string to_table() const;
+};
+
+/// Runs every check. Never throws for host problems (they become failing checks);
+/// only std::bad_alloc-like failures propagate.
+Report run(const Options& opt);
+
+/// True for "any" or exactly 40 lowercase/uppercase hex digits.
+bool valid_pinned_commit(const std::string& s);
+
+}  // namespace qualify
