@@ -4,6 +4,7 @@
 // Errors: every failure throws results::DbError whose message names the
 // database file, the SQL (shortened) and SQLite's message.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -114,7 +115,10 @@ std::string_view schema_sql();
 /// Copies every row of case `case_id` from the bundle file into `campaign` in one
 /// transaction, replacing rows of an earlier attempt of the same case. Returns the
 /// number of canary_requests rows imported. Throws DbError (bundle unreadable,
-/// case missing from the bundle).
-std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id);
+/// case missing from the bundle). `in_transaction`, when given, runs inside the same
+/// transaction after the rows are copied (the campaign runner updates schedule.state and
+/// its attempts row there, so a crash never leaves one without the other).
+std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
+                           const std::function<void(Db&)>& in_transaction = {});
 
 }  // namespace results

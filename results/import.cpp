@@ -8,7 +8,8 @@ constexpr const char* kCaseTables[] = {"cases",           "phases",          "ca
                                        "restoration",     "artifacts"};
 }  // namespace
 
-std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id) {
+std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
+                           const std::function<void(Db&)>& in_transaction) {
   {
     Db bundle(bundle_path, Db::Mode::ReadOnly);  // validates it is a results DB
     Stmt s(bundle, "SELECT count(*) FROM cases WHERE case_id = ?1");
@@ -38,6 +39,7 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
       n.bind(1, case_id);
       n.step();
       requests = n.int64(0);
+      if (in_transaction) in_transaction(campaign);
     });
   } catch (...) {
     campaign.exec("DETACH DATABASE bundle");
