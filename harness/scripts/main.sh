@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build, prepare the guest image, run
+# campaigns/smoke.yaml on local qemu VMs, then analyse it and print Table 4 and the
+# verdict. Outputs under ${OUT:-out/smoke}/ (campaign DB, report, figures).
+# CAMPAIGN=campaigns/pilot.yaml OUT=out/pilot harness/scripts/main.sh runs another campaign.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+campaign=${CAMPAIGN:-$root/campaigns/smoke.yaml}
+out=${OUT:-$root/out/smoke}
+"$root/harness/scripts/install-deps.sh"
+"$root/harness/scripts/build.sh"
+harness=${BUILD_DIR:-$root/build}/harness/cli/harness
+mkdir -p "$out"
+start=$(date +%s)
+echo "== guest image"
+"$harness" vm image
+echo "== campaign $(basename "$campaign") (database: $out/campaign.db)"
+"$harness" plan "$campaign" --db "$out/campaign.db"
+"$harness" run "$campaign" --db "$out/campaign.db"
+echo "== analysis"
+"$harness" analyze "$out/campaign.db" --format md --out "$out/report"
+echo "== done in $(( $(date +%s) - start )) s; report: $out/report/report.md; figures: $out/report/*.png"
