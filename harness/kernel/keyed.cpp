@@ -1,0 +1,66 @@
+// Flat keyed file parsers (keyed.hpp).
+#include "harness/kernel/keyed.hpp"
+
+#include <charconv>
+#include <sstream>
+#include <vector>
+
+#include "harness/kernel/errors.hpp"
+#include "harness/kernel/text.hpp"
+
+namespace kernel {
+
+std::optional<std::uint64_t> KeyedValues::get(std::string_view key) const {
+  auto it = values.find(std::string(key));
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint64_t parse_u64(std::string_view s, const std::string& file, int line, const std::string& field) {
+  std::uint64_t v = 0;
+  if (s.empty()) throw ParseError(file, line, field, "empty value, expected an unsigned integer");
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    throw ParseError(file, line, field, "value '" + std::string(s) + "' out of range for 64 bits");
+  if (ec != std::errc() || ptr != s.data() + s.size())
+    throw ParseError(file, line, field, "expected an unsigned integer, got '" + std::string(s) + "'");
+  return v;
+}
+
+KeyedValues parse_keyed(std::string_view text, const std::string& file) {
+  KeyedValues out;
+  int lineno = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++lineno;
+    auto words = split_ws(line);
+    if (words.empty()) continue;
+    if (words.size() != 2)
+      throw ParseError(file, lineno, std::string(words[0]),
+                       "expected '<key> <value>', got " + std::to_string(words.size()) + " fields");
+    std::string key(words[0]);
+    auto v = parse_u64(words[1], file, lineno, key);
+    if (!out.values.emplace(key, v).second) throw ParseError(file, lineno, key, "duplicate key");
+  }
+  return out;
+}
+
+KeyedValues parse_meminfo(std::string_view text, const std::string& file) {
+  KeyedValues out;
+  int lineno = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++lineno;
+    if (split_ws(line).empty()) continue;
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+      throw ParseError(file, lineno, std::string(trim(line)), "expected '<Key>: <value>[ kB]'");
+    std::string key(trim(line.substr(0, colon)));
+    auto words = split_ws(line.substr(colon + 1));
+    if (words.empty() || words.size() > 2 || (words.size() == 2 && words[1] != "kB"))
+      throw ParseError(file, lineno, key, "expected '<value>' or '<value> kB' after the colon");
+    auto v = parse_u64(words[0], file, lineno, key);
+    if (!out.values.emplace(key, v).second) throw ParseError(file, lineno, key, "duplicate key");
+  }
+  return out;
+}
+
+}  // namespace kernel
