@@ -7,7 +7,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libyaml-cpp-dev libeigen3-dev libboost-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev
+  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   rt-tests zstd lz4
 )
