@@ -1,0 +1,86 @@
+#pragma once
+// The case bundle: everything one case produced, written once at the end into a fresh
+// SQLite file in the results schema (results/schema.sql) with results::Db, in one
+// transaction. Used for completed and infra_failed cases alike (an infra_failed bundle
+// may have no phases, telemetry or requests).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case/telemetry_sample.hpp"
+
+namespace hcase {
+
+/// A phase boundary pair, CLOCK_MONOTONIC ns (end absent when the phase did not finish).
+struct PhaseRecord {
+  std::string phase;  ///< warmup | pressure | recovery | restoration
+  std::int64_t start_ns = 0;
+  std::optional<std::int64_t> end_ns;
+};
+
+/// One controller_events row (one per window; one per trigger/action/backend event).
+struct ControllerEvent {
+  std::int64_t t_ns = 0;
+  std::string kind;  ///< window | trigger | would_trigger | backend_on | reclaim_start | reclaim_end | error
+  std::optional<std::int64_t> some_total_us, delta_us;
+  std::optional<int> counting, consecutive;
+  nlohmann::json detail;  ///< null or an object
+};
+
+/// One canary_requests row (canaries/TRACE.md; ns are CLOCK_MONOTONIC of the guest).
+struct CanaryRequestRow {
+  std::string canary;  ///< compute | sqlite
+  std::int64_t seq = 0;
+  std::int64_t scheduled_ns = 0;
+  std::optional<std::int64_t> wake_ns, completion_ns, minflt, majflt, nvcsw, nivcsw;
+};
+
+/// One reclaim_actions row (columns as in reclaim_record.hpp, achieved computed there).
+struct ReclaimRow {
+  std::int64_t requested_bytes = 0, start_ns = 0, end_ns = 0;
+  int write_errno = 0;
+  std::optional<std::int64_t> pgsteal_before, pgsteal_after, pgsteal_settled;
+  std::optional<std::int64_t> pgscan_before, pgscan_after, pgscan_settled;
+  std::optional<std::int64_t> bg_current_before_bytes, bg_current_after_bytes, achieved_bytes;
+};
+
+/// The restoration row: clean = verified (no swap in use, cgroups gone, no stray pids).
+struct RestorationRow {
+  std::int64_t start_ns = 0, end_ns = 0;
+  bool clean = false;
+  nlohmann::json detail;
+};
+
+/// All rows of one case. `cases` columns are the scalar members below.
+struct CaseBundle {
+  std::string case_id, campaign, vm, regime;
+  std::int64_t repeat = 0;
+  std::optional<std::string> triplet_id;
+  std::string configuration;  ///< static-zram | delayed-activation | bounded-reclaim
+  std::optional<std::int64_t> dose_bytes;
+  std::int64_t attempt = 1;
+  std::string status;  ///< completed | infra_failed
+  std::optional<std::string> error;
+  std::optional<std::string> accelerator, kernel_release, source_commit;
+  std::optional<std::int64_t> page_size_bytes, started_unix_ns, ended_unix_ns;
+  std::string spec_json;
+  std::optional<std::string> environment_json, qualification_json, outcome_json;
+
+  std::vector<PhaseRecord> phases;
+  std::vector<CanaryRequestRow> requests;
+  std::vector<TelemetrySample> telemetry;
+  std::vector<ControllerEvent> events;
+  std::vector<ReclaimRow> reclaims;
+  std::optional<RestorationRow> restoration;
+  std::vector<std::pair<std::string, std::string>> artifacts;  ///< (name, content)
+};
+
+/// Writes `b` to a new SQLite file at `path` (an existing file, and its -wal/-shm, is
+/// replaced) with results::Db(Mode::Create), all rows in one transaction.
+/// Throws results::DbError (names file and statement) or std::runtime_error.
+void write_bundle(const std::string& path, const CaseBundle& b);
+
+}  // namespace hcase

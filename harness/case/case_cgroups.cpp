@@ -1,0 +1,116 @@
+// Case cgroups: parent/bg/fg lifecycle (DESIGN.md "The case"; cgroup-v2.rst).
+#include "harness/case/case_cgroups.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/kernel/errors.hpp"
+
+namespace hcase {
+
+nlohmann::json StepRecord::to_json() const {
+  return {{"step", step}, {"duration_ns", duration_ns}, {"errno", err}, {"message", message}};
+}
+
+CaseCgroups::CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec)
+    : fs_(fs),
+      spec_(spec),
+      root_(kernel::Cgroup::root(fs)),
+      parent_(root_.child(spec.parent)),
+      bg_(parent_.child("bg")),
+      fg_(parent_.child("fg")) {}
+
+namespace {
+bool has_memory(const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "memory") != v.end(); }
+
+void must(std::vector<StepRecord>& steps, StepRecord r) {
+  steps.push_back(r);
+  if (r.err != 0) throw std::runtime_error(fmt::format("cgroup setup step '{}' failed: {}", r.step, r.message));
+}
+kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
+  return b ? kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(*b)) : kernel::MemoryLimit::unlimited();
+}
+}  // namespace
+
+void CaseCgroups::create(std::vector<StepRecord>& steps) const {
+  if (!has_memory(root_.subtree_control()))
+    must(steps, timed_step("root subtree_control +memory", [&] { return root_.enable_controllers({"memory"}); }));
+  must(steps, timed_step("mkdir " + parent_.dir(), [&] { return parent_.create(); }));
+  must(steps, timed_step("parent subtree_control +memory", [&] { return parent_.enable_controllers({"memory"}); }));
+  must(steps, timed_step("mkdir " + bg_.dir(), [&] { return bg_.create(); }));
+  must(steps, timed_step("mkdir " + fg_.dir(), [&] { return fg_.create(); }));
+  must(steps, timed_step(fmt::format("bg memory.max {}", spec_.bg_memory_max_bytes), [&] {
+         return bg_.set_memory_max(kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(spec_.bg_memory_max_bytes)));
+       }));
+  if (spec_.bg_memory_high_bytes)
+    must(steps, timed_step("bg memory.high", [&] { return bg_.set_memory_high(limit(spec_.bg_memory_high_bytes)); }));
+  if (spec_.fg_memory_max_bytes)
+    must(steps, timed_step("fg memory.max", [&] { return fg_.set_memory_max(limit(spec_.fg_memory_max_bytes)); }));
+  if (spec_.fg_memory_low_bytes)
+    must(steps, timed_step("fg memory.low", [&] {
+           return fg_.set_memory_low(static_cast<std::uint64_t>(*spec_.fg_memory_low_bytes));
+         }));
+}
+
+StepRecord CaseCgroups::kill_all(std::int64_t timeout_ns) const {
+  StepRecord r;
+  r.step = "cgroup.kill " + parent_.dir();
+  auto t0 = kernel::monotonic_ns();
+  if (!parent_.exists()) {
+    r.message = "absent";
+    return r;
+  }
+  auto w = parent_.kill();
+  r.err = w.err;
+  r.message = w.message();
+  for (;;) {
+    bool populated = true;
+    try {
+      populated = parent_.events().populated().value_or(true);
+    } catch (const kernel::Error& e) {
+      r.message = e.what();
+    }
+    if (!populated) break;
+    if (kernel::monotonic_ns() - t0 > timeout_ns) {
+      r.err = ETIMEDOUT;
+      r.message = "still populated after cgroup.kill";
+      break;
+    }
+    struct timespec ts{0, 20'000'000};
+    ::nanosleep(&ts, nullptr);
+  }
+  r.duration_ns = kernel::monotonic_ns() - t0;
+  return r;
+}
+
+void CaseCgroups::remove(std::vector<StepRecord>& steps) const {
+  for (const auto* cg : {&fg_, &bg_, &parent_})
+    if (cg->exists()) steps.push_back(timed_step("rmdir " + cg->dir(), [&] { return cg->remove(); }));
+}
+
+std::vector<std::string> CaseCgroups::present() const {
+  std::vector<std::string> out;
+  for (const auto* cg : {&fg_, &bg_, &parent_})
+    if (cg->exists()) out.push_back(cg->dir());
+  return out;
+}
+
+std::vector<pid_t> CaseCgroups::pids() const {
+  std::vector<pid_t> out;
+  for (const auto* cg : {&fg_, &bg_, &parent_}) {
+    if (!cg->exists()) continue;
+    try {
+      for (pid_t p : cg->procs()) out.push_back(p);
+    } catch (const kernel::Error&) {
+      // Removed between exists() and the read: nothing left in it.
+    }
+  }
+  return out;
+}
+
+}  // namespace hcase

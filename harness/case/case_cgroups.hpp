@@ -1,0 +1,77 @@
+#pragma once
+// The case's cgroups: a harness-owned parent under the cgroup2 root with two sibling
+// children bg/ and fg/ (study: "sibling background and foreground cgroups"). Nothing
+// outside the parent is created or removed. The executor process stays in its own
+// (original) cgroup: the parent enables +memory for its children, so by the
+// no-internal-process rule it must hold no process itself.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case/spec.hpp"
+#include "harness/kernel/cgroup.hpp"
+
+namespace hcase {
+
+/// One timed step of setup or teardown: what was done, how long, errno as data.
+struct StepRecord {
+  std::string step;          ///< e.g. "mkdir bg", "swapoff /dev/zram0"
+  std::int64_t duration_ns = 0;
+  int err = 0;               ///< 0 = ok
+  std::string message;       ///< "ok" or the kernel layer's message
+  nlohmann::json to_json() const;
+};
+
+/// Runs `fn` (returning kernel::WriteResult), timing it into a StepRecord.
+template <typename Fn>
+StepRecord timed_step(const std::string& name, Fn&& fn);
+
+class CaseCgroups {
+ public:
+  /// `fs` is the host root; `spec.cgroups.parent` names the parent under sys/fs/cgroup.
+  CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec);
+
+  const kernel::Cgroup& parent() const { return parent_; }
+  const kernel::Cgroup& bg() const { return bg_; }
+  const kernel::Cgroup& fg() const { return fg_; }
+
+  /// Enables +memory in the root's subtree_control if missing, creates parent, enables
+  /// +memory there, creates bg and fg and writes their limits (bg memory.max, optional
+  /// bg memory.high, fg memory.max, fg memory.low). Appends each step to `steps`.
+  /// Throws std::runtime_error naming the failing step (errno included): the case is then
+  /// infra_failed and the caller removes what was created.
+  void create(std::vector<StepRecord>& steps) const;
+
+  /// Stops everything inside the parent: writes cgroup.kill and waits (up to timeout_ns)
+  /// until cgroup.events says unpopulated. Returns the step (err ETIMEDOUT if still populated).
+  StepRecord kill_all(std::int64_t timeout_ns) const;
+
+  /// rmdir fg, bg, parent (those that exist). Appends steps. Never throws for kernel errors.
+  void remove(std::vector<StepRecord>& steps) const;
+
+  /// Case cgroup dirs (relative to the Fs root) that exist now.
+  std::vector<std::string> present() const;
+  /// Pids still in bg, fg or the parent (cgroup.procs), for the stray-process check.
+  std::vector<pid_t> pids() const;
+
+ private:
+  kernel::Fs fs_;
+  CgroupsSpec spec_;
+  kernel::Cgroup root_, parent_, bg_, fg_;
+};
+
+template <typename Fn>
+StepRecord timed_step(const std::string& name, Fn&& fn) {
+  StepRecord r;
+  r.step = name;
+  auto t0 = kernel::monotonic_ns();
+  kernel::WriteResult w = fn();
+  r.duration_ns = kernel::monotonic_ns() - t0;
+  r.err = w.err;
+  r.message = w.message();
+  return r;
+}
+
+}  // namespace hcase

@@ -1,0 +1,39 @@
+#pragma once
+// Restoration verification (DESIGN.md "Restoration"): after teardown the host must show
+// no swap in use, the case's cgroups gone and no stray processes. Pure: it judges
+// observations (read through hk_kernel by the executor, or from fixtures in tests).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/kernel/swap.hpp"
+
+namespace hcase {
+
+/// What the executor saw after teardown.
+struct RestorationObservation {
+  std::vector<kernel::SwapDevice> swaps;       ///< /proc/swaps after swapoff
+  std::vector<std::string> case_swap_paths;    ///< devices the case enabled ("/dev/zram0", swapfile)
+  std::vector<std::string> cgroups_present;    ///< case cgroup dirs that still exist
+  std::vector<pid_t> stray_pids;               ///< case processes still alive (or still in cgroup.procs)
+  std::optional<std::uint64_t> zram_disksize_bytes;  ///< after reset (0 expected); nullopt = device gone/not read
+};
+
+/// The verdict. clean iff problems is empty.
+struct RestorationVerdict {
+  bool clean = false;
+  std::vector<std::string> problems;  ///< one sentence per finding
+  nlohmann::json to_json() const;     ///< {"clean":..,"problems":[..]}
+};
+
+/// Rules: every /proc/swaps device with used_kib > 0 is a problem ("no swap in use");
+/// any device of case_swap_paths still listed is a problem (it must be swapped off);
+/// any cgroup still present; any stray pid; zram disksize != 0 (not reset).
+RestorationVerdict verify_restoration(const RestorationObservation& obs);
+
+}  // namespace hcase

@@ -1,0 +1,281 @@
+// Case spec parsing and validation (rules: harness/case/SPEC.md; defaults: the study).
+#include "harness/case/spec.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace hcase {
+
+const char* to_string(Configuration c) {
+  switch (c) {
+    case Configuration::StaticZram: return "static-zram";
+    case Configuration::DelayedActivation: return "delayed-activation";
+    case Configuration::BoundedReclaim: return "bounded-reclaim";
+  }
+  return "?";
+}
+
+SpecError::SpecError(std::string field, const std::string& message)
+    : std::runtime_error(message), field_(std::move(field)) {}
+
+bool valid_case_id(const std::string& id) {
+  static const std::regex re("[A-Za-z0-9._-]{1,128}");
+  return id != "." && id != ".." && std::regex_match(id, re);
+}
+
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+using json = nlohmann::json;
+
+/// Reads fields of one JSON object, naming "<prefix>.<key>" in every error.
+class Obj {
+ public:
+  Obj(const json& j, std::string prefix, const std::string& source)
+      : j_(j), prefix_(std::move(prefix)), source_(source) {
+    if (!j_.is_object()) fail(prefix_, "must be a JSON object");
+  }
+
+  /// Rejects keys not in `allowed` (SPEC.md: unknown fields are rejected).
+  void only(std::initializer_list<const char*> allowed) const {
+    std::set<std::string> ok(allowed.begin(), allowed.end());
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!ok.count(it.key())) fail(path(it.key()), "unknown field");
+  }
+
+  bool has(const std::string& k) const { return j_.contains(k) && !j_.at(k).is_null(); }
+
+  const json& at(const std::string& k) const {
+    if (!j_.contains(k)) fail(path(k), "required field is missing");
+    return j_.at(k);
+  }
+
+  std::string str(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_string()) fail(path(k), "must be a string");
+    auto s = v.get<std::string>();
+    if (s.empty()) fail(path(k), "must not be empty");
+    return s;
+  }
+
+  std::int64_t i64(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_number_integer()) fail(path(k), "must be an integer");
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      fail(path(k), "is out of range");
+    return v.get<std::int64_t>();
+  }
+
+  std::optional<std::int64_t> opt_i64(const std::string& k) const {
+    if (!has(k)) return std::nullopt;
+    return i64(k);
+  }
+
+  std::int64_t i64_or(const std::string& k, std::int64_t dflt) const { return has(k) ? i64(k) : dflt; }
+
+  double num(const std::string& k) const {
+    const json& v = at(k);
+    if (!v.is_number()) fail(path(k), "must be a number");
+    return v.get<double>();
+  }
+
+  Obj sub(const std::string& k) const { return Obj(at(k), path(k), source_); }
+
+  std::string path(const std::string& k) const { return prefix_.empty() ? k : prefix_ + "." + k; }
+
+  [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
+    throw SpecError(field, fmt::format("{}: field '{}': {}", source_, field, msg));
+  }
+
+ private:
+  const json& j_;
+  std::string prefix_;
+  const std::string& source_;
+};
+
+bool valid_component(const std::string& s) {
+  static const std::regex re("[A-Za-z0-9._-]{1,64}");
+  return s != "." && s != ".." && std::regex_match(s, re);
+}
+
+}  // namespace
+
+CaseSpec parse_spec(const std::string& text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw SpecError("", fmt::format("{}: malformed JSON: {}", source, e.what()));
+  }
+  Obj root(doc, "", source);
+  root.only({"case_id", "campaign", "vm", "regime", "repeat", "triplet_id", "configuration",
+             "dose_bytes", "pinned_commit", "vm_shape", "phases_s", "cgroups", "backend",
+             "pressure", "canaries", "trigger", "telemetry_period_ms", "restoration_timeout_s"});
+
+  CaseSpec s;
+  s.raw = doc;
+  s.case_id = root.str("case_id");
+  if (!valid_case_id(s.case_id)) root.fail("case_id", "must match [A-Za-z0-9._-]{1,128} and not be . or ..");
+  s.campaign = root.str("campaign");
+  s.vm = root.str("vm");
+  s.regime = root.str("regime");
+  s.repeat = root.i64("repeat");
+  if (root.has("triplet_id")) s.triplet_id = root.str("triplet_id");
+
+  const std::string conf = root.str("configuration");
+  if (conf == "static-zram") s.configuration = Configuration::StaticZram;
+  else if (conf == "delayed-activation") s.configuration = Configuration::DelayedActivation;
+  else if (conf == "bounded-reclaim") s.configuration = Configuration::BoundedReclaim;
+  else root.fail("configuration", "must be static-zram, delayed-activation or bounded-reclaim, got '" + conf + "'");
+  s.dose_bytes = root.opt_i64("dose_bytes");
+
+  s.pinned_commit = root.str("pinned_commit");
+  static const std::regex hex40("[0-9a-f]{40}");
+  if (s.pinned_commit != "any" && !std::regex_match(s.pinned_commit, hex40))
+    root.fail("pinned_commit", "must be a 40-hex commit or \"any\"");
+
+  {
+    Obj o = root.sub("vm_shape");
+    o.only({"vcpus", "memory_mib"});
+    auto v = o.i64("vcpus"), m = o.i64("memory_mib");
+    if (v < 1 || v > 1024) o.fail(o.path("vcpus"), "must be in 1..1024");
+    if (m < 64 || m > (1 << 24)) o.fail(o.path("memory_mib"), "must be in 64..16777216");
+    s.vm_vcpus = static_cast<int>(v);
+    s.vm_memory_mib = static_cast<int>(m);
+  }
+  {
+    Obj o = root.sub("phases_s");
+    o.only({"warmup", "pressure", "recovery"});
+    s.phases.warmup_s = o.i64("warmup");
+    s.phases.pressure_s = o.i64("pressure");
+    s.phases.recovery_s = o.i64("recovery");
+    for (auto [k, v] : {std::pair{"warmup", s.phases.warmup_s}, {"pressure", s.phases.pressure_s},
+                        {"recovery", s.phases.recovery_s}})
+      if (v <= 0 || v > 86400) o.fail(o.path(k), fmt::format("must be in 1..86400 s, got {}", v));
+  }
+  {
+    Obj o = root.sub("cgroups");
+    o.only({"parent", "bg_memory_max_bytes", "bg_memory_high_bytes", "fg_memory_max_bytes",
+            "fg_memory_low_bytes"});
+    s.cgroups.parent = o.str("parent");
+    if (!valid_component(s.cgroups.parent))
+      o.fail(o.path("parent"), "must be one path component [A-Za-z0-9._-]{1,64} under the cgroup2 root");
+    s.cgroups.bg_memory_max_bytes = o.i64("bg_memory_max_bytes");
+    if (s.cgroups.bg_memory_max_bytes < 4096)
+      o.fail(o.path("bg_memory_max_bytes"), "must be >= 4096 bytes");
+    s.cgroups.bg_memory_high_bytes = o.opt_i64("bg_memory_high_bytes");
+    s.cgroups.fg_memory_max_bytes = o.opt_i64("fg_memory_max_bytes");
+    s.cgroups.fg_memory_low_bytes = o.opt_i64("fg_memory_low_bytes");
+    for (auto [k, v] : {std::pair{"bg_memory_high_bytes", s.cgroups.bg_memory_high_bytes},
+                        {"fg_memory_max_bytes", s.cgroups.fg_memory_max_bytes},
+                        {"fg_memory_low_bytes", s.cgroups.fg_memory_low_bytes}})
+      if (v && *v < 0) o.fail(o.path(k), "must be >= 0 bytes or null");
+  }
+  {
+    Obj o = root.sub("backend");
+    o.only({"zram_disksize_bytes", "zram_algorithm", "zram_priority", "swapfile_path",
+            "swapfile_priority"});
+    s.backend.zram_disksize_bytes = o.i64("zram_disksize_bytes");
+    if (s.backend.zram_disksize_bytes < kMiB) o.fail(o.path("zram_disksize_bytes"), "must be >= 1 MiB");
+    s.backend.zram_algorithm = o.str("zram_algorithm");
+    static const std::regex alg("[a-z0-9-]{1,32}");
+    if (!std::regex_match(s.backend.zram_algorithm, alg))
+      o.fail(o.path("zram_algorithm"), "must be a compressor name such as lzo-rle, lz4, zstd");
+    auto zp = o.i64("zram_priority"), sp = o.i64("swapfile_priority");
+    if (zp < 0 || zp > 32767) o.fail(o.path("zram_priority"), "must be in 0..32767 (swapon(2))");
+    if (sp < 0 || sp > 32767) o.fail(o.path("swapfile_priority"), "must be in 0..32767 (swapon(2))");
+    if (sp >= zp)
+      o.fail(o.path("swapfile_priority"), "must be lower than zram_priority (the swapfile is the low-priority spill)");
+    s.backend.zram_priority = static_cast<int>(zp);
+    s.backend.swapfile_priority = static_cast<int>(sp);
+    s.backend.swapfile_path = o.str("swapfile_path");
+    if (s.backend.swapfile_path.front() != '/') o.fail(o.path("swapfile_path"), "must be an absolute path");
+  }
+  {
+    Obj o = root.sub("pressure");
+    o.only({"allocation_bytes", "rate_mib_s", "active_set_bytes", "contents", "seed"});
+    s.pressure.allocation_bytes = o.i64("allocation_bytes");
+    s.pressure.rate_mib_s = o.num("rate_mib_s");
+    s.pressure.active_set_bytes = o.i64("active_set_bytes");
+    s.pressure.contents = o.str("contents");
+    auto seed = o.i64("seed");
+    if (seed < 0) o.fail(o.path("seed"), "must be >= 0");
+    s.pressure.seed = static_cast<std::uint64_t>(seed);
+    if (s.pressure.allocation_bytes <= 0 || s.pressure.allocation_bytes % kMiB)
+      o.fail(o.path("allocation_bytes"), "must be a positive whole number of MiB (pressure-gen takes MiB)");
+    if (s.pressure.active_set_bytes <= 0 || s.pressure.active_set_bytes % kMiB)
+      o.fail(o.path("active_set_bytes"), "must be a positive whole number of MiB");
+    if (!(s.pressure.rate_mib_s > 0) || s.pressure.rate_mib_s > 1e6)
+      o.fail(o.path("rate_mib_s"), "must be > 0 MiB/s");
+    if (s.pressure.contents != "structured" && s.pressure.contents != "random")
+      o.fail(o.path("contents"), "must be structured or random");
+    if (s.pressure.allocation_bytes <= s.cgroups.bg_memory_max_bytes)
+      o.fail(o.path("allocation_bytes"), fmt::format("must exceed cgroups.bg_memory_max_bytes ({}) (study: the "
+                                                     "allocation is larger than the bg limit)",
+                                                     s.cgroups.bg_memory_max_bytes));
+    if (s.pressure.active_set_bytes > s.pressure.allocation_bytes)
+      o.fail(o.path("active_set_bytes"), "must be <= pressure.allocation_bytes");
+  }
+  {
+    Obj o = root.sub("canaries");
+    o.only({"period_ms", "compute_hot_bytes", "sqlite_db_path", "sqlite_queries_per_request", "seed"});
+    auto p = o.i64("period_ms");
+    if (p < 1 || p > 60000) o.fail(o.path("period_ms"), "must be in 1..60000 ms");
+    s.canaries.period_ms = static_cast<int>(p);
+    s.canaries.compute_hot_bytes = o.i64("compute_hot_bytes");
+    if (s.canaries.compute_hot_bytes <= 0 || s.canaries.compute_hot_bytes % kMiB)
+      o.fail(o.path("compute_hot_bytes"), "must be a positive whole number of MiB (canary-compute takes MiB)");
+    s.canaries.sqlite_db_path = o.str("sqlite_db_path");
+    if (s.canaries.sqlite_db_path.front() != '/') o.fail(o.path("sqlite_db_path"), "must be an absolute path");
+    auto q = o.i64("sqlite_queries_per_request");
+    if (q < 1 || q > 100000) o.fail(o.path("sqlite_queries_per_request"), "must be in 1..100000");
+    s.canaries.sqlite_queries_per_request = static_cast<int>(q);
+    auto seed = o.i64("seed");
+    if (seed < 0) o.fail(o.path("seed"), "must be >= 0");
+    s.canaries.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (root.has("trigger")) {
+    Obj o = root.sub("trigger");
+    o.only({"window_ms", "min_increase_us", "consecutive_windows"});
+    auto w = o.i64_or("window_ms", 1000), m = o.i64_or("min_increase_us", 1000), c = o.i64_or("consecutive_windows", 3);
+    if (w < 10 || w > 600000) o.fail(o.path("window_ms"), "must be in 10..600000 ms");
+    if (m < 1) o.fail(o.path("min_increase_us"), "must be > 0 us");
+    if (c < 1 || c > 10000) o.fail(o.path("consecutive_windows"), "must be in 1..10000");
+    s.trigger = {static_cast<int>(w), m, static_cast<int>(c)};
+  }
+  s.telemetry_period_ms = static_cast<int>(root.i64_or("telemetry_period_ms", s.trigger.window_ms));
+  if (s.telemetry_period_ms != s.trigger.window_ms)
+    root.fail("telemetry_period_ms", fmt::format("must equal trigger.window_ms ({}): the controller uses the "
+                                                 "telemetry samples (DESIGN.md)", s.trigger.window_ms));
+  auto rt = root.i64_or("restoration_timeout_s", 120);
+  if (rt < 1 || rt > 3600) root.fail("restoration_timeout_s", "must be in 1..3600 s");
+  s.restoration_timeout_s = static_cast<int>(rt);
+
+  // Configuration-specific rules.
+  if (s.configuration == Configuration::BoundedReclaim) {
+    if (!s.dose_bytes) root.fail("dose_bytes", "is required for bounded-reclaim");
+    if (*s.dose_bytes <= 0) root.fail("dose_bytes", "must be > 0 bytes");
+    if (*s.dose_bytes >= s.cgroups.bg_memory_max_bytes)
+      root.fail("dose_bytes", fmt::format("{} must be smaller than cgroups.bg_memory_max_bytes ({})",
+                                          *s.dose_bytes, s.cgroups.bg_memory_max_bytes));
+  } else if (s.dose_bytes && *s.dose_bytes <= 0) {
+    // Other configurations ignore the dose (no action); a present value is still recorded.
+    root.fail("dose_bytes", "must be > 0 bytes or null");
+  }
+  return s;
+}
+
+CaseSpec load_spec_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw SpecError("", fmt::format("{}: cannot read spec file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec(ss.str(), path);
+}
+
+}  // namespace hcase

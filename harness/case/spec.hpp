@@ -1,0 +1,119 @@
+#pragma once
+// The case spec: the parsed, validated form of harness/case/SPEC.md (the contract
+// between the campaign runner, the agent and the executor).
+//
+// parse_spec() checks every rule of SPEC.md before anything is created on the host;
+// a malformed or impossible spec throws SpecError naming the field (JSON pointer
+// style, e.g. "phases_s.pressure") and the source (file name).
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace hcase {
+
+/// The three configurations of the study.
+enum class Configuration { StaticZram, DelayedActivation, BoundedReclaim };
+
+/// "static-zram" | "delayed-activation" | "bounded-reclaim" (the schema's spelling).
+const char* to_string(Configuration c);
+
+/// A spec that is malformed (JSON, types, unknown fields) or impossible (rules of SPEC.md).
+/// field() is the offending field's dotted path ("" for whole-document errors).
+class SpecError : public std::runtime_error {
+ public:
+  SpecError(std::string field, const std::string& message);
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+/// Phase lengths, seconds (each > 0).
+struct PhasesSpec {
+  std::int64_t warmup_s = 0;
+  std::int64_t pressure_s = 0;
+  std::int64_t recovery_s = 0;
+};
+
+/// The harness-owned parent cgroup and the limits of its two children bg/ and fg/.
+struct CgroupsSpec {
+  std::string parent;  ///< one path component under the cgroup2 root, e.g. "harness"
+  std::int64_t bg_memory_max_bytes = 0;
+  std::optional<std::int64_t> bg_memory_high_bytes;  ///< absent = "max"
+  std::optional<std::int64_t> fg_memory_max_bytes;   ///< absent = "max"
+  std::optional<std::int64_t> fg_memory_low_bytes;   ///< absent = not set
+};
+
+/// zram (the backend, high priority) and the low-priority swapfile (every configuration).
+struct BackendSpec {
+  std::int64_t zram_disksize_bytes = 0;
+  std::string zram_algorithm;
+  int zram_priority = 100;  ///< swapon(2) priority 0..32767, higher is used first
+  std::string swapfile_path;
+  int swapfile_priority = 10;
+};
+
+/// pressure-gen settings (runs in bg during the pressure phase only).
+struct PressureSpec {
+  std::int64_t allocation_bytes = 0;  ///< whole MiB (pressure-gen takes MiB)
+  double rate_mib_s = 0;              ///< MiB/s
+  std::int64_t active_set_bytes = 0;  ///< whole MiB
+  std::string contents;               ///< structured | random
+  std::uint64_t seed = 0;
+};
+
+/// Canary settings (both canaries run in fg through warmup, pressure and recovery).
+struct CanariesSpec {
+  int period_ms = 100;
+  std::int64_t compute_hot_bytes = 0;  ///< whole MiB
+  std::string sqlite_db_path;
+  int sqlite_queries_per_request = 8;
+  std::uint64_t seed = 0;
+};
+
+/// The PSI trigger (study: bg `some` total grows >= 1 ms in each of 3 consecutive 1 s windows).
+struct TriggerSpec {
+  int window_ms = 1000;
+  std::int64_t min_increase_us = 1000;
+  int consecutive_windows = 3;
+};
+
+/// One case, as run.
+struct CaseSpec {
+  std::string case_id;
+  std::string campaign;
+  std::string vm;
+  std::string regime;
+  std::int64_t repeat = 0;
+  std::optional<std::string> triplet_id;
+  Configuration configuration = Configuration::StaticZram;
+  std::optional<std::int64_t> dose_bytes;  ///< bounded-reclaim only (memory.reclaim request)
+  std::string pinned_commit;               ///< 40 hex or "any"
+  int vm_vcpus = 1;
+  int vm_memory_mib = 1024;
+  PhasesSpec phases;
+  CgroupsSpec cgroups;
+  BackendSpec backend;
+  PressureSpec pressure;
+  CanariesSpec canaries;
+  TriggerSpec trigger;
+  int telemetry_period_ms = 1000;  ///< must equal trigger.window_ms (shared samples)
+  int restoration_timeout_s = 120;
+  nlohmann::json raw;  ///< the document as given (stored in cases.spec_json)
+};
+
+/// Parses and validates a spec document. `source` names the input in errors (file path).
+/// Throws SpecError (field named) on malformed JSON, wrong types, unknown fields,
+/// missing required fields or any impossible value (SPEC.md "Rules").
+CaseSpec parse_spec(const std::string& text, const std::string& source);
+
+/// Reads `path` and parse_spec()s it. Throws SpecError when unreadable.
+CaseSpec load_spec_file(const std::string& path);
+
+/// True when `id` matches [A-Za-z0-9._-]{1,128} and is not "." or ".." (SPEC.md).
+bool valid_case_id(const std::string& id);
+
+}  // namespace hcase

@@ -1,0 +1,30 @@
+#pragma once
+// One 1 Hz telemetry sample (DESIGN.md "Telemetry at 1 Hz"); the controller reads the
+// same sample. Fields map 1:1 to results/schema.sql `telemetry` columns.
+// nullopt = not measured / absent in this kernel (stored as NULL, never as 0).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hcase {
+
+struct TelemetrySample {
+  using Opt = std::optional<std::int64_t>;
+  std::int64_t t_ns = 0;  ///< CLOCK_MONOTONIC ns of the tick (the scheduled absolute time)
+  std::string phase;      ///< warmup | pressure | recovery
+  Opt bg_some_us, bg_full_us, fg_some_us, fg_full_us, sys_some_us, sys_full_us;  ///< PSI totals, us
+  Opt bg_current_bytes, fg_current_bytes, bg_swap_current_bytes, fg_swap_current_bytes;
+  Opt bg_pgsteal, bg_pgscan, bg_workingset_refault_anon, bg_workingset_refault_file, bg_pgmajfault;  ///< pages/events
+  Opt fg_pgsteal, fg_pgscan, fg_workingset_refault_anon, fg_workingset_refault_file, fg_pgmajfault;
+  Opt bg_oom, bg_oom_kill, fg_oom, fg_oom_kill;  ///< memory.events counters
+  Opt pswpin, pswpout;                           ///< /proc/vmstat, pages
+  Opt zram_orig_data_bytes, zram_compr_data_bytes, zram_mem_used_bytes;  ///< zram mm_stat
+  Opt zram_swap_used_kib, swapfile_used_kib;     ///< /proc/swaps used column, KiB
+  /// Anything else sampled: read errors ("errors": {"bg.memory.pressure": "..."}),
+  /// read_ns (how long the sample took), missed ticks.
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+}  // namespace hcase

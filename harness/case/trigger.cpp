@@ -1,0 +1,42 @@
+// PSI trigger predicate (rule: study, DESIGN.md "The case").
+#include "harness/case/trigger.hpp"
+
+#include <stdexcept>
+
+namespace hcase {
+
+TriggerPredicate::TriggerPredicate(TriggerSpec spec) : spec_(spec) {
+  if (spec_.min_increase_us <= 0 || spec_.consecutive_windows <= 0)
+    throw std::invalid_argument("TriggerPredicate: min_increase_us and consecutive_windows must be > 0");
+}
+
+std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int64_t some_total_us) {
+  if (!prev_t_ns_) {
+    prev_t_ns_ = t_ns;
+    prev_total_us_ = some_total_us;
+    return std::nullopt;
+  }
+  if (t_ns < *prev_t_ns_) throw std::invalid_argument("TriggerPredicate::feed: t_ns went backwards");
+  TriggerWindow w;
+  w.t_ns = t_ns;
+  w.some_total_us = some_total_us;
+  w.delta_us = some_total_us - prev_total_us_;
+  w.length_ns = t_ns - *prev_t_ns_;
+  w.counting = w.delta_us >= spec_.min_increase_us;
+  consecutive_ = w.counting ? consecutive_ + 1 : 0;
+  w.consecutive = consecutive_;
+  if (!fired() && consecutive_ >= spec_.consecutive_windows) {
+    w.fires = true;
+    fired_at_ns_ = t_ns;
+  }
+  prev_t_ns_ = t_ns;
+  prev_total_us_ = some_total_us;
+  return w;
+}
+
+void TriggerPredicate::reset_baseline() {
+  prev_t_ns_.reset();
+  consecutive_ = 0;
+}
+
+}  // namespace hcase

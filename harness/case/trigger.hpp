@@ -1,0 +1,55 @@
+#pragma once
+// The study's PSI trigger predicate, pure (no clock, no files): fed one bg
+// `memory.pressure` some-total sample per window tick, it says whether the window
+// counted and whether the trigger fires.
+//
+// Rule (study; DESIGN.md "The case"): a window counts when bg `some total` grew by
+// >= min_increase_us (1000 us) since the previous tick; `consecutive_windows` (3)
+// counting windows in a row fire the trigger, once per case; a non-counting window
+// (or a window that could not be measured) resets the run.
+#include "harness/case/spec.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace hcase {
+
+/// One evaluated window (ends at the tick that closed it).
+struct TriggerWindow {
+  std::int64_t t_ns = 0;             ///< CLOCK_MONOTONIC ns of the closing tick
+  std::int64_t some_total_us = 0;    ///< bg some total at the closing tick, us
+  std::int64_t delta_us = 0;         ///< growth over the window, us (negative: counter went back)
+  std::int64_t length_ns = 0;        ///< time since the previous sample, ns
+  bool counting = false;             ///< delta_us >= min_increase_us
+  int consecutive = 0;               ///< counting windows in a row, including this one
+  bool fires = false;                ///< true on exactly one window per case
+};
+
+/// Stateful predicate. Not thread-safe (the controller loop owns it).
+class TriggerPredicate {
+ public:
+  explicit TriggerPredicate(TriggerSpec spec = {});
+
+  /// Feeds the sample of one tick. The first sample (or the first after reset_baseline())
+  /// only sets the baseline and returns nullopt; every later sample closes one window.
+  /// `t_ns` must not go backwards (std::invalid_argument otherwise).
+  std::optional<TriggerWindow> feed(std::int64_t t_ns, std::int64_t some_total_us);
+
+  /// A tick whose PSI read failed: the run of counting windows is reset and the next
+  /// sample only sets a new baseline (a window must be measured to count).
+  void reset_baseline();
+
+  bool fired() const { return fired_at_ns_.has_value(); }
+  /// Tick time of the firing window, CLOCK_MONOTONIC ns.
+  std::optional<std::int64_t> fired_at_ns() const { return fired_at_ns_; }
+  const TriggerSpec& spec() const { return spec_; }
+
+ private:
+  TriggerSpec spec_;
+  std::optional<std::int64_t> prev_t_ns_;
+  std::int64_t prev_total_us_ = 0;
+  int consecutive_ = 0;
+  std::optional<std::int64_t> fired_at_ns_;
+};
+
+}  // namespace hcase

@@ -1,0 +1,73 @@
+// The bundle writer round-trips through results::Db in the results schema.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/case/bundle.hpp"
+#include "results/db.hpp"
+
+TEST(Bundle, WritesEveryTableOnce) {
+  auto dir = std::filesystem::temp_directory_path() / ("hk_case_bundle_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "c1.db").string();
+  hcase::CaseBundle b;
+  b.case_id = "c1";
+  b.campaign = "smoke";
+  b.vm = "vm0";
+  b.regime = "fast-structured";
+  b.repeat = 1;
+  b.configuration = "bounded-reclaim";
+  b.dose_bytes = 96ll << 20;
+  b.status = "completed";
+  b.page_size_bytes = 4096;
+  b.spec_json = "{}";
+  b.phases = {{"warmup", 10, 20}, {"pressure", 20, 30}, {"recovery", 30, 40}, {"restoration", 40, 50}};
+  b.requests = {{"compute", 0, 10, 11, 12, 1, 0, 0, 0}, {"sqlite", 0, 10, 11, std::nullopt, 1, 0, 0, 0}};
+  hcase::TelemetrySample t;
+  t.t_ns = 20;
+  t.phase = "pressure";
+  t.bg_some_us = 1234;
+  t.extra["errors"] = {{"zram", "ENOENT"}};
+  b.telemetry = {t};
+  b.events = {{21, "window", 1234, 1000, 1, 1, nullptr}, {22, "trigger", std::nullopt, std::nullopt, std::nullopt, std::nullopt, {{"a", 1}}}};
+  hcase::ReclaimRow r;
+  r.requested_bytes = 96ll << 20;
+  r.start_ns = 22;
+  r.end_ns = 25;
+  r.pgsteal_before = 1;
+  r.achieved_bytes = 4096;
+  b.reclaims = {r};
+  b.restoration = hcase::RestorationRow{40, 50, true, {{"steps", 1}}};
+  b.artifacts = {{"pressure-gen.json", "{}"}};
+  hcase::write_bundle(path, b);
+  hcase::write_bundle(path, b);  // replaces, does not append
+
+  results::Db db(path, results::Db::Mode::ReadOnly);
+  auto count = [&](const char* table) {
+    results::Stmt s(db, std::string("SELECT COUNT(*) FROM ") + table);
+    EXPECT_TRUE(s.step());
+    return s.int64(0);
+  };
+  EXPECT_EQ(count("cases"), 1);
+  EXPECT_EQ(count("phases"), 4);
+  EXPECT_EQ(count("canary_requests"), 2);
+  EXPECT_EQ(count("telemetry"), 1);
+  EXPECT_EQ(count("controller_events"), 2);
+  EXPECT_EQ(count("reclaim_actions"), 1);
+  EXPECT_EQ(count("restoration"), 1);
+  EXPECT_EQ(count("artifacts"), 1);
+  results::Stmt s(db, "SELECT duration_ns, pgsteal_after, achieved_bytes FROM reclaim_actions");
+  ASSERT_TRUE(s.step());
+  EXPECT_EQ(s.int64(0), 3);
+  EXPECT_TRUE(s.is_null(1));  // not measured -> NULL, never 0
+  EXPECT_EQ(s.int64(2), 4096);
+  results::Stmt q(db, "SELECT completion_ns FROM canary_requests WHERE canary='sqlite'");
+  ASSERT_TRUE(q.step());
+  EXPECT_TRUE(q.is_null(0));
+  results::Stmt tq(db, "SELECT bg_some_us, bg_full_us, extra_json FROM telemetry");
+  ASSERT_TRUE(tq.step());
+  EXPECT_EQ(tq.int64(0), 1234);
+  EXPECT_TRUE(tq.is_null(1));
+  EXPECT_NE(tq.text(2).find("ENOENT"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}

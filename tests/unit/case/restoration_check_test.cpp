@@ -1,0 +1,89 @@
+// Restoration verification against files captured in a real guest before and after a
+// teardown (tests/unit/case/fixtures/6.1.0-57-cloud-amd64/restoration/{dirty,clean}).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "harness/case/restoration_check.hpp"
+#include "harness/kernel/cgroup.hpp"
+#include "harness/kernel/swap.hpp"
+
+namespace {
+const std::string kDir = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/restoration/";
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  EXPECT_TRUE(in.good()) << p;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Builds an observation the way the executor does, from one captured state.
+hcase::RestorationObservation observe(const std::string& state) {
+  hcase::RestorationObservation o;
+  o.swaps = kernel::parse_swaps(slurp(kDir + state + "/proc-swaps"), state + "/proc-swaps");
+  o.case_swap_paths = {"/dev/zram0", "/mnt/swapfile"};
+  std::istringstream ls(slurp(kDir + state + "/cgroup-root-ls"));
+  for (std::string name; std::getline(ls, name);)
+    if (name == "harness") o.cgroups_present.push_back("sys/fs/cgroup/harness");
+  std::ifstream procs(kDir + state + "/bg-cgroup.procs");
+  if (procs) {
+    std::stringstream ss;
+    ss << procs.rdbuf();
+    for (pid_t p : kernel::parse_pid_list(ss.str(), "bg-cgroup.procs")) o.stray_pids.push_back(p);
+  }
+  std::ifstream ds(kDir + state + "/zram0-disksize");
+  if (ds) o.zram_disksize_bytes = std::stoull(slurp(kDir + state + "/zram0-disksize"));
+  return o;
+}
+}  // namespace
+
+TEST(RestorationCheck, CapturedCleanStateIsClean) {
+  auto o = observe("clean");
+  EXPECT_TRUE(o.swaps.empty());
+  auto v = hcase::verify_restoration(o);
+  EXPECT_TRUE(v.clean);
+  EXPECT_TRUE(v.problems.empty());
+  EXPECT_EQ(v.to_json()["clean"], true);
+}
+
+TEST(RestorationCheck, CapturedDirtyStateNamesEveryProblem) {
+  auto o = observe("dirty");
+  ASSERT_EQ(o.swaps.size(), 2u);
+  ASSERT_EQ(o.stray_pids.size(), 1u);
+  auto v = hcase::verify_restoration(o);
+  EXPECT_FALSE(v.clean);
+  auto has = [&](const std::string& needle) {
+    return std::any_of(v.problems.begin(), v.problems.end(),
+                       [&](const std::string& p) { return p.find(needle) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("/dev/zram0"));
+  EXPECT_TRUE(has("103424 KiB"));
+  EXPECT_TRUE(has("/mnt/swapfile"));  // still active even though it holds 0 KiB
+  EXPECT_TRUE(has("cgroup sys/fs/cgroup/harness still exists"));
+  EXPECT_TRUE(has("stray process 242"));
+  EXPECT_EQ(v.problems.size(), 4u);
+}
+
+TEST(RestorationCheck, SwapOfOthersInUseIsUnclean) {
+  auto o = observe("dirty");
+  o.case_swap_paths = {};  // devices not enabled by the case: only used ones are problems
+  o.cgroups_present.clear();
+  o.stray_pids.clear();
+  auto v = hcase::verify_restoration(o);
+  EXPECT_FALSE(v.clean);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].find("swap in use: /dev/zram0"), std::string::npos);
+}
+
+TEST(RestorationCheck, ZramNotResetIsUnclean) {
+  auto o = observe("clean");
+  o.zram_disksize_bytes = 536870912;
+  auto v = hcase::verify_restoration(o);
+  EXPECT_FALSE(v.clean);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].find("zram not reset"), std::string::npos);
+}

@@ -1,0 +1,171 @@
+// Case spec parsing and the "refused before anything is created" rules (SPEC.md).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness/case/spec.hpp"
+
+using hcase::Configuration;
+using hcase::parse_spec;
+using hcase::SpecError;
+using json = nlohmann::json;
+
+namespace {
+const char* kStudySpec = "tests/unit/case/fixtures/spec-study.json";
+
+json study() {
+  std::ifstream in(kStudySpec);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+/// Parses `j`, expects a SpecError naming `field`, returns its message.
+std::string refused_field(const json& j, const std::string& field) {
+  try {
+    parse_spec(j.dump(), "spec.json");
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("spec.json"), std::string::npos) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "spec was accepted, expected refusal naming " << field;
+  return "";
+}
+}  // namespace
+
+TEST(CaseSpec, StudySpecParses) {
+  auto s = hcase::load_spec_file(kStudySpec);
+  EXPECT_EQ(s.case_id, "smoke-vm0-fast-structured-r1-bounded-reclaim");
+  EXPECT_EQ(s.configuration, Configuration::BoundedReclaim);
+  ASSERT_TRUE(s.dose_bytes);
+  EXPECT_EQ(*s.dose_bytes, 96ll << 20);
+  EXPECT_EQ(s.phases.warmup_s, 120);
+  EXPECT_EQ(s.phases.pressure_s, 300);
+  EXPECT_EQ(s.phases.recovery_s, 120);
+  EXPECT_EQ(s.cgroups.parent, "harness");
+  EXPECT_EQ(s.cgroups.bg_memory_max_bytes, 300ll << 20);
+  EXPECT_FALSE(s.cgroups.bg_memory_high_bytes);
+  EXPECT_EQ(s.backend.zram_priority, 100);
+  EXPECT_EQ(s.backend.swapfile_priority, 10);
+  EXPECT_EQ(s.pressure.allocation_bytes, 600ll << 20);
+  EXPECT_DOUBLE_EQ(s.pressure.rate_mib_s, 32.0);
+  EXPECT_EQ(s.canaries.period_ms, 100);
+  EXPECT_EQ(s.trigger.window_ms, 1000);
+  EXPECT_EQ(s.trigger.min_increase_us, 1000);
+  EXPECT_EQ(s.trigger.consecutive_windows, 3);
+  EXPECT_EQ(s.raw, study());
+}
+
+TEST(CaseSpec, TriggerDefaultsToTheStudy) {
+  auto j = study();
+  j.erase("trigger");
+  j.erase("telemetry_period_ms");
+  j.erase("restoration_timeout_s");
+  auto s = parse_spec(j.dump(), "spec.json");
+  EXPECT_EQ(s.trigger.window_ms, 1000);
+  EXPECT_EQ(s.trigger.min_increase_us, 1000);
+  EXPECT_EQ(s.trigger.consecutive_windows, 3);
+  EXPECT_EQ(s.telemetry_period_ms, 1000);
+  EXPECT_EQ(s.restoration_timeout_s, 120);
+  j["trigger"] = {{"min_increase_us", 2000}};
+  s = parse_spec(j.dump(), "spec.json");
+  EXPECT_EQ(s.trigger.min_increase_us, 2000);
+  EXPECT_EQ(s.trigger.consecutive_windows, 3);
+}
+
+TEST(CaseSpec, MalformedJsonIsRefused) {
+  try {
+    parse_spec("{\"case_id\": ", "bad.json");
+    FAIL() << "accepted";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
+  }
+}
+
+TEST(CaseSpec, UnknownAndMissingFieldsAreNamed) {
+  auto j = study();
+  j["pressure"]["rate"] = 3;
+  refused_field(j, "pressure.rate");
+  j = study();
+  j["extra"] = 1;
+  refused_field(j, "extra");
+  j = study();
+  j["cgroups"].erase("bg_memory_max_bytes");
+  refused_field(j, "cgroups.bg_memory_max_bytes");
+  j = study();
+  j["repeat"] = "one";
+  refused_field(j, "repeat");
+}
+
+TEST(CaseSpec, DoseLargerThanBgLimitIsImpossible) {
+  auto j = study();
+  j["dose_bytes"] = 400ll << 20;  // > 300 MiB limit
+  auto msg = refused_field(j, "dose_bytes");
+  EXPECT_NE(msg.find("bg_memory_max_bytes"), std::string::npos);
+  j["dose_bytes"] = 300ll << 20;  // equal is impossible too
+  refused_field(j, "dose_bytes");
+  j["dose_bytes"] = 0;
+  refused_field(j, "dose_bytes");
+  j.erase("dose_bytes");
+  refused_field(j, "dose_bytes");
+}
+
+TEST(CaseSpec, DoseIsOptionalForComparators) {
+  auto j = study();
+  j["configuration"] = "static-zram";
+  j.erase("dose_bytes");
+  auto s = parse_spec(j.dump(), "spec.json");
+  EXPECT_EQ(s.configuration, Configuration::StaticZram);
+  EXPECT_FALSE(s.dose_bytes);
+  j["configuration"] = "delayed-activation";
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").configuration, Configuration::DelayedActivation);
+  j["configuration"] = "dynamic";
+  refused_field(j, "configuration");
+}
+
+TEST(CaseSpec, ZeroLengthPhasesAreImpossible) {
+  for (const char* p : {"warmup", "pressure", "recovery"}) {
+    auto j = study();
+    j["phases_s"][p] = 0;
+    refused_field(j, std::string("phases_s.") + p);
+    j["phases_s"][p] = -5;
+    refused_field(j, std::string("phases_s.") + p);
+  }
+}
+
+TEST(CaseSpec, OtherImpossibleValues) {
+  auto j = study();
+  j["pressure"]["allocation_bytes"] = 300ll << 20;  // not larger than the bg limit
+  refused_field(j, "pressure.allocation_bytes");
+  j = study();
+  j["pressure"]["active_set_bytes"] = 700ll << 20;
+  refused_field(j, "pressure.active_set_bytes");
+  j = study();
+  j["pressure"]["allocation_bytes"] = (600ll << 20) + 1;  // not whole MiB
+  refused_field(j, "pressure.allocation_bytes");
+  j = study();
+  j["trigger"]["consecutive_windows"] = 0;
+  refused_field(j, "trigger.consecutive_windows");
+  j = study();
+  j["trigger"]["min_increase_us"] = 0;
+  refused_field(j, "trigger.min_increase_us");
+  j = study();
+  j["telemetry_period_ms"] = 500;
+  refused_field(j, "telemetry_period_ms");
+  j = study();
+  j["backend"]["swapfile_priority"] = 100;
+  refused_field(j, "backend.swapfile_priority");
+  j = study();
+  j["cgroups"]["parent"] = "../etc";
+  refused_field(j, "cgroups.parent");
+  j = study();
+  j["case_id"] = "..";
+  refused_field(j, "case_id");
+  j = study();
+  j["pinned_commit"] = "abc";
+  refused_field(j, "pinned_commit");
+}
