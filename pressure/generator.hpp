@@ -1,0 +1,54 @@
+#pragma once
+// The pressure generator's run (issue 3; DESIGN.md "The case": an allocation larger than
+// the bg limit while re-touching an active set).
+//
+// Memory: one private anonymous mapping (mmap, MAP_NORESERVE) of the whole allocation;
+// pages become real anonymous pages when PageGenerator writes them (every byte of every
+// page is written on allocation).
+// Allocation: in chunks paced by pacing.hpp (absolute schedule from t0; overdue chunks
+// start at once). Between chunk starts, and after the allocation completes, the loop
+// re-touches the active set.
+// Active set: the first min(allocated, active_set) bytes of the mapping, i.e. the oldest
+// pages (allocated first). A touch is a write (+1) to the first 8-byte word of a page;
+// a touch pass visits every active page in address order once. Under a bg limit smaller
+// than the allocation, the rest of the allocation is cold and is what reclaim should
+// take; touching keeps the active set hot, so its pages that were reclaimed anyway refault.
+// The loop polls the clock and `stop` every 64 pages, so chunk starts are late by at most
+// 64 page touches (plus the time a fault takes under pressure).
+#include "canaries/clock.hpp"
+#include "pressure/page_contents.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace pressure {
+
+struct GeneratorConfig {
+  std::uint64_t allocation_bytes = 0;  ///< rounded down to whole 4 KiB pages; > 0
+  std::uint64_t active_set_bytes = 0;  ///< <= allocation_bytes
+  std::uint64_t chunk_bytes = 1 << 20; ///< > 0
+  double rate_bytes_per_s = 0;         ///< > 0
+  Contents contents = Contents::Structured;
+  std::uint64_t seed = 0;
+  std::optional<std::int64_t> duration_ns;  ///< run length; none = until stop
+};
+
+struct GeneratorResult {
+  std::uint64_t allocated_bytes = 0;      ///< pages written so far x 4 KiB
+  bool allocation_complete = false;
+  std::int64_t allocation_elapsed_ns = 0; ///< t0 to the end of the last chunk (or to the stop, if incomplete)
+  std::int64_t elapsed_ns = 0;            ///< t0 to the end of the run
+  std::uint64_t chunks = 0;               ///< chunks started
+  std::int64_t max_chunk_lag_ns = 0;      ///< worst (actual start - scheduled start) of a chunk
+  std::uint64_t touch_passes = 0;         ///< complete passes over the active set
+  std::uint64_t touched_pages = 0;        ///< page touches in total
+  bool stopped = false;                   ///< `stop` returned true (SIGTERM/SIGINT)
+};
+
+/// Runs until the duration ends or `stop` returns true (a chunk in progress stops within
+/// 64 pages). Throws std::invalid_argument on a bad config, std::system_error when mmap
+/// fails. The mapping is unmapped before returning.
+GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock, const std::function<bool()>& stop);
+
+}  // namespace pressure
