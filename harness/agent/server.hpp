@@ -1,0 +1,57 @@
+#pragma once
+// The agent HTTP server (harness/agent/API.md, version 1; issue 5): health,
+// qualification, case submission (one case at a time), case status with phase, bundle
+// download, cancel. Bearer token (0600 file, constant-time compare) on every path except
+// GET /v1/health; 401/400/409/412/413 reject a request before anything runs.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace harness::agent {
+
+/// Flags of `harness agent`.
+struct AgentOptions {
+  std::string bind = "127.0.0.1";  ///< listen address (API.md default)
+  int port = 8080;                 ///< TCP port; 0 = any free port (see Server::port())
+  std::string token_file;          ///< required; mode must be 0600 (load_token)
+  std::string state_dir;           ///< cases/<id>/{spec.json,out/,executor.log,status.json}
+  std::size_t max_body_bytes = 1 << 20;  ///< request bodies above this get 413 (API.md: 1 MiB)
+  /// Executor command prefix; the agent appends `--spec FILE --out DIR`.
+  /// Empty = "<this harness> case run". Override for tests.
+  std::string executor;
+  /// Command printing a qualification report (JSON, `harness qualify --json` shape) on
+  /// stdout. Empty = in-process qualify::run(). Override for tests.
+  std::string qualify_cmd;
+  std::string swapfile = "/var/lib/harness/swapfile";  ///< qualification: swapfile to check
+  unsigned vcpus = 1;              ///< qualification: expected VM shape (study: 1 vCPU)
+  std::uint64_t memory_mib = 1024; ///< qualification: expected memory, MiB (study: 1 GiB)
+  int cancel_grace_s = 60;         ///< SIGTERM -> SIGKILL (process group) after this, seconds
+  bool oom_protect = true;         ///< write -1000 to /proc/self/oom_score_adj at start
+};
+
+/// One agent. Construct (validates the token file and state dir), bind(), then serve().
+class Server {
+ public:
+  /// Throws std::runtime_error naming the flag/file: token file unreadable or not 0600,
+  /// state dir not creatable, max_body_bytes 0, no qualification available.
+  explicit Server(AgentOptions opts);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Binds bind:port; returns the bound port. Throws std::runtime_error when it cannot.
+  int bind();
+  /// Serves until stop(). Blocking.
+  void serve();
+  /// Stops serving (from another thread or a signal-safe flag watcher); a running case
+  /// keeps running (its child is not killed).
+  void stop();
+  int port() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace harness::agent

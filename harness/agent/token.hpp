@@ -1,0 +1,26 @@
+#pragma once
+// Bearer-token handling of the agent (harness/agent/API.md): the token lives in a file
+// that only its owner can read (mode 0600 or 0400) and is compared in constant time.
+#include <string>
+#include <string_view>
+
+namespace harness::agent {
+
+/// Reads the token from `path`. Trailing whitespace/newlines are stripped.
+/// Throws std::runtime_error naming the file when it is missing, not a regular file,
+/// readable or writable by group/others (mode & 077 != 0: "must be 0600"), empty, or
+/// shorter than 16 characters.
+std::string load_token(const std::string& path);
+
+/// Constant-time equality: compares SHA-256 digests of both strings with CRYPTO_memcmp,
+/// so the time depends on neither the position of the first difference nor the lengths
+/// (beyond hashing, which is linear in the length of the attacker's input only).
+bool token_equal(std::string_view expected, std::string_view given);
+
+/// True when `authorization` is exactly "Bearer <token>" with token_equal(token, ...).
+bool bearer_ok(std::string_view authorization, std::string_view token);
+
+/// A fresh random token: 32 bytes from the OS CSPRNG, hex (64 characters).
+std::string random_token();
+
+}  // namespace harness::agent

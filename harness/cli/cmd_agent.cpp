@@ -1,0 +1,57 @@
+// `harness agent`: the per-VM HTTP agent (harness/agent/API.md).
+#include "registry.hpp"
+
+#include "harness/agent/server.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+namespace {
+
+harness::agent::Server* g_server = nullptr;
+
+void on_signal(int) {
+  if (g_server) g_server->stop();
+}
+
+void add_agent(CLI::App& app) {
+  auto o = std::make_shared<harness::agent::AgentOptions>();
+  auto* sub = app.add_subcommand(
+      "agent", "Serve the agent HTTP API (v1): run one case at a time on this VM, with a bearer token");
+  sub->add_option("--bind", o->bind, "Listen address")->capture_default_str();
+  sub->add_option("--port", o->port, "TCP port (0 = any free port, printed)")
+      ->capture_default_str()->check(CLI::Range(0, 65535));
+  sub->add_option("--token-file", o->token_file, "Bearer token file, mode 0600")->required();
+  sub->add_option("--state-dir", o->state_dir, "Case specs, outputs and bundles")
+      ->default_val("/var/lib/harness/agent");
+  sub->add_option("--max-body-bytes", o->max_body_bytes, "Larger request bodies get 413")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--swapfile", o->swapfile, "Swapfile checked by qualification")->capture_default_str();
+  sub->add_option("--vcpus", o->vcpus, "Expected vCPUs (qualification)")->capture_default_str();
+  sub->add_option("--memory-mib", o->memory_mib, "Expected memory, MiB (qualification)")->capture_default_str();
+  sub->add_option("--cancel-grace-s", o->cancel_grace_s, "Cancel: SIGTERM, then SIGKILL after N s")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--executor", o->executor,
+                  "TEST OVERRIDE: executor command prefix (default '<harness> case run'); "
+                  "'--spec FILE --out DIR' is appended");
+  sub->add_option("--qualify-cmd", o->qualify_cmd,
+                  "TEST OVERRIDE: command printing a qualification report JSON "
+                  "(default: in-process qualification)");
+  sub->add_flag("!--no-oom-protect", o->oom_protect, "Do not set oom_score_adj -1000");
+  sub->callback([o] {
+    harness::agent::Server server(*o);
+    int port = server.bind();
+    g_server = &server;
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGINT, on_signal);
+    std::printf("agent listening on %s:%d (state %s)\n", o->bind.c_str(), port, o->state_dir.c_str());
+    std::fflush(stdout);
+    server.serve();
+    g_server = nullptr;
+  });
+}
+
+const bool kRegistered = harness::cli::register_commands("agent", add_agent);
+
+}  // namespace

@@ -1,0 +1,131 @@
+// `harness vm ...`: local qemu guests (harness/vm/README.md).
+#include "registry.hpp"
+
+#include "harness/vm/exec.hpp"
+#include "harness/vm/fleet.hpp"
+#include "harness/vm/paths.hpp"
+#include "harness/vm/image.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace {
+
+struct VmFlags {
+  std::string cache;
+  hvm::ImageOptions image;
+  hvm::ExecOptions exec;
+};
+
+void add_vm(CLI::App& app) {
+  auto flags = std::make_shared<VmFlags>();
+  auto* vm = app.add_subcommand("vm", "Local qemu guests: image build, one-shot exec, vm up/down/list");
+  vm->require_subcommand(1);
+  vm->add_option("--cache", flags->cache,
+                 "Cache root (default $XDG_CACHE_HOME or ~/.cache/reclaim-harness)");
+
+  auto* image = vm->add_subcommand(
+      "image", "Build, cache and content-hash the guest kernel, initramfs and base data disk");
+  image->add_option("--kernel", flags->image.kernel, "bzImage to boot instead of the Debian cloud kernel");
+  image->add_option("--modules", flags->image.modules, "lib/modules/<release> matching --kernel");
+  image->add_option("--kernel-package", flags->image.kernel_package,
+                    "Debian kernel package (default: resolved from linux-image-cloud-amd64)");
+  image->add_option("--bin-dir", flags->image.bin_dir,
+                    "Directory searched first for pressure-gen, canary-compute, canary-sqlite");
+  image->add_option("--busybox", flags->image.busybox, "Static busybox binary")->capture_default_str();
+  image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
+      ->capture_default_str()->check(CLI::Range(64, 1 << 20));
+  image->add_flag("!--no-canary-db", flags->image.canary_db, "Do not prepare the canary SQLite DB");
+  image->callback([flags] {
+    flags->image.cache_dir = flags->cache;
+    hvm::Image img = hvm::build_image(flags->image);
+    std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\n"
+                "modules: %zu\nbuild time: %.1f s\n",
+                img.dir.c_str(), img.sha256.c_str(), img.kernel_release.c_str(),
+                img.kernel_package.empty() ? "user-supplied" : img.kernel_package.c_str(),
+                img.binaries.size(), img.missing_binaries.size(), img.modules.size(),
+                img.build_seconds);
+  });
+
+  auto* exec = vm->add_subcommand(
+      "exec", "Boot a fresh guest, run a script as root (with /out on the data disk), power off, "
+              "copy /out and the console log back");
+  exec->add_option("--script", flags->exec.script, "sh script to run in the guest")->required();
+  exec->add_option("--collect", flags->exec.collect_dir, "Host directory for /out and console.log")
+      ->required();
+  exec->add_option("--timeout-s", flags->exec.timeout_s, "Boot+run budget, seconds")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  exec->add_option("--vcpus", flags->exec.vcpus, "vCPUs")->capture_default_str()->check(CLI::Range(1, 64));
+  exec->add_option("--memory-mib", flags->exec.memory_mib, "Guest memory, MiB")
+      ->capture_default_str()->check(CLI::Range(256, 1 << 20));
+  exec->add_option("--swapfile-mib", flags->exec.swapfile_mib, "Swapfile created in the guest, MiB")
+      ->capture_default_str()->check(CLI::Range(16, 1 << 20));
+  exec->add_flag("--network", flags->exec.network, "Give the guest a user-mode NIC (eth0)");
+  exec->callback([flags] {
+    flags->exec.cache_dir = flags->cache;
+    hvm::ExecResult r = hvm::exec_once(flags->exec);
+    std::printf("accelerator: %s\nseconds: %.1f\nscript status: %d%s\nconsole: %s\n",
+                r.accelerator.c_str(), r.seconds, r.script_status,
+                r.timed_out ? " (guest timed out and was killed)" : "", r.console_log.c_str());
+    harness::cli::exit_code() = r.timed_out ? 124 : (r.script_status == 0 ? 0 : 1);
+  });
+
+  auto fleet = std::make_shared<hvm::FleetOptions>();
+  auto* up = vm->add_subcommand("up", "Boot local guests running `harness agent`; write the hosts file");
+  up->add_option("--count", fleet->count, "Number of guests (vm0..)")->capture_default_str()->check(CLI::Range(1, 64));
+  up->add_option("--first-index", fleet->first_index, "Index of the first guest name")->capture_default_str();
+  up->add_option("--hosts-file", fleet->hosts_file, "Hosts file to write (default <cache>/hosts.yaml)");
+  up->add_option("--memory-mib", fleet->memory_mib, "Guest memory, MiB (study: 1024)")
+      ->capture_default_str()->check(CLI::Range(256, 1 << 20));
+  up->add_option("--vcpus", fleet->vcpus, "vCPUs (study: 1)")->capture_default_str()->check(CLI::Range(1, 64));
+  up->add_option("--swapfile-mib", fleet->swapfile_mib, "Swapfile created in each guest, MiB")
+      ->capture_default_str()->check(CLI::Range(16, 1 << 20));
+  up->add_option("--fresh-per-case", fleet->fresh_per_case,
+                 "Boot a fresh guest (fresh data disk) before every case")->capture_default_str();
+  up->add_option("--ready-timeout-s", fleet->ready_timeout_s, "Wait for /v1/health, seconds")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  up->callback([flags, fleet] {
+    fleet->cache_dir = flags->cache;
+    for (const auto& g : hvm::fleet_up(*fleet))
+      std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
+                  g.accelerator.c_str());
+  });
+
+  auto names = std::make_shared<std::vector<std::string>>();
+  auto* down = vm->add_subcommand("down", "Stop local guests (all when no name is given)");
+  down->add_option("names", *names, "Guest names");
+  down->callback([flags, names] {
+    for (const auto& n : hvm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
+  });
+
+  auto* list = vm->add_subcommand("list", "List local guests");
+  list->callback([flags] {
+    std::printf("%-6s %-8s %-8s %-24s %-6s %s\n", "NAME", "STATE", "PID", "URL", "ACCEL", "BOOT-TO-READY");
+    for (const auto& g : hvm::fleet_list(flags->cache))
+      std::printf("%-6s %-8s %-8d %-24s %-6s %.1f s\n", g.name.c_str(), g.running ? "running" : "stopped",
+                  g.pid, g.url.c_str(), g.accelerator.c_str(), g.boot_to_ready_s);
+  });
+
+  auto name = std::make_shared<std::string>();
+  auto timeout = std::make_shared<int>(300);
+  auto* reboot = vm->add_subcommand("reboot", "Fresh guest: stop, new data disk, boot, wait for /v1/health");
+  reboot->add_option("name", *name, "Guest name")->required();
+  reboot->add_option("--ready-timeout-s", *timeout, "Wait for /v1/health, seconds")->capture_default_str();
+  reboot->callback([flags, name, timeout] {
+    auto g = hvm::fleet_reboot(flags->cache, *name, *timeout);
+    std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
+                g.accelerator.c_str());
+  });
+
+  auto* console = vm->add_subcommand("console", "Print a guest's serial console log");
+  console->add_option("name", *name, "Guest name")->required();
+  console->callback([flags, name] {
+    std::string p = hvm::console_log_path(flags->cache, *name);
+    std::fputs(hvm::read_file(p).c_str(), stdout);
+  });
+}
+
+const bool kRegistered = harness::cli::register_commands("vm", add_vm);
+
+}  // namespace

@@ -1,0 +1,126 @@
+// One-shot guest run (see exec.hpp).
+#include "harness/vm/exec.hpp"
+
+#include "harness/vm/data_disk.hpp"
+#include "harness/vm/image.hpp"
+#include "harness/vm/init_script.hpp"
+#include "harness/vm/paths.hpp"
+#include "harness/vm/qemu.hpp"
+#include "harness/vm/subprocess.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace hvm {
+namespace {
+// Starts argv with stdout/stderr to `log`; returns the pid.
+pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log) {
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) dup2(nul, 0);
+    setpgid(0, 0);
+    std::vector<char*> args;
+    for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+}  // namespace
+
+ExecResult exec_once(const ExecOptions& opts) {
+  if (!fs::is_regular_file(opts.script))
+    throw std::runtime_error("--script: no such file: " + opts.script);
+  if (opts.collect_dir.empty()) throw std::runtime_error("--collect: directory required");
+  if (opts.timeout_s <= 0) throw std::runtime_error("--timeout-s must be > 0");
+  Image img = load_image(opts.cache_dir);
+  std::string cache = cache_root(opts.cache_dir);
+  fs::path work = fs::path(cache) / "exec" / (std::to_string(getpid()) + "-" +
+                                              std::to_string(std::chrono::steady_clock::now()
+                                                                 .time_since_epoch()
+                                                                 .count()));
+  fs::create_directories(work);
+  fs::create_directories(opts.collect_dir);
+  std::string disk = (work / "disk.img").string();
+  copy_disk(img.disk_base, disk);
+  std::string script_copy = (work / "script.sh").string();
+  fs::copy_file(opts.script, script_copy);
+  disk_write(disk, script_copy, guest::kExecScript, 0755);
+
+  ExecResult res;
+  QemuConfig qc;
+  qc.name = "exec";
+  qc.vmlinuz = img.vmlinuz;
+  qc.initramfs = img.initramfs;
+  qc.disk = disk;
+  qc.console_log = (work / "console.log").string();
+  qc.mode = "exec";
+  qc.vcpus = opts.vcpus;
+  qc.memory_mib = opts.memory_mib;
+  qc.swapfile_mib = opts.swapfile_mib;
+  qc.accelerator = detect_accelerator();
+  res.accelerator = qc.accelerator;
+  if (res.accelerator == "tcg") std::fprintf(stderr, "%s\n", tcg_warning().c_str());
+  qc.user_network = opts.network;
+  auto argv = qemu_argv(qc);
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = spawn_logged(argv, (work / "qemu.log").string());
+  int status = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (el > opts.timeout_s) {
+      res.timed_out = true;
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.console_log = (fs::path(opts.collect_dir) / "console.log").string();
+  fs::copy_file(qc.console_log, res.console_log, fs::copy_options::overwrite_existing);
+  std::string qlog = read_file((work / "qemu.log").string());
+  if (!res.timed_out && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+    throw std::runtime_error("qemu failed (" + render(argv) + "): " + qlog);
+
+  if (disk_exists(disk, guest::kExecStatus)) {
+    try {
+      res.script_status = std::stoi(disk_cat(disk, guest::kExecStatus));
+    } catch (const std::exception&) {
+      res.script_status = -1;
+    }
+  }
+  fs::path dump = work / "rdump";
+  if (disk_exists(disk, guest::kOutDir)) {
+    disk_rdump(disk, guest::kOutDir, dump.string());
+    for (const auto& e : fs::directory_iterator(dump / fs::path(guest::kOutDir).filename())) {
+      fs::path dst = fs::path(opts.collect_dir) / e.path().filename();
+      fs::remove_all(dst);
+      fs::rename(e.path(), dst);
+    }
+  }
+  fs::remove_all(work);
+  return res;
+}
+
+}  // namespace hvm

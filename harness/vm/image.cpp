@@ -1,0 +1,253 @@
+// Guest image build: kernel, initramfs, base data disk, content hash (see image.hpp).
+#include "harness/vm/image.hpp"
+
+#include "harness/vm/cpio.hpp"
+#include "harness/vm/data_disk.hpp"
+#include "harness/vm/init_script.hpp"
+#include "harness/vm/kernel_fetch.hpp"
+#include "harness/vm/modinfo.hpp"
+#include "harness/vm/paths.hpp"
+#include "harness/vm/sha256.hpp"
+#include "harness/vm/subprocess.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace hvm {
+
+std::vector<std::string> wanted_modules() {
+  return {"zram", "lzo", "lzo_rle", "lz4", "lz4hc", "zstd", "virtio_pci", "virtio_blk", "virtio_net"};
+}
+
+std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir) {
+  std::vector<std::pair<std::string, std::string>> found;
+  found.emplace_back("harness", self_exe());
+  fs::path self_dir = self_exe_dir();
+  fs::path build = self_dir.parent_path().parent_path();  // <build>/harness/cli/harness
+  const std::pair<const char*, const char*> others[] = {
+      {"pressure-gen", "pressure"}, {"canary-compute", "canaries"}, {"canary-sqlite", "canaries"}};
+  for (const auto& [name, sub] : others) {
+    std::vector<fs::path> candidates;
+    if (!bin_dir.empty()) candidates.push_back(fs::path(bin_dir) / name);
+    candidates.push_back(self_dir / name);
+    candidates.push_back(build / sub / name);
+    for (const auto& c : candidates) {
+      if (fs::is_regular_file(c)) {
+        found.emplace_back(name, fs::absolute(c).string());
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> shared_libraries(const std::string& binary) {
+  RunResult r = run({"ldd", binary});
+  std::vector<std::string> libs;
+  if (r.exit_code != 0) return libs;  // "not a dynamic executable"
+  std::stringstream ss(r.out);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (line.find("not found") != std::string::npos)
+      throw std::runtime_error("ldd " + binary + ": " + line);
+    std::string path;
+    auto arrow = line.find("=> ");
+    if (arrow != std::string::npos) {
+      path = line.substr(arrow + 3);
+    } else {
+      auto first = line.find_first_not_of(" \t");
+      if (first == std::string::npos) continue;
+      path = line.substr(first);
+    }
+    path = path.substr(0, path.find(" ("));
+    if (!path.empty() && path[0] == '/') libs.push_back(path);
+  }
+  return libs;
+}
+
+namespace {
+void progress(const std::string& msg) { std::fprintf(stderr, "vm image: %s\n", msg.c_str()); }
+
+std::string rel(const std::string& abs) { return abs[0] == '/' ? abs.substr(1) : abs; }
+
+// Prepares (or reuses) the canary DB, cached by the prepare arguments.
+std::string prepare_canary_db(const std::string& cache, const std::string& canary_sqlite) {
+  std::vector<std::string> args = {"prepare"};  // defaults = the study's 80,000 x 1,536-byte rows
+  std::string key = sha256_string("canary-sqlite prepare (defaults)").substr(0, 16);
+  fs::path dir = fs::path(cache) / "canary-db" / key;
+  fs::path db = dir / "canary.db";
+  if (fs::exists(dir / ".complete")) return db.string();
+  fs::create_directories(dir);
+  fs::remove(db);
+  args.insert(args.begin(), canary_sqlite);
+  args.insert(args.end(), {"--db", db.string()});
+  progress("preparing canary DB: " + render(args));
+  run_checked(args);
+  run_checked({"touch", (dir / ".complete").string()});
+  return db.string();
+}
+}  // namespace
+
+Image build_image(const ImageOptions& opts) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string cache = cache_root(opts.cache_dir);
+  GuestKernel k;
+  if (!opts.kernel.empty() || !opts.modules.empty()) {
+    if (opts.kernel.empty() || opts.modules.empty())
+      throw std::runtime_error("--kernel and --modules must be given together");
+    k = user_kernel(opts.kernel, opts.modules);
+  } else {
+    std::string pkg = opts.kernel_package.empty() ? resolve_kernel_package() : opts.kernel_package;
+    progress("kernel package " + pkg);
+    k = fetch_debian_kernel(cache, pkg);
+  }
+  if (!fs::is_regular_file(opts.busybox))
+    throw std::runtime_error("busybox not found at " + opts.busybox + " (install busybox-static)");
+
+  fs::path dir = fs::path(cache) / "image";
+  fs::path tmp = fs::path(cache) / "image.building";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+
+  Image img;
+  img.dir = dir.string();
+  img.kernel_release = k.release;
+  img.kernel_package = k.package;
+  fs::copy_file(k.vmlinuz, tmp / "vmlinuz", fs::copy_options::overwrite_existing);
+
+  // --- initramfs
+  progress("initramfs");
+  {
+    CpioWriter cpio((tmp / "initramfs.cpio.gz").string());
+    for (const char* d : {"dev", "proc", "sys", "tmp", "run", "root", "etc", "var/lib/harness",
+                          "mnt", "bin", "sbin", "usr/bin", "usr/sbin"})
+      cpio.add_dir(d);
+    cpio.add_host_file("bin/busybox", opts.busybox, 0755);
+    RunResult list = run({opts.busybox, "--list-full"});
+    if (list.exit_code != 0) throw std::runtime_error(opts.busybox + " --list-full failed");
+    std::stringstream ls(list.out);
+    std::string applet;
+    while (std::getline(ls, applet)) {
+      if (applet.empty() || applet == "bin/busybox" || cpio.has(applet)) continue;
+      cpio.add_symlink(applet, "/bin/busybox");
+    }
+    cpio.add_file("init", init_script(), 0755);
+    cpio.add_file("etc/hosts", "127.0.0.1 localhost\n", 0644);
+    cpio.add_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0644);
+    cpio.add_file("etc/group", "root:x:0:\n", 0644);
+    cpio.add_file("etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n", 0644);
+
+    // modules, dependency order
+    auto index = index_modules(k.modules_dir);
+    auto order = module_load_order(index, wanted_modules(), read_builtin(k.modules_dir));
+    std::string list_txt;
+    for (const auto& ko : order) {
+      std::string guest_path = "lib/modules/" + k.release + "/" +
+                               fs::relative(ko, k.modules_dir).string();
+      cpio.add_host_file(guest_path, ko, 0644);
+      list_txt += "/" + guest_path + "\n";
+      img.modules.push_back("/" + guest_path);
+    }
+    cpio.add_file(rel(guest::kModulesList), list_txt, 0644);
+
+    // harness binaries and their shared libraries
+    std::set<std::string> libs;
+    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
+      cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
+      img.binaries.push_back(name);
+      for (const auto& l : shared_libraries(path)) libs.insert(l);
+    }
+    for (const char* name : {"harness", "pressure-gen", "canary-compute", "canary-sqlite"}) {
+      bool have = false;
+      for (const auto& b : img.binaries) have = have || b == name;
+      if (!have) {
+        img.missing_binaries.push_back(name);
+        progress(std::string("WARNING: ") + name + " not found (build it first); not in the image");
+      }
+    }
+    for (const auto& l : libs) cpio.add_host_file(rel(l), l, 0755);
+    cpio.finish();
+  }
+
+  // --- base data disk
+  progress("data disk");
+  fs::path staging = tmp / "disk-staging";
+  fs::create_directories(staging / "agent");
+  fs::create_directories(staging / "out");
+  bool have_sqlite = false;
+  for (const auto& b : img.binaries) have_sqlite = have_sqlite || b == "canary-sqlite";
+  if (opts.canary_db && have_sqlite) {
+    std::string canary = find_harness_binaries(opts.bin_dir).back().second;
+    for (const auto& [n, p] : find_harness_binaries(opts.bin_dir))
+      if (n == "canary-sqlite") canary = p;
+    std::string db = prepare_canary_db(cache, canary);
+    fs::copy_file(db, staging / "canary.db");
+    img.canary_db_sha256 = sha256_file(db);
+  } else if (opts.canary_db) {
+    progress("WARNING: canary-sqlite not built: the data disk has no canary DB");
+  }
+  make_ext4((tmp / "disk-base.img").string(), opts.disk_mib, staging.string());
+  fs::remove_all(staging);
+
+  // --- content hash and manifest
+  progress("hashing");
+  nlohmann::json art;
+  art["vmlinuz"] = sha256_file((tmp / "vmlinuz").string());
+  art["initramfs.cpio.gz"] = sha256_file((tmp / "initramfs.cpio.gz").string());
+  art["canary.db"] = img.canary_db_sha256;
+  art["disk_mib"] = opts.disk_mib;
+  img.sha256 = sha256_string(art.dump());
+  img.build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  nlohmann::json m = {{"sha256", img.sha256},
+                      {"artifacts_sha256", art},
+                      {"hash_rule", "sha256 of artifacts_sha256 serialized as compact JSON"},
+                      {"kernel_release", img.kernel_release},
+                      {"kernel_package", img.kernel_package},
+                      {"binaries", img.binaries},
+                      {"missing_binaries", img.missing_binaries},
+                      {"modules", img.modules},
+                      {"build_seconds", img.build_seconds}};
+  write_file((tmp / "manifest.json").string(), m.dump(2) + "\n");
+  fs::remove_all(dir);
+  fs::rename(tmp, dir);
+  return load_image(cache);
+}
+
+Image load_image(const std::string& cache_dir) {
+  fs::path dir = fs::path(cache_root(cache_dir)) / "image";
+  fs::path mf = dir / "manifest.json";
+  if (!fs::exists(mf))
+    throw std::runtime_error("no guest image in " + dir.string() + ": run `harness vm image` first");
+  nlohmann::json m;
+  try {
+    m = nlohmann::json::parse(read_file(mf.string()));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(mf.string() + ": " + e.what());
+  }
+  Image img;
+  img.dir = dir.string();
+  img.vmlinuz = (dir / "vmlinuz").string();
+  img.initramfs = (dir / "initramfs.cpio.gz").string();
+  img.disk_base = (dir / "disk-base.img").string();
+  img.sha256 = m.value("sha256", "");
+  img.kernel_release = m.value("kernel_release", "");
+  img.kernel_package = m.value("kernel_package", "");
+  img.binaries = m.value("binaries", std::vector<std::string>{});
+  img.missing_binaries = m.value("missing_binaries", std::vector<std::string>{});
+  img.modules = m.value("modules", std::vector<std::string>{});
+  img.canary_db_sha256 = m["artifacts_sha256"].value("canary.db", "");
+  img.build_seconds = m.value("build_seconds", 0.0);
+  return img;
+}
+
+}  // namespace hvm

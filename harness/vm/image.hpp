@@ -1,0 +1,60 @@
+#pragma once
+// `harness vm image`: builds, caches and content-hashes the guest artifacts
+// (issue 5): kernel (Debian cloud package or user-supplied), initramfs (busybox-static,
+// modules in dependency order, harness binaries + their shared libraries, /init) and the
+// base data disk (ext4 with the prepared canary SQLite DB). Stored in <cache>/image/.
+#include <string>
+#include <vector>
+
+namespace hvm {
+
+/// Inputs of an image build. Empty strings mean "default".
+struct ImageOptions {
+  std::string cache_dir;    ///< cache root override (default ~/.cache/reclaim-harness)
+  std::string kernel;       ///< --kernel: bzImage path (requires modules)
+  std::string modules;      ///< --modules: lib/modules/<release> directory
+  std::string kernel_package;  ///< Debian package; default resolved from linux-image-cloud-amd64
+  std::string bin_dir;      ///< extra directory searched first for harness binaries
+  std::string busybox = "/bin/busybox";  ///< static busybox (busybox-static package)
+  int disk_mib = 2048;      ///< base data disk size, MiB (sparse; swapfile is made in the guest)
+  bool canary_db = true;    ///< prepare the canary SQLite DB (canary-sqlite prepare --db F)
+};
+
+/// A built image (also the content of <dir>/manifest.json).
+struct Image {
+  std::string dir;          ///< <cache>/image
+  std::string vmlinuz;      ///< kernel bzImage (copied into dir)
+  std::string initramfs;    ///< initramfs.cpio.gz
+  std::string disk_base;    ///< disk-base.img (ext4), copied per guest
+  std::string kernel_release;
+  std::string kernel_package;  ///< "" when user-supplied
+  std::vector<std::string> binaries;  ///< harness binaries included (names)
+  std::vector<std::string> missing_binaries;  ///< looked for, not found (warned)
+  std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
+  std::string canary_db_sha256;       ///< "" when no canary DB was prepared
+  std::string sha256;       ///< content hash: SHA-256 over the artifacts' hashes (see manifest)
+  double build_seconds = 0; ///< wall time of the build
+};
+
+/// Modules the guest needs (issue 5): zram + compressors (lzo, lzo-rle, lz4, lz4hc, zstd),
+/// virtio block and net (dependencies are added by module_load_order).
+std::vector<std::string> wanted_modules();
+
+/// Host paths of the harness binaries: harness (this executable), pressure-gen,
+/// canary-compute, canary-sqlite, searched in `bin_dir`, this executable's directory and
+/// the build tree next to it (<build>/pressure, <build>/canaries). Missing ones are absent.
+std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir);
+
+/// Shared libraries (including the dynamic loader) that `binary` loads, from `ldd`.
+/// Empty for static binaries. Throws std::runtime_error when a library is "not found".
+std::vector<std::string> shared_libraries(const std::string& binary);
+
+/// Builds (or rebuilds) the image into <cache>/image. Progress goes to stderr.
+/// Throws std::runtime_error on any failure, naming the step and file.
+Image build_image(const ImageOptions& opts);
+
+/// Reads <cache>/image/manifest.json. Throws std::runtime_error ("run `harness vm image`
+/// first") when there is no built image.
+Image load_image(const std::string& cache_dir);
+
+}  // namespace hvm

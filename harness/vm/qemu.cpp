@@ -1,0 +1,80 @@
+// qemu command line, accelerator detection, free port (see qemu.hpp).
+#include "harness/vm/qemu.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+namespace hvm {
+
+std::string detect_accelerator() {
+  int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return "tcg";
+  close(fd);
+  return "kvm";
+}
+
+std::string tcg_warning() {
+  return "WARNING: /dev/kvm is not usable: guests run under TCG (software emulation). "
+         "Timings (latency, reclaim durations, boot) are inflated; TCG results show the "
+         "mechanism, not absolute performance.";
+}
+
+std::vector<std::string> qemu_argv(const QemuConfig& c) {
+  if (c.vcpus < 1) throw std::invalid_argument("vcpus must be >= 1");
+  if (c.memory_mib < 256) throw std::invalid_argument("memory_mib must be >= 256");
+  if (c.vmlinuz.empty() || c.initramfs.empty())
+    throw std::invalid_argument("vmlinuz/initramfs path is empty");
+  if (c.disk.empty()) throw std::invalid_argument("disk path is empty");
+  if (c.console_log.empty()) throw std::invalid_argument("console_log path is empty");
+  std::string accel = c.accelerator.empty() ? detect_accelerator() : c.accelerator;
+  std::vector<std::string> a = {"qemu-system-x86_64", "-name", c.name, "-machine", "q35",
+                                "-accel", accel, "-cpu", accel == "kvm" ? "host" : "max",
+                                "-smp", std::to_string(c.vcpus), "-m", std::to_string(c.memory_mib),
+                                "-kernel", c.vmlinuz, "-initrd", c.initramfs,
+                                "-append",
+                                "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
+                                    " harness.name=" + c.name +
+                                    " harness.swapfile_mib=" + std::to_string(c.swapfile_mib),
+                                "-drive", "file=" + c.disk + ",format=raw,if=virtio",
+                                "-display", "none", "-monitor", "none",
+                                "-serial", "file:" + c.console_log, "-no-reboot"};
+  if (c.host_port > 0) {
+    a.insert(a.end(), {"-netdev",
+                       "user,id=n0,hostfwd=tcp:127.0.0.1:" + std::to_string(c.host_port) + "-:8080",
+                       "-device", "virtio-net-pci,netdev=n0"});
+  } else if (c.user_network) {
+    a.insert(a.end(), {"-netdev", "user,id=n0", "-device", "virtio-net-pci,netdev=n0"});
+  } else {
+    a.insert(a.end(), {"-nic", "none"});
+  }
+  if (c.daemonize) {
+    a.push_back("-daemonize");
+    if (!c.pidfile.empty()) a.insert(a.end(), {"-pidfile", c.pidfile});
+  }
+  return a;
+}
+
+int free_local_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("free_local_port: socket failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    throw std::runtime_error("free_local_port: bind failed");
+  }
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+}  // namespace hvm

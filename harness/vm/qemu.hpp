@@ -1,0 +1,43 @@
+#pragma once
+// qemu-system-x86_64 command lines for local guests (DESIGN.md "Facts measured"):
+// q35, 1 vCPU / 1 GiB by default, direct kernel boot with the harness initramfs,
+// the data disk as virtio-blk, user-mode networking with the agent port forwarded
+// from 127.0.0.1:<host port> to the guest's 8080, serial console to a log file.
+#include <string>
+#include <vector>
+
+namespace hvm {
+
+/// One guest boot.
+struct QemuConfig {
+  std::string name = "vm0";       ///< guest hostname (kernel cmdline harness.name)
+  std::string vmlinuz;
+  std::string initramfs;
+  std::string disk;               ///< raw ext4 data disk (per guest copy)
+  std::string console_log;        ///< serial console output file
+  std::string mode = "agent";     ///< agent | exec (kernel cmdline harness.mode)
+  int vcpus = 1;
+  int memory_mib = 1024;
+  int swapfile_mib = 512;         ///< swapfile the guest creates if missing, MiB
+  int host_port = 0;              ///< 127.0.0.1 port forwarded to guest 8080; 0 = none
+  bool user_network = false;      ///< user-mode NIC even without a forwarded port
+  std::string accelerator;        ///< kvm | tcg; empty = detect_accelerator()
+  std::string pidfile;            ///< with daemonize: qemu writes its pid here
+  bool daemonize = false;         ///< qemu -daemonize (vm up) vs. foreground (vm exec)
+};
+
+/// "kvm" when /dev/kvm can be opened read-write, else "tcg".
+std::string detect_accelerator();
+
+/// The warning printed when running under TCG (timings inflated; DESIGN.md).
+std::string tcg_warning();
+
+/// Full argv for qemu-system-x86_64. Throws std::invalid_argument naming the field when
+/// vcpus < 1, memory_mib < 256, or a path is empty.
+std::vector<std::string> qemu_argv(const QemuConfig& c);
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0 and close).
+/// Throws std::runtime_error when no socket can be bound.
+int free_local_port();
+
+}  // namespace hvm

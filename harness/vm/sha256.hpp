@@ -1,0 +1,29 @@
+#pragma once
+// SHA-256 content hashes of guest artifacts (kernel, initramfs, data disk inputs).
+#include <string>
+#include <string_view>
+
+namespace hvm {
+
+/// Incremental SHA-256 (OpenSSL EVP). hex() finalises and returns 64 lowercase hex digits.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(std::string_view data);
+  /// Hashes a whole file's bytes. Throws std::runtime_error naming the file when unreadable.
+  void update_file(const std::string& path);
+  std::string hex();
+
+ private:
+  void* ctx_;
+};
+
+/// SHA-256 of a file's contents, hex. Throws std::runtime_error naming the file.
+std::string sha256_file(const std::string& path);
+/// SHA-256 of a string, hex.
+std::string sha256_string(std::string_view data);
+
+}  // namespace hvm

@@ -1,0 +1,33 @@
+#pragma once
+// Running host tools (apt-get, dpkg, mkfs.ext4, debugfs, ldd, qemu) from the VM provider.
+//
+// Commands are argv vectors (no shell), so paths with spaces or quotes are safe.
+#include <string>
+#include <vector>
+
+namespace hvm {
+
+/// Result of a finished command: exit status (128+signal when killed by a signal),
+/// captured stdout and stderr (each truncated to 1 MiB).
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs argv[0] (looked up in PATH) with the given arguments, waits, captures output.
+/// `cwd` empty = current directory. Throws std::runtime_error when the program cannot
+/// be started (message names it).
+RunResult run(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+/// Like run(), but throws std::runtime_error naming the command, its exit code and the
+/// last lines of its stderr when it exits non-zero. Returns stdout.
+std::string run_checked(const std::vector<std::string>& argv, const std::string& cwd = "");
+
+/// Shell-quoted rendering of argv, for logs and error messages.
+std::string render(const std::vector<std::string>& argv);
+
+/// True when `name` is an executable found in PATH (or an executable path).
+bool have_program(const std::string& name);
+
+}  // namespace hvm
