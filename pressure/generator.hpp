@@ -3,8 +3,9 @@
 // the bg limit while re-touching an active set).
 //
 // Memory: one private anonymous mapping (mmap, MAP_NORESERVE) of the whole allocation;
-// pages become real anonymous pages when PageGenerator writes them (every byte of every
-// page is written on allocation).
+// each chunk is first faulted in with one madvise(MADV_POPULATE_WRITE) (batched faults;
+// ignored when the kernel lacks it), then PageGenerator writes every byte of every page,
+// so all pages are real, dirty anonymous pages. "allocated" counts written pages.
 // Allocation: in chunks paced by pacing.hpp (absolute schedule from t0; overdue chunks
 // start at once). Between chunk starts, and after the allocation completes, the loop
 // re-touches the active set.
