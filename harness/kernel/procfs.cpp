@@ -34,7 +34,14 @@ int read_oom_score_adj(const Fs& fs, pid_t pid) {
   return parse_int(fs.read(f), fs.path(f).string(), "oom_score_adj");
 }
 
-std::string kernel_release(const Fs& fs) { return std::string(trim(fs.read("proc/sys/kernel/osrelease"))); }
+std::string kernel_release(const Fs& fs) {
+  if (auto r = fs.try_read("proc/sys/kernel/osrelease"); r.ok()) return std::string(trim(r.text));
+  const auto text = fs.read("proc/version");
+  auto w = split_ws(text);
+  if (w.size() < 3 || w[0] != "Linux" || w[1] != "version")
+    throw ParseError(fs.path("proc/version").string(), 1, "release", "expected 'Linux version <release> ...'");
+  return std::string(w[2]);
+}
 std::string kernel_cmdline(const Fs& fs) { return std::string(trim(fs.read("proc/cmdline"))); }
 
 BracketChoice parse_bracket_choice(std::string_view text, const std::string& file) {
@@ -96,7 +103,15 @@ unsigned parse_cpu_list_count(std::string_view text, const std::string& file) {
 
 unsigned read_online_cpus(const Fs& fs) {
   const char* f = "sys/devices/system/cpu/online";
-  return parse_cpu_list_count(fs.read(f), fs.path(f).string());
+  if (auto r = fs.try_read(f); r.ok()) return parse_cpu_list_count(r.text, fs.path(f).string());
+  const auto text = fs.read("proc/cpuinfo");
+  unsigned n = 0;
+  for (auto line : split_lines(text)) {
+    auto colon = line.find(':');
+    if (colon != std::string_view::npos && trim(line.substr(0, colon)) == "processor") ++n;
+  }
+  if (n == 0) throw ParseError(fs.path("proc/cpuinfo").string(), 0, "processor", "no 'processor' lines");
+  return n;
 }
 
 }  // namespace kernel

@@ -25,7 +25,8 @@ WriteResult write_oom_score_adj(const Fs& fs, int value, pid_t pid = 0);
 /// Reads /proc/<pid>/oom_score_adj. pid 0 = self. Throws IoError/ParseError.
 int read_oom_score_adj(const Fs& fs, pid_t pid = 0);
 
-/// /proc/sys/kernel/osrelease, e.g. "6.1.0-57-cloud-amd64". Throws IoError.
+/// /proc/sys/kernel/osrelease, e.g. "6.1.0-57-cloud-amd64"; falls back to the third word
+/// of /proc/version ("Linux version <release> ..."). Throws IoError when neither is readable.
 std::string kernel_release(const Fs& fs);
 /// /proc/cmdline without the trailing newline. Throws IoError.
 std::string kernel_cmdline(const Fs& fs);
@@ -47,7 +48,8 @@ std::string read_clocksource(const Fs& fs);
 /// /sys/kernel/mm/lru_gen/enabled as text ("0x0007"); nullopt when the file is absent
 /// (kernel without CONFIG_LRU_GEN).
 std::optional<std::string> read_mglru_enabled(const Fs& fs);
-/// Number of online CPUs from /sys/devices/system/cpu/online ("0", "0-1", "0,2-3").
+/// Number of online CPUs from /sys/devices/system/cpu/online ("0", "0-1", "0,2-3"); falls
+/// back to counting "processor" lines of /proc/cpuinfo. Throws IoError when neither exists.
 unsigned read_online_cpus(const Fs& fs);
 /// Parses a CPU list "0-3,5" into a count. Throws ParseError.
 unsigned parse_cpu_list_count(std::string_view text, const std::string& file);

@@ -60,7 +60,10 @@ std::vector<ControllerBinding> parse_proc_cgroups(std::string_view text, const s
 
 std::optional<std::string> find_cgroup2_mount(const Fs& fs) {
   auto r = fs.try_read("proc/self/mounts");
-  if (!r.ok()) return std::nullopt;
+  if (!r.ok()) {
+    if (fs.exists("sys/fs/cgroup/cgroup.controllers")) return std::string("/sys/fs/cgroup");
+    return std::nullopt;
+  }
   for (const auto& m : parse_mounts(r.text, fs.path("proc/self/mounts").string()))
     if (m.fstype == "cgroup2") return m.mountpoint;
   return std::nullopt;
@@ -71,6 +74,7 @@ ControllerPlacement locate_controller(const Fs& fs, const std::string& name) {
   p.name = name;
   std::vector<Mount> mounts;
   if (auto r = fs.try_read("proc/self/mounts"); r.ok()) mounts = parse_mounts(r.text, fs.path("proc/self/mounts").string());
+  p.cgroup2_mount = find_cgroup2_mount(fs);
   if (auto r = fs.try_read("proc/cgroups"); r.ok()) {
     for (const auto& b : parse_proc_cgroups(r.text, fs.path("proc/cgroups").string())) {
       if (b.name != name) continue;
@@ -80,7 +84,6 @@ ControllerPlacement locate_controller(const Fs& fs, const std::string& name) {
     }
   }
   for (const auto& m : mounts) {
-    if (m.fstype == "cgroup2" && !p.cgroup2_mount) p.cgroup2_mount = m.mountpoint;
     if (m.fstype == "cgroup" && !p.v1_mountpoint &&
         std::find(m.options.begin(), m.options.end(), name) != m.options.end())
       p.v1_mountpoint = m.mountpoint;

@@ -41,13 +41,15 @@ struct ControllerPlacement {
   bool enabled_for_children = false;  ///< listed in <cgroup2>/cgroup.subtree_control
 };
 
-/// Reads proc/self/mounts, proc/cgroups and the cgroup2 root files under `fs`.
+/// Reads proc/self/mounts, proc/cgroups and the cgroup2 root files under `fs`
+/// (cgroup2 mount point as find_cgroup2_mount).
 /// Missing files leave the corresponding fields false/empty (never throws IoError);
 /// malformed ones throw ParseError.
 ControllerPlacement locate_controller(const Fs& fs, const std::string& name);
 
-/// The first cgroup2 mount point (absolute, e.g. "/sys/fs/cgroup") from proc/self/mounts,
-/// or nullopt.
+/// The first cgroup2 mount point (absolute, e.g. "/sys/fs/cgroup") from proc/self/mounts.
+/// When proc/self/mounts is unreadable (e.g. a fixture tree without it) and
+/// sys/fs/cgroup/cgroup.controllers exists, "/sys/fs/cgroup" is assumed. Else nullopt.
 std::optional<std::string> find_cgroup2_mount(const Fs& fs);
 
 }  // namespace kernel

@@ -1,0 +1,65 @@
+// `harness qualify`: the study's per-host qualification (qualify/qualify.hpp).
+// Exit 0 only when every required check passes; 1 when any fails; 2 on bad flags.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/registry.hpp"
+#include "harness/kernel/size.hpp"
+#include "qualify/qualify.hpp"
+
+namespace {
+
+struct QualifyFlags {
+  qualify::Options opt;
+  bool json = false;
+  std::string min_free = "2G";
+  bool no_probe = false;
+};
+
+void add_qualify(CLI::App& app) {
+  auto flags = std::make_shared<QualifyFlags>();
+  auto* sub = app.add_subcommand(
+      "qualify",
+      "Check that this host can run cases (root, kernel/PSI/cgroup2 memory, writable memory.reclaim, zram, "
+      "swapfile, disk, clean swap, source commit, VM shape) and record its configuration. Exit 0 only when "
+      "every required check passes.");
+  sub->add_flag("--json", flags->json, "print the report as JSON (the agent's GET /v1/qualification shape)");
+  sub->add_option("--root", flags->opt.root, "filesystem root to inspect (default /; tests use fixture trees)");
+  sub->add_option("--swapfile", flags->opt.swapfile_path, "the campaign's swapfile (required check)");
+  sub->add_option("--vcpus", flags->opt.vcpus, "vCPUs of the campaign's VM shape")->capture_default_str();
+  sub->add_option("--memory-mib", flags->opt.memory_mib, "memory of the campaign's VM shape, MiB")
+      ->capture_default_str();
+  sub->add_option("--memory-tolerance", flags->opt.memory_tolerance,
+                  "allowed |MemTotal - shape| as a fraction of the shape (guest kernel reserves memory)")
+      ->capture_default_str();
+  sub->add_option("--pinned-commit", flags->opt.pinned_commit, "'any' or the 40-hex commit the campaign pins")
+      ->capture_default_str();
+  sub->add_option("--disk-path", flags->opt.disk_path, "directory holding the DB, traces and swapfile")
+      ->capture_default_str();
+  sub->add_option("--min-free-disk", flags->min_free, "free space required at --disk-path (e.g. 2G, 512M)")
+      ->capture_default_str();
+  sub->add_flag("--no-reclaim-probe", flags->no_probe,
+                "do not create the scratch cgroup (the memory_reclaim check then fails as 'not probed')");
+  sub->callback([flags] {
+    auto& f = *flags;
+    try {
+      f.opt.min_free_disk_bytes = kernel::parse_human_size(f.min_free, "--min-free-disk");
+    } catch (const std::exception& e) {
+      throw CLI::ValidationError("--min-free-disk", e.what());
+    }
+    if (!qualify::valid_pinned_commit(f.opt.pinned_commit))
+      throw CLI::ValidationError("--pinned-commit", "'" + f.opt.pinned_commit + "' is neither 'any' nor 40 hex digits");
+    f.opt.probe_reclaim = !f.no_probe;
+    const auto rep = qualify::run(f.opt);
+    if (f.json)
+      std::cout << rep.to_json().dump(2) << "\n";
+    else
+      std::cout << rep.to_table();
+    harness::cli::exit_code() = rep.passed ? 0 : 1;
+  });
+}
+
+const bool kRegistered = harness::cli::register_commands("qualify", add_qualify);
+
+}  // namespace

@@ -1,0 +1,422 @@
+// Qualification checks (qualify.hpp). Each check_* function adds one Check; none throws:
+// kernel::Error from a read becomes the check's `found`.
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include <harness/build_info.hpp>
+
+#include "harness/kernel/kernel.hpp"
+#include "qualify/qualify.hpp"
+
+namespace qualify {
+namespace {
+
+using kernel::Fs;
+
+const char* kUseGuest =
+    "boot the host with systemd.unified_cgroup_hierarchy=1 (or cgroup_no_v1=memory) so cgroup2 gets the "
+    "memory controller, or run in a guest (`harness vm up`)";
+
+std::string mib(std::uint64_t bytes) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return b;
+}
+
+struct Ctx {
+  const Options& opt;
+  Fs fs;
+  Report& rep;
+  std::optional<std::string> cg2;  // cgroup2 mount point, absolute
+  bool root = false;
+
+  Check& add(std::string name, bool required = true) {
+    rep.checks.push_back(Check{std::move(name), required, false, "", ""});
+    return rep.checks.back();
+  }
+};
+
+/// Runs `body`; a kernel::Error / std::exception thrown inside becomes found + fix.
+void guarded(Check& c, const std::function<void()>& body, const std::string& fix_on_error) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    c.passed = false;
+    c.found = e.what();
+    c.fix = fix_on_error;
+  }
+}
+
+void check_root(Ctx& x) {
+  auto& c = x.add("root_access");
+  const unsigned euid = x.opt.euid ? *x.opt.euid : static_cast<unsigned>(::geteuid());
+  x.root = euid == 0;
+  c.passed = x.root;
+  c.found = "effective uid " + std::to_string(euid);
+  if (!c.passed) c.fix = "run `harness qualify` (and the agent) as root: cgroup, swapon and zram writes need it";
+}
+
+void check_kernel(Ctx& x) {
+  auto& c = x.add("kernel");
+  guarded(
+      c,
+      [&] {
+        const auto rel = kernel::kernel_release(x.fs);
+        x.rep.recorded["kernel_release"] = rel;
+        if (auto v = x.fs.try_read("proc/version"); v.ok())
+          x.rep.recorded["kernel_version"] = std::string(v.text.substr(0, v.text.find('\n')));
+        c.found = "release " + rel;
+        c.passed = true;
+        auto cfg = kernel::read_kernel_config(x.fs, rel);
+        nlohmann::json jc = nlohmann::json::object();
+        if (cfg) {
+          jc["source"] = cfg->source;
+          for (const char* k : {"CONFIG_PSI", "CONFIG_PSI_DEFAULT_DISABLED", "CONFIG_CGROUPS", "CONFIG_MEMCG",
+                                "CONFIG_SWAP", "CONFIG_ZRAM", "CONFIG_ZSMALLOC", "CONFIG_ZRAM_DEF_COMP",
+                                "CONFIG_LRU_GEN", "CONFIG_LRU_GEN_ENABLED", "CONFIG_TRANSPARENT_HUGEPAGE"}) {
+            auto v = cfg->get(k);
+            jc[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+          }
+          c.found += "; config " + cfg->source;
+        } else {
+          jc["source"] = nullptr;
+          c.found += "; no kernel config found (/boot/config-" + rel + ", /proc/config.gz): config not recorded";
+        }
+        x.rep.recorded["kernel_config"] = jc;
+      },
+      "make /proc/sys/kernel/osrelease or /proc/version readable (is /proc mounted?)");
+}
+
+void check_psi(Ctx& x) {
+  auto& c = x.add("psi");
+  try {
+    auto p = kernel::read_system_psi(x.fs, kernel::PsiResource::Memory);
+    c.passed = true;
+    c.found = "/proc/pressure/memory readable (some total " + std::to_string(p.some.total_us) + " us)";
+  } catch (const kernel::IoError& e) {
+    c.found = e.what();
+    if (e.err() == ENOENT)
+      c.fix = "use a kernel built with CONFIG_PSI=y (Debian cloud kernels have it)";
+    else if (e.err() == EOPNOTSUPP)
+      c.fix = "PSI is compiled in but disabled (CONFIG_PSI_DEFAULT_DISABLED): boot with psi=1";
+    else
+      c.fix = "make /proc/pressure/memory readable";
+  } catch (const kernel::Error& e) {
+    c.found = e.what();
+    c.fix = "unexpected /proc/pressure/memory format: report it with the file's contents";
+  }
+}
+
+void check_cgroup2_memory(Ctx& x) {
+  // Two checks: address them by index (a reference could dangle after the second add).
+  x.add("cgroup2_memory");
+  x.add("cgroup2_memory_for_children");
+  const size_t ia = x.rep.checks.size() - 2, ic = x.rep.checks.size() - 1;
+  try {
+    auto p = kernel::locate_controller(x.fs, "memory");
+    x.cg2 = p.cgroup2_mount;
+    x.rep.recorded["cgroup2_mount"] = p.cgroup2_mount ? nlohmann::json(*p.cgroup2_mount) : nlohmann::json(nullptr);
+    auto& a = x.rep.checks[ia];
+    auto& ch = x.rep.checks[ic];
+    if (!p.compiled_in && !p.in_cgroup2_root) {
+      a.found = "no memory controller in /proc/cgroups and none in cgroup2";
+      a.fix = "use a kernel with CONFIG_MEMCG=y and boot without cgroup_disable=memory";
+    } else if (p.compiled_in && !p.enabled) {
+      a.found = "memory controller disabled (/proc/cgroups enabled=0)";
+      a.fix = "remove cgroup_disable=memory from the kernel command line";
+    } else if (p.v1_hierarchy > 0) {
+      a.found = "memory controller is bound to cgroup v1 (hierarchy " + std::to_string(p.v1_hierarchy) +
+                (p.v1_mountpoint ? ", mounted at " + *p.v1_mountpoint : std::string()) + ")" +
+                (p.cgroup2_mount ? "; cgroup2 at " + *p.cgroup2_mount + " lacks it" : "; no cgroup2 mounted");
+      a.fix = kUseGuest;
+    } else if (!p.cgroup2_mount) {
+      a.found = "no cgroup2 filesystem mounted";
+      a.fix = "mount -t cgroup2 none /sys/fs/cgroup";
+    } else if (!p.in_cgroup2_root) {
+      a.found = "memory not listed in " + *p.cgroup2_mount + "/cgroup.controllers";
+      a.fix = kUseGuest;
+    } else {
+      a.passed = true;
+      a.found = "memory in " + *p.cgroup2_mount + "/cgroup.controllers";
+    }
+    if (!a.passed) {
+      ch.found = "not applicable: memory controller unavailable in cgroup2";
+      ch.fix = "fix cgroup2_memory first";
+    } else if (!p.enabled_for_children) {
+      ch.found = "memory not in " + *p.cgroup2_mount + "/cgroup.subtree_control";
+      ch.fix = "echo +memory > " + *p.cgroup2_mount + "/cgroup.subtree_control";
+    } else {
+      ch.passed = true;
+      ch.found = "memory in " + *p.cgroup2_mount + "/cgroup.subtree_control";
+    }
+  } catch (const std::exception& e) {
+    x.rep.checks[ia].found = e.what();
+    x.rep.checks[ia].fix = "check /proc/self/mounts and /proc/cgroups";
+    x.rep.checks[ic].found = "not applicable";
+    x.rep.checks[ic].fix = "fix cgroup2_memory first";
+  }
+}
+
+void check_memory_reclaim(Ctx& x, bool memory_ok) {
+  auto& c = x.add("memory_reclaim");
+  if (!memory_ok || !x.cg2) {
+    c.found = "not probed: cgroup2 memory controller unavailable (see cgroup2_memory)";
+    c.fix = kUseGuest;
+    return;
+  }
+  if (!x.root) {
+    c.found = "not probed: needs root to create a scratch cgroup";
+    c.fix = "run as root";
+    return;
+  }
+  if (!x.opt.probe_reclaim) {
+    c.found = "not probed (probe disabled)";
+    c.fix = "run without disabling the memory.reclaim probe";
+    return;
+  }
+  kernel::Cgroup probe = kernel::Cgroup::root(x.fs, *x.cg2).child(x.opt.probe_cgroup);
+  if (probe.exists()) probe.remove();  // leftover of a crashed earlier run
+  auto mk = probe.create();
+  if (!mk.ok()) {
+    c.found = "cannot create scratch cgroup: " + mk.message();
+    c.fix = "make " + *x.cg2 + " writable (root, cgroup2 mounted rw)";
+    return;
+  }
+  auto r = probe.reclaim(1ull << 20);  // "1M"
+  auto rm = probe.remove();
+  const std::string where = probe.fs().path(probe.file("memory.reclaim")).string();
+  if (r.write.ok() || r.write.err == EAGAIN) {
+    c.passed = true;
+    c.found = "write of " + r.written + " to " + where + ": " +
+              (r.write.ok() ? std::string("ok") : std::string("EAGAIN (nothing to reclaim: writable)"));
+  } else if (r.write.err == ENOENT) {
+    c.found = where + " does not exist (kernel < 5.19 or memory not enabled in " + *x.cg2 +
+              "/cgroup.subtree_control)";
+    c.fix = "use a 5.19+ kernel (Debian 12 cloud 6.1 has it) and echo +memory > " + *x.cg2 + "/cgroup.subtree_control";
+  } else {
+    c.found = "write of " + r.written + " to " + where + " failed: " + r.write.message();
+    c.fix = "memory.reclaim must accept a byte count with a unit suffix as root";
+  }
+  if (!rm.ok()) {
+    c.passed = false;
+    c.found += "; scratch cgroup not removed: " + rm.message();
+    c.fix = "rmdir " + probe.fs().path(probe.dir()).string();
+  }
+}
+
+void check_zram(Ctx& x) {
+  auto& c = x.add("zram");
+  guarded(
+      c,
+      [&] {
+        const bool control = kernel::zram_control_present(x.fs);
+        const auto ids = kernel::list_zram_devices(x.fs);
+        nlohmann::json devs = nlohmann::json::array();
+        for (int id : ids) {
+          kernel::Zram z(x.fs, id);
+          nlohmann::json d{{"device", z.dev_path()}};
+          if (auto r = x.fs.try_read(z.sysfs_dir() + "/initstate"); r.ok()) d["initialized"] = z.initialized();
+          if (auto r = x.fs.try_read(z.sysfs_dir() + "/disksize"); r.ok()) d["disksize_bytes"] = z.disksize_bytes();
+          if (auto r = x.fs.try_read(z.sysfs_dir() + "/comp_algorithm"); r.ok()) {
+            auto a = z.comp_algorithm();
+            d["comp_algorithm"] = a.selected;
+            if (!x.rep.recorded.contains("zram_algorithms")) x.rep.recorded["zram_algorithms"] = a.available;
+          }
+          devs.push_back(d);
+        }
+        x.rep.recorded["zram_devices"] = devs;
+        c.passed = control || !ids.empty();
+        c.found = std::string(control ? "/sys/class/zram-control present" : "/sys/class/zram-control absent") +
+                  ", " + std::to_string(ids.size()) + " zram device(s)";
+        if (!c.passed)
+          c.fix =
+              "load zram: modprobe zram (or insmod zsmalloc.ko, lzo.ko, lzo-rle.ko, zram.ko from the kernel "
+              "package's lib/modules)";
+      },
+      "check /sys/block/zram*");
+}
+
+void check_swapfile(Ctx& x) {
+  auto& c = x.add("swapfile");
+  if (x.opt.swapfile_path.empty()) {
+    c.found = "no swapfile named";
+    c.fix = "pass --swapfile PATH (the campaign's backend.swapfile path)";
+    return;
+  }
+  auto v = kernel::validate_swapfile(x.fs, x.opt.swapfile_path);
+  c.passed = v.ok();
+  c.found = x.opt.swapfile_path + (v.exists ? ": " + mib(v.size_bytes) + ", " + mib(v.allocated_bytes) + " allocated, " +
+                                                  (v.has_signature ? "swap signature present" : "no swap signature")
+                                            : ": missing");
+  for (size_t i = 0; i < v.problems.size(); ++i) c.fix += (i ? "; " : "") + v.problems[i];
+}
+
+void check_disk(Ctx& x) {
+  auto& c = x.add("free_disk");
+  const auto p = x.fs.path(x.opt.disk_path);
+  struct statvfs sv;
+  if (::statvfs(p.c_str(), &sv) != 0) {
+    c.found = p.string() + ": " + std::strerror(errno);
+    c.fix = "pass --disk-path DIR for the directory holding the DB, traces and swapfile";
+    return;
+  }
+  const std::uint64_t free_b = static_cast<std::uint64_t>(sv.f_bavail) * sv.f_frsize;
+  c.passed = free_b >= x.opt.min_free_disk_bytes;
+  c.found = mib(free_b) + " free at " + p.string() + " (need " + mib(x.opt.min_free_disk_bytes) + ")";
+  if (!c.passed) c.fix = "free space on that filesystem or point --disk-path at a larger one";
+}
+
+void check_clean_swap(Ctx& x) {
+  auto& c = x.add("clean_swap");
+  guarded(
+      c,
+      [&] {
+        auto swaps = kernel::read_swaps(x.fs);
+        nlohmann::json js = nlohmann::json::array();
+        std::string used;
+        for (const auto& s : swaps) {
+          js.push_back({{"path", s.path}, {"type", s.type}, {"size_kib", s.size_kib}, {"used_kib", s.used_kib},
+                        {"priority", s.priority}});
+          if (s.used_kib > 0) used += (used.empty() ? "" : ", ") + s.path + " " + std::to_string(s.used_kib) + " KiB";
+        }
+        x.rep.recorded["swaps"] = js;
+        c.passed = used.empty();
+        c.found = swaps.empty() ? "no swap active" : (used.empty() ? std::to_string(swaps.size()) +
+                                                                         " swap device(s) active, none in use"
+                                                                   : "swap in use: " + used);
+        if (!c.passed)
+          c.fix = "restore the host: stop the workloads, swapoff the devices and reset zram (the executor's "
+                  "restoration does this), then qualify again";
+      },
+      "make /proc/swaps readable");
+}
+
+void check_commit(Ctx& x) {
+  auto& c = x.add("source_commit");
+  const std::string have = x.opt.source_commit ? *x.opt.source_commit : harness::build::kSourceCommit;
+  const bool dirty = x.opt.source_dirty ? *x.opt.source_dirty : harness::build::kSourceDirty;
+  x.rep.recorded["source_commit"] = have;
+  x.rep.recorded["source_dirty"] = dirty;
+  x.rep.recorded["pinned_commit"] = x.opt.pinned_commit;
+  if (!valid_pinned_commit(x.opt.pinned_commit)) {
+    c.found = "pinned commit '" + x.opt.pinned_commit + "' is neither 'any' nor 40 hex digits";
+    c.fix = "set the campaign's pinned commit to a full git commit id or 'any'";
+  } else if (x.opt.pinned_commit == "any") {
+    c.passed = true;
+    c.found = "pinned 'any'; build from " + have + (dirty ? " (dirty)" : "");
+  } else {
+    std::string pin = x.opt.pinned_commit;
+    for (auto& ch : pin) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (pin != have) {
+      c.found = "build is from " + have + ", campaign pins " + pin;
+      c.fix = "git checkout " + pin + " and rebuild the harness on this host";
+    } else if (dirty) {
+      c.found = "build is from " + have + " with uncommitted changes";
+      c.fix = "rebuild from a clean checkout of " + pin;
+    } else {
+      c.passed = true;
+      c.found = "build is from the pinned commit " + have;
+    }
+  }
+}
+
+void check_vm_shape(Ctx& x) {
+  x.add("vcpus");
+  const size_t icpu = x.rep.checks.size() - 1;
+  x.add("memory");
+  const size_t imem = x.rep.checks.size() - 1;
+  guarded(
+      x.rep.checks[icpu],
+      [&] {
+        auto& c = x.rep.checks[icpu];
+        const unsigned n = kernel::read_online_cpus(x.fs);
+        c.passed = n == x.opt.vcpus;
+        c.found = std::to_string(n) + " online CPU(s), campaign shape " + std::to_string(x.opt.vcpus);
+        if (!c.passed) c.fix = "give the VM exactly " + std::to_string(x.opt.vcpus) + " vCPU(s) (qemu -smp N)";
+      },
+      "make /sys/devices/system/cpu/online or /proc/cpuinfo readable");
+  guarded(
+      x.rep.checks[imem],
+      [&] {
+        auto& c = x.rep.checks[imem];
+        auto mi = kernel::read_meminfo(x.fs);
+        auto total = mi.get("MemTotal");
+        if (!total) {
+          c.found = "/proc/meminfo has no MemTotal";
+          c.fix = "make /proc/meminfo readable";
+          return;
+        }
+        const double have_mib = static_cast<double>(*total) / 1024.0;
+        const double want = static_cast<double>(x.opt.memory_mib);
+        x.rep.recorded["mem_total_kib"] = *total;
+        c.passed = std::fabs(have_mib - want) <= x.opt.memory_tolerance * want;
+        char b[200];
+        std::snprintf(b, sizeof b, "MemTotal %.0f MiB, campaign shape %.0f MiB (tolerance %.0f%%)", have_mib, want,
+                      x.opt.memory_tolerance * 100);
+        c.found = b;
+        if (!c.passed)
+          c.fix = "give the VM " + std::to_string(x.opt.memory_mib) + " MiB (qemu -m " + std::to_string(x.opt.memory_mib) +
+                  ")";
+      },
+      "make /proc/meminfo readable");
+}
+
+/// Unjudged facts (issue 2: cmdline, THP, swappiness, clocksource, MGLRU).
+void record(Ctx& x) {
+  auto rec = [&](const char* key, const std::function<nlohmann::json()>& f) {
+    try {
+      x.rep.recorded[key] = f();
+    } catch (const std::exception& e) {
+      x.rep.recorded[key] = std::string("unavailable: ") + e.what();
+    }
+  };
+  rec("kernel_cmdline", [&] { return nlohmann::json(kernel::kernel_cmdline(x.fs)); });
+  rec("thp_enabled", [&] { return nlohmann::json(kernel::read_thp_enabled(x.fs).selected); });
+  rec("swappiness", [&] { return nlohmann::json(kernel::read_swappiness(x.fs)); });
+  rec("clocksource", [&] { return nlohmann::json(kernel::read_clocksource(x.fs)); });
+  rec("mglru_enabled", [&] {
+    auto m = kernel::read_mglru_enabled(x.fs);
+    return m ? nlohmann::json(*m) : nlohmann::json("absent (no CONFIG_LRU_GEN)");
+  });
+  if (!x.rep.recorded.contains("zram_algorithms")) x.rep.recorded["zram_algorithms"] = nlohmann::json::array();
+}
+
+}  // namespace
+
+bool valid_pinned_commit(const std::string& s) {
+  if (s == "any") return true;
+  if (s.size() != 40) return false;
+  for (char ch : s)
+    if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
+  return true;
+}
+
+Report run(const Options& opt) {
+  Report rep;
+  rep.checks.reserve(16);
+  Ctx x{opt, Fs(opt.root), rep, std::nullopt, false};
+  check_root(x);
+  check_kernel(x);
+  check_psi(x);
+  check_cgroup2_memory(x);
+  const bool memory_ok = rep.checks.back().passed && rep.checks[rep.checks.size() - 2].passed;  // both cgroup2 checks
+  check_memory_reclaim(x, memory_ok);
+  check_zram(x);
+  check_swapfile(x);
+  check_disk(x);
+  check_clean_swap(x);
+  check_commit(x);
+  check_vm_shape(x);
+  record(x);
+  rep.passed = true;
+  for (const auto& c : rep.checks)
+    if (c.required && !c.passed) rep.passed = false;
+  return rep;
+}
+
+}  // namespace qualify

@@ -1,0 +1,240 @@
+// Qualification against the real 6.1 guest capture (copied to a scratch dir, because the
+// memory.reclaim probe creates and removes a cgroup), the dev host's cgroup-v1 capture and
+// the PSI-absent edge case. Host facts that cannot come from a tree (euid, commit) are
+// injected through Options.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/kernel/swap.hpp"
+#include "qualify/qualify.hpp"
+
+namespace {
+
+const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
+
+std::string fixtures() { return std::string(HARNESS_SOURCE_DIR) + "/tests/fixtures"; }
+
+class Scratch {
+ public:
+  explicit Scratch(const std::string& src) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "hk-qualify-test-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp");
+    dir = tmpl;
+    std::filesystem::copy(src, dir, std::filesystem::copy_options::recursive);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::filesystem::path dir;
+};
+
+const qualify::Check& find(const qualify::Report& r, const std::string& name) {
+  for (const auto& c : r.checks)
+    if (c.name == name) return c;
+  throw std::runtime_error("no check " + name);
+}
+
+qualify::Options base(const std::string& root) {
+  qualify::Options o;
+  o.root = root;
+  o.euid = 0;
+  o.source_commit = kCommit;
+  o.source_dirty = false;
+  o.min_free_disk_bytes = 1;
+  return o;
+}
+
+/// A zero-filled swapfile with a swap signature, as guest init makes it.
+void make_swapfile(const std::filesystem::path& root, const std::string& rel) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::ofstream o(root / rel);
+  std::string zeros(static_cast<size_t>(page) * 32, '\0');
+  o.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  o.close();
+  ASSERT_TRUE(kernel::mkswap(kernel::Fs(root), "/" + rel).ok());
+}
+
+}  // namespace
+
+TEST(Qualify, RealGuestCaptureUnderPressure) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  make_swapfile(s.dir, "swapfile");
+  auto o = base(s.dir.string());
+  o.swapfile_path = "/swapfile";
+  auto r = qualify::run(o);
+
+  EXPECT_TRUE(find(r, "root_access").passed);
+  EXPECT_TRUE(find(r, "kernel").passed);
+  EXPECT_NE(find(r, "kernel").found.find("6.1.0-57-cloud-amd64"), std::string::npos);
+  EXPECT_TRUE(find(r, "psi").passed);
+  EXPECT_TRUE(find(r, "cgroup2_memory").passed) << find(r, "cgroup2_memory").found;
+  EXPECT_TRUE(find(r, "cgroup2_memory_for_children").passed);
+  EXPECT_TRUE(find(r, "zram").passed);
+  EXPECT_TRUE(find(r, "swapfile").passed) << find(r, "swapfile").fix;
+  EXPECT_TRUE(find(r, "free_disk").passed);
+  EXPECT_TRUE(find(r, "source_commit").passed);
+  EXPECT_TRUE(find(r, "vcpus").passed) << find(r, "vcpus").found;
+  EXPECT_TRUE(find(r, "memory").passed) << find(r, "memory").found;  // 972 MiB vs 1024
+
+  // Captured mid-pressure: zram0 holds 103680 KiB of swap.
+  const auto& swap = find(r, "clean_swap");
+  EXPECT_FALSE(swap.passed);
+  EXPECT_NE(swap.found.find("/dev/zram0 103680 KiB"), std::string::npos) << swap.found;
+  EXPECT_NE(swap.fix.find("swapoff"), std::string::npos);
+
+  // A copied tree has no kernel memory.reclaim: the probe's write gets ENOENT, and the
+  // scratch cgroup is removed again.
+  const auto& rec = find(r, "memory_reclaim");
+  EXPECT_FALSE(rec.passed);
+  EXPECT_NE(rec.found.find("does not exist"), std::string::npos) << rec.found;
+  EXPECT_FALSE(std::filesystem::exists(s.dir / "sys/fs/cgroup/harness-qualify-probe"));
+
+  EXPECT_FALSE(r.passed);
+  auto reasons = r.reasons();
+  ASSERT_EQ(reasons.size(), 2u);
+  EXPECT_EQ(reasons[0].rfind("memory_reclaim:", 0), 0u);
+  EXPECT_EQ(reasons[1].rfind("clean_swap:", 0), 0u);
+
+  // Recorded without judging.
+  EXPECT_EQ(r.recorded["kernel_cmdline"], "console=ttyS0 quiet panic=-1");
+  EXPECT_EQ(r.recorded["thp_enabled"], "always");
+  EXPECT_EQ(r.recorded["swappiness"], 60);
+  EXPECT_EQ(r.recorded["clocksource"], "tsc");
+  EXPECT_EQ(r.recorded["mglru_enabled"], "0x0000");
+  EXPECT_EQ(r.recorded["zram_algorithms"], nlohmann::json({"lzo", "lzo-rle", "lz4", "lz4hc", "zstd"}));
+  EXPECT_EQ(r.recorded["cgroup2_mount"], "/sys/fs/cgroup");
+  EXPECT_EQ(r.recorded["zram_devices"].size(), 2u);
+  EXPECT_EQ(r.recorded["zram_devices"][1]["initialized"], false);
+  EXPECT_EQ(r.recorded["swaps"][0]["used_kib"], 103680);
+}
+
+TEST(Qualify, ProbeLeftoverIsCleanedAndDirIsRemoved) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  std::filesystem::create_directory(s.dir / "sys/fs/cgroup/harness-qualify-probe");
+  auto r = qualify::run(base(s.dir.string()));
+  EXPECT_FALSE(std::filesystem::exists(s.dir / "sys/fs/cgroup/harness-qualify-probe"));
+  EXPECT_NE(find(r, "memory_reclaim").found.find("does not exist"), std::string::npos);
+}
+
+TEST(Qualify, DevHostMemoryControllerOnCgroupV1) {
+  auto o = base(fixtures() + "/host-cgroup-v1-6.18/root");
+  auto r = qualify::run(o);
+  EXPECT_FALSE(r.passed);
+  const auto& mem = find(r, "cgroup2_memory");
+  EXPECT_FALSE(mem.passed);
+  EXPECT_NE(mem.found.find("memory controller is bound to cgroup v1 (hierarchy 4, mounted at /sys/fs/cgroup/memory)"),
+            std::string::npos)
+      << mem.found;
+  EXPECT_NE(mem.found.find("cgroup2 at /sys/fs/cgroup/unified lacks it"), std::string::npos);
+  EXPECT_NE(mem.fix.find("systemd.unified_cgroup_hierarchy=1"), std::string::npos);
+  EXPECT_NE(mem.fix.find("harness vm up"), std::string::npos);
+  EXPECT_FALSE(find(r, "cgroup2_memory_for_children").passed);
+  EXPECT_NE(find(r, "memory_reclaim").found.find("not probed"), std::string::npos);
+  EXPECT_TRUE(find(r, "psi").passed);
+  EXPECT_TRUE(find(r, "zram").passed);  // zram-control present on the host
+  EXPECT_TRUE(find(r, "clean_swap").passed);
+  EXPECT_EQ(find(r, "clean_swap").found, "no swap active");
+  EXPECT_FALSE(find(r, "swapfile").passed);
+  EXPECT_EQ(find(r, "swapfile").found, "no swapfile named");
+  EXPECT_FALSE(find(r, "vcpus").passed);
+  EXPECT_NE(find(r, "vcpus").found.find("2 online CPU(s)"), std::string::npos);
+  EXPECT_NE(find(r, "vcpus").fix.find("-smp"), std::string::npos);
+  EXPECT_EQ(r.recorded["cgroup2_mount"], "/sys/fs/cgroup/unified");
+  EXPECT_EQ(r.recorded["mglru_enabled"], "absent (no CONFIG_LRU_GEN)");
+}
+
+TEST(Qualify, PsiAbsent) {
+  auto r = qualify::run(base(fixtures() + "/kernel-edge/psi-absent/root"));
+  const auto& psi = find(r, "psi");
+  EXPECT_FALSE(psi.passed);
+  EXPECT_NE(psi.found.find("No such file"), std::string::npos) << psi.found;
+  EXPECT_NE(psi.fix.find("CONFIG_PSI"), std::string::npos);
+  EXPECT_FALSE(find(r, "kernel").passed);  // neither osrelease nor version in this tree
+  EXPECT_FALSE(r.passed);
+}
+
+TEST(Qualify, NotRoot) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  auto o = base(s.dir.string());
+  o.euid = 1000;
+  auto r = qualify::run(o);
+  EXPECT_FALSE(find(r, "root_access").passed);
+  EXPECT_EQ(find(r, "root_access").found, "effective uid 1000");
+  EXPECT_NE(find(r, "memory_reclaim").found.find("needs root"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(s.dir / "sys/fs/cgroup/harness-qualify-probe"));
+}
+
+TEST(Qualify, SourceCommitRules) {
+  const std::string root = fixtures() + "/host-cgroup-v1-6.18/root";
+  auto o = base(root);
+  o.pinned_commit = kCommit;
+  EXPECT_TRUE(find(qualify::run(o), "source_commit").passed);
+  o.pinned_commit = std::string(kCommit).replace(0, 1, "f");
+  auto mismatch = find(qualify::run(o), "source_commit");
+  EXPECT_FALSE(mismatch.passed);
+  EXPECT_NE(mismatch.found.find("campaign pins f123"), std::string::npos) << mismatch.found;
+  EXPECT_NE(mismatch.fix.find("git checkout"), std::string::npos);
+  o.pinned_commit = kCommit;
+  o.source_dirty = true;
+  EXPECT_FALSE(find(qualify::run(o), "source_commit").passed);
+  o.pinned_commit = "abc";
+  EXPECT_FALSE(find(qualify::run(o), "source_commit").passed);
+  EXPECT_TRUE(qualify::valid_pinned_commit("any"));
+  EXPECT_TRUE(qualify::valid_pinned_commit(kCommit));
+  EXPECT_FALSE(qualify::valid_pinned_commit("ANY"));
+  EXPECT_FALSE(qualify::valid_pinned_commit(std::string(kCommit) + "0"));
+}
+
+TEST(Qualify, MemoryShapeTolerance) {
+  auto o = base(fixtures() + "/host-cgroup-v1-6.18/root");
+  auto big = find(qualify::run(o), "memory");
+  EXPECT_FALSE(big.passed);  // the dev host has far more than 1 GiB
+  EXPECT_NE(big.fix.find("qemu -m 1024"), std::string::npos);
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  auto g = base(s.dir.string());
+  g.memory_mib = 2048;  // 972 MiB is not "about 2 GiB"
+  EXPECT_FALSE(find(qualify::run(g), "memory").passed);
+  g.memory_mib = 1024;
+  g.memory_tolerance = 0.02;  // 972 MiB is 5% below 1 GiB
+  EXPECT_FALSE(find(qualify::run(g), "memory").passed);
+}
+
+TEST(Qualify, SwapfileProblemsSayHowToFix) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  auto o = base(s.dir.string());
+  o.swapfile_path = "/swapfile";
+  auto missing = find(qualify::run(o), "swapfile");
+  EXPECT_FALSE(missing.passed);
+  EXPECT_NE(missing.fix.find("dd if=/dev/zero"), std::string::npos);
+  { std::ofstream(s.dir / "swapfile") << std::string(1 << 20, '\0'); }
+  auto nosig = find(qualify::run(o), "swapfile");
+  EXPECT_FALSE(nosig.passed);
+  EXPECT_NE(nosig.fix.find("mkswap /swapfile"), std::string::npos) << nosig.fix;
+}
+
+TEST(Qualify, JsonAndTable) {
+  auto r = qualify::run(base(fixtures() + "/host-cgroup-v1-6.18/root"));
+  auto j = r.to_json();
+  EXPECT_EQ(j["passed"], false);
+  ASSERT_TRUE(j["checks"].is_array());
+  EXPECT_EQ(j["checks"].size(), r.checks.size());
+  for (const auto& c : j["checks"]) {
+    EXPECT_TRUE(c.contains("name") && c.contains("required") && c.contains("passed") && c.contains("found") &&
+                c.contains("fix"));
+    if (c["required"] == true && c["passed"] == false) {
+      EXPECT_NE(c["fix"], "") << c["name"];
+    }
+  }
+  EXPECT_EQ(j["reasons"].size(), r.reasons().size());
+  EXPECT_TRUE(j["recorded"].contains("kernel_cmdline"));
+  const std::string t = r.to_table();
+  EXPECT_NE(t.find("Qualification: FAILED"), std::string::npos);
+  EXPECT_NE(t.find("FAIL    cgroup2_memory"), std::string::npos) << t;
+  EXPECT_NE(t.find("fix: boot the host with systemd.unified_cgroup_hierarchy=1"), std::string::npos);
+  EXPECT_NE(t.find("Recorded (not judged):"), std::string::npos);
+}
