@@ -51,6 +51,20 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
   const std::int64_t end =
       cfg.duration_ns ? t0 + *cfg.duration_ns : std::numeric_limits<std::int64_t>::max();
   std::uint64_t allocated = 0, cursor = 0;
+  // Touches `count` pages of the active set (its first `active` pages), continuing where
+  // the previous call stopped; a wrap completes a pass.
+  auto touch = [&](std::uint64_t active, std::uint64_t count) {
+    if (active == 0) return;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      volatile std::uint64_t* w = reinterpret_cast<volatile std::uint64_t*>(map.base + cursor * kPageBytes);
+      *w = *w + 1;
+      ++r.touched_pages;
+      if (++cursor >= active) {
+        cursor = 0;
+        ++r.touch_passes;
+      }
+    }
+  };
   std::int64_t now = t0;
   while (true) {
     if (stop()) {
@@ -76,6 +90,9 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
           r.allocation_complete = true;
           r.allocation_elapsed_ns = clock.now_ns() - t0;
         }
+        // Behind schedule the next chunk is due at once: touch as many active pages as
+        // the chunk had before it, so the active set stays hot even then.
+        touch(std::min(allocated, active_target), n);
         continue;
       }
       next_event = std::min(start, end);
@@ -85,15 +102,7 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
       clock.sleep_until_ns(next_event);  // false on EINTR: the loop re-checks stop
       continue;
     }
-    for (std::uint64_t i = 0; i < kPollPages; ++i) {
-      volatile std::uint64_t* w = reinterpret_cast<volatile std::uint64_t*>(map.base + cursor * kPageBytes);
-      *w = *w + 1;
-      ++r.touched_pages;
-      if (++cursor >= active) {
-        cursor = 0;
-        ++r.touch_passes;
-      }
-    }
+    touch(active, kPollPages);
   }
   now = clock.now_ns();
   r.allocated_bytes = allocated * kPageBytes;

@@ -7,8 +7,10 @@
 // ignored when the kernel lacks it), then PageGenerator writes every byte of every page,
 // so all pages are real, dirty anonymous pages. "allocated" counts written pages.
 // Allocation: in chunks paced by pacing.hpp (absolute schedule from t0; overdue chunks
-// start at once). Between chunk starts, and after the allocation completes, the loop
-// re-touches the active set.
+// start at once). After each chunk the loop touches as many active-set pages as the chunk
+// had (so touching continues when the allocation is behind schedule and chunks are due
+// back to back); between chunk starts, and after the allocation completes, it touches
+// the active set continuously.
 // Active set: the first min(allocated, active_set) bytes of the mapping, i.e. the oldest
 // pages (allocated first). A touch is a write (+1) to the first 8-byte word of a page;
 // a touch pass visits every active page in address order once. Under a bg limit smaller

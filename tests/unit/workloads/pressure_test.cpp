@@ -99,6 +99,27 @@ TEST(Generator, AllocatesOnScheduleAndTouchesActiveSet) {
   EXPECT_EQ(r.touched_pages % 64, 0u);
 }
 
+TEST(Generator, KeepsTouchingWhenAllocationIsBehindSchedule) {
+  // Each clock read costs 10 s of fake time at 1 MiB/s: every chunk is overdue when the
+  // loop looks. After each 1 MiB chunk (256 pages) it must still touch 256 active pages.
+  workloads_test::FakeClock clock;
+  clock.step_per_read_ns = 10'000'000'000;
+  pressure::GeneratorConfig cfg;
+  cfg.allocation_bytes = 8 << 20;
+  cfg.active_set_bytes = 2 << 20;  // 512 pages
+  cfg.chunk_bytes = 1 << 20;
+  cfg.rate_bytes_per_s = 1.0 * 1048576;
+  cfg.seed = 3;
+  cfg.duration_ns = 85'000'000'000;  // ends right after the 8th chunk (reads at 10, 20, ... 90 s)
+  const auto r = pressure::run_generator(cfg, clock, [] { return false; });
+  EXPECT_TRUE(r.allocation_complete);
+  EXPECT_EQ(r.chunks, 8u);
+  EXPECT_EQ(r.touched_pages, 8u * 256);
+  // Active pages: 256 after chunk 0, then 512. Cursor wraps after chunks 0, 2, 4, 6.
+  EXPECT_EQ(r.touch_passes, 4u);
+  EXPECT_EQ(r.max_chunk_lag_ns, 72'000'000'000);  // chunk 7: looked at 80 s, due at 8 s
+}
+
 TEST(Generator, StopMidAllocationStillReports) {
   workloads_test::FakeClock clock;
   clock.step_per_read_ns = 1'000'000;
