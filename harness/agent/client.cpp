@@ -1,0 +1,254 @@
+// libcurl implementation of AgentClient (see client.hpp).
+#include "harness/agent/client.hpp"
+
+#include <curl/curl.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace harness::agent {
+namespace {
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+size_t to_string(char* p, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(p, size * n);
+  return size * n;
+}
+
+size_t to_file(char* p, size_t size, size_t n, void* user) {
+  return std::fwrite(p, size, n, static_cast<std::FILE*>(user)) * size;
+}
+
+/// Error "field"/"error"/"reasons" of a JSON error body, tolerant of non-JSON bodies.
+nlohmann::json error_body(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+std::string error_text(const std::string& body) {
+  auto j = error_body(body);
+  if (j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
+  std::string b = body.substr(0, 200);
+  return b.empty() ? "(empty body)" : b;
+}
+
+bool valid_case_id(const std::string& id) {
+  if (id.empty() || id.size() > 128 || id == "." || id == "..") return false;
+  for (char ch : id)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+AgentClient::AgentClient(std::string url, std::string token, std::string token_file, ClientOptions opt)
+    : url_(std::move(url)), token_(std::move(token)), token_file_(std::move(token_file)), opt_(opt) {
+  while (!url_.empty() && url_.back() == '/') url_.pop_back();
+  global_init();
+}
+
+AgentClient AgentClient::from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt) {
+  std::ifstream in(token_file);
+  if (!in) throw std::runtime_error("token file " + token_file + ": cannot read (agent " + url + ")");
+  std::ostringstream os;
+  os << in.rdbuf();
+  std::string t = os.str();
+  const auto b = t.find_first_not_of(" \t\r\n");
+  const auto e = t.find_last_not_of(" \t\r\n");
+  t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
+  if (t.empty()) throw std::runtime_error("token file " + token_file + ": empty (agent " + url + ")");
+  return AgentClient(url, t, token_file, opt);
+}
+
+AgentClient::Response AgentClient::once(const std::string& method, const std::string& path, const std::string* body,
+                                        const std::string* file, bool auth) {
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
+  if (!h) throw AgentError("curl_easy_init failed", 0);
+  const std::string full = url_ + path;
+  curl_easy_setopt(h.get(), CURLOPT_URL, full.c_str());
+  curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt_.connect_timeout.count()));
+  curl_easy_setopt(h.get(), CURLOPT_TIMEOUT_MS,
+                   static_cast<long>((file ? opt_.download_timeout : opt_.request_timeout).count()));
+  struct curl_slist* headers = nullptr;
+  const std::string bearer = "Authorization: Bearer " + token_;
+  if (auth) headers = curl_slist_append(headers, bearer.c_str());
+  if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> hl(headers, curl_slist_free_all);
+  if (headers) curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
+  if (method == "POST") {
+    curl_easy_setopt(h.get(), CURLOPT_POST, 1L);
+    const std::string& b = body ? *body : std::string();
+    curl_easy_setopt(h.get(), CURLOPT_POSTFIELDS, body ? body->c_str() : "");
+    curl_easy_setopt(h.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(b.size()));
+  }
+  Response r;
+  std::FILE* out = nullptr;
+  std::string part;
+  if (file) {
+    part = *file + ".part";
+    out = std::fopen(part.c_str(), "wb");
+    if (!out) throw std::runtime_error("cannot write " + part);
+  }
+  // The body goes to the file only on 200; error bodies are collected as text.
+  struct Sink {
+    std::FILE* f;
+    std::string* s;
+    long* status;
+    CURL* h;
+  } sink{out, &r.body, &r.status, h.get()};
+  auto write_cb = +[](char* p, size_t size, size_t n, void* user) -> size_t {
+    auto* k = static_cast<Sink*>(user);
+    long code = 0;
+    curl_easy_getinfo(k->h, CURLINFO_RESPONSE_CODE, &code);
+    if (k->f && code == 200) return to_file(p, size, n, k->f);
+    return to_string(p, size, n, k->s);
+  };
+  curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &sink);
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, errbuf);
+  const CURLcode rc = curl_easy_perform(h.get());
+  if (out) std::fclose(out);
+  if (rc != CURLE_OK) {
+    if (file) std::filesystem::remove(part);
+    std::string why;
+    switch (rc) {
+      case CURLE_COULDNT_CONNECT: why = "connection refused"; break;
+      case CURLE_COULDNT_RESOLVE_HOST: why = "host name not resolved"; break;
+      case CURLE_OPERATION_TIMEDOUT: why = "timed out"; break;
+      case CURLE_GOT_NOTHING: why = "connection closed without a response"; break;
+      case CURLE_RECV_ERROR:
+      case CURLE_SEND_ERROR: why = "connection reset"; break;
+      default: why = curl_easy_strerror(rc);
+    }
+    throw AgentUnreachable("agent at " + url_ + " unreachable (" + why + ") on " + method + " " + path +
+                           (errbuf[0] ? std::string(" [curl: ") + errbuf + "]" : std::string()));
+  }
+  curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &r.status);
+  if (file) {
+    if (r.status == 200) {
+      std::filesystem::rename(part, *file);
+    } else {
+      std::filesystem::remove(part);
+    }
+  }
+  return r;
+}
+
+AgentClient::Response AgentClient::request(const std::string& method, const std::string& path,
+                                           const std::string* body, const std::string* file, bool auth) {
+  const int tries = method == "GET" ? std::max(1, opt_.get_attempts) : 1;
+  auto delay = opt_.backoff;
+  for (int i = 1;; ++i) {
+    try {
+      Response r = once(method, path, body, file, auth);
+      // 5xx on an idempotent GET: transient agent trouble, retry.
+      if (r.status >= 500 && i < tries) {
+        std::this_thread::sleep_for(delay);
+        delay *= 2;
+        continue;
+      }
+      return r;
+    } catch (const AgentUnreachable&) {
+      if (i >= tries) throw;
+      std::this_thread::sleep_for(delay);
+      delay *= 2;
+    }
+  }
+}
+
+void AgentClient::throw_http(const std::string& what, const Response& r) {
+  const std::string prefix = "agent at " + url_ + ": " + what + ": ";
+  const std::string detail = error_text(r.body);
+  switch (r.status) {
+    case 401:
+      throw AgentUnauthorised(prefix + "unauthorised (401): check token file " +
+                              (token_file_.empty() ? std::string("(token given directly)") : token_file_));
+    case 400: {
+      auto j = error_body(r.body);
+      std::string field = j.contains("field") && j["field"].is_string() ? j["field"].get<std::string>() : "";
+      throw SpecRejected(prefix + "bad request (400): " + detail + (field.empty() ? "" : " [field " + field + "]"),
+                         field);
+    }
+    case 404: throw CaseNotFound(prefix + "not found (404): " + detail);
+    case 409: throw AgentConflict(prefix + "conflict (409): " + detail);
+    case 412: {
+      std::vector<std::string> reasons;
+      auto j = error_body(r.body);
+      if (j.contains("reasons") && j["reasons"].is_array())
+        for (const auto& x : j["reasons"]) reasons.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+      std::string all;
+      for (const auto& x : reasons) all += (all.empty() ? "" : "; ") + x;
+      throw NotQualified(prefix + "host not qualified (412): " + (all.empty() ? detail : all), reasons);
+    }
+    case 413: throw AgentError(prefix + "request too large (413)", 413);
+    default: throw AgentError(prefix + "HTTP " + std::to_string(r.status) + ": " + detail, static_cast<int>(r.status));
+  }
+}
+
+nlohmann::json AgentClient::health() {
+  auto r = request("GET", "/v1/health", nullptr, nullptr, false);
+  if (r.status != 200) throw_http("health", r);
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object()) throw AgentError("agent at " + url_ + ": health: response is not a JSON object", 200);
+  return j;
+}
+
+nlohmann::json AgentClient::qualification() {
+  auto r = request("GET", "/v1/qualification", nullptr, nullptr, true);
+  if (r.status != 200) throw_http("qualification", r);
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) throw AgentError("agent at " + url_ + ": qualification: response is not JSON", 200);
+  return j;
+}
+
+std::string AgentClient::submit(const nlohmann::json& spec) {
+  const std::string body = spec.dump();
+  auto r = request("POST", "/v1/cases", &body, nullptr, true);
+  if (r.status != 202 && r.status != 200) throw_http("submit case", r);
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string())
+    throw AgentError("agent at " + url_ + ": submit: response lacks case_id: " + r.body.substr(0, 200),
+                     static_cast<int>(r.status));
+  return j["case_id"].get<std::string>();
+}
+
+CaseStatus AgentClient::status(const std::string& case_id) {
+  if (!valid_case_id(case_id)) throw std::invalid_argument("invalid case id '" + case_id + "'");
+  auto r = request("GET", "/v1/cases/" + case_id, nullptr, nullptr, true);
+  if (r.status != 200) throw_http("status of " + case_id, r);
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("state") || !j["state"].is_string())
+    throw AgentError("agent at " + url_ + ": status of " + case_id + ": malformed response: " + r.body.substr(0, 200),
+                     200);
+  CaseStatus s;
+  s.case_id = j.value("case_id", case_id);
+  s.state = j["state"].get<std::string>();
+  s.phase = j.contains("phase") && j["phase"].is_string() ? j["phase"].get<std::string>() : "";
+  s.error = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : "";
+  return s;
+}
+
+void AgentClient::download_bundle(const std::string& case_id, const std::string& path) {
+  if (!valid_case_id(case_id)) throw std::invalid_argument("invalid case id '" + case_id + "'");
+  auto r = request("GET", "/v1/cases/" + case_id + "/bundle", nullptr, &path, true);
+  if (r.status != 200) throw_http("bundle of " + case_id, r);
+}
+
+void AgentClient::cancel(const std::string& case_id) {
+  if (!valid_case_id(case_id)) throw std::invalid_argument("invalid case id '" + case_id + "'");
+  auto r = request("POST", "/v1/cases/" + case_id + "/cancel", nullptr, nullptr, true);
+  if (r.status != 202 && r.status != 200) throw_http("cancel " + case_id, r);
+}
+
+}  // namespace harness::agent

@@ -1,0 +1,121 @@
+#pragma once
+// libcurl client of the agent HTTP API (harness/agent/API.md, version 1).
+//
+// Timeouts on every request; retries with exponential backoff only for GET (idempotent:
+// health, qualification, status, bundle); POST (submit, cancel) is sent once. Errors are
+// typed (AgentError subclasses) and their messages name the agent URL and what to check.
+// One AgentClient per thread (it owns a curl easy handle per request; no shared state).
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace harness::agent {
+
+/// Base of every client error. http_status() is 0 when no HTTP response was received.
+class AgentError : public std::runtime_error {
+ public:
+  AgentError(const std::string& msg, int http_status) : std::runtime_error(msg), status_(http_status) {}
+  int http_status() const { return status_; }
+
+ private:
+  int status_;
+};
+/// No HTTP response: connection refused, host unreachable, DNS, timeout, reset.
+class AgentUnreachable : public AgentError {
+ public:
+  explicit AgentUnreachable(const std::string& m) : AgentError(m, 0) {}
+};
+/// 401: missing or wrong bearer token.
+class AgentUnauthorised : public AgentError {
+ public:
+  explicit AgentUnauthorised(const std::string& m) : AgentError(m, 401) {}
+};
+/// 400 on submit: the spec was rejected; field() names the offending field when given.
+class SpecRejected : public AgentError {
+ public:
+  SpecRejected(const std::string& m, std::string field) : AgentError(m, 400), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+/// 409: agent busy with another case, case id already used, or bundle not ready.
+class AgentConflict : public AgentError {
+ public:
+  explicit AgentConflict(const std::string& m) : AgentError(m, 409) {}
+};
+/// 412: host not qualified; reasons() as reported by the agent.
+class NotQualified : public AgentError {
+ public:
+  NotQualified(const std::string& m, std::vector<std::string> reasons)
+      : AgentError(m, 412), reasons_(std::move(reasons)) {}
+  const std::vector<std::string>& reasons() const { return reasons_; }
+
+ private:
+  std::vector<std::string> reasons_;
+};
+/// 404: unknown case id.
+class CaseNotFound : public AgentError {
+ public:
+  explicit CaseNotFound(const std::string& m) : AgentError(m, 404) {}
+};
+
+/// GET /v1/cases/{id}: state queued|running|completed|infra_failed|cancelled,
+/// phase setup|warmup|pressure|recovery|restoration|done, error (empty when null).
+struct CaseStatus {
+  std::string case_id, state, phase, error;
+  bool finished() const { return state == "completed" || state == "infra_failed" || state == "cancelled"; }
+};
+
+/// Timeouts and retry policy. Defaults suit a TCG guest behind qemu user networking.
+struct ClientOptions {
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds request_timeout{30000};   ///< whole request (JSON calls)
+  std::chrono::milliseconds download_timeout{600000}; ///< bundle download
+  int get_attempts = 4;                               ///< tries for GET (1 = no retry)
+  std::chrono::milliseconds backoff{250};             ///< first retry delay, doubled each retry
+};
+
+/// Client of one agent. `token_file` is only used in error messages ("check token file F").
+class AgentClient {
+ public:
+  AgentClient(std::string url, std::string token, std::string token_file = {}, ClientOptions opt = {});
+  /// Reads the token (trimmed) from `token_file`; throws std::runtime_error naming the file.
+  static AgentClient from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt = {});
+
+  /// GET /v1/health (no token needed): {"status","version","source_commit","busy"}.
+  nlohmann::json health();
+  /// GET /v1/qualification: the `harness qualify --json` report.
+  nlohmann::json qualification();
+  /// POST /v1/cases; returns the case id the agent accepted. 400 -> SpecRejected,
+  /// 409 -> AgentConflict, 412 -> NotQualified. Not retried.
+  std::string submit(const nlohmann::json& spec);
+  /// GET /v1/cases/{id}. 404 -> CaseNotFound.
+  CaseStatus status(const std::string& case_id);
+  /// GET /v1/cases/{id}/bundle into `path` (written to path.part, then renamed).
+  /// 409 (not finished) -> AgentConflict, 404 -> CaseNotFound.
+  void download_bundle(const std::string& case_id, const std::string& path);
+  /// POST /v1/cases/{id}/cancel. Not retried.
+  void cancel(const std::string& case_id);
+
+  const std::string& url() const { return url_; }
+
+ private:
+  struct Response {
+    long status = 0;
+    std::string body;
+  };
+  Response request(const std::string& method, const std::string& path, const std::string* body,
+                   const std::string* to_file, bool auth);
+  Response once(const std::string& method, const std::string& path, const std::string* body,
+                const std::string* to_file, bool auth);
+  [[noreturn]] void throw_http(const std::string& what, const Response& r);
+
+  std::string url_, token_, token_file_;
+  ClientOptions opt_;
+};
+
+}  // namespace harness::agent

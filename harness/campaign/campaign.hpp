@@ -1,0 +1,112 @@
+#pragma once
+// The campaign model: everything a campaign YAML file (campaigns/*.yaml) fixes before
+// a schedule is planned. Loaded and validated by load_campaign() (campaign_yaml.cpp).
+//
+// Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
+// Sources: the study (seeds/000_...), DESIGN.md "Campaigns", harness/case/SPEC.md.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace harness::campaign {
+
+/// Thrown for an invalid campaign file; what() reads "FILE:LINE:COL: field PATH: message".
+class CampaignError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One pressure regime (study Table 2): allocation rate x page contents.
+struct Regime {
+  std::string name;          ///< [a-z0-9-]+, e.g. "fast-random"; a stratum part
+  double rate_mib_s = 0;     ///< pressure-gen allocation rate, MiB/s (> 0)
+  std::string contents;      ///< "structured" (compressible) | "random" (incompressible)
+};
+
+/// A CI assertion evaluated by `harness check` over the campaign DB.
+struct Assertion {
+  std::string kind;  ///< see assertions.hpp for the kinds and their meaning
+  std::optional<double> min;    ///< lower bound (e.g. achieved/requested ratio)
+  std::optional<double> max;    ///< upper bound (e.g. seconds)
+  int line = 0;                 ///< line in the campaign file (for reports)
+};
+
+/// A validated campaign. Every field has a value (defaults applied by the loader).
+struct Campaign {
+  std::string file;             ///< path it was loaded from
+  std::string yaml_text;        ///< the file's bytes (stored in the DB with the plan)
+  std::string name;             ///< [A-Za-z0-9._-]+; prefix of every case id
+  std::uint64_t seed = 0;       ///< seeds the schedule order and the workloads
+  std::string pinned_commit;    ///< 40-hex commit or "any"
+
+  int vcpus = 1;                ///< VM shape (study: 1 vCPU, 1 GiB)
+  int memory_mib = 1024;
+
+  std::string provider;         ///< "local-qemu" | "hosts"
+  int vm_count = 1;             ///< local-qemu: VMs booted, named vm0..vm{count-1}
+  std::string hosts_file;       ///< provider hosts: hosts file (harness/vm/HOSTS.md)
+  std::vector<std::string> vms; ///< strata VM names used by the design
+  bool fresh_guest_per_case = true;  ///< local-qemu: `harness vm reboot` before each case
+
+  int warmup_s = 0, pressure_s = 0, recovery_s = 0;  ///< phase lengths (> 0)
+
+  std::string cgroup_parent = "harness";
+  std::int64_t bg_memory_max_mib = 0;
+  std::optional<std::int64_t> bg_memory_high_mib, fg_memory_max_mib, fg_memory_low_mib;
+
+  std::int64_t zram_disksize_mib = 0;
+  std::string zram_algorithm;
+  int zram_priority = 100;
+  std::string swapfile_path;
+  int swapfile_priority = 10;
+
+  std::int64_t allocation_mib = 0;   ///< > bg_memory_max_mib (study)
+  std::int64_t active_set_mib = 0;   ///< <= allocation_mib
+
+  std::vector<Regime> regimes;
+
+  int canary_period_ms = 100;
+  std::int64_t compute_hot_mib = 16;
+  std::string sqlite_db_path;
+  int sqlite_queries_per_request = 8;
+
+  int trigger_window_ms = 1000;      ///< study: 1 s windows
+  std::int64_t trigger_min_increase_us = 1000;  ///< study: >= 1 ms of `some` per window
+  int trigger_consecutive_windows = 3;          ///< study: 3 in a row
+  int telemetry_period_ms = 1000;
+  int restoration_timeout_s = 120;
+
+  std::vector<std::string> configurations;  ///< subset of the three, in canonical order
+
+  std::string design;                ///< "matched-triplets" | "pilot"
+  int repeats = 1;                   ///< matched-triplets: repeats per (vm, regime) stratum
+  std::optional<std::int64_t> dose_mib;      ///< matched-triplets: the pinned dose
+  std::vector<std::int64_t> pilot_doses_mib; ///< pilot: candidate doses
+
+  int max_infra_retries = 2;         ///< reruns of an infra_failed case (attempts = 1 + this)
+  int case_timeout_s = 0;            ///< runner gives up on a case after this (0 = phases x 4 + 600)
+  int poll_interval_ms = 1000;       ///< runner status poll period
+
+  int bootstrap_replicates = 10000;  ///< analysis (DESIGN.md)
+  double alpha = 0.05;
+  std::vector<std::string> comparisons;  ///< e.g. "compute:static-zram"
+
+  double eligibility_max_duration_s = 1.0;  ///< pilot rule (study): reclaim write <= 1 s
+  double eligibility_min_achieved_ratio = 0.8;  ///< pilot rule (study): achieved >= 80%
+
+  std::vector<Assertion> assertions;  ///< ci: evaluated by `harness check`
+};
+
+/// Loads and validates a campaign file. Unknown keys are rejected. Throws CampaignError
+/// whose message starts "FILE:LINE:COL: field a.b.c:" (1-based line, yaml-cpp Mark()).
+Campaign load_campaign(const std::string& path);
+
+/// Same, from text (`file` only names it in errors).
+Campaign parse_campaign(const std::string& text, const std::string& file);
+
+/// The three configurations of the study, in canonical order.
+const std::vector<std::string>& all_configurations();
+
+}  // namespace harness::campaign

@@ -1,0 +1,390 @@
+// Campaign YAML loader: strict (unknown keys rejected), every error with file:line:col
+// and the dotted field path. Rules come from the study, DESIGN.md and case/SPEC.md.
+#include "harness/campaign/campaign.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace harness::campaign {
+
+const std::vector<std::string>& all_configurations() {
+  static const std::vector<std::string> k{"static-zram", "delayed-activation", "bounded-reclaim"};
+  return k;
+}
+
+namespace {
+
+/// A YAML mapping whose keys are consumed one by one; finish() rejects leftovers.
+class Section {
+ public:
+  Section(const YAML::Node& node, std::string path, const std::string& file)
+      : node_(node), path_(std::move(path)), file_(file) {
+    if (!node_.IsMap()) fail(node_, path_, "expected a mapping");
+  }
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& msg) const {
+    const YAML::Mark m = at.Mark();
+    std::ostringstream os;
+    os << file_ << ':' << (m.line + 1) << ':' << (m.column + 1) << ": field " << field << ": " << msg;
+    throw CampaignError(os.str());
+  }
+
+  std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  bool has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+
+  /// The child node (marks the key used); throws when required and absent.
+  YAML::Node get(const std::string& key, bool required) {
+    used_.insert(key);
+    YAML::Node n = node_[key];
+    if (!n && required) fail(node_, field(key), "missing (required)");
+    return n;
+  }
+
+  /// A required scalar.
+  template <typename T>
+  T scalar(const std::string& key) {
+    return as<T>(get(key, true), field(key));
+  }
+
+  /// An optional scalar with a default.
+  template <typename T>
+  T scalar(const std::string& key, T def) {
+    YAML::Node n = get(key, false);
+    if (!n) return def;
+    return as<T>(n, field(key));
+  }
+
+  template <typename T>
+  std::optional<T> optional_scalar(const std::string& key) {
+    YAML::Node n = get(key, false);
+    if (!n || n.IsNull()) return std::nullopt;
+    return as<T>(n, field(key));
+  }
+
+  template <typename T>
+  T as(const YAML::Node& n, const std::string& f) const {
+    if (!n.IsScalar()) fail(n, f, "expected a scalar value");
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      fail(n, f, "cannot read '" + n.Scalar() + "' as " + type_name<T>());
+    }
+  }
+
+  Section child(const std::string& key, bool required = true) {
+    YAML::Node n = get(key, required);
+    return Section(n ? n : YAML::Node(YAML::NodeType::Map), field(key), file_);
+  }
+
+  /// Rejects keys never asked for (typos, unsupported settings).
+  void finish() const {
+    for (const auto& kv : node_) {
+      const std::string k = kv.first.as<std::string>();
+      if (!used_.count(k)) fail(kv.first, field(k), "unknown key");
+    }
+  }
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  template <typename T>
+  static const char* type_name() {
+    if constexpr (std::is_same_v<T, bool>) return "a boolean";
+    else if constexpr (std::is_integral_v<T>) return "an integer";
+    else if constexpr (std::is_floating_point_v<T>) return "a number";
+    else return "a string";
+  }
+
+  YAML::Node node_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> used_;
+};
+
+std::int64_t positive_int(Section& s, const std::string& key, std::optional<std::int64_t> def = std::nullopt) {
+  const auto v = def ? s.scalar<std::int64_t>(key, *def) : s.scalar<std::int64_t>(key);
+  if (v <= 0) s.fail(s.has(key) ? s.node()[key] : s.node(), s.field(key), "must be > 0 (got " + std::to_string(v) + ")");
+  return v;
+}
+
+void check_name(Section& s, const YAML::Node& at, const std::string& f, const std::string& v, const char* re_text) {
+  if (!std::regex_match(v, std::regex(re_text)))
+    s.fail(at, f, "'" + v + "' does not match " + re_text);
+}
+
+}  // namespace
+
+Campaign parse_campaign(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw CampaignError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                        ": YAML syntax: " + e.msg);
+  }
+  if (!root || root.IsNull()) throw CampaignError(file + ":1:1: empty campaign file");
+  Campaign c;
+  c.file = file;
+  c.yaml_text = text;
+  Section top(root, "", file);
+
+  c.name = top.scalar<std::string>("name");
+  check_name(top, root["name"], "name", c.name, "[A-Za-z0-9._-]{1,48}");
+  c.seed = top.scalar<std::uint64_t>("seed");
+  c.pinned_commit = top.scalar<std::string>("pinned_commit");
+  if (c.pinned_commit != "any") check_name(top, root["pinned_commit"], "pinned_commit", c.pinned_commit, "[0-9a-f]{40}");
+
+  {  // vm shape (study: 1 vCPU, 1 GiB)
+    Section s = top.child("vm");
+    c.vcpus = static_cast<int>(positive_int(s, "vcpus", 1));
+    c.memory_mib = static_cast<int>(positive_int(s, "memory_mib", 1024));
+    s.finish();
+  }
+  {
+    Section s = top.child("provider");
+    c.provider = s.scalar<std::string>("kind");
+    if (c.provider == "local-qemu") {
+      c.vm_count = static_cast<int>(positive_int(s, "count"));
+      c.fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", true);
+      for (int i = 0; i < c.vm_count; ++i) c.vms.push_back("vm" + std::to_string(i));
+    } else if (c.provider == "hosts") {
+      c.hosts_file = s.scalar<std::string>("hosts_file", std::string());
+      c.fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", false);
+      YAML::Node v = s.get("vms", true);
+      if (!v.IsSequence() || v.size() == 0) s.fail(v, s.field("vms"), "expected a non-empty list of VM names");
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string f = s.field("vms") + "[" + std::to_string(i) + "]";
+        const auto n = s.as<std::string>(v[i], f);
+        check_name(s, v[i], f, n, "[A-Za-z0-9_-]{1,32}");
+        c.vms.push_back(n);
+      }
+      c.vm_count = static_cast<int>(c.vms.size());
+    } else {
+      s.fail(s.node()["kind"], s.field("kind"), "'" + c.provider + "' is not one of local-qemu, hosts");
+    }
+    s.finish();
+  }
+  {
+    Section s = top.child("phases_s");
+    c.warmup_s = static_cast<int>(positive_int(s, "warmup"));
+    c.pressure_s = static_cast<int>(positive_int(s, "pressure"));
+    c.recovery_s = static_cast<int>(positive_int(s, "recovery"));
+    s.finish();
+  }
+  {
+    Section s = top.child("cgroups");
+    c.cgroup_parent = s.scalar<std::string>("parent", std::string("harness"));
+    check_name(s, s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"), c.cgroup_parent,
+               "[A-Za-z0-9_.-]{1,64}");
+    c.bg_memory_max_mib = positive_int(s, "bg_memory_max_mib");
+    c.bg_memory_high_mib = s.optional_scalar<std::int64_t>("bg_memory_high_mib");
+    c.fg_memory_max_mib = s.optional_scalar<std::int64_t>("fg_memory_max_mib");
+    c.fg_memory_low_mib = s.optional_scalar<std::int64_t>("fg_memory_low_mib");
+    if (c.bg_memory_max_mib >= c.memory_mib)
+      s.fail(s.node()["bg_memory_max_mib"], s.field("bg_memory_max_mib"), "must be below vm.memory_mib");
+    s.finish();
+  }
+  {
+    Section s = top.child("backend");
+    {
+      Section z = s.child("zram");
+      c.zram_disksize_mib = positive_int(z, "disksize_mib");
+      c.zram_algorithm = z.scalar<std::string>("algorithm");
+      static const std::set<std::string> algos{"lzo", "lzo-rle", "lz4", "lz4hc", "zstd"};
+      if (!algos.count(c.zram_algorithm))
+        z.fail(z.node()["algorithm"], z.field("algorithm"),
+               "'" + c.zram_algorithm + "' is not one of lzo, lzo-rle, lz4, lz4hc, zstd (6.1 cloud kernel)");
+      c.zram_priority = z.scalar<int>("priority");
+      z.finish();
+    }
+    {
+      Section w = s.child("swapfile");
+      c.swapfile_path = w.scalar<std::string>("path");
+      if (c.swapfile_path.empty() || c.swapfile_path[0] != '/')
+        w.fail(w.node()["path"], w.field("path"), "must be an absolute path");
+      c.swapfile_priority = w.scalar<int>("priority");
+      w.finish();
+    }
+    if (c.swapfile_priority >= c.zram_priority)
+      s.fail(s.node(), s.field("swapfile.priority"),
+             "must be below zram.priority (the swapfile is the low-priority spill device, DESIGN.md)");
+    s.finish();
+  }
+  {
+    Section s = top.child("pressure");
+    c.allocation_mib = positive_int(s, "allocation_mib");
+    c.active_set_mib = positive_int(s, "active_set_mib");
+    if (c.allocation_mib <= c.bg_memory_max_mib)
+      s.fail(s.node()["allocation_mib"], s.field("allocation_mib"),
+             "must exceed cgroups.bg_memory_max_mib (study: the allocation is larger than the bg limit)");
+    if (c.active_set_mib > c.allocation_mib)
+      s.fail(s.node()["active_set_mib"], s.field("active_set_mib"), "must be <= allocation_mib");
+    s.finish();
+  }
+  {
+    YAML::Node r = top.get("regimes", true);
+    if (!r.IsSequence() || r.size() == 0) top.fail(r, "regimes", "expected a non-empty list");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      Section s(r[i], "regimes[" + std::to_string(i) + "]", file);
+      Regime g;
+      g.name = s.scalar<std::string>("name");
+      check_name(s, r[i]["name"], s.field("name"), g.name, "[a-z0-9-]{1,32}");
+      if (!names.insert(g.name).second) s.fail(r[i]["name"], s.field("name"), "duplicate regime '" + g.name + "'");
+      g.rate_mib_s = s.scalar<double>("rate_mib_s");
+      if (!(g.rate_mib_s > 0)) s.fail(r[i]["rate_mib_s"], s.field("rate_mib_s"), "must be > 0");
+      g.contents = s.scalar<std::string>("contents");
+      if (g.contents != "structured" && g.contents != "random")
+        s.fail(r[i]["contents"], s.field("contents"), "'" + g.contents + "' is not one of structured, random");
+      s.finish();
+      c.regimes.push_back(g);
+    }
+  }
+  {
+    Section s = top.child("canaries");
+    c.canary_period_ms = static_cast<int>(positive_int(s, "period_ms", 100));
+    c.compute_hot_mib = positive_int(s, "compute_hot_mib", 16);
+    c.sqlite_db_path = s.scalar<std::string>("sqlite_db_path", std::string("/var/lib/harness/canary.db"));
+    c.sqlite_queries_per_request = static_cast<int>(positive_int(s, "sqlite_queries_per_request", 8));
+    s.finish();
+  }
+  {
+    Section s = top.child("trigger");
+    c.trigger_window_ms = static_cast<int>(positive_int(s, "window_ms", 1000));
+    c.trigger_min_increase_us = positive_int(s, "min_increase_us", 1000);
+    c.trigger_consecutive_windows = static_cast<int>(positive_int(s, "consecutive_windows", 3));
+    s.finish();
+  }
+  c.telemetry_period_ms = static_cast<int>(positive_int(top, "telemetry_period_ms", 1000));
+  c.restoration_timeout_s = static_cast<int>(positive_int(top, "restoration_timeout_s", 120));
+  {
+    YAML::Node n = top.get("configurations", true);
+    if (!n.IsSequence() || n.size() == 0) top.fail(n, "configurations", "expected a non-empty list");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const std::string f = "configurations[" + std::to_string(i) + "]";
+      const auto v = top.as<std::string>(n[i], f);
+      const auto& all = all_configurations();
+      if (std::find(all.begin(), all.end(), v) == all.end())
+        top.fail(n[i], f, "'" + v + "' is not one of static-zram, delayed-activation, bounded-reclaim");
+      if (!seen.insert(v).second) top.fail(n[i], f, "duplicate configuration '" + v + "'");
+    }
+    for (const auto& k : all_configurations())
+      if (seen.count(k)) c.configurations.push_back(k);
+  }
+  {
+    Section s = top.child("design");
+    c.design = s.scalar<std::string>("kind");
+    if (c.design == "matched-triplets") {
+      c.repeats = static_cast<int>(positive_int(s, "repeats"));
+      c.dose_mib = positive_int(s, "dose_mib");
+      if (*c.dose_mib >= c.bg_memory_max_mib)
+        s.fail(s.node()["dose_mib"], s.field("dose_mib"), "must be below cgroups.bg_memory_max_mib (case/SPEC.md)");
+    } else if (c.design == "pilot") {
+      YAML::Node d = s.get("doses_mib", true);
+      if (!d.IsSequence() || d.size() == 0) s.fail(d, s.field("doses_mib"), "expected a non-empty list");
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        const std::string f = s.field("doses_mib") + "[" + std::to_string(i) + "]";
+        const auto v = s.as<std::int64_t>(d[i], f);
+        if (v <= 0 || v >= c.bg_memory_max_mib)
+          s.fail(d[i], f, "must be > 0 and below cgroups.bg_memory_max_mib");
+        if (std::find(c.pilot_doses_mib.begin(), c.pilot_doses_mib.end(), v) != c.pilot_doses_mib.end())
+          s.fail(d[i], f, "duplicate dose");
+        c.pilot_doses_mib.push_back(v);
+      }
+      c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
+      if (c.configurations != std::vector<std::string>{"bounded-reclaim"})
+        s.fail(s.node()["kind"], s.field("kind"), "the pilot tests reclaim doses: configurations must be [bounded-reclaim]");
+    } else {
+      s.fail(s.node()["kind"], s.field("kind"), "'" + c.design + "' is not one of matched-triplets, pilot");
+    }
+    s.finish();
+  }
+  {
+    Section s = top.child("runner", false);
+    c.max_infra_retries = s.scalar<int>("max_infra_retries", 2);
+    if (c.max_infra_retries < 0) s.fail(s.node()["max_infra_retries"], s.field("max_infra_retries"), "must be >= 0");
+    c.case_timeout_s = s.scalar<int>("case_timeout_s", 0);
+    if (c.case_timeout_s < 0) s.fail(s.node()["case_timeout_s"], s.field("case_timeout_s"), "must be >= 0");
+    if (c.case_timeout_s == 0) c.case_timeout_s = (c.warmup_s + c.pressure_s + c.recovery_s) * 4 + 600;
+    c.poll_interval_ms = static_cast<int>(positive_int(s, "poll_interval_ms", 1000));
+    s.finish();
+  }
+  {
+    Section s = top.child("analysis", false);
+    c.bootstrap_replicates = static_cast<int>(positive_int(s, "bootstrap_replicates", 10000));
+    c.alpha = s.scalar<double>("alpha", 0.05);
+    if (!(c.alpha > 0 && c.alpha < 1)) s.fail(s.node()["alpha"], s.field("alpha"), "must lie in (0, 1)");
+    YAML::Node n = s.get("comparisons", false);
+    if (n) {
+      if (!n.IsSequence()) s.fail(n, s.field("comparisons"), "expected a list like [compute:static-zram]");
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        const std::string f = s.field("comparisons") + "[" + std::to_string(i) + "]";
+        const auto v = s.as<std::string>(n[i], f);
+        check_name(s, n[i], f, v, "(compute|sqlite):(static-zram|delayed-activation)");
+        c.comparisons.push_back(v);
+      }
+    } else {
+      c.comparisons = {"compute:static-zram", "compute:delayed-activation", "sqlite:static-zram",
+                       "sqlite:delayed-activation"};
+    }
+    s.finish();
+  }
+  {
+    Section s = top.child("eligibility", false);
+    c.eligibility_max_duration_s = s.scalar<double>("max_duration_s", 1.0);
+    c.eligibility_min_achieved_ratio = s.scalar<double>("min_achieved_ratio", 0.8);
+    if (!(c.eligibility_max_duration_s > 0))
+      s.fail(s.node()["max_duration_s"], s.field("max_duration_s"), "must be > 0");
+    if (!(c.eligibility_min_achieved_ratio > 0 && c.eligibility_min_achieved_ratio <= 2))
+      s.fail(s.node()["min_achieved_ratio"], s.field("min_achieved_ratio"), "must lie in (0, 2]");
+    s.finish();
+  }
+  {
+    YAML::Node n = top.get("assertions", false);
+    if (n) {
+      if (!n.IsSequence()) top.fail(n, "assertions", "expected a list");
+      static const std::map<std::string, std::pair<bool, bool>> kinds{
+          // kind -> (needs min, needs max)
+          {"all_cases_completed", {false, false}},  {"reclaim_achieved_ratio", {true, false}},
+          {"reclaim_duration_s", {false, true}},    {"trigger_within_s", {false, true}},
+          {"restoration_clean", {false, false}},    {"no_foreground_oom", {false, false}},
+          {"canary_p99_ms", {false, true}}};
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        Section s(n[i], "assertions[" + std::to_string(i) + "]", file);
+        Assertion a;
+        a.line = static_cast<int>(n[i].Mark().line) + 1;
+        a.kind = s.scalar<std::string>("kind");
+        auto it = kinds.find(a.kind);
+        if (it == kinds.end())
+          s.fail(n[i]["kind"], s.field("kind"),
+                 "'" + a.kind + "' is not one of all_cases_completed, reclaim_achieved_ratio, reclaim_duration_s, "
+                                "trigger_within_s, restoration_clean, no_foreground_oom, canary_p99_ms");
+        if (it->second.first) a.min = s.scalar<double>("min");
+        if (it->second.second) a.max = s.scalar<double>("max");
+        s.finish();
+        c.assertions.push_back(a);
+      }
+    }
+  }
+  top.finish();
+  return c;
+}
+
+Campaign load_campaign(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CampaignError(path + ": cannot open campaign file");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return parse_campaign(os.str(), path);
+}
+
+}  // namespace harness::campaign

@@ -1,0 +1,64 @@
+// Hosts file reader (harness/vm/HOSTS.md).
+#include "harness/campaign/hosts.hpp"
+
+#include "harness/campaign/campaign.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace harness::campaign {
+namespace {
+[[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& field, const std::string& m) {
+  const auto mk = at.Mark();
+  throw CampaignError(file + ":" + std::to_string(mk.line + 1) + ":" + std::to_string(mk.column + 1) + ": field " +
+                      field + ": " + m);
+}
+}  // namespace
+
+std::vector<Host> load_hosts(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw CampaignError(path + ": cannot open hosts file");
+  } catch (const YAML::ParserException& e) {
+    throw CampaignError(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
+  }
+  if (!root.IsMap() || !root["hosts"] || !root["hosts"].IsSequence())
+    throw CampaignError(path + ":1:1: field hosts: expected a mapping with a list `hosts:`");
+  for (const auto& kv : root)
+    if (kv.first.as<std::string>() != "hosts") fail(path, kv.first, kv.first.as<std::string>(), "unknown key");
+  std::vector<Host> out;
+  std::set<std::string> names;
+  const YAML::Node list = root["hosts"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    const std::string base = "hosts[" + std::to_string(i) + "]";
+    if (!n.IsMap()) fail(path, n, base, "expected a mapping");
+    Host h;
+    for (const auto& kv : n) {
+      const std::string k = kv.first.as<std::string>();
+      const std::string f = base + "." + k;
+      try {
+        if (k == "name") h.name = kv.second.as<std::string>();
+        else if (k == "url") h.url = kv.second.as<std::string>();
+        else if (k == "token_file") h.token_file = kv.second.as<std::string>();
+        else if (k == "accelerator") h.accelerator = kv.second.as<std::string>();
+        else if (k == "local") h.local = kv.second.as<bool>();
+        else fail(path, kv.first, f, "unknown key");
+      } catch (const YAML::BadConversion&) {
+        fail(path, kv.second, f, "wrong type");
+      }
+    }
+    if (h.name.empty()) fail(path, n, base + ".name", "missing (required)");
+    if (h.url.rfind("http://", 0) != 0 && h.url.rfind("https://", 0) != 0)
+      fail(path, n["url"] ? n["url"] : n, base + ".url", "must start with http:// or https://");
+    if (h.token_file.empty()) fail(path, n, base + ".token_file", "missing (required)");
+    if (!names.insert(h.name).second) fail(path, n["name"], base + ".name", "duplicate host '" + h.name + "'");
+    out.push_back(h);
+  }
+  return out;
+}
+
+}  // namespace harness::campaign

@@ -1,0 +1,265 @@
+// The campaign runner (see runner.hpp).
+#include "harness/campaign/runner.hpp"
+
+#include "harness/agent/client.hpp"
+#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/progress.hpp"
+#include "harness/campaign/schedule.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace harness::campaign {
+
+int run_subprocess(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return 127;
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return 127;
+}
+
+std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
+  std::string file = opt.hosts_file;
+  if (file.empty() && c.provider == "hosts") {
+    if (c.hosts_file.empty())
+      throw CampaignError(c.file + ": field provider.hosts_file: not set and no --hosts given");
+    file = c.hosts_file;
+  }
+  if (file.empty()) {  // local-qemu: boot the VMs (VM engineer's `harness vm up`)
+    const fs::path dir = fs::absolute(opt.db_path).parent_path();
+    file = (dir / (c.name + ".hosts.yaml")).string();
+    const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file});
+    if (rc != 0)
+      throw CampaignError("local VMs: `harness vm up --count " + std::to_string(c.vm_count) + " --hosts-file " + file +
+                          "` exited with status " + std::to_string(rc));
+  }
+  auto hosts = load_hosts(file);
+  std::set<std::string> have;
+  for (const auto& h : hosts) have.insert(h.name);
+  for (const auto& vm : c.vms)
+    if (!have.count(vm)) throw CampaignError(file + ": no host named '" + vm + "' (the campaign's design uses it)");
+  return hosts;
+}
+
+namespace {
+
+/// One VM's worker: runs its cases in schedule order, one at a time.
+class Worker {
+ public:
+  Worker(const Campaign& c, const RunOptions& opt, Host host, std::vector<const ScheduledCase*> cases,
+         Progress& prog, std::atomic<int>& attempts)
+      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts) {}
+
+  void run() {
+    try {
+      results::Db db(opt_.db_path, results::Db::Mode::ReadWrite);
+      db_ = &db;
+      agent::ClientOptions co;
+      co.request_timeout = std::chrono::milliseconds(30000);
+      client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, co));
+      for (const auto* k : cases_) {
+        for (;;) {
+          const auto p = progress_of(k->case_id);
+          if (p.state == "completed") break;
+          if (p.attempts >= 1 + c_.max_infra_retries) break;  // left infra_failed
+          ++attempts_;
+          attempt(*k, p.attempts + 1);
+        }
+      }
+    } catch (const std::exception& e) {
+      // Host-level problem (token file unreadable, DB error): its cases stay as they are.
+      prog_.note(host_.name, std::string("worker stopped: ") + e.what());
+    }
+    db_ = nullptr;
+  }
+
+ private:
+  CaseProgress progress_of(const std::string& id) {
+    results::Stmt q(*db_,
+                    "SELECT state, (SELECT count(*) FROM attempts WHERE case_id = ?1) FROM schedule WHERE case_id = ?1");
+    q.bind(1, id);
+    if (!q.step()) throw std::runtime_error("case " + id + " missing from the schedule table");
+    return CaseProgress{q.text(0), static_cast<int>(q.int64(1))};
+  }
+
+  static std::int64_t now() { return unix_now_ns(); }
+
+  void fail(AttemptRecord& a, const std::string& msg) {
+    a.ended_unix_ns = now();
+    record_infra_failure(*db_, a, msg);
+    prog_.finish(host_.name, a.case_id, "infra_failed", msg, a.attempt >= 1 + c_.max_infra_retries);
+  }
+
+  void attempt(const ScheduledCase& k, int n) {
+    AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0};
+    prog_.start(host_.name, k.case_id, n);
+    const std::string id = agent_case_id(k.case_id, n);
+    nlohmann::json spec = k.spec;
+    spec["case_id"] = id;
+    // 1. Does the agent already know this case (runner killed while it ran)? Adopt it:
+    //    its result was never imported, so importing it now is neither a loss nor a rerun.
+    bool adopt = false;
+    try {
+      client_->status(id);
+      adopt = true;
+      prog_.note(host_.name, "adopting " + id + " already known to the agent");
+    } catch (const agent::CaseNotFound&) {
+    } catch (const agent::AgentError& e) {
+      if (!(host_.local && c_.fresh_guest_per_case)) return fail(a, e.what());
+    }
+    if (!adopt) {
+      if (host_.local && c_.fresh_guest_per_case) {
+        prog_.phase(host_.name, "reboot");
+        const int rc = run_subprocess({opt_.self_exe, "vm", "reboot", host_.name});
+        if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
+      }
+      try {
+        client_->submit(spec);
+      } catch (const agent::AgentError& e) {
+        return fail(a, e.what());
+      }
+    }
+    // 2. Poll until finished, the agent is lost, or the case times out.
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto timeout = std::chrono::seconds(c_.case_timeout_s);
+    const auto lost_after = std::max(std::chrono::milliseconds(60000), std::chrono::milliseconds(c_.poll_interval_ms) * 10);
+    std::optional<std::chrono::steady_clock::time_point> lost_since;
+    agent::CaseStatus st;
+    for (;;) {
+      try {
+        st = client_->status(id);
+        lost_since.reset();
+        if (!st.phase.empty()) prog_.phase(host_.name, st.phase);
+        if (st.finished()) break;
+      } catch (const agent::CaseNotFound& e) {
+        return fail(a, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
+      } catch (const agent::AgentError& e) {
+        const auto t = std::chrono::steady_clock::now();
+        if (!lost_since) lost_since = t;
+        if (t - *lost_since > lost_after) return fail(a, std::string("agent lost: ") + e.what());
+      }
+      if (std::chrono::steady_clock::now() - t0 > timeout) {
+        try {
+          client_->cancel(id);
+        } catch (const std::exception&) {
+        }
+        return fail(a, "case timed out after " + std::to_string(c_.case_timeout_s) + " s (runner.case_timeout_s)");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(c_.poll_interval_ms));
+    }
+    if (st.state == "cancelled") return fail(a, "agent reports the case cancelled");
+    // 3. Bundle -> one transaction (rows + schedule.state + attempts row).
+    const fs::path dir = fs::absolute(opt_.db_path).parent_path() / ".bundles";
+    fs::create_directories(dir);
+    const fs::path bundle = dir / (k.case_id + ".a" + std::to_string(n) + ".db");
+    try {
+      client_->download_bundle(id, bundle.string());
+    } catch (const agent::AgentError& e) {
+      if (st.state == "infra_failed")
+        return fail(a, "agent: " + (st.error.empty() ? std::string("infra_failed without a bundle") : st.error));
+      return fail(a, std::string("bundle download failed: ") + e.what());
+    }
+    a.ended_unix_ns = now();
+    std::string status;
+    try {
+      rename_bundle_case(bundle.string(), id, k.case_id);
+      status = import_attempt(*db_, bundle.string(), a);
+    } catch (const std::exception& e) {
+      return fail(a, std::string("bundle import failed (kept at ") + bundle.string() + "): " + e.what());
+    }
+    std::error_code ec;
+    fs::remove(bundle, ec);
+    prog_.finish(host_.name, k.case_id, status, status == "completed" ? "" : st.error,
+                 status != "completed" && n >= 1 + c_.max_infra_retries);
+  }
+
+  const Campaign& c_;
+  const RunOptions& opt_;
+  Host host_;
+  std::vector<const ScheduledCase*> cases_;
+  Progress& prog_;
+  std::atomic<int>& attempts_;
+  results::Db* db_ = nullptr;
+  std::unique_ptr<agent::AgentClient> client_;
+};
+
+}  // namespace
+
+RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
+  Schedule planned = plan(c);
+  Schedule s;
+  {
+    results::Db db(opt.db_path, results::Db::Mode::Create);
+    if (!has_plan(db)) store_plan(db, c, planned);
+    s = load_verified_plan(db);  // throws ScheduleTampered
+    if (s.sha256_hex != planned.sha256_hex)
+      throw ScheduleTampered(opt.db_path + ": the stored schedule (sha256 " + s.sha256_hex +
+                             ") is not the plan of " + c.file + " (sha256 " + planned.sha256_hex +
+                             "): the campaign changed after planning; use a new DB");
+  }
+  RunSummary sum;
+  sum.planned = static_cast<int>(s.cases.size());
+  int done_before = 0;
+  {
+    results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
+    for (const auto& [id, p] : load_progress(db))
+      if (p.state == "completed") ++done_before;
+  }
+  std::vector<Host> hosts;
+  bool booted_local = false;
+  if (done_before < sum.planned) {
+    hosts = resolve_hosts(c, opt);
+    booted_local = opt.hosts_file.empty() && c.provider == "local-qemu";
+  }
+  const bool tty = opt.progress_tty < 0 ? isatty(STDERR_FILENO) != 0 : opt.progress_tty == 1;
+  std::atomic<int> attempts{0};
+  {
+    Progress prog(sum.planned, done_before, tty);
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::vector<std::thread> threads;
+    for (const auto& vm : c.vms) {
+      std::vector<const ScheduledCase*> mine;
+      for (const auto& k : s.cases)
+        if (k.vm == vm) mine.push_back(&k);  // s.cases is in ordinal order = per-VM order
+      const Host* h = nullptr;
+      for (const auto& x : hosts)
+        if (x.name == vm) h = &x;
+      if (!h) continue;  // nothing left to run
+      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts));
+    }
+    for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
+    for (auto& t : threads) t.join();
+    prog.stop();
+  }
+  if (booted_local) run_subprocess({opt.self_exe, "vm", "down"});
+  results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
+  for (const auto& [id, p] : load_progress(db)) {
+    if (p.state == "completed") ++sum.completed;
+    else if (p.state == "infra_failed" && p.attempts >= 1 + c.max_infra_retries) ++sum.infra_failed;
+    else ++sum.pending;
+  }
+  sum.attempts_this_run = attempts.load();
+  return sum;
+}
+
+}  // namespace harness::campaign

@@ -1,0 +1,49 @@
+#pragma once
+// The campaign runner (`harness run`): executes the stored, verified schedule against the
+// VM agents, one case at a time per VM, VMs in parallel (one worker thread per VM).
+//
+// Per case: [`harness vm reboot VM` when local and fresh_guest_per_case] -> submit the
+// spec -> poll status (phase shown live) -> download the bundle next to the DB -> import
+// it in one transaction with schedule.state and its attempts row.
+// Rules (study, DESIGN.md): a completed case is never run again; OOM, failed or partial
+// reclaim and slow cases are `completed` outcomes and kept; only infra_failed cases are
+// retried (up to max_infra_retries), every attempt recorded. Resume after kill -9: a case
+// whose bundle was not imported is run again (or adopted from the agent when the agent
+// already finished it), so nothing finished is lost and nothing is stored twice.
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/hosts.hpp"
+
+#include <string>
+#include <vector>
+
+namespace harness::campaign {
+
+struct RunOptions {
+  std::string db_path;        ///< campaign DB (created and planned if missing)
+  std::string hosts_file;     ///< overrides the campaign's provider when set
+  std::string self_exe = "/proc/self/exe";  ///< `harness` binary for `vm up` / `vm reboot`
+  int progress_tty = -1;      ///< 1 redraw, 0 plain lines, -1 auto (isatty(stderr))
+};
+
+struct RunSummary {
+  int planned = 0;
+  int completed = 0;
+  int infra_failed = 0;  ///< left infra_failed (retries exhausted)
+  int pending = 0;
+  int attempts_this_run = 0;
+};
+
+/// Plans (first time) or verifies (afterwards) the campaign in the DB, then runs every
+/// case that is not completed and has retries left. Throws ScheduleTampered when the
+/// stored schedule's hash changed or differs from `c`'s plan; CampaignError for host
+/// setup problems (missing VM in the hosts file, `vm up` failing).
+RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
+
+/// The hosts for campaign `c`: opt.hosts_file, else the campaign's hosts file, else
+/// local VMs booted with `self_exe vm up --count N --hosts-file <db dir>/<name>.hosts.yaml`.
+std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
+
+/// Runs `argv` (argv[0] = program path), waits, returns its exit status (128+sig if killed).
+int run_subprocess(const std::vector<std::string>& argv);
+
+}  // namespace harness::campaign

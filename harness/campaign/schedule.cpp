@@ -1,0 +1,220 @@
+// Planning: campaign -> seeded schedule -> canonical JSON -> SHA-256.
+#include "harness/campaign/schedule.hpp"
+
+#include "harness/campaign/sha256.hpp"
+
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include <stdexcept>
+
+namespace harness::campaign {
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+/// FNV-1a 64 over a string, folded with a running value: stable seeds per (vm, ...).
+std::uint64_t fnv(std::uint64_t h, const std::string& s) {
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ULL;
+  }
+  h ^= 0xff;
+  h *= 1099511628211ULL;
+  return h;
+}
+
+/// Fisher-Yates with boost's portable uniform_int_distribution.
+template <typename T>
+void shuffle(std::vector<T>& v, boost::random::mt19937_64& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) {
+    boost::random::uniform_int_distribution<std::size_t> d(0, i - 1);
+    std::swap(v[i - 1], v[d(rng)]);
+  }
+}
+
+nlohmann::json opt_bytes(const std::optional<std::int64_t>& mib) {
+  return mib ? nlohmann::json(*mib * kMiB) : nlohmann::json(nullptr);
+}
+
+nlohmann::json row_json(const ScheduledCase& r) {
+  return {{"case_id", r.case_id},
+          {"ordinal", r.ordinal},
+          {"vm_position", r.vm_position},
+          {"vm", r.vm},
+          {"regime", r.regime},
+          {"repeat", r.repeat},
+          {"triplet_id", r.triplet_id ? nlohmann::json(*r.triplet_id) : nlohmann::json(nullptr)},
+          {"configuration", r.configuration},
+          {"dose_bytes", r.dose_bytes ? nlohmann::json(*r.dose_bytes) : nlohmann::json(nullptr)},
+          {"spec", r.spec}};
+}
+
+}  // namespace
+
+nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm, const Regime& regime,
+                         int repeat, const std::optional<std::string>& triplet_id, const std::string& configuration,
+                         std::optional<std::int64_t> dose_bytes) {
+  // Workload seed: shared by the cases of one matched triplet (same vm, regime, repeat),
+  // so the three configurations see the same pressure and canary request streams.
+  const std::uint64_t wseed = fnv(fnv(fnv(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
+  nlohmann::json spec = {
+      {"case_id", case_id},
+      {"campaign", c.name},
+      {"vm", vm},
+      {"regime", regime.name},
+      {"repeat", repeat},
+      {"configuration", configuration},
+      {"pinned_commit", c.pinned_commit},
+      {"vm_shape", {{"vcpus", c.vcpus}, {"memory_mib", c.memory_mib}}},
+      {"phases_s", {{"warmup", c.warmup_s}, {"pressure", c.pressure_s}, {"recovery", c.recovery_s}}},
+      {"cgroups",
+       {{"parent", c.cgroup_parent},
+        {"bg_memory_max_bytes", c.bg_memory_max_mib * kMiB},
+        {"bg_memory_high_bytes", opt_bytes(c.bg_memory_high_mib)},
+        {"fg_memory_max_bytes", opt_bytes(c.fg_memory_max_mib)},
+        {"fg_memory_low_bytes", opt_bytes(c.fg_memory_low_mib)}}},
+      {"backend",
+       {{"zram_disksize_bytes", c.zram_disksize_mib * kMiB},
+        {"zram_algorithm", c.zram_algorithm},
+        {"zram_priority", c.zram_priority},
+        {"swapfile_path", c.swapfile_path},
+        {"swapfile_priority", c.swapfile_priority}}},
+      {"pressure",
+       {{"allocation_bytes", c.allocation_mib * kMiB},
+        {"rate_mib_s", regime.rate_mib_s},
+        {"active_set_bytes", c.active_set_mib * kMiB},
+        {"contents", regime.contents},
+        {"seed", wseed}}},
+      {"canaries",
+       {{"period_ms", c.canary_period_ms},
+        {"compute_hot_bytes", c.compute_hot_mib * kMiB},
+        {"sqlite_db_path", c.sqlite_db_path},
+        {"sqlite_queries_per_request", c.sqlite_queries_per_request},
+        {"seed", wseed}}},
+      {"trigger",
+       {{"window_ms", c.trigger_window_ms},
+        {"min_increase_us", c.trigger_min_increase_us},
+        {"consecutive_windows", c.trigger_consecutive_windows}}},
+      {"telemetry_period_ms", c.telemetry_period_ms},
+      {"restoration_timeout_s", c.restoration_timeout_s}};
+  if (triplet_id) spec["triplet_id"] = *triplet_id;
+  if (dose_bytes) spec["dose_bytes"] = *dose_bytes;
+  return spec;
+}
+
+Schedule plan(const Campaign& c) {
+  Schedule s;
+  s.campaign = c.name;
+  s.seed = c.seed;
+  std::vector<std::vector<ScheduledCase>> per_vm;
+  for (const auto& vm : c.vms) {
+    boost::random::mt19937_64 rng(fnv(c.seed, vm));
+    std::vector<ScheduledCase> seq;
+    if (c.design == "matched-triplets") {
+      struct Triplet {
+        const Regime* regime;
+        int repeat;
+      };
+      std::vector<Triplet> triplets;
+      for (const auto& g : c.regimes)
+        for (int r = 1; r <= c.repeats; ++r) triplets.push_back({&g, r});
+      shuffle(triplets, rng);
+      for (const auto& t : triplets) {
+        std::vector<std::string> confs = c.configurations;
+        shuffle(confs, rng);
+        const std::string tid = vm + "/" + t.regime->name + "/" + std::to_string(t.repeat);
+        for (const auto& conf : confs) {
+          ScheduledCase k;
+          k.case_id = c.name + "-" + vm + "-" + t.regime->name + "-r" + std::to_string(t.repeat) + "-" + conf;
+          k.vm = vm;
+          k.regime = t.regime->name;
+          k.repeat = t.repeat;
+          k.triplet_id = tid;
+          k.configuration = conf;
+          if (conf == "bounded-reclaim") k.dose_bytes = *c.dose_mib * kMiB;
+          k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, conf, k.dose_bytes);
+          seq.push_back(std::move(k));
+        }
+      }
+    } else {  // pilot dose-finding: bounded-reclaim only, each dose x regime x repeat
+      for (const auto& g : c.regimes)
+        for (auto dose : c.pilot_doses_mib)
+          for (int r = 1; r <= c.repeats; ++r) {
+            ScheduledCase k;
+            k.case_id = c.name + "-" + vm + "-" + g.name + "-r" + std::to_string(r) + "-d" + std::to_string(dose) +
+                        "M-bounded-reclaim";
+            k.vm = vm;
+            k.regime = g.name;
+            k.repeat = r;
+            k.configuration = "bounded-reclaim";
+            k.dose_bytes = dose * kMiB;
+            k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, k.configuration, k.dose_bytes);
+            seq.push_back(std::move(k));
+          }
+      shuffle(seq, rng);
+    }
+    per_vm.push_back(std::move(seq));
+  }
+  // Global ordinal: VM-interleaved (position-major), so ordinals reflect wall-clock order
+  // when the VMs run in parallel.
+  std::size_t longest = 0;
+  for (const auto& v : per_vm) longest = std::max(longest, v.size());
+  for (std::size_t pos = 0; pos < longest; ++pos)
+    for (auto& v : per_vm)
+      if (pos < v.size()) {
+        v[pos].vm_position = static_cast<int>(pos);
+        v[pos].ordinal = static_cast<int>(s.cases.size());
+        s.cases.push_back(v[pos]);
+      }
+
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& k : s.cases) rows.push_back(row_json(k));
+  nlohmann::json doc = {
+      {"format", "reclaim-harness-schedule/1"},
+      {"campaign", c.name},
+      {"seed", c.seed},
+      {"design", c.design},
+      {"provider", c.provider},
+      {"vms", c.vms},
+      {"max_infra_retries", c.max_infra_retries},
+      {"analysis",
+       {{"bootstrap_replicates", c.bootstrap_replicates}, {"alpha", c.alpha}, {"comparisons", c.comparisons}}},
+      {"eligibility",
+       {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
+      {"cases", rows}};
+  s.json_text = doc.dump();
+  s.sha256_hex = sha256_hex(s.json_text);
+  return s;
+}
+
+Schedule schedule_from_json(const std::string& json_text) {
+  Schedule s;
+  try {
+    const auto doc = nlohmann::json::parse(json_text);
+    if (doc.at("format") != "reclaim-harness-schedule/1") throw std::runtime_error("unknown schedule format");
+    s.campaign = doc.at("campaign").get<std::string>();
+    s.seed = doc.at("seed").get<std::uint64_t>();
+    for (const auto& r : doc.at("cases")) {
+      ScheduledCase k;
+      k.case_id = r.at("case_id").get<std::string>();
+      k.ordinal = r.at("ordinal").get<int>();
+      k.vm_position = r.at("vm_position").get<int>();
+      k.vm = r.at("vm").get<std::string>();
+      k.regime = r.at("regime").get<std::string>();
+      k.repeat = r.at("repeat").get<int>();
+      if (!r.at("triplet_id").is_null()) k.triplet_id = r.at("triplet_id").get<std::string>();
+      k.configuration = r.at("configuration").get<std::string>();
+      if (!r.at("dose_bytes").is_null()) k.dose_bytes = r.at("dose_bytes").get<std::int64_t>();
+      k.spec = r.at("spec");
+      s.cases.push_back(std::move(k));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("schedule JSON malformed: ") + e.what());
+  }
+  s.json_text = json_text;
+  s.sha256_hex = sha256_hex(json_text);
+  return s;
+}
+
+}  // namespace harness::campaign

@@ -1,0 +1,56 @@
+#pragma once
+// The schedule: the planned cases of a campaign in execution order (the preregistration).
+// Source: DESIGN.md "Campaigns" and the issue: seeded order, triplet order per VM and
+// configuration order within each triplet randomized; its SHA-256 is stored with it and
+// `harness run` refuses a schedule whose hash changed.
+#include "harness/campaign/campaign.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::campaign {
+
+/// One planned case (one row of the campaign DB `schedule` table).
+struct ScheduledCase {
+  std::string case_id;        ///< <campaign>-<vm>-<regime>-r<repeat>[-d<dose>M]-<configuration>
+  int ordinal = 0;            ///< global order (0-based), VM-interleaved
+  int vm_position = 0;        ///< position in its VM's sequence (0-based)
+  std::string vm;
+  std::string regime;
+  int repeat = 1;             ///< 1-based repeat id within the (vm, regime) stratum
+  std::optional<std::string> triplet_id;  ///< "<vm>/<regime>/<repeat>" (matched triplets)
+  std::string configuration;
+  std::optional<std::int64_t> dose_bytes; ///< bounded-reclaim only
+  nlohmann::json spec;        ///< the full case spec (harness/case/SPEC.md)
+};
+
+/// A planned campaign: rows plus the canonical JSON text and its SHA-256 (hex).
+struct Schedule {
+  std::string campaign;
+  std::uint64_t seed = 0;
+  std::vector<ScheduledCase> cases;
+  std::string json_text;   ///< canonical JSON (sorted keys, no whitespace) of everything planned
+  std::string sha256_hex;  ///< SHA-256 of json_text: the preregistration hash
+};
+
+/// Plans `c`: deterministic for a given campaign (same seed -> same order, same hash).
+/// matched-triplets: per VM, the (regime, repeat) triplets are shuffled, and within each
+/// triplet the configuration order; pilot: per VM, the (regime, dose, repeat) cases are
+/// shuffled. Shuffles use boost::random::mt19937_64 seeded from (seed, vm name) and
+/// boost's uniform_int_distribution (portable across standard libraries).
+Schedule plan(const Campaign& c);
+
+/// Rebuilds a Schedule from its canonical JSON text (as stored in the DB) and recomputes
+/// the hash. Throws std::runtime_error on malformed text.
+Schedule schedule_from_json(const std::string& json_text);
+
+/// The case spec of one schedule row (every SPEC.md field filled from the campaign).
+nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm,
+                         const Regime& regime, int repeat, const std::optional<std::string>& triplet_id,
+                         const std::string& configuration, std::optional<std::int64_t> dose_bytes);
+
+}  // namespace harness::campaign

@@ -1,0 +1,132 @@
+// AgentClient against a fake agent on 127.0.0.1: typed errors with clear messages,
+// GET retried with backoff, POST never retried.
+#include "harness/agent/client.hpp"
+
+#include "fake_agent.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+using ::testing::HasSubstr;
+namespace ha = harness::agent;
+
+namespace {
+
+/// A port on 127.0.0.1 with nothing listening (bound, then closed).
+int closed_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+ha::ClientOptions fast() {
+  ha::ClientOptions o;
+  o.backoff = std::chrono::milliseconds(10);
+  o.get_attempts = 3;
+  return o;
+}
+
+nlohmann::json spec(const std::string& id) {
+  return {{"case_id", id}, {"campaign", "t"}, {"vm", "vm0"}, {"regime", "r"}, {"repeat", 1},
+          {"configuration", "static-zram"}};
+}
+
+}  // namespace
+
+TEST(AgentClient, UnreachableSaysConnectionRefused) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port());
+  ha::AgentClient c(url, "t", "/x/token", fast());
+  try {
+    c.health();
+    ADD_FAILURE() << "no error";
+  } catch (const ha::AgentUnreachable& e) {
+    EXPECT_THAT(e.what(), HasSubstr("agent at " + url + " unreachable (connection refused)"));
+    EXPECT_EQ(e.http_status(), 0);
+  }
+}
+
+TEST(AgentClient, UnauthorisedNamesTheTokenFile) {
+  fake::FakeAgent agent("/tmp/fake-agent-client-a", "right");
+  ha::AgentClient c(agent.url(), "wrong", "/etc/harness/token", fast());
+  EXPECT_EQ(c.health().at("status"), "ok");  // health needs no token
+  try {
+    c.submit(spec("a"));
+    ADD_FAILURE() << "no error";
+  } catch (const ha::AgentUnauthorised& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unauthorised (401): check token file /etc/harness/token"));
+  }
+}
+
+TEST(AgentClient, SubmitStatusBundleAndTypedConflicts) {
+  fake::FakeAgent agent("/tmp/fake-agent-client-b", "tok");
+  agent.polls_to_finish = 1;
+  ha::AgentClient c(agent.url(), "tok", "", fast());
+  EXPECT_EQ(c.submit(spec("case-1")), "case-1");
+  EXPECT_THROW(c.submit(spec("case-1")), ha::AgentConflict);  // id already used: 409
+  EXPECT_THROW(c.status("nope"), ha::CaseNotFound);
+  EXPECT_THROW(c.download_bundle("case-1", "/tmp/fake-agent-client-b/x.db"), ha::AgentConflict);  // not finished
+  EXPECT_EQ(c.status("case-1").state, "running");
+  const auto st = c.status("case-1");
+  EXPECT_EQ(st.state, "completed");
+  EXPECT_TRUE(st.finished());
+  c.download_bundle("case-1", "/tmp/fake-agent-client-b/dl.db");
+  results::Db db("/tmp/fake-agent-client-b/dl.db", results::Db::Mode::ReadOnly);
+  results::Stmt q(db, "SELECT status FROM cases WHERE case_id = 'case-1'");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.text(0), "completed");
+  try {
+    c.submit(nlohmann::json{{"campaign", "t"}});
+    ADD_FAILURE() << "no error";
+  } catch (const ha::SpecRejected& e) {
+    EXPECT_EQ(e.field(), "case_id");
+    EXPECT_THAT(e.what(), HasSubstr("bad request (400)"));
+  }
+  EXPECT_THROW(c.status("../etc"), std::invalid_argument);  // never sent
+  std::filesystem::remove_all("/tmp/fake-agent-client-b");
+}
+
+TEST(AgentClient, GetRetriedPostNot) {
+  fake::FakeAgent agent("/tmp/fake-agent-client-c", "tok");
+  ha::AgentClient c(agent.url(), "tok", "", fast());
+  c.submit(spec("r1"));
+  agent.status_503_left = 2;  // two 503s, then the answer: 3 tries suffice
+  const int before = agent.gets();
+  EXPECT_EQ(c.status("r1").case_id, "r1");
+  EXPECT_EQ(agent.gets() - before, 3);
+  agent.status_503_left = 5;  // more than the attempts: the 503 surfaces
+  try {
+    c.status("r1");
+    ADD_FAILURE() << "no error";
+  } catch (const ha::AgentError& e) {
+    EXPECT_EQ(e.http_status(), 503);
+  }
+  // POST: one request even on failure (409 here), never repeated.
+  const int posts = agent.posts();
+  EXPECT_THROW(c.submit(spec("r1")), ha::AgentConflict);
+  EXPECT_EQ(agent.posts() - posts, 1);
+  std::filesystem::remove_all("/tmp/fake-agent-client-c");
+}
+
+TEST(AgentClient, TokenFileReadAndTrimmed) {
+  const std::string f = "/tmp/fake-agent-client-token";
+  {
+    std::ofstream o(f);
+    o << "tok\n";
+  }
+  fake::FakeAgent agent("/tmp/fake-agent-client-d", "tok");
+  auto c = ha::AgentClient::from_token_file(agent.url(), f, fast());
+  EXPECT_EQ(c.submit(spec("t1")), "t1");
+  EXPECT_THROW(ha::AgentClient::from_token_file(agent.url(), "/nonexistent/token"), std::runtime_error);
+  std::filesystem::remove(f);
+  std::filesystem::remove_all("/tmp/fake-agent-client-d");
+}

@@ -1,0 +1,242 @@
+// The four campaign files load; broken copies are rejected with file:line and the field;
+// plans are deterministic, complete and hashed; a tampered stored schedule is refused.
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/schedule.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace hc = harness::campaign;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string campaign_path(const std::string& name) { return std::string(HARNESS_SOURCE_DIR) + "/campaigns/" + name; }
+
+std::string read(const std::string& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+/// Replaces the first occurrence of `from` in the smoke campaign text; returns the error.
+std::string error_of(const std::string& from, const std::string& to, const std::string& base = "smoke.yaml") {
+  std::string text = read(campaign_path(base));
+  const auto p = text.find(from);
+  if (p == std::string::npos) return "TEST BUG: '" + from + "' not in " + base;
+  text.replace(p, from.size(), to);
+  try {
+    hc::parse_campaign(text, "broken.yaml");
+  } catch (const hc::CampaignError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+/// 1-based line of the first line containing `needle` in `base`.
+int line_of(const std::string& needle, const std::string& base = "smoke.yaml") {
+  std::istringstream in(read(campaign_path(base)));
+  std::string l;
+  for (int n = 1; std::getline(in, l); ++n)
+    if (l.find(needle) != std::string::npos) return n;
+  return -1;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/campaign-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+TEST(CampaignFiles, AllFourLoadWithTheirDesigns) {
+  const auto smoke = hc::load_campaign(campaign_path("smoke.yaml"));
+  EXPECT_EQ(smoke.name, "smoke");
+  EXPECT_EQ(smoke.provider, "local-qemu");
+  EXPECT_EQ(smoke.vms, std::vector<std::string>{"vm0"});
+  EXPECT_EQ(smoke.configurations.size(), 3u);
+  EXPECT_EQ(hc::plan(smoke).cases.size(), 3u);
+
+  const auto pilot = hc::load_campaign(campaign_path("pilot.yaml"));
+  EXPECT_EQ(pilot.design, "pilot");
+  EXPECT_EQ(pilot.pilot_doses_mib, (std::vector<std::int64_t>{16, 32, 64, 96}));
+  EXPECT_EQ(pilot.warmup_s, 120);
+  EXPECT_EQ(pilot.pressure_s, 300);
+  EXPECT_EQ(pilot.recovery_s, 120);
+  EXPECT_DOUBLE_EQ(pilot.eligibility_max_duration_s, 1.0);
+  EXPECT_DOUBLE_EQ(pilot.eligibility_min_achieved_ratio, 0.8);
+  EXPECT_EQ(pilot.regimes.size(), 4u);
+  EXPECT_EQ(hc::plan(pilot).cases.size(), 16u);
+
+  const auto conf = hc::load_campaign(campaign_path("confirmatory.yaml"));
+  EXPECT_EQ(conf.design, "matched-triplets");
+  EXPECT_EQ(conf.dose_mib, 96);
+  EXPECT_EQ(hc::plan(conf).cases.size(), 180u);
+
+  const auto ci = hc::load_campaign(campaign_path("ci-regression.yaml"));
+  EXPECT_FALSE(ci.assertions.empty());
+  EXPECT_EQ(hc::plan(ci).cases.size(), 3u);
+}
+
+TEST(CampaignFiles, DefaultsMakePressureRealOnA1GiBVm) {
+  for (const char* f : {"smoke.yaml", "pilot.yaml", "confirmatory.yaml", "ci-regression.yaml"}) {
+    const auto c = hc::load_campaign(campaign_path(f));
+    SCOPED_TRACE(f);
+    EXPECT_EQ(c.memory_mib, 1024);
+    EXPECT_EQ(c.vcpus, 1);
+    EXPECT_GT(c.allocation_mib, c.bg_memory_max_mib);  // study: allocation > bg limit
+    EXPECT_LE(c.active_set_mib, c.bg_memory_max_mib);
+    EXPECT_EQ(c.trigger_window_ms, 1000);                 // study predicate
+    EXPECT_EQ(c.trigger_min_increase_us, 1000);
+    EXPECT_EQ(c.trigger_consecutive_windows, 3);
+    EXPECT_EQ(c.canary_period_ms, 100);
+    EXPECT_GT(c.zram_priority, c.swapfile_priority);
+  }
+}
+
+TEST(CampaignPlan, ConfirmatoryHas60MatchedTripletsOver20Strata) {
+  const auto c = hc::load_campaign(campaign_path("confirmatory.yaml"));
+  const auto s = hc::plan(c);
+  std::map<std::string, std::set<std::string>> triplets;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> strata;
+  for (const auto& k : s.cases) {
+    ASSERT_TRUE(k.triplet_id);
+    triplets[*k.triplet_id].insert(k.configuration);
+    strata[{k.vm, k.regime}].insert(*k.triplet_id);
+    EXPECT_EQ(k.spec.at("case_id"), k.case_id);
+    EXPECT_EQ(k.spec.at("pressure").at("allocation_bytes"), 600LL << 20);
+    if (k.configuration == "bounded-reclaim") EXPECT_EQ(k.spec.at("dose_bytes"), 96LL << 20);
+    else EXPECT_FALSE(k.spec.contains("dose_bytes"));
+  }
+  EXPECT_EQ(triplets.size(), 60u);
+  for (const auto& [t, confs] : triplets) EXPECT_EQ(confs.size(), 3u) << t;
+  EXPECT_EQ(strata.size(), 20u);
+  for (const auto& [k, ts] : strata) EXPECT_EQ(ts.size(), 3u);
+}
+
+TEST(CampaignPlan, SeededOrderIsReproducibleAndRandomized) {
+  const auto c = hc::load_campaign(campaign_path("confirmatory.yaml"));
+  const auto a = hc::plan(c), b = hc::plan(c);
+  EXPECT_EQ(a.sha256_hex, b.sha256_hex);
+  ASSERT_EQ(a.sha256_hex.size(), 64u);
+  auto c2 = c;
+  c2.seed += 1;
+  const auto d = hc::plan(c2);
+  EXPECT_NE(a.sha256_hex, d.sha256_hex);
+  // Configuration order within triplets is not always the canonical one, and cases of
+  // one triplet are contiguous on their VM.
+  int canonical = 0, triplets = 0;
+  std::map<std::string, std::vector<const hc::ScheduledCase*>> per_vm;
+  for (const auto& k : a.cases) per_vm[k.vm].push_back(&k);
+  for (const auto& [vm, v] : per_vm) {
+    ASSERT_EQ(v.size() % 3, 0u);
+    for (std::size_t i = 0; i < v.size(); i += 3) {
+      EXPECT_EQ(v[i]->triplet_id, v[i + 1]->triplet_id);
+      EXPECT_EQ(v[i]->triplet_id, v[i + 2]->triplet_id);
+      ++triplets;
+      if (v[i]->configuration == "static-zram" && v[i + 1]->configuration == "delayed-activation") ++canonical;
+    }
+  }
+  EXPECT_EQ(triplets, 60);
+  EXPECT_LT(canonical, 30);  // 1/6 expected (~10); all 60 canonical would mean no shuffle
+  // Matched: the three cases of a triplet share the workload seed.
+  std::map<std::string, std::set<std::uint64_t>> seeds;
+  for (const auto& k : a.cases) seeds[*k.triplet_id].insert(k.spec["pressure"]["seed"].get<std::uint64_t>());
+  for (const auto& [t, s] : seeds) EXPECT_EQ(s.size(), 1u) << t;
+}
+
+TEST(CampaignPlan, ScheduleJsonRoundTrips) {
+  const auto s = hc::plan(hc::load_campaign(campaign_path("pilot.yaml")));
+  const auto r = hc::schedule_from_json(s.json_text);
+  EXPECT_EQ(r.sha256_hex, s.sha256_hex);
+  ASSERT_EQ(r.cases.size(), s.cases.size());
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    EXPECT_EQ(r.cases[i].case_id, s.cases[i].case_id);
+    EXPECT_EQ(r.cases[i].dose_bytes, s.cases[i].dose_bytes);
+  }
+}
+
+TEST(CampaignErrors, BrokenCopyRejectedWithFileLineAndField) {
+  const int l = line_of("bg_memory_max_mib: 300");
+  EXPECT_THAT(error_of("bg_memory_max_mib: 300", "bg_memory_max_mib: lots"),
+              HasSubstr("broken.yaml:" + std::to_string(l) + ":"));
+  EXPECT_THAT(error_of("bg_memory_max_mib: 300", "bg_memory_max_mib: lots"),
+              HasSubstr("field cgroups.bg_memory_max_mib: cannot read 'lots' as an integer"));
+}
+
+TEST(CampaignErrors, UnknownKeyRejected) {
+  const int l = line_of("allocation_mib: 600");
+  const auto e = error_of("allocation_mib: 600", "allocation_mib: 600\n  alocation_rate: 5");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l + 1) + ":"));
+  EXPECT_THAT(e, HasSubstr("field pressure.alocation_rate: unknown key"));
+}
+
+TEST(CampaignErrors, RulesOfTheStudyAndSpecEnforced) {
+  EXPECT_THAT(error_of("allocation_mib: 600", "allocation_mib: 200"),
+              HasSubstr("field pressure.allocation_mib: must exceed cgroups.bg_memory_max_mib"));
+  EXPECT_THAT(error_of("contents: structured", "contents: zeros"),
+              HasSubstr("field regimes[0].contents: 'zeros' is not one of structured, random"));
+  EXPECT_THAT(error_of("algorithm: lzo-rle", "algorithm: snappy"), HasSubstr("field backend.zram.algorithm"));
+  EXPECT_THAT(error_of("dose_mib: 96", "dose_mib: 400"), HasSubstr("field design.dose_mib: must be below"));
+  EXPECT_THAT(error_of("warmup: 10", "warmup: 0"), HasSubstr("field phases_s.warmup: must be > 0"));
+  EXPECT_THAT(error_of("  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n", ""),
+              HasSubstr("field regimes: expected a non-empty list"));
+  EXPECT_THAT(error_of("kind: local-qemu", "kind: cloud"), HasSubstr("field provider.kind: 'cloud' is not one of"));
+  EXPECT_THAT(error_of("seed: 1\n", ""), HasSubstr("field seed: missing (required)"));
+  EXPECT_THAT(error_of("{kind: trigger_within_s, max: 30}", "{kind: trigger_within_s}", "ci-regression.yaml"),
+              HasSubstr("field assertions[2].max: missing (required)"));
+  EXPECT_THAT(error_of("phases_s: {", "phases_s: [", "smoke.yaml"), HasSubstr("broken.yaml:"));
+}
+
+TEST(CampaignDb, PlanStoredAndTamperedScheduleRefused) {
+  TempDir dir;
+  const auto c = hc::load_campaign(campaign_path("smoke.yaml"));
+  const auto s = hc::plan(c);
+  {
+    results::Db db(dir / "c.db", results::Db::Mode::Create);
+    hc::store_plan(db, c, s);
+    hc::store_plan(db, c, s);  // same plan again: no-op
+    EXPECT_EQ(hc::load_verified_plan(db).sha256_hex, s.sha256_hex);
+    auto other = c;
+    other.seed = 99;
+    EXPECT_THROW(hc::store_plan(db, other, hc::plan(other)), hc::ScheduleTampered);
+    // Tamper with one schedule row: move the first case to another regime.
+    db.exec("UPDATE schedule SET regime = 'slow-random' WHERE ordinal = 0");
+    try {
+      hc::load_verified_plan(db);
+      ADD_FAILURE() << "tampered schedule row accepted";
+    } catch (const hc::ScheduleTampered& e) {
+      EXPECT_THAT(e.what(), HasSubstr("differs from the preregistered plan"));
+    }
+  }
+  {
+    results::Db db(dir / "d.db", results::Db::Mode::Create);
+    hc::store_plan(db, c, s);
+    // Tamper with the stored schedule JSON itself (dose changed): hash mismatch.
+    results::Stmt u(db, "UPDATE campaign_meta SET value = replace(value, '100663296', '33554432') WHERE key = 'schedule_json'");
+    u.run();
+    try {
+      hc::load_verified_plan(db);
+      ADD_FAILURE() << "tampered schedule JSON accepted";
+    } catch (const hc::ScheduleTampered& e) {
+      EXPECT_THAT(e.what(), HasSubstr("schedule changed after planning"));
+    }
+  }
+}

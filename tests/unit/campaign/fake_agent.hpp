@@ -1,0 +1,246 @@
+#pragma once
+// A fake agent for unit tests: cpp-httplib server on 127.0.0.1 (free port) implementing
+// harness/agent/API.md v1, returning canned bundles built with results::Db. Unit tests only.
+//
+// Behaviour per submission is chosen by `outcome(agent_case_id, base_case_id, n)` (n = how
+// many times that base case was submitted, 1-based). A case becomes terminal after
+// `polls_to_finish` status requests, walking through the phases on the way.
+#include "results/db.hpp"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace fake {
+
+enum class Outcome {
+  Completed,      ///< completed bundle, trigger + reclaim + clean restoration
+  Oom,            ///< completed bundle whose telemetry shows a foreground OOM kill
+  InfraBundle,    ///< bundle with cases.status infra_failed
+  InfraNoBundle,  ///< state infra_failed, bundle 404 (child died without a bundle)
+};
+
+/// Writes a bundle for `spec` at `path` (results schema). Completed bundles carry phases,
+/// 20 canary requests per canary, 5 telemetry rows, a trigger event, a reclaim action for
+/// bounded-reclaim, and a clean restoration row.
+inline void write_bundle(const std::string& path, const nlohmann::json& spec, Outcome o) {
+  std::filesystem::remove(path);
+  results::Db db(path, results::Db::Mode::Create);
+  const std::string id = spec.at("case_id");
+  const bool infra = o == Outcome::InfraBundle;
+  const std::int64_t t0 = 1'000'000'000'000;  // monotonic ns
+  db.transaction([&] {
+    results::Stmt c(db,
+                    "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
+                    "status, error, accelerator, kernel_release, source_commit, page_size_bytes, started_unix_ns, "
+                    "ended_unix_ns, spec_json, outcome_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,'tcg',"
+                    "'6.1.0-57-cloud-amd64','fake',4096,1,2,?11,'{}')");
+    c.bind(1, id).bind(2, spec.at("campaign").get<std::string>()).bind(3, spec.at("vm").get<std::string>());
+    c.bind(4, spec.at("regime").get<std::string>()).bind(5, spec.at("repeat").get<int>());
+    if (spec.contains("triplet_id")) c.bind(6, spec["triplet_id"].get<std::string>());
+    else c.bind_null(6);
+    c.bind(7, spec.at("configuration").get<std::string>());
+    if (spec.contains("dose_bytes")) c.bind(8, spec["dose_bytes"].get<std::int64_t>());
+    else c.bind_null(8);
+    c.bind(9, infra ? "infra_failed" : "completed");
+    if (infra) c.bind(10, "fake: pressure-gen did not start");
+    else c.bind_null(10);
+    c.bind(11, spec.dump());
+    c.run();
+    if (infra) return;
+    const char* phases[] = {"warmup", "pressure", "recovery", "restoration"};
+    for (int i = 0; i < 4; ++i) {
+      results::Stmt p(db, "INSERT INTO phases(case_id, phase, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4)");
+      p.bind(1, id).bind(2, phases[i]).bind(3, t0 + i * 1'000'000'000L).bind(4, t0 + (i + 1) * 1'000'000'000L);
+      p.run();
+    }
+    for (const char* canary : {"compute", "sqlite"})
+      for (int s = 0; s < 20; ++s) {
+        results::Stmt r(db,
+                        "INSERT INTO canary_requests(case_id, canary, seq, scheduled_ns, wake_ns, completion_ns) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        const std::int64_t sch = t0 + s * 100'000'000L;
+        r.bind(1, id).bind(2, canary).bind(3, s).bind(4, sch).bind(5, sch + 500'000).bind(6, sch + 2'000'000 + s * 1000);
+        r.run();
+      }
+    for (int s = 0; s < 5; ++s) {
+      results::Stmt t(db,
+                      "INSERT INTO telemetry(case_id, t_ns, phase, bg_some_us, fg_oom_kill, bg_oom_kill) "
+                      "VALUES (?1, ?2, 'pressure', ?3, ?4, 0)");
+      t.bind(1, id).bind(2, t0 + s * 1'000'000'000L).bind(3, s * 5000);
+      t.bind(4, (o == Outcome::Oom && s == 4) ? 1 : 0);
+      t.run();
+    }
+    results::Stmt e(db, "INSERT INTO controller_events(case_id, t_ns, kind) VALUES (?1, ?2, ?3)");
+    const bool triggered = spec.at("configuration") != "static-zram";
+    e.bind(1, id).bind(2, t0 + 1'000'000'000L + 3'000'000'000L).bind(3, triggered ? "trigger" : "would_trigger");
+    e.run();
+    if (spec.at("configuration") == "bounded-reclaim") {
+      const std::int64_t req = spec.at("dose_bytes");
+      results::Stmt a(db,
+                      "INSERT INTO reclaim_actions(case_id, requested_bytes, start_ns, end_ns, duration_ns, "
+                      "write_errno, achieved_bytes) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)");
+      a.bind(1, id).bind(2, req).bind(3, t0 + 4'000'000'000L).bind(4, t0 + 4'500'000'000L).bind(5, 500'000'000L);
+      a.bind(6, req * 9 / 10);
+      a.run();
+    }
+    results::Stmt r(db, "INSERT INTO restoration(case_id, start_ns, end_ns, clean) VALUES (?1, ?2, ?3, 1)");
+    r.bind(1, id).bind(2, t0 + 4'000'000'000L).bind(3, t0 + 5'000'000'000L);
+    r.run();
+  });
+}
+
+class FakeAgent {
+ public:
+  struct Case {
+    nlohmann::json spec;
+    Outcome outcome = Outcome::Completed;
+    int polls = 0;
+    std::string state = "queued";
+  };
+
+  FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
+    std::filesystem::create_directories(dir_);
+    install();
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeAgent() {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  int port() const { return port_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  /// Chooses the outcome of a submission (default: Completed).
+  std::function<Outcome(const std::string& base_id, int n)> outcome = [](const std::string&, int) {
+    return Outcome::Completed;
+  };
+  int polls_to_finish = 3;
+  std::atomic<int> status_503_left{0};  ///< answer this many GET status with 503 first
+
+  /// Submissions per base case id (the id without a ".aN" attempt suffix).
+  std::map<std::string, int> submissions() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return submissions_;
+  }
+  int posts() const { return posts_.load(); }
+  int gets() const { return gets_.load(); }
+
+ private:
+  static std::string base_id(const std::string& id) {
+    const auto p = id.rfind(".a");
+    return p == std::string::npos ? id : id.substr(0, p);
+  }
+  bool authorised(const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Authorization") == "Bearer " + token_) return true;
+    res.status = 401;
+    res.set_content(R"({"error":"unauthorised"})", "application/json");
+    return false;
+  }
+
+  void install() {
+    server_.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) {
+      ++gets_;
+      res.set_content(R"({"status":"ok","version":"fake","source_commit":"fake","busy":false})", "application/json");
+    });
+    server_.Post("/v1/cases", [this](const httplib::Request& req, httplib::Response& res) {
+      ++posts_;
+      if (!authorised(req, res)) return;
+      auto spec = nlohmann::json::parse(req.body, nullptr, false);
+      if (!spec.is_object() || !spec.contains("case_id")) {
+        res.status = 400;
+        res.set_content(R"({"error":"bad spec","field":"case_id"})", "application/json");
+        return;
+      }
+      const std::string id = spec["case_id"];
+      std::lock_guard<std::mutex> lk(mu_);
+      if (cases_.count(id)) {
+        res.status = 409;
+        res.set_content(R"({"error":"case id already used"})", "application/json");
+        return;
+      }
+      const int n = ++submissions_[base_id(id)];
+      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued"};
+      res.status = 202;
+      res.set_content(nlohmann::json{{"case_id", id}}.dump(), "application/json");
+    });
+    server_.Get(R"(/v1/cases/([A-Za-z0-9._-]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      ++gets_;
+      if (!authorised(req, res)) return;
+      if (status_503_left > 0) {
+        --status_503_left;
+        res.status = 503;
+        return;
+      }
+      std::lock_guard<std::mutex> lk(mu_);
+      auto it = cases_.find(req.matches[1]);
+      if (it == cases_.end()) {
+        res.status = 404;
+        res.set_content(R"({"error":"unknown case"})", "application/json");
+        return;
+      }
+      Case& c = it->second;
+      static const char* phases[] = {"setup", "warmup", "pressure", "recovery", "restoration"};
+      std::string phase = "done";
+      if (c.polls < polls_to_finish) {
+        phase = phases[std::min(4, c.polls * 5 / std::max(1, polls_to_finish))];
+        c.state = "running";
+        ++c.polls;
+      } else if (c.state != "completed" && c.state != "infra_failed") {
+        const std::string path = dir_ + "/" + it->first + ".db";
+        if (c.outcome == Outcome::InfraNoBundle) {
+          c.state = "infra_failed";
+        } else {
+          write_bundle(path, c.spec, c.outcome);
+          c.state = c.outcome == Outcome::InfraBundle ? "infra_failed" : "completed";
+        }
+      }
+      nlohmann::json j{{"case_id", it->first}, {"state", c.state}, {"phase", phase}, {"error", nullptr}};
+      if (c.state == "infra_failed") j["error"] = "fake: child died";
+      res.set_content(j.dump(), "application/json");
+    });
+    server_.Get(R"(/v1/cases/([A-Za-z0-9._-]+)/bundle)", [this](const httplib::Request& req, httplib::Response& res) {
+      ++gets_;
+      if (!authorised(req, res)) return;
+      std::lock_guard<std::mutex> lk(mu_);
+      auto it = cases_.find(req.matches[1]);
+      const std::string path = dir_ + "/" + std::string(req.matches[1]) + ".db";
+      if (it == cases_.end() || !std::filesystem::exists(path)) {
+        res.status = it == cases_.end() ? 404 : 409;
+        res.set_content(R"({"error":"no bundle"})", "application/json");
+        return;
+      }
+      std::ifstream in(path, std::ios::binary);
+      std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      res.set_content(data, "application/vnd.sqlite3");
+    });
+    server_.Post(R"(/v1/cases/([A-Za-z0-9._-]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
+      ++posts_;
+      if (!authorised(req, res)) return;
+      res.status = 202;
+    });
+  }
+
+  std::string dir_, token_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::map<std::string, Case> cases_;
+  std::map<std::string, int> submissions_;
+  std::atomic<int> posts_{0}, gets_{0};
+};
+
+}  // namespace fake

@@ -1,0 +1,290 @@
+// The campaign runner against fake agents on 127.0.0.1: VMs in parallel, OOM kept and not
+// retried, infra failures retried and every attempt recorded, tampered schedule refused,
+// resume after kill -9 of `harness run` with no loss and no duplicate.
+#include "harness/campaign/assertions.hpp"
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/export.hpp"
+#include "harness/campaign/runner.hpp"
+#include "harness/campaign/status.hpp"
+
+#include "fake_agent.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+
+namespace hc = harness::campaign;
+using ::testing::HasSubstr;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/campaign-runner-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
+
+ private:
+  std::string path_;
+};
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream o(path);
+  o << text;
+}
+
+/// A small campaign on `vms` hosts: 1 regime, `repeats` triplets per VM.
+std::string campaign_yaml(int vms, int repeats, int retries, const std::string& extra = "") {
+  std::string v;
+  for (int i = 0; i < vms; ++i) v += (i ? ", vm" : "vm") + std::to_string(i);
+  return "name: t\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
+         "provider: {kind: hosts, vms: [" + v + "]}\n"
+         "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
+         "cgroups: {bg_memory_max_mib: 300}\n"
+         "backend:\n  zram: {disksize_mib: 512, algorithm: lzo-rle, priority: 100}\n"
+         "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n"
+         "pressure: {allocation_mib: 600, active_set_mib: 128}\n"
+         "regimes:\n  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
+         "canaries: {}\ntrigger: {}\n"
+         "configurations: [static-zram, delayed-activation, bounded-reclaim]\n"
+         "design: {kind: matched-triplets, repeats: " + std::to_string(repeats) + ", dose_mib: 96}\n"
+         "runner: {max_infra_retries: " + std::to_string(retries) + ", poll_interval_ms: 20}\n" + extra;
+}
+
+std::string hosts_yaml(const std::vector<const fake::FakeAgent*>& agents, const std::string& token_file) {
+  std::string s = "hosts:\n";
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    s += "  - name: vm" + std::to_string(i) + "\n    url: " + agents[i]->url() + "\n    token_file: " + token_file +
+         "\n    accelerator: real\n    local: false\n";
+  return s;
+}
+
+std::int64_t count(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  q.step();
+  return q.int64(0);
+}
+
+}  // namespace
+
+TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
+  TempDir d;
+  write(d / "token", "tok\n");
+  fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
+  const std::string oom_case = "t-vm0-fast-structured-r1-bounded-reclaim";
+  a0.outcome = [&](const std::string& id, int) { return id == oom_case ? fake::Outcome::Oom : fake::Outcome::Completed; };
+  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(2, 2, 2,
+                                    "assertions:\n  - kind: all_cases_completed\n  - kind: no_foreground_oom\n"
+                                    "  - {kind: reclaim_achieved_ratio, min: 0.8}\n  - {kind: trigger_within_s, max: 5}\n"
+                                    "  - kind: restoration_clean\n  - {kind: canary_p99_ms, max: 50}\n"));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  const auto s = hc::run_campaign(c, o);
+  EXPECT_EQ(s.planned, 12);
+  EXPECT_EQ(s.completed, 12);
+  EXPECT_EQ(s.attempts_this_run, 12);
+  for (auto* a : {&a0, &a1}) {
+    const auto subs = a->submissions();
+    EXPECT_EQ(subs.size(), 6u);
+    for (const auto& [id, n] : subs) EXPECT_EQ(n, 1) << id;
+  }
+  {
+    results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 12);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'completed'"), 12);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests"), 12 * 40);
+    // The OOM case is an outcome: completed, one attempt, its OOM telemetry kept.
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + oom_case + "'"), 1);
+    EXPECT_EQ(count(db, "SELECT max(fg_oom_kill) FROM telemetry WHERE case_id = '" + oom_case + "'"), 1);
+    EXPECT_THAT(hc::status_report(db), HasSubstr("12 completed, 0 infra_failed, 0 pending"));
+    EXPECT_THAT(hc::status_report(db), HasSubstr("1 case(s) with OOM kills"));
+    // CI assertions over the DB: only the foreground-OOM one fails, naming the case.
+    const auto res = hc::evaluate_assertions(db, c);
+    ASSERT_EQ(res.size(), 6u);
+    for (const auto& r : res) {
+      if (r.name == "no_foreground_oom") {
+        EXPECT_FALSE(r.passed);
+        ASSERT_EQ(r.failures.size(), 1u);
+        EXPECT_THAT(r.failures[0], HasSubstr(oom_case));
+      } else {
+        EXPECT_TRUE(r.passed) << r.name << ": " << (r.failures.empty() ? "" : r.failures[0]);
+      }
+    }
+    hc::write_junit(d / "junit.xml", c.name, res);
+    std::ifstream in(d / "junit.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_THAT(xml, HasSubstr("tests=\"6\" failures=\"1\""));
+    EXPECT_THAT(xml, HasSubstr("<failure message=\"" + oom_case + ": 1 foreground OOM kill(s)\""));
+    // Tidy CSV: header + one line per request, derived response time present.
+    const auto files = hc::export_csv(db, d / "csv");
+    EXPECT_EQ(files.size(), 9u);
+    std::ifstream csv(d / "csv/canary_requests.csv");
+    std::string header, line;
+    std::getline(csv, header);
+    EXPECT_THAT(header, HasSubstr("response_ns"));
+    EXPECT_THAT(header, HasSubstr("deadline_miss"));
+    int rows = 0;
+    while (std::getline(csv, line)) ++rows;
+    EXPECT_EQ(rows, 12 * 40);
+  }
+  // Run again: everything completed, nothing is submitted.
+  const int posts = a0.posts() + a1.posts();
+  const auto s2 = hc::run_campaign(c, o);
+  EXPECT_EQ(s2.completed, 12);
+  EXPECT_EQ(s2.attempts_this_run, 0);
+  EXPECT_EQ(a0.posts() + a1.posts(), posts);
+}
+
+TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {
+  TempDir d;
+  write(d / "token", "tok");
+  fake::FakeAgent a0(d / "agent0", "tok");
+  const std::string flaky = "t-vm0-fast-structured-r1-bounded-reclaim";  // infra bundle once, then fine
+  const std::string dead = "t-vm0-fast-structured-r1-static-zram";       // child dies every time
+  a0.outcome = [&](const std::string& id, int n) {
+    if (id == flaky && n == 1) return fake::Outcome::InfraBundle;
+    if (id == dead) return fake::Outcome::InfraNoBundle;
+    return fake::Outcome::Completed;
+  };
+  write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(1, 1, 1));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  const auto s = hc::run_campaign(c, o);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.infra_failed, 1);
+  EXPECT_EQ(s.attempts_this_run, 5);  // flaky 2, dead 2 (1 + max_infra_retries), delayed 1
+  EXPECT_EQ(a0.submissions()[flaky], 2);
+  EXPECT_EQ(a0.submissions()[dead], 2);
+  {
+    results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+    results::Stmt q(db, "SELECT attempt, status, error FROM attempts WHERE case_id = ?1 ORDER BY attempt");
+    q.bind(1, flaky);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 1);
+    EXPECT_EQ(q.text(1), "infra_failed");
+    EXPECT_THAT(q.text(2), HasSubstr("pressure-gen did not start"));
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 2);
+    EXPECT_EQ(q.text(1), "completed");
+    EXPECT_FALSE(q.step());
+    EXPECT_EQ(count(db, "SELECT attempt FROM cases WHERE case_id = '" + flaky + "'"), 2);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE case_id = '" + flaky + "' AND state = 'completed'"), 1);
+    // The attempt-2 bundle (submitted as <id>.a2) was imported under the case id.
+    EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + flaky + "'"), 40);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + dead + "' AND status = 'infra_failed'"), 2);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE case_id = '" + dead + "' AND state = 'infra_failed'"), 1);
+    EXPECT_THAT(hc::status_report(db), HasSubstr(dead + " (2 attempts): agent: fake: child died"));
+  }
+  // Retries exhausted: a second run leaves the dead case alone.
+  const auto s2 = hc::run_campaign(c, o);
+  EXPECT_EQ(s2.attempts_this_run, 0);
+  EXPECT_EQ(a0.submissions()[dead], 2);
+}
+
+TEST(Runner, TamperedScheduleOrChangedCampaignRefused) {
+  TempDir d;
+  write(d / "token", "tok");
+  fake::FakeAgent a0(d / "agent0", "tok");
+  write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(1, 1, 0));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  {
+    results::Db db(o.db_path, results::Db::Mode::Create);
+    hc::store_plan(db, c, hc::plan(c));
+    db.exec("UPDATE schedule SET ordinal = 2 - ordinal");  // reverse the preregistered order
+  }
+  try {
+    hc::run_campaign(c, o);
+    ADD_FAILURE() << "tampered schedule was run";
+  } catch (const hc::ScheduleTampered& e) {
+    EXPECT_THAT(e.what(), HasSubstr("differs from the preregistered plan"));
+  }
+  EXPECT_EQ(a0.posts(), 0);
+  // A changed campaign (other seed) against the planned DB is refused too.
+  auto changed = c;
+  changed.seed = 6;
+  std::filesystem::remove(o.db_path);
+  hc::run_campaign(c, o);
+  EXPECT_THROW(hc::run_campaign(changed, o), hc::ScheduleTampered);
+}
+
+TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  ASSERT_TRUE(std::filesystem::exists(harness)) << harness;
+  TempDir d;
+  write(d / "token", "tok");
+  fake::FakeAgent a0(d / "agent0", "tok");
+  a0.polls_to_finish = 6;  // ~6 x 20 ms poll per case
+  write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(1, 4, 0));  // 12 cases on vm0
+  const std::string db_path = d / "c.db";
+  auto spawn = [&] {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const std::string log = d / "run.log";
+      freopen(log.c_str(), "a", stdout);
+      freopen(log.c_str(), "a", stderr);
+      execl(harness.c_str(), harness.c_str(), "run", (d / "t.yaml").c_str(), "--db", db_path.c_str(), "--hosts",
+            (d / "hosts.yaml").c_str(), "--plain", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  };
+  auto completed = [&]() -> std::int64_t {
+    if (!std::filesystem::exists(db_path)) return 0;
+    try {
+      results::Db db(db_path, results::Db::Mode::ReadOnly);
+      return count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'");
+    } catch (const results::DbError&) {
+      return 0;  // schema not there yet
+    }
+  };
+  const pid_t first = spawn();
+  const auto t0 = std::chrono::steady_clock::now();
+  while (completed() < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+  int st = 0;
+  waitpid(first, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "runner finished before it was killed";
+  const auto at_kill = completed();
+  EXPECT_GE(at_kill, 4);
+  EXPECT_LT(at_kill, 12) << "nothing left to resume; the kill came too late";
+
+  const pid_t second = spawn();
+  waitpid(second, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 12);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 12);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 12);  // one attempt each: none run twice
+  EXPECT_EQ(count(db, "SELECT count(*) FROM (SELECT case_id FROM attempts GROUP BY case_id HAVING count(*) > 1)"), 0);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests"), 12 * 40);
+  const auto subs = a0.submissions();
+  EXPECT_EQ(subs.size(), 12u);
+  for (const auto& [id, n] : subs) EXPECT_EQ(n, 1) << id << " submitted " << n << " times";
+}
