@@ -5,6 +5,7 @@
 // end or SIGTERM/SIGINT, 1 on a run error, 2 on bad arguments (message names the flag).
 #include "canaries/canary_runner.hpp"
 #include "canaries/hot_region.hpp"
+#include "canaries/stop_signal.hpp"
 
 #include <iostream>
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    canaries::install_stop_handlers();  // before the region is filled: an early SIGTERM still ends cleanly
     canaries::HotRegion region(static_cast<std::size_t>(hot_mib) << 20, opts.seed);
     std::uint64_t digest = 0;
     return canaries::run_canary(

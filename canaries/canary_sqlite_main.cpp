@@ -10,6 +10,7 @@
 // 2 bad arguments (message names the flag).
 #include "canaries/canary_db.hpp"
 #include "canaries/canary_runner.hpp"
+#include "canaries/stop_signal.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    canaries::install_stop_handlers();  // before the database opens: a early SIGTERM still ends cleanly
     canaries::CanaryDb db(db_path);
     boost::random::mt19937_64 eng(opts.seed ^ 0x71756572792d6b65ULL);
     boost::random::uniform_int_distribution<std::uint64_t> pick(0, static_cast<std::uint64_t>(db.rows() - 1));
@@ -92,6 +94,9 @@ int main(int argc, char** argv) {
           j["rows_missing"] = missing;  // > 0 means the database does not match its meta (corrupt)
           j["digest"] = digest;
         });
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "canary-sqlite run: " << e.what() << std::endl;
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "canary-sqlite run: " << e.what() << std::endl;
     return 1;

@@ -5,7 +5,7 @@
 namespace canaries {
 
 /// Installs handlers for SIGTERM and SIGINT (sigaction without SA_RESTART).
-/// Throws std::system_error when sigaction fails.
+/// Idempotent. Throws std::system_error when sigaction fails.
 void install_stop_handlers();
 
 /// True once SIGTERM or SIGINT arrived (async-signal-safe flag).

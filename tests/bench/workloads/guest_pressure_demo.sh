@@ -52,14 +52,14 @@ in_bg pressure-gen --allocation-mib 450 --rate-mib-s 32 --active-set-mib 128 --c
 pg=$!
 sleep 20
 echo "bg procs: $(cat /sys/fs/cgroup/bg/cgroup.procs | tr '\n' ' ') (pressure-gen pid $pg); fg procs: $(cat /sys/fs/cgroup/fg/cgroup.procs | tr '\n' ' ')"
-kill -TERM $pg
-wait
-cat /tmp/b-c.json /tmp/b-s.json /tmp/p.json
 echo "bg memory.pressure:"; cat /sys/fs/cgroup/bg/memory.pressure
 echo "fg memory.pressure:"; cat /sys/fs/cgroup/fg/memory.pressure
 grep -E "^(pgsteal|pgscan|workingset_refault_anon|pgmajfault) " /sys/fs/cgroup/bg/memory.stat
 grep -E "^(pswpin|pswpout) " /proc/vmstat
 echo "zram mm_stat: $(cat /sys/block/zram0/mm_stat)"
+kill -TERM $pg
+wait
+cat /tmp/b-c.json /tmp/b-s.json /tmp/p.json
 echo "=== done"
 poweroff -f
 INIT

@@ -1,0 +1,191 @@
+// End-to-end behaviour of the three executables (spawned from the build tree): SIGTERM
+// still writes the trace / the report and exits 0; bad arguments and bad databases give
+// a clear error and a non-zero exit, no crash. No timing assertions: readiness for
+// SIGTERM is read from /proc/<pid>/status (SigCgt), not guessed from a sleep.
+#include "canaries/trace_file.hpp"
+
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+extern char** environ;
+
+namespace {
+
+const std::string kBin = HARNESS_BINARY_DIR;
+
+struct Child {
+  pid_t pid = -1;
+  fs::path out, err;
+};
+
+Child spawn(const std::vector<std::string>& argv, const fs::path& dir, const std::string& tag) {
+  Child r;
+  r.out = dir / (tag + ".out");
+  r.err = dir / (tag + ".err");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, r.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, r.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  EXPECT_EQ(posix_spawn(&r.pid, args[0], &fa, nullptr, args.data(), environ), 0) << argv[0];
+  posix_spawn_file_actions_destroy(&fa);
+  return r;
+}
+
+int wait_exit(pid_t pid) {
+  int st = 0;
+  EXPECT_EQ(waitpid(pid, &st, 0), pid);
+  EXPECT_TRUE(WIFEXITED(st)) << "killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/// Waits (no deadline: ctest's timeout bounds it) until the process catches SIGTERM.
+void wait_for_sigterm_handler(pid_t pid) {
+  while (true) {
+    std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(st, line)) {
+      if (line.rfind("SigCgt:", 0) == 0) {
+        const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+        if (mask & (1ULL << (SIGTERM - 1))) return;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Binaries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("hk-bin-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Binaries, CanaryComputeRunsItsScheduleAndWritesTrace) {
+  const fs::path trace = dir_ / "c.trace";
+  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "0.2", "--hot-mib", "1",
+                 "--trace", trace.string()},
+                dir_, "c");
+  ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
+  const auto j = nlohmann::json::parse(slurp(r.out));
+  EXPECT_EQ(j["stopped_by"], "schedule_end");
+  EXPECT_EQ(j["requests_planned"].get<int>(), 20);
+  const auto t = canaries::read_trace(trace.string());
+  EXPECT_EQ(t.header.canary, "compute");
+  EXPECT_EQ(t.header.period_ns, 10'000'000);
+  ASSERT_EQ(t.records.size(), 20u);
+  for (std::size_t i = 0; i < t.records.size(); ++i) {
+    const auto& rec = t.records[i];
+    EXPECT_EQ(rec.seq, i);
+    EXPECT_EQ(rec.scheduled_ns, t.header.origin_ns + static_cast<std::int64_t>(i) * t.header.period_ns);
+    EXPECT_GE(rec.wake_ns, rec.scheduled_ns);
+    EXPECT_GE(rec.completion_ns, rec.wake_ns);
+  }
+}
+
+TEST_F(Binaries, CanaryComputeWritesTraceOnSigterm) {
+  const fs::path trace = dir_ / "t.trace";
+  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "600", "--hot-mib", "1",
+                 "--trace", trace.string()},
+                dir_, "t");
+  wait_for_sigterm_handler(r.pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(kill(r.pid, SIGTERM), 0);
+  ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
+  const auto j = nlohmann::json::parse(slurp(r.out));
+  EXPECT_EQ(j["stopped_by"], "SIGTERM");
+  EXPECT_EQ(j["trace_written"], true);
+  EXPECT_EQ(j["requests_planned"].get<int>(), 60000);
+  const auto t = canaries::read_trace(trace.string());
+  EXPECT_EQ(t.records.size(), j["requests_recorded"].get<std::size_t>());
+  EXPECT_LT(t.records.size(), 60000u);
+}
+
+TEST_F(Binaries, PressureGenReportsOnSigtermMidAllocation) {
+  Child r = spawn({kBin + "/pressure/pressure-gen", "--allocation-mib", "4096", "--rate-mib-s", "16",
+                 "--active-set-mib", "8", "--contents", "random", "--seed", "5"},
+                dir_, "p");
+  wait_for_sigterm_handler(r.pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(kill(r.pid, SIGTERM), 0);
+  ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
+  const auto j = nlohmann::json::parse(slurp(r.out));
+  EXPECT_EQ(j["stopped_by"], "SIGTERM");
+  EXPECT_EQ(j["allocation_complete"], false);
+  EXPECT_LT(j["allocated_mib"].get<double>(), 4096.0);
+  for (const char* k : {"achieved_rate_mib_s", "touch_passes", "minflt", "majflt", "elapsed_s"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+}
+
+TEST_F(Binaries, BadArgumentsNameTheFlag) {
+  Child a = spawn({kBin + "/canaries/canary-compute", "--duration-s", "1", "--hot-mib", "0", "--trace",
+                 (dir_ / "x").string()},
+                dir_, "a");
+  EXPECT_EQ(wait_exit(a.pid), 2);
+  EXPECT_NE(slurp(a.err).find("--hot-mib"), std::string::npos) << slurp(a.err);
+  Child b = spawn({kBin + "/pressure/pressure-gen", "--allocation-mib", "10", "--rate-mib-s", "abc"}, dir_, "b");
+  EXPECT_EQ(wait_exit(b.pid), 2);
+  EXPECT_NE(slurp(b.err).find("--rate-mib-s"), std::string::npos) << slurp(b.err);
+  Child c = spawn({kBin + "/canaries/canary-sqlite", "run", "--db", "x.db", "--duration-s", "1", "--trace",
+                 (dir_ / "y").string(), "--queries-per-request", "0"},
+                dir_, "c");
+  EXPECT_EQ(wait_exit(c.pid), 2);
+  EXPECT_NE(slurp(c.err).find("--queries-per-request"), std::string::npos) << slurp(c.err);
+}
+
+TEST_F(Binaries, CanarySqliteMissingOrCorruptDatabaseIsAnErrorNotACrash) {
+  Child a = spawn({kBin + "/canaries/canary-sqlite", "run", "--db", (dir_ / "missing.db").string(), "--duration-s",
+                 "1", "--trace", (dir_ / "a.trace").string()},
+                dir_, "a");
+  EXPECT_EQ(wait_exit(a.pid), 1);
+  EXPECT_NE(slurp(a.err).find("prepare"), std::string::npos) << slurp(a.err);
+  std::ofstream(dir_ / "bad.db", std::ios::binary) << std::string(4096, 'x');
+  Child b = spawn({kBin + "/canaries/canary-sqlite", "run", "--db", (dir_ / "bad.db").string(), "--duration-s", "1",
+                 "--trace", (dir_ / "b.trace").string()},
+                dir_, "b");
+  EXPECT_EQ(wait_exit(b.pid), 1);
+  EXPECT_NE(slurp(b.err).find("not a SQLite database"), std::string::npos) << slurp(b.err);
+}
+
+TEST_F(Binaries, CanarySqlitePrepareThenRun) {
+  const fs::path db = dir_ / "c.db", trace = dir_ / "s.trace";
+  Child p = spawn({kBin + "/canaries/canary-sqlite", "prepare", "--db", db.string(), "--rows", "500", "--seed", "4"},
+                dir_, "p");
+  ASSERT_EQ(wait_exit(p.pid), 0) << slurp(p.err);
+  Child r = spawn({kBin + "/canaries/canary-sqlite", "run", "--db", db.string(), "--period-ms", "10", "--duration-s",
+                 "0.1", "--queries-per-request", "8", "--trace", trace.string()},
+                dir_, "r");
+  ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
+  const auto j = nlohmann::json::parse(slurp(r.out));
+  EXPECT_EQ(j["rows_missing"].get<int>(), 0);
+  EXPECT_EQ(j["requests_recorded"].get<int>(), 10);
+  EXPECT_EQ(canaries::read_trace(trace.string()).header.canary, "sqlite");
+}
