@@ -1,0 +1,321 @@
+// Confirmatory report (see analysis_report.hpp).
+#include "analysis/analysis_report.hpp"
+
+#include "analysis/coverage.hpp"
+#include "analysis/quantile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace analysis {
+namespace {
+
+using nlohmann::json;
+
+// Median of the present values, or null (never NaN).
+json med(const std::vector<std::optional<double>>& v) {
+  std::vector<double> x;
+  for (const auto& o : v)
+    if (o && std::isfinite(*o)) x.push_back(*o);
+  if (x.empty()) return nullptr;
+  return num(median(x));
+}
+
+void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else {
+    out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
+  }
+}
+
+std::vector<const CaseSummary*> triplet_cases(const TripletSet& ts) {
+  std::vector<const CaseSummary*> v;
+  for (const auto& t : ts.triplets)
+    for (const auto* c : t.cases) v.push_back(c);
+  return v;
+}
+
+Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases) {
+  Table t{"table1_constants", "Table 1. Settings held constant across the analysed cases", {{"setting", 0}, {"value", 0}}, {}, {}};
+  static const std::set<std::string> per_case{"case_id", "vm", "regime", "repeat", "triplet_id", "configuration",
+                                              "dose_bytes", "pressure.rate_mib_s", "pressure.contents"};
+  std::map<std::string, std::set<std::string>> values;
+  std::map<std::string, std::size_t> present;
+  for (const auto* c : cases) {
+    std::map<std::string, std::string> f;
+    flatten(c->spec, "", f);
+    for (auto& [k, v] : f) {
+      values[k].insert(v);
+      ++present[k];
+    }
+  }
+  std::vector<std::string> varying;
+  for (auto& [k, vs] : values) {
+    if (per_case.count(k)) continue;
+    if (vs.size() == 1 && present[k] == cases.size()) t.add({k, *vs.begin()});
+    else varying.push_back(k);
+  }
+  std::set<std::string> doses, accel, kernels;
+  for (const auto* c : cases) {
+    if (c->configuration == Config::Reclaim && c->dose_bytes) doses.insert(fmt::format("{} MiB", *c->dose_bytes / 1048576.0));
+    accel.insert(c->accelerator);
+    kernels.insert(c->kernel_release);
+  }
+  auto join = [](const std::set<std::string>& s) {
+    std::string o;
+    for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
+    return o;
+  };
+  t.add({"bounded-reclaim dose (memory.reclaim write)", join(doses)});
+  t.add({"accelerator", join(accel)});
+  t.add({"guest kernel", join(kernels)});
+  for (const char* k : {"seed", "schedule_sha256"})
+    if (data.meta.count(k)) t.add({std::string("campaign ") + k, data.meta.at(k)});
+  if (!varying.empty()) {
+    std::string s = "Settings that vary between cases (not constant, so not listed): ";
+    for (std::size_t i = 0; i < varying.size(); ++i) s += (i ? ", " : "") + varying[i];
+    t.notes.push_back(s + ".");
+  }
+  t.notes.push_back("Per-case fields (vm, regime, repeat, configuration, dose, rate, contents) are in Table 2 and the case records.");
+  return t;
+}
+
+Table table2(const TripletSet& ts) {
+  Table t{"table2_regimes", "Table 2. Pressure regimes",
+          {{"regime", 0}, {"allocation rate (MiB/s)", 0}, {"contents", 0}, {"VMs", 0}, {"triplets", 0}, {"cases", 0}}, {}, {}};
+  std::map<std::string, std::vector<const Triplet*>> by;
+  for (const auto& tr : ts.triplets) by[tr.regime].push_back(&tr);
+  for (auto& [regime, list] : by) {
+    std::set<std::string> vms;
+    for (auto* tr : list) vms.insert(tr->vm);
+    const auto& spec = list.front()->cases[0]->spec;
+    json rate = nullptr, contents = nullptr;
+    if (spec.contains("pressure")) {
+      if (spec["pressure"].contains("rate_mib_s")) rate = spec["pressure"]["rate_mib_s"];
+      if (spec["pressure"].contains("contents")) contents = spec["pressure"]["contents"];
+    }
+    t.add({regime, rate, contents, static_cast<int>(vms.size()), static_cast<int>(list.size()),
+           static_cast<int>(3 * list.size())});
+  }
+  return t;
+}
+
+Table table4(const PrimaryResult& pr) {
+  const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
+  Table t{"table4_primary",
+          "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator",
+          {{"comparison", 0}, {"triplets", 0}, {"ratio", 3}, {"lower (" + lv + ")", 3}, {"upper (" + lv + ")", 3},
+           {"change (%)", 1}, {"harm", 0}, {"corrected lower (secondary)", 3}, {"corrected upper (secondary)", 3}}, {}, {}};
+  for (const auto& c : pr.comparisons)
+    t.add({c.label, c.triplets, num(c.estimate), num(c.lower), num(c.upper), num(c.percent_change),
+           c.lower > 1 ? "HARM" : "no", num(c.corrected_lower), num(c.corrected_upper)});
+  t.notes.push_back(fmt::format(
+      "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
+      "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
+      "simultaneous level 1 - 0.05/4 = {} per comparison (the study's prespecified interval: the primary result).",
+      pr.replicates, pr.seed, lv));
+  t.notes.push_back(
+      "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
+      "sqrt(n/(n-1)) (DESIGN.md \"Small-sample caution\"); it does not enter the verdict.");
+  return t;
+}
+
+Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
+  Table t{"design_coverage", "Design and expected coverage of the intervals",
+          {{"quantity", 0}, {"value", 4}}, {}, {}};
+  std::vector<int> n = pr.stratum_sizes;
+  std::sort(n.begin(), n.end());
+  t.add({"strata (vm, regime)", static_cast<int>(n.size())});
+  t.add({"triplets", static_cast<int>(ts.triplets.size())});
+  t.add({"triplets per stratum (min / median / max)", fmt::format("{} / {} / {}", n.front(), n[n.size() / 2], n.back())});
+  t.add({"strata with one triplet", static_cast<int>(std::count(n.begin(), n.end(), 1))});
+  t.add({"nominal level per comparison", num(pr.level)});
+  t.add({"expected coverage per comparison, prespecified interval", num(pr.expected_coverage)});
+  t.add({"expected coverage per comparison, corrected interval", num(pr.expected_coverage_corrected)});
+  t.add({"joint coverage of four, Bonferroni lower bound, prespecified", num(std::max(0.0, 1 - 4 * (1 - pr.expected_coverage)))});
+  t.add({"joint coverage of four, Bonferroni lower bound, corrected", num(std::max(0.0, 1 - 4 * (1 - pr.expected_coverage_corrected)))});
+  t.notes.push_back(
+      "Expected coverage is ANALYTIC: a resampled mean of n units has variance (n-1)/n of the true one "
+      "(DESIGN.md \"Small-sample caution\"); with equal within-stratum variances the bootstrap variance factor is "
+      "f = sum (n_s-1)/n_s^2 / sum 1/n_s and coverage = 2 Phi(z sqrt(f)) - 1. Checked against simulation in "
+      "tests/statistics/analysis (design named there).");
+  return t;
+}
+
+Table table5(const std::vector<const CaseSummary*>& cases) {
+  Table t{"table5_wake_service", "Table 5. Wake delay and service time (case-level medians of pressure-phase quantiles)",
+          {{"configuration", 0}, {"canary", 0}, {"cases", 0}, {"wake p50 (us)", 0}, {"wake p99 (us)", 0},
+           {"service p50 (us)", 0}, {"service p99 (us)", 0}, {"response p99 (us)", 0}, {"deadline misses", 0},
+           {"requests", 0}}, {}, {}};
+  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
+    for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+      std::vector<std::optional<double>> w50, w99, s50, s99, r99;
+      long long misses = 0, reqs = 0;
+      int n = 0;
+      for (const auto* c : cases) {
+        if (c->configuration != cf) continue;
+        const auto& l = c->latency[static_cast<int>(k)];
+        if (!l) continue;
+        ++n;
+        if (l->has_wake) {
+          w50.push_back(l->wake_p50_us);
+          w99.push_back(l->wake_p99_us);
+          s50.push_back(l->service_p50_us);
+          s99.push_back(l->service_p99_us);
+        }
+        r99.push_back(l->p99_us);
+        misses += static_cast<long long>(l->deadline_misses);
+        reqs += static_cast<long long>(l->requests);
+      }
+      t.add({config_name(cf), canary_name(k), n, med(w50), med(w99), med(s50), med(s99), med(r99), misses, reqs});
+    }
+  t.notes.push_back("Wake delay = wake - scheduled start; service = completion - wake; deadline miss = completion "
+                    "after the next scheduled start (or never completed). Requests whose scheduled start lies in the "
+                    "pressure phase.");
+  return t;
+}
+
+Table table6(const std::vector<const CaseSummary*>& cases) {
+  Table t{"table6_regime_medians", "Table 6. Median pressure-phase p99 per regime and configuration (descriptive, unpaired)",
+          {{"regime", 0}, {"configuration", 0}, {"cases", 0}, {"compute p99 (us)", 0}, {"sqlite p99 (us)", 0}}, {}, {}};
+  std::set<std::string> regimes;
+  for (const auto* c : cases) regimes.insert(c->regime);
+  for (const auto& rg : regimes)
+    for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+      std::vector<std::optional<double>> a, b;
+      int n = 0;
+      for (const auto* c : cases) {
+        if (c->regime != rg || c->configuration != cf) continue;
+        ++n;
+        a.push_back(c->latency[0] ? std::optional<double>(c->latency[0]->p99_us) : std::nullopt);
+        b.push_back(c->latency[1] ? std::optional<double>(c->latency[1]->p99_us) : std::nullopt);
+      }
+      t.add({rg, config_name(cf), n, med(a), med(b)});
+    }
+  t.notes.push_back("Unpaired cell medians; the paired analysis in Table 4 determines the primary conclusions (study).");
+  return t;
+}
+
+Table mechanism(const std::vector<const CaseSummary*>& cases) {
+  Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
+          {{"configuration", 0}, {"cases", 0}, {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
+           {"fg PSI some stall (s)", 3}, {"refaults", 0}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
+           {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}}, {}, {}};
+  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+    std::vector<std::optional<double>> v[8];
+    int n = 0;
+    for (const auto* c : cases) {
+      if (c->configuration != cf) continue;
+      ++n;
+      const auto& m = c->mech;
+      v[0].push_back(m.bg_some_stall_s);
+      v[1].push_back(m.bg_full_stall_s);
+      v[2].push_back(m.fg_some_stall_s);
+      v[3].push_back(m.refaults);
+      v[4].push_back(m.swapout_kib);
+      v[5].push_back(m.zram_orig_peak_mib);
+      v[6].push_back(m.zram_compr_peak_mib);
+      v[7].push_back(m.zram_mem_used_peak_mib);
+    }
+    t.add({config_name(cf), n, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]), med(v[7])});
+  }
+  t.notes.push_back("Stall = difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
+                    "of the pressure phase; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "
+                    "delta x page size; zram = maximum of mm_stat columns in the phase. n/a = not sampled.");
+  return t;
+}
+
+Table absdiff(const PrimaryResult& pr) {
+  const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
+  Table t{"absolute_differences", "Absolute p95 and p99 differences (bounded reclaim minus comparator)",
+          {{"comparison", 0}, {"quantile", 0}, {"difference (us)", 0}, {"lower (us, " + lv + ")", 0},
+           {"upper (us, " + lv + ")", 0}}, {}, {}};
+  for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, num(a.estimate_us), num(a.lower_us), num(a.upper_us)});
+  t.notes.push_back("Mean over strata of stratum-mean paired differences in microseconds; same bootstrap replicates "
+                    "(same resampling indices) as Table 4. Negative = reclaim faster.");
+  return t;
+}
+
+}  // namespace
+
+Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr) {
+  Report r;
+  r.title = fmt::format("Reclaim ablation: confirmatory analysis of {}", data.db_path);
+  const auto cases = triplet_cases(ts);
+  // Warnings.
+  int tcg = 0;
+  for (const auto& c : data.cases)
+    if (c.accelerator == "tcg") ++tcg;
+  if (tcg > 0)
+    r.warnings.push_back(fmt::format(
+        "{} case(s) ran under TCG (software emulation, no KVM): absolute timings are inflated under TCG; no timing "
+        "claim should be made from them.", tcg));
+  if (!data.infra_failed.empty()) {
+    std::string s = fmt::format("{} case(s) are infra_failed and not analysed:", data.infra_failed.size());
+    for (const auto& id : data.infra_failed) s += " " + id;
+    r.warnings.push_back(s);
+  }
+  if (!data.missing.empty()) {
+    std::string s = fmt::format("{} scheduled case(s) have no case record (missing):", data.missing.size());
+    for (const auto& id : data.missing) s += " " + id;
+    r.warnings.push_back(s);
+  }
+  for (const auto& w : data.warnings) r.warnings.push_back(w);
+  for (const auto& w : ts.warnings) r.warnings.push_back(w);
+  if (pr.expected_coverage < pr.level - 0.005)
+    r.warnings.push_back(fmt::format(
+        "Small-sample caution: with this design (triplets per stratum as in the design table) the prespecified "
+        "{:.2f}% intervals are expected to cover only about {:.1f}% per comparison (analytic); the corrected "
+        "secondary interval is expected to cover about {:.1f}%.",
+        pr.level * 100, pr.expected_coverage * 100, pr.expected_coverage_corrected * 100));
+  // Summary.
+  r.summary.push_back("**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
+  std::string s = "Estimates: ";
+  for (std::size_t i = 0; i < pr.comparisons.size(); ++i) {
+    const auto& c = pr.comparisons[i];
+    s += fmt::format("{}{} {:.3f} [{:.3f}, {:.3f}] ({:+.1f}%)", i ? "; " : "", c.label, c.estimate, c.lower, c.upper,
+                     c.percent_change);
+  }
+  r.summary.push_back(s + ".");
+  r.tables.push_back(table1(data, cases));
+  r.tables.push_back(table2(ts));
+  r.tables.push_back(table4(pr));
+  r.tables.push_back(design_table(pr, ts));
+  r.tables.push_back(absdiff(pr));
+  r.tables.push_back(table5(cases));
+  r.tables.push_back(table6(cases));
+  r.tables.push_back(mechanism(cases));
+  // Machine-readable extras.
+  json comps = json::array();
+  for (const auto& c : pr.comparisons)
+    comps.push_back({{"label", c.label}, {"estimate", c.estimate}, {"lower", c.lower}, {"upper", c.upper},
+                     {"corrected_lower", c.corrected_lower}, {"corrected_upper", c.corrected_upper},
+                     {"percent_change", c.percent_change}, {"triplets", c.triplets}});
+  r.extra = {{"db", data.db_path}, {"level", pr.level}, {"replicates", pr.replicates}, {"seed", pr.seed},
+             {"comparisons", comps},
+             {"verdict", {{"general_benefit", pr.verdict.general_benefit}, {"harm", pr.verdict.harm},
+                          {"failed", pr.verdict.failed}, {"text", pr.verdict.text}}},
+             {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
+             {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg}};
+  return r;
+}
+
+Report analyze_campaign(const std::string& db_path, const PrimaryOptions& opt) {
+  const CampaignData data = load_campaign(db_path);
+  const TripletSet ts = build_triplets(data);
+  if (ts.triplets.empty()) {
+    std::string why = fmt::format("{}: no complete matched triplet to analyse ({} completed case(s))", db_path, data.cases.size());
+    for (const auto& w : ts.warnings) why += "\n  " + w;
+    throw std::invalid_argument(why);
+  }
+  const PrimaryResult pr = run_primary(ts, opt);
+  return build_analysis_report(data, ts, pr);
+}
+
+}  // namespace analysis

@@ -1,0 +1,21 @@
+#pragma once
+// `harness analyze`: builds the confirmatory report (Tables 1, 2, 4, 5, 6, the mechanism table,
+// absolute p95/p99 differences, the design/coverage table) and the verdict. Table numbering and
+// content follow the study; rules follow DESIGN.md "Analysis" and "Small-sample caution".
+#include "analysis/campaign_data.hpp"
+#include "analysis/primary.hpp"
+#include "analysis/report_table.hpp"
+#include "analysis/triplets.hpp"
+
+namespace analysis {
+
+/// Builds the full report from loaded data, the triplets and the primary result.
+/// Warnings on top: loading problems, dropped triplets, one-triplet strata, infra_failed and
+/// missing cases, TCG-accelerated cases (timings inflated), the small-sample coverage diagnostic.
+Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr);
+
+/// Convenience: load, build triplets, run the primary analysis, build the report.
+/// Errors: results::DbError (DB), std::invalid_argument (no complete triplet: message lists why).
+Report analyze_campaign(const std::string& db_path, const PrimaryOptions& opt);
+
+}  // namespace analysis

@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Figures of a campaign analysis, through the pybind11 module harness_analysis (matplotlib, Agg).
+
+  forest.png              the four primary ratios with their 98.75% intervals (and the corrected
+                          secondary interval), reference line at 1 and the 0.95 benefit threshold
+  p99_by_regime.png       pressure-phase p99 per case, by regime and configuration (both canaries)
+  timeseries_<case>.png   one case: PSI some/full, memory.current, swap, zram, canary response times,
+                          with the phases, the trigger and the reclaim action marked
+
+Usage: PYTHONPATH=<build>/analysis/python /usr/bin/python3 analysis/figures.py --db DB --out DIR
+       [--replicates B] [--seed S] [--case CASE_ID]
+"""
+import argparse
+import os
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+import harness_analysis as ha  # noqa: E402
+
+CONFIGS = ["static-zram", "delayed-activation", "bounded-reclaim"]
+COLORS = {"static-zram": "#4C72B0", "delayed-activation": "#DD8452", "bounded-reclaim": "#55A868"}
+
+
+def tcg_note(cases):
+    n = sum(1 for a in cases["accelerator"] if a == "tcg")
+    return f"  [{n} TCG case(s): timings inflated under TCG]" if n else ""
+
+
+def forest(prim, cases, out):
+    comps = prim["comparisons"]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    y = np.arange(len(comps))[::-1]
+    for yi, c in zip(y, comps):
+        ax.plot([c["corrected_lower"], c["corrected_upper"]], [yi - 0.18] * 2, color="0.6", lw=2,
+                label="corrected (secondary)" if yi == y[0] else None)
+        ax.plot([c["lower"], c["upper"]], [yi] * 2, color="black", lw=3,
+                label=f"{prim['level'] * 100:.2f}% interval (primary)" if yi == y[0] else None)
+        ax.plot(c["estimate"], yi, "o", color="#C44E52", ms=8, zorder=3, label="estimate" if yi == y[0] else None)
+        ax.annotate(f"{c['estimate']:.3f} [{c['lower']:.3f}, {c['upper']:.3f}]  {c['percent_change']:+.1f}%",
+                    (max(c["upper"], c["corrected_upper"]), yi), xytext=(8, -4), textcoords="offset points", fontsize=9)
+    ax.axvline(1.0, color="0.3", ls="-", lw=1)
+    ax.axvline(0.95, color="#C44E52", ls=":", lw=1, label="0.95 (5% reduction)")
+    ax.set_yticks(y)
+    ax.set_yticklabels([c["label"] for c in comps])
+    lo = min(min(c["corrected_lower"] for c in comps), 0.9)
+    hi = max(max(c["corrected_upper"] for c in comps), 1.05)
+    ax.set_xlim(lo - 0.03, hi + (hi - lo) * 0.55)
+    ax.set_xlabel("p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)")
+    verdict = "general benefit" if prim["general_benefit"] else "no general benefit"
+    if prim["harm"]:
+        verdict += "; harm: " + ", ".join(prim["harm"])
+    ax.set_title(f"Primary comparisons, {prim['comparisons'][0]['triplets']} triplets - verdict: {verdict}"
+                 + tcg_note(cases), fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=130)
+    plt.close(fig)
+
+
+def p99_by_regime(cases, out):
+    regimes = sorted(set(cases["regime"]))
+    conf = np.array(cases["configuration"])
+    reg = np.array(cases["regime"])
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=False)
+    for ax, canary in zip(axes, ["compute", "sqlite"]):
+        p99 = cases[f"{canary}_p99_us"] / 1000.0
+        width = 0.8 / len(CONFIGS)
+        for j, c in enumerate(CONFIGS):
+            for i, r in enumerate(regimes):
+                sel = (conf == c) & (reg == r) & np.isfinite(p99)
+                x = i + (j - 1) * width
+                vals = p99[sel]
+                if len(vals) == 0:
+                    continue
+                jitter = (np.linspace(-0.3, 0.3, len(vals)) if len(vals) > 1 else np.zeros(1)) * width
+                ax.scatter(x + jitter, vals, s=12, color=COLORS[c], alpha=0.6, edgecolors="none")
+                ax.hlines(np.median(vals), x - width * 0.45, x + width * 0.45, color=COLORS[c], lw=2.5,
+                          label=c if i == 0 else None)
+        ax.set_xticks(range(len(regimes)))
+        ax.set_xticklabels(regimes, rotation=15)
+        ax.set_ylabel("pressure-phase p99 response (ms)")
+        ax.set_title(f"{canary} canary: per-case p99 (dots) and median (bar)", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("p99 by regime and configuration (unpaired, descriptive)" + tcg_note(cases), fontsize=11)
+    fig.tight_layout()
+    fig.savefig(out, dpi=130)
+    plt.close(fig)
+
+
+def timeseries(db, case_id, out):
+    ts = ha.case_timeseries(db, case_id)
+    tel, can = ts["telemetry"], ts["canaries"]
+    t = tel["t_s"]
+    fig, axes = plt.subplots(4, 1, figsize=(10, 9.5), sharex=True)
+
+    def mark(ax):
+        for name, (a, b) in ts["phases"].items():
+            if name == "pressure":
+                ax.axvspan(a, b, color="#F2C14E", alpha=0.15, lw=0)
+        for te, kind in ts["events"]:
+            if kind in ("trigger", "would_trigger"):
+                ax.axvline(te, color="#C44E52", ls="--", lw=1.2)
+            elif kind == "backend_on":
+                ax.axvline(te, color="#8172B2", ls="--", lw=1.2)
+        for a, b, req, err, ach in ts["reclaim_actions"]:
+            ax.axvspan(a, max(b, a + 0.3), color="#55A868", alpha=0.5, lw=0)
+
+    ax = axes[0]
+    for col, lab, st in [("bg_some_us", "bg some", "-"), ("bg_full_us", "bg full", "--"), ("fg_some_us", "fg some", ":")]:
+        v = tel[col]
+        if np.isfinite(v).sum() > 1:
+            ax.plot(t[1:], np.diff(v) / 1000.0, st, label=lab)
+    ax.set_ylabel("PSI stall per 1 s\nsample (ms)")
+    ax.legend(fontsize=8, loc="upper left")
+    ax = axes[1]
+    for col, lab in [("bg_current_bytes", "bg memory.current"), ("fg_current_bytes", "fg memory.current"),
+                     ("bg_swap_current_bytes", "bg memory.swap.current")]:
+        v = tel[col]
+        if np.isfinite(v).any():
+            ax.plot(t, v / 2**20, label=lab)
+    ax.set_ylabel("MiB")
+    ax.legend(fontsize=8, loc="upper left")
+    ax = axes[2]
+    for col, lab in [("zram_orig_data_bytes", "zram orig_data"), ("zram_compr_data_bytes", "zram compr_data"),
+                     ("zram_mem_used_bytes", "zram mem_used")]:
+        v = tel[col]
+        if np.isfinite(v).any():
+            ax.plot(t, v / 2**20, label=lab)
+    v = tel["swapfile_used_kib"]
+    if np.isfinite(v).any():
+        ax.plot(t, v / 1024.0, label="swapfile used")
+    ax.set_ylabel("MiB")
+    ax.legend(fontsize=8, loc="upper left")
+    ax = axes[3]
+    for name, color in [("compute", "#4C72B0"), ("sqlite", "#DD8452")]:
+        s, r = can[name]["scheduled_s"], can[name]["response_us"]
+        if len(s):
+            ok = np.isfinite(r)
+            ax.scatter(s[ok], r[ok] / 1000.0, s=3, color=color, label=f"{name} response", alpha=0.6)
+            if (~ok).any():
+                ax.scatter(s[~ok], np.full((~ok).sum(), np.nanmax(r[ok]) / 1000.0 if ok.any() else 1), marker="x",
+                           color="red", label=f"{name} never completed")
+    ax.set_yscale("log")
+    ax.set_ylabel("response (ms)")
+    ax.set_xlabel("time from pressure-phase start (s)")
+    ax.legend(fontsize=8, loc="upper left", markerscale=3)
+    for a in axes:
+        mark(a)
+        a.grid(alpha=0.3)
+    note = " - TCG: timings inflated" if ts.get("accelerator") == "tcg" else ""
+    fig.suptitle(f"{case_id} ({ts.get('configuration', '?')}, {ts.get('vm', '?')}, {ts.get('regime', '?')}){note}\n"
+                 "yellow = pressure phase, red dashed = PSI trigger, green = memory.reclaim write, "
+                 "purple dashed = backend enabled", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--replicates", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--case", help="case for the time-series figure (default: first bounded-reclaim case)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    data = ha.load_campaign(a.db)
+    cases = data["cases"]
+    prim = ha.primary(a.db, replicates=a.replicates, seed=a.seed)
+    forest(prim, cases, os.path.join(a.out, "forest.png"))
+    p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png"))
+    case = a.case
+    if case is None:
+        reclaim = [c for c, k in zip(cases["case_id"], cases["configuration"]) if k == "bounded-reclaim"]
+        case = reclaim[0] if reclaim else cases["case_id"][0]
+    timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png"))
+    print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png to {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

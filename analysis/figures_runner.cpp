@@ -1,0 +1,49 @@
+// Figure script runner (see figures_runner.hpp).
+#include "analysis/figures_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <sys/wait.h>
+
+namespace analysis {
+namespace {
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+std::string quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+}  // namespace
+
+std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
+                                     unsigned long long seed) {
+  const std::string py = env_or("HARNESS_PYTHON", "/usr/bin/python3");
+  const std::string pydir = env_or("HARNESS_ANALYSIS_PYDIR", HK_ANALYSIS_PYDIR);
+  const std::string script = env_or("HARNESS_FIGURES_SCRIPT", HK_ANALYSIS_SRCDIR "/figures.py");
+  if (!std::filesystem::exists(script)) throw std::runtime_error("figures: script not found: " + script);
+  bool module_found = false;
+  if (std::filesystem::is_directory(pydir))
+    for (const auto& e : std::filesystem::directory_iterator(pydir))
+      if (e.path().filename().string().rfind("harness_analysis", 0) == 0) module_found = true;
+  if (!module_found)
+    throw std::runtime_error("figures: pybind11 module harness_analysis not found in " + pydir +
+                             " (build target harness_analysis, or set HARNESS_ANALYSIS_PYDIR)");
+  const std::string cmd = fmt::format("PYTHONPATH={} MPLBACKEND=Agg {} {} --db {} --out {} --replicates {} --seed {}",
+                                      quote(pydir), quote(py), quote(script), quote(db_path), quote(out_dir),
+                                      replicates, seed);
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0)
+    throw std::runtime_error(fmt::format("figures: `{}` failed (status {})", cmd, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(out_dir))
+    if (e.path().extension() == ".png") out.push_back(e.path().string());
+  return out;
+}
+
+}  // namespace analysis

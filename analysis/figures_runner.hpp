@@ -1,0 +1,16 @@
+#pragma once
+// Runs analysis/figures.py (matplotlib, Agg) with Debian's /usr/bin/python3 and PYTHONPATH set to
+// the build dir of the pybind11 module `harness_analysis` (DESIGN.md: figures from the Python module).
+#include <string>
+#include <vector>
+
+namespace analysis {
+
+/// Produces PNGs in out_dir (forest plot, p99 by regime x configuration, one case's time series).
+/// Returns the PNG paths written. Environment overrides: HARNESS_PYTHON (interpreter),
+/// HARNESS_ANALYSIS_PYDIR (module dir), HARNESS_FIGURES_SCRIPT. Errors: std::runtime_error with the
+/// command line and exit status when the script fails or the module is not built.
+std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
+                                     unsigned long long seed);
+
+}  // namespace analysis

@@ -1,0 +1,65 @@
+#pragma once
+// The primary analysis: four matched-triplet p99 ratios with stratified-bootstrap intervals at the
+// simultaneous level 1 - alpha/m, the corrected secondary interval, the expected-coverage
+// diagnostic, absolute p95/p99 differences in us, and the verdict. Rules: DESIGN.md "Analysis" and
+// "Small-sample caution"; study (Table 4, decision rule).
+#include "analysis/bootstrap.hpp"
+#include "analysis/triplets.hpp"
+#include "analysis/verdict.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace analysis {
+
+/// Settings: B, seed, threads (bootstrap), family-wise alpha and number of comparisons m.
+struct PrimaryOptions {
+  BootstrapOptions bootstrap;
+  double alpha = 0.05;
+  int comparisons = 4;
+};
+
+/// One primary comparison (ratio scale; < 1 favours bounded reclaim).
+struct ComparisonResult {
+  std::string label;
+  Canary canary = Canary::Compute;
+  Config comparator = Config::Static;
+  int triplets = 0;
+  double estimate = 1;          ///< exp(mean over strata of stratum-mean log ratio)
+  double lower = 1, upper = 1;  ///< prespecified percentile interval (primary result)
+  double corrected_lower = 1, corrected_upper = 1;  ///< small-sample-corrected interval (secondary)
+  double percent_change = 0;    ///< 100 (estimate - 1); negative = reduction
+};
+
+/// Absolute difference (reclaim - comparator) in us, mean over strata of stratum means.
+struct AbsDiffResult {
+  std::string label;            ///< comparison label
+  std::string quantile;         ///< "p95" | "p99"
+  double estimate_us = 0, lower_us = 0, upper_us = 0;
+};
+
+/// Everything Table 4, the verdict and the absolute-difference table need.
+struct PrimaryResult {
+  double level = 0.9875;                      ///< per-comparison interval level
+  int replicates = 0;
+  std::uint64_t seed = 0;
+  std::array<ComparisonResult, 4> comparisons;
+  std::vector<AbsDiffResult> abs_diffs;       ///< 8: per comparison p95 then p99
+  std::vector<int> stratum_sizes;             ///< triplets per stratum
+  double expected_coverage = 0;               ///< plain interval, analytic (coverage.hpp)
+  double expected_coverage_corrected = 0;     ///< corrected interval, analytic
+  Verdict verdict;
+  BootstrapResult log_bootstrap;              ///< replicates of the four mean log ratios (B x 4)
+};
+
+/// Runs the primary analysis on complete triplets. One bootstrap draws the resampling indices once
+/// for all columns (log ratios and absolute differences), so every quantity uses the same indices.
+/// Errors: std::invalid_argument when there is no complete triplet.
+PrimaryResult run_primary(const TripletSet& ts, const PrimaryOptions& opt);
+
+/// The same estimator on a bare T x 4 log-ratio matrix with stratum labels (Python module, tests).
+PrimaryResult run_primary_matrix(const Eigen::MatrixXd& log_ratios, const Eigen::MatrixXd& abs_diffs,
+                                 const std::vector<int>& strata, const PrimaryOptions& opt);
+
+}  // namespace analysis

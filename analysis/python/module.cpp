@@ -1,0 +1,269 @@
+// pybind11 module `harness_analysis` (built for Debian's /usr/bin/python3): load a campaign DB into
+// numpy arrays, run the stratified bootstrap and the primary analysis from Python, read one case's
+// time series for figures, and write synthetic campaign DBs. Thin wrappers over hk_analysis.
+#include "analysis/analysis_report.hpp"
+#include "analysis/bootstrap.hpp"
+#include "analysis/campaign_data.hpp"
+#include "analysis/pilot.hpp"
+#include "analysis/primary.hpp"
+#include "analysis/quantile.hpp"
+#include "analysis/synthetic.hpp"
+#include "analysis/triplets.hpp"
+#include "results/db.hpp"
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+
+namespace py = pybind11;
+using namespace analysis;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+py::dict campaign_arrays(const std::string& db) {
+  const CampaignData data = load_campaign(db);
+  const TripletSet ts = build_triplets(data);
+  std::vector<std::string> ids, vms, regimes, configs, triplets, accel;
+  std::vector<double> p[2][3];
+  std::vector<bool> usable;
+  for (const auto& c : data.cases) {
+    ids.push_back(c.case_id);
+    vms.push_back(c.vm);
+    regimes.push_back(c.regime);
+    configs.push_back(config_name(c.configuration));
+    triplets.push_back(c.triplet_id);
+    accel.push_back(c.accelerator);
+    usable.push_back(c.usable);
+    for (int k = 0; k < 2; ++k) {
+      const auto& l = c.latency[k];
+      p[k][0].push_back(l ? l->p50_us : kNaN);
+      p[k][1].push_back(l ? l->p95_us : kNaN);
+      p[k][2].push_back(l ? l->p99_us : kNaN);
+    }
+  }
+  py::dict cases;
+  cases["case_id"] = ids;
+  cases["vm"] = vms;
+  cases["regime"] = regimes;
+  cases["configuration"] = configs;
+  cases["triplet_id"] = triplets;
+  cases["accelerator"] = accel;
+  cases["usable"] = py::array(py::cast(usable));
+  const char* qn[3] = {"p50_us", "p95_us", "p99_us"};
+  for (int k = 0; k < 2; ++k)
+    for (int q = 0; q < 3; ++q)
+      cases[py::str(std::string(canary_name(static_cast<Canary>(k))) + "_" + qn[q])] = py::array(py::cast(p[k][q]));
+  py::dict out;
+  out["cases"] = cases;
+  std::vector<std::string> tids, labels;
+  for (const auto& t : ts.triplets) tids.push_back(t.id);
+  for (const auto& d : primary_comparisons()) labels.push_back(d.label);
+  out["triplet_id"] = tids;
+  out["comparisons"] = labels;
+  out["log_ratios"] = log_ratio_matrix(ts);
+  out["abs_diffs_us"] = abs_diff_matrix(ts);
+  out["strata"] = py::array(py::cast(stratum_labels(ts)));
+  out["strata_names"] = ts.strata;
+  std::vector<std::string> warnings = data.warnings;
+  warnings.insert(warnings.end(), ts.warnings.begin(), ts.warnings.end());
+  out["warnings"] = warnings;
+  out["infra_failed"] = data.infra_failed;
+  out["missing"] = data.missing;
+  out["meta"] = data.meta;
+  return out;
+}
+
+py::dict bootstrap_py(const Eigen::MatrixXd& data, const std::vector<int>& strata, int replicates,
+                      std::uint64_t seed, unsigned threads) {
+  BootstrapResult r;
+  {
+    py::gil_scoped_release nogil;
+    r = stratified_bootstrap(data, strata, {replicates, seed, threads});
+  }
+  py::dict d;
+  d["point"] = r.point;
+  d["plain"] = r.plain;
+  d["corrected"] = r.corrected;
+  d["stratum_sizes"] = r.stratum_sizes;
+  return d;
+}
+
+py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, unsigned threads) {
+  const CampaignData data = load_campaign(db);
+  const TripletSet ts = build_triplets(data);
+  PrimaryOptions opt;
+  opt.bootstrap = {replicates, seed, threads};
+  PrimaryResult pr;
+  {
+    py::gil_scoped_release nogil;
+    pr = run_primary(ts, opt);
+  }
+  py::list comps;
+  for (const auto& c : pr.comparisons) {
+    py::dict x;
+    x["label"] = c.label;
+    x["estimate"] = c.estimate;
+    x["lower"] = c.lower;
+    x["upper"] = c.upper;
+    x["corrected_lower"] = c.corrected_lower;
+    x["corrected_upper"] = c.corrected_upper;
+    x["percent_change"] = c.percent_change;
+    x["triplets"] = c.triplets;
+    comps.append(x);
+  }
+  py::dict d;
+  d["comparisons"] = comps;
+  d["level"] = pr.level;
+  d["verdict"] = pr.verdict.text;
+  d["general_benefit"] = pr.verdict.general_benefit;
+  d["harm"] = pr.verdict.harm;
+  d["expected_coverage"] = pr.expected_coverage;
+  d["expected_coverage_corrected"] = pr.expected_coverage_corrected;
+  d["stratum_sizes"] = pr.stratum_sizes;
+  d["replicates_log"] = pr.log_bootstrap.plain;
+  return d;
+}
+
+// One case's time series: telemetry columns, canary responses, controller events, phases.
+// Times in seconds relative to the pressure-phase start.
+py::dict case_timeseries(const std::string& db_path, const std::string& case_id) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  py::dict out;
+  std::int64_t t0 = 0;
+  {
+    results::Stmt st(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+    st.bind(1, case_id);
+    py::dict phases;
+    std::vector<std::pair<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>> rows;
+    while (st.step()) rows.push_back({st.text(0), {st.int64(1), st.opt_int64(2)}});
+    for (auto& r : rows)
+      if (r.first == "pressure") t0 = r.second.first;
+    for (auto& r : rows)
+      phases[py::str(r.first)] = py::make_tuple((r.second.first - t0) / 1e9,
+                                                r.second.second ? (*r.second.second - t0) / 1e9 : kNaN);
+    if (rows.empty()) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
+    out["phases"] = phases;
+  }
+  {
+    results::Stmt cs(db, "SELECT configuration, vm, regime, accelerator FROM cases WHERE case_id = ?1");
+    cs.bind(1, case_id);
+    if (cs.step()) {
+      out["configuration"] = cs.text(0);
+      out["vm"] = cs.text(1);
+      out["regime"] = cs.text(2);
+      out["accelerator"] = cs.opt_text(3).value_or("unknown");
+    }
+  }
+  {
+    const char* cols[] = {"bg_some_us", "bg_full_us", "fg_some_us", "bg_current_bytes", "fg_current_bytes",
+                          "bg_swap_current_bytes", "zram_orig_data_bytes", "zram_compr_data_bytes",
+                          "zram_mem_used_bytes", "swapfile_used_kib", "zram_swap_used_kib"};
+    std::string sql = "SELECT t_ns";
+    for (auto c : cols) sql += std::string(", ") + c;
+    sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
+    results::Stmt st(db, sql);
+    st.bind(1, case_id);
+    std::vector<double> t;
+    std::vector<std::vector<double>> v(std::size(cols));
+    while (st.step()) {
+      t.push_back((st.int64(0) - t0) / 1e9);
+      for (std::size_t j = 0; j < std::size(cols); ++j)
+        v[j].push_back(st.is_null(static_cast<int>(j + 1)) ? kNaN : static_cast<double>(st.int64(static_cast<int>(j + 1))));
+    }
+    py::dict tel;
+    tel["t_s"] = py::array(py::cast(t));
+    for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
+    out["telemetry"] = tel;
+  }
+  py::dict can;
+  for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+    const auto reqs = load_requests(db_path, case_id, k);
+    std::vector<double> s, r;
+    for (const auto& q : reqs) {
+      s.push_back((q.scheduled_ns - t0) / 1e9);
+      r.push_back(q.completion_ns ? (*q.completion_ns - q.scheduled_ns) / 1e3 : std::numeric_limits<double>::infinity());
+    }
+    py::dict d;
+    d["scheduled_s"] = py::array(py::cast(s));
+    d["response_us"] = py::array(py::cast(r));
+    can[py::str(canary_name(k))] = d;
+  }
+  out["canaries"] = can;
+  {
+    results::Stmt st(db, "SELECT t_ns, kind FROM controller_events WHERE case_id = ?1 AND kind <> 'window' ORDER BY t_ns");
+    st.bind(1, case_id);
+    py::list ev;
+    while (st.step()) ev.append(py::make_tuple((st.int64(0) - t0) / 1e9, st.text(1)));
+    out["events"] = ev;
+  }
+  {
+    results::Stmt st(db, "SELECT start_ns, end_ns, requested_bytes, write_errno, achieved_bytes FROM reclaim_actions "
+                         "WHERE case_id = ?1 ORDER BY start_ns");
+    st.bind(1, case_id);
+    py::list ra;
+    while (st.step())
+      ra.append(py::make_tuple((st.int64(0) - t0) / 1e9, (st.int64(1) - t0) / 1e9, st.int64(2), st.int64(3),
+                               st.opt_int64(4) ? py::cast(*st.opt_int64(4)) : py::none()));
+    out["reclaim_actions"] = ra;
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(harness_analysis, m) {
+  m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
+  m.def("load_campaign", &campaign_arrays, py::arg("db"),
+        "Per-case p50/p95/p99 (us) per canary, and the T x 4 log-ratio and T x 8 absolute-difference (us) matrices "
+        "of complete matched triplets with stratum labels.");
+  m.def("bootstrap", &bootstrap_py, py::arg("data"), py::arg("strata"), py::arg("replicates") = 10000,
+        py::arg("seed") = 1, py::arg("threads") = 0,
+        "Stratified bootstrap of the mean over strata of stratum means: returns point (K), plain (B x K), "
+        "corrected (B x K). Bit-identical for a seed whatever the thread count.");
+  m.def("primary", &primary_py, py::arg("db"), py::arg("replicates") = 10000, py::arg("seed") = 1,
+        py::arg("threads") = 0, "Table 4: four ratios, 98.75% intervals, corrected intervals, verdict.");
+  m.def("case_timeseries", &case_timeseries, py::arg("db"), py::arg("case_id"),
+        "One case's telemetry, canary responses (us), controller events and reclaim actions; times in s from the "
+        "pressure-phase start.");
+  m.def("quantile7", [](std::vector<double> v, double p) { return quantile7(v, p); }, py::arg("values"), py::arg("p"),
+        "Type-7 quantile (numpy's default).");
+  m.def("pilot", [](const std::string& db) {
+          const auto r = select_dose(db);
+          py::dict d;
+          d["chosen_bytes"] = r.chosen_bytes ? py::cast(*r.chosen_bytes) : py::none();
+          py::list doses;
+          for (const auto& x : r.doses) {
+            py::dict e;
+            e["dose_bytes"] = x.dose_bytes;
+            e["eligible"] = x.eligible;
+            e["failed"] = x.failed;
+            e["worst_duration_s"] = x.worst_duration_s ? py::cast(*x.worst_duration_s) : py::none();
+            e["min_achieved_ratio"] = x.min_achieved_ratio ? py::cast(*x.min_achieved_ratio) : py::none();
+            doses.append(e);
+          }
+          d["doses"] = doses;
+          return d;
+        }, py::arg("db"), "Pilot dose selection (Table 3).");
+  m.def("write_synthetic",
+        [](const std::string& path, std::uint64_t seed, int vms, int per_stratum, std::array<double, 4> ratios,
+           double case_sd, int pressure_s, std::string accelerator) {
+          SyntheticOptions o;
+          o.seed = seed;
+          o.vms = vms;
+          o.triplets_per_stratum = per_stratum;
+          o.true_ratios = ratios;
+          o.case_sd = case_sd;
+          o.pressure_s = pressure_s;
+          o.accelerator = accelerator;
+          return write_synthetic_campaign(path, o);
+        },
+        py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5, py::arg("per_stratum") = 3,
+        py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
+        py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
+        "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count.");
+}

@@ -1,0 +1,26 @@
+#pragma once
+// Sample quantiles, Hyndman & Fan type 7 (numpy.quantile's default "linear").
+// Source of the rule: DESIGN.md "Analysis" (per-case p99 is type 7).
+#include <span>
+#include <vector>
+
+namespace analysis {
+
+/// Type-7 quantile of `sorted` (ascending; may end in +inf values) at probability p in [0, 1].
+/// h = (n - 1) p, lo = floor(h); result = x[lo] + (h - lo) (x[lo+1] - x[lo]).
+/// When the interpolation weight is 0 only x[lo] is used, so a +inf beyond the chosen
+/// order statistic never leaks in; when it is > 0 and x[lo+1] is +inf the result is +inf.
+/// Units: those of the input. Errors: std::invalid_argument for empty input, p outside [0, 1]
+/// or a NaN in the data.
+double quantile7_sorted(std::span<const double> sorted, double p);
+
+/// Same as quantile7_sorted, on unsorted data (copied and sorted).
+double quantile7(std::span<const double> values, double p);
+
+/// Several probabilities at once (one sort). Output has probs.size() entries.
+std::vector<double> quantiles7(std::span<const double> values, std::span<const double> probs);
+
+/// Median (type 7, p = 0.5) of values; std::invalid_argument when empty.
+double median(std::span<const double> values);
+
+}  // namespace analysis

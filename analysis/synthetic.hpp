@@ -1,0 +1,53 @@
+#pragma once
+// Synthetic campaign DBs with KNOWN true ratios, for unit tests, statistics tests and the benchmark.
+// Never used on real data. Model (log scale, per case and canary):
+//   p99 multiplier m = exp(stratum_effect + triplet_effect + config_effect[canary][config] + eps),
+//   eps ~ N(0, case_sd^2); every request's response = m x pattern_i, with one fixed pattern per
+//   canary shared by all cases, so a case's pressure-phase p99 is m x p99(pattern) (up to 1 ns
+//   rounding) and the true ratio of comparison j is exactly true_ratios[j].
+// Tables written: cases (spec_json per harness/case/SPEC.md), phases, canary_requests, telemetry,
+// controller_events (trigger), reclaim_actions (bounded-reclaim), restoration, campaign_meta, schedule.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace analysis {
+
+/// Shape and truth of a synthetic confirmatory campaign.
+struct SyntheticOptions {
+  std::uint64_t seed = 1;
+  int vms = 5;                                   ///< vm0..vm{n-1}
+  std::vector<std::string> regimes{"slow-structured", "slow-random", "fast-structured", "fast-random"};
+  int triplets_per_stratum = 3;
+  /// True ratios in primary_comparisons() order: compute/static, compute/delayed, sqlite/static, sqlite/delayed.
+  std::array<double, 4> true_ratios{0.938, 0.704, 0.993, 0.765};
+  double case_sd = 0.05;          ///< sd of eps (log scale)
+  double stratum_sd = 0.2, triplet_sd = 0.05;
+  double base_p99_us = 20000;     ///< p99 scale of the compute canary; sqlite uses 1.5x
+  int warmup_s = 10, pressure_s = 30, recovery_s = 10;  ///< phase lengths, s
+  int period_ms = 100;
+  std::string accelerator = "kvm";
+  int infra_failed_cases = 0;     ///< extra cases recorded as infra_failed (not analysed)
+  int missing_cases = 0;          ///< extra schedule rows with no case record
+};
+
+/// Writes a new campaign DB at `path` (overwrites). Returns the number of canary_requests rows.
+/// Errors: results::DbError, std::invalid_argument for a true ratio <= 0 or an empty design.
+std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOptions& opt);
+
+/// One synthetic pilot dose: its cases' worst reclaim duration and lowest achieved/requested ratio.
+struct SyntheticDose {
+  std::int64_t dose_bytes = 0;
+  double worst_duration_s = 0.5;
+  double min_achieved_ratio = 1.0;
+  int write_errno = 0;           ///< errno of the worst case's write (0 = success)
+  bool oom = false;              ///< one case records an OOM kill
+  bool restoration_clean = true;
+};
+
+/// Writes a pilot DB: vm0, one bounded-reclaim case per (dose, regime) with a reclaim_actions row.
+std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<SyntheticDose>& doses,
+                                   std::uint64_t seed = 1, int pressure_s = 20);
+
+}  // namespace analysis

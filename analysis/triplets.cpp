@@ -1,0 +1,139 @@
+// Matched triplets (see triplets.hpp).
+#include "analysis/triplets.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace analysis {
+
+const std::array<ComparisonDef, 4>& primary_comparisons() {
+  static const std::array<ComparisonDef, 4> defs{{
+      {Canary::Compute, Config::Static, "compute: reclaim / static"},
+      {Canary::Compute, Config::Delayed, "compute: reclaim / delayed"},
+      {Canary::Sqlite, Config::Static, "sqlite: reclaim / static"},
+      {Canary::Sqlite, Config::Delayed, "sqlite: reclaim / delayed"},
+  }};
+  return defs;
+}
+
+TripletSet build_triplets(const CampaignData& data) {
+  TripletSet ts;
+  std::map<std::string, std::vector<const CaseSummary*>> groups;
+  for (const auto& c : data.cases)
+    if (!c.triplet_id.empty())
+      groups[c.triplet_id].push_back(&c);
+  std::map<std::string, std::vector<Triplet>> by_stratum;
+  for (auto& [id, members] : groups) {
+    Triplet t;
+    t.id = id;
+    std::string problem;
+    for (const CaseSummary* c : members) {
+      auto& slot = t.cases[static_cast<int>(c->configuration)];
+      if (slot) {
+        problem = fmt::format("two cases for {} ({} and {})", config_name(c->configuration), slot->case_id, c->case_id);
+        break;
+      }
+      slot = c;
+    }
+    if (problem.empty()) {
+      for (int k = 0; k < 3; ++k)
+        if (!t.cases[k]) {
+          problem = fmt::format("no completed {} case", config_name(static_cast<Config>(k)));
+          break;
+        }
+    }
+    if (problem.empty()) {
+      t.vm = t.cases[0]->vm;
+      t.regime = t.cases[0]->regime;
+      for (const CaseSummary* c : t.cases) {
+        if (!c->usable) {
+          problem = fmt::format("case {} unusable ({})", c->case_id, c->excluded_because);
+          break;
+        }
+        if (c->vm != t.vm || c->regime != t.regime) {
+          problem = fmt::format("case {} has vm/regime {}/{} but the triplet has {}/{}", c->case_id, c->vm, c->regime,
+                                t.vm, t.regime);
+          break;
+        }
+        for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+          const auto& l = c->latency[static_cast<int>(k)];
+          if (!l) {
+            problem = fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k));
+          } else if (!(l->p99_us > 0.0)) {
+            problem = fmt::format("case {} {} p99 = {} us <= 0: log ratio undefined", c->case_id, canary_name(k),
+                                  l->p99_us);
+          } else if (std::isinf(l->p99_us)) {
+            problem = fmt::format("case {} {} p99 is infinite ({} of {} requests never completed)", c->case_id,
+                                  canary_name(k), l->incomplete, l->requests);
+          }
+          if (!problem.empty()) break;
+        }
+        if (!problem.empty()) break;
+      }
+    }
+    if (!problem.empty()) {
+      ts.warnings.push_back(fmt::format("triplet {} dropped from the paired analysis: {}", id, problem));
+      continue;
+    }
+    by_stratum[t.vm + "/" + t.regime].push_back(t);
+  }
+  int s = 0;
+  for (auto& [name, list] : by_stratum) {
+    ts.strata.push_back(name);
+    if (list.size() == 1)
+      ts.warnings.push_back(fmt::format(
+          "stratum {} has one triplet: it adds no resampling variability, so intervals understate uncertainty",
+          name));
+    for (auto& t : list) {
+      t.stratum = s;
+      ts.triplets.push_back(t);
+    }
+    ++s;
+  }
+  if (ts.strata.size() == 1)
+    ts.warnings.push_back("only one (vm, regime) stratum: the estimate describes that stratum alone");
+  return ts;
+}
+
+Eigen::MatrixXd log_ratio_matrix(const TripletSet& ts) {
+  const auto& defs = primary_comparisons();
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), 4);
+  for (std::size_t i = 0; i < ts.triplets.size(); ++i) {
+    const auto& t = ts.triplets[i];
+    for (int j = 0; j < 4; ++j) {
+      const int k = static_cast<int>(defs[j].canary);
+      const double r = t.cases[static_cast<int>(Config::Reclaim)]->latency[k]->p99_us;
+      const double c = t.cases[static_cast<int>(defs[j].comparator)]->latency[k]->p99_us;
+      m(static_cast<Eigen::Index>(i), j) = std::log(r / c);
+    }
+  }
+  return m;
+}
+
+Eigen::MatrixXd abs_diff_matrix(const TripletSet& ts) {
+  const auto& defs = primary_comparisons();
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), 8);
+  for (std::size_t i = 0; i < ts.triplets.size(); ++i) {
+    const auto& t = ts.triplets[i];
+    for (int j = 0; j < 4; ++j) {
+      const int k = static_cast<int>(defs[j].canary);
+      const auto& r = *t.cases[static_cast<int>(Config::Reclaim)]->latency[k];
+      const auto& c = *t.cases[static_cast<int>(defs[j].comparator)]->latency[k];
+      m(static_cast<Eigen::Index>(i), 2 * j) = r.p95_us - c.p95_us;
+      m(static_cast<Eigen::Index>(i), 2 * j + 1) = r.p99_us - c.p99_us;
+    }
+  }
+  return m;
+}
+
+std::vector<int> stratum_labels(const TripletSet& ts) {
+  std::vector<int> v;
+  v.reserve(ts.triplets.size());
+  for (const auto& t : ts.triplets) v.push_back(t.stratum);
+  return v;
+}
+
+}  // namespace analysis

@@ -1,0 +1,37 @@
+// Predefined decision rule (see verdict.hpp).
+#include "analysis/verdict.hpp"
+
+#include <fmt/format.h>
+
+namespace analysis {
+
+Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate) {
+  Verdict v;
+  for (const auto& x : c) {
+    if (!(x.upper < 1.0)) v.failed.push_back(fmt::format("{}: upper bound {:.3f} >= 1", x.label, x.upper));
+    if (!(x.estimate <= max_estimate))
+      v.failed.push_back(fmt::format("{}: estimate {:.3f} > {:.2f} (less than a {:.0f}% reduction)", x.label,
+                                     x.estimate, max_estimate, (1.0 - max_estimate) * 100.0));
+    if (x.lower > 1.0) v.harm.push_back(x.label);
+  }
+  v.general_benefit = v.failed.empty();
+  std::string s = v.general_benefit
+                      ? "GENERAL RESPONSIVENESS BENEFIT: all four upper bounds are below 1 and all four estimates "
+                        "show at least a 5% reduction."
+                      : "NO GENERAL RESPONSIVENESS BENEFIT by the predefined all-four rule. Failed: ";
+  if (!v.general_benefit) {
+    for (std::size_t i = 0; i < v.failed.size(); ++i) s += (i ? "; " : "") + v.failed[i];
+    s += ".";
+  }
+  if (v.harm.empty()) {
+    s += " No harm detected (no interval lies wholly above 1).";
+  } else {
+    s += " HARM detected for: ";
+    for (std::size_t i = 0; i < v.harm.size(); ++i) s += (i ? ", " : "") + v.harm[i];
+    s += " (interval wholly above 1).";
+  }
+  v.text = s;
+  return v;
+}
+
+}  // namespace analysis

@@ -1,0 +1,112 @@
+// `harness analyze DB` (confirmatory report: Tables 1, 2, 4, 5, 6, mechanism, absolute differences,
+// verdict, figures) and `harness pilot-select DB` (Table 3, chosen dose). Library: analysis/.
+#include "registry.hpp"
+
+#include "analysis/analysis_report.hpp"
+#include "analysis/figures_runner.hpp"
+#include "analysis/pilot.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+namespace {
+
+struct AnalyzeArgs {
+  std::string db, format = "md", out;
+  int replicates = 10000;
+  long long seed = -1;
+  unsigned threads = 0;
+  bool figures = true;
+};
+
+struct PilotArgs {
+  std::string db, format = "md", out;
+};
+
+void print(const analysis::Report& r, const std::string& format) {
+  if (format == "md") {
+    std::cout << analysis::render_markdown(r);
+  } else if (format == "json") {
+    std::cout << analysis::render_json(r).dump(2) << "\n";
+  } else {  // csv: every table, separated by a comment line naming it
+    for (const auto& t : r.tables) std::cout << "# " << t.id << "\n" << analysis::render_csv(t) << "\n";
+  }
+}
+
+int run_analyze(const AnalyzeArgs& a) {
+  if (!std::filesystem::exists(a.db)) throw std::runtime_error("analyze: database not found: " + a.db);
+  if (a.replicates < 100) throw std::runtime_error("analyze: --replicates must be >= 100");
+  analysis::PrimaryOptions opt;
+  opt.bootstrap.replicates = a.replicates;
+  opt.bootstrap.threads = a.threads;
+  std::uint64_t seed = 1;
+  if (a.seed >= 0) {
+    seed = static_cast<std::uint64_t>(a.seed);
+  } else {
+    // Default: the campaign's preregistered seed (campaign_meta.seed), else 1.
+    const auto data = analysis::load_campaign(a.db);
+    if (auto it = data.meta.find("seed"); it != data.meta.end()) {
+      try {
+        seed = std::stoull(it->second);
+      } catch (...) {
+        std::fprintf(stderr, "harness analyze: warning: campaign_meta.seed '%s' is not an integer; using 1\n",
+                     it->second.c_str());
+      }
+    }
+  }
+  opt.bootstrap.seed = seed;
+  analysis::Report r = analysis::analyze_campaign(a.db, opt);
+  if (!a.out.empty()) {
+    if (a.figures) {
+      try {
+        std::filesystem::create_directories(a.out);
+        auto pngs = analysis::run_figures(a.db, a.out, std::min(a.replicates, 10000), seed);
+        r.extra["figures"] = pngs;
+      } catch (const std::exception& e) {
+        r.warnings.push_back(std::string("figures not produced: ") + e.what());
+      }
+    }
+    analysis::write_report_files(r, a.out);
+    std::fprintf(stderr, "harness analyze: wrote %s/report.md, report.json and one CSV per table\n", a.out.c_str());
+  }
+  print(r, a.format);
+  return 0;
+}
+
+int run_pilot(const PilotArgs& a) {
+  if (!std::filesystem::exists(a.db)) throw std::runtime_error("pilot-select: database not found: " + a.db);
+  const auto res = analysis::select_dose(a.db);
+  const auto rep = analysis::pilot_report(a.db, res);
+  if (!a.out.empty()) analysis::write_report_files(rep, a.out);
+  print(rep, a.format);
+  return res.chosen_bytes ? 0 : 1;
+}
+
+const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App& app) {
+  auto aa = std::make_shared<AnalyzeArgs>();
+  auto* an = app.add_subcommand("analyze",
+                                "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
+                                "p95/p99 differences, the verdict by the predefined rule, figures");
+  an->add_option("DB", aa->db, "campaign database (results/schema.sql)")->required();
+  an->add_option("--replicates,-B", aa->replicates, "bootstrap replicates B (default 10000)");
+  an->add_option("--seed", aa->seed, "bootstrap seed (default: campaign_meta.seed, else 1)");
+  an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)");
+  an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
+  an->add_option("--out", aa->out, "directory for report.md, report.json, <table>.csv and PNG figures");
+  an->add_flag("!--no-figures", aa->figures, "skip the matplotlib figures");
+  an->callback([aa] { harness::cli::exit_code() = run_analyze(*aa); });
+
+  auto pa = std::make_shared<PilotArgs>();
+  auto* ps = app.add_subcommand("pilot-select",
+                                "Pilot dose selection: Table 3, each dose's eligibility and failed criteria, the "
+                                "chosen (largest eligible) dose; exit 1 when no dose is eligible");
+  ps->add_option("DB", pa->db, "pilot campaign database")->required();
+  ps->add_option("--format", pa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
+  ps->add_option("--out", pa->out, "directory for report.md, report.json, table3_pilot.csv");
+  ps->callback([pa] { harness::cli::exit_code() = run_pilot(*pa); });
+});
+
+}  // namespace

@@ -1,0 +1,137 @@
+// Degenerate input: a zero latency, a triplet missing a configuration, a single stratum, no
+// complete triplet, never-completed requests, TCG / infra_failed / missing cases. Each gives a
+// clear error or a warning naming the case, and never a NaN or inf in a table.
+#include "analysis/analysis_report.hpp"
+
+#include "golden_db.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace {
+
+std::vector<golden::Case> base() {
+  std::vector<golden::Case> v;
+  for (int rep = 1; rep <= 3; ++rep)
+    for (const char* vm : {"vm0", "vm1"}) {
+      v.push_back({vm, "r", rep, "static-zram", 10000, 20000});
+      v.push_back({vm, "r", rep, "delayed-activation", 12000, 26000});
+      v.push_back({vm, "r", rep, "bounded-reclaim", 9000.0 + 100 * rep, 19000});
+    }
+  return v;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& w) { return w.find(s) != std::string::npos; });
+}
+
+void expect_no_nan(const analysis::Report& r) {
+  const std::string md = analysis::render_markdown(r);
+  const std::string js = analysis::render_json(r).dump();
+  for (const char* bad : {"nan", "NaN", "inf"}) {
+    EXPECT_EQ(md.find(std::string("| ") + bad), std::string::npos) << bad;
+    EXPECT_EQ(js.find(bad), std::string::npos) << bad;
+  }
+}
+
+analysis::PrimaryOptions opts() {
+  analysis::PrimaryOptions o;
+  o.bootstrap = {2000, 5, 2};
+  return o;
+}
+
+}  // namespace
+
+TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
+  auto cases = base();
+  cases[2].zero_latency_request = true;  // vm0-r-1-bounded-reclaim
+  const auto path = golden::temp_db("zero");
+  golden::write(path, cases);
+  const auto data = analysis::load_campaign(path);
+  EXPECT_TRUE(any_contains(data.warnings, "case vm0-r-1-bounded-reclaim excluded: canary compute: 1 request(s) with response <= 0 (first seq 51)"))
+      << (data.warnings.empty() ? "" : data.warnings[0]);
+  const auto ts = analysis::build_triplets(data);
+  EXPECT_EQ(ts.triplets.size(), 5u);
+  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 dropped"));
+  const auto r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts()));
+  EXPECT_TRUE(any_contains(r.warnings, "vm0-r-1-bounded-reclaim excluded"));
+  expect_no_nan(r);
+}
+
+TEST(Degenerate, TripletMissingAConfigurationIsDroppedAndNamed) {
+  auto cases = base();
+  cases.erase(cases.begin() + 1);  // vm0/r/1 delayed-activation
+  const auto path = golden::temp_db("missing_conf");
+  golden::write(path, cases);
+  const auto data = analysis::load_campaign(path);
+  const auto ts = analysis::build_triplets(data);
+  EXPECT_EQ(ts.triplets.size(), 5u);
+  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 dropped from the paired analysis: no completed delayed-activation case"));
+  expect_no_nan(analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts())));
+}
+
+TEST(Degenerate, SingleStratumWarnsAndStillEstimates) {
+  std::vector<golden::Case> cases;
+  for (auto& c : base())
+    if (c.vm == "vm0") cases.push_back(c);
+  const auto path = golden::temp_db("single");
+  golden::write(path, cases);
+  const auto data = analysis::load_campaign(path);
+  const auto ts = analysis::build_triplets(data);
+  EXPECT_EQ(ts.strata.size(), 1u);
+  EXPECT_TRUE(any_contains(ts.warnings, "only one (vm, regime) stratum"));
+  const auto pr = analysis::run_primary(ts, opts());
+  EXPECT_TRUE(std::isfinite(pr.comparisons[0].estimate));
+  EXPECT_LE(pr.comparisons[0].lower, pr.comparisons[0].estimate);
+  EXPECT_GE(pr.comparisons[0].upper, pr.comparisons[0].estimate);
+  expect_no_nan(analysis::build_analysis_report(data, ts, pr));
+}
+
+TEST(Degenerate, NoCompleteTripletIsAClearError) {
+  std::vector<golden::Case> cases{{"vm0", "r", 1, "static-zram", 10000, 20000}, {"vm0", "r", 1, "bounded-reclaim", 9000, 19000}};
+  const auto path = golden::temp_db("none");
+  golden::write(path, cases);
+  try {
+    analysis::analyze_campaign(path, opts());
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("no complete matched triplet"), std::string::npos) << m;
+    EXPECT_NE(m.find("no completed delayed-activation case"), std::string::npos) << m;
+  }
+}
+
+TEST(Degenerate, NeverCompletedRequestsAreMissesAndInfinityOnlyBeyondP99) {
+  auto cases = base();
+  cases[0].null_completions = 1;  // 1 of 101: p99 still finite (h = 99, +inf at index 100)
+  cases[3].null_completions = 2;  // 2 of 101: p99 = x[99] = +inf -> triplet dropped
+  const auto path = golden::temp_db("null");
+  golden::write(path, cases);
+  const auto data = analysis::load_campaign(path);
+  const auto& c0 = *std::find_if(data.cases.begin(), data.cases.end(),
+                                 [](const auto& c) { return c.case_id == "vm0-r-1-static-zram"; });
+  EXPECT_EQ(c0.latency[0]->incomplete, 1u);
+  EXPECT_EQ(c0.latency[0]->deadline_misses, 1u);
+  EXPECT_TRUE(std::isfinite(c0.latency[0]->p99_us));
+  EXPECT_TRUE(any_contains(data.warnings, "case vm0-r-1-static-zram canary compute: 1 of 101 pressure-phase request(s) never completed"));
+  const auto ts = analysis::build_triplets(data);
+  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm1/r/1 dropped from the paired analysis: case vm1-r-1-static-zram compute p99 is infinite (2 of 101"));
+  expect_no_nan(analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts())));
+}
+
+TEST(Degenerate, TcgInfraFailedAndMissingCasesAreWarnedOnTop) {
+  auto cases = base();
+  cases[4].accelerator = "tcg";
+  cases.push_back({"vm1", "r", 9, "static-zram", 1, 1, "infra_failed"});
+  const auto path = golden::temp_db("warn");
+  golden::write(path, cases, {"never-ran-case"});
+  const auto r = analysis::analyze_campaign(path, opts());
+  EXPECT_TRUE(any_contains(r.warnings, "1 case(s) ran under TCG"));
+  EXPECT_TRUE(any_contains(r.warnings, "timings are inflated under TCG"));
+  EXPECT_TRUE(any_contains(r.warnings, "infra_failed and not analysed: vm1-r-9-static-zram"));
+  EXPECT_TRUE(any_contains(r.warnings, "have no case record (missing): never-ran-case"));
+  const std::string md = analysis::render_markdown(r);
+  EXPECT_LT(md.find("## Warnings"), md.find("Table 4"));
+}
