@@ -39,10 +39,11 @@ void add_run_options(CLI::App& app, CanaryOptions& o);
 Schedule make_schedule(const CanaryOptions& o, std::int64_t now_ns);
 
 /// Runs a canary named `canary` ("compute" | "sqlite"): checks that --trace is writable
-/// (before the run, so a bad path fails at once), installs SIGTERM/SIGINT handlers,
+/// (before the run, so a bad path fails at once), installs SIGTERM/SIGINT handlers, sets
+/// the thread's timer slack to 1 ns (PR_SET_TIMERSLACK; default 50 us would defer wakes),
 /// preallocates the trace for the whole schedule, runs `request` on the schedule,
 /// writes the trace, and prints summarize(...) plus "requests_planned", "stopped_by"
-/// ("schedule_end" | "SIGTERM" | "SIGINT" | "error"), "trace", "error" and the fields
+/// ("schedule_end" | "SIGTERM" | "SIGINT" | "error"), "timer_slack_ns", "trace", "error" and the fields
 /// that `extra` adds, as one JSON line on stdout.
 /// Returns the exit code: 0 on a normal end or a stop signal; 1 when a request threw
 /// (trace of completed requests still written) or the trace could not be written.
