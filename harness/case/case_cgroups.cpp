@@ -37,9 +37,13 @@ kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
 }
 }  // namespace
 
-void CaseCgroups::create(std::vector<StepRecord>& steps) const {
+void CaseCgroups::enable_root_memory(std::vector<StepRecord>& steps) const {
   if (!has_memory(root_.subtree_control()))
     must(steps, timed_step("root subtree_control +memory", [&] { return root_.enable_controllers({"memory"}); }));
+}
+
+void CaseCgroups::create(std::vector<StepRecord>& steps) const {
+  enable_root_memory(steps);
   must(steps, timed_step("mkdir " + parent_.dir(), [&] { return parent_.create(); }));
   must(steps, timed_step("parent subtree_control +memory", [&] { return parent_.enable_controllers({"memory"}); }));
   must(steps, timed_step("mkdir " + bg_.dir(), [&] { return bg_.create(); }));

@@ -37,6 +37,11 @@ class CaseCgroups {
   const kernel::Cgroup& bg() const { return bg_; }
   const kernel::Cgroup& fg() const { return fg_; }
 
+  /// Enables +memory in the cgroup2 root's subtree_control when missing (needed for any
+  /// memory.* file in a child; the qualification probe needs it too). Appends the step
+  /// (none when already enabled). Throws std::runtime_error (e.g. ENOENT: memory bound to v1).
+  void enable_root_memory(std::vector<StepRecord>& steps) const;
+
   /// Enables +memory in the root's subtree_control if missing, creates parent, enables
   /// +memory there, creates bg and fg and writes their limits (bg memory.max, optional
   /// bg memory.high, fg memory.max, fg memory.low). Appends each step to `steps`.

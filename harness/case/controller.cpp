@@ -1,0 +1,36 @@
+// Controller: the trigger predicate over telemetry samples, and the once-only action.
+#include "harness/case/controller.hpp"
+
+namespace hcase {
+
+Controller::Controller(const TriggerSpec& trigger, Configuration conf, std::int64_t pressure_start_ns,
+                       std::int64_t pressure_end_ns, Action action)
+    : predicate_(trigger), conf_(conf), start_ns_(pressure_start_ns), end_ns_(pressure_end_ns), action_(std::move(action)) {}
+
+void Controller::on_sample(const TelemetrySample& s, std::vector<ControllerEvent>& events) {
+  if (s.t_ns < start_ns_ || s.t_ns > end_ns_) return;
+  if (!s.bg_some_us) {
+    nlohmann::json detail{{"what", "bg memory.pressure unreadable: window not measured, run reset"}};
+    if (s.extra.contains("errors")) detail["errors"] = s.extra["errors"];
+    events.push_back({s.t_ns, "error", std::nullopt, std::nullopt, std::nullopt, std::nullopt, detail});
+    predicate_.reset_baseline();
+    return;
+  }
+  auto w = predicate_.feed(s.t_ns, *s.bg_some_us);
+  if (!w) return;  // baseline tick
+  events.push_back({w->t_ns, "window", w->some_total_us, w->delta_us, w->counting ? 1 : 0, w->consecutive,
+                    nlohmann::json{{"length_ns", w->length_ns}, {"phase", s.phase}}});
+  if (!w->fires) return;
+  nlohmann::json detail{{"since_pressure_start_ns", w->t_ns - start_ns_},
+                        {"min_increase_us", predicate_.spec().min_increase_us},
+                        {"consecutive_windows", predicate_.spec().consecutive_windows}};
+  if (conf_ == Configuration::StaticZram) {
+    detail["note"] = "static-zram: no action; would-be firing time recorded";
+    events.push_back({w->t_ns, "would_trigger", w->some_total_us, w->delta_us, 1, w->consecutive, detail});
+    return;
+  }
+  events.push_back({w->t_ns, "trigger", w->some_total_us, w->delta_us, 1, w->consecutive, detail});
+  if (action_) action_(w->t_ns, events);
+}
+
+}  // namespace hcase

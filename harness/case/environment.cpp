@@ -1,0 +1,59 @@
+// Environment record of a case (DESIGN.md; issue 4 "Environment record").
+#include "harness/case/environment.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <exception>
+#include <sstream>
+
+#include "harness/kernel/procfs.hpp"
+
+namespace hcase {
+
+std::int64_t page_size_bytes() { return static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)); }
+
+std::string accelerator_from(const kernel::Fs& fs, const std::string& flag) {
+  if (!flag.empty()) return flag;
+  try {
+    std::istringstream in(kernel::kernel_cmdline(fs));
+    for (std::string w; in >> w;)
+      if (w.rfind("harness.accelerator=", 0) == 0) return w.substr(20);
+  } catch (const std::exception&) {
+  }
+  return "unknown";
+}
+
+nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator) {
+  nlohmann::json env;
+  auto item = [&](const char* key, auto&& fn) {
+    try {
+      env[key] = fn();
+    } catch (const std::exception& e) {
+      env[key] = {{"error", e.what()}};
+    }
+  };
+  struct utsname u{};
+  if (::uname(&u) == 0)
+    env["uname"] = {{"sysname", u.sysname}, {"nodename", u.nodename}, {"release", u.release},
+                    {"version", u.version}, {"machine", u.machine}};
+  item("kernel_release", [&] { return kernel::kernel_release(fs); });
+  item("cmdline", [&] { return kernel::kernel_cmdline(fs); });
+  item("thp_enabled", [&] { return kernel::read_thp_enabled(fs).selected; });
+  item("swappiness", [&] { return kernel::read_swappiness(fs); });
+  item("clocksource", [&] { return kernel::read_clocksource(fs); });
+  item("mglru_enabled", [&] {
+    auto m = kernel::read_mglru_enabled(fs);
+    return m ? nlohmann::json(*m) : nlohmann::json("absent");
+  });
+  item("online_cpus", [&] { return kernel::read_online_cpus(fs); });
+  item("memtotal_kib", [&] {
+    auto v = kernel::read_meminfo(fs).get("MemTotal");
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  });
+  env["page_size_bytes"] = page_size_bytes();
+  env["accelerator"] = accelerator;
+  return env;
+}
+
+}  // namespace hcase

@@ -1,0 +1,25 @@
+#pragma once
+// The environment record of a case (cases.environment_json): uname, /proc/cmdline, THP
+// mode, swappiness, clocksource, MGLRU state, page size, online CPUs, MemTotal and the
+// accelerator. Read through hk_kernel; an unreadable item is recorded as
+// {"error": "..."} instead of a value (never guessed).
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/kernel/fs.hpp"
+
+namespace hcase {
+
+/// Collects the record. `accelerator` as decided by accelerator_from().
+nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator);
+
+/// The accelerator that ran this guest: `flag` when not empty, else the value of
+/// `harness.accelerator=` on /proc/cmdline (set by `harness vm` guests), else "unknown".
+std::string accelerator_from(const kernel::Fs& fs, const std::string& flag);
+
+/// sysconf(_SC_PAGESIZE), bytes.
+std::int64_t page_size_bytes();
+
+}  // namespace hcase

@@ -1,0 +1,605 @@
+// The case executor (DESIGN.md "The case"; issue 4). See executor.hpp for the timeline.
+#include "harness/case/executor.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "canaries/trace_file.hpp"
+#include "harness/case/backend.hpp"
+#include "harness/case/bundle.hpp"
+#include "harness/case/case_cgroups.hpp"
+#include "harness/case/controller.hpp"
+#include "harness/case/environment.hpp"
+#include "harness/case/process.hpp"
+#include "harness/case/reclaim_action.hpp"
+#include "harness/case/restoration_check.hpp"
+#include "harness/case/telemetry.hpp"
+#include "harness/case/workloads.hpp"
+#include "harness/kernel/errors.hpp"
+#include "harness/kernel/procfs.hpp"
+#include "harness/kernel/swap.hpp"
+#include "qualify/qualify.hpp"
+#include "results/db.hpp"
+
+namespace hcase {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::int64_t kSec = 1'000'000'000;
+
+std::atomic<int> g_cancel{0};
+extern "C" void on_cancel_signal(int sig) { g_cancel.store(sig); }
+
+/// Installs SIGTERM/SIGINT handlers (no SA_RESTART: sleeps return EINTR) for the case's
+/// lifetime; restores the previous ones on destruction.
+class CancelGuard {
+ public:
+  CancelGuard() {
+    g_cancel.store(0);
+    struct sigaction sa{};
+    sa.sa_handler = on_cancel_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+    ::sigaction(SIGINT, &sa, &old_int_);
+  }
+  ~CancelGuard() {
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    ::sigaction(SIGINT, &old_int_, nullptr);
+  }
+
+ private:
+  struct sigaction old_term_{}, old_int_{};
+};
+
+std::int64_t unix_ns() {
+  struct timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * kSec + ts.tv_nsec;
+}
+
+/// Absolute sleep on CLOCK_MONOTONIC; false when cancelled by a signal.
+bool sleep_until(std::int64_t t_ns) {
+  struct timespec ts{static_cast<time_t>(t_ns / kSec), static_cast<long>(t_ns % kSec)};
+  for (;;) {
+    if (g_cancel.load()) return false;
+    int rc = ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    if (rc == 0) return !g_cancel.load();
+    if (rc != EINTR) return !g_cancel.load();
+  }
+}
+
+std::string read_text(const std::string& path, std::size_t max_bytes = 1 << 20) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::string s(max_bytes, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  return s;
+}
+
+struct Child {
+  std::string name;  ///< pressure-gen | canary-compute | canary-sqlite
+  pid_t pid = -1;
+  std::int64_t spawned_ns = 0;
+  std::optional<std::int64_t> term_ns;  ///< when SIGTERM was sent
+  std::optional<ExitInfo> exit;
+  std::string stdout_path, stderr_path;
+  nlohmann::json to_json() const {
+    nlohmann::json j{{"pid", pid}, {"spawned_ns", spawned_ns}};
+    j["term_ns"] = term_ns ? nlohmann::json(*term_ns) : nlohmann::json();
+    if (exit) {
+      j["exited"] = exit->exited;
+      j["exit_code"] = exit->exited ? nlohmann::json(exit->exit_code) : nlohmann::json();
+      j["signal"] = exit->signal ? nlohmann::json(exit->signal) : nlohmann::json();
+      j["reaped_ns"] = exit->reaped_ns;
+    } else {
+      j["exited"] = nullptr;
+      j["note"] = "not reaped";
+    }
+    return j;
+  }
+};
+
+nlohmann::json steps_json(const std::vector<StepRecord>& steps) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& s : steps) a.push_back(s.to_json());
+  return a;
+}
+
+struct OomCounts {
+  std::optional<std::int64_t> bg_oom, bg_oom_kill, fg_oom, fg_oom_kill;
+};
+
+class CaseRun {
+ public:
+  CaseRun(const CaseSpec& spec, const ExecutorOptions& opt)
+      : spec_(spec), opt_(opt), fs_(opt.root), cg_(fs_, spec.cgroups), backend_(fs_, spec.backend, spec.configuration) {}
+
+  /// run_inner() with a last-resort guard: an unexpected exception still restores the
+  /// host and writes an infra_failed bundle.
+  ExecutorResult run() {
+    try {
+      return run_inner();
+    } catch (const std::exception& e) {
+      fail(fmt::format("executor error: {}", e.what()));
+      if (created_ && !b_.restoration) {
+        try {
+          restore();
+        } catch (const std::exception& e2) {
+          outcome_["restoration_error"] = e2.what();
+        }
+      }
+      return finish("infra_failed", *infra_error_);
+    }
+  }
+
+ private:
+  ExecutorResult run_inner();
+  ExecutorResult finish(const std::string& status, const std::string& error);
+  void fail(const std::string& error) { infra_error_ = error; }
+  void restore();
+  OomCounts read_oom() const;
+  void spawn(const std::string& name, const std::vector<std::string>& argv, const kernel::Cgroup& cg);
+  Child* child(const std::string& name);
+  void read_traces();
+  std::string work(const std::string& file) const { return (fs::path(work_dir_) / file).string(); }
+
+  const CaseSpec& spec_;
+  const ExecutorOptions& opt_;
+  kernel::Fs fs_;
+  CaseCgroups cg_;
+  Backend backend_;
+  CaseBundle b_;
+  nlohmann::json outcome_ = nlohmann::json::object();
+  std::string work_dir_, bin_dir_;
+  std::int64_t page_size_ = 4096;
+  std::vector<StepRecord> leftover_steps_, setup_steps_, restore_steps_;
+  std::vector<Child> children_;
+  std::optional<std::string> infra_error_;
+  bool created_ = false;  ///< something of this case exists on the host
+  bool workload_started_ = false;
+  OomCounts oom_start_;
+  std::optional<ReclaimAction> reclaim_;
+  std::optional<StepRecord> backend_on_;
+};
+
+Child* CaseRun::child(const std::string& name) {
+  for (auto& c : children_)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+void CaseRun::spawn(const std::string& name, const std::vector<std::string>& argv, const kernel::Cgroup& cg) {
+  Child c;
+  c.name = name;
+  c.stdout_path = work(name + ".stdout");
+  c.stderr_path = work(name + ".stderr");
+  c.pid = spawn_in_cgroup(cg, {argv, c.stdout_path, c.stderr_path});
+  c.spawned_ns = kernel::monotonic_ns();
+  children_.push_back(c);
+  outcome_["argv"][name] = argv;
+}
+
+OomCounts CaseRun::read_oom() const {
+  OomCounts o;
+  auto cast = [](std::optional<std::uint64_t> v) {
+    return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
+  };
+  try {
+    auto e = cg_.bg().memory_events();
+    o.bg_oom = cast(e.oom());
+    o.bg_oom_kill = cast(e.oom_kill());
+  } catch (const kernel::Error&) {
+  }
+  try {
+    auto e = cg_.fg().memory_events();
+    o.fg_oom = cast(e.oom());
+    o.fg_oom_kill = cast(e.oom_kill());
+  } catch (const kernel::Error&) {
+  }
+  return o;
+}
+
+ExecutorResult CaseRun::run_inner() {
+  CancelGuard cancel_guard;
+  b_.started_unix_ns = unix_ns();
+  b_.case_id = spec_.case_id;
+  b_.campaign = spec_.campaign;
+  b_.vm = spec_.vm;
+  b_.regime = spec_.regime;
+  b_.repeat = spec_.repeat;
+  b_.triplet_id = spec_.triplet_id;
+  b_.configuration = to_string(spec_.configuration);
+  b_.dose_bytes = spec_.dose_bytes;
+  b_.attempt = opt_.attempt;
+  b_.spec_json = spec_.raw.dump();
+  page_size_ = page_size_bytes();
+  b_.page_size_bytes = page_size_;
+
+  // --- out dir (nothing on the host is touched before this works) -------------------
+  try {
+    fs::create_directories(opt_.out_dir);
+    work_dir_ = (fs::path(opt_.out_dir) / (spec_.case_id + ".work")).string();
+    fs::remove_all(work_dir_);
+    fs::create_directories(work_dir_);
+  } catch (const std::exception& e) {
+    ExecutorResult r;
+    r.status = "infra_failed";
+    r.error = fmt::format("cannot create out dir {}: {}", opt_.out_dir, e.what());
+    return r;
+  }
+
+  // --- environment ----------------------------------------------------------------
+  const std::string accel = accelerator_from(fs_, opt_.accelerator);
+  b_.accelerator = accel;
+  auto env = collect_environment(fs_, accel);
+  if (env.contains("kernel_release") && env["kernel_release"].is_string())
+    b_.kernel_release = env["kernel_release"].get<std::string>();
+  b_.environment_json = env.dump();
+  outcome_["timing_claims_valid"] = accel == "kvm" || accel == "real";
+
+  // --- workload binaries and inputs (checked before anything is created) -------------
+  bin_dir_ = opt_.bin_dir.empty() ? fs::read_symlink("/proc/self/exe").parent_path().string() : opt_.bin_dir;
+  for (const char* bin : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
+    auto p = fs::path(bin_dir_) / bin;
+    if (::access(p.c_str(), X_OK) != 0)
+      return finish("infra_failed", fmt::format("workload binary {} not executable: {}", p.string(), std::strerror(errno)));
+  }
+  if (::access(spec_.canaries.sqlite_db_path.c_str(), R_OK) != 0)
+    return finish("infra_failed", fmt::format("canaries.sqlite_db_path {}: {} (build it with `canary-sqlite prepare`)",
+                                              spec_.canaries.sqlite_db_path, std::strerror(errno)));
+
+  // --- protect the executor from the OOM killer ---------------------------------------
+  auto adj = kernel::write_oom_score_adj(fs_, -1000);
+  if (!adj.ok()) return finish("infra_failed", "cannot set own oom_score_adj to -1000: " + adj.message());
+
+  // --- leftovers of a crashed earlier case, then qualification -----------------------
+  if (cg_.parent().exists()) {
+    leftover_steps_.push_back(cg_.kill_all(10 * kSec));
+    cg_.remove(leftover_steps_);
+  }
+  Backend::cleanup_leftovers(fs_, spec_.backend, leftover_steps_);
+  outcome_["leftover_steps"] = steps_json(leftover_steps_);
+  if (!cg_.present().empty())
+    return finish("infra_failed", fmt::format("leftover cgroup {} could not be removed", cg_.present().front()));
+
+  try {
+    cg_.enable_root_memory(setup_steps_);
+  } catch (const std::exception& e) {
+    outcome_["setup_steps"] = steps_json(setup_steps_);
+    return finish("infra_failed", e.what());
+  }
+  if (opt_.skip_qualification) {
+    b_.qualification_json = nlohmann::json{{"skipped", true}, {"note", "--skip-qualification (development only)"}}.dump();
+    outcome_["qualification_skipped"] = true;
+  } else {
+    qualify::Options q;
+    q.root = opt_.root;
+    q.swapfile_path = spec_.backend.swapfile_path;
+    q.vcpus = static_cast<unsigned>(spec_.vm_vcpus);
+    q.memory_mib = static_cast<std::uint64_t>(spec_.vm_memory_mib);
+    q.pinned_commit = spec_.pinned_commit;
+    q.disk_path = opt_.out_dir;
+    q.min_free_disk_bytes = opt_.min_free_disk_bytes;
+    auto rep = qualify::run(q);
+    b_.qualification_json = rep.to_json().dump();
+    if (!rep.passed) {
+      std::string why;
+      for (const auto& r : rep.reasons()) why += (why.empty() ? "" : "; ") + r;
+      return finish("infra_failed", "host not qualified: " + why);
+    }
+  }
+
+  // --- setup --------------------------------------------------------------------------
+  try {
+    created_ = true;
+    cg_.create(setup_steps_);
+    backend_.prepare(setup_steps_);
+  } catch (const std::exception& e) {
+    outcome_["setup_steps"] = steps_json(setup_steps_);
+    fail(fmt::format("setup: {}", e.what()));
+    restore();
+    return finish("infra_failed", *infra_error_);
+  }
+  outcome_["setup_steps"] = steps_json(setup_steps_);
+  outcome_["zram_device"] = backend_.zram_path();
+  oom_start_ = read_oom();
+
+  // --- schedule -----------------------------------------------------------------------
+  const std::int64_t period = static_cast<std::int64_t>(spec_.telemetry_period_ms) * 1'000'000;
+  const std::int64_t t0 = kernel::monotonic_ns() + opt_.start_lead_ns;
+  const std::int64_t ps = t0 + spec_.phases.warmup_s * kSec;
+  const std::int64_t pe = ps + spec_.phases.pressure_s * kSec;
+  const std::int64_t end = pe + spec_.phases.recovery_s * kSec;
+  const std::int64_t total_s = spec_.phases.warmup_s + spec_.phases.pressure_s + spec_.phases.recovery_s;
+  outcome_["schedule"] = {{"origin_ns", t0}, {"pressure_start_ns", ps}, {"pressure_end_ns", pe}, {"end_ns", end}};
+
+  const Workloads wl(spec_, bin_dir_, work_dir_);
+  try {
+    spawn("canary-compute", wl.canary_compute(t0, total_s), cg_.fg());
+    spawn("canary-sqlite", wl.canary_sqlite(t0, total_s), cg_.fg());
+    workload_started_ = true;
+  } catch (const std::exception& e) {
+    fail(fmt::format("starting canaries: {}", e.what()));
+    restore();
+    return finish("infra_failed", *infra_error_);
+  }
+
+  // --- warmup -> pressure -> recovery: telemetry + controller on absolute ticks -------
+  TelemetrySampler sampler(fs_, cg_.bg(), cg_.fg(), backend_.zram(), backend_.zram_path(), backend_.swapfile_path());
+  reclaim_.emplace(cg_.bg(), opt_.reclaim_settle_ns);
+  Controller controller(spec_.trigger, spec_.configuration, ps, pe,
+                        [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) {
+                          if (spec_.configuration == Configuration::DelayedActivation) {
+                            auto step = backend_.activate();
+                            backend_on_ = step;
+                            ev.push_back({kernel::monotonic_ns(), "backend_on", std::nullopt, std::nullopt,
+                                          std::nullopt, std::nullopt,
+                                          nlohmann::json{{"trigger_t_ns", t_ns}, {"step", step.to_json()}}});
+                          } else if (spec_.configuration == Configuration::BoundedReclaim) {
+                            ev.push_back({kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt,
+                                          std::nullopt, std::nullopt,
+                                          nlohmann::json{{"trigger_t_ns", t_ns}, {"requested_bytes", *spec_.dose_bytes}}});
+                            reclaim_->start(*spec_.dose_bytes);
+                          }
+                        });
+  bool pg_started = false, pg_termed = false;
+  std::int64_t k = 0, missed = 0, missed_total = 0;
+  std::optional<std::int64_t> cancelled_at;
+  for (;;) {
+    const std::int64_t tick = t0 + k * period;
+    if (tick > end) break;
+    if (!sleep_until(tick)) {
+      cancelled_at = kernel::monotonic_ns();
+      break;
+    }
+    const char* phase = tick < ps ? "warmup" : tick < pe ? "pressure" : "recovery";
+    auto s = sampler.sample(tick, phase);
+    if (missed) s.extra["missed_ticks"] = missed;
+    missed = 0;
+    controller.on_sample(s, b_.events);
+    if (!pg_started && tick >= ps && tick < pe) {
+      pg_started = true;
+      try {
+        spawn("pressure-gen", wl.pressure_gen(spec_.phases.pressure_s + 5), cg_.bg());
+      } catch (const std::exception& e) {
+        fail(fmt::format("starting pressure-gen: {}", e.what()));
+        b_.telemetry.push_back(std::move(s));
+        cancelled_at = kernel::monotonic_ns();
+        break;
+      }
+    }
+    if (pg_started && !pg_termed && tick >= pe) {
+      pg_termed = true;
+      if (auto* c = child("pressure-gen")) {
+        ::kill(c->pid, SIGTERM);
+        c->term_ns = kernel::monotonic_ns();
+      }
+    }
+    b_.telemetry.push_back(std::move(s));
+    const std::int64_t now = kernel::monotonic_ns();
+    std::int64_t next = k + 1;
+    while (t0 + next * period < now && t0 + next * period <= end) ++next, ++missed, ++missed_total;
+    k = next;
+  }
+  outcome_["missed_ticks"] = missed_total;
+  if (g_cancel.load()) {
+    outcome_["cancelled_by_signal"] = g_cancel.load();
+    if (!infra_error_) fail(fmt::format("cancelled by signal {}", g_cancel.load()));
+  }
+
+  // Phase records: scheduled boundaries; a cancelled run ends its current phase early.
+  auto add_phase = [&](const char* name, std::int64_t a, std::int64_t z) {
+    if (cancelled_at && *cancelled_at < a) return;
+    b_.phases.push_back({name, a, cancelled_at && *cancelled_at < z ? *cancelled_at : z});
+  };
+  add_phase("warmup", t0, ps);
+  add_phase("pressure", ps, pe);
+  add_phase("recovery", pe, end);
+
+  // --- canaries finish on their own (duration = W+P+R); pressure-gen was TERMed --------
+  const std::int64_t grace_end = (cancelled_at ? kernel::monotonic_ns() : end) + opt_.canary_exit_grace_ns;
+  for (auto& c : children_) {
+    if (cancelled_at && !c.term_ns) {
+      ::kill(c.pid, SIGTERM);
+      c.term_ns = kernel::monotonic_ns();
+    }
+    if (!c.exit) c.exit = wait_for_exit(c.pid, std::max<std::int64_t>(0, grace_end - kernel::monotonic_ns()));
+  }
+  if (auto rec = reclaim_->join()) {
+    b_.events.push_back({rec->end_ns, "reclaim_end", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                         rec->to_json(page_size_)});
+    ReclaimRow row;
+    row.requested_bytes = rec->requested_bytes;
+    row.start_ns = rec->start_ns;
+    row.end_ns = rec->end_ns;
+    row.write_errno = rec->write_errno;
+    row.pgsteal_before = rec->pgsteal_before;
+    row.pgsteal_after = rec->pgsteal_after;
+    row.pgsteal_settled = rec->pgsteal_settled;
+    row.pgscan_before = rec->pgscan_before;
+    row.pgscan_after = rec->pgscan_after;
+    row.pgscan_settled = rec->pgscan_settled;
+    row.bg_current_before_bytes = rec->bg_current_before_bytes;
+    row.bg_current_after_bytes = rec->bg_current_after_bytes;
+    row.achieved_bytes = rec->achieved_bytes(page_size_);
+    b_.reclaims.push_back(row);
+    outcome_["reclaim"] = rec->to_json(page_size_);
+  } else {
+    outcome_["reclaim"] = nullptr;
+  }
+  std::stable_sort(b_.events.begin(), b_.events.end(),
+                   [](const ControllerEvent& a, const ControllerEvent& z) { return a.t_ns < z.t_ns; });
+
+  const auto& pred = controller.predicate();
+  outcome_["trigger"] = {{"fired", pred.fired()},
+                         {"kind", spec_.configuration == Configuration::StaticZram ? "would_trigger" : "trigger"}};
+  if (pred.fired()) {
+    outcome_["trigger"]["t_ns"] = *pred.fired_at_ns();
+    outcome_["trigger"]["since_pressure_start_ns"] = *pred.fired_at_ns() - ps;
+  }
+  if (backend_on_) outcome_["backend_on"] = backend_on_->to_json();
+
+  restore();
+  read_traces();
+  if (infra_error_) return finish("infra_failed", *infra_error_);
+  return finish("completed", "");
+}
+
+void CaseRun::restore() {
+  RestorationRow row;
+  row.start_ns = kernel::monotonic_ns();
+  const std::int64_t budget_end = row.start_ns + static_cast<std::int64_t>(spec_.restoration_timeout_s) * kSec;
+  // OOM counters before anything is killed (cgroup.kill is not an OOM kill).
+  if (created_) {
+    auto o = read_oom();
+    auto delta = [](std::optional<std::int64_t> a, std::optional<std::int64_t> z) {
+      return a && z ? nlohmann::json(*z - *a) : nlohmann::json();
+    };
+    outcome_["oom_kills"] = {{"bg", delta(oom_start_.bg_oom_kill, o.bg_oom_kill)},
+                             {"fg", delta(oom_start_.fg_oom_kill, o.fg_oom_kill)}};
+    outcome_["oom_events"] = {{"bg", delta(oom_start_.bg_oom, o.bg_oom)}, {"fg", delta(oom_start_.fg_oom, o.fg_oom)}};
+  }
+  // 1. stop processes: TERM, wait, then cgroup.kill.
+  const auto t_stop = kernel::monotonic_ns();
+  for (auto& c : children_)
+    if (!c.exit) {
+      ::kill(c.pid, SIGTERM);
+      if (!c.term_ns) c.term_ns = kernel::monotonic_ns();
+    }
+  for (auto& c : children_)
+    if (!c.exit) c.exit = wait_for_exit(c.pid, std::min<std::int64_t>(5 * kSec, std::max<std::int64_t>(0, budget_end - kernel::monotonic_ns())));
+  restore_steps_.push_back({"stop processes (SIGTERM, wait)", kernel::monotonic_ns() - t_stop, 0, "ok"});
+  if (cg_.parent().exists()) restore_steps_.push_back(cg_.kill_all(std::min<std::int64_t>(10 * kSec, budget_end - kernel::monotonic_ns())));
+  for (auto& c : children_)
+    if (!c.exit) c.exit = wait_for_exit(c.pid, 2 * kSec);
+  // 2. swapoff and zram reset; 3. rmdir.
+  backend_.teardown(restore_steps_);
+  cg_.remove(restore_steps_);
+  // 4. verify.
+  RestorationObservation obs;
+  try {
+    obs.swaps = kernel::read_swaps(fs_);
+  } catch (const kernel::Error& e) {
+    restore_steps_.push_back({"read /proc/swaps", 0, EIO, e.what()});
+    obs.swaps.push_back({"/proc/swaps unreadable", "unknown", 0, 1, 0});
+  }
+  obs.case_swap_paths = backend_.enabled_paths();
+  obs.cgroups_present = cg_.present();
+  obs.stray_pids = cg_.pids();
+  for (const auto& c : children_)
+    if (!c.exit && process_alive(c.pid)) obs.stray_pids.push_back(c.pid);
+  if (const auto* z = backend_.zram()) {
+    try {
+      obs.zram_disksize_bytes = z->disksize_bytes();
+    } catch (const kernel::Error& e) {
+      restore_steps_.push_back({"read zram disksize", 0, EIO, e.what()});
+    }
+  }
+  auto verdict = verify_restoration(obs);
+  row.end_ns = kernel::monotonic_ns();
+  row.clean = verdict.clean;
+  row.detail = {{"steps", steps_json(restore_steps_)},
+                {"verdict", verdict.to_json()},
+                {"budget_s", spec_.restoration_timeout_s},
+                {"over_budget", row.end_ns > budget_end}};
+  b_.restoration = row;
+  b_.phases.push_back({"restoration", row.start_ns, row.end_ns});
+  outcome_["restoration"] = verdict.to_json();
+  nlohmann::json procs = nlohmann::json::object();
+  for (const auto& c : children_) procs[c.name] = c.to_json();
+  outcome_["processes"] = procs;
+}
+
+void CaseRun::read_traces() {
+  nlohmann::json counts = nlohmann::json::object();
+  for (const char* name : {"compute", "sqlite"}) {
+    const std::string prog = std::string("canary-") + name;
+    const Child* c = child(prog);
+    if (!c) continue;
+    const std::string path = work(prog + ".trace");
+    try {
+      auto tf = canaries::read_trace(path);
+      for (const auto& r : tf.records) {
+        CanaryRequestRow row;
+        row.canary = name;
+        row.seq = static_cast<std::int64_t>(r.seq);
+        row.scheduled_ns = r.scheduled_ns;
+        row.wake_ns = r.wake_ns;
+        if (r.completion_ns != 0) row.completion_ns = r.completion_ns;
+        row.minflt = r.minflt;
+        row.majflt = r.majflt;
+        row.nvcsw = r.nvcsw;
+        row.nivcsw = r.nivcsw;
+        b_.requests.push_back(row);
+      }
+      counts[name] = {{"requests", tf.records.size()}, {"not_recorded", tf.header.not_recorded},
+                      {"origin_ns", tf.header.origin_ns}, {"period_ns", tf.header.period_ns}};
+    } catch (const std::exception& e) {
+      counts[name] = {{"error", e.what()}};
+      const auto& fg_kills = outcome_["oom_kills"]["fg"];
+      bool oom_killed = fg_kills.is_number() && fg_kills.get<std::int64_t>() > 0;
+      if (!oom_killed && !infra_error_)
+        fail(fmt::format("{} left no readable trace ({}) and fg saw no OOM kill", prog, e.what()));
+    }
+  }
+  outcome_["canary_requests"] = counts;
+  for (const auto& c : children_) {
+    auto out = read_text(c.stdout_path);
+    if (!out.empty()) b_.artifacts.emplace_back(c.name + ".json", out);
+    auto err = read_text(c.stderr_path, 64 << 10);
+    if (!err.empty()) b_.artifacts.emplace_back(c.name + ".stderr", err);
+  }
+}
+
+ExecutorResult CaseRun::finish(const std::string& status, const std::string& error) {
+  ExecutorResult r;
+  r.status = status;
+  r.exit_code = status == "completed" ? 0 : 3;
+  r.error = error;
+  b_.status = status;
+  if (!error.empty()) b_.error = error;
+  if (!outcome_.contains("leftover_steps")) outcome_["leftover_steps"] = steps_json(leftover_steps_);
+  outcome_["workload_started"] = workload_started_;
+  b_.outcome_json = outcome_.dump();
+  b_.ended_unix_ns = unix_ns();
+  const std::string path = (fs::path(opt_.out_dir) / (spec_.case_id + ".db")).string();
+  try {
+    write_bundle(path, b_);
+    r.bundle_path = path;
+  } catch (const std::exception& e) {
+    r.status = "infra_failed";
+    r.exit_code = 3;
+    r.error = (error.empty() ? "" : error + "; ") + "writing the bundle failed: " + e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+ExecutorResult run_case(const CaseSpec& spec, const ExecutorOptions& opt) {
+  try {
+    CaseRun run(spec, opt);
+    return run.run();
+  } catch (const std::exception& e) {
+    ExecutorResult r;
+    r.status = "infra_failed";
+    r.error = fmt::format("executor error: {}", e.what());
+    return r;
+  }
+}
+
+}  // namespace hcase

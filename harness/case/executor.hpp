@@ -1,0 +1,50 @@
+#pragma once
+// `harness case run`: one case end to end (DESIGN.md "The case"; issue 4).
+//
+//   leftover cleanup -> qualification -> setup (cgroups, backend) -> canaries start
+//   -> warmup -> pressure (pressure-gen in bg; controller armed) -> recovery
+//   -> restoration (stop, swapoff, zram reset, rmdir, verify) -> bundle
+//
+// Clock: CLOCK_MONOTONIC. The schedule origin T0 = now + start lead; phase boundaries are
+// the scheduled times T0, T0+W, T0+W+P, T0+W+P+R (the canaries' shared --start-at-ns is
+// T0, so "requests whose scheduled start lies in the pressure phase" is exact). Telemetry
+// and the controller tick at T0 + k * telemetry_period on absolute sleeps
+// (clock_nanosleep TIMER_ABSTIME); a tick that is already past is skipped, not
+// caught up (counted in telemetry extra_json.missed_ticks).
+//
+// Status: completed (whatever latency, OOM kills, reclaim errors, partial reclaim,
+// unclean restoration) or infra_failed (qualification failed, setup failed, a workload
+// could not start, a canary left no trace without having been OOM-killed, cancelled by
+// SIGTERM/SIGINT). Exit codes: 0 completed, 3 infra_failed (a bundle is written in both
+// cases when the out dir is writable).
+#include <cstdint>
+#include <string>
+
+#include "harness/case/spec.hpp"
+
+namespace hcase {
+
+struct ExecutorOptions {
+  std::string out_dir;                 ///< bundle at out_dir/<case_id>.db; work files in <case_id>.work/
+  std::string root = "/";              ///< kernel::Fs root (the live system)
+  std::string bin_dir;                 ///< pressure-gen, canary-compute, canary-sqlite; "" = dir of /proc/self/exe
+  std::string accelerator;             ///< "" = from /proc/cmdline harness.accelerator=, else "unknown"
+  bool skip_qualification = false;     ///< development only; recorded in qualification_json
+  std::uint64_t min_free_disk_bytes = 2ull << 30;  ///< passed to qualify (disk of out_dir)
+  std::int64_t start_lead_ns = 3'000'000'000;      ///< T0 - spawn time: canaries load before T0
+  std::int64_t canary_exit_grace_ns = 60'000'000'000;  ///< wait after the last phase for traces
+  std::int64_t reclaim_settle_ns = 2'200'000'000;  ///< memcg stat flush delay (DESIGN.md)
+  int attempt = 1;
+};
+
+struct ExecutorResult {
+  int exit_code = 3;        ///< 0 completed, 3 infra_failed
+  std::string status;       ///< completed | infra_failed
+  std::string bundle_path;  ///< "" when no bundle could be written
+  std::string error;        ///< infra_failed reason
+};
+
+/// Runs one already-validated case. Never throws: failures become infra_failed.
+ExecutorResult run_case(const CaseSpec& spec, const ExecutorOptions& opt);
+
+}  // namespace hcase

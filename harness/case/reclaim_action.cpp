@@ -1,0 +1,76 @@
+// One bounded memory.reclaim write with before/after/settled readings (DESIGN.md).
+#include "harness/case/reclaim_action.hpp"
+
+#include <time.h>
+
+#include <stdexcept>
+
+#include "harness/kernel/errors.hpp"
+
+namespace hcase {
+
+ReclaimAction::ReclaimAction(kernel::Cgroup bg, std::int64_t settle_ns) : bg_(std::move(bg)), settle_ns_(settle_ns) {}
+
+ReclaimAction::~ReclaimAction() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void ReclaimAction::start(std::int64_t requested_bytes) {
+  if (started()) throw std::logic_error("ReclaimAction::start: the action runs at most once per case");
+  thread_ = std::thread([this, requested_bytes] { record_ = run(bg_, requested_bytes, settle_ns_); });
+}
+
+std::optional<ReclaimRecord> ReclaimAction::join() {
+  if (thread_.joinable()) thread_.join();
+  return record_;
+}
+
+namespace {
+struct Counters {
+  std::optional<std::int64_t> pgsteal, pgscan, current;
+};
+Counters read_counters(const kernel::Cgroup& bg, bool with_current) {
+  Counters c;
+  try {
+    auto m = bg.memory_stat();
+    if (auto v = m.pgsteal()) c.pgsteal = static_cast<std::int64_t>(*v);
+    if (auto v = m.pgscan()) c.pgscan = static_cast<std::int64_t>(*v);
+  } catch (const kernel::Error&) {
+  }
+  if (with_current) {
+    try {
+      c.current = static_cast<std::int64_t>(bg.memory_current_bytes());
+    } catch (const kernel::Error&) {
+    }
+  }
+  return c;
+}
+}  // namespace
+
+ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns) {
+  ReclaimRecord r;
+  r.requested_bytes = requested_bytes;
+  auto before = read_counters(bg, true);
+  auto res = bg.reclaim(static_cast<std::uint64_t>(requested_bytes));
+  auto after = read_counters(bg, true);
+  r.start_ns = res.start_ns;
+  r.end_ns = res.end_ns;
+  r.write_errno = res.write.err;
+  r.pgsteal_before = before.pgsteal;
+  r.pgscan_before = before.pgscan;
+  r.bg_current_before_bytes = before.current;
+  r.pgsteal_after = after.pgsteal;
+  r.pgscan_after = after.pgscan;
+  r.bg_current_after_bytes = after.current;
+  if (settle_ns > 0) {
+    struct timespec ts{static_cast<time_t>(settle_ns / 1'000'000'000), static_cast<long>(settle_ns % 1'000'000'000)};
+    while (::nanosleep(&ts, &ts) != 0) {
+    }
+  }
+  auto settled = read_counters(bg, false);
+  r.pgsteal_settled = settled.pgsteal;
+  r.pgscan_settled = settled.pgscan;
+  return r;
+}
+
+}  // namespace hcase

@@ -1,0 +1,63 @@
+// The telemetry sampler reads the kernel files of a real guest under bg pressure with zram
+// (tests/fixtures/6.1.0-57-cloud-amd64/root, captured by tests/fixtures/capture/capture.sh).
+#include <gtest/gtest.h>
+
+#include "harness/case/telemetry.hpp"
+#include "harness/kernel/cgroup.hpp"
+#include "harness/kernel/zram.hpp"
+
+namespace {
+const char* kRoot = "tests/fixtures/6.1.0-57-cloud-amd64/root";
+}
+
+TEST(Telemetry, SamplesEveryColumnFromTheCapturedGuest) {
+  kernel::Fs fs(kRoot);
+  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  kernel::Zram zram(fs, 0);
+  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
+  auto x = s.sample(42, "pressure");
+  EXPECT_EQ(x.t_ns, 42);
+  EXPECT_EQ(x.phase, "pressure");
+  EXPECT_EQ(x.bg_some_us, 9813973);
+  EXPECT_EQ(x.bg_full_us, 9813973);
+  EXPECT_EQ(x.fg_some_us, 0);
+  EXPECT_EQ(x.sys_some_us, 14428530);
+  EXPECT_EQ(x.sys_full_us, 4586402);
+  EXPECT_EQ(x.bg_current_bytes, 209657856);
+  EXPECT_EQ(x.bg_swap_current_bytes, 105775104);
+  EXPECT_EQ(x.bg_pgsteal, 90448);
+  EXPECT_EQ(x.bg_pgscan, 192592);
+  EXPECT_EQ(x.bg_workingset_refault_anon, 64673);
+  EXPECT_EQ(x.bg_workingset_refault_file, 0);
+  EXPECT_EQ(x.bg_pgmajfault, 64673);
+  EXPECT_EQ(x.bg_oom, 0);
+  EXPECT_EQ(x.bg_oom_kill, 0);
+  EXPECT_TRUE(x.fg_oom_kill.has_value());
+  EXPECT_EQ(x.pswpin, 68042);
+  EXPECT_EQ(x.pswpout, 93969);
+  EXPECT_EQ(x.zram_orig_data_bytes, 105947136);
+  EXPECT_EQ(x.zram_compr_data_bytes, 1066518);
+  EXPECT_EQ(x.zram_mem_used_bytes, 1761280);
+  EXPECT_EQ(x.zram_swap_used_kib, 103680);  // /proc/swaps row of /dev/zram0
+  EXPECT_FALSE(x.swapfile_used_kib);         // no swapfile active in that capture: NULL, not 0
+  EXPECT_FALSE(x.extra.contains("errors")) << x.extra.dump();
+  EXPECT_TRUE(x.extra.contains("read_ns"));
+}
+
+TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
+  kernel::Fs fs(kRoot);
+  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  // A cgroup that does not exist in the capture: its fields stay empty, the rest is read.
+  hcase::TelemetrySampler s(fs, parent.child("nope"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  auto x = s.sample(1, "warmup");
+  EXPECT_FALSE(x.bg_some_us);
+  EXPECT_FALSE(x.bg_current_bytes);
+  EXPECT_FALSE(x.bg_pgsteal);
+  EXPECT_EQ(x.fg_some_us, 0);
+  EXPECT_EQ(x.sys_some_us, 14428530);
+  EXPECT_FALSE(x.zram_orig_data_bytes);
+  ASSERT_TRUE(x.extra.contains("errors"));
+  EXPECT_TRUE(x.extra["errors"].contains("bg.memory.pressure"));
+  EXPECT_TRUE(x.extra["errors"].contains("bg.memory.stat"));
+  EXPECT_FALSE(x.extra["errors"].contains("fg.memory.pressure"));
+}

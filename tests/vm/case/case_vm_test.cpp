@@ -1,0 +1,201 @@
+// vm-labelled integration test of `harness case run` (issue 4 "Must show"): inside one
+// fresh qemu guest (`harness vm exec`, TCG when there is no /dev/kvm) it runs a short case
+// of each configuration (5 s warmup, 25 s pressure, 5 s recovery) and asserts from the
+// three bundles:
+//   - all three completed; both canaries traced requests;
+//   - the trigger fires in delayed-activation and bounded-reclaim (static records would_trigger
+//     or at least evaluated windows);
+//   - bounded-reclaim records a reclaim write with its errno and a pgsteal delta > 0;
+//   - delayed-activation's zram holds no data before the trigger and some after;
+//   - static-zram's zram holds data during pressure;
+//   - restoration verified clean in all three.
+// Env: HARNESS_VM_CASE_KEEP=DIR keeps the collected output there (default: a temp dir).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "results/db.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+const char* kConfigs[] = {"static-zram", "delayed-activation", "bounded-reclaim"};
+
+json spec_for(const std::string& conf) {
+  json s = {
+      {"case_id", "vmtest-" + conf},
+      {"campaign", "vmtest"},
+      {"vm", "vm0"},
+      {"regime", "fast-structured"},
+      {"repeat", 1},
+      {"triplet_id", "vm0/fast-structured/1"},
+      {"configuration", conf},
+      {"pinned_commit", "any"},
+      {"vm_shape", {{"vcpus", 1}, {"memory_mib", 1024}}},
+      {"phases_s", {{"warmup", 5}, {"pressure", 25}, {"recovery", 5}}},
+      {"cgroups", {{"parent", "harness"}, {"bg_memory_max_bytes", 200ll << 20}}},
+      {"backend",
+       {{"zram_disksize_bytes", 512ll << 20},
+        {"zram_algorithm", "lzo-rle"},
+        {"zram_priority", 100},
+        {"swapfile_path", "/var/lib/harness/swapfile"},
+        {"swapfile_priority", 10}}},
+      // Active set larger than the bg limit: continuous reclaim while it is re-touched.
+      {"pressure",
+       {{"allocation_bytes", 320ll << 20},
+        {"rate_mib_s", 64},
+        {"active_set_bytes", 256ll << 20},
+        {"contents", "structured"},
+        {"seed", 1}}},
+      {"canaries",
+       {{"period_ms", 100},
+        {"compute_hot_bytes", 16ll << 20},
+        {"sqlite_db_path", "/var/lib/harness/canary.db"},
+        {"sqlite_queries_per_request", 8},
+        {"seed", 1}}},
+  };
+  if (conf == "bounded-reclaim") s["dose_bytes"] = 96ll << 20;
+  return s;
+}
+
+int sh(const std::string& cmd) {
+  int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::int64_t one_int(results::Db& db, const std::string& sql) {
+  results::Stmt s(db, sql);
+  EXPECT_TRUE(s.step()) << sql;
+  return s.is_null(0) ? -1 : s.int64(0);
+}
+
+class CaseVm : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+    ASSERT_TRUE(fs::exists(harness)) << harness;
+    const char* keep = std::getenv("HARNESS_VM_CASE_KEEP");
+    dir_ = keep ? fs::path(keep) : fs::temp_directory_path() / fmt::format("case_vm_test_{}", ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "collect");
+    const bool kvm = ::access("/dev/kvm", W_OK) == 0;
+    // The guest script: one spec file per configuration, run one after the other.
+    std::ofstream sc(dir_ / "script.sh");
+    sc << "set -x\nmkdir -p /out/bundles\n";
+    for (const char* conf : kConfigs) {
+      sc << "cat > /out/" << conf << ".json <<'EOF'\n" << spec_for(conf).dump(2) << "\nEOF\n";
+      sc << "harness case run --spec /out/" << conf << ".json --out /out/bundles --accelerator "
+         << (kvm ? "kvm" : "tcg") << " --min-free-disk-mib 64 > /out/" << conf << ".stdout 2> /out/" << conf
+         << ".stderr\necho $? > /out/" << conf << ".rc\n";
+    }
+    sc << "cat /proc/swaps > /out/swaps.after; ls /sys/fs/cgroup > /out/cgroups.after\n";
+    sc.close();
+    ASSERT_EQ(sh(fmt::format("{} vm image > {}/image.log 2>&1", harness, dir_.string())), 0)
+        << "harness vm image failed: see " << dir_ / "image.log";
+    int rc = sh(fmt::format("{} vm exec --script {} --collect {} --timeout-s 1500 > {}/exec.log 2>&1", harness,
+                            (dir_ / "script.sh").string(), (dir_ / "collect").string(), dir_.string()));
+    exec_rc_ = rc;
+  }
+
+  static fs::path bundle(const std::string& conf) { return dir_ / "collect" / "bundles" / ("vmtest-" + conf + ".db"); }
+
+  static inline fs::path dir_;
+  static inline int exec_rc_ = -1;
+};
+
+}  // namespace
+
+TEST_F(CaseVm, GuestRanAllThreeCases) {
+  EXPECT_EQ(exec_rc_, 0) << "see " << dir_ / "exec.log" << " and " << dir_ / "collect/console.log";
+  for (const char* conf : kConfigs) {
+    std::ifstream rc(dir_ / "collect" / (std::string(conf) + ".rc"));
+    int code = -1;
+    rc >> code;
+    EXPECT_EQ(code, 0) << conf << ": see " << dir_ / "collect" / (std::string(conf) + ".stderr");
+    ASSERT_TRUE(fs::exists(bundle(conf))) << bundle(conf);
+  }
+}
+
+TEST_F(CaseVm, EveryBundleCompletedCleanWithTraces) {
+  for (const char* conf : kConfigs) {
+    SCOPED_TRACE(conf);
+    ASSERT_TRUE(fs::exists(bundle(conf)));
+    results::Db db(bundle(conf).string(), results::Db::Mode::ReadOnly);
+    results::Stmt c(db, "SELECT status, error, configuration FROM cases");
+    ASSERT_TRUE(c.step());
+    EXPECT_EQ(c.text(0), "completed") << c.opt_text(1).value_or("");
+    EXPECT_EQ(c.text(2), conf);
+    EXPECT_EQ(one_int(db, "SELECT clean FROM restoration"), 1)
+        << [&] {
+             results::Stmt d(db, "SELECT detail_json FROM restoration");
+             return d.step() ? d.text(0) : std::string("no restoration row");
+           }();
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM phases"), 4);
+    // 35 s at 100 ms: ~350 requests per canary (allow slack for the TCG guest).
+    EXPECT_GT(one_int(db, "SELECT COUNT(*) FROM canary_requests WHERE canary='compute'"), 300);
+    EXPECT_GT(one_int(db, "SELECT COUNT(*) FROM canary_requests WHERE canary='sqlite'"), 300);
+    EXPECT_GE(one_int(db, "SELECT COUNT(*) FROM telemetry"), 30);
+    // The predicate was evaluated on every pressure window (25 windows, minus missed ticks).
+    EXPECT_GE(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='window'"), 20);
+  }
+}
+
+TEST_F(CaseVm, TriggerFiresInDelayedAndBounded) {
+  for (const char* conf : {"delayed-activation", "bounded-reclaim"}) {
+    SCOPED_TRACE(conf);
+    ASSERT_TRUE(fs::exists(bundle(conf)));
+    results::Db db(bundle(conf).string(), results::Db::Mode::ReadOnly);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='trigger'"), 1);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='would_trigger'"), 0);
+  }
+  ASSERT_TRUE(fs::exists(bundle("static-zram")));
+  results::Db db(bundle("static-zram").string(), results::Db::Mode::ReadOnly);
+  EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='trigger'"), 0);
+  EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='would_trigger'"), 1);
+}
+
+TEST_F(CaseVm, BoundedRecordsTheReclaimWrite) {
+  ASSERT_TRUE(fs::exists(bundle("bounded-reclaim")));
+  results::Db db(bundle("bounded-reclaim").string(), results::Db::Mode::ReadOnly);
+  results::Stmt r(db,
+                  "SELECT requested_bytes, write_errno, duration_ns, pgsteal_before, pgsteal_settled, "
+                  "bg_current_before_bytes, bg_current_after_bytes, achieved_bytes FROM reclaim_actions");
+  ASSERT_TRUE(r.step()) << "no reclaim_actions row";
+  EXPECT_EQ(r.int64(0), 96ll << 20);
+  EXPECT_FALSE(r.is_null(1));  // errno recorded (0, or EAGAIN for partial)
+  EXPECT_GT(r.int64(2), 0);
+  ASSERT_FALSE(r.is_null(3));
+  ASSERT_FALSE(r.is_null(4));
+  EXPECT_GT(r.int64(4) - r.int64(3), 0) << "no pgsteal delta";
+  EXPECT_FALSE(r.is_null(5));
+  EXPECT_FALSE(r.is_null(6));
+  EXPECT_EQ(r.int64(7), (r.int64(4) - r.int64(3)) * one_int(db, "SELECT page_size_bytes FROM cases"));
+  EXPECT_FALSE(r.step());  // exactly one write
+  EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='reclaim_end'"), 1);
+}
+
+TEST_F(CaseVm, DelayedZramEmptyBeforeTriggerAndUsedAfter) {
+  ASSERT_TRUE(fs::exists(bundle("delayed-activation")));
+  results::Db db(bundle("delayed-activation").string(), results::Db::Mode::ReadOnly);
+  const auto t = one_int(db, "SELECT t_ns FROM controller_events WHERE kind='trigger'");
+  ASSERT_GT(t, 0);
+  EXPECT_EQ(one_int(db, fmt::format("SELECT COUNT(*) FROM telemetry WHERE t_ns < {} AND zram_orig_data_bytes > 0", t)), 0);
+  EXPECT_GT(one_int(db, fmt::format("SELECT COUNT(*) FROM telemetry WHERE t_ns < {} AND zram_orig_data_bytes = 0", t)), 0);
+  EXPECT_GT(one_int(db, fmt::format("SELECT MAX(zram_orig_data_bytes) FROM telemetry WHERE t_ns > {}", t)), 0);
+  EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='backend_on'"), 1);
+}
+
+TEST_F(CaseVm, StaticZramHoldsDataDuringPressure) {
+  ASSERT_TRUE(fs::exists(bundle("static-zram")));
+  results::Db db(bundle("static-zram").string(), results::Db::Mode::ReadOnly);
+  EXPECT_GT(one_int(db, "SELECT MAX(zram_orig_data_bytes) FROM telemetry WHERE phase='pressure'"), 0);
+  EXPECT_GT(one_int(db, "SELECT MAX(zram_swap_used_kib) FROM telemetry WHERE phase='pressure'"), 0);
+}
