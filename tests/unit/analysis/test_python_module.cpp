@@ -1,0 +1,80 @@
+// The pybind11 module harness_analysis under Debian's /usr/bin/python3: it loads a campaign DB into
+// numpy arrays equal to the C++ matrices, its bootstrap is bit-identical to the library's (and across
+// thread counts), and the figures script writes the three PNGs through it.
+#include "analysis/bootstrap.hpp"
+#include "analysis/figures_runner.hpp"
+#include "analysis/primary.hpp"
+#include "analysis/synthetic.hpp"
+
+#include "golden_db.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+const std::string kPyDir = HARNESS_BINARY_DIR "/analysis/python";
+}
+
+TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
+  const auto db = golden::temp_db("py");
+  analysis::SyntheticOptions o;
+  o.vms = 2;
+  o.triplets_per_stratum = 2;
+  o.pressure_s = 5;
+  o.warmup_s = 1;
+  o.recovery_s = 1;
+  analysis::write_synthetic_campaign(db, o);
+  const std::string out = db + ".json";
+  const std::string cmd = "PYTHONPATH=" + kPyDir + " /usr/bin/python3 " HARNESS_SOURCE_DIR
+                          "/tests/unit/analysis/python_module_check.py " + db + " " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str());
+  const auto data = analysis::load_campaign(db);
+  const auto ts = analysis::build_triplets(data);
+  const auto d = analysis::log_ratio_matrix(ts);
+  const auto s = analysis::stratum_labels(ts);
+  ASSERT_EQ(j["shape"][0].get<int>(), d.rows());
+  EXPECT_EQ(j["strata"].get<std::vector<int>>(), s);
+  for (int i = 0; i < d.rows(); ++i)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(j["log_ratios"][i][k].get<double>(), d(i, k));
+  const auto b = analysis::stratified_bootstrap(d, s, {500, 9, 1});
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(j["plain_row0"][k].get<double>(), b.plain(0, k));
+  // numpy's pairwise sum and Eigen's reduction may round differently: relative 1e-12.
+  EXPECT_NEAR(j["plain_sum"].get<double>() / b.plain.sum(), 1.0, 1e-12);
+  EXPECT_TRUE(j["threads_identical"].get<bool>());
+  analysis::PrimaryOptions opt;
+  opt.bootstrap = {500, 9, 2};
+  const auto pr = analysis::run_primary(ts, opt);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(j["estimates"][k].get<double>(), pr.comparisons[k].estimate);
+  EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
+}
+
+TEST(PythonModule, FiguresScriptWritesThreePngs) {
+  const auto db = golden::temp_db("fig");
+  analysis::SyntheticOptions o;
+  o.vms = 2;
+  o.triplets_per_stratum = 2;
+  o.pressure_s = 5;
+  o.warmup_s = 2;
+  o.recovery_s = 2;
+  o.accelerator = "tcg";
+  analysis::write_synthetic_campaign(db, o);
+  const auto dir = std::filesystem::path(db).parent_path() / "figs";
+  setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
+  const auto pngs = analysis::run_figures(db, dir.string(), 500, 1);
+  ASSERT_EQ(pngs.size(), 3u);
+  for (const auto& p : pngs) EXPECT_GT(std::filesystem::file_size(p), 10000u) << p;
+  EXPECT_TRUE(std::filesystem::exists(dir / "forest.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "p99_by_regime.png"));
+  setenv("HARNESS_ANALYSIS_PYDIR", "/nonexistent", 1);
+  EXPECT_THROW(analysis::run_figures(db, dir.string(), 500, 1), std::runtime_error);
+  unsetenv("HARNESS_ANALYSIS_PYDIR");
+}
