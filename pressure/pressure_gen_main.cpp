@@ -6,6 +6,7 @@
 //  "achieved_rate_mib_s" (allocated / allocation_elapsed_s), "allocation_elapsed_s",
 //  "elapsed_s", "chunks", "chunk_mib", "max_chunk_lag_ms", "active_set_mib", "touch_passes",
 //  "touched_pages", "minflt", "majflt" (getrusage RUSAGE_SELF: the process's own faults),
+//  "cpu_user_s", "cpu_sys_s" (its CPU time: tells a CPU-bound allocation from a waiting one),
 //  "contents", "seed", "stopped_by" ("duration" | "SIGTERM" | "SIGINT")}.
 // Exit 2 on bad arguments (message names the flag), 1 on a run error.
 #include "canaries/clock.hpp"
@@ -102,6 +103,8 @@ int main(int argc, char** argv) {
     j["touched_pages"] = r.touched_pages;
     j["minflt"] = ru.ru_minflt;
     j["majflt"] = ru.ru_majflt;
+    j["cpu_user_s"] = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
+    j["cpu_sys_s"] = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
     j["contents"] = o.contents;
     j["seed"] = o.seed;
     j["stopped_by"] = r.stopped ? (sig == SIGINT ? "SIGINT" : "SIGTERM") : "duration";

@@ -140,7 +140,7 @@ TEST_F(Binaries, PressureGenReportsOnSigtermMidAllocation) {
   EXPECT_EQ(j["stopped_by"], "SIGTERM");
   EXPECT_EQ(j["allocation_complete"], false);
   EXPECT_LT(j["allocated_mib"].get<double>(), 4096.0);
-  for (const char* k : {"achieved_rate_mib_s", "touch_passes", "minflt", "majflt", "elapsed_s"}) {
+  for (const char* k : {"achieved_rate_mib_s", "touch_passes", "minflt", "majflt", "elapsed_s", "cpu_user_s", "cpu_sys_s"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
 }
