@@ -4,8 +4,9 @@
 // middle of the allocation) prints one JSON report line on stdout and exits 0:
 // {"allocated_mib", "allocation_mib", "allocation_complete", "rate_mib_s",
 //  "achieved_rate_mib_s" (allocated / allocation_elapsed_s), "allocation_elapsed_s",
-//  "elapsed_s", "chunks", "chunk_mib", "max_chunk_lag_ms", "active_set_mib", "touch_passes",
-//  "touched_pages", "minflt", "majflt" (getrusage RUSAGE_SELF: the process's own faults),
+//  "elapsed_s", "chunks", "chunk_mib", "max_chunk_lag_ms", "active_set_mib", "touch_passes"
+//  (complete passes over the active set as it was then: during the allocation it is the
+//  allocated prefix, so early passes are short; see generator.hpp), "touched_pages", "minflt", "majflt" (getrusage RUSAGE_SELF: the process's own faults),
 //  "cpu_user_s", "cpu_sys_s" (its CPU time: tells a CPU-bound allocation from a waiting one),
 //  "contents", "seed", "stopped_by" ("duration" | "SIGTERM" | "SIGINT")}.
 // Exit 2 on bad arguments (message names the flag), 1 on a run error.
