@@ -263,7 +263,10 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   };
   const pid_t first = spawn();
   const auto t0 = std::chrono::steady_clock::now();
-  while (completed() < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+  // Kill once 4 cases are imported and the 5th is submitted (in flight on the agent): the
+  // resumed runner must adopt it from the agent rather than submit it again.
+  while ((completed() < 4 || a0.submissions().size() < 5) &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_EQ(kill(first, SIGKILL), 0);
   int st = 0;
@@ -273,6 +276,9 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   EXPECT_GE(at_kill, 4);
   EXPECT_LT(at_kill, 12) << "nothing left to resume; the kill came too late";
 
+  std::printf("killed the runner with %lld of 12 cases imported, %zu submitted\n", static_cast<long long>(at_kill),
+              a0.submissions().size());
+  std::fflush(stdout);
   const pid_t second = spawn();
   waitpid(second, &st, 0);
   ASSERT_TRUE(WIFEXITED(st));
@@ -284,6 +290,11 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 12);  // one attempt each: none run twice
   EXPECT_EQ(count(db, "SELECT count(*) FROM (SELECT case_id FROM attempts GROUP BY case_id HAVING count(*) > 1)"), 0);
   EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests"), 12 * 40);
+  {  // Diagnostics: what the resumed runner did with the in-flight case.
+    std::ifstream log(d / "run.log");
+    for (std::string l; std::getline(log, l);)
+      if (l.find("adopting") != std::string::npos || l.find("run:") == 0) std::printf("run.log: %s\n", l.c_str());
+  }
   const auto subs = a0.submissions();
   EXPECT_EQ(subs.size(), 12u);
   for (const auto& [id, n] : subs) EXPECT_EQ(n, 1) << id << " submitted " << n << " times";
