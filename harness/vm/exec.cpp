@@ -63,7 +63,7 @@ ExecResult exec_once(const ExecOptions& opts) {
   copy_disk(img.disk_base, disk);
   std::string script_copy = (work / "script.sh").string();
   fs::copy_file(opts.script, script_copy);
-  disk_write(disk, script_copy, guest::kExecScript, 0755);
+  disk_write(disk, script_copy, disk_path_of(guest::kExecScript), 0755);
 
   ExecResult res;
   QemuConfig qc;
@@ -103,17 +103,18 @@ ExecResult exec_once(const ExecOptions& opts) {
   if (!res.timed_out && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
     throw std::runtime_error("qemu failed (" + render(argv) + "): " + qlog);
 
-  if (disk_exists(disk, guest::kExecStatus)) {
+  if (disk_exists(disk, disk_path_of(guest::kExecStatus))) {
     try {
-      res.script_status = std::stoi(disk_cat(disk, guest::kExecStatus));
+      res.script_status = std::stoi(disk_cat(disk, disk_path_of(guest::kExecStatus)));
     } catch (const std::exception&) {
       res.script_status = -1;
     }
   }
   fs::path dump = work / "rdump";
-  if (disk_exists(disk, guest::kOutDir)) {
-    disk_rdump(disk, guest::kOutDir, dump.string());
-    for (const auto& e : fs::directory_iterator(dump / fs::path(guest::kOutDir).filename())) {
+  const std::string out_on_disk = disk_path_of(guest::kOutDir);
+  if (disk_exists(disk, out_on_disk)) {
+    disk_rdump(disk, out_on_disk, dump.string());
+    for (const auto& e : fs::directory_iterator(dump / fs::path(out_on_disk).filename())) {
       fs::path dst = fs::path(opts.collect_dir) / e.path().filename();
       fs::remove_all(dst);
       fs::rename(e.path(), dst);

@@ -14,7 +14,7 @@ struct ExecOptions {
   int timeout_s = 600;       ///< whole boot+run+poweroff budget, seconds
   int vcpus = 1;
   int memory_mib = 1024;
-  int swapfile_mib = 512;    ///< swapfile created in the guest, MiB
+  int swapfile_mib = 256;    ///< swapfile created in the guest, MiB
   bool network = false;      ///< attach user-mode networking (no port forward)
 };
 

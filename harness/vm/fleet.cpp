@@ -101,7 +101,7 @@ void launch(const Image& img, const fs::path& dir) {
   json m = read_meta(dir);
   std::string disk = (dir / "disk.img").string();
   copy_disk(img.disk_base, disk);
-  disk_write(disk, (dir / "token").string(), "/token", 0600);  // = guest::kTokenFile on /dev/vda
+  disk_write(disk, (dir / "token").string(), disk_path_of(guest::kTokenFile), 0600);
   QemuConfig qc;
   qc.name = m["name"];
   qc.vmlinuz = img.vmlinuz;

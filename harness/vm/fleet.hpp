@@ -14,7 +14,7 @@ struct FleetOptions {
   int first_index = 0;       ///< name index of the first guest
   int vcpus = 1;             ///< study: 1 vCPU
   int memory_mib = 1024;     ///< study: 1 GiB
-  int swapfile_mib = 512;    ///< swapfile created in each guest, MiB
+  int swapfile_mib = 256;    ///< swapfile created in each guest, MiB
   bool fresh_per_case = true;  ///< recorded in meta.json and the hosts file comment: the
                                ///< runner reboots a guest (fresh data disk) before each case
   std::string hosts_file;    ///< written after boot; default <cache>/hosts.yaml

@@ -161,7 +161,14 @@ Image build_image(const ImageOptions& opts) {
     // harness binaries and their shared libraries
     std::set<std::string> libs;
     for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
-      cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
+      // debug info stays on the host: the initramfs lives in guest RAM (DESIGN.md)
+      std::string stripped = (tmp / ("strip-" + name)).string();
+      if (run({"strip", "--strip-debug", "-o", stripped, path}).exit_code == 0) {
+        cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), stripped, 0755);
+        fs::remove(stripped);
+      } else {
+        cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
+      }
       img.binaries.push_back(name);
       for (const auto& l : shared_libraries(path)) libs.insert(l);
     }
@@ -185,7 +192,7 @@ Image build_image(const ImageOptions& opts) {
   bool have_sqlite = false;
   for (const auto& b : img.binaries) have_sqlite = have_sqlite || b == "canary-sqlite";
   if (opts.canary_db && have_sqlite) {
-    std::string canary = find_harness_binaries(opts.bin_dir).back().second;
+    std::string canary;
     for (const auto& [n, p] : find_harness_binaries(opts.bin_dir))
       if (n == "canary-sqlite") canary = p;
     std::string db = prepare_canary_db(cache, canary);

@@ -1,9 +1,17 @@
 // The guest /init script text (see init_script.hpp).
 #include "harness/vm/init_script.hpp"
 
+#include <stdexcept>
 #include <string>
 
 namespace hvm {
+
+std::string disk_path_of(const std::string& guest_path) {
+  const std::string root = guest::kDataMount;
+  if (guest_path.rfind(root + "/", 0) != 0)
+    throw std::invalid_argument("not on the data disk: " + guest_path);
+  return guest_path.substr(root.size());
+}
 
 std::string init_script() {
   std::string s = R"SH(#!/bin/sh
@@ -23,7 +31,7 @@ log "kernel $(uname -r), cmdline: $(cat /proc/cmdline)"
 
 arg() { for w in $(cat /proc/cmdline); do case "$w" in "$1="*) echo "${w#*=}"; return;; esac; done; echo "$2"; }
 MODE=$(arg harness.mode agent)
-SWAP_MIB=$(arg harness.swapfile_mib 512)
+SWAP_MIB=$(arg harness.swapfile_mib 256)
 NAME=$(arg harness.name guest)
 hostname "$NAME"
 

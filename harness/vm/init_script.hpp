@@ -18,12 +18,16 @@ inline constexpr const char* kOutDir = "/var/lib/harness/out";  ///< /out in the
 inline constexpr int kAgentPort = 8080;                          ///< guest port of the agent
 }  // namespace guest
 
+/// Path inside the data disk image of a guest path under guest::kDataMount
+/// ("/var/lib/harness/out" -> "/out"). Throws std::invalid_argument for other paths.
+std::string disk_path_of(const std::string& guest_path);
+
 /// Text of /init. Behaviour, in order: mount proc, sysfs, devtmpfs, tmpfs /tmp and /run,
 /// cgroup2 at /sys/fs/cgroup with "+memory +cpu +io" in the root's subtree_control;
 /// insmod every module listed in kModulesList (dependency order, computed on the host);
 /// bring lo and eth0 up as 10.0.2.15/24 via 10.0.2.2 (qemu user networking); mount
 /// /dev/vda at kDataMount; create kSwapfile if missing (dd zeros + mkswap, size from the
-/// kernel command line `harness.swapfile_mib=N`, default 512 MiB; not activated: the case
+/// kernel command line `harness.swapfile_mib=N`, default 256 MiB; not activated: the case
 /// executor swapon()s it with its priority). Then by `harness.mode=`:
 ///  - `exec`: run kExecScript with /out -> kOutDir, store its exit code in kExecStatus,
 ///    print "HARNESS-EXEC-STATUS <code>" on the console, sync and power off.

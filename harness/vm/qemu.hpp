@@ -18,7 +18,7 @@ struct QemuConfig {
   std::string mode = "agent";     ///< agent | exec (kernel cmdline harness.mode)
   int vcpus = 1;
   int memory_mib = 1024;
-  int swapfile_mib = 512;         ///< swapfile the guest creates if missing, MiB
+  int swapfile_mib = 256;         ///< swapfile the guest creates if missing, MiB
   int host_port = 0;              ///< 127.0.0.1 port forwarded to guest 8080; 0 = none
   bool user_network = false;      ///< user-mode NIC even without a forwarded port
   std::string accelerator;        ///< kvm | tcg; empty = detect_accelerator()

@@ -1,0 +1,443 @@
+// Security and behaviour of a real `harness agent` process on 127.0.0.1 (issue 5 "Must
+// show"): missing token, wrong token, oversized body, malformed spec, concurrent
+// submission, path tricks in case ids, unqualified host, cancel, executor death.
+// The executor is a tiny script (--executor, a documented test override) that appends a
+// line to a marker file when it runs, so every rejected request is checked to have run
+// nothing. No timing assertions: waits poll with generous deadlines.
+#include "results/db.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* kToken = "s3cr3t-token-0123456789abcdef";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_exec(const fs::path& p, const std::string& text) {
+  { std::ofstream(p) << text; }
+  chmod(p.c_str(), 0755);
+}
+
+// The SPEC.md example (a valid spec), with a chosen case id.
+json valid_spec(const std::string& id) {
+  json j = json::parse(R"({
+    "case_id": "x", "campaign": "smoke", "vm": "vm0", "regime": "fast-structured", "repeat": 1,
+    "triplet_id": "vm0/fast-structured/1", "configuration": "bounded-reclaim",
+    "dose_bytes": 100663296, "pinned_commit": "any",
+    "vm_shape": {"vcpus": 1, "memory_mib": 1024},
+    "phases_s": {"warmup": 120, "pressure": 300, "recovery": 120},
+    "cgroups": {"parent": "harness", "bg_memory_max_bytes": 314572800, "bg_memory_high_bytes": null,
+                "fg_memory_max_bytes": null, "fg_memory_low_bytes": null},
+    "backend": {"zram_disksize_bytes": 536870912, "zram_algorithm": "lzo-rle", "zram_priority": 100,
+                "swapfile_path": "/var/lib/harness/swapfile", "swapfile_priority": 10},
+    "pressure": {"allocation_bytes": 629145600, "rate_mib_s": 32, "active_set_bytes": 134217728,
+                 "contents": "structured", "seed": 1},
+    "canaries": {"period_ms": 100, "compute_hot_bytes": 16777216,
+                 "sqlite_db_path": "/var/lib/harness/canary.db", "sqlite_queries_per_request": 8, "seed": 1},
+    "trigger": {"window_ms": 1000, "min_increase_us": 1000, "consecutive_windows": 3},
+    "telemetry_period_ms": 1000, "restoration_timeout_s": 120})");
+  j["case_id"] = id;
+  return j;
+}
+
+class AgentProcess : public ::testing::Test {
+ protected:
+  fs::path dir;
+  fs::path marker, token_file, state;
+  pid_t pid = -1;
+  int port = -1;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("agent-test-" + std::to_string(getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    marker = dir / "ran.txt";
+    state = dir / "state";
+    token_file = dir / "token";
+    { std::ofstream(token_file) << kToken << "\n"; }
+    chmod(token_file.c_str(), 0600);
+    // A bundle the fake executor copies: the results schema with this case's row.
+    {
+      results::Db db((dir / "bundle-template.db").string(), results::Db::Mode::Create);
+      db.exec("INSERT INTO cases(case_id,campaign,vm,regime,repeat,configuration,status,spec_json) "
+              "VALUES('CASEID','smoke','vm0','fast-structured',1,'static-zram','completed','{}')");
+    }
+    // Fake executor: records that it ran (with its case id), sleeps $(cat sleep_s), and
+    // writes a bundle unless no_bundle exists. Args: --spec FILE --out DIR.
+    { std::ofstream(dir / "sleep_s") << "0"; }
+    write_exec(dir / "executor.sh",
+               "#!/bin/sh\n"
+               "out=\"$4\"; id=$(basename \"$(dirname \"$out\")\")\n"
+               "echo \"$id\" >> " + marker.string() + "\n"
+               "echo pressure > \"$out/phase\"\n"
+               "sleep $(cat " + (dir / "sleep_s").string() + ")\n"
+               "[ -e " + (dir / "no_bundle").string() + " ] && exit 3\n"
+               "cp " + (dir / "bundle-template.db").string() + " \"$out/$id.db\"\n");
+    write_exec(dir / "qualify-ok.sh", "#!/bin/sh\necho '{\"passed\":true,\"checks\":[]}'\n");
+    write_exec(dir / "qualify-bad.sh",
+               "#!/bin/sh\necho '{\"passed\":false,\"checks\":[{\"name\":\"memory_reclaim\",\"required\":true,"
+               "\"passed\":false,\"found\":\"memory.reclaim missing\"}]}'\n");
+  }
+
+  void TearDown() override {
+    stop();
+    fs::remove_all(dir);
+  }
+
+  static std::string harness_bin() { return std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness"; }
+
+  // Starts the agent on a free port; returns false (and the output) when it refuses to start.
+  bool start(const std::string& qualify = "qualify-ok.sh", std::string* output = nullptr,
+             std::vector<std::string> extra = {}) {
+    int p[2];
+    if (pipe(p) != 0) return false;
+    std::vector<std::string> argv = {harness_bin(), "agent", "--bind", "127.0.0.1", "--port", "0",
+                                     "--token-file", token_file.string(), "--state-dir", state.string(),
+                                     "--executor", (dir / "executor.sh").string(),
+                                     "--qualify-cmd", (dir / qualify).string(), "--no-oom-protect",
+                                     "--cancel-grace-s", "5"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pid = fork();
+    if (pid == 0) {
+      dup2(p[1], 1);
+      dup2(p[1], 2);
+      close(p[0]);
+      std::vector<char*> a;
+      for (auto& s : argv) a.push_back(s.data());
+      a.push_back(nullptr);
+      execv(a[0], a.data());
+      _exit(127);
+    }
+    close(p[1]);
+    std::string out;
+    char c;
+    while (read(p[0], &c, 1) == 1) {
+      out += c;
+      if (c == '\n' && out.find("listening on") != std::string::npos) break;
+    }
+    close(p[0]);
+    if (output) *output = out;
+    auto pos = out.find("127.0.0.1:");
+    if (pos == std::string::npos) {
+      int st;
+      waitpid(pid, &st, 0);
+      pid = -1;
+      return false;
+    }
+    port = std::stoi(out.substr(pos + 10));
+    return true;
+  }
+
+  void stop() {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      int st;
+      waitpid(pid, &st, 0);
+      pid = -1;
+    }
+  }
+
+  httplib::Client client(bool with_token = true, const std::string& token = kToken) {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(30, 0);
+    if (with_token) c.set_default_headers({{"Authorization", "Bearer " + token}});
+    return c;
+  }
+
+  std::vector<std::string> runs() {
+    std::vector<std::string> r;
+    std::ifstream in(marker);
+    std::string l;
+    while (std::getline(in, l)) r.push_back(l);
+    return r;
+  }
+
+  // Polls GET /v1/cases/<id> until the state is final; returns the last status.
+  json wait_final(const std::string& id, int seconds = 60) {
+    auto c = client();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    json j;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto r = c.Get(("/v1/cases/" + id).c_str());
+      if (r && r->status == 200) {
+        j = json::parse(r->body);
+        std::string s = j["state"];
+        if (s != "queued" && s != "running") return j;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return j;
+  }
+};
+
+TEST_F(AgentProcess, HealthNeedsNoTokenAndReportsIdle) {
+  ASSERT_TRUE(start());
+  auto r = client(false).Get("/v1/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  auto j = json::parse(r->body);
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["busy"], false);
+  EXPECT_TRUE(j.contains("source_commit"));
+}
+
+TEST_F(AgentProcess, MissingTokenGets401AndRunsNothing) {
+  ASSERT_TRUE(start());
+  auto c = client(false);
+  auto r = c.Post("/v1/cases", valid_spec("case-a").dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_EQ(json::parse(r->body)["error"], "missing or wrong bearer token");
+  auto q = c.Get("/v1/qualification");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->status, 401);
+  auto s = c.Get("/v1/cases/case-a");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->status, 401);
+  EXPECT_TRUE(runs().empty());
+  EXPECT_FALSE(fs::exists(state / "cases" / "case-a"));
+}
+
+TEST_F(AgentProcess, WrongTokenGets401AndRunsNothing) {
+  ASSERT_TRUE(start());
+  std::string wrong = kToken;
+  wrong.back() = wrong.back() == 'f' ? 'e' : 'f';
+  for (const std::string& t : {wrong, std::string(kToken) + "x", std::string("short"), std::string("")}) {
+    auto r = client(true, t).Post("/v1/cases", valid_spec("case-a").dump(), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401) << "token '" << t << "'";
+  }
+  // Token without the Bearer scheme, or lower-case scheme
+  httplib::Client c("127.0.0.1", port);
+  for (const std::string& h : {std::string(kToken), std::string("bearer ") + kToken, std::string("Basic ") + kToken}) {
+    auto r = c.Post("/v1/cases", {{"Authorization", h}}, valid_spec("case-a").dump(), "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401) << h;
+  }
+  EXPECT_TRUE(runs().empty());
+  EXPECT_FALSE(fs::exists(state / "cases" / "case-a"));
+}
+
+TEST_F(AgentProcess, OversizedBodyGets413AndRunsNothing) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--max-body-bytes", "4096"}));
+  json spec = valid_spec("case-big");
+  spec["padding"] = std::string(8192, 'x');
+  auto r = client().Post("/v1/cases", spec.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_TRUE(runs().empty());
+  EXPECT_FALSE(fs::exists(state / "cases" / "case-big"));
+  // A normal-sized valid spec still works afterwards (the limit is the only reason).
+  auto ok = client().Post("/v1/cases", valid_spec("case-small").dump(), "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 202) << ok->body;
+}
+
+TEST_F(AgentProcess, DefaultLimitIsOneMiB) {
+  ASSERT_TRUE(start());
+  auto r = client().Post("/v1/cases", std::string((1 << 20) + 1, ' '), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 413);
+  EXPECT_TRUE(runs().empty());
+}
+
+TEST_F(AgentProcess, MalformedSpecGets400NamingTheFieldAndRunsNothing) {
+  ASSERT_TRUE(start());
+  auto c = client();
+  auto r = c.Post("/v1/cases", "{not json", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+
+  json bad = valid_spec("case-bad");
+  bad["phases_s"]["pressure"] = 0;
+  r = c.Post("/v1/cases", bad.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  auto j = json::parse(r->body);
+  ASSERT_TRUE(j["field"].is_string()) << r->body;
+  EXPECT_NE(j["field"].get<std::string>().find("pressure"), std::string::npos) << r->body;
+
+  json unknown = valid_spec("case-bad2");
+  unknown["surprise"] = 1;
+  r = c.Post("/v1/cases", unknown.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("surprise"), std::string::npos) << r->body;
+
+  json missing = valid_spec("case-bad3");
+  missing.erase("dose_bytes");
+  r = c.Post("/v1/cases", missing.dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("dose_bytes"), std::string::npos) << r->body;
+
+  EXPECT_TRUE(runs().empty());
+  EXPECT_TRUE(fs::is_empty(state / "cases"));
+}
+
+TEST_F(AgentProcess, ConcurrentSubmissionGets409WhileTheFirstRuns) {
+  { std::ofstream(dir / "sleep_s") << "3"; }
+  ASSERT_TRUE(start());
+  auto c = client();
+  auto a = c.Post("/v1/cases", valid_spec("case-a").dump(), "application/json");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->status, 202) << a->body;
+  EXPECT_EQ(json::parse(a->body)["case_id"], "case-a");
+  auto b = c.Post("/v1/cases", valid_spec("case-b").dump(), "application/json");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->status, 409) << b->body;
+  auto h = json::parse(c.Get("/v1/health")->body);
+  EXPECT_EQ(h["busy"], true);
+  // bundle of a running case: 409
+  auto early = c.Get("/v1/cases/case-a/bundle");
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, 409);
+  json fin = wait_final("case-a");
+  EXPECT_EQ(fin["state"], "completed") << fin.dump();
+  EXPECT_EQ(fin["phase"], "done");
+  EXPECT_EQ(runs(), std::vector<std::string>{"case-a"});  // case-b never ran
+  // download and open the bundle
+  auto bun = c.Get("/v1/cases/case-a/bundle");
+  ASSERT_TRUE(bun);
+  ASSERT_EQ(bun->status, 200);
+  EXPECT_EQ(bun->get_header_value("Content-Type"), "application/vnd.sqlite3");
+  fs::path got = dir / "got.db";
+  { std::ofstream(got, std::ios::binary) << bun->body; }
+  results::Db db(got.string(), results::Db::Mode::ReadOnly);
+  results::Stmt st(db, "SELECT status FROM cases");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.text(0), "completed");
+  // same id again: 409 (ids are never reused), still one run
+  auto again = c.Post("/v1/cases", valid_spec("case-a").dump(), "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+  EXPECT_EQ(runs().size(), 1u);
+}
+
+TEST_F(AgentProcess, PathTricksInCaseIdsGet400AndTouchNothing) {
+  ASSERT_TRUE(start());
+  auto c = client();
+  // ids inside URL paths (percent-encoded so the client does not normalise them)
+  for (const std::string& p :
+       {"/v1/cases/..", "/v1/cases/%2e%2e", "/v1/cases/..%2f..%2fetc%2fpasswd", "/v1/cases/a%2fb",
+        "/v1/cases/%2e%2e/bundle", "/v1/cases/..%2ftoken/bundle", "/v1/cases/a%00b", "/v1/cases/a%20b",
+        "/v1/cases/" + std::string(129, 'x'), "/v1/cases/", "/v1/cases//bundle"}) {
+    auto r = c.Get(p.c_str());
+    ASSERT_TRUE(r) << p;
+    EXPECT_EQ(r->status, 400) << p << " -> " << r->body;
+  }
+  auto r = c.Post("/v1/cases/..%2f..%2fx/cancel", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  // ids inside a submitted spec
+  for (const std::string& id : {"../evil", "..", ".", "a/b", "/etc/passwd", std::string(129, 'y'), std::string("")}) {
+    auto s = c.Post("/v1/cases", valid_spec(id).dump(), "application/json");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->status, 400) << id << " -> " << s->body;
+  }
+  EXPECT_TRUE(runs().empty());
+  EXPECT_TRUE(fs::is_empty(state / "cases"));
+  EXPECT_FALSE(fs::exists(state / "evil"));
+  EXPECT_FALSE(fs::exists(dir / "evil"));
+  // unknown but valid id: 404
+  auto u = c.Get("/v1/cases/no-such-case");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->status, 404);
+}
+
+TEST_F(AgentProcess, UnqualifiedHostGets412WithReasonsAndRunsNothing) {
+  ASSERT_TRUE(start("qualify-bad.sh"));
+  auto c = client();
+  auto r = c.Post("/v1/cases", valid_spec("case-q").dump(), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 412);
+  auto j = json::parse(r->body);
+  ASSERT_TRUE(j["reasons"].is_array());
+  ASSERT_FALSE(j["reasons"].empty());
+  EXPECT_NE(j["reasons"][0].get<std::string>().find("memory_reclaim"), std::string::npos);
+  EXPECT_TRUE(runs().empty());
+  auto q = c.Get("/v1/qualification");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->status, 200);
+  EXPECT_EQ(json::parse(q->body)["passed"], false);
+  // the id was not consumed and the agent is not left busy
+  EXPECT_EQ(json::parse(c.Get("/v1/health")->body)["busy"], false);
+  EXPECT_EQ(c.Get("/v1/cases/case-q")->status, 404);
+}
+
+TEST_F(AgentProcess, CancelStopsTheExecutor) {
+  { std::ofstream(dir / "sleep_s") << "300"; }
+  ASSERT_TRUE(start());
+  auto c = client();
+  auto a = c.Post("/v1/cases", valid_spec("case-c").dump(), "application/json");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->status, 202);
+  // wait until the executor has started (it writes the marker first)
+  for (int i = 0; i < 100 && runs().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto s = json::parse(c.Get("/v1/cases/case-c")->body);
+  EXPECT_EQ(s["state"], "running");
+  EXPECT_EQ(s["phase"], "pressure");  // read from the executor's out/phase file
+  auto k = c.Post("/v1/cases/case-c/cancel", "", "application/json");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, 202);
+  json fin = wait_final("case-c", 60);
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  EXPECT_EQ(c.Get("/v1/cases/case-c/bundle")->status, 404);
+}
+
+TEST_F(AgentProcess, ExecutorDeathWithoutBundleIsInfraFailed) {
+  { std::ofstream(dir / "no_bundle") << "1"; }
+  ASSERT_TRUE(start());
+  auto c = client();
+  auto a = c.Post("/v1/cases", valid_spec("case-d").dump(), "application/json");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->status, 202);
+  json fin = wait_final("case-d");
+  EXPECT_EQ(fin["state"], "infra_failed") << fin.dump();
+  EXPECT_NE(fin["error"].get<std::string>().find("without writing a bundle"), std::string::npos);
+  EXPECT_EQ(fin["exit_code"], 3);
+}
+
+TEST_F(AgentProcess, StatusSurvivesAgentRestart) {
+  ASSERT_TRUE(start());
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-r").dump(), "application/json")->status, 202);
+  EXPECT_EQ(wait_final("case-r")["state"], "completed");
+  stop();
+  ASSERT_TRUE(start());
+  auto s = client().Get("/v1/cases/case-r");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->status, 200);
+  EXPECT_EQ(json::parse(s->body)["state"], "completed");
+  EXPECT_EQ(client().Get("/v1/cases/case-r/bundle")->status, 200);
+  EXPECT_EQ(client().Post("/v1/cases", valid_spec("case-r").dump(), "application/json")->status, 409);
+}
+
+TEST_F(AgentProcess, RefusesTokenFileReadableByOthers) {
+  chmod(token_file.c_str(), 0644);
+  std::string out;
+  EXPECT_FALSE(start("qualify-ok.sh", &out));
+  EXPECT_NE(out.find("0600"), std::string::npos) << out;
+}
+
+}  // namespace

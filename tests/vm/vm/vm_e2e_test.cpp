@@ -1,0 +1,138 @@
+// vm-labelled end-to-end test (issue 5 "Must show"): `harness vm image` -> `harness vm up`
+// -> GET /v1/qualification passes inside the guest -> POST one short case -> poll ->
+// download the bundle -> open it with results::Db and check its rows -> `harness vm down`.
+// Uses its own cache dir under the build tree (kernel download cached there).
+// Slow under TCG (minutes); the case phases are shortened (10/20/10 s).
+#include "results/db.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <thread>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string harness_bin() { return std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness"; }
+std::string cache_dir() { return std::string(HARNESS_BINARY_DIR) + "/vm-e2e-cache"; }
+
+// Runs a shell command line, returns exit status; output is echoed to the test log.
+int sh(const std::string& cmd) {
+  std::fprintf(stderr, "+ %s\n", cmd.c_str());
+  int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+json short_case(const std::string& id) {
+  json j = json::parse(R"({
+    "case_id": "x", "campaign": "vm-e2e", "vm": "vm0", "regime": "fast-structured", "repeat": 1,
+    "triplet_id": "vm0/fast-structured/1", "configuration": "bounded-reclaim",
+    "dose_bytes": 100663296, "pinned_commit": "any",
+    "vm_shape": {"vcpus": 1, "memory_mib": 1024},
+    "phases_s": {"warmup": 10, "pressure": 20, "recovery": 10},
+    "cgroups": {"parent": "harness", "bg_memory_max_bytes": 314572800, "bg_memory_high_bytes": null,
+                "fg_memory_max_bytes": null, "fg_memory_low_bytes": null},
+    "backend": {"zram_disksize_bytes": 536870912, "zram_algorithm": "lzo-rle", "zram_priority": 100,
+                "swapfile_path": "/var/lib/harness/swapfile", "swapfile_priority": 10},
+    "pressure": {"allocation_bytes": 471859200, "rate_mib_s": 32, "active_set_bytes": 134217728,
+                 "contents": "structured", "seed": 1},
+    "canaries": {"period_ms": 100, "compute_hot_bytes": 16777216,
+                 "sqlite_db_path": "/var/lib/harness/canary.db", "sqlite_queries_per_request": 8, "seed": 1},
+    "trigger": {"window_ms": 1000, "min_increase_us": 1000, "consecutive_windows": 3},
+    "telemetry_period_ms": 1000, "restoration_timeout_s": 120})");
+  j["case_id"] = id;
+  return j;
+}
+
+class VmEndToEnd : public ::testing::Test {
+ protected:
+  void TearDown() override { sh(harness_bin() + " vm --cache " + cache_dir() + " down"); }
+};
+
+TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
+  fs::create_directories(cache_dir());
+  ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " image"), 0);
+  json manifest = json::parse(slurp(fs::path(cache_dir()) / "image/manifest.json"));
+  ASSERT_EQ(manifest["missing_binaries"].size(), 0u) << manifest.dump(2);
+  EXPECT_EQ(manifest["sha256"].get<std::string>().size(), 64u);
+
+  std::string hosts = cache_dir() + "/hosts-e2e.yaml";
+  ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " up --count 1 --hosts-file " + hosts), 0);
+  YAML::Node h = YAML::LoadFile(hosts);
+  ASSERT_EQ(h["hosts"].size(), 1u);
+  std::string url = h["hosts"][0]["url"].as<std::string>();
+  std::string token = slurp(h["hosts"][0]["token_file"].as<std::string>());
+  while (!token.empty() && token.back() == '\n') token.pop_back();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(url, m, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) << url;
+  httplib::Client c("127.0.0.1", std::stoi(m[1]));
+  c.set_read_timeout(300, 0);
+  c.set_default_headers({{"Authorization", "Bearer " + token}});
+
+  auto q = c.Get("/v1/qualification");
+  ASSERT_TRUE(q);
+  ASSERT_EQ(q->status, 200) << q->body;
+  json report = json::parse(q->body);
+  EXPECT_EQ(report["passed"], true) << report.dump(2);
+
+  std::string id = "vm-e2e-case-1";
+  auto p = c.Post("/v1/cases", short_case(id).dump(), "application/json");
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->status, 202) << p->body;
+
+  json st;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = c.Get(("/v1/cases/" + id).c_str());
+    if (r && r->status == 200) {
+      st = json::parse(r->body);
+      if (st["state"] != "queued" && st["state"] != "running") break;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
+  ASSERT_EQ(st["state"], "completed") << st.dump() << "\n(see harness vm --cache " << cache_dir()
+                                      << " console vm0)";
+
+  auto b = c.Get(("/v1/cases/" + id + "/bundle").c_str());
+  ASSERT_TRUE(b);
+  ASSERT_EQ(b->status, 200);
+  fs::path bundle = fs::path(cache_dir()) / (id + ".db");
+  { std::ofstream(bundle, std::ios::binary) << b->body; }
+  results::Db db(bundle.string(), results::Db::Mode::ReadOnly);
+  results::Stmt cs(db, "SELECT status, accelerator, kernel_release FROM cases WHERE case_id = ?");
+  cs.bind(1, id);
+  ASSERT_TRUE(cs.step());
+  EXPECT_EQ(cs.text(0), "completed");
+  EXPECT_EQ(cs.opt_text(2).value_or(""), "6.1.0-57-cloud-amd64");
+  results::Stmt n(db, "SELECT canary, COUNT(*) FROM canary_requests WHERE case_id = ? GROUP BY canary");
+  n.bind(1, id);
+  int canaries = 0;
+  while (n.step()) {
+    ++canaries;
+    // 40 s of 100 ms periods = ~400 scheduled requests per canary; none skipped
+    EXPECT_GT(n.int64(1), 300) << n.text(0);
+  }
+  EXPECT_EQ(canaries, 2);
+  results::Stmt t(db, "SELECT COUNT(*) FROM telemetry WHERE case_id = ?");
+  t.bind(1, id);
+  ASSERT_TRUE(t.step());
+  EXPECT_GT(t.int64(0), 20);
+}
+
+}  // namespace
