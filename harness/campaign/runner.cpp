@@ -48,7 +48,9 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
   if (file.empty()) {  // local-qemu: boot the VMs (VM engineer's `harness vm up`)
     const fs::path dir = fs::absolute(opt.db_path).parent_path();
     file = (dir / (c.name + ".hosts.yaml")).string();
-    const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file});
+    const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file,
+                                   "--memory-mib", std::to_string(c.memory_mib), "--vcpus", std::to_string(c.vcpus),
+                                   "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0"});
     if (rc != 0)
       throw CampaignError("local VMs: `harness vm up --count " + std::to_string(c.vm_count) + " --hosts-file " + file +
                           "` exited with status " + std::to_string(rc));
@@ -251,7 +253,11 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     for (auto& t : threads) t.join();
     prog.stop();
   }
-  if (booted_local) run_subprocess({opt.self_exe, "vm", "down"});
+  if (booted_local) {  // stop only the guests this run booted (others may share the cache)
+    std::vector<std::string> down{opt.self_exe, "vm", "down"};
+    for (const auto& vm : c.vms) down.push_back(vm);
+    run_subprocess(down);
+  }
   results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
   for (const auto& [id, p] : load_progress(db)) {
     if (p.state == "completed") ++sum.completed;
