@@ -118,8 +118,8 @@ Table table4(const PrimaryResult& pr) {
   t.notes.push_back(fmt::format(
       "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
       "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
-      "simultaneous level 1 - 0.05/4 = {} per comparison (the study's prespecified interval: the primary result).",
-      pr.replicates, pr.seed, lv));
+      "simultaneous level 1 - {}/{} = {} per comparison (the study's prespecified interval: the primary result).",
+      pr.replicates, pr.seed, pr.alpha, pr.m, lv));
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
       "sqrt(n/(n-1)) (DESIGN.md \"Small-sample caution\"); it does not enter the verdict.");

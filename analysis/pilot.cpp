@@ -15,6 +15,7 @@ namespace analysis {
 PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   PilotResult out;
+  out.rule = rule;
   std::map<std::int64_t, DoseResult> doses;
   int tcg = 0;
   {
@@ -97,8 +98,10 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                             ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose.",
                                           *r.chosen_bytes / 1048576.0, *r.chosen_bytes)
                             : std::string("**No eligible dose**: no dose met every criterion; the rule selects none."));
-  rep.summary.push_back("Rule (study): eligible iff every request finished within 1 s, no OOM or interface error, "
-                        "achieved >= 80% of the request (pgsteal x page size), valid backend and restoration telemetry.");
+  rep.summary.push_back(fmt::format(
+      "Rule (study): eligible iff every request finished within {} s, no OOM or interface error, achieved >= {:.0f}% "
+      "of the request (pgsteal x page size), valid backend and restoration telemetry; the largest eligible dose is chosen.",
+      r.rule.max_duration_s, r.rule.min_achieved_ratio * 100));
   Table t{"table3_pilot", "Table 3. Pilot doses",
           {{"dose (MiB)", 0}, {"cases", 0}, {"requests", 0}, {"worst duration (ms)", 1}, {"min achieved/requested", 3},
            {"EAGAIN writes", 0}, {"eligible", 0}, {"failed criteria", 0}}, {}, {}};

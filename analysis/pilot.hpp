@@ -35,6 +35,7 @@ struct PilotResult {
   std::vector<DoseResult> doses;              ///< ascending dose
   std::optional<std::int64_t> chosen_bytes;   ///< largest eligible dose, if any
   std::vector<std::string> warnings;          ///< infra_failed cases, unequal case counts, TCG
+  PilotRule rule;                             ///< thresholds applied
 };
 
 /// Evaluates every dose of the completed bounded-reclaim cases in `db_path`.

@@ -20,6 +20,8 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
 
   PrimaryResult r;
   r.level = simultaneous_level(opt.alpha, opt.comparisons);
+  r.alpha = opt.alpha;
+  r.m = opt.comparisons;
   r.replicates = opt.bootstrap.replicates;
   r.seed = opt.bootstrap.seed;
   BootstrapResult b = stratified_bootstrap(all, strata, opt.bootstrap);

@@ -41,7 +41,9 @@ struct AbsDiffResult {
 
 /// Everything Table 4, the verdict and the absolute-difference table need.
 struct PrimaryResult {
-  double level = 0.9875;                      ///< per-comparison interval level
+  double level = 0.9875;                      ///< per-comparison interval level 1 - alpha/m
+  double alpha = 0.05;                        ///< family-wise alpha
+  int m = 4;                                  ///< comparisons in the family
   int replicates = 0;
   std::uint64_t seed = 0;
   std::array<ComparisonResult, 4> comparisons;

@@ -3,10 +3,14 @@
 #include "registry.hpp"
 
 #include "analysis/analysis_report.hpp"
+#include "analysis/campaign_settings.hpp"
 #include "analysis/figures_runner.hpp"
 #include "analysis/pilot.hpp"
 
+#include "results/db.hpp"
+
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -16,7 +20,7 @@ namespace {
 
 struct AnalyzeArgs {
   std::string db, format = "md", out;
-  int replicates = 10000;
+  int replicates = 0;  // 0: campaign YAML analysis.bootstrap_replicates, else 10000
   long long seed = -1;
   unsigned threads = 0;
   bool figures = true;
@@ -38,32 +42,34 @@ void print(const analysis::Report& r, const std::string& format) {
 
 int run_analyze(const AnalyzeArgs& a) {
   if (!std::filesystem::exists(a.db)) throw std::runtime_error("analyze: database not found: " + a.db);
-  if (a.replicates < 100) throw std::runtime_error("analyze: --replicates must be >= 100");
+  // Defaults from the preregistered campaign (campaign_meta): seed, analysis.bootstrap_replicates,
+  // analysis.alpha; command-line flags override them.
+  const auto data = analysis::load_campaign(a.db);
+  const auto settings = analysis::read_campaign_settings(data.meta);
   analysis::PrimaryOptions opt;
-  opt.bootstrap.replicates = a.replicates;
+  opt.bootstrap.replicates = a.replicates > 0 ? a.replicates : settings.bootstrap_replicates.value_or(10000);
+  if (opt.bootstrap.replicates < 100) throw std::runtime_error("analyze: --replicates must be >= 100");
+  opt.alpha = settings.alpha.value_or(0.05);
   opt.bootstrap.threads = a.threads;
+  std::vector<std::string> warnings = settings.warnings;
   std::uint64_t seed = 1;
   if (a.seed >= 0) {
     seed = static_cast<std::uint64_t>(a.seed);
-  } else {
-    // Default: the campaign's preregistered seed (campaign_meta.seed), else 1.
-    const auto data = analysis::load_campaign(a.db);
-    if (auto it = data.meta.find("seed"); it != data.meta.end()) {
-      try {
-        seed = std::stoull(it->second);
-      } catch (...) {
-        std::fprintf(stderr, "harness analyze: warning: campaign_meta.seed '%s' is not an integer; using 1\n",
-                     it->second.c_str());
-      }
+  } else if (auto it = data.meta.find("seed"); it != data.meta.end()) {
+    try {
+      seed = std::stoull(it->second);
+    } catch (...) {
+      warnings.push_back("campaign_meta.seed '" + it->second + "' is not an integer; bootstrap seed 1 used");
     }
   }
   opt.bootstrap.seed = seed;
   analysis::Report r = analysis::analyze_campaign(a.db, opt);
+  r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
   if (!a.out.empty()) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
-        auto pngs = analysis::run_figures(a.db, a.out, std::min(a.replicates, 10000), seed);
+        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, seed);
         r.extra["figures"] = pngs;
       } catch (const std::exception& e) {
         r.warnings.push_back(std::string("figures not produced: ") + e.what());
@@ -78,7 +84,19 @@ int run_analyze(const AnalyzeArgs& a) {
 
 int run_pilot(const PilotArgs& a) {
   if (!std::filesystem::exists(a.db)) throw std::runtime_error("pilot-select: database not found: " + a.db);
-  const auto res = analysis::select_dose(a.db);
+  // Thresholds from the campaign YAML `eligibility:` section when present (study defaults otherwise).
+  std::map<std::string, std::string> meta;
+  {
+    results::Db db(a.db, results::Db::Mode::ReadOnly);
+    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) meta[st.text(0)] = st.text(1);
+  }
+  const auto settings = analysis::read_campaign_settings(meta);
+  analysis::PilotRule rule;
+  rule.max_duration_s = settings.max_duration_s.value_or(rule.max_duration_s);
+  rule.min_achieved_ratio = settings.min_achieved_ratio.value_or(rule.min_achieved_ratio);
+  auto res = analysis::select_dose(a.db, rule);
+  res.warnings.insert(res.warnings.end(), settings.warnings.begin(), settings.warnings.end());
   const auto rep = analysis::pilot_report(a.db, res);
   if (!a.out.empty()) analysis::write_report_files(rep, a.out);
   print(rep, a.format);
@@ -91,7 +109,7 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
                                 "p95/p99 differences, the verdict by the predefined rule, figures");
   an->add_option("DB", aa->db, "campaign database (results/schema.sql)")->required();
-  an->add_option("--replicates,-B", aa->replicates, "bootstrap replicates B (default 10000)");
+  an->add_option("--replicates,-B", aa->replicates, "bootstrap replicates B (default: campaign YAML analysis.bootstrap_replicates, else 10000)");
   an->add_option("--seed", aa->seed, "bootstrap seed (default: campaign_meta.seed, else 1)");
   an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)");
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));

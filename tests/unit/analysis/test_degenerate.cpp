@@ -33,7 +33,9 @@ void expect_no_nan(const analysis::Report& r) {
   for (const auto& t : r.tables)
     for (const auto& row : t.rows)
       for (const auto& c : row) {
-        if (c.is_number()) EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
+        if (c.is_number()) {
+          EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
+        }
         if (c.is_string()) {
           const auto s = c.get<std::string>();
           EXPECT_TRUE(s != "nan" && s != "inf" && s != "-inf") << t.id;

@@ -1,0 +1,48 @@
+// Preregistered analysis settings (see campaign_settings.hpp).
+#include "analysis/campaign_settings.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace analysis {
+namespace {
+template <typename T>
+void read(const YAML::Node& parent, const char* section, const char* key, std::optional<T>& out, T lo, T hi,
+          std::vector<std::string>& warnings) {
+  const YAML::Node n = parent[section] ? parent[section][key] : YAML::Node();
+  if (!n || n.IsNull()) return;
+  try {
+    const T v = n.as<T>();
+    if (v < lo || v > hi) {
+      warnings.push_back(fmt::format("campaign YAML line {}: {}.{} = {} outside [{}, {}]; using the default",
+                                     n.Mark().line + 1, section, key, v, lo, hi));
+      return;
+    }
+    out = v;
+  } catch (const YAML::Exception&) {
+    warnings.push_back(fmt::format("campaign YAML line {}: {}.{} is not a number; using the default", n.Mark().line + 1,
+                                   section, key));
+  }
+}
+}  // namespace
+
+CampaignSettings read_campaign_settings(const std::map<std::string, std::string>& meta) {
+  CampaignSettings s;
+  const auto it = meta.find("campaign_yaml");
+  if (it == meta.end()) return s;
+  YAML::Node root;
+  try {
+    root = YAML::Load(it->second);
+  } catch (const YAML::Exception& e) {
+    s.warnings.push_back(fmt::format("campaign_meta.campaign_yaml unreadable ({}); using the study defaults", e.what()));
+    return s;
+  }
+  if (!root.IsMap()) return s;
+  read<int>(root, "analysis", "bootstrap_replicates", s.bootstrap_replicates, 100, 10'000'000, s.warnings);
+  read<double>(root, "analysis", "alpha", s.alpha, 1e-6, 0.5, s.warnings);
+  read<double>(root, "eligibility", "max_duration_s", s.max_duration_s, 0.0, 3600.0, s.warnings);
+  read<double>(root, "eligibility", "min_achieved_ratio", s.min_achieved_ratio, 0.0, 10.0, s.warnings);
+  return s;
+}
+
+}  // namespace analysis

@@ -1,0 +1,30 @@
+// Preregistered analysis settings read from campaign_meta.campaign_yaml.
+#include "analysis/campaign_settings.hpp"
+
+#include <gtest/gtest.h>
+
+TEST(CampaignSettings, ReadsAnalysisAndEligibilitySections) {
+  const std::map<std::string, std::string> meta{
+      {"campaign_yaml",
+       "name: x\nseed: 7\nanalysis:\n  bootstrap_replicates: 2000\n  alpha: 0.1\neligibility:\n  max_duration_s: 2\n"
+       "  min_achieved_ratio: 0.75\n"}};
+  const auto s = analysis::read_campaign_settings(meta);
+  EXPECT_EQ(s.bootstrap_replicates, 2000);
+  EXPECT_DOUBLE_EQ(*s.alpha, 0.1);
+  EXPECT_DOUBLE_EQ(*s.max_duration_s, 2.0);
+  EXPECT_DOUBLE_EQ(*s.min_achieved_ratio, 0.75);
+  EXPECT_TRUE(s.warnings.empty());
+}
+
+TEST(CampaignSettings, BadValuesWarnWithLineAndKeepDefaults) {
+  const std::map<std::string, std::string> meta{
+      {"campaign_yaml", "name: x\nanalysis:\n  bootstrap_replicates: lots\n  alpha: 0.9\n"}};
+  const auto s = analysis::read_campaign_settings(meta);
+  EXPECT_FALSE(s.bootstrap_replicates);
+  EXPECT_FALSE(s.alpha);
+  ASSERT_EQ(s.warnings.size(), 2u);
+  EXPECT_NE(s.warnings[0].find("line 3: analysis.bootstrap_replicates is not a number"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[1].find("line 4: analysis.alpha = 0.9 outside"), std::string::npos) << s.warnings[1];
+  EXPECT_TRUE(analysis::read_campaign_settings({}).warnings.empty());
+  EXPECT_EQ(analysis::read_campaign_settings({{"campaign_yaml", "a: [unclosed"}}).warnings.size(), 1u);
+}
