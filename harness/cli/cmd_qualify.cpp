@@ -1,5 +1,6 @@
 // `harness qualify`: the study's per-host qualification (qualify/qualify.hpp).
-// Exit 0 only when every required check passes; 1 when any fails; 2 on bad flags.
+// Exit 0 only when every required check passes; 1 when any fails; bad flags exit with
+// CLI11's usage-error code (non-zero, never 0 or 1) and a message naming the flag.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,7 +14,7 @@ namespace {
 struct QualifyFlags {
   qualify::Options opt;
   bool json = false;
-  std::string min_free = "2G";
+  std::string min_free = "512M";
   bool no_probe = false;
 };
 
@@ -44,7 +45,7 @@ void add_qualify(CLI::App& app) {
   sub->callback([flags] {
     auto& f = *flags;
     try {
-      f.opt.min_free_disk_bytes = kernel::parse_human_size(f.min_free, "--min-free-disk");
+      f.opt.min_free_disk_bytes = kernel::parse_human_size(f.min_free, "size");
     } catch (const std::exception& e) {
       throw CLI::ValidationError("--min-free-disk", e.what());
     }
