@@ -81,17 +81,27 @@ TripletSet build_triplets(const CampaignData& data) {
     by_stratum[t.vm + "/" + t.regime].push_back(t);
   }
   int s = 0;
+  std::vector<std::string> singles;
   for (auto& [name, list] : by_stratum) {
     ts.strata.push_back(name);
-    if (list.size() == 1)
-      ts.warnings.push_back(fmt::format(
-          "stratum {} has one triplet: it adds no resampling variability, so intervals understate uncertainty",
-          name));
+    if (list.size() == 1) singles.push_back(name);
     for (auto& t : list) {
       t.stratum = s;
       ts.triplets.push_back(t);
     }
     ++s;
+  }
+  if (!singles.empty()) {
+    std::string names;
+    for (const auto& n : singles) names += (names.empty() ? "" : ", ") + n;
+    ts.warnings.push_back(fmt::format(
+        "{} of {} strata have one triplet ({}): such a stratum has no resampling variability, so intervals understate "
+        "uncertainty",
+        singles.size(), ts.strata.size(), names));
+    if (singles.size() == ts.strata.size())
+      ts.warnings.push_back(
+          "EVERY stratum has one triplet: the bootstrap intervals have zero width and the verdict's interval criteria "
+          "carry no information about uncertainty");
   }
   if (ts.strata.size() == 1)
     ts.warnings.push_back("only one (vm, regime) stratum: the estimate describes that stratum alone");
