@@ -27,11 +27,6 @@ namespace {
 
 const char* kToken = "s3cr3t-token-0123456789abcdef";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 void write_exec(const fs::path& p, const std::string& text) {
   { std::ofstream(p) << text; }
   chmod(p.c_str(), 0755);
@@ -77,14 +72,10 @@ class AgentProcess : public ::testing::Test {
     token_file = dir / "token";
     { std::ofstream(token_file) << kToken << "\n"; }
     chmod(token_file.c_str(), 0600);
-    // A bundle the fake executor copies: the results schema with this case's row.
-    {
-      results::Db db((dir / "bundle-template.db").string(), results::Db::Mode::Create);
-      db.exec("INSERT INTO cases(case_id,campaign,vm,regime,repeat,configuration,status,spec_json) "
-              "VALUES('CASEID','smoke','vm0','fast-structured',1,'static-zram','completed','{}')");
-    }
+    fs::create_directories(dir / "bundles");
     // Fake executor: records that it ran (with its case id), sleeps $(cat sleep_s), and
-    // writes a bundle unless no_bundle exists. Args: --spec FILE --out DIR.
+    // copies bundles/<id>.db (prepared by make_bundle) to DIR/<id>.db unless no_bundle
+    // exists. Args: --spec FILE --out DIR.
     { std::ofstream(dir / "sleep_s") << "0"; }
     write_exec(dir / "executor.sh",
                "#!/bin/sh\n"
@@ -93,11 +84,20 @@ class AgentProcess : public ::testing::Test {
                "echo pressure > \"$out/phase\"\n"
                "sleep $(cat " + (dir / "sleep_s").string() + ")\n"
                "[ -e " + (dir / "no_bundle").string() + " ] && exit 3\n"
-               "cp " + (dir / "bundle-template.db").string() + " \"$out/$id.db\"\n");
+               "cp " + (dir / "bundles").string() + "/$id.db \"$out/$id.db\"\n");
     write_exec(dir / "qualify-ok.sh", "#!/bin/sh\necho '{\"passed\":true,\"checks\":[]}'\n");
     write_exec(dir / "qualify-bad.sh",
                "#!/bin/sh\necho '{\"passed\":false,\"checks\":[{\"name\":\"memory_reclaim\",\"required\":true,"
                "\"passed\":false,\"found\":\"memory.reclaim missing\"}]}'\n");
+  }
+
+  // A bundle in the results schema holding case `id` (what `harness case run` writes).
+  void make_bundle(const std::string& id) {
+    results::Db db((dir / "bundles" / (id + ".db")).string(), results::Db::Mode::Create);
+    results::Stmt st(db, "INSERT INTO cases(case_id,campaign,vm,regime,repeat,configuration,status,spec_json) "
+                         "VALUES(?,'smoke','vm0','fast-structured',1,'static-zram','completed','{}')");
+    st.bind(1, id);
+    st.run();
   }
 
   void TearDown() override {
@@ -248,7 +248,7 @@ TEST_F(AgentProcess, OversizedBodyGets413AndRunsNothing) {
   EXPECT_EQ(r->status, 413);
   EXPECT_TRUE(runs().empty());
   EXPECT_FALSE(fs::exists(state / "cases" / "case-big"));
-  // A normal-sized valid spec still works afterwards (the limit is the only reason).
+  // A normal-sized valid spec is accepted (the limit was the only reason).
   auto ok = client().Post("/v1/cases", valid_spec("case-small").dump(), "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 202) << ok->body;
@@ -298,6 +298,7 @@ TEST_F(AgentProcess, MalformedSpecGets400NamingTheFieldAndRunsNothing) {
 
 TEST_F(AgentProcess, ConcurrentSubmissionGets409WhileTheFirstRuns) {
   { std::ofstream(dir / "sleep_s") << "3"; }
+  make_bundle("case-a");
   ASSERT_TRUE(start());
   auto c = client();
   auto a = c.Post("/v1/cases", valid_spec("case-a").dump(), "application/json");
@@ -339,8 +340,7 @@ TEST_F(AgentProcess, PathTricksInCaseIdsGet400AndTouchNothing) {
   ASSERT_TRUE(start());
   auto c = client();
   // ids inside URL paths (percent-encoded so the client does not normalise them)
-  for (const std::string& p :
-       {"/v1/cases/..", "/v1/cases/%2e%2e", "/v1/cases/..%2f..%2fetc%2fpasswd", "/v1/cases/a%2fb",
+  for (const std::string& p : std::vector<std::string>{"/v1/cases/..", "/v1/cases/%2e%2e", "/v1/cases/..%2f..%2fetc%2fpasswd", "/v1/cases/a%2fb",
         "/v1/cases/%2e%2e/bundle", "/v1/cases/..%2ftoken/bundle", "/v1/cases/a%00b", "/v1/cases/a%20b",
         "/v1/cases/" + std::string(129, 'x'), "/v1/cases/", "/v1/cases//bundle"}) {
     auto r = c.Get(p.c_str());
@@ -351,7 +351,7 @@ TEST_F(AgentProcess, PathTricksInCaseIdsGet400AndTouchNothing) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
   // ids inside a submitted spec
-  for (const std::string& id : {"../evil", "..", ".", "a/b", "/etc/passwd", std::string(129, 'y'), std::string("")}) {
+  for (const std::string& id : std::vector<std::string>{"../evil", "..", ".", "a/b", "/etc/passwd", std::string(129, 'y'), std::string("")}) {
     auto s = c.Post("/v1/cases", valid_spec(id).dump(), "application/json");
     ASSERT_TRUE(s);
     EXPECT_EQ(s->status, 400) << id << " -> " << s->body;
@@ -420,6 +420,7 @@ TEST_F(AgentProcess, ExecutorDeathWithoutBundleIsInfraFailed) {
 }
 
 TEST_F(AgentProcess, StatusSurvivesAgentRestart) {
+  make_bundle("case-r");
   ASSERT_TRUE(start());
   ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-r").dump(), "application/json")->status, 202);
   EXPECT_EQ(wait_final("case-r")["state"], "completed");
