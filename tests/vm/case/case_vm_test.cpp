@@ -9,7 +9,9 @@
 //   - delayed-activation's zram holds no data before the trigger and some after;
 //   - static-zram's zram holds data during pressure;
 //   - restoration verified clean in all three.
-// Env: HARNESS_VM_CASE_KEEP=DIR keeps the collected output there (default: a temp dir).
+// Env: HARNESS_VM_CASE_KEEP=DIR keeps the collected output there (default: a temp dir);
+// HARNESS_VM_CASE_CACHE=DIR is the `harness vm --cache` (default <build>/case-vm-cache: a
+// private image cache, so that other builds sharing ~/.cache cannot swap the binaries).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -98,10 +100,13 @@ class CaseVm : public ::testing::Test {
     }
     sc << "cat /proc/swaps > /out/swaps.after; ls /sys/fs/cgroup > /out/cgroups.after\n";
     sc.close();
-    ASSERT_EQ(sh(fmt::format("{} vm image > {}/image.log 2>&1", harness, dir_.string())), 0)
+    const char* cache_env = std::getenv("HARNESS_VM_CASE_CACHE");
+    const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
+    ASSERT_EQ(sh(fmt::format("{} vm --cache {} image > {}/image.log 2>&1", harness, cache, dir_.string())), 0)
         << "harness vm image failed: see " << dir_ / "image.log";
-    int rc = sh(fmt::format("{} vm exec --script {} --collect {} --timeout-s 1500 > {}/exec.log 2>&1", harness,
-                            (dir_ / "script.sh").string(), (dir_ / "collect").string(), dir_.string()));
+    int rc = sh(fmt::format("{} vm --cache {} exec --script {} --collect {} --timeout-s 1500 > {}/exec.log 2>&1",
+                            harness, cache, (dir_ / "script.sh").string(), (dir_ / "collect").string(),
+                            dir_.string()));
     exec_rc_ = rc;
   }
 
