@@ -266,4 +266,12 @@ PYBIND11_MODULE(harness_analysis, m) {
         py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
         py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
         "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count.");
+  m.def("write_synthetic_pilot",
+        [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed) {
+          std::vector<SyntheticDose> v;
+          for (const auto& [bytes, dur, ratio] : doses) v.push_back({bytes, dur, ratio});
+          return write_synthetic_pilot(path, v, seed, 10);
+        },
+        py::arg("path"), py::arg("doses"), py::arg("seed") = 1,
+        "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...].");
 }

@@ -63,7 +63,14 @@ int run_analyze(const AnalyzeArgs& a) {
     }
   }
   opt.bootstrap.seed = seed;
-  analysis::Report r = analysis::analyze_campaign(a.db, opt);
+  const analysis::TripletSet ts = analysis::build_triplets(data);
+  if (ts.triplets.empty()) {
+    std::string why = a.db + ": no complete matched triplet to analyse (" + std::to_string(data.cases.size()) +
+                      " completed case(s))";
+    for (const auto& w : ts.warnings) why += "\n  " + w;
+    throw std::runtime_error(why);
+  }
+  analysis::Report r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
   r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
   if (!a.out.empty()) {
     if (a.figures) {
