@@ -140,6 +140,9 @@ Image build_image(const ImageOptions& opts) {
       cpio.add_symlink(applet, "/bin/busybox");
     }
     cpio.add_file("init", init_script(), 0755);
+    // the kernel config, so that qualification can record CONFIG_PSI and friends
+    fs::path config = fs::path(k.vmlinuz).parent_path() / ("config-" + k.release);
+    if (fs::is_regular_file(config)) cpio.add_host_file("boot/config-" + k.release, config.string(), 0644);
     cpio.add_file("etc/hosts", "127.0.0.1 localhost\n", 0644);
     cpio.add_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0644);
     cpio.add_file("etc/group", "root:x:0:\n", 0644);

@@ -16,7 +16,7 @@ struct ImageOptions {
   std::string kernel_package;  ///< Debian package; default resolved from linux-image-cloud-amd64
   std::string bin_dir;      ///< extra directory searched first for harness binaries
   std::string busybox = "/bin/busybox";  ///< static busybox (busybox-static package)
-  int disk_mib = 2048;      ///< base data disk size, MiB (sparse; swapfile is made in the guest)
+  int disk_mib = 4096;      ///< base data disk size, MiB (sparse; the executor's qualification wants 2 GiB free)
   bool canary_db = true;    ///< prepare the canary SQLite DB (canary-sqlite prepare --db F)
 };
 

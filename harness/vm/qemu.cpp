@@ -38,7 +38,7 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
                                 "-kernel", c.vmlinuz, "-initrd", c.initramfs,
                                 "-append",
                                 "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
-                                    " harness.name=" + c.name +
+                                    " harness.name=" + c.name + " harness.accelerator=" + accel +
                                     " harness.swapfile_mib=" + std::to_string(c.swapfile_mib),
                                 "-drive", "file=" + c.disk + ",format=raw,if=virtio",
                                 "-display", "none", "-monitor", "none",
