@@ -25,6 +25,8 @@ TripletSet build_triplets(const CampaignData& data) {
   for (const auto& c : data.cases)
     if (!c.triplet_id.empty())
       groups[c.triplet_id].push_back(&c);
+  if (groups.empty() && !data.cases.empty())
+    ts.warnings.push_back("no completed case has a triplet_id (a pilot DB? use `harness pilot-select`)");
   std::map<std::string, std::vector<Triplet>> by_stratum;
   for (auto& [id, members] : groups) {
     Triplet t;
