@@ -10,9 +10,21 @@
 
 namespace golden {
 
+namespace {
+// The per-process temp dir, removed when the test binary exits.
+struct TempDir {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("hk_analysis_unit_{}", getpid());
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+}  // namespace
+
 std::string temp_db(const std::string& stem) {
   static int n = 0;
-  auto dir = std::filesystem::temp_directory_path() / fmt::format("hk_analysis_unit_{}", getpid());
+  static TempDir tmp;
+  const auto& dir = tmp.path;
   std::filesystem::create_directories(dir);
   auto p = dir / fmt::format("{}_{}.db", stem, n++);
   std::filesystem::remove(p);
