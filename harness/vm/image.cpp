@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -113,7 +115,7 @@ Image build_image(const ImageOptions& opts) {
     throw std::runtime_error("busybox not found at " + opts.busybox + " (install busybox-static)");
 
   fs::path dir = fs::path(cache) / "image";
-  fs::path tmp = fs::path(cache) / "image.building";
+  fs::path tmp = fs::path(cache) / ("image.building." + std::to_string(getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
 

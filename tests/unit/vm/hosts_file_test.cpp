@@ -1,0 +1,32 @@
+// The hosts file written by `vm up` parses as HOSTS.md describes.
+#include "harness/vm/fleet.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+TEST(HostsFile, MatchesHostsMdFormat) {
+  fs::path p = fs::temp_directory_path() / ("hosts-" + std::to_string(getpid()) + ".yaml");
+  hvm::GuestInfo a;
+  a.name = "vm0";
+  a.url = "http://127.0.0.1:40123";
+  a.token_file = "/root/.cache/reclaim-harness/vms/vm0/token";
+  a.accelerator = "tcg";
+  hvm::GuestInfo b = a;
+  b.name = "vm1";
+  b.url = "http://127.0.0.1:40124";
+  hvm::write_hosts_file(p.string(), {a, b}, true);
+  YAML::Node n = YAML::LoadFile(p.string());
+  ASSERT_EQ(n.size(), 1u);  // only `hosts` (the fresh_per_case note is a comment)
+  ASSERT_EQ(n["hosts"].size(), 2u);
+  EXPECT_EQ(n["hosts"][1]["name"].as<std::string>(), "vm1");
+  EXPECT_EQ(n["hosts"][1]["url"].as<std::string>(), "http://127.0.0.1:40124");
+  EXPECT_EQ(n["hosts"][0]["token_file"].as<std::string>(), a.token_file);
+  EXPECT_EQ(n["hosts"][0]["accelerator"].as<std::string>(), "tcg");
+  EXPECT_TRUE(n["hosts"][0]["local"].as<bool>());
+  fs::remove(p);
+}

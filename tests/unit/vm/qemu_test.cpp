@@ -1,0 +1,83 @@
+// qemu command line (DESIGN.md measured setup) and guest path helpers.
+#include "harness/vm/init_script.hpp"
+#include "harness/vm/qemu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+bool has_pair(const std::vector<std::string>& a, const std::string& k, const std::string& v) {
+  for (std::size_t i = 0; i + 1 < a.size(); ++i)
+    if (a[i] == k && a[i + 1] == v) return true;
+  return false;
+}
+hvm::QemuConfig base() {
+  hvm::QemuConfig c;
+  c.vmlinuz = "/k";
+  c.initramfs = "/i";
+  c.disk = "/d.img";
+  c.console_log = "/c.log";
+  c.accelerator = "tcg";
+  return c;
+}
+}  // namespace
+
+TEST(Qemu, DefaultShapeIsTheStudys) {
+  auto a = hvm::qemu_argv(base());
+  EXPECT_TRUE(has_pair(a, "-smp", "1"));
+  EXPECT_TRUE(has_pair(a, "-m", "1024"));
+  EXPECT_TRUE(has_pair(a, "-machine", "q35"));
+  EXPECT_TRUE(has_pair(a, "-accel", "tcg"));
+  EXPECT_TRUE(has_pair(a, "-drive", "file=/d.img,format=raw,if=virtio"));
+  EXPECT_TRUE(has_pair(a, "-serial", "file:/c.log"));
+  EXPECT_TRUE(has_pair(a, "-nic", "none"));
+}
+
+TEST(Qemu, AgentPortIsForwardedOnLoopbackOnly) {
+  auto c = base();
+  c.host_port = 40123;
+  auto a = hvm::qemu_argv(c);
+  EXPECT_TRUE(has_pair(a, "-netdev", "user,id=n0,hostfwd=tcp:127.0.0.1:40123-:8080"));
+  EXPECT_TRUE(has_pair(a, "-device", "virtio-net-pci,netdev=n0"));
+  auto append = std::find(a.begin(), a.end(), "-append");
+  ASSERT_NE(append, a.end());
+  EXPECT_NE((append + 1)->find("harness.mode=agent"), std::string::npos);
+  EXPECT_NE((append + 1)->find("harness.accelerator=tcg"), std::string::npos);
+}
+
+TEST(Qemu, RejectsBadShape) {
+  auto c = base();
+  c.vcpus = 0;
+  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+  c = base();
+  c.memory_mib = 64;
+  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+  c = base();
+  c.disk.clear();
+  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+}
+
+TEST(Qemu, FreePortIsUsable) {
+  int p = hvm::free_local_port();
+  EXPECT_GT(p, 0);
+  EXPECT_LT(p, 65536);
+}
+
+TEST(GuestPaths, DataDiskMapping) {
+  EXPECT_EQ(hvm::disk_path_of(hvm::guest::kTokenFile), "/token");
+  EXPECT_EQ(hvm::disk_path_of(hvm::guest::kOutDir), "/out");
+  EXPECT_THROW(hvm::disk_path_of("/etc/passwd"), std::invalid_argument);
+  EXPECT_THROW(hvm::disk_path_of("/var/lib/harnessX/y"), std::invalid_argument);
+}
+
+TEST(InitScript, DoesWhatTheGuestNeeds) {
+  std::string s = hvm::init_script();
+  EXPECT_EQ(s.rfind("#!/bin/sh\n", 0), 0u);
+  for (const char* needle : {"mount -t cgroup2", "+memory +cpu +io", "insmod", "10.0.2.15/24",
+                             "mount -t ext4 /dev/vda", "DATA=/var/lib/harness", "mkswap /var/lib/harness/swapfile",
+                             "oom_score_adj", "harness agent --bind 0.0.0.0 --port 8080",
+                             "HARNESS-EXEC-STATUS", "poweroff -f"})
+    EXPECT_NE(s.find(needle), std::string::npos) << needle;
+  EXPECT_EQ(s.find('@'), std::string::npos) << "unreplaced placeholder";
+}
