@@ -15,6 +15,10 @@ namespace harness::agent {
 
 pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) throw std::runtime_error("spawn: empty command");
+  // argv is built before fork: no allocation between fork and exec (the agent is threaded)
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int ep[2];
   if (pipe2(ep, O_CLOEXEC) != 0) throw std::runtime_error("spawn: pipe failed");
   pid_t pid = fork();
@@ -32,9 +36,6 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_p
       dup2(fd, 1);
       dup2(fd, 2);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     int e = errno;
     (void)!write(ep[1], &e, sizeof e);

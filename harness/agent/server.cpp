@@ -17,6 +17,7 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,17 +66,17 @@ void send_error(httplib::Response& res, int status, const std::string& msg,
 
 // Runs `argv` and returns its stdout (for --qualify-cmd).
 std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
+  std::vector<char*> a;  // built before fork: no allocation in the child (threaded server)
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
   int p[2];
-  if (pipe(p) != 0) throw std::runtime_error("pipe failed");
+  if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     dup2(p[1], 1);
     close(p[0]);
     close(p[1]);
-    std::vector<char*> a;
-    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
     execvp(a[0], a.data());
     _exit(127);
   }

@@ -25,6 +25,9 @@ namespace hvm {
 namespace {
 // Starts argv with stdout/stderr to `log`; returns the pid.
 pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<char*> args;  // built before fork: no allocation in the child
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -36,9 +39,6 @@ pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log)
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
     setpgid(0, 0);
-    std::vector<char*> args;
-    for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }

@@ -45,6 +45,9 @@ std::string render(const std::vector<std::string>& argv) {
 
 RunResult run(const std::vector<std::string>& argv, const std::string& cwd) {
   if (argv.empty()) throw std::runtime_error("run: empty command");
+  std::vector<char*> args;  // built before fork: no allocation in the child
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int out_pipe[2], err_pipe[2], exec_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
       pipe2(exec_pipe, O_CLOEXEC) != 0)
@@ -61,9 +64,6 @@ RunResult run(const std::vector<std::string>& argv, const std::string& cwd) {
       (void)!write(exec_pipe[1], &e, sizeof e);
       _exit(127);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     int e = errno;
     (void)!write(exec_pipe[1], &e, sizeof e);
