@@ -151,11 +151,13 @@ class CaseRun {
   ExecutorResult finish(const std::string& status, const std::string& error);
   void fail(const std::string& error) { infra_error_ = error; }
   void restore();
+  void report_phase(const char* phase);
   OomCounts read_oom() const;
   void spawn(const std::string& name, const std::vector<std::string>& argv, const kernel::Cgroup& cg);
   Child* child(const std::string& name);
   void read_traces();
   std::string work(const std::string& file) const { return (fs::path(work_dir_) / file).string(); }
+  std::string reported_phase_;
 
   const CaseSpec& spec_;
   const ExecutorOptions& opt_;
@@ -367,6 +369,7 @@ ExecutorResult CaseRun::run_inner() {
       break;
     }
     const char* phase = tick < ps ? "warmup" : tick < pe ? "pressure" : "recovery";
+    report_phase(phase);
     auto s = sampler.sample(tick, phase);
     if (missed) s.extra["missed_ticks"] = missed;
     missed = 0;
@@ -459,7 +462,24 @@ ExecutorResult CaseRun::run_inner() {
   return finish("completed", "");
 }
 
+// The agent reports a running case's phase from <out>/phase (harness/agent/API.md):
+// one word, replaced atomically (write + rename) when the phase changes.
+void CaseRun::report_phase(const char* phase) {
+  if (phase == reported_phase_) return;
+  reported_phase_ = phase;
+  const auto dst = fs::path(opt_.out_dir) / "phase";
+  const auto tmp = fs::path(opt_.out_dir) / "phase.tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << phase << "\n";
+    if (!f) return;  // progress display only: never fails a case
+  }
+  std::error_code ec;
+  fs::rename(tmp, dst, ec);
+}
+
 void CaseRun::restore() {
+  report_phase("restoration");
   RestorationRow row;
   row.start_ns = kernel::monotonic_ns();
   const std::int64_t budget_end = row.start_ns + static_cast<std::int64_t>(spec_.restoration_timeout_s) * kSec;

@@ -3,21 +3,16 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace kernel {
 
 namespace {
-// Built with append() rather than operator+ chains (GCC 12 -Wrestrict false positive).
 std::string io_message(const std::string& op, const std::string& path, int err) {
-  std::string m;
-  m.append(op).append(" ").append(path).append(": ").append(std::strerror(err));
-  m.append(" (errno ").append(std::to_string(err)).append(")");
-  return m;
+  return fmt::format("{} {}: {} (errno {})", op, path, std::strerror(err), err);
 }
 std::string parse_message(const std::string& file, int line, const std::string& field, const std::string& detail) {
-  std::string m;
-  m.append(file).append(":").append(std::to_string(line)).append(": field '").append(field).append("': ");
-  m.append(detail);
-  return m;
+  return fmt::format("{}:{}: field '{}': {}", file, line, field, detail);
 }
 }  // namespace
 

@@ -30,8 +30,12 @@ KernelConfig parse_kernel_config(std::string_view text, const std::string& file)
     if (t.front() == '#') {
       constexpr std::string_view suffix = " is not set";
       if (t.size() > 2 && t.substr(0, 9) == "# CONFIG_" && t.size() > suffix.size() &&
-          t.substr(t.size() - suffix.size()) == suffix)
-        c.options[std::string(t.substr(2, t.size() - 2 - suffix.size()))] = "n";
+          t.substr(t.size() - suffix.size()) == suffix) {
+        // insert_or_assign, not operator=(const char*): GCC 12 -Wrestrict false positive.
+        std::string_view name = t.substr(2);
+        name.remove_suffix(suffix.size());
+        c.options.insert_or_assign(std::string(name.begin(), name.end()), std::string(1, 'n'));
+      }
       continue;
     }
     auto eq = t.find('=');

@@ -7,7 +7,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libyaml-cpp-dev libeigen3-dev libboost-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev
+  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   rt-tests zstd lz4
 )
@@ -15,7 +15,11 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]} == 0)); then
+# `harness vm image` resolves and downloads the guest kernel with apt: the package
+# lists must know linux-image-cloud-amd64.
+lists_ok=1
+apt-cache show linux-image-cloud-amd64 >/dev/null 2>&1 || lists_ok=0
+if ((${#missing[@]} == 0 && lists_ok == 1)); then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
   exit 0
 fi
@@ -23,7 +27,9 @@ if [[ $(id -u) -ne 0 ]]; then
   echo "install-deps: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
   exit 1
 fi
-echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ((${#missing[@]} > 0)); then
+  echo "install-deps: installing ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

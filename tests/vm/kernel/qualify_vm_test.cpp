@@ -64,8 +64,9 @@ TEST(QualifyVm, FreshGuestQualifies) {
   EXPECT_EQ(j["passed"], true) << j["reasons"].dump(2);
   for (const auto& c : j["checks"]) {
     EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
-    if (c["name"] == "memory_reclaim")
+    if (c["name"] == "memory_reclaim") {
       EXPECT_NE(c["found"].get<std::string>().find("memory.reclaim"), std::string::npos) << c.dump();
+    }
   }
   EXPECT_EQ(j["recorded"]["kernel_release"].get<std::string>().rfind("6.1.", 0), 0u);
   EXPECT_EQ(j["recorded"]["cgroup2_mount"], "/sys/fs/cgroup");
