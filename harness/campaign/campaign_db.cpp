@@ -1,7 +1,7 @@
 // Campaign DB: stored plan, verification, progress, attempts (see campaign_db.hpp).
 #include "harness/campaign/campaign_db.hpp"
 
-#include "harness/campaign/sha256.hpp"
+#include "harness/digest/sha256.hpp"
 
 #include <chrono>
 
@@ -61,7 +61,7 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
     put_meta(db, "seed", std::to_string(c.seed));
     put_meta(db, "campaign_file", c.file);
     put_meta(db, "campaign_yaml", c.yaml_text);
-    put_meta(db, "campaign_sha256", sha256_hex(c.yaml_text));
+    put_meta(db, "campaign_sha256", harness::digest::sha256_hex(c.yaml_text));
     put_meta(db, "schedule_json", s.json_text);
     put_meta(db, "schedule_sha256", s.sha256_hex);
     put_meta(db, "planned_unix_ns", std::to_string(unix_now_ns()));

@@ -1,7 +1,7 @@
 // Planning: campaign -> seeded schedule -> canonical JSON -> SHA-256.
 #include "harness/campaign/schedule.hpp"
 
-#include "harness/campaign/sha256.hpp"
+#include "harness/digest/sha256.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
@@ -184,7 +184,7 @@ Schedule plan(const Campaign& c) {
        {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
       {"cases", rows}};
   s.json_text = doc.dump();
-  s.sha256_hex = sha256_hex(s.json_text);
+  s.sha256_hex = harness::digest::sha256_hex(s.json_text);
   return s;
 }
 
@@ -213,7 +213,7 @@ Schedule schedule_from_json(const std::string& json_text) {
     throw std::runtime_error(std::string("schedule JSON malformed: ") + e.what());
   }
   s.json_text = json_text;
-  s.sha256_hex = sha256_hex(json_text);
+  s.sha256_hex = harness::digest::sha256_hex(json_text);
   return s;
 }
 

@@ -7,7 +7,7 @@
 #include "harness/vm/kernel_fetch.hpp"
 #include "harness/vm/modinfo.hpp"
 #include "harness/vm/paths.hpp"
-#include "harness/vm/sha256.hpp"
+#include "harness/digest/sha256.hpp"
 #include "harness/vm/subprocess.hpp"
 
 #include <nlohmann/json.hpp>
@@ -83,7 +83,7 @@ std::string rel(const std::string& abs) { return abs[0] == '/' ? abs.substr(1) :
 // Prepares (or reuses) the canary DB, cached by the prepare arguments.
 std::string prepare_canary_db(const std::string& cache, const std::string& canary_sqlite) {
   std::vector<std::string> args = {"prepare"};  // defaults = the study's 80,000 x 1,536-byte rows
-  std::string key = sha256_string("canary-sqlite prepare (defaults)").substr(0, 16);
+  std::string key = harness::digest::sha256_hex("canary-sqlite prepare (defaults)").substr(0, 16);
   fs::path dir = fs::path(cache) / "canary-db" / key;
   fs::path db = dir / "canary.db";
   if (fs::exists(dir / ".complete")) return db.string();
@@ -202,7 +202,7 @@ Image build_image(const ImageOptions& opts) {
       if (n == "canary-sqlite") canary = p;
     std::string db = prepare_canary_db(cache, canary);
     fs::copy_file(db, staging / "canary.db");
-    img.canary_db_sha256 = sha256_file(db);
+    img.canary_db_sha256 = harness::digest::sha256_file(db);
   } else if (opts.canary_db) {
     progress("WARNING: canary-sqlite not built: the data disk has no canary DB");
   }
@@ -212,11 +212,11 @@ Image build_image(const ImageOptions& opts) {
   // --- content hash and manifest
   progress("hashing");
   nlohmann::json art;
-  art["vmlinuz"] = sha256_file((tmp / "vmlinuz").string());
-  art["initramfs.cpio.gz"] = sha256_file((tmp / "initramfs.cpio.gz").string());
+  art["vmlinuz"] = harness::digest::sha256_file((tmp / "vmlinuz").string());
+  art["initramfs.cpio.gz"] = harness::digest::sha256_file((tmp / "initramfs.cpio.gz").string());
   art["canary.db"] = img.canary_db_sha256;
   art["disk_mib"] = opts.disk_mib;
-  img.sha256 = sha256_string(art.dump());
+  img.sha256 = harness::digest::sha256_hex(art.dump());
   img.build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

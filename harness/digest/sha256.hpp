@@ -1,9 +1,9 @@
 #pragma once
-// SHA-256 content hashes of guest artifacts (kernel, initramfs, data disk inputs).
+// SHA-256 (OpenSSL EVP), lowercase hex: guest artifact hashes, the preregistered schedule hash.
 #include <string>
 #include <string_view>
 
-namespace hvm {
+namespace harness::digest {
 
 /// Incremental SHA-256 (OpenSSL EVP). hex() finalises and returns 64 lowercase hex digits.
 class Sha256 {
@@ -23,7 +23,7 @@ class Sha256 {
 
 /// SHA-256 of a file's contents, hex. Throws std::runtime_error naming the file.
 std::string sha256_file(const std::string& path);
-/// SHA-256 of a string, hex.
-std::string sha256_string(std::string_view data);
+/// SHA-256 (FIPS 180-4) of a byte string: 64 lowercase hex digits. Throws std::runtime_error if OpenSSL fails.
+std::string sha256_hex(std::string_view data);
 
-}  // namespace hvm
+}  // namespace harness::digest

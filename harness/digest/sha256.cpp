@@ -1,5 +1,5 @@
 // SHA-256 via OpenSSL's EVP interface (see sha256.hpp).
-#include "harness/vm/sha256.hpp"
+#include "harness/digest/sha256.hpp"
 
 #include <openssl/evp.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace hvm {
+namespace harness::digest {
 
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
   if (!ctx_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr) != 1)
@@ -50,10 +50,10 @@ std::string sha256_file(const std::string& path) {
   return h.hex();
 }
 
-std::string sha256_string(std::string_view data) {
+std::string sha256_hex(std::string_view data) {
   Sha256 h;
   h.update(data);
   return h.hex();
 }
 
-}  // namespace hvm
+}  // namespace harness::digest
