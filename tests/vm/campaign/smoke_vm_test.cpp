@@ -21,8 +21,12 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
   char tmpl[] = "/tmp/campaign-smoke-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   const std::string db_path = dir + "/smoke.db";
-  const std::string cmd = harness + " run " + HARNESS_SOURCE_DIR + "/campaigns/smoke.yaml --db " + db_path +
-                          " --plain > " + dir + "/run.log 2>&1";
+  // A private cache under the build tree, with an image built from this build's binaries
+  // (never a stale image from ~/.cache, and nothing there is needed on a new machine).
+  const std::string env = std::string("XDG_CACHE_HOME=") + HARNESS_BINARY_DIR + "/campaign-smoke-xdg ";
+  const std::string cmd = env + harness + " vm image > " + dir + "/run.log 2>&1 && " + env + harness + " run " +
+                          HARNESS_SOURCE_DIR + "/campaigns/smoke.yaml --db " + db_path + " --plain >> " + dir +
+                          "/run.log 2>&1";
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << "see " << dir << "/run.log";
   results::Db db(db_path, results::Db::Mode::ReadOnly);
