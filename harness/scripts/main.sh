@@ -18,5 +18,7 @@ echo "== campaign $(basename "$campaign") (database: $out/campaign.db)"
 "$harness" plan "$campaign" --db "$out/campaign.db"
 "$harness" run "$campaign" --db "$out/campaign.db"
 echo "== analysis"
-"$harness" analyze "$out/campaign.db" --format md --out "$out/report"
+"$harness" analyze "$out/campaign.db" --format md --out "$out/report" > "$out/analyze.md"
+# On the terminal: the warnings, the verdict and Table 4; the rest is in the report.
+awk '/^## Table 1/ {skip=1} /^## Table 4/ {skip=0} /^## / && !/^## Table 4/ && !/^## Warnings/ {if (!/^## Table 1/) skip=1} !skip' "$out/analyze.md"
 echo "== done in $(( $(date +%s) - start )) s; report: $out/report/report.md; figures: $out/report/*.png"
