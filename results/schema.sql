@@ -15,7 +15,7 @@ CREATE TABLE IF NOT EXISTS schema_info (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '2');
 
 -- One row per case attempt that produced a bundle. In the campaign DB the
 -- latest attempt of a case is the one analysed (see attempts for all).
@@ -30,11 +30,18 @@ CREATE TABLE IF NOT EXISTS cases (
                        ('static-zram','delayed-activation','bounded-reclaim')),
   dose_bytes         INTEGER,            -- memory.reclaim request (bounded-reclaim; pilot)
   attempt            INTEGER NOT NULL DEFAULT 1,
-  status             TEXT NOT NULL CHECK (status IN ('completed','infra_failed')),
-  error              TEXT,               -- infra_failed: what went wrong
+  -- completed: the workload ran (whatever latency, OOM, reclaim errno, restoration);
+  -- infra_failed: failed before the pressure phase started (boot, setup, qualification,
+  --   transfer): the only status that may be rerun (study);
+  -- lost: guest, agent or case lost, or timed out, AFTER the pressure phase started: an
+  --   outcome, kept and never rerun automatically (the treatment can hang a guest). A lost
+  --   row written by the runner has only spec_json and outcome_json {lost: {...}}.
+  status             TEXT NOT NULL CHECK (status IN ('completed','infra_failed','lost')),
+  error              TEXT,               -- infra_failed / lost: what went wrong
   accelerator        TEXT,               -- kvm | tcg | unknown (local VMs) | real
   kernel_release     TEXT,               -- uname -r of the guest
-  source_commit      TEXT,               -- harness build that ran the case
+  source_commit      TEXT,               -- harness build that ran the case (40 hex)
+  source_dirty       INTEGER,            -- 1 when that build had uncommitted changes
   page_size_bytes    INTEGER,
   started_unix_ns    INTEGER,
   ended_unix_ns      INTEGER,
@@ -93,6 +100,8 @@ CREATE TABLE IF NOT EXISTS telemetry (
   zram_swap_used_kib INTEGER,                       -- /proc/swaps row of the zram device
   swapfile_used_kib INTEGER,                        -- /proc/swaps row of the swapfile
   extra_json TEXT,                                  -- anything else sampled (kept, not dropped)
+  read_ns INTEGER,                                  -- CLOCK_MONOTONIC when bg memory.pressure was read
+  steal_us INTEGER,                                 -- /proc/stat cpu steal, cumulative, us
   PRIMARY KEY (case_id, t_ns)
 );
 
@@ -105,7 +114,9 @@ CREATE TABLE IF NOT EXISTS controller_events (
   delta_us     INTEGER,         -- increase over the window
   counting     INTEGER,         -- 1 when delta_us >= threshold
   consecutive  INTEGER,         -- counting windows in a row, after this one
-  detail_json  TEXT
+  detail_json  TEXT,
+  window_ns    INTEGER,         -- real length of the window (read_ns - previous read_ns)
+  irregular    INTEGER          -- 1 when window_ns is outside [0.9, 1.1] x window: not judged, resets the run
 );
 
 -- The bounded-reclaim action (at most one per case in the study).
@@ -124,7 +135,18 @@ CREATE TABLE IF NOT EXISTS reclaim_actions (
   pgscan_settled        INTEGER,
   bg_current_before_bytes INTEGER,
   bg_current_after_bytes  INTEGER,
-  achieved_bytes        INTEGER,            -- (pgsteal_settled - pgsteal_before) * page size
+  -- Achieved (study: pgsteal x page size) measured across the write itself:
+  -- (counter_after - counter_before) * page size, counter = pgsteal_proactive where the
+  -- kernel has it, else pgsteal (6.1: limit reclaim running beside the write is included).
+  achieved_bytes        INTEGER,
+  achieved_counter      TEXT,               -- pgsteal_proactive | pgsteal
+  -- Concurrent limit reclaim estimate: bg pgsteal rate over the 3 windows before the
+  -- trigger x write duration (bytes). 0 when the counter is pgsteal_proactive.
+  concurrent_estimate_bytes INTEGER,
+  -- max(0, achieved_bytes - concurrent_estimate_bytes): the conservative figure the pilot
+  -- rule and CI assertions use.
+  achieved_conservative_bytes INTEGER,
+  achieved_settled_bytes INTEGER,           -- (pgsteal_settled - pgsteal_before) * page size (old figure)
   PRIMARY KEY (case_id, start_ns)
 );
 
@@ -163,17 +185,22 @@ CREATE TABLE IF NOT EXISTS schedule (
   triplet_id    TEXT,
   configuration TEXT NOT NULL,
   dose_bytes    INTEGER,
-  state         TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','completed','infra_failed'))
+  state         TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','completed','infra_failed','lost'))
 );
 
--- Every attempt of every case, including infra failures that were retried.
+-- Every attempt of every case, including infra failures that were retried, and every
+-- operator action on a case (audit trail).
 CREATE TABLE IF NOT EXISTS attempts (
   case_id          TEXT NOT NULL,
   attempt          INTEGER NOT NULL,
   host             TEXT,
-  status           TEXT NOT NULL,   -- completed | infra_failed
+  status           TEXT NOT NULL,   -- completed | infra_failed | lost | marked_infra
   error            TEXT,
   started_unix_ns  INTEGER,
   ended_unix_ns    INTEGER,
+  -- run: the runner ran it; adopted: taken over from an earlier runner;
+  -- mark-infra: an operator reclassified the case as infra_failed (`harness mark-infra`)
+  kind             TEXT NOT NULL DEFAULT 'run',
+  detail_json      TEXT,            -- mark-infra: {reason, previous_status, operator}; lost: {phase, last_seen_unix_ns}
   PRIMARY KEY (case_id, attempt)
 );
