@@ -2,6 +2,7 @@
 #include "analysis/analysis_report.hpp"
 
 #include "analysis/coverage.hpp"
+#include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
 
 #include <fmt/format.h>
@@ -17,14 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-// Median of the present values, or null (never NaN).
-json med(const std::vector<std::optional<double>>& v) {
-  std::vector<double> x;
-  for (const auto& o : v)
-    if (o && std::isfinite(*o)) x.push_back(*o);
-  if (x.empty()) return nullptr;
-  return num(median(x));
-}
+json med(const std::vector<std::optional<double>>& v) { return median_cell(v); }
 
 void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
   if (j.is_object()) {
@@ -88,21 +82,32 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
 
 Table table2(const TripletSet& ts) {
   Table t{"table2_regimes", "Table 2. Pressure regimes",
-          {{"regime", 0}, {"allocation rate (MiB/s)", 0}, {"contents", 0}, {"VMs", 0}, {"triplets", 0}, {"cases", 0}}, {}, {}};
+          {{"regime", 0}, {"allocation rate, nominal (MiB/s)", 0}, {"allocation rate, achieved median (MiB/s)", 1},
+           {"pressure-episode fraction median", 3}, {"contents", 0}, {"VMs", 0}, {"triplets", 0}, {"cases", 0}}, {}, {}};
   std::map<std::string, std::vector<const Triplet*>> by;
   for (const auto& tr : ts.triplets) by[tr.regime].push_back(&tr);
   for (auto& [regime, list] : by) {
     std::set<std::string> vms;
-    for (auto* tr : list) vms.insert(tr->vm);
+    std::vector<std::optional<double>> achieved, episode;
+    for (auto* tr : list) {
+      vms.insert(tr->vm);
+      for (const auto* c : tr->cases) {
+        achieved.push_back(c->outcome.achieved_rate_mib_s);
+        episode.push_back(c->outcome.episode_fraction);
+      }
+    }
     const auto& spec = list.front()->cases[0]->spec;
     json rate = nullptr, contents = nullptr;
     if (spec.contains("pressure")) {
       if (spec["pressure"].contains("rate_mib_s")) rate = spec["pressure"]["rate_mib_s"];
       if (spec["pressure"].contains("contents")) contents = spec["pressure"]["contents"];
     }
-    t.add({regime, rate, contents, static_cast<int>(vms.size()), static_cast<int>(list.size()),
-           static_cast<int>(3 * list.size())});
+    t.add({regime, rate, median_cell(achieved, kNotMeasured), median_cell(episode, kNotMeasured), contents,
+           static_cast<int>(vms.size()), static_cast<int>(list.size()), static_cast<int>(3 * list.size())});
   }
+  t.notes.push_back("Achieved rate: outcome_json.load.achieved_rate_mib_s (allocated bytes / time to allocate them), "
+                    "median over the regime's cases; episode fraction: outcome_json.load.episode.fraction_of_pressure. "
+                    "Cases more than 10% below nominal are named in the warnings.");
   return t;
 }
 
@@ -114,7 +119,8 @@ Table table4(const PrimaryResult& pr) {
            {"change (%)", 1}, {"harm", 0}, {"corrected lower (secondary)", 3}, {"corrected upper (secondary)", 3}}, {}, {}};
   for (const auto& c : pr.comparisons)
     t.add({c.label, c.triplets, num(c.estimate), num(c.lower), num(c.upper), num(c.percent_change),
-           c.lower > 1 ? "HARM" : "no", num(c.corrected_lower), num(c.corrected_upper)});
+           !pr.verdict.assessable ? "not assessable" : c.lower > 1 ? "HARM" : "no", num(c.corrected_lower),
+           num(c.corrected_upper)});
   t.notes.push_back(fmt::format(
       "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
       "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
@@ -122,7 +128,7 @@ Table table4(const PrimaryResult& pr) {
       pr.replicates, pr.seed, pr.alpha, pr.m, lv));
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
-      "sqrt(n/(n-1)) (DESIGN.md \"Small-sample caution\"); it does not enter the verdict.");
+      "sqrt(n/(n-1)) (analysis/README.md); it does not enter the verdict.");
   return t;
 }
 
@@ -142,7 +148,7 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
   t.add({"joint coverage of four, Bonferroni lower bound, corrected", num(std::max(0.0, 1 - 4 * (1 - pr.expected_coverage_corrected)))});
   t.notes.push_back(
       "Expected coverage is ANALYTIC: a resampled mean of n units has variance (n-1)/n of the true one "
-      "(DESIGN.md \"Small-sample caution\"); with equal within-stratum variances the bootstrap variance factor is "
+      "(analysis/README.md); with equal within-stratum variances the bootstrap variance factor is "
       "f = sum (n_s-1)/n_s^2 / sum 1/n_s and coverage = 2 Phi(z sqrt(f)) - 1. Checked against simulation in "
       "tests/statistics/analysis (design named there).");
   return t;
@@ -152,12 +158,12 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
   Table t{"table5_wake_service", "Table 5. Wake delay and service time (case-level medians of pressure-phase quantiles)",
           {{"configuration", 0}, {"canary", 0}, {"cases", 0}, {"wake p50 (us)", 0}, {"wake p99 (us)", 0},
            {"service p50 (us)", 0}, {"service p99 (us)", 0}, {"response p99 (us)", 0}, {"deadline misses", 0},
-           {"requests", 0}}, {}, {}};
+           {"requests", 0}, {"flagged p99 (censored / imputed)", 0}}, {}, {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       std::vector<std::optional<double>> w50, w99, s50, s99, r99;
       long long misses = 0, reqs = 0;
-      int n = 0;
+      int n = 0, censored = 0, imputed = 0;
       for (const auto* c : cases) {
         if (c->configuration != cf) continue;
         const auto& l = c->latency[static_cast<int>(k)];
@@ -170,14 +176,19 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
           s99.push_back(l->service_p99_us);
         }
         r99.push_back(l->p99_us);
+        censored += l->censored > 0;
+        imputed += l->imputed;
         misses += static_cast<long long>(l->deadline_misses);
         reqs += static_cast<long long>(l->requests);
       }
-      t.add({config_name(cf), canary_name(k), n, med(w50), med(w99), med(s50), med(s99), med(r99), misses, reqs});
+      t.add({config_name(cf), canary_name(k), n, med(w50), med(w99), med(s50), med(s99), med(r99), misses, reqs,
+             fmt::format("{} / {}", censored, imputed)});
     }
   t.notes.push_back("Wake delay = wake - scheduled start; service = completion - wake; deadline miss = completion "
-                    "after the next scheduled start (or never completed). Requests whose scheduled start lies in the "
-                    "pressure phase.");
+                    "after the next scheduled start (or censored). Requests whose scheduled start lies in the "
+                    "pressure phase. Response p99 includes censored lower bounds and lost cases' imputed values "
+                    "(flagged column: cases with a censored p99 / lost cases with an imputed p99); wake and service "
+                    "are from completed requests only.");
   return t;
 }
 
@@ -206,7 +217,10 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
   Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases", 0}, {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
            {"fg PSI some stall (s)", 3}, {"refaults", 0}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
-           {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}}, {}, {}};
+           {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
+           {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
+  // The study's published medians (static / delayed / bounded), for comparison only.
+  const double study[3][4] = {{99198, 34104, 1.818, 1.730}, {103028, 32905, 1.515, 1.306}, {99027, 32786, 1.342, 1.114}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
     std::vector<std::optional<double>> v[8];
     int n = 0;
@@ -223,11 +237,15 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
       v[6].push_back(m.zram_compr_peak_mib);
       v[7].push_back(m.zram_mem_used_peak_mib);
     }
-    t.add({config_name(cf), n, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]), med(v[7])});
+    const auto& st = study[static_cast<int>(cf)];
+    t.add({config_name(cf), n, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]), med(v[7]),
+           num(st[0]), num(st[1]), num(st[2]), num(st[3])});
   }
   t.notes.push_back("Stall = difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
                     "of the pressure phase; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "
-                    "delta x page size; zram = maximum of mm_stat columns in the phase. n/a = not sampled.");
+                    "delta x page size; zram = maximum of mm_stat columns in the phase. n/a = not sampled (lost cases have "
+                    "none). Study columns: the study's published medians (60 cases per configuration), not "
+                    "computed from this campaign.");
   return t;
 }
 
@@ -257,7 +275,8 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
         "{} case(s) ran under TCG (software emulation, no KVM): absolute timings are inflated under TCG; no timing "
         "claim should be made from them.", tcg));
   if (!data.infra_failed.empty()) {
-    std::string s = fmt::format("{} case(s) are infra_failed and not analysed:", data.infra_failed.size());
+    std::string s = fmt::format("{} case(s) are infra_failed (the latest attempt failed before the pressure phase) and "
+                                "not analysed:", data.infra_failed.size());
     for (const auto& id : data.infra_failed) s += " " + id;
     r.warnings.push_back(s);
   }
@@ -268,6 +287,20 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   }
   for (const auto& w : data.warnings) r.warnings.push_back(w);
   for (const auto& w : ts.warnings) r.warnings.push_back(w);
+  int lost = 0;
+  for (const auto& c : data.cases) lost += c.lost();
+  if (lost > 0)
+    r.warnings.push_back(fmt::format(
+        "{} lost case(s) (lost after the pressure phase started): kept in their triplets with the worst observed p99 "
+        "per canary imputed (flagged; docs/PROTOCOL.md assumption)", lost));
+  for (const auto& w : measurement_warnings(cases)) r.warnings.push_back(w);
+  {
+    const int singles = static_cast<int>(std::count(pr.stratum_sizes.begin(), pr.stratum_sizes.end(), 1));
+    if (singles > 0 && singles < static_cast<int>(pr.stratum_sizes.size()))
+      r.summary.push_back(fmt::format(
+          "Strata differ in size ({} of {} strata have one triplet); strata keep equal weight in the estimate (study).",
+          singles, pr.stratum_sizes.size()));
+  }
   if (pr.expected_coverage < pr.level - 0.005)
     r.warnings.push_back(fmt::format(
         "Small-sample caution: with this design (triplets per stratum as in the design table) the prespecified "
@@ -275,7 +308,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
         "secondary interval is expected to cover about {:.1f}%.",
         pr.level * 100, pr.expected_coverage * 100, pr.expected_coverage_corrected * 100));
   // Summary.
-  r.summary.push_back("**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
+  r.summary.insert(r.summary.begin(), "**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
   std::string s = "Estimates: ";
   for (std::size_t i = 0; i < pr.comparisons.size(); ++i) {
     const auto& c = pr.comparisons[i];
@@ -291,6 +324,11 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   r.tables.push_back(table5(cases));
   r.tables.push_back(table6(cases));
   r.tables.push_back(mechanism(cases));
+  r.tables.push_back(reclaim_execution_table(cases));
+  r.tables.push_back(outcome_counts_table(data, ts));
+  r.tables.push_back(attempts_table(data));
+  r.tables.push_back(reclassifications_table(data));
+  r.tables.push_back(measurement_quality_table(cases));
   // Machine-readable extras.
   json comps = json::array();
   for (const auto& c : pr.comparisons)
@@ -299,10 +337,14 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
                      {"percent_change", c.percent_change}, {"triplets", c.triplets}});
   r.extra = {{"db", data.db_path}, {"level", pr.level}, {"replicates", pr.replicates}, {"seed", pr.seed},
              {"comparisons", comps},
-             {"verdict", {{"general_benefit", pr.verdict.general_benefit}, {"harm", pr.verdict.harm},
+             {"verdict", {{"assessable", pr.verdict.assessable}, {"general_benefit", pr.verdict.general_benefit}, {"harm", pr.verdict.harm},
                           {"failed", pr.verdict.failed}, {"text", pr.verdict.text}}},
              {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
-             {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg}};
+             {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg},
+             {"lost_cases", lost}, {"excluded_triplets", ts.excluded}};
+  json inc = json::array();
+  for (const auto& i : ts.incomplete) inc.push_back({{"triplet", i.id}, {"never_run", i.never_run}});
+  r.extra["incomplete_triplets"] = inc;
   return r;
 }
 

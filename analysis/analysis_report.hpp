@@ -1,7 +1,7 @@
 #pragma once
 // `harness analyze`: builds the confirmatory report (Tables 1, 2, 4, 5, 6, the mechanism table,
 // absolute p95/p99 differences, the design/coverage table) and the verdict. Table numbering and
-// content follow the study; rules follow DESIGN.md "Analysis" and "Small-sample caution".
+// content follow the study; rules follow docs/PROTOCOL.md and analysis/README.md.
 #include "analysis/campaign_data.hpp"
 #include "analysis/primary.hpp"
 #include "analysis/report_table.hpp"

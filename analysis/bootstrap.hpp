@@ -1,5 +1,5 @@
 #pragma once
-// Stratified bootstrap of "the mean over strata of the stratum means" (DESIGN.md "Analysis").
+// Stratified bootstrap of "the mean over strata of the stratum means" (analysis/README.md).
 //
 // Data: an Eigen matrix with one row per matched triplet and one column per comparison
 // (e.g. the four log ratios d = ln(p99_reclaim / p99_comparator), or absolute differences in us).
@@ -17,7 +17,7 @@
 
 namespace analysis {
 
-/// Bootstrap settings. replicates = B (DESIGN.md default 10,000); threads = 0 -> hardware.
+/// Bootstrap settings. replicates = B (default 10,000, analysis/README.md); threads = 0 -> hardware.
 struct BootstrapOptions {
   int replicates = 10000;
   std::uint64_t seed = 1;
@@ -29,7 +29,7 @@ struct BootstrapResult {
   Eigen::VectorXd point;          ///< K: mean over strata of stratum means (the estimate)
   Eigen::MatrixXd plain;          ///< B x K: replicate estimates, ordinary resampling (study's interval)
   Eigen::MatrixXd corrected;      ///< B x K: each resampled stratum mean rescaled about the stratum
-                                  ///< mean by sqrt(n/(n-1)) (n = 1: factor 1) (DESIGN.md "Small-sample caution")
+                                  ///< mean by sqrt(n/(n-1)) (n = 1: factor 1) (analysis/README.md)
   std::vector<int> stratum_sizes; ///< S: triplets per stratum, in stratum-label order (0..S-1)
 };
 

@@ -1,11 +1,13 @@
 // Campaign DB loading (see campaign_data.hpp).
 #include "analysis/campaign_data.hpp"
 
+#include "analysis/db_columns.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace analysis {
@@ -88,6 +90,39 @@ std::vector<RawRequest> load_requests(const std::string& db_path, const std::str
   return read_requests(db, case_id, canary);
 }
 
+namespace {
+
+// Worst-observed imputation of lost cases (docs/PROTOCOL.md assumption; see campaign_data.hpp).
+void impute_lost(CampaignData& out) {
+  for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+    const int ki = static_cast<int>(k);
+    std::optional<double> p50, p95, p99;
+    for (const auto& c : out.cases) {
+      if (c.lost() || !c.usable || !c.latency[ki]) continue;
+      const auto& l = *c.latency[ki];
+      p50 = std::max(p50.value_or(l.p50_us), l.p50_us);
+      p95 = std::max(p95.value_or(l.p95_us), l.p95_us);
+      p99 = std::max(p99.value_or(l.p99_us), l.p99_us);
+    }
+    for (auto& c : out.cases) {
+      if (!c.lost()) continue;
+      if (!p99) {
+        c.usable = false;
+        c.excluded_because = fmt::format("lost case: no completed case has a {} p99 to impute from", canary_name(k));
+        continue;
+      }
+      LatencySummary l;
+      l.imputed = true;
+      l.p50_us = *p50;
+      l.p95_us = *p95;
+      l.p99_us = *p99;
+      c.latency[ki] = l;
+    }
+  }
+}
+
+}  // namespace
+
 CampaignData load_campaign(const std::string& db_path) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   CampaignData out;
@@ -99,13 +134,15 @@ CampaignData load_campaign(const std::string& db_path) {
   std::set<std::string> known;
   results::Stmt cs(db,
                    "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
-                   "status, accelerator, kernel_release, page_size_bytes, spec_json FROM cases ORDER BY case_id");
+                   "status, accelerator, kernel_release, page_size_bytes, spec_json, outcome_json FROM cases "
+                   "ORDER BY case_id");
+  int no_restoration = 0;
   while (cs.step()) {
     CaseSummary c;
     c.case_id = cs.text(0);
     known.insert(c.case_id);
     c.status = cs.text(8);
-    if (c.status != "completed") {
+    if (c.status != "completed" && c.status != "lost") {
       out.infra_failed.push_back(c.case_id);
       continue;
     }
@@ -119,6 +156,11 @@ CampaignData load_campaign(const std::string& db_path) {
     c.accelerator = cs.opt_text(9).value_or("unknown");
     c.kernel_release = cs.opt_text(10).value_or("");
     c.page_size_bytes = cs.opt_int64(11).value_or(4096);
+    if (auto oj = cs.opt_text(13)) c.outcome_json = nlohmann::json::parse(*oj, nullptr, false);
+    if (c.outcome_json.is_discarded()) {
+      out.warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
+      c.outcome_json = nullptr;
+    }
     auto mark = [&](std::string why) {
       c.usable = false;
       c.excluded_because = why;
@@ -127,35 +169,63 @@ CampaignData load_campaign(const std::string& db_path) {
     try {
       c.spec = nlohmann::json::parse(cs.text(12));
     } catch (const std::exception& e) {
-      mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
+      if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
     }
     std::int64_t period_ns = 100'000'000;
     if (c.spec.is_object() && c.spec.contains("canaries") && c.spec["canaries"].contains("period_ms") &&
         c.spec["canaries"]["period_ms"].is_number())
       period_ns = static_cast<std::int64_t>(c.spec["canaries"]["period_ms"].get<double>() * 1e6);
 
-    results::Stmt ph(db, "SELECT start_ns, end_ns FROM phases WHERE case_id = ?1 AND phase = 'pressure'");
-    ph.bind(1, c.case_id);
-    if (!ph.step() || ph.is_null(1)) {
+    std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>> phases;
+    {
+      results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+      ph.bind(1, c.case_id);
+      while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
+    }
+    const auto pit = phases.find("pressure");
+    if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
+    c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
+                                  pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
+    if (c.lost()) {  // no trace: latency imputed once every completed case is known
+      out.cases.push_back(std::move(c));
+      continue;
+    }
+    if (pit == phases.end() || !pit->second.second) {
       if (c.usable) mark("no pressure phase with start_ns and end_ns in table phases");
       out.cases.push_back(std::move(c));
       continue;
     }
-    c.pressure_start_ns = ph.int64(0);
-    c.pressure_end_ns = ph.int64(1);
+    c.pressure_end_ns = *pit->second.second;
+    PhaseWindow w;
+    w.start_ns = c.pressure_start_ns;
+    w.end_ns = c.pressure_end_ns;
+    w.period_ns = period_ns;
+    if (auto r = phases.find("restoration"); r != phases.end()) {
+      w.observation_end_ns = r->second.first;
+    } else {
+      ++no_restoration;
+      w.observation_end_ns = c.pressure_end_ns;
+      for (const auto& [name, se] : phases) w.observation_end_ns = std::max(w.observation_end_ns, se.second.value_or(se.first));
+    }
+    const auto wit = phases.find("warmup");
+    const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       auto reqs = read_requests(db, c.case_id, k);
-      if (reqs.empty()) continue;
+      w.origin_ns = t0;
+      if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
+          c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())
+        w.origin_ns += static_cast<std::int64_t>(c.spec["canaries"]["sqlite_offset_ms"].get<double>() * 1e6);
       try {
-        auto s = summarize_requests(reqs, c.pressure_start_ns, c.pressure_end_ns, period_ns);
+        auto s = summarize_requests(reqs, w);
         if (s.nonpositive > 0 && c.usable)
           mark(fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
                            canary_name(k), s.nonpositive, s.first_nonpositive_seq));
-        if (s.incomplete > 0)
+        if (s.censored > 0)
           out.warnings.push_back(fmt::format(
-              "case {} canary {}: {} of {} pressure-phase request(s) never completed (completion_ns NULL): "
-              "counted as deadline misses and as +inf response",
-              c.case_id, canary_name(k), s.incomplete, s.requests));
+              "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
+              "a truncated trace): each enters the p99 as the lower bound restoration start - scheduled start; the "
+              "case's p99 is a lower bound",
+              c.case_id, canary_name(k), s.censored, s.requests, s.incomplete, s.missing));
         c.latency[static_cast<int>(k)] = s;
       } catch (const std::invalid_argument& e) {
         out.warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
@@ -164,11 +234,20 @@ CampaignData load_campaign(const std::string& db_path) {
     c.mech = read_mechanism(db, c);
     out.cases.push_back(std::move(c));
   }
-  results::Stmt sc(db, "SELECT case_id FROM schedule ORDER BY ordinal");
-  while (sc.step()) {
-    auto id = sc.text(0);
-    if (!known.count(id)) out.missing.push_back(id);
+  if (no_restoration > 0)
+    out.warnings.push_back(fmt::format(
+        "{} completed case(s) have no restoration phase: censored requests use the latest phase end as observation "
+        "end (assumption; docs/PROTOCOL.md uses the restoration start)", no_restoration));
+  impute_lost(out);
+  if (has_table(db, "schedule")) {
+    results::Stmt sc(db, "SELECT case_id, vm, regime, repeat, triplet_id, configuration, state FROM schedule ORDER BY ordinal");
+    while (sc.step()) {
+      ScheduledCase s{sc.text(0), sc.text(1), sc.text(2), sc.opt_text(4).value_or(""), sc.text(5), sc.text(6), sc.int64(3)};
+      if (!known.count(s.case_id)) out.missing.push_back(s.case_id);
+      out.schedule.push_back(std::move(s));
+    }
   }
+  out.attempts = load_attempts(db);
   return out;
 }
 

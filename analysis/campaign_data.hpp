@@ -1,7 +1,8 @@
 #pragma once
-// Loads a campaign DB (results/schema.sql) into per-case summaries.
-// Only `completed` cases are analysed; infra_failed cases and scheduled cases without a
-// completed record are listed (and warned about by the report), never silently dropped.
+// Loads a campaign DB (results/schema.sql) into per-case summaries. `completed` and `lost` cases
+// are analysed (docs/PROTOCOL.md: every case keeps its outcome); infra_failed cases and scheduled
+// cases without a record are listed (and warned about by the report), never silently dropped.
+#include "analysis/attempts_audit.hpp"
 #include "analysis/case_summary.hpp"
 
 #include <map>
@@ -10,20 +11,33 @@
 
 namespace analysis {
 
+/// One row of the preregistered schedule (campaign DB only).
+struct ScheduledCase {
+  std::string case_id, vm, regime, triplet_id, configuration, state;
+  std::int64_t repeat = 0;
+};
+
 /// The campaign as the analysis sees it.
 struct CampaignData {
   std::string db_path;
   std::map<std::string, std::string> meta;   ///< campaign_meta key/value (seed, schedule_sha256, ...)
-  std::vector<CaseSummary> cases;            ///< completed cases (usable or excluded with a reason)
+  std::vector<CaseSummary> cases;            ///< completed and lost cases (usable or excluded with a reason)
   std::vector<std::string> infra_failed;     ///< case_id: status infra_failed (latest attempt)
   std::vector<std::string> missing;          ///< case_id: in the schedule, no case record at all
+  std::vector<ScheduledCase> schedule;       ///< the schedule table (empty for a bundle)
+  std::vector<AttemptRow> attempts;          ///< the attempts audit trail (empty when absent)
   std::vector<std::string> warnings;         ///< loading problems (each names the case and field)
 };
 
-/// Opens `db_path` read-only and summarises every completed case: pressure-phase latency per
-/// canary (CaseSummary::latency), mechanism counters, spec_json. A completed case without a
-/// pressure phase, with invalid spec_json, or with a response <= 0 is kept but marked unusable
-/// with the reason (and a warning). Errors: results::DbError (file unreadable, not a campaign DB).
+/// Opens `db_path` read-only and summarises every completed and lost case: pressure-phase latency
+/// per canary with censoring (case_summary.hpp), mechanism counters, outcome records, spec_json.
+/// Lost cases (no trace): worst-observed imputation (docs/PROTOCOL.md assumption): per canary,
+/// p50/p95/p99 = the largest p50/p95/p99 of that canary among the usable completed cases of the DB
+/// (LatencySummary::imputed; p99 is the rule, p50/p95 follow it for the secondary tables). A
+/// completed case without a pressure phase, with invalid spec_json, or with a response <= 0 is
+/// kept but marked unusable with the reason (a recording error, not an outcome; a warning).
+/// Observation end for censoring = restoration start; without a restoration phase, the latest
+/// phase end_ns (assumption, warned). Errors: results::DbError (file unreadable, not a campaign DB).
 CampaignData load_campaign(const std::string& db_path);
 
 /// Loads raw canary requests of one case and canary ordered by seq (for figures / the Python module).

@@ -42,6 +42,8 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
   read<double>(root, "analysis", "alpha", s.alpha, 1e-6, 0.5, s.warnings);
   read<double>(root, "eligibility", "max_duration_s", s.max_duration_s, 0.0, 3600.0, s.warnings);
   read<double>(root, "eligibility", "min_achieved_ratio", s.min_achieved_ratio, 0.0, 10.0, s.warnings);
+  if (root["design"] && root["design"].IsMap() && root["design"]["kind"] && root["design"]["kind"].IsScalar())
+    s.design_kind = root["design"]["kind"].as<std::string>();
   return s;
 }
 

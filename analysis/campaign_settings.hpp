@@ -1,7 +1,7 @@
 #pragma once
 // Analysis settings preregistered in the campaign YAML (campaign_meta.campaign_yaml, written by
 // `harness plan`; campaigns/*.yaml): `analysis.bootstrap_replicates`, `analysis.alpha`,
-// `eligibility.max_duration_s`, `eligibility.min_achieved_ratio`. Absent keys keep the study's
+// `eligibility.max_duration_s`, `eligibility.min_achieved_ratio`, `design.kind`. Absent keys keep the study's
 // defaults (10,000; 0.05; 1 s; 0.8).
 #include <map>
 #include <optional>
@@ -16,6 +16,7 @@ struct CampaignSettings {
   std::optional<double> alpha;
   std::optional<double> max_duration_s;
   std::optional<double> min_achieved_ratio;
+  std::optional<std::string> design_kind;  ///< design.kind: pilot | matched-triplets (campaigns/*.yaml)
   std::vector<std::string> warnings;  ///< unreadable YAML or a bad value: names the key and line
 };
 

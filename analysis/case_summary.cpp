@@ -4,7 +4,7 @@
 #include "analysis/quantile.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <set>
 #include <stdexcept>
 
 namespace analysis {
@@ -27,34 +27,60 @@ std::optional<Config> parse_config(const std::string& s) {
   return std::nullopt;
 }
 
-LatencySummary summarize_requests(std::span<const RawRequest> reqs, std::int64_t start_ns,
-                                  std::int64_t end_ns, std::int64_t period_ns) {
+namespace {
+// Smallest k with origin + k x period >= t (k may be negative before clamping).
+std::int64_t first_seq_at_or_after(std::int64_t t, std::int64_t origin, std::int64_t period) {
+  const std::int64_t d = t - origin;
+  return d >= 0 ? (d + period - 1) / period : -((-d) / period);
+}
+}  // namespace
+
+LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseWindow& w) {
+  if (w.period_ns <= 0) throw std::invalid_argument("canary period must be > 0 ns");
   LatencySummary s;
   std::vector<double> resp, wake, service;
   resp.reserve(reqs.size());
   wake.reserve(reqs.size());
   service.reserve(reqs.size());
-  constexpr double inf = std::numeric_limits<double>::infinity();
+  // Censored value (us): observation end - scheduled start, a lower bound of the response.
+  auto censored_us = [&](std::int64_t scheduled_ns) {
+    return static_cast<double>(w.observation_end_ns - scheduled_ns) / 1000.0;
+  };
+  std::set<std::int64_t> recorded_seqs;
   for (const auto& r : reqs) {
-    if (r.scheduled_ns < start_ns || r.scheduled_ns >= end_ns) continue;
+    recorded_seqs.insert(r.seq);
+    if (r.scheduled_ns < w.start_ns || r.scheduled_ns >= w.end_ns) continue;
     ++s.requests;
     if (!r.completion_ns) {
       ++s.incomplete;
       ++s.deadline_misses;
-      resp.push_back(inf);
+      resp.push_back(censored_us(r.scheduled_ns));
       continue;
     }
     const std::int64_t rn = *r.completion_ns - r.scheduled_ns;
     if (rn <= 0) {
       if (s.nonpositive++ == 0) s.first_nonpositive_seq = r.seq;
     }
-    if (*r.completion_ns > r.scheduled_ns + period_ns) ++s.deadline_misses;
+    if (*r.completion_ns > r.scheduled_ns + w.period_ns) ++s.deadline_misses;
     resp.push_back(static_cast<double>(rn) / 1000.0);
     if (r.wake_ns) {
       wake.push_back(static_cast<double>(*r.wake_ns - r.scheduled_ns) / 1000.0);
       service.push_back(static_cast<double>(*r.completion_ns - *r.wake_ns) / 1000.0);
     }
   }
+  // Scheduled pressure-phase requests missing from the trace (truncated trace, seq gaps).
+  const std::int64_t origin = reqs.empty() ? w.origin_ns : reqs.front().scheduled_ns - reqs.front().seq * w.period_ns;
+  const std::int64_t lo = std::max<std::int64_t>(0, first_seq_at_or_after(w.start_ns, origin, w.period_ns));
+  const std::int64_t hi = first_seq_at_or_after(w.end_ns, origin, w.period_ns);  // exclusive
+  for (std::int64_t q = lo; q < hi; ++q) {
+    if (recorded_seqs.count(q)) continue;
+    ++s.missing;
+    ++s.requests;
+    ++s.deadline_misses;
+    resp.push_back(censored_us(origin + q * w.period_ns));
+  }
+  s.censored = s.incomplete + s.missing;
+  s.truncated = s.missing > 0;
   if (s.requests == 0) throw std::invalid_argument("no canary request scheduled in the pressure phase");
   const double probs[] = {0.5, 0.95, 0.99};
   const auto q = quantiles7(resp, probs);

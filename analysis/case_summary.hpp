@@ -1,7 +1,9 @@
 #pragma once
 // Per-case summaries the analysis works from: pressure-phase latency quantiles per canary and
-// the mechanism counters of the pressure phase. Definitions: DESIGN.md "The case"/"Analysis",
-// results/schema.sql (units), study (wake delay, service time, deadline miss).
+// the mechanism counters of the pressure phase. Definitions: docs/PROTOCOL.md ("Every case keeps
+// its outcome"), results/schema.sql (units), study (wake delay, service time, deadline miss).
+#include "analysis/case_outcome.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -34,26 +36,45 @@ struct RawRequest {
 };
 
 /// Latency of one canary over the pressure phase of one case. All times in microseconds (us).
-/// A request belongs to the pressure phase when scheduled_ns is in [start_ns, end_ns).
-/// A request that never completed (completion NULL) counts as a deadline miss and enters the
-/// response quantiles as +inf (decision documented in analysis/README.md): p99 stays finite unless
-/// more than ~1% of the phase's requests never completed. Its wake/service are left out.
+/// A request belongs to the pressure phase when its scheduled start is in [start_ns, end_ns).
+/// Censoring (docs/PROTOCOL.md): a pressure-phase request without a completion time, and a
+/// scheduled pressure-phase request missing from the trace (truncated trace: the schedule
+/// origin + seq x period implies it, the trace lacks its seq), is CENSORED: its response enters
+/// the quantiles as the lower bound (observation end - scheduled start), observation end = the
+/// start of the restoration phase. Any censored request makes p50/p95/p99 lower bounds
+/// (`censored > 0`). Censored requests count as deadline misses; their wake/service are unknown.
+/// A `lost` case has no trace: its quantiles are imputed (`imputed`, see campaign_data.hpp).
 struct LatencySummary {
-  std::size_t requests = 0;         ///< requests scheduled in the pressure phase
-  std::size_t incomplete = 0;       ///< completion NULL (never completed)
-  std::size_t deadline_misses = 0;  ///< completion > scheduled + period, plus incomplete ones
+  std::size_t requests = 0;         ///< requests scheduled in the pressure phase (recorded + missing)
+  std::size_t incomplete = 0;       ///< recorded with completion NULL (never completed): censored
+  std::size_t missing = 0;          ///< implied by the schedule but absent from the trace: censored
+  std::size_t censored = 0;         ///< incomplete + missing
+  bool truncated = false;           ///< missing > 0: fewer requests recorded than the schedule implies
+  bool imputed = false;             ///< lost case: quantiles imputed (worst observed), no trace
+  std::size_t deadline_misses = 0;  ///< completion > scheduled + period, plus censored ones
   std::size_t nonpositive = 0;      ///< response <= 0 (clock or recording error)
   std::int64_t first_nonpositive_seq = -1;  ///< seq of the first such request, -1 if none
-  double p50_us = 0, p95_us = 0, p99_us = 0;          ///< response = completion - scheduled
+  double p50_us = 0, p95_us = 0, p99_us = 0;          ///< response = completion - scheduled (censored: lower bound)
   double wake_p50_us = 0, wake_p99_us = 0;            ///< wake delay = wake - scheduled
   double service_p50_us = 0, service_p99_us = 0;      ///< service = completion - wake
   bool has_wake = false;                              ///< wake/service quantiles available
+  /// True when p99_us is a lower bound or an imputed value (shown flagged in the report).
+  bool p99_flagged() const { return censored > 0 || imputed; }
 };
 
-/// Summarises requests of one canary for the phase [start_ns, end_ns); period_ns defines a
-/// deadline miss. Errors: std::invalid_argument when no request lies in the phase.
-LatencySummary summarize_requests(std::span<const RawRequest> reqs, std::int64_t start_ns,
-                                  std::int64_t end_ns, std::int64_t period_ns);
+/// Where and how one canary's pressure phase is observed (CLOCK_MONOTONIC ns).
+struct PhaseWindow {
+  std::int64_t start_ns = 0, end_ns = 0;   ///< pressure phase [start_ns, end_ns)
+  std::int64_t observation_end_ns = 0;     ///< restoration phase start (docs/PROTOCOL.md)
+  std::int64_t period_ns = 100'000'000;    ///< canary period (spec canaries.period_ms; study: 100 ms)
+  std::int64_t origin_ns = 0;              ///< schedule origin (seq 0) used when the trace is empty
+};
+
+/// Summarises the requests of one canary (ordered by seq) over the pressure phase, censoring as
+/// documented at LatencySummary. The schedule origin is taken from the first recorded request
+/// (scheduled_ns - seq x period), else w.origin_ns. Errors: std::invalid_argument when no request
+/// is scheduled in the phase (neither recorded nor implied).
+LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseWindow& w);
 
 /// Mechanism counters over the pressure phase (differences of cumulative counters between the
 /// first and last 1 Hz telemetry sample whose t_ns is in [start_ns, end_ns]); absent when fewer
@@ -67,7 +88,8 @@ struct Mechanism {
   std::optional<double> oom_kills;        ///< bg+fg memory.events oom_kill delta
 };
 
-/// Everything the reports need about one case (latest attempt).
+/// Everything the reports need about one case (latest attempt): a `completed` case, or a `lost`
+/// case (status "lost": no trace, latency imputed, see campaign_data.hpp).
 struct CaseSummary {
   std::string case_id, campaign, vm, regime, triplet_id, status, accelerator, kernel_release;
   std::int64_t repeat = 0;
@@ -78,6 +100,9 @@ struct CaseSummary {
   std::int64_t pressure_start_ns = 0, pressure_end_ns = 0;
   std::array<std::optional<LatencySummary>, 2> latency;  ///< per Canary; empty = no requests
   Mechanism mech;
+  nlohmann::json outcome_json;           ///< cases.outcome_json (null when absent or invalid)
+  CaseOutcome outcome;                   ///< outcome counts and secondary measurements
+  bool lost() const { return status == "lost"; }
   bool usable = true;                    ///< false: excluded (reason in `excluded_because`)
   std::string excluded_because;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Expected coverage of the stratified percentile bootstrap for a given design (n per stratum).
-// Rule (DESIGN.md "Small-sample caution"): the resampled mean of n units has variance (n-1)/n of
+// Rule (analysis/README.md): the resampled mean of n units has variance (n-1)/n of
 // the true one. Assuming equal within-stratum variances and a normal sampling distribution, the
 // bootstrap variance of the mean over strata is f = sum_s (n_s-1)/n_s^2 / sum_s 1/n_s times the
 // true one, so a nominal two-sided level L interval (z = Phi^-1(1 - (1-L)/2)) covers with

@@ -1,6 +1,6 @@
 #pragma once
 // Runs analysis/figures.py (matplotlib, Agg) with Debian's /usr/bin/python3 and PYTHONPATH set to
-// the build dir of the pybind11 module `harness_analysis` (DESIGN.md: figures from the Python module).
+// the build dir of the pybind11 module `harness_analysis` (analysis/README.md: figures from the Python module).
 #include <string>
 #include <vector>
 

@@ -1,6 +1,8 @@
 // Pilot dose selection (see pilot.hpp).
 #include "analysis/pilot.hpp"
 
+#include "analysis/campaign_settings.hpp"
+#include "analysis/db_columns.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
@@ -9,32 +11,71 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace analysis {
 
+namespace {
+
+// Refuses a DB that is not a pilot DB (std::invalid_argument naming why).
+void require_pilot_db(results::Db& db, const std::string& db_path) {
+  std::map<std::string, std::string> meta;
+  if (has_table(db, "campaign_meta")) {
+    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) meta[st.text(0)] = st.text(1);
+  }
+  const auto settings = read_campaign_settings(meta);
+  if (settings.design_kind && *settings.design_kind != "pilot")
+    throw std::invalid_argument(fmt::format(
+        "{} is not a pilot DB: its campaign has design.kind = {} (pilot-select needs design.kind = pilot; analyse "
+        "this DB with `harness analyze`)", db_path, *settings.design_kind));
+  results::Stmt tr(db, "SELECT COUNT(*), MIN(case_id) FROM cases WHERE triplet_id IS NOT NULL");
+  if (tr.step() && tr.int64(0) > 0)
+    throw std::invalid_argument(fmt::format(
+        "{} is not a pilot DB: {} case(s) belong to matched triplets (e.g. {}); pilot cases have no triplet_id "
+        "(analyse this DB with `harness analyze`)", db_path, tr.int64(0), tr.text(1)));
+}
+
+}  // namespace
+
 PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
+  require_pilot_db(db, db_path);
   PilotResult out;
   out.rule = rule;
   std::map<std::int64_t, DoseResult> doses;
+  std::map<std::int64_t, std::map<std::string, int>> completed_per_regime;  // dose -> regime -> cases
+  std::set<std::string> regimes;  // the campaign's regimes: schedule and cases
+  {
+    results::Stmt st(db, "SELECT DISTINCT regime FROM cases");
+    while (st.step()) regimes.insert(st.text(0));
+    if (has_table(db, "schedule")) {
+      results::Stmt sc(db, "SELECT DISTINCT regime FROM schedule");
+      while (sc.step()) regimes.insert(sc.text(0));
+    }
+  }
   int tcg = 0;
   {
-    results::Stmt st(db, "SELECT case_id FROM cases WHERE status = 'infra_failed' AND configuration = 'bounded-reclaim'");
-    while (st.step()) out.warnings.push_back(fmt::format("case {} is infra_failed: not evaluated", st.text(0)));
+    results::Stmt st(db, "SELECT case_id FROM cases WHERE status <> 'completed' AND configuration = 'bounded-reclaim'");
+    while (st.step()) out.warnings.push_back(fmt::format("case {} is not completed: not evaluated", st.text(0)));
   }
+  const bool v2 = has_column(db, "reclaim_actions", "achieved_conservative_bytes");
   results::Stmt cs(db,
-                   "SELECT case_id, dose_bytes, accelerator FROM cases WHERE status = 'completed' AND "
+                   "SELECT case_id, dose_bytes, accelerator, regime FROM cases WHERE status = 'completed' AND "
                    "configuration = 'bounded-reclaim' AND dose_bytes IS NOT NULL ORDER BY dose_bytes, case_id");
   while (cs.step()) {
     const std::string id = cs.text(0);
     const std::int64_t dose = cs.int64(1);
     if (cs.opt_text(2).value_or("") == "tcg") ++tcg;
+    ++completed_per_regime[dose][cs.text(3)];
     auto& d = doses[dose];
     d.dose_bytes = dose;
     ++d.cases;
     auto fail = [&](std::string why) { d.failed.push_back(fmt::format("{}: {}", id, why)); };
-    results::Stmt ra(db, "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes FROM reclaim_actions "
-                         "WHERE case_id = ?1 ORDER BY start_ns");
+    results::Stmt ra(db, v2 ? "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, "
+                              "achieved_conservative_bytes FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns"
+                            : "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, NULL "
+                              "FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns");
     ra.bind(1, id);
     int n = 0;
     while (ra.step()) {
@@ -47,13 +88,23 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       if (dur > rule.max_duration_s) fail(fmt::format("reclaim took {:.3f} s > {:.1f} s", dur, rule.max_duration_s));
       if (err == EAGAIN) ++d.eagain;
       else if (err != 0) fail(fmt::format("interface error: memory.reclaim write errno {} ({})", err, std::strerror(err)));
-      if (ra.is_null(3)) {
-        fail("achieved_bytes not measured");
+      auto ratio_of = [&](int col) -> std::optional<double> {
+        if (ra.is_null(col)) return std::nullopt;
+        return req > 0 ? static_cast<double>(ra.int64(col)) / req : 0.0;
+      };
+      const auto across = ratio_of(3), conservative = ratio_of(4);
+      if (across) d.min_achieved_ratio = std::min(d.min_achieved_ratio.value_or(*across), *across);
+      if (conservative) d.min_conservative_ratio = std::min(d.min_conservative_ratio.value_or(*conservative), *conservative);
+      if (conservative) {
+        if (*conservative < rule.min_achieved_ratio)
+          fail(fmt::format("conservative achieved {:.2f} of the request < {:.2f}", *conservative, rule.min_achieved_ratio));
+      } else if (across) {
+        ++d.fallback_requests;
+        if (*across < rule.min_achieved_ratio)
+          fail(fmt::format("achieved (across the write; conservative not measured) {:.2f} of the request < {:.2f}",
+                           *across, rule.min_achieved_ratio));
       } else {
-        const double ratio = req > 0 ? static_cast<double>(ra.int64(3)) / req : 0.0;
-        d.min_achieved_ratio = std::min(d.min_achieved_ratio.value_or(ratio), ratio);
-        if (ratio < rule.min_achieved_ratio)
-          fail(fmt::format("achieved {:.2f} of the request < {:.2f}", ratio, rule.min_achieved_ratio));
+        fail("achieved not measured (achieved_bytes and achieved_conservative_bytes NULL)");
       }
     }
     if (n == 0) fail("no memory.reclaim write recorded (trigger never fired?)");
@@ -76,11 +127,23 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   }
   if (doses.empty())
     throw std::invalid_argument(db_path + ": no completed bounded-reclaim case with dose_bytes (not a pilot DB?)");
-  int max_cases = 0;
-  for (auto& [dose, d] : doses) max_cases = std::max(max_cases, d.cases);
   for (auto& [dose, d] : doses) {
-    if (d.cases < max_cases)
-      out.warnings.push_back(fmt::format("dose {} MiB has {} case(s), other doses have {}", dose / 1048576.0, d.cases, max_cases));
+    d.regimes_expected = static_cast<int>(regimes.size());
+    std::string gaps;
+    for (const auto& rg : regimes) {
+      const int k = completed_per_regime[dose].count(rg) ? completed_per_regime[dose][rg] : 0;
+      if (k == 1) ++d.regimes_complete;
+      else gaps += fmt::format("{}{} has {} completed case(s)", gaps.empty() ? "" : ", ", rg, k);
+    }
+    if (!gaps.empty()) {
+      d.incomplete = true;
+      d.failed.insert(d.failed.begin(), fmt::format("incomplete, not eligible: {} of {} regimes have exactly one "
+                                                    "completed case ({})", d.regimes_complete, d.regimes_expected, gaps));
+    }
+    if (d.fallback_requests > 0)
+      out.warnings.push_back(fmt::format(
+          "dose {} MiB: {} of {} request(s) judged on achieved_bytes because achieved_conservative_bytes is NULL "
+          "(concurrent limit reclaim not excluded)", dose / 1048576.0, d.fallback_requests, d.requests));
     d.eligible = d.failed.empty();
     if (d.eligible) out.chosen_bytes = dose;  // ascending: the last eligible is the largest
     out.doses.push_back(d);
@@ -99,23 +162,35 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                                           *r.chosen_bytes / 1048576.0, *r.chosen_bytes)
                             : std::string("**No eligible dose**: no dose met every criterion; the rule selects none."));
   rep.summary.push_back(fmt::format(
-      "Rule (study): eligible iff every request finished within {} s, no OOM or interface error, achieved >= {:.0f}% "
-      "of the request (pgsteal x page size), valid backend and restoration telemetry; the largest eligible dose is chosen.",
+      "Rule (study; docs/PROTOCOL.md): eligible iff every campaign regime has exactly one completed case (else "
+      "\"incomplete, not eligible\"), every request finished within {} s, no OOM or interface error, conservative "
+      "achieved >= {:.0f}% of the request (pgsteal x page size across the write, minus the estimated concurrent limit "
+      "reclaim), valid backend and restoration telemetry; the largest eligible dose is chosen.",
       r.rule.max_duration_s, r.rule.min_achieved_ratio * 100));
   Table t{"table3_pilot", "Table 3. Pilot doses",
-          {{"dose (MiB)", 0}, {"cases", 0}, {"requests", 0}, {"worst duration (ms)", 1}, {"min achieved/requested", 3},
-           {"EAGAIN writes", 0}, {"eligible", 0}, {"failed criteria", 0}}, {}, {}};
+          {{"dose (MiB)", 0}, {"cases", 0}, {"regimes with one completed case", 0}, {"requests", 0},
+           {"worst duration (ms)", 1}, {"min achieved/requested (across write)", 3},
+           {"min conservative achieved/requested", 3}, {"rule judged on", 0}, {"EAGAIN writes", 0}, {"eligible", 0},
+           {"failed criteria", 0}}, {}, {}};
   for (const auto& d : r.doses) {
     std::string failed;
     for (const auto& f : d.failed) failed += (failed.empty() ? "" : "; ") + f;
-    t.add({d.dose_bytes / 1048576.0, d.cases, d.requests,
-           d.worst_duration_s ? num(*d.worst_duration_s * 1000.0) : nlohmann::json(nullptr),
-           d.min_achieved_ratio ? num(*d.min_achieved_ratio) : nlohmann::json(nullptr), d.eagain,
-           d.eligible ? "yes" : "no", failed.empty() ? "-" : failed});
+    const std::string basis = d.fallback_requests == 0 ? "conservative"
+                              : d.fallback_requests == d.requests
+                                  ? "achieved across write (conservative not measured)"
+                                  : fmt::format("conservative; {} request(s) across write (conservative not measured)",
+                                                d.fallback_requests);
+    t.add({d.dose_bytes / 1048576.0, d.cases, fmt::format("{} of {}", d.regimes_complete, d.regimes_expected),
+           d.requests, d.worst_duration_s ? num(*d.worst_duration_s * 1000.0) : nlohmann::json(kNotMeasured),
+           d.min_achieved_ratio ? num(*d.min_achieved_ratio) : nlohmann::json(kNotMeasured),
+           d.min_conservative_ratio ? num(*d.min_conservative_ratio) : nlohmann::json(kNotMeasured), basis, d.eagain,
+           d.eligible ? "yes" : d.incomplete ? "no (incomplete)" : "no", failed.empty() ? "-" : failed});
   }
+  t.notes.push_back("Ratios are shown as measured, never clipped (above 1 = more than requested). Across write = "
+                    "(counter after - before) x page size; conservative = max(0, across write - concurrent estimate).");
   rep.tables.push_back(t);
   nlohmann::json doses = nlohmann::json::array();
-  for (const auto& d : r.doses) doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"failed", d.failed}});
+  for (const auto& d : r.doses) doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete}, {"failed", d.failed}});
   rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)}, {"doses", doses}};
   return rep;
 }

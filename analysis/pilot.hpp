@@ -1,8 +1,11 @@
 #pragma once
-// Pilot dose selection (`harness pilot-select`): Table 3 and the predefined rule (study; DESIGN.md
-// "Analysis"): a dose is eligible iff all its memory.reclaim requests finished within 1 s, produced
-// no OOM or interface error, achieved >= 80% of the request (pgsteal x page size), and left valid
-// backend and restoration telemetry; the largest eligible dose is chosen.
+// Pilot dose selection (`harness pilot-select`): Table 3 and the predefined rule, to the letter
+// (study; docs/PROTOCOL.md "Pilot rule, to the letter"): a dose is eligible iff, for every one of
+// the campaign's regimes, exactly one completed case exists, and every memory.reclaim write
+// finished within 1 s, produced no OOM kill or interface error, achieved >= 80% of the request
+// (conservative figure: achieved_conservative_bytes, i.e. excluding the estimated limit reclaim
+// beside the write), and left valid backend and restoration telemetry. A dose missing a regime is
+// "incomplete, not eligible". The largest eligible dose is chosen.
 #include "analysis/report_table.hpp"
 
 #include <cstdint>
@@ -22,9 +25,14 @@ struct PilotRule {
 struct DoseResult {
   std::int64_t dose_bytes = 0;
   int cases = 0;                              ///< completed bounded-reclaim cases with this dose
+  int regimes_complete = 0;                   ///< campaign regimes with exactly one completed case
+  int regimes_expected = 0;                   ///< the campaign's regimes (schedule and cases)
+  bool incomplete = false;                    ///< a regime without exactly one completed case: not eligible
   int requests = 0;                           ///< reclaim_actions rows
-  std::optional<double> worst_duration_s;     ///< max duration_ns / 1e9
-  std::optional<double> min_achieved_ratio;   ///< min achieved_bytes / requested_bytes
+  std::optional<double> worst_duration_s;     ///< max duration_ns / 1e9, s
+  std::optional<double> min_achieved_ratio;   ///< min achieved_bytes / requested_bytes (across the write)
+  std::optional<double> min_conservative_ratio;  ///< min achieved_conservative_bytes / requested_bytes
+  int fallback_requests = 0;                  ///< judged on achieved_bytes: conservative column NULL
   int eagain = 0;                             ///< writes that returned EAGAIN (partial / no progress)
   bool eligible = false;
   std::vector<std::string> failed;            ///< failed criteria, each naming the case
@@ -39,7 +47,9 @@ struct PilotResult {
 };
 
 /// Evaluates every dose of the completed bounded-reclaim cases in `db_path`.
-/// Errors: results::DbError; std::invalid_argument when the DB has no bounded-reclaim case with a dose.
+/// Errors: results::DbError; std::invalid_argument (the CLI exits 2) when the DB is not a pilot DB
+/// (campaign YAML design.kind other than "pilot", or a case with a triplet_id) or has no
+/// bounded-reclaim case with a dose.
 PilotResult select_dose(const std::string& db_path, const PilotRule& rule = {});
 
 /// Report with Table 3 and the chosen dose in words.

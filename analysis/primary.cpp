@@ -3,6 +3,9 @@
 
 #include "analysis/coverage.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -14,6 +17,13 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
   if (logr.cols() != 4) throw std::invalid_argument("primary analysis: log-ratio matrix must have 4 columns");
   if (absd.rows() != logr.rows() || (absd.cols() != 8 && absd.cols() != 0))
     throw std::invalid_argument("primary analysis: absolute-difference matrix must be T x 8 (or T x 0)");
+  const int min_b = minimum_replicates(opt.alpha, opt.comparisons);
+  if (opt.bootstrap.replicates < min_b)
+    throw std::invalid_argument(fmt::format(
+        "primary analysis: B = {} bootstrap replicates is too small for a {:.4g}% percentile interval: at least 10 "
+        "replicates are needed in each tail (alpha/(2 m) x B >= 10 with alpha = {}, m = {}): minimum B = {}",
+        opt.bootstrap.replicates, simultaneous_level(opt.alpha, opt.comparisons) * 100, opt.alpha, opt.comparisons,
+        min_b));
   Eigen::MatrixXd all(logr.rows(), 4 + absd.cols());
   all.leftCols(4) = logr;
   if (absd.cols()) all.rightCols(absd.cols()) = absd;
@@ -57,7 +67,8 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
     a.upper_us = p.upper;
     r.abs_diffs.push_back(a);
   }
-  r.verdict = decide(for_rule);
+  const bool all_single = std::all_of(b.stratum_sizes.begin(), b.stratum_sizes.end(), [](int n) { return n == 1; });
+  r.verdict = all_single ? not_assessable(static_cast<int>(b.stratum_sizes.size())) : decide(for_rule);
   r.log_bootstrap.point = b.point.head(4);
   r.log_bootstrap.plain = b.plain.leftCols(4);
   r.log_bootstrap.corrected = b.corrected.leftCols(4);

@@ -1,8 +1,8 @@
 #pragma once
 // The primary analysis: four matched-triplet p99 ratios with stratified-bootstrap intervals at the
 // simultaneous level 1 - alpha/m, the corrected secondary interval, the expected-coverage
-// diagnostic, absolute p95/p99 differences in us, and the verdict. Rules: DESIGN.md "Analysis" and
-// "Small-sample caution"; study (Table 4, decision rule).
+// diagnostic, absolute p95/p99 differences in us, and the verdict. Rules: study (Table 4, decision
+// rule); analysis/README.md (estimator, small-sample caution, not-assessable verdict, minimum B).
 #include "analysis/bootstrap.hpp"
 #include "analysis/triplets.hpp"
 #include "analysis/verdict.hpp"
@@ -57,7 +57,9 @@ struct PrimaryResult {
 
 /// Runs the primary analysis on complete triplets. One bootstrap draws the resampling indices once
 /// for all columns (log ratios and absolute differences), so every quantity uses the same indices.
-/// Errors: std::invalid_argument when there is no complete triplet.
+/// Every stratum with one triplet: the verdict is not_assessable() (verdict.hpp). Errors:
+/// std::invalid_argument when there is no complete triplet, or when B < minimum_replicates(alpha, m)
+/// (the message names the minimum B).
 PrimaryResult run_primary(const TripletSet& ts, const PrimaryOptions& opt);
 
 /// The same estimator on a bare T x 4 log-ratio matrix with stratum labels (Python module, tests).

@@ -1,6 +1,6 @@
 #pragma once
 // Sample quantiles, Hyndman & Fan type 7 (numpy.quantile's default "linear").
-// Source of the rule: DESIGN.md "Analysis" (per-case p99 is type 7).
+// Source of the rule: analysis/README.md (per-case p99 is type 7).
 #include <span>
 #include <vector>
 

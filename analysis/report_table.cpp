@@ -1,6 +1,8 @@
 // Report rendering (see report_table.hpp).
 #include "analysis/report_table.hpp"
 
+#include "analysis/quantile.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,6 +15,14 @@ namespace analysis {
 nlohmann::json num(double v) {
   if (!std::isfinite(v)) throw std::invalid_argument("report: non-finite number in a table cell");
   return v;
+}
+
+nlohmann::json median_cell(const std::vector<std::optional<double>>& values, const nlohmann::json& absent) {
+  std::vector<double> x;
+  for (const auto& o : values)
+    if (o && std::isfinite(*o)) x.push_back(*o);
+  if (x.empty()) return absent;
+  return num(median(x));
 }
 
 void Table::add(std::vector<nlohmann::json> row) {

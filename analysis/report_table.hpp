@@ -4,6 +4,7 @@
 // never shows NaN (non-finite numbers are rejected when a cell is set).
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ struct Table {
 
 /// Number cell, or null when absent/non-finite is impossible by construction (throws instead).
 nlohmann::json num(double v);
+
+/// Cell text for a quantity whose column or outcome_json key is absent (results/schema.sql: NULL
+/// means "not measured", never zero).
+inline constexpr const char* kNotMeasured = "not measured";
+
+/// Median (type 7) of the present, finite values as a number cell; `absent` when there is none.
+nlohmann::json median_cell(const std::vector<std::optional<double>>& values, const nlohmann::json& absent = nullptr);
 
 /// The whole report.
 struct Report {

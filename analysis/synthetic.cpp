@@ -68,7 +68,8 @@ struct CaseWriter {
                   "VALUES(?1,?2,?3,?4,?5,?6,?7)"),
         ins_rec(d, "INSERT INTO reclaim_actions(case_id,requested_bytes,start_ns,end_ns,duration_ns,write_errno,"
                    "pgsteal_before,pgsteal_after,pgsteal_settled,bg_current_before_bytes,bg_current_after_bytes,"
-                   "achieved_bytes) VALUES(?1,?2,?3,?4,?5,?6,1000,?7,?7,400000000,300000000,?8)"),
+                   "achieved_bytes,concurrent_estimate_bytes,achieved_conservative_bytes,achieved_counter) "
+                   "VALUES(?1,?2,?3,?4,?5,?6,1000,?7,?7,400000000,300000000,?8,?9,?10,'pgsteal')"),
         ins_rest(d, "INSERT INTO restoration(case_id,start_ns,end_ns,clean,detail_json) VALUES(?1,?2,?3,?4,'{}')"),
         ins_sched(d, "INSERT INTO schedule(case_id,ordinal,vm,regime,repeat,triplet_id,configuration,dose_bytes,state) "
                      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)") {}
@@ -86,7 +87,8 @@ struct CaseWriter {
              int repeat, const std::string& triplet, int config, std::int64_t dose, const std::string& status,
              const std::string& accel, const nlohmann::json& spec, const std::array<double, 2>& mult,
              const std::array<std::vector<double>, 2>& pattern, int warm, int press, int recov, int period_ms,
-             double stall_scale, double reclaim_s, double achieved_ratio, int werrno, bool oom, bool clean) {
+             double stall_scale, double reclaim_s, double achieved_ratio, int werrno, bool oom, bool clean,
+             std::optional<double> conservative_ratio = std::nullopt) {
     ins_case.bind(1, id).bind(2, campaign).bind(3, vm).bind(4, regime).bind(5, repeat);
     triplet.empty() ? ins_case.bind_null(6) : ins_case.bind(6, triplet);
     ins_case.bind(7, kConfigs[config]);
@@ -144,7 +146,14 @@ struct CaseWriter {
       const std::int64_t dur = ll(reclaim_s * 1e9);
       const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);
       ins_rec.bind(1, id).bind(2, dose).bind(3, trig).bind(4, trig + dur).bind(5, dur).bind(6, werrno)
-          .bind(7, 1000 + achieved / 4096).bind(8, achieved).run();
+          .bind(7, 1000 + achieved / 4096).bind(8, achieved);
+      if (conservative_ratio) {
+        const std::int64_t cons = ll(static_cast<double>(dose) * *conservative_ratio);
+        ins_rec.bind(9, std::max<std::int64_t>(0, achieved - cons)).bind(10, cons);
+      } else {
+        ins_rec.bind_null(9).bind_null(10);
+      }
+      ins_rec.run();
     }
     ins_rest.bind(1, id).bind(2, te).bind(3, te + 3 * s).bind(4, clean ? 1 : 0).run();
   }
@@ -257,13 +266,20 @@ std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<Sy
       for (std::size_t i = 0; i < regimes.size(); ++i) {
         const bool worst = i == 0;  // the first regime carries the dose's worst values
         const std::string id = fmt::format("pilot-vm0-{}-dose{}", regimes[i], d.dose_bytes / 1048576);
+        if (static_cast<int>(i) >= d.regimes) {  // scheduled, never run
+          w.schedule(id, "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, "pending");
+          continue;
+        }
         const double dur = worst ? d.worst_duration_s : d.worst_duration_s * 0.5;
         const double ach = worst ? d.min_achieved_ratio : std::max(d.min_achieved_ratio, 1.1);
         w.schedule(id, "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, "completed");
         w.write(id, "pilot", "vm0", regimes[i], 1, "", 2, d.dose_bytes, "completed", "kvm",
                 make_spec(id, "pilot", "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, 10, pressure_s, 10, 100),
                 {1, 1}, pattern, 10, pressure_s, 10, 100, 1.0, dur, ach, worst ? d.write_errno : 0, worst && d.oom,
-                worst ? d.restoration_clean : true);
+                worst ? d.restoration_clean : true,
+                d.min_conservative_ratio ? std::optional<double>(worst ? *d.min_conservative_ratio
+                                                                       : std::max(*d.min_conservative_ratio, 1.1))
+                                         : std::nullopt);
       }
     }
     rows = w.rows;

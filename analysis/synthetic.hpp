@@ -9,6 +9,7 @@
 // controller_events (trigger), reclaim_actions (bounded-reclaim), restoration, campaign_meta, schedule.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct SyntheticDose {
   int write_errno = 0;           ///< errno of the worst case's write (0 = success)
   bool oom = false;              ///< one case records an OOM kill
   bool restoration_clean = true;
+  /// Conservative achieved / requested of the worst case (other regimes: max(this, 1.1));
+  /// nullopt = concurrent_estimate_bytes and achieved_conservative_bytes NULL (pre-v2 DB).
+  std::optional<double> min_conservative_ratio;
+  int regimes = 4;               ///< cases written: one per regime for the first `regimes` of the four
 };
 
 /// Writes a pilot DB: vm0, one bounded-reclaim case per (dose, regime) with a reclaim_actions row.

@@ -23,8 +23,13 @@ TripletSet build_triplets(const CampaignData& data) {
   TripletSet ts;
   std::map<std::string, std::vector<const CaseSummary*>> groups;
   for (const auto& c : data.cases)
-    if (!c.triplet_id.empty())
-      groups[c.triplet_id].push_back(&c);
+    if (!c.triplet_id.empty()) groups[c.triplet_id].push_back(&c);
+  std::map<std::string, std::vector<const ScheduledCase*>> planned;
+  for (const auto& s : data.schedule)
+    if (!s.triplet_id.empty()) {
+      planned[s.triplet_id].push_back(&s);
+      groups[s.triplet_id];  // a triplet none of whose members ran is incomplete too
+    }
   if (groups.empty() && !data.cases.empty())
     ts.warnings.push_back("no completed case has a triplet_id (a pilot DB? use `harness pilot-select`)");
   std::map<std::string, std::vector<Triplet>> by_stratum;
@@ -41,11 +46,35 @@ TripletSet build_triplets(const CampaignData& data) {
       slot = c;
     }
     if (problem.empty()) {
-      for (int k = 0; k < 3; ++k)
-        if (!t.cases[k]) {
-          problem = fmt::format("no completed {} case", config_name(static_cast<Config>(k)));
-          break;
+      IncompleteTriplet inc;
+      inc.id = id;
+      for (int k = 0; k < 3; ++k) {
+        if (t.cases[k]) continue;
+        const char* conf = config_name(static_cast<Config>(k));
+        std::string what = fmt::format("{} (no case record, not in the schedule)", conf);
+        for (const ScheduledCase* s : planned[id])
+          if (s->configuration == conf) {
+            inc.vm = s->vm;
+            inc.regime = s->regime;
+            what = fmt::format("{} ({}: {})", conf, s->case_id,
+                               std::find(data.infra_failed.begin(), data.infra_failed.end(), s->case_id) !=
+                                       data.infra_failed.end()
+                                   ? std::string("infra_failed")
+                                   : s->state);
+          }
+        inc.never_run.push_back(what);
+      }
+      if (!inc.never_run.empty()) {
+        for (const CaseSummary* c : members) {
+          inc.vm = c->vm;
+          inc.regime = c->regime;
         }
+        std::string list;
+        for (const auto& m : inc.never_run) list += (list.empty() ? "" : ", ") + m;
+        ts.warnings.push_back(fmt::format("triplet {} incomplete (a member never ran): {}", id, list));
+        ts.incomplete.push_back(std::move(inc));
+        continue;
+      }
     }
     if (problem.empty()) {
       t.vm = t.cases[0]->vm;
@@ -64,12 +93,9 @@ TripletSet build_triplets(const CampaignData& data) {
           const auto& l = c->latency[static_cast<int>(k)];
           if (!l) {
             problem = fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k));
-          } else if (!(l->p99_us > 0.0)) {
-            problem = fmt::format("case {} {} p99 = {} us <= 0: log ratio undefined", c->case_id, canary_name(k),
-                                  l->p99_us);
-          } else if (std::isinf(l->p99_us)) {
-            problem = fmt::format("case {} {} p99 is infinite ({} of {} requests never completed)", c->case_id,
-                                  canary_name(k), l->incomplete, l->requests);
+          } else if (!(l->p99_us > 0.0) || !std::isfinite(l->p99_us)) {
+            problem = fmt::format("case {} {} p99 = {} us is not a positive finite number: log ratio undefined",
+                                  c->case_id, canary_name(k), l->p99_us);
           }
           if (!problem.empty()) break;
         }
@@ -77,7 +103,8 @@ TripletSet build_triplets(const CampaignData& data) {
       }
     }
     if (!problem.empty()) {
-      ts.warnings.push_back(fmt::format("triplet {} dropped from the paired analysis: {}", id, problem));
+      ts.excluded.push_back(fmt::format("triplet {}: {}", id, problem));
+      ts.warnings.push_back(fmt::format("triplet {} excluded from the paired analysis for a recording error: {}", id, problem));
       continue;
     }
     by_stratum[t.vm + "/" + t.regime].push_back(t);

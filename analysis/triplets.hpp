@@ -1,6 +1,7 @@
 #pragma once
 // Matched triplets and strata (study: one case per configuration under the same VM, pressure
-// regime and repeat identifier; stratum = (vm, regime); DESIGN.md "Analysis").
+// regime and repeat identifier; stratum = (vm, regime); docs/PROTOCOL.md "Every case keeps its
+// outcome": no triplet is dropped for its outcome).
 #include "analysis/campaign_data.hpp"
 
 #include <Eigen/Dense>
@@ -11,24 +12,35 @@
 
 namespace analysis {
 
-/// One complete matched triplet: a usable case for every configuration (indexed by Config).
+/// One complete matched triplet: a usable completed or lost case for every configuration (indexed by Config).
 struct Triplet {
   std::string id, vm, regime;
   int stratum = 0;                               ///< index into TripletSet::strata
   std::array<const CaseSummary*, 3> cases{};     ///< [Static, Delayed, Reclaim]
 };
 
+/// A triplet with a member that was never run (docs/PROTOCOL.md: pending, or infra_failed with
+/// retries exhausted, or scheduled without any record): the only reason a triplet is incomplete.
+struct IncompleteTriplet {
+  std::string id, vm, regime;
+  std::vector<std::string> never_run;            ///< "<configuration> (<case_id>: <state>)"
+};
+
 /// The triplets entering the primary analysis, ordered by stratum then triplet id.
 struct TripletSet {
   std::vector<Triplet> triplets;
   std::vector<std::string> strata;               ///< "vm/regime", sorted
-  std::vector<std::string> warnings;             ///< dropped triplets and why; 1-triplet strata
+  std::vector<IncompleteTriplet> incomplete;     ///< a member never run (listed in the report)
+  std::vector<std::string> excluded;             ///< triplets excluded for a recording error, with why
+  std::vector<std::string> warnings;             ///< incomplete / excluded triplets; 1-triplet strata
 };
 
-/// Groups usable completed cases with a triplet_id into triplets. A triplet is dropped with a
-/// warning naming it when a configuration is missing, duplicated or unusable, its cases disagree on
-/// vm/regime, or a canary p99 is absent, <= 0 or infinite (log ratio undefined). `data` must outlive
-/// the result (pointers into data.cases).
+/// Groups completed and lost cases with a triplet_id (and the schedule's triplet rows) into
+/// triplets. Outcomes never exclude a triplet: censored p99 (lower bound) and imputed p99 (lost
+/// case) enter as they are. A triplet is incomplete when a configuration was never run; it is
+/// excluded (named, with why) only for a recording error: two cases for one configuration, a case
+/// marked unusable (campaign_data.hpp), cases disagreeing on vm/regime, or a p99 <= 0 or not
+/// finite (log ratio undefined). `data` must outlive the result (pointers into data.cases).
 TripletSet build_triplets(const CampaignData& data);
 
 /// The four primary comparisons (study Table 4 order): bounded reclaim versus comparator per canary.

@@ -3,7 +3,24 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace analysis {
+
+Verdict not_assessable(int strata) {
+  Verdict v;
+  v.assessable = false;
+  v.text = fmt::format(
+      "NOT ASSESSABLE (no resampling variability): each of the {} (vm, regime) strata has one matched triplet, so "
+      "every bootstrap replicate equals the estimate and the intervals have zero width. The predefined rule is not "
+      "applied: neither a benefit nor harm is claimed.",
+      strata);
+  return v;
+}
+
+int minimum_replicates(double alpha, int m) {
+  return static_cast<int>(std::ceil(20.0 * m / alpha - 1e-9));
+}
 
 Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate) {
   Verdict v;

@@ -1,5 +1,5 @@
 #pragma once
-// The study's predefined decision rule (study; DESIGN.md "Analysis"):
+// The study's predefined decision rule (study; analysis/README.md):
 //   general benefit  iff all four upper bounds < 1 AND all four point estimates <= 0.95
 //   harm (per comparison) iff its interval lies wholly above 1 (lower bound > 1).
 // Applied to the prespecified (plain percentile, 98.75%) intervals only.
@@ -17,11 +17,21 @@ struct RatioInterval {
 
 /// The verdict and, in words, why.
 struct Verdict {
+  bool assessable = true;               ///< false: no resampling variability (every stratum has one triplet)
   bool general_benefit = false;
   std::vector<std::string> harm;        ///< labels of comparisons with lower bound > 1
   std::vector<std::string> failed;      ///< which benefit criteria failed, e.g. "sqlite: reclaim / static upper bound 1.020 >= 1"
   std::string text;                     ///< one paragraph for the report
 };
+
+/// The verdict when the intervals carry no information (PROTOCOL.md assumption, analysis/README.md):
+/// every (vm, regime) stratum has one triplet, so every bootstrap replicate equals the estimate and
+/// the intervals have zero width. Neither benefit nor harm is claimed from zero-width intervals.
+Verdict not_assessable(int strata);
+
+/// Smallest B with at least 10 bootstrap replicates in each tail at the simultaneous level:
+/// alpha / (2 m) x B >= 10, i.e. B >= 20 m / alpha (1600 at alpha 0.05, m 4). PROTOCOL.md assumption.
+int minimum_replicates(double alpha, int m);
 
 /// Applies the rule. `max_estimate` = 0.95 (a reduction of at least 5%), `bound` = 1.
 Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate = 0.95);

@@ -1,0 +1,37 @@
+// Attempts audit trail (see attempts_audit.hpp).
+#include "analysis/attempts_audit.hpp"
+
+#include "analysis/db_columns.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace analysis {
+
+std::vector<AttemptRow> load_attempts(results::Db& db) {
+  std::vector<AttemptRow> out;
+  if (!has_table(db, "attempts")) return out;
+  const bool v2 = has_column(db, "attempts", "kind");
+  const std::string conf =
+      "COALESCE((SELECT configuration FROM cases c WHERE c.case_id = a.case_id), "
+      "(SELECT configuration FROM schedule s WHERE s.case_id = a.case_id), '?')";
+  results::Stmt st(db, "SELECT a.case_id, a.attempt, a.status, a.error, " + conf + ", " +
+                           (v2 ? std::string("a.kind, a.detail_json") : std::string("'run', NULL")) +
+                           " FROM attempts a ORDER BY a.case_id, a.attempt");
+  while (st.step()) {
+    AttemptRow r;
+    r.case_id = st.text(0);
+    r.attempt = st.int64(1);
+    r.status = st.text(2);
+    r.error = st.opt_text(3).value_or("");
+    r.configuration = st.text(4);
+    r.kind = st.opt_text(5).value_or("run");
+    if (auto d = st.opt_text(6)) {
+      const auto j = nlohmann::json::parse(*d, nullptr, false);
+      if (j.is_object() && j.contains("reason") && j["reason"].is_string()) r.reason = j["reason"].get<std::string>();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace analysis

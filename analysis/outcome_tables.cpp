@@ -1,0 +1,268 @@
+// Outcome and protocol-quality tables (see outcome_tables.hpp).
+#include "analysis/outcome_tables.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace analysis {
+namespace {
+
+using nlohmann::json;
+constexpr Config kConfigs[3] = {Config::Static, Config::Delayed, Config::Reclaim};
+constexpr double kMiB = 1048576.0;
+
+// Sum of optional integers as a cell: "not measured" when no case has the value.
+json sum_cell(const std::vector<std::optional<std::int64_t>>& v) {
+  std::optional<std::int64_t> s;
+  for (const auto& x : v)
+    if (x) s = s.value_or(0) + *x;
+  return s ? json(*s) : json(kNotMeasured);
+}
+
+std::string errno_name(int e) {
+  if (e == 0) return "0 (success)";
+  const char* n = strerrorname_np(e);
+  return n ? fmt::format("{} {}", e, n) : std::to_string(e);
+}
+
+}  // namespace
+
+Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
+  Table t{"outcome_counts", "Outcome counts per configuration (every case keeps its outcome)",
+          {{"configuration", 0}, {"cases", 0}, {"censored requests, compute", 0}, {"censored requests, sqlite", 0},
+           {"cases with truncated trace", 0}, {"cases with censored p99 (lower bound)", 0}, {"OOM kills bg", 0},
+           {"OOM kills fg", 0}, {"lost cases", 0}, {"imputed p99 values", 0}, {"incomplete triplets (member never ran)", 0}},
+          {}, {}};
+  for (Config cf : kConfigs) {
+    int n = 0, truncated = 0, flagged = 0, lost = 0, imputed = 0;
+    long long cens[2] = {0, 0};
+    std::vector<std::optional<std::int64_t>> bg, fg;
+    for (const auto& c : data.cases) {
+      if (c.triplet_id.empty() || c.configuration != cf) continue;
+      ++n;
+      if (c.lost()) ++lost;
+      bool trunc = false, fl = false;
+      for (int k = 0; k < 2; ++k) {
+        const auto& l = c.latency[k];
+        if (!l) continue;
+        cens[k] += static_cast<long long>(l->censored);
+        trunc = trunc || l->truncated;
+        fl = fl || l->censored > 0;
+        if (l->imputed) ++imputed;
+      }
+      truncated += trunc;
+      flagged += fl;
+      bg.push_back(c.outcome.oom_kills_bg);
+      fg.push_back(c.outcome.oom_kills_fg);
+    }
+    int incomplete = 0;
+    for (const auto& inc : ts.incomplete)
+      for (const auto& m : inc.never_run)
+        if (m.rfind(config_name(cf), 0) == 0) ++incomplete;
+    t.add({config_name(cf), n, cens[0], cens[1], truncated, flagged, sum_cell(bg), sum_cell(fg), lost, imputed,
+           incomplete});
+  }
+  t.notes.push_back(
+      "Censored request: a pressure-phase request that never completed, or one the schedule implies but a truncated "
+      "trace lacks; it enters the p99 as the lower bound (restoration start - scheduled start), so that case's p99 "
+      "is a lower bound (docs/PROTOCOL.md). Lost case: no trace; its p99 per canary is the largest p99 of that canary "
+      "among the campaign's completed cases (worst-observed imputation, PROTOCOL.md assumption): one imputed value "
+      "per canary. OOM kills: outcome_json.oom_kills; \"not measured\" when no case records it.");
+  if (!ts.incomplete.empty()) {
+    std::string s = "Incomplete triplets:";
+    for (const auto& inc : ts.incomplete) {
+      std::string m;
+      for (const auto& x : inc.never_run) m += (m.empty() ? "" : ", ") + x;
+      s += fmt::format(" {} [{}];", inc.id, m);
+    }
+    t.notes.push_back(s);
+  }
+  return t;
+}
+
+Table attempts_table(const CampaignData& data) {
+  Table t{"attempts", "Attempts per configuration (audit trail, table attempts)",
+          {{"configuration", 0}, {"attempts", 0}, {"infra failures", 0}, {"lost", 0}, {"reruns", 0},
+           {"mark-infra reclassifications", 0}}, {}, {}};
+  std::map<std::string, std::array<int, 5>> by;
+  std::map<std::string, int> runs_of_case;
+  for (const auto& a : data.attempts) {
+    auto& v = by[a.configuration];
+    ++v[0];
+    if (a.kind == "mark-infra") {
+      ++v[4];
+      continue;
+    }
+    if (a.status == "infra_failed") ++v[1];
+    if (a.status == "lost") ++v[2];
+    if (runs_of_case[a.case_id]++ > 0) ++v[3];
+  }
+  for (Config cf : kConfigs) {
+    const auto it = by.find(config_name(cf));
+    const std::array<int, 5> v = it == by.end() ? std::array<int, 5>{} : it->second;
+    t.add({config_name(cf), v[0], v[1], v[2], v[3], v[4]});
+  }
+  if (by.count("?")) {
+    const auto& v = by["?"];
+    t.add({"unknown (no case or schedule row)", v[0], v[1], v[2], v[3], v[4]});
+  }
+  if (data.attempts.empty())
+    t.notes.push_back("No attempts recorded (table attempts absent or empty: a bundle, or a DB before schema version 2).");
+  t.notes.push_back("Reruns: attempts of a case after its first (runner or adopted); only infra failures before the "
+                    "pressure phase are rerun (study). Lost cases are never rerun automatically (docs/PROTOCOL.md).");
+  return t;
+}
+
+Table reclassifications_table(const CampaignData& data) {
+  Table t{"mark_infra", "Operator reclassifications (harness mark-infra)",
+          {{"case", 0}, {"attempt", 0}, {"configuration", 0}, {"reason", 0}}, {}, {}};
+  for (const auto& a : data.attempts)
+    if (a.kind == "mark-infra")
+      t.add({a.case_id, a.attempt, a.configuration, a.reason.empty() ? std::string("(no reason recorded)") : a.reason});
+  if (t.rows.empty()) t.notes.push_back("None.");
+  return t;
+}
+
+Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
+  Table t{"reclaim_execution", "Reclaim execution (secondary): trigger and memory.reclaim write per configuration",
+          {{"configuration", 0}, {"cases", 0}, {"triggered", 0}, {"trigger delay median (s)", 1},
+           {"trigger delay max (s)", 1}, {"writes", 0}, {"write duration median (ms)", 1}, {"write duration max (ms)", 1},
+           {"errno counts", 0}, {"requested median (MiB)", 1}, {"achieved across write median (MiB)", 1},
+           {"concurrent estimate median (MiB)", 1}, {"conservative achieved median (MiB)", 1},
+           {"achieved/requested median", 3}, {"achieved/requested min", 3}, {"achieved/requested max", 3}},
+          {}, {}};
+  for (Config cf : kConfigs) {
+    int n = 0, triggered = 0, writes = 0;
+    std::vector<std::optional<double>> delay, dur, req, ach, conc, cons, ratio;
+    std::map<int, int> errnos;
+    for (const auto* c : cases) {
+      if (c->configuration != cf) continue;
+      ++n;
+      if (c->outcome.trigger_delay_s) {
+        ++triggered;
+        delay.push_back(c->outcome.trigger_delay_s);
+      }
+      for (const auto& r : c->outcome.reclaim) {
+        ++writes;
+        ++errnos[r.write_errno];
+        dur.push_back(r.duration_ns / 1e6);
+        req.push_back(r.requested_bytes / kMiB);
+        if (r.achieved_bytes) {
+          ach.push_back(*r.achieved_bytes / kMiB);
+          if (r.requested_bytes > 0) ratio.push_back(static_cast<double>(*r.achieved_bytes) / r.requested_bytes);
+        }
+        if (r.concurrent_estimate_bytes) conc.push_back(*r.concurrent_estimate_bytes / kMiB);
+        if (r.achieved_conservative_bytes) cons.push_back(*r.achieved_conservative_bytes / kMiB);
+      }
+    }
+    auto max_cell = [](const std::vector<std::optional<double>>& v, const json& absent) -> json {
+      std::optional<double> m;
+      for (const auto& x : v)
+        if (x) m = std::max(m.value_or(*x), *x);
+      return m ? num(*m) : absent;
+    };
+    auto min_cell = [](const std::vector<std::optional<double>>& v, const json& absent) -> json {
+      std::optional<double> m;
+      for (const auto& x : v)
+        if (x) m = std::min(m.value_or(*x), *x);
+      return m ? num(*m) : absent;
+    };
+    const json none = writes ? json(kNotMeasured) : json("no write");
+    std::string err;
+    for (const auto& [e, k] : errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_name(e), k);
+    t.add({config_name(cf), n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
+           median_cell(dur, none), max_cell(dur, none), err.empty() ? std::string("no write") : err,
+           median_cell(req, none), median_cell(ach, none), median_cell(conc, none), median_cell(cons, none),
+           median_cell(ratio, none), min_cell(ratio, none), max_cell(ratio, none)});
+  }
+  t.notes.push_back(
+      "Trigger delay: trigger (static-zram: would_trigger) time since the pressure-phase start (outcome_json.trigger, "
+      "else controller_events). Achieved across the write = (counter after - before) x page size (pgsteal_proactive "
+      "where the kernel has it, else bg pgsteal, which also counts limit reclaim beside the write); concurrent "
+      "estimate = bg pgsteal rate before the trigger x write duration; conservative = max(0, achieved - estimate) "
+      "(docs/PROTOCOL.md). achieved/requested is shown as measured, never clipped: above 1 = over-reclaim.");
+  return t;
+}
+
+Table measurement_quality_table(const std::vector<const CaseSummary*>& cases) {
+  Table t{"measurement_quality", "Load and measurement quality per configuration",
+          {{"configuration", 0}, {"cases", 0}, {"nominal rate median (MiB/s)", 1}, {"achieved rate median (MiB/s)", 1},
+           {"cases > 10% below nominal", 0}, {"pressure-episode fraction median", 3}, {"irregular windows", 0},
+           {"judged windows", 0}, {"cases with steal > 1%", 0}, {"steal median (ms)", 1},
+           {"harness self cpu median (s)", 2}, {"harness self peak RSS median (KiB)", 0}},
+          {}, {}};
+  for (Config cf : kConfigs) {
+    int n = 0, slow = 0, stolen = 0;
+    bool rate_known = false, steal_known = false;
+    std::vector<std::optional<double>> nominal, achieved, episode, steal, cpu, rss;
+    std::vector<std::optional<std::int64_t>> irregular, windows;
+    for (const auto* c : cases) {
+      if (c->configuration != cf) continue;
+      ++n;
+      const auto& o = c->outcome;
+      nominal.push_back(o.nominal_rate_mib_s);
+      achieved.push_back(o.achieved_rate_mib_s);
+      episode.push_back(o.episode_fraction);
+      irregular.push_back(o.irregular_windows);
+      windows.push_back(o.windows);
+      if (o.steal_total_us) steal.push_back(*o.steal_total_us / 1000.0);
+      cpu.push_back(o.harness_cpu_s);
+      rss.push_back(o.harness_peak_rss_kib);
+      if (o.achieved_rate_mib_s && o.nominal_rate_mib_s && *o.nominal_rate_mib_s > 0) {
+        rate_known = true;
+        if (*o.achieved_rate_mib_s < (1.0 - kRateShortfallFlag) * *o.nominal_rate_mib_s) ++slow;
+      }
+      if (o.steal_total_us && o.case_span_s) {
+        steal_known = true;
+        if (*o.steal_total_us > kStealFlagFraction * *o.case_span_s * 1e6) ++stolen;
+      }
+    }
+    t.add({config_name(cf), n, median_cell(nominal, kNotMeasured), median_cell(achieved, kNotMeasured),
+           rate_known ? json(slow) : json(kNotMeasured), median_cell(episode, kNotMeasured), sum_cell(irregular),
+           sum_cell(windows), steal_known ? json(stolen) : json(kNotMeasured), median_cell(steal, kNotMeasured),
+           median_cell(cpu, kNotMeasured), median_cell(rss, kNotMeasured)});
+  }
+  t.notes.push_back(fmt::format(
+      "Rates: outcome_json.load (achieved = allocated bytes / time to allocate them); a case more than {:.0f}% below "
+      "nominal is named in the warnings. Episode fraction: first to last pressure-phase window with bg PSI some growth "
+      ">= the trigger threshold, over the pressure phase. Irregular window: real length outside [0.9, 1.1] x the "
+      "window (not judged; resets the run). Steal: outcome_json.steal.total_us over warmup..recovery; a case is "
+      "flagged when steal exceeds {:.0f}% of that time (PROTOCOL.md assumption). Harness self: the executor's (and "
+      "agent's) cpu time and peak RSS over the case.",
+      kRateShortfallFlag * 100, kStealFlagFraction * 100));
+  return t;
+}
+
+std::vector<std::string> measurement_warnings(const std::vector<const CaseSummary*>& cases) {
+  std::vector<std::string> w;
+  std::string slow, stolen;
+  int nslow = 0, nstolen = 0;
+  for (const auto* c : cases) {
+    const auto& o = c->outcome;
+    if (o.achieved_rate_mib_s && o.nominal_rate_mib_s && *o.nominal_rate_mib_s > 0 &&
+        *o.achieved_rate_mib_s < (1.0 - kRateShortfallFlag) * *o.nominal_rate_mib_s) {
+      ++nslow;
+      slow += fmt::format(" {} ({:.1f} of {:.1f} MiB/s);", c->case_id, *o.achieved_rate_mib_s, *o.nominal_rate_mib_s);
+    }
+    if (o.steal_total_us && o.case_span_s && *o.steal_total_us > kStealFlagFraction * *o.case_span_s * 1e6) {
+      ++nstolen;
+      stolen += fmt::format(" {} ({:.2f}% of {:.0f} s);", c->case_id, *o.steal_total_us / (*o.case_span_s * 1e4),
+                            *o.case_span_s);
+    }
+  }
+  if (nslow)
+    w.push_back(fmt::format("{} case(s) allocated more than {:.0f}% below the nominal rate (the regime was not "
+                            "delivered as specified):{}",
+                            nslow, kRateShortfallFlag * 100, slow));
+  if (nstolen)
+    w.push_back(fmt::format("{} case(s) had cpu steal above {:.0f}% of the case time (host contention):{}", nstolen,
+                            kStealFlagFraction * 100, stolen));
+  return w;
+}
+
+}  // namespace analysis
