@@ -3,6 +3,9 @@
 // results-DB rows, whose format is results/schema.sql). Each case gets 101 pressure-phase requests
 // per canary with responses k x {1, ..., 101} us, so its type-7 p99 is exactly 100 k us
 // (h = 100 x 0.99 = 99 -> x[99] = 100 k), plus requests outside the phase that must be ignored.
+// Timeline (ns): pressure [10 s, 20.1 s), request i (0..100) scheduled at 10 s + i x 100 ms with
+// seq i + 1 (seq 0 at 9.9 s); recovery [20.1 s, 21.1 s); restoration starts at 21.1 s, so a
+// censored request i enters as 11.1 s - i x 0.1 s.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,9 +22,16 @@ struct Case {
   std::string accelerator = "kvm";
   bool zero_latency_request = false;   ///< one pressure request with completion == scheduled
   int null_completions = 0;            ///< this many pressure requests never completed
+  /// Canary killed mid-phase: canary `truncate_canary` (0 compute, 1 sqlite) records pressure
+  /// request `truncate_at` without completion (in flight) and nothing after it; -1 = no truncation.
+  int truncate_canary = 0;
+  int truncate_at = -1;
+  bool in_flight_at_kill = true;       ///< false: nothing recorded from truncate_at on
+  std::string outcome_json;            ///< cases.outcome_json (empty = NULL)
 };
 
-/// Writes a fresh DB at path with these cases; extra_schedule adds schedule rows with no case.
+/// Writes a fresh DB at path with these cases (status "lost": only the cases row, as the runner
+/// writes it); extra_schedule adds schedule rows with no case.
 void write(const std::string& path, const std::vector<Case>& cases, const std::vector<std::string>& extra_schedule = {});
 
 /// A fresh temp file path under the build's temp dir (unique per call).

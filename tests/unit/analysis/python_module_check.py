@@ -14,7 +14,7 @@ assert isinstance(d["log_ratios"], np.ndarray) and d["log_ratios"].shape[1] == 4
 assert d["cases"]["compute_p99_us"].dtype == np.float64
 b1 = ha.bootstrap(d["log_ratios"], d["strata"], 500, 9, 1)
 b2 = ha.bootstrap(d["log_ratios"], d["strata"], 500, 9, 2)
-p = ha.primary(db, replicates=500, seed=9, threads=2)
+p = ha.primary(db, replicates=2000, seed=9, threads=2)
 json.dump({
     "shape": list(d["log_ratios"].shape),
     "strata": d["strata"].tolist(),

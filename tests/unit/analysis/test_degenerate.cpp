@@ -1,6 +1,6 @@
 // Degenerate input: a zero latency, a triplet missing a configuration, a single stratum, no
-// complete triplet, never-completed requests, TCG / infra_failed / missing cases. Each gives a
-// clear error or a warning naming the case, and never a NaN or inf in a table.
+// complete triplet, never-completed requests (censored), TCG / infra_failed / missing cases. Each
+// gives a clear error or a warning naming the case, and never a NaN or inf in a table.
 #include "analysis/analysis_report.hpp"
 
 #include "golden_db.hpp"
@@ -63,13 +63,14 @@ TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
       << (data.warnings.empty() ? "" : data.warnings[0]);
   const auto ts = analysis::build_triplets(data);
   EXPECT_EQ(ts.triplets.size(), 5u);
-  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 dropped"));
+  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 excluded from the paired analysis for a recording error: case vm0-r-1-bounded-reclaim unusable"));
+  ASSERT_EQ(ts.excluded.size(), 1u);
   const auto r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts()));
   EXPECT_TRUE(any_contains(r.warnings, "vm0-r-1-bounded-reclaim excluded"));
   expect_no_nan(r);
 }
 
-TEST(Degenerate, TripletMissingAConfigurationIsDroppedAndNamed) {
+TEST(Degenerate, TripletMissingAConfigurationIsIncompleteAndNamed) {
   auto cases = base();
   cases.erase(cases.begin() + 1);  // vm0/r/1 delayed-activation
   const auto path = golden::temp_db("missing_conf");
@@ -77,7 +78,8 @@ TEST(Degenerate, TripletMissingAConfigurationIsDroppedAndNamed) {
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   EXPECT_EQ(ts.triplets.size(), 5u);
-  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 dropped from the paired analysis: no completed delayed-activation case"));
+  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm0/r/1 incomplete (a member never ran): delayed-activation (no case record, not in the schedule)"));
+  ASSERT_EQ(ts.incomplete.size(), 1u);
   expect_no_nan(analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts())));
 }
 
@@ -108,25 +110,35 @@ TEST(Degenerate, NoCompleteTripletIsAClearError) {
   } catch (const std::invalid_argument& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("no complete matched triplet"), std::string::npos) << m;
-    EXPECT_NE(m.find("no completed delayed-activation case"), std::string::npos) << m;
+    EXPECT_NE(m.find("incomplete (a member never ran): delayed-activation"), std::string::npos) << m;
   }
 }
 
-TEST(Degenerate, NeverCompletedRequestsAreMissesAndInfinityOnlyBeyondP99) {
+TEST(Degenerate, NeverCompletedRequestsAreCensoredLowerBoundsAndTheTripletStays) {
   auto cases = base();
-  cases[0].null_completions = 1;  // 1 of 101: p99 still finite (h = 99, +inf at index 100)
-  cases[3].null_completions = 2;  // 2 of 101: p99 = x[99] = +inf -> triplet dropped
+  cases[0].null_completions = 1;  // vm0-r-1-static-zram: request 0 (value 1 unit) never completed
+  cases[3].null_completions = 2;  // vm1-r-1-static-zram: requests 0 and 1 (values 1, 38 units)
   const auto path = golden::temp_db("null");
   golden::write(path, cases);
   const auto data = analysis::load_campaign(path);
-  const auto& c0 = *std::find_if(data.cases.begin(), data.cases.end(),
-                                 [](const auto& c) { return c.case_id == "vm0-r-1-static-zram"; });
-  EXPECT_EQ(c0.latency[0]->incomplete, 1u);
-  EXPECT_EQ(c0.latency[0]->deadline_misses, 1u);
-  EXPECT_TRUE(std::isfinite(c0.latency[0]->p99_us));
-  EXPECT_TRUE(any_contains(data.warnings, "case vm0-r-1-static-zram canary compute: 1 of 101 pressure-phase request(s) never completed"));
+  auto get = [&](const std::string& id) -> const analysis::LatencySummary& {
+    return *std::find_if(data.cases.begin(), data.cases.end(), [&](const auto& c) { return c.case_id == id; })->latency[0];
+  };
+  const auto& c0 = get("vm0-r-1-static-zram");
+  EXPECT_EQ(c0.incomplete, 1u);
+  EXPECT_EQ(c0.censored, 1u);
+  EXPECT_FALSE(c0.truncated);
+  EXPECT_EQ(c0.deadline_misses, 1u);
+  // Completed values 2..101 units (unit 100 us) plus one censored value 21.1 s - 10 s = 11.1 s on
+  // top: x[99] = 101 units = 10100 us, a lower bound.
+  EXPECT_DOUBLE_EQ(c0.p99_us, 10100.0);
+  EXPECT_TRUE(c0.p99_flagged());
+  // Two censored (11.1 s, 11.0 s) above 99 completed values: x[99] = 11.0 s.
+  EXPECT_DOUBLE_EQ(get("vm1-r-1-static-zram").p99_us, 11'000'000.0);
+  EXPECT_TRUE(any_contains(data.warnings, "case vm0-r-1-static-zram canary compute: 1 of 101 pressure-phase request(s) censored (1 never completed, 0 missing"));
   const auto ts = analysis::build_triplets(data);
-  EXPECT_TRUE(any_contains(ts.warnings, "triplet vm1/r/1 dropped from the paired analysis: case vm1-r-1-static-zram compute p99 is infinite (2 of 101"));
+  EXPECT_EQ(ts.triplets.size(), 6u);  // no triplet dropped for its outcome
+  EXPECT_TRUE(ts.excluded.empty());
   expect_no_nan(analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts())));
 }
 
@@ -139,7 +151,7 @@ TEST(Degenerate, TcgInfraFailedAndMissingCasesAreWarnedOnTop) {
   const auto r = analysis::analyze_campaign(path, opts());
   EXPECT_TRUE(any_contains(r.warnings, "1 case(s) ran under TCG"));
   EXPECT_TRUE(any_contains(r.warnings, "timings are inflated under TCG"));
-  EXPECT_TRUE(any_contains(r.warnings, "infra_failed and not analysed: vm1-r-9-static-zram"));
+  EXPECT_TRUE(any_contains(r.warnings, "and not analysed: vm1-r-9-static-zram"));
   EXPECT_TRUE(any_contains(r.warnings, "have no case record (missing): never-ran-case"));
   const std::string md = analysis::render_markdown(r);
   EXPECT_LT(md.find("## Warnings"), md.find("Table 4"));

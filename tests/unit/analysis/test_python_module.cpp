@@ -51,7 +51,7 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   EXPECT_NEAR(j["plain_sum"].get<double>() / b.plain.sum(), 1.0, 1e-12);
   EXPECT_TRUE(j["threads_identical"].get<bool>());
   analysis::PrimaryOptions opt;
-  opt.bootstrap = {500, 9, 2};
+  opt.bootstrap = {2000, 9, 2};
   const auto pr = analysis::run_primary(ts, opt);
   for (int k = 0; k < 4; ++k) EXPECT_EQ(j["estimates"][k].get<double>(), pr.comparisons[k].estimate);
   EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
@@ -69,12 +69,12 @@ TEST(PythonModule, FiguresScriptWritesThreePngs) {
   analysis::write_synthetic_campaign(db, o);
   const auto dir = std::filesystem::path(db).parent_path() / "figs";
   setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
-  const auto pngs = analysis::run_figures(db, dir.string(), 500, 1);
+  const auto pngs = analysis::run_figures(db, dir.string(), 2000, 1);
   ASSERT_EQ(pngs.size(), 3u);
   for (const auto& p : pngs) EXPECT_GT(std::filesystem::file_size(p), 10000u) << p;
   EXPECT_TRUE(std::filesystem::exists(dir / "forest.png"));
   EXPECT_TRUE(std::filesystem::exists(dir / "p99_by_regime.png"));
   setenv("HARNESS_ANALYSIS_PYDIR", "/nonexistent", 1);
-  EXPECT_THROW(analysis::run_figures(db, dir.string(), 500, 1), std::runtime_error);
+  EXPECT_THROW(analysis::run_figures(db, dir.string(), 2000, 1), std::runtime_error);
   unsetenv("HARNESS_ANALYSIS_PYDIR");
 }

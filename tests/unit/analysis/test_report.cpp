@@ -24,18 +24,20 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   o.accelerator = "tcg";
   analysis::write_synthetic_campaign(path, o);
   analysis::PrimaryOptions opt;
-  opt.bootstrap = {1000, 1, 2};
+  opt.bootstrap = {2000, 1, 2};
   const auto r = analysis::analyze_campaign(path, opt);
   std::vector<std::string> ids;
   for (const auto& t : r.tables) ids.push_back(t.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"table1_constants", "table2_regimes", "table4_primary", "design_coverage",
                                            "absolute_differences", "table5_wake_service", "table6_regime_medians",
-                                           "mechanism"}));
+                                           "mechanism", "reclaim_execution", "outcome_counts", "attempts", "mark_infra",
+                                           "measurement_quality"}));
   const auto& t2 = r.tables[1];
   ASSERT_EQ(t2.rows.size(), 4u);  // four regimes
-  EXPECT_EQ(t2.rows[0][3], 2);    // 2 VMs
-  EXPECT_EQ(t2.rows[0][4], 4);    // triplets: 2 VMs x 2 per stratum
-  EXPECT_EQ(t2.rows[0][5], 12);   // cases
+  EXPECT_EQ(t2.rows[0][5], 2);    // 2 VMs
+  EXPECT_EQ(t2.rows[0][6], 4);    // triplets: 2 VMs x 2 per stratum
+  EXPECT_EQ(t2.rows[0][7], 12);   // cases
+  EXPECT_EQ(t2.rows[0][2], "not measured");  // achieved rate: no outcome_json.load in the synthetic DB
   const auto dir = std::filesystem::path(path).parent_path() / "report_out";
   analysis::write_report_files(r, dir.string());
   for (const auto& id : ids) EXPECT_TRUE(std::filesystem::exists(dir / (id + ".csv"))) << id;
