@@ -6,6 +6,10 @@
   p99_by_regime.png       pressure-phase p99 per case, by regime and configuration (both canaries)
   timeseries_<case>.png   one case: PSI some/full, memory.current, swap, zram, canary response times,
                           with the phases, the trigger and the reclaim action marked
+  zram_timecourse.png     zram orig_data per configuration vs time since the pressure start: every case
+                          thin, the median across cases bold, the median trigger time dashed
+  reclaim_execution.png   trigger delay per configuration; memory.reclaim write duration; achieved /
+                          requested across the write and conservative (minus concurrent limit reclaim)
 
 Usage: PYTHONPATH=<build>/analysis/python /usr/bin/python3 analysis/figures.py --db DB --out DIR
        [--replicates B] [--seed S] [--case CASE_ID]
@@ -51,6 +55,8 @@ def forest(prim, cases, out):
     ax.set_xlim(lo - 0.03, hi + (hi - lo) * 0.55)
     ax.set_xlabel("p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)")
     verdict = "general benefit" if prim["general_benefit"] else "no general benefit"
+    if not prim.get("assessable", True):
+        verdict = "not assessable (one triplet per stratum)"
     if prim["harm"]:
         verdict += "; harm: " + ", ".join(prim["harm"])
     ax.set_title(f"Primary comparisons, {prim['comparisons'][0]['triplets']} triplets - verdict: {verdict}"
@@ -68,6 +74,7 @@ def p99_by_regime(cases, out):
     reg = np.array(cases["regime"])
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=False)
     for ax, canary in zip(axes, ["compute", "sqlite"]):
+        flagged_labelled = False
         p99 = cases[f"{canary}_p99_us"] / 1000.0
         width = 0.8 / len(CONFIGS)
         for j, c in enumerate(CONFIGS):
@@ -78,11 +85,20 @@ def p99_by_regime(cases, out):
                 if len(vals) == 0:
                     continue
                 jitter = (np.linspace(-0.3, 0.3, len(vals)) if len(vals) > 1 else np.zeros(1)) * width
-                ax.scatter(x + jitter, vals, s=12, color=COLORS[c], alpha=0.6, edgecolors="none")
+                flag = np.asarray(cases[f"{canary}_p99_flagged"])[sel]
+                ax.scatter((x + jitter)[~flag], vals[~flag], s=12, color=COLORS[c], alpha=0.6, edgecolors="none")
+                if flag.any():
+                    ax.scatter((x + jitter)[flag], vals[flag], s=30, marker="^", facecolors="none",
+                               edgecolors=COLORS[c], label="censored lower bound / imputed (lost)"
+                               if not flagged_labelled else None)
+                    flagged_labelled = True
                 ax.hlines(np.median(vals), x - width * 0.45, x + width * 0.45, color=COLORS[c], lw=2.5,
                           label=c if i == 0 else None)
         ax.set_xticks(range(len(regimes)))
         ax.set_xticklabels(regimes, rotation=15)
+        fin = p99[np.isfinite(p99)]
+        if len(fin) and fin.min() > 0 and fin.max() / fin.min() > 20:
+            ax.set_yscale("log")
         ax.set_ylabel("pressure-phase p99 response (ms)")
         ax.set_title(f"{canary} canary: per-case p99 (dots) and median (bar)", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
@@ -162,6 +178,109 @@ def timeseries(db, case_id, out):
     plt.close(fig)
 
 
+def zram_timecourse(db, cases, out):
+    """zram_orig_data_bytes (MiB) vs time since pressure start (s), per configuration."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    ids, conf, status = cases["case_id"], cases["configuration"], cases["status"]
+    grid = None
+    for ax, c in zip(axes, CONFIGS):
+        series = []
+        for cid, k, st in zip(ids, conf, status):
+            if k != c or st != "completed":
+                continue
+            ts = ha.case_timeseries(db, cid)
+            t, z = ts["telemetry"]["t_s"], ts["telemetry"]["zram_orig_data_bytes"]
+            ok = np.isfinite(z)
+            if ok.sum() < 2:
+                continue
+            ax.plot(t[ok], z[ok] / 2**20, color=COLORS[c], lw=0.6, alpha=0.25)
+            series.append((t[ok], z[ok] / 2**20))
+        if series:
+            lo = min(s[0][0] for s in series)
+            hi = max(s[0][-1] for s in series)
+            grid = np.arange(np.floor(lo), np.ceil(hi) + 1, 1.0)
+            m = np.array([np.interp(grid, s[0], s[1], left=np.nan, right=np.nan) for s in series])
+            with np.errstate(all="ignore"):
+                ok = np.isfinite(m).sum(axis=0) > 0
+                med = np.full(grid.shape, np.nan)
+                med[ok] = np.nanmedian(m[:, ok], axis=0)
+            ax.plot(grid, med, color=COLORS[c], lw=2.5, label=f"median of {len(series)} cases")
+        sel = (np.array(conf) == c) & np.isfinite(cases["trigger_delay_s"])
+        if sel.any():
+            ax.axvline(np.median(cases["trigger_delay_s"][sel]), color="#C44E52", ls="--", lw=1.2,
+                       label="median trigger")
+        ax.axvline(0.0, color="0.3", lw=0.8)
+        ax.set_title(c, fontsize=10)
+        ax.set_xlabel("time since pressure-phase start (s)")
+        ax.grid(alpha=0.3)
+        if series or sel.any():
+            ax.legend(fontsize=8, loc="upper left")
+    axes[0].set_ylabel("zram orig_data (MiB)")
+    fig.suptitle("zram occupancy (mm_stat orig_data_size; includes the 4 KiB swap header once prepared)"
+                 + tcg_note(cases), fontsize=11)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def reclaim_execution(cases, out):
+    """Trigger delay per configuration; bounded-reclaim write duration and achieved / requested."""
+    conf = np.array(cases["configuration"])
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    ax = axes[0]
+    for i, c in enumerate(CONFIGS):
+        v = cases["trigger_delay_s"][(conf == c) & np.isfinite(cases["trigger_delay_s"])]
+        if len(v):
+            x = i + (np.linspace(-0.2, 0.2, len(v)) if len(v) > 1 else np.zeros(1))
+            ax.scatter(x, v, s=14, color=COLORS[c], alpha=0.7)
+            ax.hlines(np.median(v), i - 0.3, i + 0.3, color=COLORS[c], lw=2.5)
+        else:
+            ax.text(i, 0.5, "not measured", ha="center", transform=ax.get_xaxis_transform(), fontsize=8)
+    ax.set_xticks(range(len(CONFIGS)))
+    ax.set_xticklabels(CONFIGS, rotation=10, fontsize=8)
+    ax.set_ylabel("trigger delay since pressure start (s)")
+    ax.set_title("PSI trigger (static: would_trigger)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    rec = conf == "bounded-reclaim"
+    dur = cases["reclaim_duration_ms"][rec]
+    ax = axes[1]
+    ok = np.isfinite(dur)
+    if ok.any():
+        ax.scatter(np.arange(len(dur))[ok], dur[ok], s=16, color=COLORS["bounded-reclaim"], label="write")
+        ax.axhline(1000.0, color="#C44E52", ls=":", lw=1.2, label="1 s (pilot limit)")
+        ax.set_ylim(0, max(1100.0, float(np.max(dur[ok])) * 1.1))
+        ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no memory.reclaim write", ha="center", transform=ax.transAxes)
+    ax.set_xlabel("bounded-reclaim case")
+    ax.set_ylabel("memory.reclaim write duration (ms)")
+    ax.set_title("bounded reclaim: write duration", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax = axes[2]
+    a, k = cases["reclaim_achieved_ratio"][rec], cases["reclaim_conservative_ratio"][rec]
+    n = np.arange(len(a))
+    if np.isfinite(a).any():
+        ax.scatter(n, a, s=16, color=COLORS["bounded-reclaim"], label="across the write")
+    if np.isfinite(k).any():
+        ax.scatter(n, k, s=16, marker="v", color="0.3", label="conservative (minus concurrent estimate)")
+        for i in n:
+            if np.isfinite(a[i]) and np.isfinite(k[i]):
+                ax.plot([i, i], [k[i], a[i]], color="0.6", lw=0.8)
+    else:
+        ax.text(0.5, 0.05, "conservative: not measured", ha="center", transform=ax.transAxes, fontsize=8)
+    ax.axhline(1.0, color="0.3", lw=1)
+    ax.axhline(0.8, color="#C44E52", ls=":", lw=1.2, label="0.8 (pilot rule)")
+    ax.set_xlabel("bounded-reclaim case")
+    ax.set_ylabel("achieved / requested (unclipped)")
+    ax.set_title("achieved reclaim", fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.suptitle("Reclaim execution (secondary)" + tcg_note(cases), fontsize=11)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", required=True)
@@ -178,10 +297,14 @@ def main():
     p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png"))
     case = a.case
     if case is None:
-        reclaim = [c for c, k in zip(cases["case_id"], cases["configuration"]) if k == "bounded-reclaim"]
+        reclaim = [c for c, k, st in zip(cases["case_id"], cases["configuration"], cases["status"])
+                   if k == "bounded-reclaim" and st == "completed"]
         case = reclaim[0] if reclaim else cases["case_id"][0]
     timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png"))
-    print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png to {a.out}", file=sys.stderr)
+    zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png"))
+    reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png"))
+    print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png, zram_timecourse.png, "
+          f"reclaim_execution.png to {a.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -54,8 +54,8 @@ struct CaseWriter {
   explicit CaseWriter(results::Db& d)
       : db(d),
         ins_case(d, "INSERT INTO cases(case_id,campaign,vm,regime,repeat,triplet_id,configuration,dose_bytes,attempt,"
-                    "status,error,accelerator,kernel_release,source_commit,page_size_bytes,spec_json) "
-                    "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,1,?9,?10,?11,'6.1.0-57-cloud-amd64','synthetic',4096,?12)"),
+                    "status,error,accelerator,kernel_release,source_commit,page_size_bytes,spec_json,outcome_json) "
+                    "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,1,?9,?10,?11,'6.1.0-57-cloud-amd64','synthetic',4096,?12,?13)"),
         ins_phase(d, "INSERT INTO phases(case_id,phase,start_ns,end_ns) VALUES(?1,?2,?3,?4)"),
         ins_req(d, "INSERT INTO canary_requests(case_id,canary,seq,scheduled_ns,wake_ns,completion_ns,minflt,majflt,"
                    "nvcsw,nivcsw) VALUES(?1,?2,?3,?4,?5,?6,0,0,1,0)"),
@@ -95,7 +95,22 @@ struct CaseWriter {
     dose > 0 ? ins_case.bind(8, dose) : ins_case.bind_null(8);
     ins_case.bind(9, status);
     status == "completed" ? ins_case.bind_null(10) : ins_case.bind(10, "agent lost (synthetic)");
-    ins_case.bind(11, accel).bind(12, spec.dump()).run();
+    ins_case.bind(11, accel).bind(12, spec.dump());
+    if (status == "completed") {
+      // outcome_json (harness/case/SPEC.md v2 keys) with plausible, deterministic values.
+      const double nominal = spec["pressure"]["rate_mib_s"].get<double>();
+      const nlohmann::json outcome = {
+          {"trigger", {{"fired", true}, {"since_pressure_start_ns", 4'000'000'000LL}}},
+          {"oom_kills", {{"bg", oom ? 1 : 0}, {"fg", 0}}},
+          {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
+                    {"episode", {{"fraction_of_pressure", 0.8}}}}},
+          {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
+          {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}}};
+      ins_case.bind(13, outcome.dump());
+    } else {
+      ins_case.bind_null(13);
+    }
+    ins_case.run();
     if (status != "completed") return;
     const std::int64_t s = 1'000'000'000;
     const std::int64_t t0 = 5 * s, tp = t0 + warm * s, tr = tp + press * s, te = tr + recov * s;
@@ -225,7 +240,8 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
             const double stall = c == 0 ? 1.3 : c == 1 ? 1.1 : 1.0;
             w.schedule(id, vm, regime, rep, trip, kConfigs[c], dose, "completed");
             w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", o.accelerator, spec, mult, pattern,
-                    o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 1.5, 1.2, 0, false, true);
+                    o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 0.15, 1.2, 0, false, true,
+                    c == 2 ? std::optional<double>(1.05) : std::nullopt);
           }
         }
         // Extra cases (not part of complete triplets): infra_failed records and missing schedule rows.

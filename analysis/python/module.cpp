@@ -28,9 +28,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 py::dict campaign_arrays(const std::string& db) {
   const CampaignData data = load_campaign(db);
   const TripletSet ts = build_triplets(data);
-  std::vector<std::string> ids, vms, regimes, configs, triplets, accel;
+  std::vector<std::string> ids, vms, regimes, configs, triplets, accel, status;
   std::vector<double> p[2][3];
-  std::vector<bool> usable;
+  std::vector<bool> usable, flagged[2], imputed;
+  // Outcome measures (NaN = not measured; figures only, never a report cell).
+  std::vector<double> trigger_delay, write_ms, ach_ratio, cons_ratio;
   for (const auto& c : data.cases) {
     ids.push_back(c.case_id);
     vms.push_back(c.vm);
@@ -39,8 +41,19 @@ py::dict campaign_arrays(const std::string& db) {
     triplets.push_back(c.triplet_id);
     accel.push_back(c.accelerator);
     usable.push_back(c.usable);
+    status.push_back(c.status);
+    imputed.push_back(c.lost());
+    trigger_delay.push_back(c.outcome.trigger_delay_s.value_or(kNaN));
+    const ReclaimRecord* r = c.outcome.reclaim.empty() ? nullptr : &c.outcome.reclaim.front();
+    write_ms.push_back(r ? r->duration_ns / 1e6 : kNaN);
+    auto ratio = [&](const std::optional<std::int64_t>& v) {
+      return r && v && r->requested_bytes > 0 ? static_cast<double>(*v) / r->requested_bytes : kNaN;
+    };
+    ach_ratio.push_back(r ? ratio(r->achieved_bytes) : kNaN);
+    cons_ratio.push_back(r ? ratio(r->achieved_conservative_bytes) : kNaN);
     for (int k = 0; k < 2; ++k) {
       const auto& l = c.latency[k];
+      flagged[k].push_back(l && l->p99_flagged());
       p[k][0].push_back(l ? l->p50_us : kNaN);
       p[k][1].push_back(l ? l->p95_us : kNaN);
       p[k][2].push_back(l ? l->p99_us : kNaN);
@@ -54,6 +67,14 @@ py::dict campaign_arrays(const std::string& db) {
   cases["triplet_id"] = triplets;
   cases["accelerator"] = accel;
   cases["usable"] = py::array(py::cast(usable));
+  cases["status"] = status;
+  cases["lost"] = py::array(py::cast(imputed));
+  cases["compute_p99_flagged"] = py::array(py::cast(flagged[0]));
+  cases["sqlite_p99_flagged"] = py::array(py::cast(flagged[1]));
+  cases["trigger_delay_s"] = py::array(py::cast(trigger_delay));
+  cases["reclaim_duration_ms"] = py::array(py::cast(write_ms));
+  cases["reclaim_achieved_ratio"] = py::array(py::cast(ach_ratio));
+  cases["reclaim_conservative_ratio"] = py::array(py::cast(cons_ratio));
   const char* qn[3] = {"p50_us", "p95_us", "p99_us"};
   for (int k = 0; k < 2; ++k)
     for (int q = 0; q < 3; ++q)
@@ -120,6 +141,7 @@ py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, u
   d["comparisons"] = comps;
   d["level"] = pr.level;
   d["verdict"] = pr.verdict.text;
+  d["assessable"] = pr.verdict.assessable;
   d["general_benefit"] = pr.verdict.general_benefit;
   d["harm"] = pr.verdict.harm;
   d["expected_coverage"] = pr.expected_coverage;
@@ -219,8 +241,10 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id)
 PYBIND11_MODULE(harness_analysis, m) {
   m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
   m.def("load_campaign", &campaign_arrays, py::arg("db"),
-        "Per-case p50/p95/p99 (us) per canary, and the T x 4 log-ratio and T x 8 absolute-difference (us) matrices "
-        "of complete matched triplets with stratum labels.");
+        "Per-case p50/p95/p99 (us) per canary (censored: lower bound, <canary>_p99_flagged; lost: imputed), status, "
+        "trigger delay (s), reclaim write duration (ms), achieved and conservative achieved / requested (NaN = not "
+        "measured), and the T x 4 log-ratio and T x 8 absolute-difference (us) matrices of complete matched triplets "
+        "with stratum labels.");
   m.def("bootstrap", &bootstrap_py, py::arg("data"), py::arg("strata"), py::arg("replicates") = 10000,
         py::arg("seed") = 1, py::arg("threads") = 0,
         "Stratified bootstrap of the mean over strata of stratum means: returns point (K), plain (B x K), "
@@ -269,7 +293,13 @@ PYBIND11_MODULE(harness_analysis, m) {
   m.def("write_synthetic_pilot",
         [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed) {
           std::vector<SyntheticDose> v;
-          for (const auto& [bytes, dur, ratio] : doses) v.push_back({bytes, dur, ratio});
+          for (const auto& [bytes, dur, ratio] : doses) {
+            SyntheticDose d;
+            d.dose_bytes = bytes;
+            d.worst_duration_s = dur;
+            d.min_achieved_ratio = ratio;
+            v.push_back(d);
+          }
           return write_synthetic_pilot(path, v, seed, 10);
         },
         py::arg("path"), py::arg("doses"), py::arg("seed") = 1,

@@ -57,7 +57,7 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
 }
 
-TEST(PythonModule, FiguresScriptWritesThreePngs) {
+TEST(PythonModule, FiguresScriptWritesFivePngs) {
   const auto db = golden::temp_db("fig");
   analysis::SyntheticOptions o;
   o.vms = 2;
@@ -70,10 +70,12 @@ TEST(PythonModule, FiguresScriptWritesThreePngs) {
   const auto dir = std::filesystem::path(db).parent_path() / "figs";
   setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
   const auto pngs = analysis::run_figures(db, dir.string(), 2000, 1);
-  ASSERT_EQ(pngs.size(), 3u);
+  ASSERT_EQ(pngs.size(), 5u);
   for (const auto& p : pngs) EXPECT_GT(std::filesystem::file_size(p), 10000u) << p;
   EXPECT_TRUE(std::filesystem::exists(dir / "forest.png"));
   EXPECT_TRUE(std::filesystem::exists(dir / "p99_by_regime.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "zram_timecourse.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "reclaim_execution.png"));
   setenv("HARNESS_ANALYSIS_PYDIR", "/nonexistent", 1);
   EXPECT_THROW(analysis::run_figures(db, dir.string(), 2000, 1), std::runtime_error);
   unsetenv("HARNESS_ANALYSIS_PYDIR");
