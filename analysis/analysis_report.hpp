@@ -1,6 +1,7 @@
 #pragma once
-// `harness analyze`: builds the confirmatory report (Tables 1, 2, 4, 5, 6, the mechanism table,
-// absolute p95/p99 differences, the design/coverage table) and the verdict. Table numbering and
+// `harness analyze`: builds the confirmatory report (Tables 1, 2, 4, 5, 6, the mechanism table with
+// the study's medians, absolute p95/p99 differences, the design/coverage table, reclaim execution,
+// outcome counts, attempts, mark-infra reasons, load and measurement quality) and the verdict. Table numbering and
 // content follow the study; rules follow docs/PROTOCOL.md and analysis/README.md.
 #include "analysis/campaign_data.hpp"
 #include "analysis/primary.hpp"
@@ -10,8 +11,9 @@
 namespace analysis {
 
 /// Builds the full report from loaded data, the triplets and the primary result.
-/// Warnings on top: loading problems, dropped triplets, one-triplet strata, infra_failed and
-/// missing cases, TCG-accelerated cases (timings inflated), the small-sample coverage diagnostic.
+/// Warnings on top: loading problems, censored requests, incomplete and excluded triplets, lost
+/// cases, one-triplet strata, infra_failed and missing cases, TCG-accelerated cases (timings
+/// inflated), allocation-rate shortfall and steal flags, the small-sample coverage diagnostic.
 Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr);
 
 /// Convenience: load, build triplets, run the primary analysis, build the report.

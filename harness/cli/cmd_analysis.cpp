@@ -48,8 +48,11 @@ int run_analyze(const AnalyzeArgs& a) {
   const auto settings = analysis::read_campaign_settings(data.meta);
   analysis::PrimaryOptions opt;
   opt.bootstrap.replicates = a.replicates > 0 ? a.replicates : settings.bootstrap_replicates.value_or(10000);
-  if (opt.bootstrap.replicates < 100) throw std::runtime_error("analyze: --replicates must be >= 100");
   opt.alpha = settings.alpha.value_or(0.05);
+  if (const int min_b = analysis::minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b)
+    throw std::runtime_error("analyze: --replicates " + std::to_string(opt.bootstrap.replicates) +
+                             " is too small: at least 10 replicates in each tail at the simultaneous level need "
+                             "alpha/(2 m) x B >= 10, minimum B = " + std::to_string(min_b));
   opt.bootstrap.threads = a.threads;
   std::vector<std::string> warnings = settings.warnings;
   std::uint64_t seed = 1;
@@ -127,7 +130,8 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
   auto pa = std::make_shared<PilotArgs>();
   auto* ps = app.add_subcommand("pilot-select",
                                 "Pilot dose selection: Table 3, each dose's eligibility and failed criteria, the "
-                                "chosen (largest eligible) dose; exit 1 when no dose is eligible");
+                                "chosen (largest eligible) dose; exit 1 when no dose is eligible, exit 2 when the DB "
+                                "is not a pilot DB");
   ps->add_option("DB", pa->db, "pilot campaign database")->required();
   ps->add_option("--format", pa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   ps->add_option("--out", pa->out, "directory for report.md, report.json, table3_pilot.csv");
