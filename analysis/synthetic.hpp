@@ -47,7 +47,7 @@ struct SyntheticDose {
   bool restoration_clean = true;
   /// Conservative achieved / requested of the worst case (other regimes: max(this, 1.1));
   /// nullopt = concurrent_estimate_bytes and achieved_conservative_bytes NULL (pre-v2 DB).
-  std::optional<double> min_conservative_ratio;
+  std::optional<double> min_conservative_ratio{};
   int regimes = 4;               ///< cases written: one per regime for the first `regimes` of the four
 };
 

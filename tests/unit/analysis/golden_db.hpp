@@ -27,7 +27,7 @@ struct Case {
   int truncate_canary = 0;
   int truncate_at = -1;
   bool in_flight_at_kill = true;       ///< false: nothing recorded from truncate_at on
-  std::string outcome_json;            ///< cases.outcome_json (empty = NULL)
+  std::string outcome_json{};          ///< cases.outcome_json (empty = NULL)
 };
 
 /// Writes a fresh DB at path with these cases (status "lost": only the cases row, as the runner

@@ -44,8 +44,11 @@ const analysis::Table& table(const analysis::Report& r, const std::string& id) {
 void expect_no_nan(const analysis::Report& r) {
   for (const auto& t : r.tables)
     for (const auto& row : t.rows)
-      for (const auto& c : row)
-        if (c.is_number()) EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
+      for (const auto& c : row) {
+        if (c.is_number()) {
+          EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
+        }
+      }
   const std::string md = analysis::render_markdown(r);
   for (const char* bad : {" nan |", " inf |", " -nan |", " NaN |", " -inf |"}) EXPECT_EQ(md.find(bad), std::string::npos) << bad;
 }

@@ -1,0 +1,141 @@
+// Reclaim execution and load / measurement-quality tables: exact per-configuration values from
+// hand-built rows, the rate-shortfall and steal warnings naming the case, and "not measured" when
+// a DB lacks the schema-v2 columns (dropped here to mimic a DB written before version 2).
+#include "analysis/analysis_report.hpp"
+#include "analysis/outcome_tables.hpp"
+
+#include "golden_db.hpp"
+#include "results/db.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+namespace {
+
+constexpr std::int64_t MiB = 1048576;
+
+std::vector<golden::Case> base() {
+  std::vector<golden::Case> v;
+  for (int rep = 1; rep <= 2; ++rep)
+    for (const char* vm : {"vm0", "vm1"}) {
+      v.push_back({vm, "r", rep, "static-zram", 10000, 20000});
+      v.push_back({vm, "r", rep, "delayed-activation", 12000, 26000});
+      v.push_back({vm, "r", rep, "bounded-reclaim", 9000, 19000});
+    }
+  // Golden case time: warmup 1 s + pressure 10.1 s + recovery 1 s = 12.1 s; 1% = 121,000 us.
+  for (auto& c : v)
+    c.outcome_json = R"({"load":{"nominal_rate_mib_s":32,"achieved_rate_mib_s":30,"episode":{"fraction_of_pressure":0.5}},
+                        "steal":{"total_us":100000},"harness_self":{"cpu_ns":2000000000,"peak_rss_kib":10000},
+                        "trigger":{"since_pressure_start_ns":3000000000}})";
+  // vm0-r-1-static-zram: 12.5% below nominal; vm1-r-1-static-zram: steal 200,000 us = 1.65% of 12.1 s.
+  v[0].outcome_json = R"({"load":{"nominal_rate_mib_s":32,"achieved_rate_mib_s":28},"steal":{"total_us":100000},
+                         "trigger":{"since_pressure_start_ns":5000000000}})";
+  v[3].outcome_json = R"({"load":{"nominal_rate_mib_s":32,"achieved_rate_mib_s":30},"steal":{"total_us":200000}})";
+  return v;
+}
+
+void add_rows(const std::string& path) {
+  results::Db db(path, results::Db::Mode::ReadWrite);
+  // Reclaim writes: 96 MiB requested; across the write 110 and 100 MiB, concurrent 20 and 0 MiB.
+  results::Stmt ra(db, "INSERT INTO reclaim_actions(case_id,requested_bytes,start_ns,end_ns,duration_ns,write_errno,"
+                       "achieved_bytes,concurrent_estimate_bytes,achieved_conservative_bytes,achieved_counter) "
+                       "VALUES(?1,?2,13000000000,?3,?4,?5,?6,?7,?8,'pgsteal')");
+  ra.bind(1, "vm0-r-1-bounded-reclaim").bind(2, 96 * MiB).bind(3, std::int64_t{13'250'000'000}).bind(4, std::int64_t{250'000'000})
+      .bind(5, 0).bind(6, 110 * MiB).bind(7, 20 * MiB).bind(8, 90 * MiB).run();
+  ra.bind(1, "vm1-r-1-bounded-reclaim").bind(2, 96 * MiB).bind(3, std::int64_t{13'750'000'000}).bind(4, std::int64_t{750'000'000})
+      .bind(5, EAGAIN).bind(6, 100 * MiB).bind(7, std::int64_t{0}).bind(8, 100 * MiB).run();
+  // Controller windows of one delayed case: 3 judged, 1 irregular.
+  db.exec("INSERT INTO controller_events(case_id,t_ns,kind,window_ns,irregular) VALUES "
+          "('vm0-r-1-delayed-activation',11000000000,'window',1000000000,0),"
+          "('vm0-r-1-delayed-activation',12000000000,'window',1300000000,1),"
+          "('vm0-r-1-delayed-activation',13000000000,'window',1000000000,0)");
+}
+
+const analysis::Table& table(const analysis::Report& r, const std::string& id) {
+  for (const auto& t : r.tables)
+    if (t.id == id) return t;
+  throw std::runtime_error("no table " + id);
+}
+
+analysis::Report report(const std::string& path) {
+  const auto data = analysis::load_campaign(path);
+  const auto ts = analysis::build_triplets(data);
+  analysis::PrimaryOptions o;
+  o.bootstrap = {2000, 1, 1};
+  return analysis::build_analysis_report(data, ts, analysis::run_primary(ts, o));
+}
+
+}  // namespace
+
+TEST(Measurement, ReclaimExecutionTableIsExactAndUnclipped) {
+  const auto path = golden::temp_db("reclaim_exec");
+  golden::write(path, base());
+  add_rows(path);
+  const auto r = report(path);
+  const auto& t = table(r, "reclaim_execution");
+  const auto& b = t.rows.at(2);
+  EXPECT_EQ(b[0], "bounded-reclaim");
+  EXPECT_EQ(b[5], 2);                                    // writes
+  EXPECT_DOUBLE_EQ(b[6].get<double>(), 500.0);           // duration median (250 + 750) / 2 ms
+  EXPECT_DOUBLE_EQ(b[7].get<double>(), 750.0);           // duration max
+  EXPECT_EQ(b[8], "0 (success): 1; 11 EAGAIN: 1");       // errno counts
+  EXPECT_DOUBLE_EQ(b[10].get<double>(), 105.0);          // achieved across write median (110 + 100) / 2 MiB
+  EXPECT_DOUBLE_EQ(b[11].get<double>(), 10.0);           // concurrent estimate median MiB
+  EXPECT_DOUBLE_EQ(b[12].get<double>(), 95.0);           // conservative median MiB
+  EXPECT_DOUBLE_EQ(b[15].get<double>(), 110.0 / 96.0);   // over-reclaim ratio max, not clipped at 1
+  const auto& s = t.rows.at(0);
+  EXPECT_EQ(s[5], 0);
+  EXPECT_EQ(s[6], "no write");
+  EXPECT_DOUBLE_EQ(s[3].get<double>(), 3.0);   // trigger delay median: 3 of 4 static cases at 3 s, one at 5 s
+  EXPECT_DOUBLE_EQ(s[4].get<double>(), 5.0);
+  EXPECT_EQ(s[2], 3);  // vm1-r-1-static-zram records no trigger
+}
+
+TEST(Measurement, RateShortfallAndStealAreFlaggedByName) {
+  const auto path = golden::temp_db("quality");
+  golden::write(path, base());
+  add_rows(path);
+  const auto r = report(path);
+  const auto& q = table(r, "measurement_quality");
+  EXPECT_EQ(q.rows[0][4], 1);  // static: one case > 10% below nominal
+  EXPECT_EQ(q.rows[0][8], 1);  // static: one case with steal > 1%
+  EXPECT_EQ(q.rows[1][4], 0);
+  EXPECT_EQ(q.rows[1][6], 1);  // delayed: irregular windows
+  EXPECT_EQ(q.rows[1][7], 3);  // judged windows
+  EXPECT_EQ(q.rows[0][6], "not measured");
+  EXPECT_DOUBLE_EQ(q.rows[2][10].get<double>(), 2.0);  // harness self cpu median, s
+  bool rate = false, steal = false;
+  for (const auto& w : r.warnings) {
+    rate = rate || (w.find("1 case(s) allocated more than 10% below the nominal rate") != std::string::npos &&
+                    w.find("vm0-r-1-static-zram (28.0 of 32.0 MiB/s)") != std::string::npos);
+    steal = steal || w.find("vm1-r-1-static-zram (1.65% of 12 s)") != std::string::npos;
+  }
+  EXPECT_TRUE(rate);
+  EXPECT_TRUE(steal);
+}
+
+TEST(Measurement, PreVersion2ColumnsAbsentAreNotMeasured) {
+  const auto path = golden::temp_db("pre_v2");
+  auto cases = base();
+  for (auto& c : cases) c.outcome_json.clear();
+  golden::write(path, cases);
+  add_rows(path);
+  {
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    db.exec("ALTER TABLE controller_events DROP COLUMN irregular");
+    db.exec("ALTER TABLE reclaim_actions DROP COLUMN achieved_conservative_bytes");
+    db.exec("ALTER TABLE reclaim_actions DROP COLUMN concurrent_estimate_bytes");
+    db.exec("ALTER TABLE reclaim_actions DROP COLUMN achieved_counter");
+  }
+  const auto r = report(path);
+  const auto& q = table(r, "measurement_quality");
+  EXPECT_EQ(q.rows[1][6], "not measured");
+  EXPECT_EQ(q.rows[1][3], "not measured");
+  const auto& b = table(r, "reclaim_execution").rows.at(2);
+  EXPECT_EQ(b[5], 2);
+  EXPECT_EQ(b[11], "not measured");  // concurrent estimate
+  EXPECT_EQ(b[12], "not measured");  // conservative
+  EXPECT_DOUBLE_EQ(b[10].get<double>(), 105.0);
+  EXPECT_EQ(table(r, "outcome_counts").rows[0][6], "not measured");  // OOM kills bg
+}
