@@ -2,6 +2,7 @@
 #include "analysis/pilot.hpp"
 
 #include "analysis/campaign_settings.hpp"
+#include "analysis/case_outcome.hpp"
 #include "analysis/db_columns.hpp"
 #include "results/db.hpp"
 
@@ -61,7 +62,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   }
   const bool v2 = has_column(db, "reclaim_actions", "achieved_conservative_bytes");
   results::Stmt cs(db,
-                   "SELECT case_id, dose_bytes, accelerator, regime FROM cases WHERE status = 'completed' AND "
+                   "SELECT case_id, dose_bytes, accelerator, regime, outcome_json FROM cases WHERE status = 'completed' AND "
                    "configuration = 'bounded-reclaim' AND dose_bytes IS NOT NULL ORDER BY dose_bytes, case_id");
   while (cs.step()) {
     const std::string id = cs.text(0);
@@ -108,6 +109,12 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       }
     }
     if (n == 0) fail("no memory.reclaim write recorded (trigger never fired?)");
+    if (auto oj = cs.opt_text(4)) {  // outcome_json.oom_kills {bg, fg} (harness/case/SPEC.md)
+      const auto j = nlohmann::json::parse(*oj, nullptr, false);
+      const auto bg = json_number(j, {"oom_kills", "bg"}), fg = json_number(j, {"oom_kills", "fg"});
+      if (bg.value_or(0) > 0 || fg.value_or(0) > 0)
+        fail(fmt::format("OOM: outcome_json.oom_kills bg {} fg {}", bg.value_or(0), fg.value_or(0)));
+    }
     results::Stmt ev(db, "SELECT COUNT(*) FROM controller_events WHERE case_id = ?1 AND kind = 'error'");
     ev.bind(1, id);
     if (ev.step() && ev.int64(0) > 0) fail(fmt::format("interface error: {} controller error event(s)", ev.int64(0)));

@@ -143,3 +143,20 @@ TEST(Pilot, RefusesATripletDb) {
               std::string::npos) << e.what();
   }
 }
+
+TEST(Pilot, OomKillRecordedInOutcomeJsonMakesTheDoseIneligible) {
+  const auto path = golden::temp_db("pilot_oom_outcome");
+  analysis::write_synthetic_pilot(path, {{16 * MiB, 0.3, 1.1}, {32 * MiB, 0.4, 1.0}}, 1, 5);
+  {
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    db.exec("UPDATE cases SET outcome_json = '{\"oom_kills\":{\"bg\":0,\"fg\":1}}' "
+            "WHERE case_id = 'pilot-vm0-fast-random-dose32'");
+  }
+  const auto r = analysis::select_dose(path);
+  ASSERT_EQ(r.doses.size(), 2u);
+  EXPECT_FALSE(r.doses[1].eligible);
+  ASSERT_EQ(r.doses[1].failed.size(), 1u);
+  EXPECT_EQ(r.doses[1].failed[0], "pilot-vm0-fast-random-dose32: OOM: outcome_json.oom_kills bg 0 fg 1");
+  ASSERT_TRUE(r.chosen_bytes);
+  EXPECT_EQ(*r.chosen_bytes, 16 * MiB);
+}
