@@ -155,13 +155,14 @@ def timeseries(db, case_id, out):
     ax.legend(fontsize=8, loc="upper left")
     ax = axes[3]
     for name, color in [("compute", "#4C72B0"), ("sqlite", "#DD8452")]:
-        s, r = can[name]["scheduled_s"], can[name]["response_us"]
+        s, r, cens = can[name]["scheduled_s"], can[name]["response_us"], np.asarray(can[name]["censored"], bool)
         if len(s):
-            ok = np.isfinite(r)
+            ok = ~cens & np.isfinite(r)
             ax.scatter(s[ok], r[ok] / 1000.0, s=3, color=color, label=f"{name} response", alpha=0.6)
-            if (~ok).any():
-                ax.scatter(s[~ok], np.full((~ok).sum(), np.nanmax(r[ok]) / 1000.0 if ok.any() else 1), marker="x",
-                           color="red", label=f"{name} never completed")
+            c = cens & np.isfinite(r)
+            if c.any():
+                ax.scatter(s[c], r[c] / 1000.0, marker="^", facecolors="none", edgecolors="red",
+                           label=f"{name} never completed (censored lower bound)")
     ax.set_yscale("log")
     ax.set_ylabel("response (ms)")
     ax.set_xlabel("time from pressure-phase start (s)")

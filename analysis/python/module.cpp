@@ -202,17 +202,30 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id)
     for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
     out["telemetry"] = tel;
   }
+  // Observation end for censoring (docs/PROTOCOL.md): the restoration start, else the latest phase end.
+  std::optional<std::int64_t> obs_end;
+  {
+    results::Stmt st(db, "SELECT COALESCE((SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = 'restoration'), "
+                         "(SELECT MAX(COALESCE(end_ns, start_ns)) FROM phases WHERE case_id = ?1))");
+    st.bind(1, case_id);
+    if (st.step()) obs_end = st.opt_int64(0);
+  }
   py::dict can;
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
     const auto reqs = load_requests(db_path, case_id, k);
     std::vector<double> s, r;
+    std::vector<bool> censored;
     for (const auto& q : reqs) {
       s.push_back((q.scheduled_ns - t0) / 1e9);
-      r.push_back(q.completion_ns ? (*q.completion_ns - q.scheduled_ns) / 1e3 : std::numeric_limits<double>::infinity());
+      censored.push_back(!q.completion_ns);
+      // A never-completed request: its censored lower bound (observation end - scheduled), never inf.
+      r.push_back(q.completion_ns ? (*q.completion_ns - q.scheduled_ns) / 1e3
+                                  : obs_end ? (*obs_end - q.scheduled_ns) / 1e3 : kNaN);
     }
     py::dict d;
     d["scheduled_s"] = py::array(py::cast(s));
     d["response_us"] = py::array(py::cast(r));
+    d["censored"] = py::array(py::cast(censored));
     can[py::str(canary_name(k))] = d;
   }
   out["canaries"] = can;
