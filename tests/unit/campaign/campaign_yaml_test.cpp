@@ -213,9 +213,9 @@ TEST(CampaignErrors, LeadingZeroIntegerIsAnErrorNotOctal) {
 
 TEST(CampaignErrors, UnknownKeySuggestsTheClosestKnownKey) {
   const int l = line_of("active_set_mib: 128");
-  const auto e = error_of("active_set_mib: 128", "active_set_mb: 128");
-  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l) +
-                   ":3: field pressure.active_set_mb: unknown key (did you mean 'active_set_mib'?)");
+  const auto e = error_of("active_set_mib: 128", "active_set_mib: 128\n  activ_set_mib: 64");
+  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l + 1) +
+                   ":3: field pressure.activ_set_mib: unknown key (did you mean 'active_set_mib'?)");
 }
 
 TEST(CampaignErrors, AcceleratorIsOneOfAutoKvmTcg) {
