@@ -1,6 +1,8 @@
 // The agent HTTP server (see server.hpp and API.md).
 #include "harness/agent/server.hpp"
 
+#include "harness/agent/body_reader.hpp"
+
 #include "harness/agent/case_id.hpp"
 #include "harness/agent/child.hpp"
 #include "harness/agent/token.hpp"
@@ -260,13 +262,28 @@ struct Server::Impl {
   }
 
   // --- handlers -----------------------------------------------------------------
-  void submit(const httplib::Request& req, httplib::Response& res) {
+  /// Reads the body with the agent's limit (body_reader.hpp); false (response sent, the
+  /// connection closed after it) when it was refused.
+  bool read_body(const httplib::ContentReader& reader, httplib::Response& res, std::string& body) {
+    BodyRead r = read_body_limited(reader, opts.max_body_bytes, std::chrono::seconds(opts.body_deadline_s), body);
+    if (r.status == 0) return true;
+    if (res.status == 413) {  // the library refused a Content-Length above the limit before reading
+      r.status = 413;
+      r.message = "request body too large (Content-Length above the limit of " + std::to_string(opts.max_body_bytes) +
+                  " bytes)";
+    }
+    res.set_header("Connection", "close");  // the rest of an unread body must not be parsed as a request
+    send_error(res, r.status, r.message, "");
+    return false;
+  }
+
+  void submit(const std::string& body, httplib::Response& res) {
     std::string id, pinned = "any", swapfile = opts.swapfile;
     unsigned vcpus = opts.vcpus;
     std::uint64_t memory_mib = opts.memory_mib;
 #ifdef HK_AGENT_HAVE_CASE_SPEC
     try {
-      hcase::CaseSpec s = hcase::parse_spec(req.body, "request body");
+      hcase::CaseSpec s = hcase::parse_spec(body, "request body");
       id = s.case_id;
       pinned = s.pinned_commit;
       swapfile = s.backend.swapfile_path;
@@ -278,7 +295,7 @@ struct Server::Impl {
 #else
     json j;
     try {
-      j = json::parse(req.body);
+      j = json::parse(body);
     } catch (const json::exception& e) {
       return send_error(res, 400, std::string("request body is not JSON: ") + e.what(), "");
     }
@@ -322,7 +339,7 @@ struct Server::Impl {
     }
     try {
       fs::create_directories(c->dir / "out");
-      spit(c->dir / "spec.json", req.body);
+      spit(c->dir / "spec.json", body);
       std::vector<std::string> argv = executor;
       argv.insert(argv.end(), {"--spec", (c->dir / "spec.json").string(), "--out", (c->dir / "out").string()});
       if (watcher.joinable()) watcher.join();
@@ -450,6 +467,13 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   auto& http = m.http;
   http.set_payload_max_length(m.opts.max_body_bytes);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // Only POST takes a body; the library would read any other method's body whole.
+    if (req.method != "POST" && (req.has_header("Transfer-Encoding") ||
+                                 req.get_header_value<std::uint64_t>("Content-Length") > 0)) {
+      res.set_header("Connection", "close");
+      send_error(res, 413, "request body not accepted on " + req.method, "");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method == "GET" && req.path == "/v1/health") return httplib::Server::HandlerResponse::Unhandled;
     if (!bearer_ok(req.get_header_value("Authorization"), impl_->token)) {
       res.set_header("WWW-Authenticate", "Bearer");
@@ -491,12 +515,18 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   });
   http.Get("/v1/qualification",
            [this](const httplib::Request&, httplib::Response& res) { impl_->get_qualification(res); });
-  http.Post("/v1/cases",
-            [this](const httplib::Request& req, httplib::Response& res) { impl_->submit(req, res); });
+  // POST bodies are read by read_body_limited (the library's own limit only sees Content-Length).
+  http.Post("/v1/cases", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& rd) {
+    std::string body;
+    if (impl_->read_body(rd, res, body)) impl_->submit(body, res);
+  });
   http.Get(R"(/v1/cases/.*)",
            [this](const httplib::Request& req, httplib::Response& res) { impl_->case_route(req, res); });
   http.Post(R"(/v1/cases/.*)",
-            [this](const httplib::Request& req, httplib::Response& res) { impl_->case_route(req, res); });
+            [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& rd) {
+              std::string body;  // cancel takes no body; any body is still bounded
+              if (impl_->read_body(rd, res, body)) impl_->case_route(req, res);
+            });
 }
 
 Server::~Server() {

@@ -16,7 +16,9 @@ struct AgentOptions {
   int port = 8080;                 ///< TCP port; 0 = any free port (see Server::port())
   std::string token_file;          ///< required; mode must be 0600 (load_token)
   std::string state_dir;           ///< cases/<id>/{spec.json,out/,executor.log,status.json}
-  std::size_t max_body_bytes = 1 << 20;  ///< request bodies above this get 413 (API.md: 1 MiB)
+  std::size_t max_body_bytes = 1 << 20;  ///< request bodies above this get 413 (API.md: 1 MiB),
+                                         ///< counted as received (chunked or no length too)
+  int body_deadline_s = 30;              ///< a body not received within this gets 408 (slow drip)
   /// Executor command prefix; the agent appends `--spec FILE --out DIR`.
   /// Empty = "<this harness> case run". Override for tests.
   std::string executor;

@@ -49,6 +49,8 @@ struct Campaign {
   std::string hosts_file;       ///< provider hosts: hosts file (harness/vm/HOSTS.md)
   std::vector<std::string> vms; ///< strata VM names used by the design
   bool fresh_guest_per_case = true;  ///< local-qemu: `harness vm reboot` before each case
+  std::string accelerator = "auto";  ///< local-qemu: auto | kvm | tcg (harness/vm/accel.hpp);
+                                     ///< --accel and $HARNESS_ACCEL take precedence
 
   int warmup_s = 0, pressure_s = 0, recovery_s = 0;  ///< phase lengths (> 0)
 

@@ -20,6 +20,8 @@ const std::vector<std::string>& all_configurations() {
 
 namespace {
 
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
 /// A YAML mapping whose keys are consumed one by one; finish() rejects leftovers.
 class Section {
  public:
@@ -71,6 +73,12 @@ class Section {
   template <typename T>
   T as(const YAML::Node& n, const std::string& f) const {
     if (!n.IsScalar()) fail(n, f, "expected a scalar value");
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      // YAML 1.1 readers (yaml-cpp among them) take 0300 as octal 192: refuse it.
+      static const std::regex leading_zero("[-+]?0[0-9]+([.][0-9]*)?");
+      if (std::regex_match(n.Scalar(), leading_zero))
+        fail(n, f, "'" + n.Scalar() + "' has a leading zero (YAML 1.1 would read it as octal); write it without");
+    }
     try {
       return n.as<T>();
     } catch (const YAML::Exception&) {
@@ -83,11 +91,19 @@ class Section {
     return Section(n ? n : YAML::Node(YAML::NodeType::Map), field(key), file_);
   }
 
-  /// Rejects keys never asked for (typos, unsupported settings).
+  /// Rejects keys never asked for (typos, unsupported settings), suggesting the closest
+  /// known key of this section.
   void finish() const {
     for (const auto& kv : node_) {
       const std::string k = kv.first.as<std::string>();
-      if (!used_.count(k)) fail(kv.first, field(k), "unknown key");
+      if (used_.count(k)) continue;
+      std::string best;
+      std::size_t best_d = 3;  // suggest only within edit distance 2
+      for (const auto& u : used_) {
+        const std::size_t d = edit_distance(k, u);
+        if (d < best_d) best_d = d, best = u;
+      }
+      fail(kv.first, field(k), best.empty() ? "unknown key" : "unknown key (did you mean '" + best + "'?)");
     }
   }
 
@@ -108,6 +124,46 @@ class Section {
   const std::string& file_;
   std::set<std::string> used_;
 };
+
+/// Levenshtein distance (for did-you-mean on unknown keys).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// Refuses a key given twice in one mapping anywhere in the document (yaml-cpp would keep
+/// the first silently, other YAML tools the last), naming both places.
+void reject_duplicate_keys(const YAML::Node& n, const std::string& path, const std::string& file) {
+  if (n.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& kv : n) {
+      const std::string k = kv.first.Scalar();
+      const std::string f = path.empty() ? k : path + "." + k;
+      const YAML::Mark m = kv.first.Mark();
+      auto [it, fresh] = seen.emplace(k, m);
+      if (!fresh) {
+        std::ostringstream os;
+        os << file << ':' << (m.line + 1) << ':' << (m.column + 1) << ": field " << f
+           << ": duplicate key (first given at " << file << ':' << (it->second.line + 1) << ':'
+           << (it->second.column + 1) << ")";
+        throw CampaignError(os.str());
+      }
+      reject_duplicate_keys(kv.second, f, file);
+    }
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(n[i], path + "[" + std::to_string(i) + "]", file);
+  }
+}
 
 std::int64_t positive_int(Section& s, const std::string& key, std::optional<std::int64_t> def = std::nullopt) {
   const auto v = def ? s.scalar<std::int64_t>(key, *def) : s.scalar<std::int64_t>(key);
@@ -131,6 +187,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
                         ": YAML syntax: " + e.msg);
   }
   if (!root || root.IsNull()) throw CampaignError(file + ":1:1: empty campaign file");
+  reject_duplicate_keys(root, "", file);
   Campaign c;
   c.file = file;
   c.yaml_text = text;
@@ -154,6 +211,9 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     if (c.provider == "local-qemu") {
       c.vm_count = static_cast<int>(positive_int(s, "count"));
       c.fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", true);
+      c.accelerator = s.scalar<std::string>("accelerator", std::string("auto"));
+      if (c.accelerator != "auto" && c.accelerator != "kvm" && c.accelerator != "tcg")
+        s.fail(s.node()["accelerator"], s.field("accelerator"), "'" + c.accelerator + "' is not one of auto, kvm, tcg");
       for (int i = 0; i < c.vm_count; ++i) c.vms.push_back("vm" + std::to_string(i));
     } else if (c.provider == "hosts") {
       c.hosts_file = s.scalar<std::string>("hosts_file", std::string());

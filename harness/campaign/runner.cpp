@@ -5,6 +5,7 @@
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
+#include "harness/vm/accel.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,9 +49,10 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
   if (file.empty()) {  // local-qemu: boot the VMs (VM engineer's `harness vm up`)
     const fs::path dir = fs::absolute(opt.db_path).parent_path();
     file = (dir / (c.name + ".hosts.yaml")).string();
+    const std::string accel = hvm::effective_accel_request(opt.accelerator, c.accelerator);
     const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file,
                                    "--memory-mib", std::to_string(c.memory_mib), "--vcpus", std::to_string(c.vcpus),
-                                   "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0"});
+                                   "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0", "--accel", accel});
     if (rc != 0)
       throw CampaignError("local VMs: `harness vm up --count " + std::to_string(c.vm_count) + " --hosts-file " + file +
                           "` exited with status " + std::to_string(rc));

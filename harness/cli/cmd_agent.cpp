@@ -25,7 +25,10 @@ void add_agent(CLI::App& app) {
   sub->add_option("--token-file", o->token_file, "Bearer token file, mode 0600")->required();
   sub->add_option("--state-dir", o->state_dir, "Case specs, outputs and bundles")
       ->default_val("/var/lib/harness/agent");
-  sub->add_option("--max-body-bytes", o->max_body_bytes, "Larger request bodies get 413")
+  sub->add_option("--max-body-bytes", o->max_body_bytes,
+                  "Larger request bodies get 413 (bytes as received, chunked or without a length too)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--body-deadline-s", o->body_deadline_s, "A request body not received within this gets 408, seconds")
       ->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--swapfile", o->swapfile, "Swapfile checked by qualification")->capture_default_str();
   sub->add_option("--vcpus", o->vcpus, "Expected vCPUs (qualification)")->capture_default_str();

@@ -75,11 +75,14 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_option("--db", *db, "campaign DB (SQLite, WAL)")->required();
     sub->add_option("--hosts", *hosts, "hosts file of running agents (harness/vm/HOSTS.md); default: the campaign's provider");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
+    auto accel = std::make_shared<std::string>();
+    sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     sub->callback([=] {
       const auto c = campaign_for(*file, *db);
       hc::RunOptions o;
       o.db_path = *db;
       o.hosts_file = *hosts;
+      o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       const auto s = hc::run_campaign(c, o);
       print_summary(s);
@@ -122,12 +125,15 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_option("--hosts", *hosts, "hosts file of running agents; default: the campaign's provider");
     sub->add_option("--junit", *junit, "write JUnit XML here");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
+    auto accel = std::make_shared<std::string>();
+    sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     sub->callback([=] {
       const auto c = hc::load_campaign(*file);
       if (c.assertions.empty()) throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
       hc::RunOptions o;
       o.db_path = db->empty() ? c.name + ".db" : *db;
       o.hosts_file = *hosts;
+      o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       print_summary(hc::run_campaign(c, o));
       results::Db d(o.db_path, results::Db::Mode::ReadOnly);

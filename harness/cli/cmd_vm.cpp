@@ -1,6 +1,7 @@
 // `harness vm ...`: local qemu guests (harness/vm/README.md).
 #include "registry.hpp"
 
+#include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/paths.hpp"
@@ -37,7 +38,10 @@ void add_vm(CLI::App& app) {
   image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
       ->capture_default_str()->check(CLI::Range(64, 1 << 20));
   image->add_flag("!--no-canary-db", flags->image.canary_db, "Do not prepare the canary SQLite DB");
-  image->callback([flags] {
+  auto image_accel = std::make_shared<std::string>();
+  image->add_option("--accel", *image_accel, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
+      ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+  image->callback([flags, image_accel] {
     flags->image.cache_dir = flags->cache;
     hvm::Image img = hvm::build_image(flags->image);
     std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\n"
@@ -46,6 +50,12 @@ void add_vm(CLI::App& app) {
                 img.kernel_package.empty() ? "user-supplied" : img.kernel_package.c_str(),
                 img.binaries.size(), img.missing_binaries.size(), img.modules.size(),
                 img.build_seconds);
+    // Decide (and cache) the accelerator now, so the first `vm up` does not pay the probe.
+    hvm::AccelRequest req;
+    req.requested = *image_accel;
+    req.vmlinuz = img.vmlinuz;
+    req.cache_dir = hvm::cache_root(flags->cache);
+    std::printf("%s\n", hvm::choose_accelerator(req).message().c_str());
   });
 
   auto* exec = vm->add_subcommand(
@@ -62,6 +72,8 @@ void add_vm(CLI::App& app) {
   exec->add_option("--swapfile-mib", flags->exec.swapfile_mib, "Swapfile created in the guest, MiB")
       ->capture_default_str()->check(CLI::Range(16, 1 << 20));
   exec->add_flag("--network", flags->exec.network, "Give the guest a user-mode NIC (eth0)");
+  exec->add_option("--accel", flags->exec.accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
+      ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   exec->callback([flags] {
     flags->exec.cache_dir = flags->cache;
     hvm::ExecResult r = hvm::exec_once(flags->exec);
@@ -85,6 +97,8 @@ void add_vm(CLI::App& app) {
                  "Boot a fresh guest (fresh data disk) before every case")->capture_default_str();
   up->add_option("--ready-timeout-s", fleet->ready_timeout_s, "Wait for /v1/health, seconds")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  up->add_option("--accel", fleet->accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
+      ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   up->callback([flags, fleet] {
     fleet->cache_dir = flags->cache;
     for (const auto& g : hvm::fleet_up(*fleet))

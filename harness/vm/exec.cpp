@@ -2,6 +2,7 @@
 #include "harness/vm/exec.hpp"
 
 #include "harness/vm/data_disk.hpp"
+#include "harness/vm/accel.hpp"
 #include "harness/vm/image.hpp"
 #include "harness/vm/init_script.hpp"
 #include "harness/vm/paths.hpp"
@@ -22,29 +23,6 @@
 namespace fs = std::filesystem;
 
 namespace hvm {
-namespace {
-// Starts argv with stdout/stderr to `log`; returns the pid.
-pid_t spawn_logged(const std::vector<std::string>& argv, const std::string& log) {
-  std::vector<char*> args;  // built before fork: no allocation in the child
-  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0) dup2(nul, 0);
-    setpgid(0, 0);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-}  // namespace
 
 ExecResult exec_once(const ExecOptions& opts) {
   if (!fs::is_regular_file(opts.script))
@@ -76,9 +54,14 @@ ExecResult exec_once(const ExecOptions& opts) {
   qc.vcpus = opts.vcpus;
   qc.memory_mib = opts.memory_mib;
   qc.swapfile_mib = opts.swapfile_mib;
-  qc.accelerator = detect_accelerator();
+  AccelRequest req;
+  req.requested = opts.accelerator;
+  req.vmlinuz = img.vmlinuz;
+  req.cache_dir = cache_root(opts.cache_dir);
+  const AccelChoice accel = choose_accelerator(req);
+  std::fprintf(stderr, "%s\n", accel.message().c_str());
+  qc.accelerator = accel.accelerator;
   res.accelerator = qc.accelerator;
-  if (res.accelerator == "tcg") std::fprintf(stderr, "%s\n", tcg_warning().c_str());
   qc.user_network = opts.network;
   auto argv = qemu_argv(qc);
   auto t0 = std::chrono::steady_clock::now();

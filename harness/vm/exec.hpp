@@ -16,6 +16,7 @@ struct ExecOptions {
   int memory_mib = 1024;
   int swapfile_mib = 256;    ///< swapfile created in the guest, MiB
   bool network = false;      ///< attach user-mode networking (no port forward)
+  std::string accelerator;   ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto (accel.hpp)
 };
 
 /// What happened.

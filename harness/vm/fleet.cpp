@@ -1,6 +1,8 @@
 // Local guest fleet: up/down/list/reboot/console (see fleet.hpp).
 #include "harness/vm/fleet.hpp"
 
+#include "harness/vm/accel.hpp"
+
 #include "harness/vm/data_disk.hpp"
 #include "harness/vm/image.hpp"
 #include "harness/vm/init_script.hpp"
@@ -166,8 +168,13 @@ std::vector<GuestInfo> fleet_up(const FleetOptions& o) {
   if (o.count < 1) throw std::runtime_error("--count must be >= 1");
   std::string cache = cache_root(o.cache_dir);
   Image img = load_image(o.cache_dir);
-  std::string accel = detect_accelerator();
-  if (accel == "tcg") std::fprintf(stderr, "%s\n", tcg_warning().c_str());
+  AccelRequest req;
+  req.requested = o.accelerator;
+  req.vmlinuz = img.vmlinuz;
+  req.cache_dir = cache;
+  const AccelChoice choice = choose_accelerator(req);
+  std::fprintf(stderr, "%s\n", choice.message().c_str());
+  const std::string accel = choice.accelerator;
   std::vector<fs::path> dirs;
   for (int i = 0; i < o.count; ++i) {
     std::string name = "vm" + std::to_string(o.first_index + i);

@@ -19,6 +19,7 @@ struct FleetOptions {
                                ///< runner reboots a guest (fresh data disk) before each case
   std::string hosts_file;    ///< written after boot; default <cache>/hosts.yaml
   int ready_timeout_s = 300; ///< wait for GET /v1/health = 200, seconds
+  std::string accelerator;   ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto (accel.hpp)
 };
 
 /// One guest as seen by list().

@@ -11,15 +11,8 @@
 
 namespace hvm {
 
-std::string detect_accelerator() {
-  int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  if (fd < 0) return "tcg";
-  close(fd);
-  return "kvm";
-}
-
 std::string tcg_warning() {
-  return "WARNING: /dev/kvm is not usable: guests run under TCG (software emulation). "
+  return "WARNING: guests run under TCG (software emulation). "
          "Timings (latency, reclaim durations, boot) are inflated; TCG results show the "
          "mechanism, not absolute performance.";
 }
@@ -31,7 +24,9 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
     throw std::invalid_argument("vmlinuz/initramfs path is empty");
   if (c.disk.empty()) throw std::invalid_argument("disk path is empty");
   if (c.console_log.empty()) throw std::invalid_argument("console_log path is empty");
-  std::string accel = c.accelerator.empty() ? detect_accelerator() : c.accelerator;
+  if (c.accelerator != "kvm" && c.accelerator != "tcg")
+    throw std::invalid_argument("accelerator must be kvm or tcg (choose_accelerator decides), got '" + c.accelerator + "'");
+  const std::string& accel = c.accelerator;
   std::vector<std::string> a = {"qemu-system-x86_64", "-name", c.name, "-machine", "q35",
                                 "-accel", accel, "-cpu", accel == "kvm" ? "host" : "max",
                                 "-smp", std::to_string(c.vcpus), "-m", std::to_string(c.memory_mib),

@@ -21,19 +21,16 @@ struct QemuConfig {
   int swapfile_mib = 256;         ///< swapfile the guest creates if missing, MiB
   int host_port = 0;              ///< 127.0.0.1 port forwarded to guest 8080; 0 = none
   bool user_network = false;      ///< user-mode NIC even without a forwarded port
-  std::string accelerator;        ///< kvm | tcg; empty = detect_accelerator()
+  std::string accelerator;        ///< kvm | tcg (required; harness/vm/accel.hpp decides)
   std::string pidfile;            ///< with daemonize: qemu writes its pid here
   bool daemonize = false;         ///< qemu -daemonize (vm up) vs. foreground (vm exec)
 };
-
-/// "kvm" when /dev/kvm can be opened read-write, else "tcg".
-std::string detect_accelerator();
 
 /// The warning printed when running under TCG (timings inflated; DESIGN.md).
 std::string tcg_warning();
 
 /// Full argv for qemu-system-x86_64. Throws std::invalid_argument naming the field when
-/// vcpus < 1, memory_mib < 256, or a path is empty.
+/// vcpus < 1, memory_mib < 256, a path is empty, or accelerator is not kvm|tcg.
 std::vector<std::string> qemu_argv(const QemuConfig& c);
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0 and close).

@@ -134,4 +134,26 @@ bool have_program(const std::string& name) {
   return false;
 }
 
+int spawn_logged(const std::vector<std::string>& argv, const std::string& log) {
+  if (argv.empty()) throw std::runtime_error("spawn_logged: empty command");
+  std::vector<char*> args;  // built before fork: no allocation in the child
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("spawn_logged: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0) dup2(nul, 0);
+    setpgid(0, 0);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 }  // namespace hvm

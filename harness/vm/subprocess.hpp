@@ -27,6 +27,11 @@ std::string run_checked(const std::vector<std::string>& argv, const std::string&
 /// Shell-quoted rendering of argv, for logs and error messages.
 std::string render(const std::vector<std::string>& argv);
 
+/// Starts argv[0] (looked up in PATH) in its own process group with stdout and stderr
+/// appended to `log` (truncated first) and stdin from /dev/null; returns its pid without
+/// waiting. Throws std::runtime_error when fork fails (exec failure: exit status 127).
+int spawn_logged(const std::vector<std::string>& argv, const std::string& log);
+
 /// True when `name` is an executable found in PATH (or an executable path).
 bool have_program(const std::string& name);
 

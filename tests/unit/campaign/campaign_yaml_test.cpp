@@ -16,6 +16,7 @@
 
 namespace hc = harness::campaign;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -186,6 +187,41 @@ TEST(CampaignErrors, UnknownKeyRejected) {
   const auto e = error_of("allocation_mib: 600", "allocation_mib: 600\n  alocation_rate: 5");
   EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l + 1) + ":"));
   EXPECT_THAT(e, HasSubstr("field pressure.alocation_rate: unknown key"));
+}
+
+TEST(CampaignErrors, DuplicateKeyNamesBothPlaces) {
+  const int l = line_of("bg_memory_max_mib: 300");
+  const auto e = error_of("  bg_memory_max_mib: 300\n", "  bg_memory_max_mib: 300\n  bg_memory_max_mib: 250\n");
+  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l + 1) +
+                   ":3: field cgroups.bg_memory_max_mib: duplicate key (first given at broken.yaml:" +
+                   std::to_string(l) + ":3)");
+  // Also inside flow mappings and list items.
+  EXPECT_THAT(error_of("{name: fast-structured, rate_mib_s: 64,", "{name: fast-structured, rate_mib_s: 64, rate_mib_s: 8,"),
+              HasSubstr("field regimes[0].rate_mib_s: duplicate key (first given at broken.yaml:"));
+}
+
+TEST(CampaignErrors, LeadingZeroIntegerIsAnErrorNotOctal) {
+  const int l = line_of("bg_memory_max_mib: 300");
+  const auto e = error_of("bg_memory_max_mib: 300", "bg_memory_max_mib: 0300");
+  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l) +
+                   ":22: field cgroups.bg_memory_max_mib: '0300' has a leading zero (YAML 1.1 would read it as "
+                   "octal); write it without");
+  EXPECT_THAT(error_of("rate_mib_s: 64", "rate_mib_s: 064"), HasSubstr("field regimes[0].rate_mib_s: '064' has a leading zero"));
+  // A plain zero and a decimal below one are fine.
+  EXPECT_THAT(error_of("priority: 10}", "priority: 0}"), Not(HasSubstr("leading zero")));
+}
+
+TEST(CampaignErrors, UnknownKeySuggestsTheClosestKnownKey) {
+  const int l = line_of("active_set_mib: 128");
+  const auto e = error_of("active_set_mib: 128", "active_set_mib: 128\n  activ_set_mib: 64");
+  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l + 1) +
+                   ":3: field pressure.activ_set_mib: unknown key (did you mean 'active_set_mib'?)");
+}
+
+TEST(CampaignErrors, AcceleratorIsOneOfAutoKvmTcg) {
+  EXPECT_THAT(error_of("fresh_guest_per_case: true", "fresh_guest_per_case: true\n  accelerator: hvf"),
+              HasSubstr("field provider.accelerator: 'hvf' is not one of auto, kvm, tcg"));
+  EXPECT_EQ(error_of("fresh_guest_per_case: true", "fresh_guest_per_case: true\n  accelerator: tcg"), "(accepted)");
 }
 
 TEST(CampaignErrors, RulesOfTheStudyAndSpecEnforced) {

@@ -1,0 +1,202 @@
+// Accelerator choice by a trial boot (see accel.hpp).
+#include "harness/vm/accel.hpp"
+
+#include "harness/vm/paths.hpp"
+#include "harness/vm/qemu.hpp"
+#include "harness/vm/subprocess.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace hvm {
+namespace {
+
+constexpr const char* kBanner = "Linux version";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string first_line(const std::string& s) {
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+struct ProbeResult {
+  bool ok = false;
+  std::string detail;
+};
+
+/// Boots `vmlinuz` under KVM with the same machine and CPU model as real guests and
+/// waits for the kernel banner on the serial console.
+ProbeResult probe_kvm(const AccelRequest& req) {
+  if (req.vmlinuz.empty() || !fs::exists(req.vmlinuz))
+    throw std::runtime_error("KVM probe: guest kernel '" + req.vmlinuz +
+                             "' not found (build the guest image first: harness vm image)");
+  char tmpl[] = "/tmp/harness-accel-probe.XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error(std::string("KVM probe: mkdtemp: ") + std::strerror(errno));
+  const fs::path dir(tmpl);
+  const fs::path console = dir / "console.log", log = dir / "qemu.log";
+  const std::vector<std::string> argv = {req.qemu, "-machine", "q35", "-accel", "kvm", "-cpu", "host",
+                                         "-smp", "1", "-m", "256", "-kernel", req.vmlinuz,
+                                         "-append", "console=ttyS0 panic=-1",
+                                         "-display", "none", "-monitor", "none",
+                                         "-serial", "file:" + console.string(), "-nic", "none", "-no-reboot"};
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = spawn_logged(argv, log.string());
+  ProbeResult r;
+  int status = 0;
+  bool exited = false;
+  for (;;) {
+    const std::string out = slurp(console);
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (out.find(kBanner) != std::string::npos) {
+      r.ok = true;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "KVM probe printed the kernel banner after %.1f s", el);
+      r.detail = buf;
+      break;
+    }
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      const std::string err = last_line(slurp(log));
+      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r.detail = "KVM probe: qemu exited with status " + std::to_string(code) + " after " +
+                 std::to_string(static_cast<int>(el)) + " s before the kernel banner" +
+                 (err.empty() ? std::string() : ": " + err);
+      break;
+    }
+    if (el > req.timeout_s) {
+      r.detail = "KVM probe: the guest printed " +
+                 (out.empty() ? std::string("nothing") : std::to_string(out.size()) + " bytes but no kernel banner") +
+                 " on the serial console within " + std::to_string(req.timeout_s) + " s";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!exited) {
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return r;
+}
+
+std::string cache_key(const AccelRequest& req) {
+  std::string boot_id = first_line(slurp("/proc/sys/kernel/random/boot_id"));
+  std::string version;
+  try {
+    version = first_line(run({req.qemu, "--version"}).out);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("KVM probe: cannot run " + req.qemu + " --version: " + e.what());
+  }
+  return boot_id + "|" + version + "|" + req.kvm_device + "|" + req.vmlinuz;
+}
+
+}  // namespace
+
+std::string AccelChoice::message() const {
+  std::string m = "accelerator: " + accelerator + " (" + reason + (from_cache ? "; cached probe result" : "") + ")";
+  if (accelerator == "tcg") m += "\n" + tcg_warning();
+  return m;
+}
+
+std::string validate_accel_request(const std::string& value, const std::string& source) {
+  if (value.empty() || value == "auto" || value == "kvm" || value == "tcg") return value;
+  throw AccelError(source + ": accelerator '" + value + "' is not one of auto, kvm, tcg");
+}
+
+std::string effective_accel_request(const std::string& flag, const std::string& campaign) {
+  if (!validate_accel_request(flag, "--accel").empty()) return flag;
+  const char* env = std::getenv("HARNESS_ACCEL");
+  if (env && *env) return validate_accel_request(env, "environment variable HARNESS_ACCEL");
+  if (!validate_accel_request(campaign, "campaign provider.accelerator").empty()) return campaign;
+  return "auto";
+}
+
+AccelChoice choose_accelerator(const AccelRequest& req) {
+  const std::string want = effective_accel_request(req.requested);
+  AccelChoice c;
+  if (want == "tcg") {
+    c.accelerator = "tcg";
+    c.reason = "tcg requested";
+    return c;
+  }
+  const int fd = ::open(req.kvm_device.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    const std::string why = req.kvm_device + ": " + std::strerror(errno);
+    if (want == "kvm") throw AccelError("--accel kvm: " + why + " (use --accel tcg or auto)");
+    c.accelerator = "tcg";
+    c.reason = "auto: " + why;
+    return c;
+  }
+  ::close(fd);
+
+  ProbeResult pr;
+  bool cached = false;
+  const std::string key = cache_key(req);
+  const fs::path cache_file = req.cache_dir.empty() ? fs::path() : fs::path(req.cache_dir) / "accel-probe.json";
+  if (!cache_file.empty() && fs::exists(cache_file)) {
+    try {
+      auto j = nlohmann::json::parse(slurp(cache_file));
+      if (j.value("key", "") == key) {
+        pr.ok = j.at("kvm_ok").get<bool>();
+        pr.detail = j.at("detail").get<std::string>();
+        cached = true;
+      }
+    } catch (const std::exception&) {
+      // unreadable cache: probe again
+    }
+  }
+  if (!cached) {
+    pr = probe_kvm(req);
+    if (!cache_file.empty()) {
+      try {
+        write_file(cache_file.string(), nlohmann::json{{"key", key}, {"kvm_ok", pr.ok}, {"detail", pr.detail}}.dump(2) + "\n");
+      } catch (const std::exception&) {
+        // a cache that cannot be written only costs a probe next time
+      }
+    }
+  }
+  c.from_cache = cached;
+  if (pr.ok) {
+    c.accelerator = "kvm";
+    c.reason = want + ": " + pr.detail;
+    return c;
+  }
+  if (want == "kvm")
+    throw AccelError("--accel kvm: " + req.kvm_device + " opens but cannot run a guest: " + pr.detail +
+                     " (use --accel tcg, or fix nested virtualization)");
+  c.accelerator = "tcg";
+  c.reason = "auto: " + req.kvm_device + " opens but " + pr.detail + "; falling back to TCG";
+  return c;
+}
+
+}  // namespace hvm

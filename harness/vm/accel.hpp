@@ -1,0 +1,61 @@
+#pragma once
+// Choosing the qemu accelerator by trial, not by presence.
+//
+// A /dev/kvm that opens read-write can still be unable to run a guest (nested
+// virtualization that fails: qemu aborts with "failed to set MSR 0x10a", or starts and the
+// guest never prints a byte). So `auto` boots a probe guest under KVM (the guest kernel,
+// no initramfs, serial console to a file) and takes KVM only when the kernel's banner
+// ("Linux version") reaches the serial console within the probe timeout; otherwise it
+// falls back to TCG and says why. An explicit `kvm` that fails the same probe is an
+// error, never a silent fallback. `tcg` never probes.
+//
+// Precedence of the request: the command's --accel flag, then the environment variable
+// HARNESS_ACCEL, then the campaign's provider.accelerator, then `auto`.
+// The probe result is cached in <cache>/accel-probe.json, keyed by the host's boot id
+// (/proc/sys/kernel/random/boot_id), the qemu version line and the KVM device path, so
+// a campaign pays for it once per host boot.
+#include <stdexcept>
+#include <string>
+
+namespace hvm {
+
+/// What the caller asks for and what the probe needs.
+struct AccelRequest {
+  std::string requested;              ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto
+  std::string vmlinuz;                ///< guest kernel booted by the probe (required for a probe)
+  std::string cache_dir;              ///< where accel-probe.json lives; "" = no caching
+  std::string kvm_device = "/dev/kvm";
+  std::string qemu = "qemu-system-x86_64";  ///< looked up in PATH
+  int timeout_s = 30;                 ///< banner must appear within this, seconds
+};
+
+/// The decision and its reason (printed to stderr by every command that boots guests).
+struct AccelChoice {
+  std::string accelerator;  ///< kvm | tcg
+  std::string reason;       ///< e.g. "auto: KVM probe failed (qemu exited with status 134: ...)"
+  bool from_cache = false;  ///< the probe result came from accel-probe.json
+  /// One line: "accelerator: tcg (auto: ...)" plus the TCG timing warning when tcg.
+  std::string message() const;
+};
+
+/// Thrown when `kvm` was requested explicitly and the probe failed, or the request is not
+/// one of auto|kvm|tcg (the message names the source: --accel, HARNESS_ACCEL, ...).
+class AccelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Validates a request value; "" stays "" (meaning: use the next source). Throws AccelError
+/// naming `source` for anything but auto|kvm|tcg.
+std::string validate_accel_request(const std::string& value, const std::string& source);
+
+/// The effective request: `flag` when set, else $HARNESS_ACCEL when set, else `campaign`
+/// when set, else "auto". Each is validated (AccelError naming its source).
+std::string effective_accel_request(const std::string& flag, const std::string& campaign = "");
+
+/// Decides the accelerator as described at the top of this header. Throws AccelError
+/// (explicit kvm failed; bad request) or std::runtime_error (probe could not be started
+/// for another reason, e.g. vmlinuz missing for an auto/kvm probe).
+AccelChoice choose_accelerator(const AccelRequest& req);
+
+}  // namespace hvm

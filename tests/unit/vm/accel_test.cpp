@@ -1,0 +1,171 @@
+// Accelerator choice by trial boot (harness/vm/accel.hpp), against a fake
+// qemu-system-x86_64 put first on PATH. The fake behaves like the broken nested-KVM hosts
+// seen here: under `-accel kvm` it either aborts at once (the MSR 0x10a assertion) or stays
+// silent; it counts its invocations so the cache can be checked.
+#include "harness/vm/accel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class AccelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/accel-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    fs::create_directories(dir_ / "bin");
+    fs::create_directories(dir_ / "cache");
+    std::ofstream(dir_ / "vmlinuz") << "not a kernel";
+    std::ofstream(dir_ / "kvm") << "";  // a device stand-in that opens read-write
+    old_path_ = std::getenv("PATH") ? std::getenv("PATH") : "";
+    ::setenv("PATH", ((dir_ / "bin").string() + ":" + old_path_).c_str(), 1);
+    ::unsetenv("HARNESS_ACCEL");
+  }
+  void TearDown() override {
+    ::setenv("PATH", old_path_.c_str(), 1);
+    ::unsetenv("HARNESS_ACCEL");
+    fs::remove_all(dir_);
+  }
+
+  /// Writes the fake qemu. `kvm_behaviour`: abort | silent | banner.
+  void fake_qemu(const std::string& kvm_behaviour) {
+    const fs::path p = dir_ / "bin" / "qemu-system-x86_64";
+    std::ofstream f(p);
+    f << "#!/bin/sh\n"
+      << "if [ \"$1\" = --version ]; then echo 'QEMU emulator version 7.2.0 (fake)'; exit 0; fi\n"
+      << "echo run >> " << (dir_ / "calls").string() << "\n"
+      << "serial=''\n"
+      << "for a in \"$@\"; do case \"$a\" in file:*) serial=${a#file:};; esac; done\n";
+    if (kvm_behaviour == "abort")
+      f << "echo 'qemu-system-x86_64: ../target/i386/kvm/kvm.c:2893: kvm_buf_set_msrs: Assertion failed: "
+           "failed to set MSR 0x10a' >&2\nexit 134\n";
+    else if (kvm_behaviour == "silent")
+      f << "exec sleep 30\n";
+    else
+      f << "printf 'Linux version 6.1.0-57-cloud-amd64 (fake)\\n' > \"$serial\"\nexec sleep 30\n";
+    f.close();
+    fs::permissions(p, fs::perms::owner_all);
+  }
+
+  int calls() const {
+    std::ifstream in(dir_ / "calls");
+    int n = 0;
+    std::string line;
+    while (std::getline(in, line)) ++n;
+    return n;
+  }
+
+  hvm::AccelRequest request(const std::string& want) const {
+    hvm::AccelRequest r;
+    r.requested = want;
+    r.vmlinuz = (dir_ / "vmlinuz").string();
+    r.cache_dir = (dir_ / "cache").string();
+    r.kvm_device = (dir_ / "kvm").string();
+    r.timeout_s = 2;
+    return r;
+  }
+
+  fs::path dir_;
+  std::string old_path_;
+};
+
+TEST_F(AccelTest, AutoFallsBackToTcgWhenQemuAbortsUnderKvm) {
+  fake_qemu("abort");
+  const auto c = hvm::choose_accelerator(request("auto"));
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_NE(c.reason.find("qemu exited with status 134"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("failed to set MSR 0x10a"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("falling back to TCG"), std::string::npos) << c.reason;
+  EXPECT_NE(c.message().find("accelerator: tcg"), std::string::npos);
+  EXPECT_NE(c.message().find("WARNING"), std::string::npos);  // the TCG timing warning
+  EXPECT_FALSE(c.from_cache);
+  EXPECT_EQ(calls(), 1);
+}
+
+TEST_F(AccelTest, AutoFallsBackToTcgWhenTheGuestStaysSilent) {
+  fake_qemu("silent");
+  const auto c = hvm::choose_accelerator(request("auto"));
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_NE(c.reason.find("printed nothing on the serial console within 2 s"), std::string::npos) << c.reason;
+}
+
+TEST_F(AccelTest, ExplicitKvmThatCannotRunAGuestIsAClearError) {
+  fake_qemu("abort");
+  try {
+    hvm::choose_accelerator(request("kvm"));
+    FAIL() << "expected AccelError";
+  } catch (const hvm::AccelError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--accel kvm"), std::string::npos) << m;
+    EXPECT_NE(m.find("opens but cannot run a guest"), std::string::npos) << m;
+    EXPECT_NE(m.find("status 134"), std::string::npos) << m;
+  }
+}
+
+TEST_F(AccelTest, ExplicitKvmWithoutTheDeviceIsAClearError) {
+  fake_qemu("banner");
+  auto r = request("kvm");
+  r.kvm_device = (dir_ / "no-such-kvm").string();
+  EXPECT_THROW(hvm::choose_accelerator(r), hvm::AccelError);
+  r.requested = "auto";
+  const auto c = hvm::choose_accelerator(r);
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_NE(c.reason.find("No such file or directory"), std::string::npos) << c.reason;
+  EXPECT_EQ(calls(), 0);  // no probe without a device
+}
+
+TEST_F(AccelTest, KvmIsChosenWhenTheKernelBannerAppears) {
+  fake_qemu("banner");
+  const auto c = hvm::choose_accelerator(request("auto"));
+  EXPECT_EQ(c.accelerator, "kvm");
+  EXPECT_NE(c.reason.find("printed the kernel banner"), std::string::npos) << c.reason;
+  EXPECT_EQ(c.message().find("WARNING"), std::string::npos);
+}
+
+TEST_F(AccelTest, TheProbeResultIsCachedPerBootAndQemuVersion) {
+  fake_qemu("abort");
+  const auto first = hvm::choose_accelerator(request("auto"));
+  const auto second = hvm::choose_accelerator(request("auto"));
+  EXPECT_EQ(first.accelerator, "tcg");
+  EXPECT_EQ(second.accelerator, "tcg");
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(calls(), 1);  // the second decision booted nothing
+  // An explicit kvm request still fails from the cached result, without a silent fallback.
+  EXPECT_THROW(hvm::choose_accelerator(request("kvm")), hvm::AccelError);
+  EXPECT_EQ(calls(), 1);
+}
+
+TEST_F(AccelTest, TcgNeverProbes) {
+  fake_qemu("banner");
+  const auto c = hvm::choose_accelerator(request("tcg"));
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_EQ(c.reason, "tcg requested");
+  EXPECT_EQ(calls(), 0);
+}
+
+TEST_F(AccelTest, RequestPrecedenceFlagThenEnvironmentThenCampaign) {
+  EXPECT_EQ(hvm::effective_accel_request("", ""), "auto");
+  EXPECT_EQ(hvm::effective_accel_request("", "kvm"), "kvm");
+  ::setenv("HARNESS_ACCEL", "tcg", 1);
+  EXPECT_EQ(hvm::effective_accel_request("", "kvm"), "tcg");
+  EXPECT_EQ(hvm::effective_accel_request("kvm", "auto"), "kvm");
+  ::setenv("HARNESS_ACCEL", "fast", 1);
+  try {
+    hvm::effective_accel_request("", "");
+    FAIL() << "expected AccelError";
+  } catch (const hvm::AccelError& e) {
+    EXPECT_STREQ(e.what(), "environment variable HARNESS_ACCEL: accelerator 'fast' is not one of auto, kvm, tcg");
+  }
+}
+
+}  // namespace
