@@ -449,7 +449,8 @@ Campaign load_campaign(const std::string& path) {
   os << in.rdbuf();
   Campaign c = parse_campaign(os.str(), path);
   if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative())
-    c.dose_from_pilot = (std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();
+    c.dose_from_pilot =
+        std::filesystem::absolute(std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();
   return c;
 }
 

@@ -31,7 +31,12 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
                       "(SELECT value FROM campaign_meta WHERE key='campaign_file')");
   q.step();
   if (q.is_null(0)) throw std::runtime_error(db_path + ": holds no plan (give the campaign FILE)");
-  return hc::parse_campaign(q.text(0), q.opt_text(1).value_or(db_path) + " (as stored in " + db_path + ")");
+  auto c = hc::parse_campaign(q.text(0), q.opt_text(1).value_or(db_path) + " (as stored in " + db_path + ")");
+  // design.dose_mib {from_pilot}: relative to the campaign file's directory, as load_campaign does.
+  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative() && q.opt_text(1))
+    c.dose_from_pilot =
+        (std::filesystem::path(*q.opt_text(1)).parent_path() / c.dose_from_pilot).lexically_normal().string();
+  return c;
 }
 
 void print_summary(const hc::RunSummary& s) {

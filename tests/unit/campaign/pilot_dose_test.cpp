@@ -159,3 +159,19 @@ TEST(PilotDose, NoEligibleDoseIsAClearError) {
   }
   EXPECT_THROW(hc::resolve_pilot_dose(d / "missing.db", 1.0, 0.8), hc::PilotDoseError);
 }
+
+TEST(PilotDose, RelativePathIsTheCampaignFilesDirectory) {
+  TempDir d;
+  build_pilot_db(d / "pilot.db", [](std::int64_t, const std::string&) { return 0.2; });
+  std::string text = read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml");
+  const auto p = text.find("  dose_mib: 96\n");
+  ASSERT_NE(p, std::string::npos);
+  text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
+  {
+    std::ofstream o(d / "c.yaml");
+    o << text;
+  }
+  const auto c = hc::load_campaign(d / "c.yaml");
+  EXPECT_EQ(c.dose_from_pilot, d / "pilot.db");
+  EXPECT_EQ(nlohmann::json::parse(hc::plan(c).json_text).at("dose_from_pilot").at("dose_bytes"), 96 * kMiB);
+}
