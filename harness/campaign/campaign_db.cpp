@@ -207,12 +207,16 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     del.run();
     results::Stmt ins(db,
                       "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
-                      "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, ?14)");
+                      "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
+                      "source_dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
     ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
     ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
     ins.bind(10, why.reason).bind(11, a.started_unix_ns).bind(12, a.ended_unix_ns);
     ins.bind(13, spec.dump()).bind(14, nlohmann::json{{"lost", lost}}.dump());
+    if (why.source_commit.empty()) ins.bind_null(15);
+    else ins.bind(15, why.source_commit);
+    if (why.source_dirty) ins.bind(16, *why.source_dirty ? 1 : 0);
+    else ins.bind_null(16);
     ins.run();
     write_attempt(db, rec, "lost", why.reason);
   });

@@ -80,11 +80,15 @@ struct LostCase {
   std::string phase;                 ///< last phase seen by polling ("" = never seen)
   std::int64_t last_seen_unix_ns = 0;  ///< wall clock of the last successful status poll (0 = never)
   std::string reason;                ///< e.g. "agent lost: ...", "case timed out after 2760 s"
+  /// Build of the agent that ran it, from its qualification before scheduling (no bundle
+  /// says otherwise): cases.source_commit / source_dirty. Empty / nullopt = unknown.
+  std::string source_commit;
+  std::optional<bool> source_dirty;
 };
 
 /// Records a case lost after the pressure phase started, in one transaction: a `cases` row
 /// (status lost, spec_json = `k.spec` with the schedule's case id, outcome_json
-/// {"lost": {...}}), schedule.state lost and the attempts row (status lost, detail_json
+/// {"lost": {...}}, source_commit/dirty from `why`), schedule.state lost and the attempts row (status lost, detail_json
 /// the same object). A lost case is an outcome: never rerun automatically (study, PROTOCOL.md).
 void record_lost(results::Db& db, const ScheduledCase& k, const std::string& campaign, const AttemptRecord& a,
                  const LostCase& why);

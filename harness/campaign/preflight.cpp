@@ -38,6 +38,9 @@ Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string
       for (const auto& k : cols) q.values[k] = "?";
     } else {
       const auto rec = rep.value("recorded", nlohmann::json::object());
+      if (rec.contains("source_commit") && rec["source_commit"].is_string())
+        q.source_commit = rec["source_commit"].get<std::string>();
+      if (rec.contains("source_dirty") && rec["source_dirty"].is_boolean()) q.source_dirty = rec["source_dirty"].get<bool>();
       for (const auto& k : cols) q.values[k] = text_of(rec, k);
       if (rec.value("source_dirty", false) && q.values["source_commit"] != "(missing)")
         q.values["source_commit"] += " (dirty)";

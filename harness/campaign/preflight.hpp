@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct VmQualification {
   bool passed = false;                       ///< report passed and the commit pin holds
   std::vector<std::string> reasons;          ///< why not (report reasons, commit, no answer)
   std::map<std::string, std::string> values; ///< fleet_uniform_keys() + source_commit, as text
+  std::string source_commit;                 ///< recorded.source_commit ("" = not reported)
+  std::optional<bool> source_dirty;          ///< recorded.source_dirty
 };
 
 /// The preflight's verdict.

@@ -70,8 +70,9 @@ namespace {
 class Worker {
  public:
   Worker(const Campaign& c, const RunOptions& opt, Host host, std::vector<const ScheduledCase*> cases,
-         Progress& prog, std::atomic<int>& attempts)
-      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts) {}
+         Progress& prog, std::atomic<int>& attempts, VmQualification qual)
+      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts),
+        qual_(std::move(qual)) {}
 
   void run() {
     try {
@@ -139,7 +140,8 @@ class Worker {
     }
     if (!lost) return fail(a, why);
     a.ended_unix_ns = now();
-    record_lost(*db_, k, c_.name, a, LostCase{seen.phase, seen.last_seen_unix_ns, why});
+    record_lost(*db_, k, c_.name, a,
+                LostCase{seen.phase, seen.last_seen_unix_ns, why, qual_.source_commit, qual_.source_dirty});
     prog_.finish(host_.name, a.case_id, "lost", why, true);
   }
 
@@ -244,6 +246,7 @@ class Worker {
   std::atomic<int>& attempts_;
   results::Db* db_ = nullptr;
   std::unique_ptr<agent::AgentClient> client_;
+  VmQualification qual_;  ///< this VM's qualification before scheduling (source of a lost case)
 };
 
 }  // namespace
@@ -280,8 +283,9 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     for (const auto& vm : c.vms) down.push_back(vm);
     run_subprocess(down);
   };
+  Preflight pf;
   if (!hosts.empty()) {  // qualification before scheduling (study; PROTOCOL.md), after `vm up`
-    const Preflight pf = fleet_preflight(c, hosts);
+    pf = fleet_preflight(c, hosts);
     if (opt.preflight_out) *opt.preflight_out = pf.table;
     if (!pf.ok) {
       stop_local();
@@ -302,7 +306,10 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       for (const auto& x : hosts)
         if (x.name == vm) h = &x;
       if (!h) continue;  // nothing left to run
-      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts));
+      VmQualification q;
+      for (const auto& x : pf.vms)
+        if (x.vm == vm) q = x;
+      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();

@@ -30,6 +30,9 @@ enum class Outcome {
   InfraNoBundleInWarmup,  ///< as InfraNoBundle, but the phase never gets past warmup
   LostInWarmup,   ///< the agent forgets the case (404) right after reporting warmup
   LostInPressure, ///< the agent forgets the case (404) right after reporting pressure
+  /// Never reports a phase: GET status answers 503 until `unseen_lost_after_ms` passed since
+  /// submission, then 404 (0 ms: 404 at once).
+  LostUnseen,
 };
 
 /// A passing qualification report in the `harness qualify --json` shape (the keys the
@@ -136,6 +139,7 @@ class FakeAgent {
     int polls = 0;
     std::string state = "queued";
     std::string last_phase;  ///< last phase reported by GET status
+    std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   };
 
   FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
@@ -158,6 +162,7 @@ class FakeAgent {
     return Outcome::Completed;
   };
   int polls_to_finish = 3;
+  int unseen_lost_after_ms = 0;  ///< Outcome::LostUnseen: 503 for this long, then 404
   /// Non-empty: bundles carry the source commit only in outcome_json.source (see write_bundle).
   std::string bundle_source_commit;
   /// Answer of GET /v1/qualification (default: passing_qualification()).
@@ -214,7 +219,7 @@ class FakeAgent {
         return;
       }
       const int n = ++submissions_[base_id(id)];
-      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", ""};
+      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", std::chrono::steady_clock::now()};
       res.status = 202;
       res.set_content(nlohmann::json{{"case_id", id}}.dump(), "application/json");
     });
@@ -234,6 +239,16 @@ class FakeAgent {
         return;
       }
       Case& c = it->second;
+      if (c.outcome == Outcome::LostUnseen) {
+        if (std::chrono::steady_clock::now() - c.submitted < std::chrono::milliseconds(unseen_lost_after_ms)) {
+          res.status = 503;
+          return;
+        }
+        cases_.erase(it);
+        res.status = 404;
+        res.set_content(R"({"error":"unknown case"})", "application/json");
+        return;
+      }
       if ((c.outcome == Outcome::LostInWarmup && c.last_phase == "warmup") ||
           (c.outcome == Outcome::LostInPressure && c.last_phase == "pressure")) {
         cases_.erase(it);  // guest restarted: the agent no longer knows the case

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 
 namespace hc = harness::campaign;
@@ -360,6 +361,9 @@ TEST(RunnerLost, GuestLostAfterPressureStartIsLostNotRerunAndCounted) {
     EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + x + "'"),
               "pressure");
     EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + x + "'"), 0);
+    // No bundle: the build that ran it is the agent's, as qualified before scheduling.
+    EXPECT_EQ(text(db, "SELECT source_commit || '/' || source_dirty FROM cases WHERE case_id = '" + x + "'"),
+              "0123456789abcdef0123456789abcdef01234567/0");
     const auto st = hc::status_report(db);
     EXPECT_THAT(st, HasSubstr("cases: 3 planned, 2 completed, 1 lost, 0 infra_failed, 0 pending; 3 attempts"));
     EXPECT_THAT(st, HasSubstr("  " + x + " (phase pressure): agent no longer knows the case"));
@@ -534,4 +538,94 @@ TEST(RunnerPreflight, PinnedCommitMustMatchACleanBuild) {
   // `any` (smoke, ci): the commit is shown, not judged.
   c.pinned_commit = "any";
   EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", ok}, {"vm1", other}}).ok);
+}
+
+TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  TempDir d;
+  fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
+  a1.qualification["recorded"]["thp_enabled"] = "always";
+  write(d / "token", "tok");
+  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(2, 1, 2));
+  const std::string cmd = harness + " run " + (d / "t.yaml") + " --db " + (d / "c.db") + " --hosts " +
+                          (d / "hosts.yaml") + " --plain > " + (d / "out.txt") + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  std::ifstream in(d / "out.txt");
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(out, HasSubstr("harness: qualification before scheduling refused the run (no case submitted):"));
+  EXPECT_THAT(out, HasSubstr("VMs differ in thp_enabled: vm0 madvise, vm1 always"));
+  EXPECT_EQ(a0.posts() + a1.posts(), 0);
+  results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+}
+
+TEST(RunnerLost, HarnessMarkInfraRefusesUnknownPendingAndReasonless) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  TempDir d;
+  write(d / "t.yaml", campaign_yaml(1, 1, 2));
+  ASSERT_EQ(std::system((harness + " plan " + (d / "t.yaml") + " --db " + (d / "c.db") + " > /dev/null").c_str()), 0);
+  auto run = [&](const std::string& args) {
+    const int st = std::system((harness + " mark-infra " + (d / "c.db") + " " + args + " > " + (d / "out.txt") +
+                                " 2>&1").c_str());
+    std::ifstream in(d / "out.txt");
+    const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_pair(WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+  };
+  const auto unknown = run("t-nope --reason 'host died'");
+  EXPECT_EQ(unknown.first, 2);
+  EXPECT_THAT(unknown.second, HasSubstr("mark-infra: no case 't-nope' in the schedule of"));
+  const auto pending = run("t-vm0-fast-structured-r1-static-zram --reason 'host died'");
+  EXPECT_EQ(pending.first, 2);
+  EXPECT_THAT(pending.second, HasSubstr("is pending (never run): nothing to reclassify"));
+  const auto blank = run("t-vm0-fast-structured-r1-static-zram --reason ' '");
+  EXPECT_EQ(blank.first, 2);
+  EXPECT_THAT(blank.second, HasSubstr("--reason must say why"));
+  EXPECT_NE(run("t-vm0-fast-structured-r1-static-zram").first, 0);  // --reason is required
+  results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+}
+
+TEST(RunnerLost, PhaseNeverSeenIsDecidedByTimeSinceSubmission) {
+  // PROTOCOL.md assumption: lost only when more than warmup + start lead (1 s + 3 s here)
+  // passed since submission.
+  const std::string x = "t-vm0-fast-structured-r1-static-zram";
+  {
+    OneVm v;
+    v.a0.outcome = [&](const std::string& id, int n) {
+      return id == x && n == 1 ? fake::Outcome::LostUnseen : fake::Outcome::Completed;
+    };
+    const auto s = hc::run_campaign(v.c, v.o);
+    EXPECT_EQ(s.completed, 3);
+    EXPECT_EQ(s.lost, 0);
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM attempts WHERE case_id = '" + x + "' AND attempt = 1"), "infra_failed");
+    EXPECT_THAT(text(db, "SELECT error FROM attempts WHERE case_id = '" + x + "' AND attempt = 1"),
+                HasSubstr("(phase never seen; only 0 s since submission, warmup + start lead = 4 s)"));
+    EXPECT_EQ(text(db, "SELECT coalesce(json_extract(detail_json, '$.phase'), 'null') FROM attempts WHERE case_id = '" +
+                           x + "' AND attempt = 1"),
+              "null");
+  }
+  {
+    OneVm v;
+    v.a0.unseen_lost_after_ms = 4500;
+    v.a0.outcome = [&](const std::string& id, int n) {
+      return id == x && n == 1 ? fake::Outcome::LostUnseen : fake::Outcome::Completed;
+    };
+    const auto s = hc::run_campaign(v.c, v.o);
+    EXPECT_EQ(s.completed, 2);
+    EXPECT_EQ(s.lost, 1);
+    EXPECT_EQ(v.a0.submissions()[x], 1);
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT coalesce(json_extract(outcome_json, '$.lost.phase'), 'null') FROM cases WHERE case_id = '" +
+                           x + "'"),
+              "null");
+    EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+                HasSubstr(" s since submission, warmup + start lead = 4 s)"));
+    EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+                HasSubstr("agent no longer knows the case"));
+  }
 }
