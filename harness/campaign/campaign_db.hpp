@@ -93,7 +93,8 @@ struct LostCase {
 void record_lost(results::Db& db, const ScheduledCase& k, const std::string& campaign, const AttemptRecord& a,
                  const LostCase& why);
 
-/// `harness mark-infra`: reclassifies case `case_id` (status lost, completed or
+/// `harness mark-infra` (PROTOCOL.md: an operator may reclassify a case; audited):
+/// reclassifies case `case_id` (status lost, completed or
 /// infra_failed) as infra_failed so that the next `harness run` reruns it, in one
 /// transaction: attempts row kind 'mark-infra', status 'marked_infra', detail_json
 /// {reason, previous_status, operator, previous_case: {status, error, attempt,

@@ -14,19 +14,16 @@
 #include <set>
 #include <sstream>
 
+#include "test_files.hpp"
+
 namespace hc = harness::campaign;
+using testfiles::TempDir;
+using testfiles::read;
 using ::testing::HasSubstr;
 
 namespace {
 
 std::string campaign_path(const std::string& name) { return std::string(HARNESS_SOURCE_DIR) + "/campaigns/" + name; }
-
-std::string read(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 /// Replaces the first occurrence of `from` in the smoke campaign text; returns the error.
 std::string error_of(const std::string& from, const std::string& to, const std::string& base = "smoke.yaml") {
@@ -50,19 +47,6 @@ int line_of(const std::string& needle, const std::string& base = "smoke.yaml") {
     if (l.find(needle) != std::string::npos) return n;
   return -1;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
-};
 
 }  // namespace
 

@@ -14,32 +14,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_files.hpp"
+
 namespace hc = harness::campaign;
+using testfiles::TempDir;
+using testfiles::read;
 using ::testing::HasSubstr;
 
 namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;
-
-std::string read(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-pilot-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
-};
 
 /// A pilot DB as `harness run campaigns/pilot.yaml` leaves it: the plan (4 doses x 4
 /// regimes) and one completed case per row, every criterion of the rule met, each write

@@ -24,28 +24,14 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "test_files.hpp"
+
 namespace hc = harness::campaign;
+using testfiles::TempDir;
+using testfiles::write;
 using ::testing::HasSubstr;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-runner-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
-};
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream o(path);
-  o << text;
-}
 
 /// A small campaign on `vms` hosts: 1 regime, `repeats` triplets per VM.
 std::string campaign_yaml(int vms, int repeats, int retries, const std::string& extra = "") {
