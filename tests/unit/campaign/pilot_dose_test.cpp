@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <functional>
 #include <fstream>
 #include <sstream>
@@ -158,4 +159,19 @@ TEST(PilotDose, RelativePathIsTheCampaignFilesDirectory) {
   const auto c = hc::load_campaign(d / "c.yaml");
   EXPECT_EQ(c.dose_from_pilot, d / "pilot.db");
   EXPECT_EQ(nlohmann::json::parse(hc::plan(c).json_text).at("dose_from_pilot").at("dose_bytes"), 96 * kMiB);
+}
+
+TEST(PilotDose, HarnessPlanSaysWhereTheDoseCameFrom) {
+  TempDir d;
+  build_pilot_db(d / "pilot.db", [](std::int64_t dose, const std::string&) { return dose == 96 ? 1.2 : 0.2; });
+  std::string text = read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml");
+  const auto p = text.find("  dose_mib: 96\n");
+  ASSERT_NE(p, std::string::npos);
+  text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
+  testfiles::write(d / "c.yaml", text);
+  const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  ASSERT_EQ(std::system((exe + " plan " + (d / "c.yaml") + " > " + (d / "out.txt") + " 2>&1").c_str()), 0);
+  EXPECT_THAT(read(d / "out.txt"),
+              HasSubstr("dose 64 MiB chosen by the pilot rule from " + (d / "pilot.db") + " (sha256 " +
+                        harness::digest::sha256_file(d / "pilot.db") + ", preregistered with the plan)"));
 }
