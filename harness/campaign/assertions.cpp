@@ -109,7 +109,7 @@ AssertionResult evaluate(results::Db& db, const Assertion& a) {
     for (const auto& id : completed_cases(db)) {
       ++r.cases_checked;
       for (const char* canary : {"compute", "sqlite"}) {
-        // Requests whose scheduled start lies in the pressure phase (DESIGN.md primary outcome);
+        // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
         // a request that never completed counts as infinitely late.
         results::Stmt q(db,
                         "SELECT r.completion_ns - r.scheduled_ns FROM canary_requests r JOIN phases p ON p.case_id = "

@@ -3,7 +3,8 @@
 // a schedule is planned. Loaded and validated by load_campaign() (campaign_yaml.cpp).
 //
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
-// Sources: the study (seeds/000_...), DESIGN.md "Campaigns", harness/case/SPEC.md.
+// Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
+// campaigns/README.md.
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -38,8 +39,11 @@ struct Campaign {
   std::string file;             ///< path it was loaded from
   std::string yaml_text;        ///< the file's bytes (stored in the DB with the plan)
   std::string name;             ///< [A-Za-z0-9._-]+; prefix of every case id
-  std::uint64_t seed = 0;       ///< seeds the schedule order and the workloads
-  std::string pinned_commit;    ///< 40-hex commit or "any"
+  /// smoke | ci | pilot | confirmatory. Default: pilot when design.kind is pilot, else
+  /// confirmatory. Only smoke and ci may use `pinned_commit: any` (PROTOCOL.md).
+  std::string kind;
+  std::uint64_t seed = 0;       ///< seeds the schedule order, the allocation and the workloads
+  std::string pinned_commit;    ///< 40-hex commit (lowercase) or "any" (smoke, ci only)
 
   int vcpus = 1;                ///< VM shape (study: 1 vCPU, 1 GiB)
   int memory_mib = 1024;
@@ -47,7 +51,7 @@ struct Campaign {
   std::string provider;         ///< "local-qemu" | "hosts"
   int vm_count = 1;             ///< local-qemu: VMs booted, named vm0..vm{count-1}
   std::string hosts_file;       ///< provider hosts: hosts file (harness/vm/HOSTS.md)
-  std::vector<std::string> vms; ///< strata VM names used by the design
+  std::vector<std::string> vms; ///< strata VM names used by the design (design.vms, else the provider's)
   bool fresh_guest_per_case = true;  ///< local-qemu: `harness vm reboot` before each case
   std::string accelerator = "auto";  ///< local-qemu: auto | kvm | tcg (harness/vm/accel.hpp);
                                      ///< --accel and $HARNESS_ACCEL take precedence
@@ -83,15 +87,21 @@ struct Campaign {
   std::vector<std::string> configurations;  ///< subset of the three, in canonical order
 
   std::string design;                ///< "matched-triplets" | "pilot"
-  int repeats = 1;                   ///< matched-triplets: repeats per (vm, regime) stratum
-  std::optional<std::int64_t> dose_mib;      ///< matched-triplets: the pinned dose
+  int repeats = 1;                   ///< repeats per (vm, regime) stratum (when triplets_per_regime == 0)
+  /// matched-triplets: triplets of each regime spread over `vms` by the seeded balanced
+  /// allocation (allocation.hpp; study: 15 per regime over vm0..vm8). 0 = use `repeats`.
+  int triplets_per_regime = 0;
+  std::optional<std::int64_t> dose_mib;      ///< matched-triplets: the pinned dose (unset until resolved when from_pilot)
+  /// design.dose_mib: {from_pilot: PATH}: the pilot DB whose rule chooses the dose at plan
+  /// time (relative paths: to the campaign file's directory). Empty = dose_mib given.
+  std::string dose_from_pilot;
   std::vector<std::int64_t> pilot_doses_mib; ///< pilot: candidate doses
 
   int max_infra_retries = 2;         ///< reruns of an infra_failed case (attempts = 1 + this)
   int case_timeout_s = 0;            ///< runner gives up on a case after this (0 = phases x 4 + 600)
   int poll_interval_ms = 1000;       ///< runner status poll period
 
-  int bootstrap_replicates = 10000;  ///< analysis (DESIGN.md)
+  int bootstrap_replicates = 10000;  ///< analysis (ours; study: bootstrap intervals)
   double alpha = 0.05;
   std::vector<std::string> comparisons;  ///< e.g. "compute:static-zram"
 
@@ -107,6 +117,9 @@ Campaign load_campaign(const std::string& path);
 
 /// Same, from text (`file` only names it in errors).
 Campaign parse_campaign(const std::string& text, const std::string& file);
+
+/// True when `kind` may use `pinned_commit: any` (smoke and ci; PROTOCOL.md).
+bool allows_any_commit(const std::string& kind);
 
 /// The three configurations of the study, in canonical order.
 const std::vector<std::string>& all_configurations();

@@ -3,7 +3,9 @@
 
 #include "harness/digest/sha256.hpp"
 
+#include <cctype>
 #include <chrono>
+#include <stdexcept>
 
 namespace harness::campaign {
 namespace {
@@ -105,41 +107,81 @@ Schedule load_verified_plan(results::Db& db) {
   return s;
 }
 
+namespace {
+
+constexpr const char* kProgressSql =
+    "SELECT s.case_id, s.state, "
+    "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id), "
+    "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id AND a.kind != 'mark-infra' AND a.attempt > "
+    "  coalesce((SELECT max(m.attempt) FROM attempts m WHERE m.case_id = s.case_id AND m.kind = 'mark-infra'), 0)), "
+    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id) "
+    "FROM schedule s";
+
+CaseProgress progress_row(results::Stmt& q) {
+  return CaseProgress{q.text(1), static_cast<int>(q.int64(2)), static_cast<int>(q.int64(3)),
+                      static_cast<int>(q.int64(4))};
+}
+
+void write_attempt(results::Db& db, const AttemptRecord& a, const std::string& status,
+                   const std::optional<std::string>& error, const std::string& kind = "run") {
+  results::Stmt ins(db,
+                    "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns, "
+                    "kind, detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, status).bind(5, error);
+  ins.bind(6, a.started_unix_ns).bind(7, a.ended_unix_ns).bind(8, kind);
+  if (a.detail.is_null()) ins.bind_null(9);
+  else ins.bind(9, a.detail.dump());
+  ins.run();
+  results::Stmt up(db, "UPDATE schedule SET state = ?2 WHERE case_id = ?1");
+  up.bind(1, a.case_id).bind(2, status == "marked_infra" ? std::string("infra_failed") : status);
+  up.run();
+}
+
+}  // namespace
+
 std::map<std::string, CaseProgress> load_progress(results::Db& db) {
   std::map<std::string, CaseProgress> out;
-  results::Stmt q(db,
-                  "SELECT s.case_id, s.state, (SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id) "
-                  "FROM schedule s");
-  while (q.step()) out[q.text(0)] = CaseProgress{q.text(1), static_cast<int>(q.int64(2))};
+  results::Stmt q(db, kProgressSql);
+  while (q.step()) out[q.text(0)] = progress_row(q);
   return out;
 }
 
-namespace {
-void write_attempt(results::Db& db, const AttemptRecord& a, const std::string& status,
-                   const std::optional<std::string>& error) {
-  results::Stmt ins(db,
-                    "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, status).bind(5, error);
-  ins.bind(6, a.started_unix_ns).bind(7, a.ended_unix_ns);
-  ins.run();
-  results::Stmt up(db, "UPDATE schedule SET state = ?2 WHERE case_id = ?1");
-  up.bind(1, a.case_id).bind(2, status);
-  up.run();
+CaseProgress case_progress(results::Db& db, const std::string& case_id) {
+  results::Stmt q(db, std::string(kProgressSql) + " WHERE s.case_id = ?1");
+  q.bind(1, case_id);
+  if (!q.step()) throw std::runtime_error("case " + case_id + " missing from the schedule table");
+  return progress_row(q);
 }
-}  // namespace
 
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a) {
   std::string status;
   results::import_bundle(db, bundle_path, a.case_id, [&](results::Db& d) {
-    results::Stmt q(d, "SELECT status, error FROM main.cases WHERE case_id = ?1");
+    results::Stmt q(d, "SELECT status, error, outcome_json FROM main.cases WHERE case_id = ?1");
     q.bind(1, a.case_id);
     if (!q.step()) throw results::DbError(bundle_path + ": case '" + a.case_id + "' vanished during import");
     status = q.text(0);
     const auto error = q.opt_text(1);
+    const auto outcome = q.opt_text(2);
     results::Stmt up(d, "UPDATE main.cases SET attempt = ?2 WHERE case_id = ?1");
     up.bind(1, a.case_id).bind(2, a.attempt);
     up.run();
+    // The binaries that ran the case (PROTOCOL.md): the columns when the executor set
+    // them, else outcome_json.source {commit, dirty}.
+    if (outcome) {
+      const auto j = nlohmann::json::parse(*outcome, nullptr, false);
+      if (j.is_object() && j.contains("source") && j["source"].is_object()) {
+        const auto& src = j["source"];
+        results::Stmt sc(d,
+                         "UPDATE main.cases SET source_commit = coalesce(source_commit, ?2), "
+                         "source_dirty = coalesce(source_dirty, ?3) WHERE case_id = ?1");
+        sc.bind(1, a.case_id);
+        if (src.contains("commit") && src["commit"].is_string()) sc.bind(2, src["commit"].get<std::string>());
+        else sc.bind_null(2);
+        if (src.contains("dirty") && src["dirty"].is_boolean()) sc.bind(3, src["dirty"].get<bool>() ? 1 : 0);
+        else sc.bind_null(3);
+        sc.run();
+      }
+    }
     write_attempt(d, a, status, error);
   });
   return status;
@@ -147,6 +189,81 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
 
 void record_infra_failure(results::Db& db, const AttemptRecord& a, const std::string& error) {
   db.transaction([&] { write_attempt(db, a, "infra_failed", error); });
+}
+
+void record_lost(results::Db& db, const ScheduledCase& k, const std::string& campaign, const AttemptRecord& a,
+                 const LostCase& why) {
+  const nlohmann::json lost = {
+      {"phase", why.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(why.phase)},
+      {"last_seen_unix_ns", why.last_seen_unix_ns ? nlohmann::json(why.last_seen_unix_ns) : nlohmann::json(nullptr)},
+      {"reason", why.reason}};
+  nlohmann::json spec = k.spec;
+  spec["case_id"] = k.case_id;
+  AttemptRecord rec = a;
+  rec.detail = lost;
+  db.transaction([&] {
+    results::Stmt del(db, "DELETE FROM cases WHERE case_id = ?1");  // an earlier infra_failed attempt's rows
+    del.bind(1, k.case_id);
+    del.run();
+    results::Stmt ins(db,
+                      "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
+                      "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
+                      "source_dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+    ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
+    ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
+    ins.bind(10, why.reason).bind(11, a.started_unix_ns).bind(12, a.ended_unix_ns);
+    ins.bind(13, spec.dump()).bind(14, nlohmann::json{{"lost", lost}}.dump());
+    if (why.source_commit.empty()) ins.bind_null(15);
+    else ins.bind(15, why.source_commit);
+    if (why.source_dirty) ins.bind(16, *why.source_dirty ? 1 : 0);
+    else ins.bind_null(16);
+    ins.run();
+    write_attempt(db, rec, "lost", why.reason);
+  });
+}
+
+std::string mark_infra(results::Db& db, const std::string& case_id, const std::string& reason,
+                       const std::string& operator_name) {
+  bool blank = true;
+  for (char ch : reason)
+    if (!std::isspace(static_cast<unsigned char>(ch))) blank = false;
+  if (blank) throw std::invalid_argument("mark-infra: --reason must say why (it is kept in the audit trail)");
+  std::string previous;
+  db.transaction([&] {
+    results::Stmt q(db, "SELECT state FROM schedule WHERE case_id = ?1");
+    q.bind(1, case_id);
+    if (!q.step()) throw std::invalid_argument("mark-infra: no case '" + case_id + "' in the schedule of " + db.path());
+    previous = q.text(0);
+    if (previous == "pending")
+      throw std::invalid_argument("mark-infra: case '" + case_id + "' is pending (never run): nothing to reclassify");
+    nlohmann::json prev_case = nullptr;
+    {
+      results::Stmt c(db, "SELECT status, error, attempt, outcome_json FROM cases WHERE case_id = ?1");
+      c.bind(1, case_id);
+      if (c.step()) {
+        const auto outcome = c.opt_text(3);
+        prev_case = {{"status", c.text(0)},
+                     {"error", c.opt_text(1) ? nlohmann::json(*c.opt_text(1)) : nlohmann::json(nullptr)},
+                     {"attempt", c.int64(2)},
+                     {"outcome_json", outcome ? nlohmann::json::parse(*outcome, nullptr, false) : nlohmann::json(nullptr)}};
+      }
+    }
+    const auto p = case_progress(db, case_id);
+    AttemptRecord a;
+    a.case_id = case_id;
+    a.attempt = p.last_attempt + 1;
+    a.host = "operator";
+    a.started_unix_ns = a.ended_unix_ns = unix_now_ns();
+    a.detail = {{"reason", reason},
+                {"previous_status", previous},
+                {"operator", operator_name},
+                {"previous_case", prev_case}};
+    results::Stmt up(db, "UPDATE cases SET status = 'infra_failed', error = ?2 WHERE case_id = ?1");
+    up.bind(1, case_id).bind(2, "mark-infra: " + reason + " (was " + previous + ")");
+    up.run();
+    write_attempt(db, a, "marked_infra", "mark-infra: " + reason, "mark-infra");
+  });
+  return previous;
 }
 
 }  // namespace harness::campaign

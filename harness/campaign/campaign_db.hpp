@@ -1,11 +1,13 @@
 #pragma once
 // The campaign database (results/schema.sql, WAL): the stored plan (campaign_meta +
 // schedule), the state of every planned case, and every attempt.
-// Rules (study, DESIGN.md): a completed case is never run again; only infra_failed
-// cases are retried; every attempt is recorded; one transaction per imported bundle,
+// Rules (study, docs/PROTOCOL.md): a completed or lost case is never run again; only
+// infra_failed cases are retried; every attempt is recorded; one transaction per imported bundle,
 // with schedule.state and the attempts row updated in that same transaction.
 #include "harness/campaign/schedule.hpp"
 #include "results/db.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -37,10 +39,17 @@ Schedule load_verified_plan(results::Db& db);
 
 /// Per-case progress read from the schedule and attempts tables.
 struct CaseProgress {
-  std::string state;  ///< pending | completed | infra_failed
-  int attempts = 0;   ///< rows in attempts for the case
+  std::string state;        ///< pending | completed | infra_failed | lost
+  int attempts = 0;         ///< rows in attempts for the case (runs and operator actions)
+  /// Run attempts since the latest mark-infra row (the retry budget restarts there:
+  /// PROTOCOL.md assumption, so `harness mark-infra` makes the case runnable again).
+  int runs_since_mark = 0;
+  int last_attempt = 0;     ///< largest attempts.attempt (0 = none); the next is last_attempt + 1
 };
 std::map<std::string, CaseProgress> load_progress(results::Db& db);
+
+/// Progress of one case. Throws std::runtime_error when the case is not in the schedule.
+CaseProgress case_progress(results::Db& db, const std::string& case_id);
 
 /// Data of one attempt, written with its outcome.
 struct AttemptRecord {
@@ -49,16 +58,51 @@ struct AttemptRecord {
   std::string host;                ///< agent URL or VM name
   std::int64_t started_unix_ns = 0;
   std::int64_t ended_unix_ns = 0;
+  /// attempts.detail_json: what the runner saw, e.g. {"phase": "warmup",
+  /// "last_seen_unix_ns": ...} (PROTOCOL.md: the last phase seen is kept). Null = none.
+  nlohmann::json detail;
 };
 
 /// Imports a bundle for `a` in one transaction: bundle rows, cases.attempt, schedule.state
-/// (= the bundle's cases.status) and the attempts row. Returns that status
-/// ("completed" | "infra_failed"). Throws results::DbError if the bundle is unreadable.
+/// (= the bundle's cases.status) and the attempts row. cases.source_commit/source_dirty
+/// are filled from outcome_json.source {commit, dirty} when the bundle left them NULL.
+/// Returns that status ("completed" | "infra_failed"). Throws results::DbError if the
+/// bundle is unreadable.
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a);
 
-/// Records an attempt that produced no bundle (agent lost, timeout, refused): attempts
-/// row status infra_failed with `error`, schedule.state infra_failed, in one transaction.
+/// Records an attempt that produced no bundle before the pressure phase (agent refused,
+/// reboot failed, lost during setup/warmup): attempts row status infra_failed with `error`,
+/// schedule.state infra_failed, in one transaction. Rerun while retries are left.
 void record_infra_failure(results::Db& db, const AttemptRecord& a, const std::string& error);
+
+/// Why a case was lost (PROTOCOL.md): outcome_json {"lost": {phase, last_seen_unix_ns, reason}}.
+struct LostCase {
+  std::string phase;                 ///< last phase seen by polling ("" = never seen)
+  std::int64_t last_seen_unix_ns = 0;  ///< wall clock of the last successful status poll (0 = never)
+  std::string reason;                ///< e.g. "agent lost: ...", "case timed out after 2760 s"
+  /// Build of the agent that ran it, from its qualification before scheduling (no bundle
+  /// says otherwise): cases.source_commit / source_dirty. Empty / nullopt = unknown.
+  std::string source_commit;
+  std::optional<bool> source_dirty;
+};
+
+/// Records a case lost after the pressure phase started, in one transaction: a `cases` row
+/// (status lost, spec_json = `k.spec` with the schedule's case id, outcome_json
+/// {"lost": {...}}, source_commit/dirty from `why`), schedule.state lost and the attempts row (status lost, detail_json
+/// the same object). A lost case is an outcome: never rerun automatically (study, PROTOCOL.md).
+void record_lost(results::Db& db, const ScheduledCase& k, const std::string& campaign, const AttemptRecord& a,
+                 const LostCase& why);
+
+/// `harness mark-infra` (PROTOCOL.md: an operator may reclassify a case; audited):
+/// reclassifies case `case_id` (status lost, completed or
+/// infra_failed) as infra_failed so that the next `harness run` reruns it, in one
+/// transaction: attempts row kind 'mark-infra', status 'marked_infra', detail_json
+/// {reason, previous_status, operator, previous_case: {status, error, attempt,
+/// outcome_json}}; the cases row is kept (status infra_failed, error "mark-infra: REASON")
+/// until the rerun replaces it; schedule.state infra_failed. Returns the previous status.
+/// Throws std::invalid_argument for an unknown case, an empty reason or a pending case.
+std::string mark_infra(results::Db& db, const std::string& case_id, const std::string& reason,
+                       const std::string& operator_name);
 
 /// The id a case is submitted under for attempt `attempt` (1-based): the case id itself
 /// for attempt 1, "<case_id>.a<attempt>" afterwards, because an agent refuses a case id it

@@ -1,10 +1,11 @@
 // Campaign YAML loader: strict (unknown keys rejected), every error with file:line:col
-// and the dotted field path. Rules come from the study, DESIGN.md and case/SPEC.md.
+// and the dotted field path. Rules come from the study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -176,7 +177,41 @@ void check_name(Section& s, const YAML::Node& at, const std::string& f, const st
     s.fail(at, f, "'" + v + "' does not match " + re_text);
 }
 
+/// design.vms (optional): the VMs the design uses, which must be the provider's VMs
+/// (local-qemu: provider.count equals their number and they are vm0..vm{count-1}).
+void design_vms(Section& s, Campaign& c) {
+  YAML::Node v = s.get("vms", false);
+  if (!v) return;  // the provider's VMs
+  if (!v.IsSequence() || v.size() == 0) s.fail(v, s.field("vms"), "expected a non-empty list of VM names");
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string f = s.field("vms") + "[" + std::to_string(i) + "]";
+    const auto n = s.as<std::string>(v[i], f);
+    check_name(s, v[i], f, n, "[A-Za-z0-9_-]{1,32}");
+    if (!seen.insert(n).second) s.fail(v[i], f, "duplicate VM '" + n + "'");
+    names.push_back(n);
+  }
+  if (c.provider == "local-qemu" && static_cast<int>(names.size()) != c.vm_count)
+    s.fail(v, s.field("vms"),
+           "lists " + std::to_string(names.size()) + " VMs but provider.count is " + std::to_string(c.vm_count) +
+               " (local-qemu boots exactly the design's VMs)");
+  const std::set<std::string> provided(c.vms.begin(), c.vms.end());
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!provided.count(names[i]))
+      s.fail(v[i], s.field("vms") + "[" + std::to_string(i) + "]",
+             "'" + names[i] + "' is not a VM of the provider (" +
+                 (c.provider == "local-qemu" ? "local-qemu names them vm0..vm" + std::to_string(c.vm_count - 1)
+                                             : std::string("provider.vms")) +
+                 ")");
+  if (names.size() != provided.size())
+    s.fail(v, s.field("vms"), "must list every VM of provider.vms (" + std::to_string(provided.size()) + ")");
+  c.vms = names;
+}
+
 }  // namespace
+
+bool allows_any_commit(const std::string& kind) { return kind == "smoke" || kind == "ci"; }
 
 Campaign parse_campaign(const std::string& text, const std::string& file) {
   YAML::Node root;
@@ -195,6 +230,9 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
 
   c.name = top.scalar<std::string>("name");
   check_name(top, root["name"], "name", c.name, "[A-Za-z0-9._-]{1,48}");
+  c.kind = top.scalar<std::string>("kind", std::string());
+  if (!c.kind.empty() && c.kind != "smoke" && c.kind != "ci" && c.kind != "pilot" && c.kind != "confirmatory")
+    top.fail(root["kind"], "kind", "'" + c.kind + "' is not one of smoke, ci, pilot, confirmatory");
   c.seed = top.scalar<std::uint64_t>("seed");
   c.pinned_commit = top.scalar<std::string>("pinned_commit");
   if (c.pinned_commit != "any") check_name(top, root["pinned_commit"], "pinned_commit", c.pinned_commit, "[0-9a-f]{40}");
@@ -275,7 +313,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     }
     if (c.swapfile_priority >= c.zram_priority)
       s.fail(s.node(), s.field("swapfile.priority"),
-             "must be below zram.priority (the swapfile is the low-priority spill device, DESIGN.md)");
+             "must be below zram.priority (the swapfile is the low-priority spill device, campaigns/README.md)");
     s.finish();
   }
   {
@@ -343,11 +381,29 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
   {
     Section s = top.child("design");
     c.design = s.scalar<std::string>("kind");
+    design_vms(s, c);
     if (c.design == "matched-triplets") {
-      c.repeats = static_cast<int>(positive_int(s, "repeats"));
-      c.dose_mib = positive_int(s, "dose_mib");
-      if (*c.dose_mib >= c.bg_memory_max_mib)
-        s.fail(s.node()["dose_mib"], s.field("dose_mib"), "must be below cgroups.bg_memory_max_mib (case/SPEC.md)");
+      const bool rep = s.has("repeats"), tpr = s.has("triplets_per_regime");
+      if (rep && tpr)
+        s.fail(s.node()["triplets_per_regime"], s.field("triplets_per_regime"),
+               "give either triplets_per_regime (spread over design.vms, the study's design) or repeats (per "
+               "(vm, regime) stratum), not both");
+      if (!rep && !tpr)
+        s.fail(s.node(), s.field("triplets_per_regime"),
+               "missing (required): give triplets_per_regime (the study's design: 15) or repeats");
+      if (tpr) c.triplets_per_regime = static_cast<int>(positive_int(s, "triplets_per_regime"));
+      else c.repeats = static_cast<int>(positive_int(s, "repeats"));
+      YAML::Node d = s.get("dose_mib", true);
+      if (d.IsMap()) {
+        Section p(d, s.field("dose_mib"), file);
+        c.dose_from_pilot = p.scalar<std::string>("from_pilot");
+        if (c.dose_from_pilot.empty()) p.fail(d["from_pilot"], p.field("from_pilot"), "must name the pilot DB");
+        p.finish();
+      } else {
+        c.dose_mib = positive_int(s, "dose_mib");
+        if (*c.dose_mib >= c.bg_memory_max_mib)
+          s.fail(s.node()["dose_mib"], s.field("dose_mib"), "must be below cgroups.bg_memory_max_mib (case/SPEC.md)");
+      }
     } else if (c.design == "pilot") {
       YAML::Node d = s.get("doses_mib", true);
       if (!d.IsSequence() || d.size() == 0) s.fail(d, s.field("doses_mib"), "expected a non-empty list");
@@ -436,6 +492,13 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     }
   }
   top.finish();
+  // Commit pin (PROTOCOL.md): `any` only for smoke and CI campaigns.
+  if (c.kind.empty()) c.kind = c.design == "pilot" ? "pilot" : "confirmatory";
+  if (c.pinned_commit == "any" && !allows_any_commit(c.kind))
+    top.fail(root["pinned_commit"], "pinned_commit",
+             "'any' is accepted only for kind smoke or ci; this campaign is " + c.kind +
+                 (root["kind"] ? "" : " (kind not given: " + c.kind + " by default)") +
+                 ": pin the 40-hex commit of the harness build that will run it (git rev-parse HEAD)");
   return c;
 }
 
@@ -444,7 +507,11 @@ Campaign load_campaign(const std::string& path) {
   if (!in) throw CampaignError(path + ": cannot open campaign file");
   std::ostringstream os;
   os << in.rdbuf();
-  return parse_campaign(os.str(), path);
+  Campaign c = parse_campaign(os.str(), path);
+  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative())
+    c.dose_from_pilot =
+        std::filesystem::absolute(std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();
+  return c;
 }
 
 }  // namespace harness::campaign

@@ -19,7 +19,7 @@ std::string csv_field(const std::string& s) {
 
 std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir) {
   std::filesystem::create_directories(out_dir);
-  // Derived columns follow DESIGN.md: wake delay = wake - scheduled, service = completion -
+  // Derived columns follow the study: wake delay = wake - scheduled, service = completion -
   // wake, response = completion - scheduled, deadline miss = completion > next scheduled start.
   const std::vector<std::pair<std::string, std::string>> tables = {
       {"schedule", "SELECT * FROM schedule ORDER BY ordinal"},

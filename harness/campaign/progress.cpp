@@ -47,8 +47,8 @@ void Progress::draw_locked(bool final) {
   for (int i = 0; i < drawn_lines_; ++i) std::fputs("\x1b[1A\x1b[2K", out_);
   drawn_lines_ = 0;
   const auto now = std::chrono::steady_clock::now();
-  std::fputs(fmt::format("campaign: {}/{} completed, {} left infra_failed, {}{}\n", done_, planned_, failed_,
-                         eta_locked(), final ? " (stopped)" : "")
+  std::fputs(fmt::format("campaign: {}/{} done ({} lost in this run), {} left infra_failed, {}{}\n", done_, planned_,
+                         lost_, failed_, eta_locked(), final ? " (stopped)" : "")
                  .c_str(),
              out_);
   ++drawn_lines_;
@@ -85,16 +85,17 @@ void Progress::finish(const std::string& vm, const std::string& case_id, const s
                       const std::string& note, bool gave_up) {
   std::lock_guard<std::mutex> lk(mu_);
   auto& l = vms_[vm];
-  if (status == "completed") {
+  if (status == "completed" || status == "lost") {  // both are outcomes (PROTOCOL.md)
     ++done_;
     ++finished_now_;
+    if (status == "lost") ++lost_;
   } else if (gave_up) {
     ++failed_;
   }
   l.last = case_id + " " + status + (note.empty() ? "" : " (" + note + ")");
   l.case_id.clear();
   if (!tty_)
-    std::fprintf(out_, "%s: %s %s%s  [%d/%d completed, %s]\n", vm.c_str(), case_id.c_str(), status.c_str(),
+    std::fprintf(out_, "%s: %s %s%s  [%d/%d done, %s]\n", vm.c_str(), case_id.c_str(), status.c_str(),
                  note.empty() ? "" : (" (" + note + ")").c_str(), done_, planned_, eta_locked().c_str());
 }
 

@@ -14,7 +14,7 @@ namespace harness::campaign {
 
 class Progress {
  public:
-  /// `total`: cases still to run in this invocation; `done_before`: completed earlier.
+  /// `total`: cases still to run in this invocation; `done_before`: completed or lost earlier.
   /// `tty`: redraw mode; `out`: where to write (stderr by default).
   Progress(int total_planned, int done_before, bool tty, std::FILE* out = stderr);
   ~Progress();
@@ -25,7 +25,8 @@ class Progress {
   void start(const std::string& vm, const std::string& case_id, int attempt);
   /// The agent reports a phase (setup|warmup|pressure|recovery|restoration|done).
   void phase(const std::string& vm, const std::string& phase);
-  /// The case ended with status completed | infra_failed; `note` is shown with it.
+  /// The case ended with status completed | lost | infra_failed; `note` is shown with it.
+  /// Completed and lost cases count as done (outcomes; lost ones are also counted apart).
   /// `gave_up`: infra_failed and no retries left (counted as left infra_failed).
   void finish(const std::string& vm, const std::string& case_id, const std::string& status, const std::string& note,
               bool gave_up = false);
@@ -46,7 +47,7 @@ class Progress {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
-  int planned_, done_, failed_ = 0, finished_now_ = 0;
+  int planned_, done_, failed_ = 0, finished_now_ = 0, lost_ = 0;
   bool tty_;
   std::FILE* out_;
   int drawn_lines_ = 0;

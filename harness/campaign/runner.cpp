@@ -3,6 +3,7 @@
 
 #include "harness/agent/client.hpp"
 #include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/preflight.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/vm/accel.hpp"
@@ -71,8 +72,9 @@ namespace {
 class Worker {
  public:
   Worker(const Campaign& c, const RunOptions& opt, Host host, std::vector<const ScheduledCase*> cases,
-         Progress& prog, std::atomic<int>& attempts)
-      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts) {}
+         Progress& prog, std::atomic<int>& attempts, VmQualification qual)
+      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts),
+        qual_(std::move(qual)) {}
 
   void run() {
     try {
@@ -83,11 +85,11 @@ class Worker {
       client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, co));
       for (const auto* k : cases_) {
         for (;;) {
-          const auto p = progress_of(k->case_id);
-          if (p.state == "completed") break;
-          if (p.attempts >= 1 + c_.max_infra_retries) break;  // left infra_failed
+          const auto p = case_progress(*db_, k->case_id);
+          if (p.state == "completed" || p.state == "lost") break;  // outcomes: never rerun (PROTOCOL.md)
+          if (p.runs_since_mark >= 1 + c_.max_infra_retries) break;  // left infra_failed
           ++attempts_;
-          attempt(*k, p.attempts + 1);
+          attempt(*k, p.last_attempt + 1);
         }
       }
     } catch (const std::exception& e) {
@@ -98,24 +100,55 @@ class Worker {
   }
 
  private:
-  CaseProgress progress_of(const std::string& id) {
-    results::Stmt q(*db_,
-                    "SELECT state, (SELECT count(*) FROM attempts WHERE case_id = ?1) FROM schedule WHERE case_id = ?1");
-    q.bind(1, id);
-    if (!q.step()) throw std::runtime_error("case " + id + " missing from the schedule table");
-    return CaseProgress{q.text(0), static_cast<int>(q.int64(1))};
+  static std::int64_t now() { return unix_now_ns(); }
+
+  /// What polling saw of the case (PROTOCOL.md: the last phase decides lost vs infra_failed).
+  struct Seen {
+    std::string phase;                 ///< last phase reported (setup..restoration); "" = never
+    std::int64_t last_seen_unix_ns = 0;
+    std::chrono::steady_clock::time_point submitted;
+  };
+
+  static bool pressure_started(const std::string& phase) {
+    return phase == "pressure" || phase == "recovery" || phase == "restoration";
   }
 
-  static std::int64_t now() { return unix_now_ns(); }
+  nlohmann::json detail_of(const Seen& s) const {
+    return {{"phase", s.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.phase)},
+            {"last_seen_unix_ns", s.last_seen_unix_ns ? nlohmann::json(s.last_seen_unix_ns) : nlohmann::json(nullptr)}};
+  }
 
   void fail(AttemptRecord& a, const std::string& msg) {
     a.ended_unix_ns = now();
     record_infra_failure(*db_, a, msg);
-    prog_.finish(host_.name, a.case_id, "infra_failed", msg, a.attempt >= 1 + c_.max_infra_retries);
+    const auto p = case_progress(*db_, a.case_id);
+    prog_.finish(host_.name, a.case_id, "infra_failed", msg, p.runs_since_mark >= 1 + c_.max_infra_retries);
+  }
+
+  /// The case vanished after submission (agent or guest lost, case unknown, cancelled,
+  /// timed out, no bundle). PROTOCOL.md: lost once the pressure phase started; before it,
+  /// infra_failed (rerun). Phase never seen (assumption): lost when the time since
+  /// submission exceeds warmup + the executor's start lead (case/SPEC.md: 3 s).
+  void vanished(const ScheduledCase& k, AttemptRecord& a, const Seen& seen, const std::string& msg) {
+    a.detail = detail_of(seen);
+    bool lost = pressure_started(seen.phase);
+    std::string why = msg;
+    if (seen.phase.empty()) {
+      const auto since = std::chrono::steady_clock::now() - seen.submitted;
+      lost = since > std::chrono::seconds(c_.warmup_s + kStartLeadS);
+      why += lost ? " (phase never seen; " : " (phase never seen; only ";
+      why += std::to_string(std::chrono::duration_cast<std::chrono::seconds>(since).count()) +
+             " s since submission, warmup + start lead = " + std::to_string(c_.warmup_s + kStartLeadS) + " s)";
+    }
+    if (!lost) return fail(a, why);
+    a.ended_unix_ns = now();
+    record_lost(*db_, k, c_.name, a,
+                LostCase{seen.phase, seen.last_seen_unix_ns, why, qual_.source_commit, qual_.source_dirty});
+    prog_.finish(host_.name, a.case_id, "lost", why, true);
   }
 
   void attempt(const ScheduledCase& k, int n) {
-    AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0};
+    AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0, nullptr};
     prog_.start(host_.name, k.case_id, n);
     const std::string id = agent_case_id(k.case_id, n);
     nlohmann::json spec = k.spec;
@@ -144,7 +177,9 @@ class Worker {
       }
     }
     // 2. Poll until finished, the agent is lost, or the case times out.
-    const auto t0 = std::chrono::steady_clock::now();
+    Seen seen;
+    seen.submitted = std::chrono::steady_clock::now();
+    const auto t0 = seen.submitted;
     const auto timeout = std::chrono::seconds(c_.case_timeout_s);
     const auto lost_after = std::max(std::chrono::milliseconds(60000), std::chrono::milliseconds(c_.poll_interval_ms) * 10);
     std::optional<std::chrono::steady_clock::time_point> lost_since;
@@ -153,25 +188,29 @@ class Worker {
       try {
         st = client_->status(id);
         lost_since.reset();
+        seen.last_seen_unix_ns = now();
+        if (!st.phase.empty() && st.phase != "done") seen.phase = st.phase;
         if (!st.phase.empty()) prog_.phase(host_.name, st.phase);
         if (st.finished()) break;
       } catch (const agent::CaseNotFound& e) {
-        return fail(a, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
+        return vanished(k, a, seen, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
       } catch (const agent::AgentError& e) {
         const auto t = std::chrono::steady_clock::now();
         if (!lost_since) lost_since = t;
-        if (t - *lost_since > lost_after) return fail(a, std::string("agent lost: ") + e.what());
+        if (t - *lost_since > lost_after) return vanished(k, a, seen, std::string("agent lost: ") + e.what());
       }
       if (std::chrono::steady_clock::now() - t0 > timeout) {
         try {
           client_->cancel(id);
         } catch (const std::exception&) {
         }
-        return fail(a, "case timed out after " + std::to_string(c_.case_timeout_s) + " s (runner.case_timeout_s)");
+        return vanished(k, a, seen,
+                        "case timed out after " + std::to_string(c_.case_timeout_s) + " s (runner.case_timeout_s)");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(c_.poll_interval_ms));
     }
-    if (st.state == "cancelled") return fail(a, "agent reports the case cancelled");
+    a.detail = detail_of(seen);
+    if (st.state == "cancelled") return vanished(k, a, seen, "agent reports the case cancelled");
     // 3. Bundle -> one transaction (rows + schedule.state + attempts row).
     const fs::path dir = fs::absolute(opt_.db_path).parent_path() / ".bundles";
     fs::create_directories(dir);
@@ -180,8 +219,9 @@ class Worker {
       client_->download_bundle(id, bundle.string());
     } catch (const agent::AgentError& e) {
       if (st.state == "infra_failed")
-        return fail(a, "agent: " + (st.error.empty() ? std::string("infra_failed without a bundle") : st.error));
-      return fail(a, std::string("bundle download failed: ") + e.what());
+        return vanished(k, a, seen,
+                        "agent: " + (st.error.empty() ? std::string("infra_failed without a bundle") : st.error));
+      return vanished(k, a, seen, std::string("bundle download failed: ") + e.what());
     }
     a.ended_unix_ns = now();
     std::string status;
@@ -194,8 +234,11 @@ class Worker {
     std::error_code ec;
     fs::remove(bundle, ec);
     prog_.finish(host_.name, k.case_id, status, status == "completed" ? "" : st.error,
-                 status != "completed" && n >= 1 + c_.max_infra_retries);
+                 status != "completed" && case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
   }
+
+  /// The executor's default lead from start to T0 (case/SPEC.md `--start-lead-s`), seconds.
+  static constexpr int kStartLeadS = 3;
 
   const Campaign& c_;
   const RunOptions& opt_;
@@ -205,6 +248,7 @@ class Worker {
   std::atomic<int>& attempts_;
   results::Db* db_ = nullptr;
   std::unique_ptr<agent::AgentClient> client_;
+  VmQualification qual_;  ///< this VM's qualification before scheduling (source of a lost case)
 };
 
 }  // namespace
@@ -227,13 +271,28 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   {
     results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
     for (const auto& [id, p] : load_progress(db))
-      if (p.state == "completed") ++done_before;
+      if (p.state == "completed" || p.state == "lost") ++done_before;
   }
   std::vector<Host> hosts;
   bool booted_local = false;
   if (done_before < sum.planned) {
     hosts = resolve_hosts(c, opt);
     booted_local = opt.hosts_file.empty() && c.provider == "local-qemu";
+  }
+  auto stop_local = [&] {  // stop only the guests this run booted (others may share the cache)
+    if (!booted_local) return;
+    std::vector<std::string> down{opt.self_exe, "vm", "down"};
+    for (const auto& vm : c.vms) down.push_back(vm);
+    run_subprocess(down);
+  };
+  Preflight pf;
+  if (!hosts.empty()) {  // qualification before scheduling (study; PROTOCOL.md), after `vm up`
+    pf = fleet_preflight(c, hosts);
+    if (opt.preflight_out) *opt.preflight_out = pf.table;
+    if (!pf.ok) {
+      stop_local();
+      throw PreflightRefused("qualification before scheduling refused the run (no case submitted):\n" + pf.table);
+    }
   }
   const bool tty = opt.progress_tty < 0 ? isatty(STDERR_FILENO) != 0 : opt.progress_tty == 1;
   std::atomic<int> attempts{0};
@@ -249,21 +308,21 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       for (const auto& x : hosts)
         if (x.name == vm) h = &x;
       if (!h) continue;  // nothing left to run
-      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts));
+      VmQualification q;
+      for (const auto& x : pf.vms)
+        if (x.vm == vm) q = x;
+      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();
     prog.stop();
   }
-  if (booted_local) {  // stop only the guests this run booted (others may share the cache)
-    std::vector<std::string> down{opt.self_exe, "vm", "down"};
-    for (const auto& vm : c.vms) down.push_back(vm);
-    run_subprocess(down);
-  }
+  stop_local();
   results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
   for (const auto& [id, p] : load_progress(db)) {
     if (p.state == "completed") ++sum.completed;
-    else if (p.state == "infra_failed" && p.attempts >= 1 + c.max_infra_retries) ++sum.infra_failed;
+    else if (p.state == "lost") ++sum.lost;
+    else if (p.state == "infra_failed" && p.runs_since_mark >= 1 + c.max_infra_retries) ++sum.infra_failed;
     else ++sum.pending;
   }
   sum.attempts_this_run = attempts.load();

@@ -1,10 +1,9 @@
 // Planning: campaign -> seeded schedule -> canonical JSON -> SHA-256.
 #include "harness/campaign/schedule.hpp"
 
+#include "harness/campaign/pilot_dose.hpp"
+#include "harness/campaign/seeding.hpp"
 #include "harness/digest/sha256.hpp"
-
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
 
 #include <stdexcept>
 
@@ -12,26 +11,6 @@ namespace harness::campaign {
 namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
-
-/// FNV-1a 64 over a string, folded with a running value: stable seeds per (vm, ...).
-std::uint64_t fnv(std::uint64_t h, const std::string& s) {
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ULL;
-  }
-  h ^= 0xff;
-  h *= 1099511628211ULL;
-  return h;
-}
-
-/// Fisher-Yates with boost's portable uniform_int_distribution.
-template <typename T>
-void shuffle(std::vector<T>& v, boost::random::mt19937_64& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) {
-    boost::random::uniform_int_distribution<std::size_t> d(0, i - 1);
-    std::swap(v[i - 1], v[d(rng)]);
-  }
-}
 
 nlohmann::json opt_bytes(const std::optional<std::int64_t>& mib) {
   return mib ? nlohmann::json(*mib * kMiB) : nlohmann::json(nullptr);
@@ -57,7 +36,7 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
                          std::optional<std::int64_t> dose_bytes) {
   // Workload seed: shared by the cases of one matched triplet (same vm, regime, repeat),
   // so the three configurations see the same pressure and canary request streams.
-  const std::uint64_t wseed = fnv(fnv(fnv(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
+  const std::uint64_t wseed = fnv1a(fnv1a(fnv1a(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
   nlohmann::json spec = {
       {"case_id", case_id},
       {"campaign", c.name},
@@ -107,9 +86,24 @@ Schedule plan(const Campaign& c) {
   Schedule s;
   s.campaign = c.name;
   s.seed = c.seed;
+  std::optional<std::int64_t> dose_bytes;
+  std::optional<PilotDose> pilot;
+  if (c.design == "matched-triplets") {
+    if (!c.dose_from_pilot.empty()) {
+      pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio);
+      dose_bytes = pilot->dose_bytes;
+    } else {
+      dose_bytes = *c.dose_mib * kMiB;
+    }
+  }
+  std::vector<std::string> regime_names;
+  for (const auto& g : c.regimes) regime_names.push_back(g.name);
+  s.strata = c.triplets_per_regime > 0
+                 ? balanced_allocation(c.seed, c.vms, regime_names, c.triplets_per_regime)
+                 : uniform_allocation(c.vms, regime_names, c.repeats);
   std::vector<std::vector<ScheduledCase>> per_vm;
   for (const auto& vm : c.vms) {
-    boost::random::mt19937_64 rng(fnv(c.seed, vm));
+    boost::random::mt19937_64 rng(fnv1a(c.seed, vm));
     std::vector<ScheduledCase> seq;
     if (c.design == "matched-triplets") {
       struct Triplet {
@@ -118,11 +112,11 @@ Schedule plan(const Campaign& c) {
       };
       std::vector<Triplet> triplets;
       for (const auto& g : c.regimes)
-        for (int r = 1; r <= c.repeats; ++r) triplets.push_back({&g, r});
-      shuffle(triplets, rng);
+        for (int r = 1; r <= s.strata.at(vm).at(g.name); ++r) triplets.push_back({&g, r});
+      seeded_shuffle(triplets, rng);
       for (const auto& t : triplets) {
         std::vector<std::string> confs = c.configurations;
-        shuffle(confs, rng);
+        seeded_shuffle(confs, rng);
         const std::string tid = vm + "/" + t.regime->name + "/" + std::to_string(t.repeat);
         for (const auto& conf : confs) {
           ScheduledCase k;
@@ -132,7 +126,7 @@ Schedule plan(const Campaign& c) {
           k.repeat = t.repeat;
           k.triplet_id = tid;
           k.configuration = conf;
-          if (conf == "bounded-reclaim") k.dose_bytes = *c.dose_mib * kMiB;
+          if (conf == "bounded-reclaim") k.dose_bytes = dose_bytes;
           k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, conf, k.dose_bytes);
           seq.push_back(std::move(k));
         }
@@ -152,7 +146,7 @@ Schedule plan(const Campaign& c) {
             k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, k.configuration, k.dose_bytes);
             seq.push_back(std::move(k));
           }
-      shuffle(seq, rng);
+      seeded_shuffle(seq, rng);
     }
     per_vm.push_back(std::move(seq));
   }
@@ -183,6 +177,13 @@ Schedule plan(const Campaign& c) {
       {"eligibility",
        {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
       {"cases", rows}};
+  // Added only when used, so plans of the `repeats` design with a fixed dose keep their hash.
+  if (c.triplets_per_regime > 0) {
+    doc["triplets_per_regime"] = c.triplets_per_regime;
+    doc["allocation"] = s.strata;
+  }
+  if (pilot)
+    doc["dose_from_pilot"] = {{"pilot_db_sha256", pilot->sha256_hex}, {"dose_bytes", pilot->dose_bytes}};
   s.json_text = doc.dump();
   s.sha256_hex = harness::digest::sha256_hex(s.json_text);
   return s;

@@ -1,8 +1,9 @@
 #pragma once
 // The schedule: the planned cases of a campaign in execution order (the preregistration).
-// Source: DESIGN.md "Campaigns" and the issue: seeded order, triplet order per VM and
+// Source: docs/PROTOCOL.md "Design" and ours: seeded order, triplet order per VM and
 // configuration order within each triplet randomized; its SHA-256 is stored with it and
 // `harness run` refuses a schedule whose hash changed.
+#include "harness/campaign/allocation.hpp"
 #include "harness/campaign/campaign.hpp"
 
 #include <nlohmann/json.hpp>
@@ -33,11 +34,15 @@ struct Schedule {
   std::string campaign;
   std::uint64_t seed = 0;
   std::vector<ScheduledCase> cases;
+  StratumSizes strata;     ///< triplets per (vm, regime) (matched-triplets; filled by plan() only)
   std::string json_text;   ///< canonical JSON (sorted keys, no whitespace) of everything planned
   std::string sha256_hex;  ///< SHA-256 of json_text: the preregistration hash
 };
 
 /// Plans `c`: deterministic for a given campaign (same seed -> same order, same hash).
+/// Stratum sizes: `repeats` each, or the seeded balanced allocation of
+/// triplets_per_regime (allocation.hpp). design.dose_mib {from_pilot} is resolved here
+/// (pilot_dose.hpp; throws PilotDoseError) and the pilot DB's SHA-256 enters the JSON.
 /// matched-triplets: per VM, the (regime, repeat) triplets are shuffled, and within each
 /// triplet the configuration order; pilot: per VM, the (regime, dose, repeat) cases are
 /// shuffled. Shuffles use boost::random::mt19937_64 seeded from (seed, vm name) and

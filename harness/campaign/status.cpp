@@ -2,6 +2,7 @@
 #include "harness/campaign/status.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace harness::campaign {
 
@@ -14,19 +15,53 @@ std::string status_report(results::Db& db) {
   {
     results::Stmt q(db,
                     "SELECT count(*), sum(state='completed'), sum(state='infra_failed'), sum(state='pending'), "
-                    "(SELECT count(*) FROM attempts) FROM schedule");
+                    "(SELECT count(*) FROM attempts), sum(state='lost') FROM schedule");
     q.step();
-    out += fmt::format("cases: {} planned, {} completed, {} infra_failed, {} pending; {} attempts recorded\n",
-                       q.int64(0), q.opt_int64(1).value_or(0), q.opt_int64(2).value_or(0), q.opt_int64(3).value_or(0),
-                       q.int64(4));
+    out += fmt::format(
+        "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts recorded\n", q.int64(0),
+        q.opt_int64(1).value_or(0), q.opt_int64(5).value_or(0), q.opt_int64(2).value_or(0), q.opt_int64(3).value_or(0),
+        q.int64(4));
   }
   {
     results::Stmt q(db,
-                    "SELECT vm, count(*), sum(state='completed'), sum(state='infra_failed'), sum(state='pending') "
-                    "FROM schedule GROUP BY vm ORDER BY vm");
+                    "SELECT vm, count(*), sum(state='completed'), sum(state='infra_failed'), sum(state='pending'), "
+                    "sum(state='lost') FROM schedule GROUP BY vm ORDER BY vm");
     while (q.step())
-      out += fmt::format("  {}: {} planned, {} completed, {} infra_failed, {} pending\n", q.text(0), q.int64(1),
-                         q.int64(2), q.int64(3), q.int64(4));
+      out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0),
+                         q.int64(1), q.int64(2), q.int64(5), q.int64(3), q.int64(4));
+  }
+  {  // Lost after the pressure phase started: outcomes, never rerun (PROTOCOL.md).
+    results::Stmt q(db,
+                    "SELECT s.case_id, c.outcome_json FROM schedule s LEFT JOIN cases c ON c.case_id = s.case_id "
+                    "WHERE s.state = 'lost' ORDER BY s.ordinal");
+    bool any = false;
+    while (q.step()) {
+      if (!any) out += "lost (kept as outcomes; `harness mark-infra DB CASE --reason TEXT` to rerun one):\n";
+      any = true;
+      const auto j = nlohmann::json::parse(q.opt_text(1).value_or("{}"), nullptr, false);
+      const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
+      out += fmt::format("  {} (phase {}): {}\n", q.text(0),
+                         lost.contains("phase") && lost["phase"].is_string() ? lost["phase"].get<std::string>()
+                                                                             : std::string("never seen"),
+                         lost.contains("reason") && lost["reason"].is_string() ? lost["reason"].get<std::string>()
+                                                                               : std::string());
+    }
+  }
+  {  // Operator reclassifications (audit trail).
+    results::Stmt q(db,
+                    "SELECT case_id, attempt, detail_json FROM attempts WHERE kind = 'mark-infra' "
+                    "ORDER BY ended_unix_ns, case_id");
+    bool any = false;
+    while (q.step()) {
+      if (!any) out += "mark-infra (operator reclassified as infra_failed):\n";
+      any = true;
+      const auto j = nlohmann::json::parse(q.opt_text(2).value_or("{}"), nullptr, false);
+      auto str = [&](const char* k) {
+        return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
+      };
+      out += fmt::format("  {} (attempt {}): was {}, by {}: {}\n", q.text(0), q.int64(1), str("previous_status"),
+                         str("operator"), str("reason"));
+    }
   }
   {
     results::Stmt q(db,

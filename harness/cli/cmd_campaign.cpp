@@ -1,17 +1,21 @@
-// `harness plan | run | status | export | check`: campaigns and the runner (issue 6).
+// `harness plan | run | status | export | check | mark-infra`: campaigns and the runner.
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
+#include "harness/campaign/preflight.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/campaign/status.hpp"
 #include "harness/cli/registry.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <unistd.h>
 
 namespace hc = harness::campaign;
 
@@ -27,12 +31,40 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
                       "(SELECT value FROM campaign_meta WHERE key='campaign_file')");
   q.step();
   if (q.is_null(0)) throw std::runtime_error(db_path + ": holds no plan (give the campaign FILE)");
-  return hc::parse_campaign(q.text(0), q.opt_text(1).value_or(db_path) + " (as stored in " + db_path + ")");
+  auto c = hc::parse_campaign(q.text(0), q.opt_text(1).value_or(db_path) + " (as stored in " + db_path + ")");
+  // design.dose_mib {from_pilot}: relative to the campaign file's directory, as load_campaign does.
+  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative() && q.opt_text(1))
+    c.dose_from_pilot =
+        (std::filesystem::path(*q.opt_text(1)).parent_path() / c.dose_from_pilot).lexically_normal().string();
+  return c;
 }
 
 void print_summary(const hc::RunSummary& s) {
-  std::printf("run: %d planned, %d completed, %d left infra_failed, %d pending; %d attempt(s) in this run\n",
-              s.planned, s.completed, s.infra_failed, s.pending, s.attempts_this_run);
+  std::printf("run: %d planned, %d completed, %d lost, %d left infra_failed, %d pending; %d attempt(s) in this run\n",
+              s.planned, s.completed, s.lost, s.infra_failed, s.pending, s.attempts_this_run);
+}
+
+/// Runs the campaign and prints the fleet qualification table. A refused preflight prints
+/// why, sets exit code 2 and returns nullopt (no case was submitted).
+std::optional<hc::RunSummary> run_printing(const hc::Campaign& c, hc::RunOptions o) {
+  std::string table;
+  o.preflight_out = &table;
+  try {
+    auto s = hc::run_campaign(c, o);
+    if (!table.empty()) std::printf("qualification before scheduling:\n%s", table.c_str());
+    print_summary(s);
+    return s;
+  } catch (const hc::PreflightRefused& e) {
+    std::fprintf(stderr, "harness: %s", e.what());
+    harness::cli::exit_code() = 2;
+    return std::nullopt;
+  }
+}
+
+/// Who runs `harness mark-infra`: $USER, else "uid N".
+std::string operator_name() {
+  if (const char* u = std::getenv("USER"); u && *u) return u;
+  return "uid " + std::to_string(::getuid());
 }
 
 }  // namespace
@@ -58,11 +90,30 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         results::Db d(*db, results::Db::Mode::Create);
         hc::store_plan(d, c, s);
       }
-      std::printf("campaign %s: %zu cases on %zu VM(s), design %s\n", c.name.c_str(), s.cases.size(), c.vms.size(),
-                  c.design.c_str());
+      std::printf("campaign %s (kind %s): %zu cases on %zu VM(s), design %s\n", c.name.c_str(), c.kind.c_str(),
+                  s.cases.size(), c.vms.size(), c.design.c_str());
+      std::vector<std::string> regimes;
+      for (const auto& g : c.regimes) regimes.push_back(g.name);
+      if (c.design == "pilot")
+        std::printf("pilot: %zu dose(s) x %zu regime(s) x %d repeat(s) per VM\n", c.pilot_doses_mib.size(),
+                    c.regimes.size(), c.repeats);
+      else
+        std::printf("triplets per (vm, regime) stratum%s:\n%s",
+                    c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
+                    hc::stratum_table(s.strata, c.vms, regimes).c_str());
       for (const auto& k : s.cases)
         std::printf("  %4d %-5s %s\n", k.ordinal, k.vm.c_str(), k.case_id.c_str());
+      if (!c.dose_from_pilot.empty()) {  // the resolved dose and the pilot DB it came from
+        const auto p = nlohmann::json::parse(s.json_text).at("dose_from_pilot");
+        std::printf("dose %.0f MiB chosen by the pilot rule from %s (sha256 %s, preregistered with the plan)\n",
+                    p.at("dose_bytes").get<double>() / (1024.0 * 1024.0), c.dose_from_pilot.c_str(),
+                    p.at("pilot_db_sha256").get<std::string>().c_str());
+      }
       std::printf("schedule sha256 %s\n", s.sha256_hex.c_str());
+      if (db->empty())
+        std::printf("stored nothing: no --db given (`harness plan FILE --db DB` preregisters this plan)\n");
+      else
+        std::printf("stored in %s\n", db->c_str());
     });
   }
   {
@@ -84,9 +135,9 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
-      const auto s = hc::run_campaign(c, o);
-      print_summary(s);
-      harness::cli::exit_code() = (s.completed == s.planned) ? 0 : 1;
+      const auto s = run_printing(c, o);
+      if (!s) return;
+      harness::cli::exit_code() = (s->completed + s->lost == s->planned) ? 0 : 1;
     });
   }
   {
@@ -96,6 +147,28 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->callback([=] {
       results::Db d(*db, results::Db::Mode::ReadOnly);
       std::fputs(hc::status_report(d).c_str(), stdout);
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("mark-infra",
+                                   "Reclassify a lost (or completed) case as infra_failed so the next run reruns it "
+                                   "(audited in attempts: kind mark-infra)");
+    auto db = std::make_shared<std::string>();
+    auto id = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
+    sub->add_option("DB", *db, "campaign DB")->required()->check(CLI::ExistingFile);
+    sub->add_option("CASE", *id, "case id (as in `harness status`)")->required();
+    sub->add_option("--reason", *reason, "why this was an infrastructure failure (kept in the audit trail)")->required();
+    sub->callback([=] {
+      results::Db d(*db, results::Db::Mode::ReadWrite);
+      try {
+        const auto prev = hc::mark_infra(d, *id, *reason, operator_name());
+        std::printf("%s: %s -> infra_failed (marked by %s); the next `harness run` reruns it\n", id->c_str(),
+                    prev.c_str(), operator_name().c_str());
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "harness: %s\n", e.what());
+        harness::cli::exit_code() = 2;
+      }
     });
   }
   {
@@ -135,7 +208,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
-      print_summary(hc::run_campaign(c, o));
+      if (!run_printing(c, o)) return;
       results::Db d(o.db_path, results::Db::Mode::ReadOnly);
       const auto res = hc::evaluate_assertions(d, c);
       int failed = 0;

@@ -14,20 +14,17 @@
 #include <set>
 #include <sstream>
 
+#include "test_files.hpp"
+
 namespace hc = harness::campaign;
+using testfiles::TempDir;
+using testfiles::read;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 namespace {
 
 std::string campaign_path(const std::string& name) { return std::string(HARNESS_SOURCE_DIR) + "/campaigns/" + name; }
-
-std::string read(const std::string& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 /// Replaces the first occurrence of `from` in the smoke campaign text; returns the error.
 std::string error_of(const std::string& from, const std::string& to, const std::string& base = "smoke.yaml") {
@@ -52,22 +49,9 @@ int line_of(const std::string& needle, const std::string& base = "smoke.yaml") {
   return -1;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
-TEST(CampaignFiles, AllFourLoadWithTheirDesigns) {
+TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   const auto smoke = hc::load_campaign(campaign_path("smoke.yaml"));
   EXPECT_EQ(smoke.name, "smoke");
   EXPECT_EQ(smoke.provider, "local-qemu");
@@ -88,16 +72,31 @@ TEST(CampaignFiles, AllFourLoadWithTheirDesigns) {
 
   const auto conf = hc::load_campaign(campaign_path("confirmatory.yaml"));
   EXPECT_EQ(conf.design, "matched-triplets");
+  EXPECT_EQ(conf.kind, "confirmatory");
   EXPECT_EQ(conf.dose_mib, 96);
+  EXPECT_EQ(conf.triplets_per_regime, 15);
+  EXPECT_EQ(conf.vm_count, 9);
+  EXPECT_EQ(conf.vms, (std::vector<std::string>{"vm0", "vm1", "vm2", "vm3", "vm4", "vm5", "vm6", "vm7", "vm8"}));
   EXPECT_EQ(hc::plan(conf).cases.size(), 180u);
 
+  const auto five = hc::load_campaign(campaign_path("confirmatory-5vm.yaml"));
+  EXPECT_EQ(five.kind, "confirmatory");
+  EXPECT_EQ(five.vms.size(), 5u);
+  EXPECT_EQ(five.repeats, 3);
+  EXPECT_EQ(five.triplets_per_regime, 0);
+  EXPECT_EQ(hc::plan(five).cases.size(), 180u);
+  EXPECT_EQ(smoke.kind, "smoke");
+  EXPECT_EQ(pilot.kind, "pilot");
+  EXPECT_EQ(pilot.pinned_commit.size(), 40u);
+
   const auto ci = hc::load_campaign(campaign_path("ci-regression.yaml"));
+  EXPECT_EQ(ci.kind, "ci");
   EXPECT_FALSE(ci.assertions.empty());
   EXPECT_EQ(hc::plan(ci).cases.size(), 3u);
 }
 
 TEST(CampaignFiles, DefaultsMakePressureRealOnA1GiBVm) {
-  for (const char* f : {"smoke.yaml", "pilot.yaml", "confirmatory.yaml", "ci-regression.yaml"}) {
+  for (const char* f : {"smoke.yaml", "pilot.yaml", "confirmatory.yaml", "confirmatory-5vm.yaml", "ci-regression.yaml"}) {
     const auto c = hc::load_campaign(campaign_path(f));
     SCOPED_TRACE(f);
     EXPECT_EQ(c.memory_mib, 1024);
@@ -112,8 +111,8 @@ TEST(CampaignFiles, DefaultsMakePressureRealOnA1GiBVm) {
   }
 }
 
-TEST(CampaignPlan, ConfirmatoryHas60MatchedTripletsOver20Strata) {
-  const auto c = hc::load_campaign(campaign_path("confirmatory.yaml"));
+TEST(CampaignPlan, FiveVmAlternativeHas60MatchedTripletsOver20EqualStrata) {
+  const auto c = hc::load_campaign(campaign_path("confirmatory-5vm.yaml"));
   const auto s = hc::plan(c);
   std::map<std::string, std::set<std::string>> triplets;
   std::map<std::pair<std::string, std::string>, std::set<std::string>> strata;
@@ -275,4 +274,55 @@ TEST(CampaignDb, PlanStoredAndTamperedScheduleRefused) {
       EXPECT_THAT(e.what(), HasSubstr("schedule changed after planning"));
     }
   }
+}
+
+TEST(CampaignErrors, RepeatsAndTriplesPerRegimeAreMutuallyExclusive) {
+  const int l = line_of("triplets_per_regime: 15", "confirmatory.yaml");
+  const auto both = error_of("triplets_per_regime: 15", "triplets_per_regime: 15\n  repeats: 2", "confirmatory.yaml");
+  EXPECT_THAT(both, HasSubstr("broken.yaml:" + std::to_string(l) + ":"));
+  EXPECT_THAT(both, HasSubstr("field design.triplets_per_regime: give either triplets_per_regime (spread over "
+                              "design.vms, the study's design) or repeats (per (vm, regime) stratum), not both"));
+  EXPECT_THAT(error_of("triplets_per_regime: 15", "", "confirmatory.yaml"),
+              HasSubstr("field design.triplets_per_regime: missing (required): give triplets_per_regime"));
+  EXPECT_THAT(error_of("triplets_per_regime: 15", "triplets_per_regime: 0", "confirmatory.yaml"),
+              HasSubstr("field design.triplets_per_regime: must be > 0"));
+}
+
+TEST(CampaignErrors, LocalQemuCountMustEqualTheDesignVms) {
+  const int l = line_of("vms: [vm0, vm1", "confirmatory.yaml");
+  const auto e = error_of("count: 9", "count: 5", "confirmatory.yaml");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l) + ":"));
+  EXPECT_THAT(e, HasSubstr("field design.vms: lists 9 VMs but provider.count is 5"));
+  EXPECT_THAT(error_of("vm7, vm8]", "vm7, vmX]", "confirmatory.yaml"),
+              HasSubstr("field design.vms[8]: 'vmX' is not a VM of the provider (local-qemu names them vm0..vm8)"));
+  EXPECT_THAT(error_of("vm7, vm8]", "vm7, vm7]", "confirmatory.yaml"),
+              HasSubstr("field design.vms[8]: duplicate VM 'vm7'"));
+}
+
+TEST(CampaignErrors, PinnedCommitAnyOnlyForSmokeAndCi) {
+  const int l = line_of("pinned_commit: ", "pilot.yaml");
+  std::string text = read(campaign_path("pilot.yaml"));
+  const auto at = text.find("pinned_commit: ");
+  text.replace(at, std::string("pinned_commit: ").size() + 40, "pinned_commit: any");
+  try {
+    hc::parse_campaign(text, "pilot-any.yaml");
+    ADD_FAILURE() << "a pilot campaign with pinned_commit: any was accepted";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("pilot-any.yaml:" + std::to_string(l) + ":16: field pinned_commit: 'any' is "
+                                    "accepted only for kind smoke or ci; this campaign is pilot"));
+  }
+  // Without `kind`, a campaign is confirmatory (pilot for design.kind pilot): the pin is required.
+  EXPECT_THAT(error_of("kind: smoke ", "#kind: smoke "),
+              HasSubstr("field pinned_commit: 'any' is accepted only for kind smoke or ci; this campaign is "
+                        "confirmatory (kind not given: confirmatory by default)"));
+  EXPECT_THAT(error_of("kind: smoke ", "kind: nightly "), HasSubstr("field kind: 'nightly' is not one of smoke, ci, pilot, confirmatory"));
+  EXPECT_THAT(error_of("\npinned_commit: any", "\npinned_commit: 3b02de5"),
+              HasSubstr("field pinned_commit: '3b02de5' does not match [0-9a-f]{40}"));
+}
+
+TEST(CampaignErrors, DoseFromPilotNeedsAPath) {
+  EXPECT_THAT(error_of("dose_mib: 96\n", "dose_mib: {from_pilot: ''}\n", "confirmatory.yaml"),
+              HasSubstr("field design.dose_mib.from_pilot: must name the pilot DB"));
+  EXPECT_THAT(error_of("dose_mib: 96\n", "dose_mib: {from_pilots: x.db}\n", "confirmatory.yaml"),
+              HasSubstr("field design.dose_mib.from_pilot: missing (required)"));
 }

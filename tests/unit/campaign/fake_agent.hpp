@@ -27,12 +27,38 @@ enum class Outcome {
   Oom,            ///< completed bundle whose telemetry shows a foreground OOM kill
   InfraBundle,    ///< bundle with cases.status infra_failed
   InfraNoBundle,  ///< state infra_failed, bundle 404 (child died without a bundle)
+  InfraNoBundleInWarmup,  ///< as InfraNoBundle, but the phase never gets past warmup
+  LostInWarmup,   ///< the agent forgets the case (404) right after reporting warmup
+  LostInPressure, ///< the agent forgets the case (404) right after reporting pressure
+  /// Never reports a phase: GET status answers 503 until `unseen_lost_after_ms` passed since
+  /// submission, then 404 (0 ms: 404 at once).
+  LostUnseen,
 };
+
+/// A passing qualification report in the `harness qualify --json` shape (the keys the
+/// fleet preflight compares), for source commit `commit`.
+inline nlohmann::json passing_qualification(const std::string& commit = "0123456789abcdef0123456789abcdef01234567",
+                                            bool dirty = false) {
+  return {{"passed", true},
+          {"checks", nlohmann::json::array()},
+          {"reasons", nlohmann::json::array()},
+          {"recorded",
+           {{"kernel_release", "6.1.0-57-cloud-amd64"},
+            {"swappiness", 60},
+            {"mglru_enabled", "0x0007"},
+            {"thp_enabled", "madvise"},
+            {"clocksource", "kvm-clock"},
+            {"source_commit", commit},
+            {"source_dirty", dirty}}}};
+}
 
 /// Writes a bundle for `spec` at `path` (results schema). Completed bundles carry phases,
 /// 20 canary requests per canary, 5 telemetry rows, a trigger event, a reclaim action for
 /// bounded-reclaim, and a clean restoration row.
-inline void write_bundle(const std::string& path, const nlohmann::json& spec, Outcome o) {
+/// `outcome_source`: when non-empty, cases.source_commit/source_dirty are left NULL and
+/// outcome_json.source = {commit: outcome_source, dirty: false} (the v2 executor's shape).
+inline void write_bundle(const std::string& path, const nlohmann::json& spec, Outcome o,
+                         const std::string& outcome_source = "") {
   std::filesystem::remove(path);
   results::Db db(path, results::Db::Mode::Create);
   const std::string id = spec.at("case_id");
@@ -43,7 +69,7 @@ inline void write_bundle(const std::string& path, const nlohmann::json& spec, Ou
                     "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
                     "status, error, accelerator, kernel_release, source_commit, page_size_bytes, started_unix_ns, "
                     "ended_unix_ns, spec_json, outcome_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,'tcg',"
-                    "'6.1.0-57-cloud-amd64','fake',4096,1,2,?11,'{}')");
+                    "'6.1.0-57-cloud-amd64',?12,4096,1,2,?11,?13)");
     c.bind(1, id).bind(2, spec.at("campaign").get<std::string>()).bind(3, spec.at("vm").get<std::string>());
     c.bind(4, spec.at("regime").get<std::string>()).bind(5, spec.at("repeat").get<int>());
     if (spec.contains("triplet_id")) c.bind(6, spec["triplet_id"].get<std::string>());
@@ -55,6 +81,12 @@ inline void write_bundle(const std::string& path, const nlohmann::json& spec, Ou
     if (infra) c.bind(10, "fake: pressure-gen did not start");
     else c.bind_null(10);
     c.bind(11, spec.dump());
+    if (outcome_source.empty()) {
+      c.bind(12, "fake").bind(13, "{}");
+    } else {
+      c.bind_null(12);
+      c.bind(13, nlohmann::json{{"source", {{"commit", outcome_source}, {"dirty", false}}}}.dump());
+    }
     c.run();
     if (infra) return;
     const char* phases[] = {"warmup", "pressure", "recovery", "restoration"};
@@ -106,6 +138,8 @@ class FakeAgent {
     Outcome outcome = Outcome::Completed;
     int polls = 0;
     std::string state = "queued";
+    std::string last_phase;  ///< last phase reported by GET status
+    std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   };
 
   FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
@@ -128,6 +162,12 @@ class FakeAgent {
     return Outcome::Completed;
   };
   int polls_to_finish = 3;
+  int unseen_lost_after_ms = 0;  ///< Outcome::LostUnseen: 503 for this long, then 404
+  /// Non-empty: bundles carry the source commit only in outcome_json.source (see write_bundle).
+  std::string bundle_source_commit;
+  /// Answer of GET /v1/qualification (default: passing_qualification()).
+  nlohmann::json qualification = passing_qualification();
+  std::atomic<int> qualification_gets{0};
   std::atomic<int> status_503_left{0};  ///< answer this many GET status with 503 first
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
@@ -155,6 +195,13 @@ class FakeAgent {
       ++gets_;
       res.set_content(R"({"status":"ok","version":"fake","source_commit":"fake","busy":false})", "application/json");
     });
+    server_.Get("/v1/qualification", [this](const httplib::Request& req, httplib::Response& res) {
+      ++gets_;
+      ++qualification_gets;
+      if (!authorised(req, res)) return;
+      std::lock_guard<std::mutex> lk(mu_);
+      res.set_content(qualification.dump(), "application/json");
+    });
     server_.Post("/v1/cases", [this](const httplib::Request& req, httplib::Response& res) {
       ++posts_;
       if (!authorised(req, res)) return;
@@ -172,7 +219,7 @@ class FakeAgent {
         return;
       }
       const int n = ++submissions_[base_id(id)];
-      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued"};
+      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", std::chrono::steady_clock::now()};
       res.status = 202;
       res.set_content(nlohmann::json{{"case_id", id}}.dump(), "application/json");
     });
@@ -192,18 +239,38 @@ class FakeAgent {
         return;
       }
       Case& c = it->second;
+      if (c.outcome == Outcome::LostUnseen) {
+        if (std::chrono::steady_clock::now() - c.submitted < std::chrono::milliseconds(unseen_lost_after_ms)) {
+          res.status = 503;
+          return;
+        }
+        cases_.erase(it);
+        res.status = 404;
+        res.set_content(R"({"error":"unknown case"})", "application/json");
+        return;
+      }
+      if ((c.outcome == Outcome::LostInWarmup && c.last_phase == "warmup") ||
+          (c.outcome == Outcome::LostInPressure && c.last_phase == "pressure")) {
+        cases_.erase(it);  // guest restarted: the agent no longer knows the case
+        res.status = 404;
+        res.set_content(R"({"error":"unknown case"})", "application/json");
+        return;
+      }
       static const char* phases[] = {"setup", "warmup", "pressure", "recovery", "restoration"};
       std::string phase = "done";
       if (c.polls < polls_to_finish) {
-        phase = phases[std::min(4, c.polls * 5 / std::max(1, polls_to_finish))];
+        int idx = std::min(4, c.polls * 5 / std::max(1, polls_to_finish));
+        if (c.outcome == Outcome::InfraNoBundleInWarmup) idx = std::min(idx, 1);
+        phase = phases[idx];
+        c.last_phase = phase;
         c.state = "running";
         ++c.polls;
       } else if (c.state != "completed" && c.state != "infra_failed") {
         const std::string path = dir_ + "/" + it->first + ".db";
-        if (c.outcome == Outcome::InfraNoBundle) {
+        if (c.outcome == Outcome::InfraNoBundle || c.outcome == Outcome::InfraNoBundleInWarmup) {
           c.state = "infra_failed";
         } else {
-          write_bundle(path, c.spec, c.outcome);
+          write_bundle(path, c.spec, c.outcome, bundle_source_commit);
           c.state = c.outcome == Outcome::InfraBundle ? "infra_failed" : "completed";
         }
       }

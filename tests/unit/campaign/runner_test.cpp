@@ -1,10 +1,13 @@
 // The campaign runner against fake agents on 127.0.0.1: VMs in parallel, OOM kept and not
 // retried, infra failures retried and every attempt recorded, tampered schedule refused,
-// resume after kill -9 of `harness run` with no loss and no duplicate.
+// resume after kill -9 of `harness run` with no loss and no duplicate; lost after the
+// pressure phase started is an outcome (not rerun), lost before it is rerun; mark-infra;
+// fleet qualification before scheduling.
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
+#include "harness/campaign/preflight.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/status.hpp"
 
@@ -18,36 +21,23 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 
+#include "test_files.hpp"
+
 namespace hc = harness::campaign;
+using testfiles::TempDir;
+using testfiles::write;
 using ::testing::HasSubstr;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-runner-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
-};
-
-void write(const std::string& path, const std::string& text) {
-  std::ofstream o(path);
-  o << text;
-}
 
 /// A small campaign on `vms` hosts: 1 regime, `repeats` triplets per VM.
 std::string campaign_yaml(int vms, int repeats, int retries, const std::string& extra = "") {
   std::string v;
   for (int i = 0; i < vms; ++i) v += (i ? ", vm" : "vm") + std::to_string(i);
-  return "name: t\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
+  return "name: t\nkind: smoke\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
          "provider: {kind: hosts, vms: [" + v + "]}\n"
          "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
          "cgroups: {bg_memory_max_mib: 300}\n"
@@ -74,6 +64,30 @@ std::int64_t count(results::Db& db, const std::string& sql) {
   q.step();
   return q.int64(0);
 }
+
+std::string text(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  if (!q.step() || q.is_null(0)) return "(none)";
+  return q.text(0);
+}
+
+/// One VM, one triplet, polls walking setup, warmup, pressure, recovery, restoration.
+struct OneVm {
+  TempDir d;
+  fake::FakeAgent a0{d / "agent0", "tok"};
+  hc::Campaign c;
+  hc::RunOptions o;
+  explicit OneVm(int retries = 2) {
+    write(d / "token", "tok");
+    a0.polls_to_finish = 5;
+    write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
+    write(d / "t.yaml", campaign_yaml(1, 1, retries));
+    c = hc::load_campaign(d / "t.yaml");
+    o.db_path = d / "c.db";
+    o.hosts_file = d / "hosts.yaml";
+    o.progress_tty = 0;
+  }
+};
 
 }  // namespace
 
@@ -110,7 +124,7 @@ TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
     // The OOM case is an outcome: completed, one attempt, its OOM telemetry kept.
     EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + oom_case + "'"), 1);
     EXPECT_EQ(count(db, "SELECT max(fg_oom_kill) FROM telemetry WHERE case_id = '" + oom_case + "'"), 1);
-    EXPECT_THAT(hc::status_report(db), HasSubstr("12 completed, 0 infra_failed, 0 pending"));
+    EXPECT_THAT(hc::status_report(db), HasSubstr("12 completed, 0 lost, 0 infra_failed, 0 pending"));
     EXPECT_THAT(hc::status_report(db), HasSubstr("1 case(s) with OOM kills"));
     // CI assertions over the DB: only the foreground-OOM one fails, naming the case.
     const auto res = hc::evaluate_assertions(db, c);
@@ -154,10 +168,10 @@ TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {
   write(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
   const std::string flaky = "t-vm0-fast-structured-r1-bounded-reclaim";  // infra bundle once, then fine
-  const std::string dead = "t-vm0-fast-structured-r1-static-zram";       // child dies every time
+  const std::string dead = "t-vm0-fast-structured-r1-static-zram";       // child dies in warmup every time
   a0.outcome = [&](const std::string& id, int n) {
     if (id == flaky && n == 1) return fake::Outcome::InfraBundle;
-    if (id == dead) return fake::Outcome::InfraNoBundle;
+    if (id == dead) return fake::Outcome::InfraNoBundleInWarmup;
     return fake::Outcome::Completed;
   };
   write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
@@ -298,4 +312,306 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   const auto subs = a0.submissions();
   EXPECT_EQ(subs.size(), 12u);
   for (const auto& [id, n] : subs) EXPECT_EQ(n, 1) << id << " submitted " << n << " times";
+}
+
+TEST(RunnerLost, GuestLostAfterPressureStartIsLostNotRerunAndCounted) {
+  OneVm v;
+  const std::string x = "t-vm0-fast-structured-r1-delayed-activation";
+  v.a0.outcome = [&](const std::string& id, int) {
+    return id == x ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
+  };
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.planned, 3);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.pending, 0);
+  EXPECT_EQ(s.attempts_this_run, 3);
+  EXPECT_EQ(v.a0.submissions()[x], 1);
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + x + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT json_extract(spec_json, '$.case_id') FROM cases WHERE case_id = '" + x + "'"), x);
+    EXPECT_EQ(text(db, "SELECT json_extract(spec_json, '$.configuration') FROM cases WHERE case_id = '" + x + "'"),
+              "delayed-activation");
+    EXPECT_EQ(text(db, "SELECT json_extract(outcome_json, '$.lost.phase') FROM cases WHERE case_id = '" + x + "'"),
+              "pressure");
+    EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+                HasSubstr("agent no longer knows the case"));
+    EXPECT_GT(count(db, "SELECT json_extract(outcome_json, '$.lost.last_seen_unix_ns') FROM cases WHERE case_id = '" +
+                            x + "'"),
+              1'000'000'000'000'000'000LL);  // wall clock ns (after 2001)
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + x + "'"), 1);
+    EXPECT_EQ(text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = '" + x + "'"), "lost/run");
+    EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + x + "'"),
+              "pressure");
+    EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + x + "'"), 0);
+    // No bundle: the build that ran it is the agent's, as qualified before scheduling.
+    EXPECT_EQ(text(db, "SELECT source_commit || '/' || source_dirty FROM cases WHERE case_id = '" + x + "'"),
+              "0123456789abcdef0123456789abcdef01234567/0");
+    const auto st = hc::status_report(db);
+    EXPECT_THAT(st, HasSubstr("cases: 3 planned, 2 completed, 1 lost, 0 infra_failed, 0 pending; 3 attempts"));
+    EXPECT_THAT(st, HasSubstr("  " + x + " (phase pressure): agent no longer knows the case"));
+  }
+  // A second run leaves the lost case alone: an outcome, never rerun automatically.
+  const auto s2 = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s2.attempts_this_run, 0);
+  EXPECT_EQ(s2.lost, 1);
+  EXPECT_EQ(v.a0.submissions()[x], 1);
+}
+
+TEST(RunnerLost, GuestLostInWarmupIsInfraFailedAndRerun) {
+  OneVm v;
+  const std::string y = "t-vm0-fast-structured-r1-static-zram";
+  v.a0.outcome = [&](const std::string& id, int n) {
+    return id == y && n == 1 ? fake::Outcome::LostInWarmup : fake::Outcome::Completed;
+  };
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.lost, 0);
+  EXPECT_EQ(s.attempts_this_run, 4);
+  EXPECT_EQ(v.a0.submissions()[y], 2);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  results::Stmt q(db,
+                  "SELECT attempt, status, json_extract(detail_json, '$.phase'), error FROM attempts "
+                  "WHERE case_id = ?1 ORDER BY attempt");
+  q.bind(1, y);
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.int64(0), 1);
+  EXPECT_EQ(q.text(1), "infra_failed");
+  EXPECT_EQ(q.text(2), "warmup");
+  EXPECT_THAT(q.text(3), HasSubstr("agent no longer knows the case"));
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.int64(0), 2);
+  EXPECT_EQ(q.text(1), "completed");
+  EXPECT_EQ(q.text(2), "restoration");
+  EXPECT_FALSE(q.step());
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + y + "'"), "completed");
+}
+
+TEST(RunnerLost, MarkInfraIsAuditedAndMakesTheCaseRunnableAgain) {
+  OneVm v(0);  // no automatic retries at all: only the operator's reclassification reruns
+  const std::string x = "t-vm0-fast-structured-r1-bounded-reclaim";
+  v.a0.outcome = [&](const std::string& id, int n) {
+    return id == x && n == 1 ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
+  };
+  EXPECT_EQ(hc::run_campaign(v.c, v.o).lost, 1);
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadWrite);
+    EXPECT_THROW(hc::mark_infra(db, "t-no-such-case", "host died", "alice"), std::invalid_argument);
+    EXPECT_THROW(hc::mark_infra(db, x, "  ", "alice"), std::invalid_argument);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE kind = 'mark-infra'"), 0);
+    EXPECT_EQ(hc::mark_infra(db, x, "host kernel panic, not the treatment", "alice"), "lost");
+    results::Stmt q(db,
+                    "SELECT attempt, status, kind, json_extract(detail_json, '$.reason'), "
+                    "json_extract(detail_json, '$.previous_status'), json_extract(detail_json, '$.operator'), "
+                    "json_extract(detail_json, '$.previous_case.outcome_json.lost.phase') "
+                    "FROM attempts WHERE case_id = ?1 AND kind = 'mark-infra'");
+    q.bind(1, x);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 2);
+    EXPECT_EQ(q.text(1), "marked_infra");
+    EXPECT_EQ(q.text(2), "mark-infra");
+    EXPECT_EQ(q.text(3), "host kernel panic, not the treatment");
+    EXPECT_EQ(q.text(4), "lost");
+    EXPECT_EQ(q.text(5), "alice");
+    EXPECT_EQ(q.text(6), "pressure");  // the old row's data stays visible in the audit trail
+    EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + x + "'"), "infra_failed");
+    EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "infra_failed");
+    EXPECT_THAT(hc::status_report(db), HasSubstr("  " + x + " (attempt 2): was lost, by alice: host kernel panic"));
+  }
+  const auto s2 = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s2.attempts_this_run, 1);
+  EXPECT_EQ(s2.completed, 3);
+  EXPECT_EQ(s2.lost, 0);
+  EXPECT_EQ(v.a0.submissions()[x], 2);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT group_concat(attempt || ':' || status || ':' || kind, ' ') FROM "
+                     "(SELECT * FROM attempts WHERE case_id = '" + x + "' ORDER BY attempt)"),
+            "1:lost:run 2:marked_infra:mark-infra 3:completed:run");
+  EXPECT_EQ(count(db, "SELECT attempt FROM cases WHERE case_id = '" + x + "'"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + x + "'"), 40);
+}
+
+TEST(RunnerSource, CaseRecordsTheCommitOfItsBinariesFromOutcomeJson) {
+  OneVm v;
+  const std::string commit = "89abcdef0123456789abcdef0123456789abcdef";
+  v.a0.bundle_source_commit = commit;  // v2 executor: only outcome_json.source {commit, dirty}
+  EXPECT_EQ(hc::run_campaign(v.c, v.o).completed, 3);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE source_commit = '" + commit + "' AND source_dirty = 0"), 3);
+}
+
+namespace {
+/// Two VMs; returns the error of a refused run (empty when it ran).
+std::string refused_run(fake::FakeAgent& a0, fake::FakeAgent& a1, const TempDir& d, int* attempts_in_db) {
+  write(d / "token", "tok");
+  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(2, 1, 2));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  std::string err;
+  try {
+    hc::run_campaign(c, o);
+  } catch (const hc::PreflightRefused& e) {
+    err = e.what();
+  }
+  results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+  *attempts_in_db = static_cast<int>(count(db, "SELECT count(*) FROM attempts"));
+  return err;
+}
+}  // namespace
+
+TEST(RunnerPreflight, VmsWithDifferentMglruAreRefusedWithTheTable) {
+  TempDir d;
+  fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
+  a1.qualification["recorded"]["mglru_enabled"] = "0x0000";
+  int attempts = -1;
+  const auto err = refused_run(a0, a1, d, &attempts);
+  EXPECT_THAT(err, HasSubstr("refused the run (no case submitted)"));
+  EXPECT_THAT(err, HasSubstr("VMs differ in mglru_enabled: vm0 0x0007, vm1 0x0000"));
+  // The per-VM table: header, then one row per VM with its values.
+  EXPECT_THAT(err, HasSubstr("vm   qualified  kernel_release        swappiness  mglru_enabled  thp_enabled  "
+                             "clocksource  source_commit"));
+  EXPECT_THAT(err, HasSubstr("vm0  yes        6.1.0-57-cloud-amd64  60          0x0007         madvise      "
+                             "kvm-clock    0123456789abcdef0123456789abcdef01234567"));
+  EXPECT_THAT(err, HasSubstr("vm1  yes        6.1.0-57-cloud-amd64  60          0x0000         madvise"));
+  EXPECT_EQ(a0.posts() + a1.posts(), 0);
+  EXPECT_EQ(a0.qualification_gets.load(), 1);
+  EXPECT_EQ(a1.qualification_gets.load(), 1);
+  EXPECT_EQ(attempts, 0);
+}
+
+TEST(RunnerPreflight, AFailingVmRefusesTheRunWithZeroAttempts) {
+  TempDir d;
+  fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
+  a0.qualification["passed"] = false;
+  a0.qualification["reasons"] = {"zram: /sys/class/zram-control absent -> fix: modprobe zram"};
+  int attempts = -1;
+  const auto err = refused_run(a0, a1, d, &attempts);
+  EXPECT_THAT(err, HasSubstr("vm0 not qualified: zram: /sys/class/zram-control absent -> fix: modprobe zram"));
+  EXPECT_THAT(err, HasSubstr("vm0  NO "));
+  EXPECT_THAT(err, HasSubstr("vm1  yes"));
+  EXPECT_EQ(a0.posts() + a1.posts(), 0);
+  EXPECT_EQ(attempts, 0);
+}
+
+TEST(RunnerPreflight, PinnedCommitMustMatchACleanBuild) {
+  TempDir d;
+  const std::string pin = "0123456789abcdef0123456789abcdef01234567";
+  write(d / "t.yaml", campaign_yaml(2, 1, 2));
+  auto c = hc::load_campaign(d / "t.yaml");
+  c.kind = "confirmatory";
+  c.pinned_commit = pin;
+  const auto ok = fake::passing_qualification(pin);
+  const auto other = fake::passing_qualification("fedcba9876543210fedcba9876543210fedcba98");
+  const auto dirty = fake::passing_qualification(pin, true);
+  EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", ok}, {"vm1", ok}}).ok);
+  const auto p1 = hc::judge_fleet(c, {{"vm0", ok}, {"vm1", other}});
+  EXPECT_FALSE(p1.ok);
+  ASSERT_EQ(p1.problems.size(), 1u);
+  EXPECT_EQ(p1.problems[0], "vm1 not qualified: source_commit: the agent's harness is built from "
+                            "'fedcba9876543210fedcba9876543210fedcba98', the campaign pins " + pin +
+                                " (rebuild the guest image from the pinned commit)");
+  const auto p2 = hc::judge_fleet(c, {{"vm0", dirty}, {"vm1", ok}});
+  ASSERT_EQ(p2.problems.size(), 1u);
+  EXPECT_THAT(p2.problems[0], HasSubstr("vm0 not qualified: source_commit: the agent's harness build of " + pin +
+                                        " has uncommitted changes"));
+  // `any` (smoke, ci): the commit is shown, not judged.
+  c.pinned_commit = "any";
+  EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", ok}, {"vm1", other}}).ok);
+}
+
+TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  TempDir d;
+  fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
+  a1.qualification["recorded"]["thp_enabled"] = "always";
+  write(d / "token", "tok");
+  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
+  write(d / "t.yaml", campaign_yaml(2, 1, 2));
+  const std::string cmd = harness + " run " + (d / "t.yaml") + " --db " + (d / "c.db") + " --hosts " +
+                          (d / "hosts.yaml") + " --plain > " + (d / "out.txt") + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  std::ifstream in(d / "out.txt");
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(out, HasSubstr("harness: qualification before scheduling refused the run (no case submitted):"));
+  EXPECT_THAT(out, HasSubstr("VMs differ in thp_enabled: vm0 madvise, vm1 always"));
+  EXPECT_EQ(a0.posts() + a1.posts(), 0);
+  results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+}
+
+TEST(RunnerLost, HarnessMarkInfraRefusesUnknownPendingAndReasonless) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  TempDir d;
+  write(d / "t.yaml", campaign_yaml(1, 1, 2));
+  ASSERT_EQ(std::system((harness + " plan " + (d / "t.yaml") + " --db " + (d / "c.db") + " > /dev/null").c_str()), 0);
+  auto run = [&](const std::string& args) {
+    const int st = std::system((harness + " mark-infra " + (d / "c.db") + " " + args + " > " + (d / "out.txt") +
+                                " 2>&1").c_str());
+    std::ifstream in(d / "out.txt");
+    const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::make_pair(WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+  };
+  const auto unknown = run("t-nope --reason 'host died'");
+  EXPECT_EQ(unknown.first, 2);
+  EXPECT_THAT(unknown.second, HasSubstr("mark-infra: no case 't-nope' in the schedule of"));
+  const auto pending = run("t-vm0-fast-structured-r1-static-zram --reason 'host died'");
+  EXPECT_EQ(pending.first, 2);
+  EXPECT_THAT(pending.second, HasSubstr("is pending (never run): nothing to reclassify"));
+  const auto blank = run("t-vm0-fast-structured-r1-static-zram --reason ' '");
+  EXPECT_EQ(blank.first, 2);
+  EXPECT_THAT(blank.second, HasSubstr("--reason must say why"));
+  EXPECT_NE(run("t-vm0-fast-structured-r1-static-zram").first, 0);  // --reason is required
+  results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+}
+
+TEST(RunnerLost, PhaseNeverSeenIsDecidedByTimeSinceSubmission) {
+  // PROTOCOL.md assumption: lost only when more than warmup + start lead (1 s + 3 s here)
+  // passed since submission.
+  const std::string x = "t-vm0-fast-structured-r1-static-zram";
+  {
+    OneVm v;
+    v.a0.outcome = [&](const std::string& id, int n) {
+      return id == x && n == 1 ? fake::Outcome::LostUnseen : fake::Outcome::Completed;
+    };
+    const auto s = hc::run_campaign(v.c, v.o);
+    EXPECT_EQ(s.completed, 3);
+    EXPECT_EQ(s.lost, 0);
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM attempts WHERE case_id = '" + x + "' AND attempt = 1"), "infra_failed");
+    EXPECT_THAT(text(db, "SELECT error FROM attempts WHERE case_id = '" + x + "' AND attempt = 1"),
+                HasSubstr("(phase never seen; only 0 s since submission, warmup + start lead = 4 s)"));
+    EXPECT_EQ(text(db, "SELECT coalesce(json_extract(detail_json, '$.phase'), 'null') FROM attempts WHERE case_id = '" +
+                           x + "' AND attempt = 1"),
+              "null");
+  }
+  {
+    OneVm v;
+    v.a0.unseen_lost_after_ms = 4500;
+    v.a0.outcome = [&](const std::string& id, int n) {
+      return id == x && n == 1 ? fake::Outcome::LostUnseen : fake::Outcome::Completed;
+    };
+    const auto s = hc::run_campaign(v.c, v.o);
+    EXPECT_EQ(s.completed, 2);
+    EXPECT_EQ(s.lost, 1);
+    EXPECT_EQ(v.a0.submissions()[x], 1);
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT coalesce(json_extract(outcome_json, '$.lost.phase'), 'null') FROM cases WHERE case_id = '" +
+                           x + "'"),
+              "null");
+    EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+                HasSubstr(" s since submission, warmup + start lead = 4 s)"));
+    EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+                HasSubstr("agent no longer knows the case"));
+  }
 }

@@ -238,3 +238,22 @@ TEST(Qualify, JsonAndTable) {
   EXPECT_NE(t.find("fix: boot the host with systemd.unified_cgroup_hierarchy=1"), std::string::npos);
   EXPECT_NE(t.find("Recorded (not judged):"), std::string::npos);
 }
+
+// `harness run` compares these `recorded` values across the fleet and checks the commit
+// pin against source_commit/source_dirty (harness/campaign/preflight.hpp): the report must
+// carry every one of them.
+TEST(Qualify, RecordsEveryValueTheFleetPreflightCompares) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  auto o = base(s.dir.string());
+  o.source_commit = kCommit;
+  o.source_dirty = false;
+  const auto j = qualify::run(o).to_json();
+  const auto& rec = j.at("recorded");
+  EXPECT_EQ(rec.at("kernel_release"), "6.1.0-57-cloud-amd64");
+  EXPECT_EQ(rec.at("swappiness"), 60);
+  EXPECT_EQ(rec.at("mglru_enabled"), "0x0000");
+  EXPECT_EQ(rec.at("thp_enabled"), "always");
+  EXPECT_EQ(rec.at("clocksource"), "tsc");
+  EXPECT_EQ(rec.at("source_commit"), kCommit);
+  EXPECT_EQ(rec.at("source_dirty"), false);
+}

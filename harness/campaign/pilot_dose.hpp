@@ -1,0 +1,31 @@
+#pragma once
+// `design.dose_mib: {from_pilot: PATH}`: the confirmatory dose chosen at plan time by the
+// pilot rule over a pilot campaign DB (study: "The pilot selected the reclaim amount before
+// the confirmatory schedule was generated"; PROTOCOL.md "Pilot rule, to the letter").
+// The rule itself is the analysis library's (analysis/pilot.hpp, analysis::select_dose).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace harness::campaign {
+
+/// The pilot DB has no eligible dose, or cannot be read as a pilot DB.
+class PilotDoseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The dose a pilot DB selects, and what identifies that DB.
+struct PilotDose {
+  std::int64_t dose_bytes = 0;  ///< largest eligible request, bytes
+  std::string sha256_hex;       ///< SHA-256 of the pilot DB file's bytes (preregistered with the plan)
+};
+
+/// Opens `pilot_db` read-only, runs analysis::select_dose with the given thresholds
+/// (seconds; achieved/requested ratio; the confirmatory campaign's `eligibility`
+/// section, study defaults 1 s and 0.8) and returns the chosen dose with the file's hash.
+/// Throws PilotDoseError naming the file when it is missing, not a pilot DB, or has no
+/// eligible dose (listing each dose's failed criteria).
+PilotDose resolve_pilot_dose(const std::string& pilot_db, double max_duration_s, double min_achieved_ratio);
+
+}  // namespace harness::campaign

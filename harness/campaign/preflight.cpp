@@ -1,0 +1,117 @@
+// Fleet qualification before scheduling (see preflight.hpp).
+#include "harness/campaign/preflight.hpp"
+
+#include "harness/agent/client.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace harness::campaign {
+
+const std::vector<std::string>& fleet_uniform_keys() {
+  static const std::vector<std::string> k{"kernel_release", "swappiness", "mglru_enabled", "thp_enabled",
+                                          "clocksource"};
+  return k;
+}
+
+namespace {
+
+std::string text_of(const nlohmann::json& rec, const std::string& key) {
+  if (!rec.is_object() || !rec.contains(key)) return "(missing)";
+  const auto& v = rec[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+  Preflight out;
+  std::vector<std::string> cols = fleet_uniform_keys();
+  cols.push_back("source_commit");
+  for (const auto& [vm, rep] : reports) {
+    VmQualification q;
+    q.vm = vm;
+    if (!rep.is_object()) {
+      q.reasons.push_back(rep.is_string() ? rep.get<std::string>() : "no qualification report");
+      for (const auto& k : cols) q.values[k] = "?";
+    } else {
+      const auto rec = rep.value("recorded", nlohmann::json::object());
+      if (rec.contains("source_commit") && rec["source_commit"].is_string())
+        q.source_commit = rec["source_commit"].get<std::string>();
+      if (rec.contains("source_dirty") && rec["source_dirty"].is_boolean()) q.source_dirty = rec["source_dirty"].get<bool>();
+      for (const auto& k : cols) q.values[k] = text_of(rec, k);
+      if (rec.value("source_dirty", false) && q.values["source_commit"] != "(missing)")
+        q.values["source_commit"] += " (dirty)";
+      if (!rep.value("passed", false)) {
+        if (rep.contains("reasons") && rep["reasons"].is_array() && !rep["reasons"].empty())
+          for (const auto& r : rep["reasons"]) q.reasons.push_back(r.is_string() ? r.get<std::string>() : r.dump());
+        else
+          q.reasons.push_back("qualification report says passed=false");
+      }
+      if (c.pinned_commit != "any") {
+        const std::string have = rec.value("source_commit", std::string());
+        if (have != c.pinned_commit)
+          q.reasons.push_back("source_commit: the agent's harness is built from '" + have + "', the campaign pins " +
+                              c.pinned_commit + " (rebuild the guest image from the pinned commit)");
+        else if (rec.value("source_dirty", true))
+          q.reasons.push_back("source_commit: the agent's harness build of " + have +
+                              " has uncommitted changes (rebuild from a clean checkout)");
+      }
+    }
+    q.passed = q.reasons.empty();
+    for (const auto& r : q.reasons) out.problems.push_back(vm + " not qualified: " + r);
+    out.vms.push_back(std::move(q));
+  }
+  for (const auto& k : fleet_uniform_keys()) {
+    std::set<std::string> distinct;
+    for (const auto& q : out.vms)
+      if (q.values.at(k) != "?") distinct.insert(q.values.at(k));
+    if (distinct.size() > 1) {
+      std::string who;
+      for (const auto& q : out.vms) who += (who.empty() ? "" : ", ") + q.vm + " " + q.values.at(k);
+      out.problems.push_back("VMs differ in " + k + ": " + who);
+    }
+  }
+  out.ok = out.problems.empty();
+  // Table: one row per VM, one column per value.
+  std::vector<std::size_t> w;
+  std::size_t w0 = 2;
+  for (const auto& q : out.vms) w0 = std::max(w0, q.vm.size());
+  for (const auto& k : cols) {
+    std::size_t m = k.size();
+    for (const auto& q : out.vms) m = std::max(m, q.values.at(k).size());
+    w.push_back(m);
+  }
+  out.table = fmt::format("{:<{}}  {:<9}", "vm", w0, "qualified");
+  for (std::size_t i = 0; i < cols.size(); ++i) out.table += fmt::format("  {:<{}}", cols[i], w[i]);
+  out.table += "\n";
+  for (const auto& q : out.vms) {
+    out.table += fmt::format("{:<{}}  {:<9}", q.vm, w0, q.passed ? "yes" : "NO");
+    for (std::size_t i = 0; i < cols.size(); ++i) out.table += fmt::format("  {:<{}}", q.values.at(cols[i]), w[i]);
+    out.table += "\n";
+  }
+  for (const auto& p : out.problems) out.table += p + "\n";
+  return out;
+}
+
+Preflight fleet_preflight(const Campaign& c, const std::vector<Host>& hosts) {
+  std::vector<std::pair<std::string, nlohmann::json>> reports;
+  for (const auto& vm : c.vms) {
+    const auto it = std::find_if(hosts.begin(), hosts.end(), [&](const Host& h) { return h.name == vm; });
+    if (it == hosts.end()) {
+      reports.emplace_back(vm, nlohmann::json("no host for this VM"));
+      continue;
+    }
+    try {
+      auto client = agent::AgentClient::from_token_file(it->url, it->token_file);
+      reports.emplace_back(vm, client.qualification());
+    } catch (const std::exception& e) {
+      reports.emplace_back(vm, nlohmann::json(std::string("GET /v1/qualification failed: ") + e.what()));
+    }
+  }
+  return judge_fleet(c, reports);
+}
+
+}  // namespace harness::campaign

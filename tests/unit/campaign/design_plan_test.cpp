@@ -1,0 +1,129 @@
+// The study's design as written in campaigns/confirmatory.yaml: vm0..vm8, 15 triplets per
+// regime spread by the seeded balanced allocation (allocation.hpp); `harness plan` prints
+// the stratum table and says when it stored nothing.
+#include "harness/campaign/allocation.hpp"
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/schedule.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace hc = harness::campaign;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string confirmatory() { return std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml"; }
+
+/// Triplets per (vm, regime) counted from the planned cases (distinct triplet ids).
+hc::StratumSizes counted(const hc::Schedule& s) {
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> t;
+  for (const auto& k : s.cases) t[{k.vm, k.regime}].insert(*k.triplet_id);
+  hc::StratumSizes out;
+  for (const auto& [key, ids] : t) out[key.first][key.second] = static_cast<int>(ids.size());
+  return out;
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  std::array<char, 4096> buf{};
+  while (p && fgets(buf.data(), buf.size(), p.get())) out += buf.data();
+  return out;
+}
+
+}  // namespace
+
+TEST(DesignPlan, ConfirmatoryPlans180CasesOverNineVmsWith15TripletsPerRegime) {
+  const auto c = hc::load_campaign(confirmatory());
+  const auto s = hc::plan(c);
+  ASSERT_EQ(s.cases.size(), 180u);
+  const std::vector<std::string> vms{"vm0", "vm1", "vm2", "vm3", "vm4", "vm5", "vm6", "vm7", "vm8"};
+  const std::vector<std::string> regimes{"slow-structured", "slow-random", "fast-structured", "fast-random"};
+  // The planned cases realise the allocation exactly: 3 cases per triplet, 36 strata.
+  EXPECT_EQ(counted(s), s.strata);
+  std::map<std::string, int> configs;
+  for (const auto& k : s.cases) ++configs[k.configuration];
+  EXPECT_EQ(configs, (std::map<std::string, int>{{"bounded-reclaim", 60}, {"delayed-activation", 60}, {"static-zram", 60}}));
+  // Each regime: 15 triplets, six VMs with 2 and three with 1.
+  for (const auto& g : regimes) {
+    int twos = 0, ones = 0, total = 0;
+    for (const auto& vm : vms) {
+      const int n = s.strata.at(vm).at(g);
+      total += n;
+      twos += n == 2;
+      ones += n == 1;
+    }
+    EXPECT_EQ(total, 15) << g;
+    EXPECT_EQ(twos, 6) << g;
+    EXPECT_EQ(ones, 3) << g;
+  }
+  // Each VM: 6 or 7 triplets in all (six VMs with 7, three with 6).
+  std::map<int, int> totals;
+  for (const auto& vm : vms) {
+    int t = 0;
+    for (const auto& g : regimes) t += s.strata.at(vm).at(g);
+    ++totals[t];
+  }
+  EXPECT_EQ(totals, (std::map<int, int>{{6, 3}, {7, 6}}));
+}
+
+TEST(DesignPlan, AllocationIsDeterministicForASeedAndSeeded) {
+  const auto c = hc::load_campaign(confirmatory());
+  const auto a = hc::plan(c), b = hc::plan(c);
+  EXPECT_EQ(a.strata, b.strata);
+  EXPECT_EQ(a.sha256_hex, b.sha256_hex);
+  // Seed 772 (confirmatory.yaml): the exact table, so a change of the rule shows up here.
+  const hc::StratumSizes golden{
+      {"vm0", {{"slow-structured", 2}, {"slow-random", 1}, {"fast-structured", 2}, {"fast-random", 2}}},
+      {"vm1", {{"slow-structured", 2}, {"slow-random", 2}, {"fast-structured", 1}, {"fast-random", 2}}},
+      {"vm2", {{"slow-structured", 1}, {"slow-random", 2}, {"fast-structured", 2}, {"fast-random", 1}}},
+      {"vm3", {{"slow-structured", 2}, {"slow-random", 1}, {"fast-structured", 2}, {"fast-random", 2}}},
+      {"vm4", {{"slow-structured", 2}, {"slow-random", 1}, {"fast-structured", 2}, {"fast-random", 2}}},
+      {"vm5", {{"slow-structured", 2}, {"slow-random", 2}, {"fast-structured", 1}, {"fast-random", 2}}},
+      {"vm6", {{"slow-structured", 2}, {"slow-random", 2}, {"fast-structured", 1}, {"fast-random", 2}}},
+      {"vm7", {{"slow-structured", 1}, {"slow-random", 2}, {"fast-structured", 2}, {"fast-random", 1}}},
+      {"vm8", {{"slow-structured", 1}, {"slow-random", 2}, {"fast-structured", 2}, {"fast-random", 1}}},
+  };
+  EXPECT_EQ(a.strata, golden);
+  // Another seed picks other VMs for the extra triplets.
+  const std::vector<std::string> regimes{"slow-structured", "slow-random", "fast-structured", "fast-random"};
+  EXPECT_NE(hc::balanced_allocation(773, c.vms, regimes, 15), a.strata);
+  EXPECT_EQ(hc::balanced_allocation(772, c.vms, regimes, 15), a.strata);
+}
+
+TEST(DesignPlan, AllocationRuleOnSmallCases) {
+  // 4 triplets of 2 regimes over 3 VMs: per regime 2/1/1; per VM totals 3, 3, 2.
+  const auto s = hc::balanced_allocation(1, {"a", "b", "c"}, {"r1", "r2"}, 4);
+  std::map<int, int> totals;
+  for (const auto& vm : {"a", "b", "c"}) {
+    ++totals[s.at(vm).at("r1") + s.at(vm).at("r2")];
+  }
+  EXPECT_EQ(totals, (std::map<int, int>{{2, 1}, {3, 2}}));
+  for (const auto& g : {"r1", "r2"}) {
+    std::multiset<int> sizes;
+    for (const auto& vm : {"a", "b", "c"}) sizes.insert(s.at(vm).at(g));
+    EXPECT_EQ(sizes, (std::multiset<int>{1, 1, 2}));
+  }
+  // Divides evenly: every stratum the same.
+  const auto even = hc::balanced_allocation(1, {"a", "b"}, {"r1"}, 6);
+  EXPECT_EQ(even, (hc::StratumSizes{{"a", {{"r1", 3}}}, {"b", {{"r1", 3}}}}));
+  EXPECT_THROW(hc::balanced_allocation(1, {}, {"r1"}, 6), std::invalid_argument);
+}
+
+TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  const auto out = run(harness + " plan " + confirmatory() + " 2>&1");
+  EXPECT_THAT(out, HasSubstr("campaign confirmatory (kind confirmatory): 180 cases on 9 VM(s), design matched-triplets"));
+  EXPECT_THAT(out, HasSubstr("triplets per (vm, regime) stratum (seeded balanced allocation):\n"
+                             "vm     slow-structured  slow-random  fast-structured  fast-random  total\n"));
+  EXPECT_THAT(out, HasSubstr("total               15           15               15           15     60\n"
+                             "12 of 36 strata have one triplet\n"));
+  EXPECT_THAT(out, HasSubstr("stored nothing: no --db given"));
+}
