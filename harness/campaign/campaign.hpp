@@ -43,7 +43,7 @@ struct Campaign {
   /// confirmatory. Only smoke and ci may use `pinned_commit: any` (PROTOCOL.md).
   std::string kind;
   std::uint64_t seed = 0;       ///< seeds the schedule order, the allocation and the workloads
-  std::string pinned_commit;    ///< 40-hex commit (lowercase) or "any" (smoke, ci only)
+  std::string pinned_commit;    ///< 40-hex commit (lowercase), "build" (resolve_build_pin) or "any" (smoke, ci only)
 
   int vcpus = 1;                ///< VM shape (study: 1 vCPU, 1 GiB)
   int memory_mib = 1024;
@@ -120,6 +120,12 @@ Campaign parse_campaign(const std::string& text, const std::string& file);
 
 /// True when `kind` may use `pinned_commit: any` (smoke and ci; PROTOCOL.md).
 bool allows_any_commit(const std::string& kind);
+
+/// Replaces `pinned_commit: build` by `commit`, the commit of the harness build that plans
+/// the campaign (the CLI passes its own build info), so the pin enters the plan and its
+/// SHA-256. Throws CampaignError naming pinned_commit when `dirty` or `commit` is not 40
+/// hex. Other values are left as they are.
+void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty);
 
 /// The three configurations of the study, in canonical order.
 const std::vector<std::string>& all_configurations();

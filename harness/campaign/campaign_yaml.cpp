@@ -235,7 +235,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     top.fail(root["kind"], "kind", "'" + c.kind + "' is not one of smoke, ci, pilot, confirmatory");
   c.seed = top.scalar<std::uint64_t>("seed");
   c.pinned_commit = top.scalar<std::string>("pinned_commit");
-  if (c.pinned_commit != "any") check_name(top, root["pinned_commit"], "pinned_commit", c.pinned_commit, "[0-9a-f]{40}");
+  if (c.pinned_commit != "any" && c.pinned_commit != "build") check_name(top, root["pinned_commit"], "pinned_commit", c.pinned_commit, "[0-9a-f]{40}");
 
   {  // vm shape (study: 1 vCPU, 1 GiB)
     Section s = top.child("vm");
@@ -498,7 +498,8 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     top.fail(root["pinned_commit"], "pinned_commit",
              "'any' is accepted only for kind smoke or ci; this campaign is " + c.kind +
                  (root["kind"] ? "" : " (kind not given: " + c.kind + " by default)") +
-                 ": pin the 40-hex commit of the harness build that will run it (git rev-parse HEAD)");
+                 ": pin the 40-hex commit of the harness build that will run it, or write 'build' for the commit of "
+                 "the (clean) build that plans it");
   return c;
 }
 
@@ -512,6 +513,17 @@ Campaign load_campaign(const std::string& path) {
     c.dose_from_pilot =
         std::filesystem::absolute(std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();
   return c;
+}
+
+void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty) {
+  if (c.pinned_commit != "build") return;
+  if (!std::regex_match(commit, std::regex("[0-9a-f]{40}")))
+    throw CampaignError(c.file + ": field pinned_commit: 'build' needs a harness built from a git checkout; this "
+                        "build's commit is '" + commit + "'");
+  if (dirty)
+    throw CampaignError(c.file + ": field pinned_commit: 'build' needs a clean build; this harness (" + commit +
+                        ") was built with uncommitted changes: commit them and rebuild");
+  c.pinned_commit = commit;
 }
 
 }  // namespace harness::campaign

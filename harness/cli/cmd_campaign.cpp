@@ -17,13 +17,23 @@
 #include <optional>
 #include <unistd.h>
 
+#include "harness/build_info.hpp"
+
 namespace hc = harness::campaign;
 
 namespace {
 
+/// A campaign file as the CLI plans and runs it: `pinned_commit: build` becomes this
+/// harness build's commit (refused from a dirty build).
+hc::Campaign load_pinned(const std::string& file) {
+  auto c = hc::load_campaign(file);
+  hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
+  return c;
+}
+
 /// The campaign of a run: FILE when given, else the YAML stored in the DB at plan time.
 hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
-  if (!file.empty()) return hc::load_campaign(file);
+  if (!file.empty()) return load_pinned(file);
   if (!std::filesystem::exists(db_path))
     throw std::runtime_error(db_path + ": no such campaign DB (give the campaign FILE to plan it)");
   results::Db db(db_path, results::Db::Mode::ReadOnly);
@@ -36,6 +46,7 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
   if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative() && q.opt_text(1))
     c.dose_from_pilot =
         (std::filesystem::path(*q.opt_text(1)).parent_path() / c.dose_from_pilot).lexically_normal().string();
+  hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
   return c;
 }
 
@@ -79,7 +90,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_option("--db", *db, "campaign DB to store the plan in (created; refused if it holds another plan)");
     sub->add_option("--out", *out, "also write the schedule JSON here");
     sub->callback([=] {
-      const auto c = hc::load_campaign(*file);
+      const auto c = load_pinned(*file);
       const auto s = hc::plan(c);
       if (!out->empty()) {
         std::ofstream o(*out);
@@ -201,7 +212,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     sub->callback([=] {
-      const auto c = hc::load_campaign(*file);
+      const auto c = load_pinned(*file);
       if (c.assertions.empty()) throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
       hc::RunOptions o;
       o.db_path = db->empty() ? c.name + ".db" : *db;

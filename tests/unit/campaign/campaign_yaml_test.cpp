@@ -326,3 +326,24 @@ TEST(CampaignErrors, DoseFromPilotNeedsAPath) {
   EXPECT_THAT(error_of("dose_mib: 96\n", "dose_mib: {from_pilots: x.db}\n", "confirmatory.yaml"),
               HasSubstr("field design.dose_mib.from_pilot: missing (required)"));
 }
+
+TEST(CampaignPin, BuildMeansTheCleanBuildThatPlansIt) {
+  auto c = hc::load_campaign(campaign_path("confirmatory.yaml"));
+  ASSERT_EQ(c.pinned_commit, "build");  // the repository's study campaigns pin the planning build
+  const std::string commit(40, 'a');
+  auto dirty = c;
+  try {
+    hc::resolve_build_pin(dirty, commit, true);
+    FAIL() << "a dirty build was accepted";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("field pinned_commit: 'build' needs a clean build"));
+  }
+  auto unknown = c;
+  EXPECT_THROW(hc::resolve_build_pin(unknown, "unknown", false), hc::CampaignError);
+  hc::resolve_build_pin(c, commit, false);
+  EXPECT_EQ(c.pinned_commit, commit);
+  EXPECT_EQ(hc::plan(c).cases.front().spec["pinned_commit"], commit);  // the pin is in the preregistered plan
+  auto smoke = hc::load_campaign(campaign_path("smoke.yaml"));
+  hc::resolve_build_pin(smoke, commit, true);  // `any` is left alone, even from a dirty build
+  EXPECT_EQ(smoke.pinned_commit, "any");
+}
