@@ -81,7 +81,7 @@ class Worker {
       results::Db db(opt_.db_path, results::Db::Mode::ReadWrite);
       db_ = &db;
       agent::ClientOptions co;
-      co.request_timeout = std::chrono::milliseconds(30000);
+      co.request_timeout = std::chrono::milliseconds(opt_.request_timeout_ms);
       client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, co));
       for (const auto* k : cases_) {
         for (;;) {
@@ -170,11 +170,7 @@ class Worker {
         const int rc = run_subprocess({opt_.self_exe, "vm", "reboot", host_.name});
         if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
       }
-      try {
-        client_->submit(spec);
-      } catch (const agent::AgentError& e) {
-        return fail(a, e.what());
-      }
+      if (auto err = submit_or_adopt(spec, id)) return fail(a, *err);
     }
     // 2. Poll until finished, the agent is lost, or the case times out.
     Seen seen;
@@ -235,6 +231,65 @@ class Worker {
     fs::remove(bundle, ec);
     prog_.finish(host_.name, k.case_id, status, status == "completed" ? "" : st.error,
                  status != "completed" && case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
+  }
+
+  /// POSTs the spec and makes sure an accepted case is never lost (issue: a POST whose
+  /// reply is lost may still have started the case). Returns an error for an attempt that
+  /// failed before any case started (infra), nullopt when the case runs (submitted or
+  /// adopted).
+  /// - reply lost (timeout, dropped connection, 5xx): ask the agent for the case id; if it
+  ///   has it, adopt it; if it answers 404 it was not accepted; if it does not answer, keep
+  ///   asking for the lost-agent grace time before giving up;
+  /// - 409: the id already running there is adopted; busy with another case means wait
+  ///   (poll interval) and submit again, up to runner.case_timeout_s, without spending an attempt.
+  std::optional<std::string> submit_or_adopt(const nlohmann::json& spec, const std::string& id) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto poll = std::chrono::milliseconds(c_.poll_interval_ms);
+    const auto grace = std::max(std::chrono::milliseconds(60000), poll * 10);
+    bool noted_busy = false;
+    for (;;) {
+      try {
+        client_->submit(spec);
+        return std::nullopt;
+      } catch (const agent::AgentConflict& e) {
+        try {
+          client_->status(id);
+          prog_.note(host_.name, "agent already runs " + id + ": adopting it");
+          return std::nullopt;
+        } catch (const agent::AgentError&) {
+        }
+        if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(c_.case_timeout_s))
+          return std::string("agent stayed busy with another case for ") + std::to_string(c_.case_timeout_s) +
+                 " s (runner.case_timeout_s): " + e.what();
+        if (!noted_busy) prog_.note(host_.name, std::string("agent busy, waiting: ") + e.what());
+        noted_busy = true;
+        std::this_thread::sleep_for(poll);
+      } catch (const agent::SpecRejected& e) {
+        return std::string(e.what());
+      } catch (const agent::NotQualified& e) {
+        return std::string(e.what());
+      } catch (const agent::AgentUnauthorised& e) {
+        return std::string(e.what());
+      } catch (const agent::AgentError& e) {
+        // The reply is lost, not necessarily the case: ask before counting a failure.
+        const std::string post_error = e.what();
+        for (;;) {
+          try {
+            client_->status(id);
+            prog_.note(host_.name, "POST reply lost (" + post_error + "); the agent has " + id + ": adopting it");
+            return std::nullopt;
+          } catch (const agent::CaseNotFound&) {
+            return "submission not accepted: " + post_error;
+          } catch (const agent::AgentError& e2) {
+            if (std::chrono::steady_clock::now() - t0 > grace)
+              return "submission failed and the agent did not answer for " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(grace).count()) +
+                     " s: " + post_error + "; last: " + e2.what();
+          }
+          std::this_thread::sleep_for(poll);
+        }
+      }
+    }
   }
 
   /// The executor's default lead from start to T0 (case/SPEC.md `--start-lead-s`), seconds.

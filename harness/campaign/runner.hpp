@@ -26,6 +26,7 @@ struct RunOptions {
   std::string hosts_file;     ///< overrides the campaign's provider when set
   std::string self_exe = "/proc/self/exe";  ///< `harness` binary for `vm up` / `vm reboot`
   int progress_tty = -1;      ///< 1 redraw, 0 plain lines, -1 auto (isatty(stderr))
+  int request_timeout_ms = 30000;  ///< one agent request (POST, status), ms; a lost POST reply is then asked for
   std::string accelerator;    ///< local guests: --accel (auto|kvm|tcg); "" = $HARNESS_ACCEL,
                               ///< else the campaign's provider.accelerator, else auto
   /// When set, receives the fleet qualification table (preflight.hpp) printed before the run.

@@ -169,6 +169,8 @@ class FakeAgent {
   nlohmann::json qualification = passing_qualification();
   std::atomic<int> qualification_gets{0};
   std::atomic<int> status_503_left{0};  ///< answer this many GET status with 503 first
+  int post_reply_delay_ms = 0;          ///< accept the case, then hold the POST reply this long
+  std::atomic<int> busy_posts_left{0};  ///< answer this many POSTs 409 busy (another case running)
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
   std::map<std::string, int> submissions() {
@@ -212,14 +214,24 @@ class FakeAgent {
         return;
       }
       const std::string id = spec["case_id"];
-      std::lock_guard<std::mutex> lk(mu_);
-      if (cases_.count(id)) {
-        res.status = 409;
-        res.set_content(R"({"error":"case id already used"})", "application/json");
-        return;
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (busy_posts_left > 0) {
+          --busy_posts_left;
+          res.status = 409;
+          res.set_content(R"({"error":"busy: case foreign is running","running_case_id":"foreign"})",
+                          "application/json");
+          return;
+        }
+        if (cases_.count(id)) {
+          res.status = 409;
+          res.set_content(R"({"error":"case id already used"})", "application/json");
+          return;
+        }
+        const int n = ++submissions_[base_id(id)];
+        cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", std::chrono::steady_clock::now()};
       }
-      const int n = ++submissions_[base_id(id)];
-      cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", std::chrono::steady_clock::now()};
+      if (post_reply_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(post_reply_delay_ms));
       res.status = 202;
       res.set_content(nlohmann::json{{"case_id", id}}.dump(), "application/json");
     });

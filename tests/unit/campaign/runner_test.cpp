@@ -615,3 +615,45 @@ TEST(RunnerLost, PhaseNeverSeenIsDecidedByTimeSinceSubmission) {
                 HasSubstr("agent no longer knows the case"));
   }
 }
+
+// Issue: a POST whose reply arrives after the client timeout must not lose the accepted
+// case, and 409 busy is a wait, not a spent attempt.
+TEST(RunnerSubmit, PostReplyLostAfterTheTimeoutIsAdoptedAndImportedOnce) {
+  OneVm v;
+  v.a0.post_reply_delay_ms = 1500;  // the agent accepts, then answers after the client gave up
+  v.o.request_timeout_ms = 400;
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 3);
+  for (const auto& [id, n] : v.a0.submissions()) EXPECT_EQ(n, 1) << id;  // never submitted twice
+  EXPECT_EQ(v.a0.posts(), 3);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status <> 'completed'"), 0);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests"), 3 * 40);  // each bundle imported once
+}
+
+TEST(RunnerSubmit, AgentBusyWithAnotherCaseMeansWaitNotASpentAttempt) {
+  OneVm v(/*retries=*/0);  // a spent attempt would leave the case infra_failed
+  v.a0.busy_posts_left = 4;
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(v.a0.posts(), 3 + 4);  // four 409s, then each case once
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status = 'infra_failed'"), 0);
+}
+
+TEST(RunnerSubmit, PostThatTheAgentNeverAcceptedIsAnInfraFailure) {
+  OneVm v(/*retries=*/0);
+  v.a0.busy_posts_left = 1000;  // never free
+  v.c.case_timeout_s = 1;
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 0);
+  EXPECT_EQ(s.infra_failed, 3);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_THAT(text(db, "SELECT error FROM attempts LIMIT 1"), HasSubstr("agent stayed busy with another case for 1 s"));
+}
