@@ -47,6 +47,16 @@ struct Options {
   bool probe_reclaim = true;
   /// Name of the scratch cgroup created under the cgroup2 root for the probe.
   std::string probe_cgroup = "harness-qualify-probe";
+  /// Prove the swapfile works: swapon(2) then swapoff(2) when no swap is active (a file on
+  /// tmpfs or copy-on-write btrfs passes every static check and fails here, EINVAL).
+  /// Only on the live system (root "/"): on a fixture tree the host kernel is not the
+  /// fixture's, so the trial is skipped unless `trial_swapon_under_root` is set, which tests
+  /// do together with kernel::Fs::inject_fault (never reaching the real syscall).
+  bool trial_swapon = true;
+  bool trial_swapon_under_root = false;
+  /// The campaign's zram compressor (e.g. lzo-rle); "" = not checked. Available when a zram
+  /// device lists it, /proc/crypto has it, or the kernel has its module.
+  std::string zram_algorithm;
   /// Effective uid to judge (default geteuid(); injectable for tests).
   std::optional<unsigned> euid;
 };

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <sstream>
 
 #include <harness/build_info.hpp>
 
@@ -241,6 +243,93 @@ void check_zram(Ctx& x) {
       "check /sys/block/zram*");
 }
 
+/// Proves the swapfile can be swapped on: swapon(2) at the lowest priority, then
+/// swapoff(2), only while no swap is active (never disturbs a running case or a device
+/// somebody else uses). The result is part of the swapfile check.
+void trial_swapon(Ctx& x, Check& c) {
+  std::vector<kernel::SwapDevice> swaps;
+  try {
+    swaps = kernel::read_swaps(x.fs);
+  } catch (const std::exception& e) {
+    c.found += "; trial swapon skipped: " + std::string(e.what());
+    return;
+  }
+  if (!swaps.empty()) {
+    c.found += "; trial swapon skipped: " + std::to_string(swaps.size()) + " swap device(s) already active";
+    return;
+  }
+  const auto on = kernel::swapon(x.fs, x.opt.swapfile_path, 0);
+  if (!on.ok()) {
+    c.passed = false;
+    c.found += "; trial swapon failed: " + on.message();
+    if (on.err == EINVAL)
+      c.fix = "the kernel refuses a swapfile on this filesystem (tmpfs, or copy-on-write btrfs) or with holes: put "
+              "it on ext4/xfs, or on btrfs create it empty with `chattr +C`, then fill it with dd from /dev/zero and "
+              "mkswap";
+    else if (on.err == EPERM)
+      c.fix = "run as root (swapon needs CAP_SYS_ADMIN)";
+    else if (on.err == EBUSY)
+      c.fix = "the file is already in use as swap elsewhere: swapoff it first";
+    else
+      c.fix = "swapon " + x.opt.swapfile_path + " must succeed as root";
+    return;
+  }
+  const auto off = kernel::swapoff(x.fs, x.opt.swapfile_path);
+  if (!off.ok()) {
+    c.passed = false;
+    c.found += "; trial swapoff failed: " + off.message();
+    c.fix = "swapoff " + x.opt.swapfile_path + " by hand, then qualify again";
+    return;
+  }
+  c.found += "; trial swapon/swapoff ok";
+}
+
+void check_zram_algorithm(Ctx& x) {
+  if (x.opt.zram_algorithm.empty()) return;
+  auto& c = x.add("zram_algorithm");
+  const std::string& alg = x.opt.zram_algorithm;
+  std::vector<std::string> seen;
+  std::string where;
+  try {
+    for (int id : kernel::list_zram_devices(x.fs)) {
+      kernel::Zram z(x.fs, id);
+      for (const auto& a : z.comp_algorithm().available) {
+        if (std::find(seen.begin(), seen.end(), a) == seen.end()) seen.push_back(a);
+        if (a == alg && where.empty()) where = z.sysfs_dir() + "/comp_algorithm";
+      }
+    }
+  } catch (const std::exception&) {
+    // no readable device: the other sources decide
+  }
+  if (where.empty()) {
+    const auto crypto = x.fs.try_read("/proc/crypto");
+    if (crypto.ok()) {
+      std::istringstream in(crypto.text);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("name", 0) == 0 && line.size() > alg.size() &&
+            line.compare(line.size() - alg.size(), alg.size(), alg) == 0 &&
+            line.find(": " + alg) != std::string::npos) {
+          where = "/proc/crypto";
+          break;
+        }
+    }
+  }
+  if (where.empty() && x.rep.recorded.contains("kernel_release") && x.rep.recorded["kernel_release"].is_string()) {
+    const std::string dir = "/lib/modules/" + x.rep.recorded["kernel_release"].get<std::string>() + "/kernel/crypto/";
+    for (const char* ext : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"})
+      if (x.fs.exists(dir + alg + ext)) where = dir + alg + ext;
+  }
+  c.passed = !where.empty();
+  std::string avail;
+  for (const auto& a : seen) avail += (avail.empty() ? "" : ", ") + a;
+  c.found = c.passed ? alg + " available (" + where + ")"
+                     : alg + " not found in zram comp_algorithm (" + (avail.empty() ? "no device" : avail) +
+                           "), /proc/crypto or the kernel's modules";
+  if (!c.passed)
+    c.fix = "load the compressor (modprobe " + alg + ", or insmod its module from lib/modules) or choose one of: " +
+            (avail.empty() ? std::string("lzo, lzo-rle, lz4, zstd") : avail);
+}
+
 void check_swapfile(Ctx& x) {
   auto& c = x.add("swapfile");
   if (x.opt.swapfile_path.empty()) {
@@ -254,6 +343,7 @@ void check_swapfile(Ctx& x) {
                                                   (v.has_signature ? "swap signature present" : "no swap signature")
                                             : ": missing");
   for (size_t i = 0; i < v.problems.size(); ++i) c.fix += (i ? "; " : "") + v.problems[i];
+  if (c.passed && x.opt.trial_swapon && (x.opt.root == "/" || x.opt.trial_swapon_under_root)) trial_swapon(x, c);
 }
 
 void check_disk(Ctx& x) {
@@ -407,6 +497,7 @@ Report run(const Options& opt) {
   const bool memory_ok = rep.checks.back().passed && rep.checks[rep.checks.size() - 2].passed;  // both cgroup2 checks
   check_memory_reclaim(x, memory_ok);
   check_zram(x);
+  check_zram_algorithm(x);
   check_swapfile(x);
   check_disk(x);
   check_clean_swap(x);

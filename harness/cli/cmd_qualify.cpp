@@ -27,7 +27,13 @@ void add_qualify(CLI::App& app) {
       "every required check passes.");
   sub->add_flag("--json", flags->json, "print the report as JSON (the agent's GET /v1/qualification shape)");
   sub->add_option("--root", flags->opt.root, "filesystem root to inspect (default /; tests use fixture trees)");
-  sub->add_option("--swapfile", flags->opt.swapfile_path, "the campaign's swapfile (required check)");
+  sub->add_option("--swapfile", flags->opt.swapfile_path,
+                  "the campaign's swapfile (required check; on the live system also a trial swapon/swapoff while "
+                  "no swap is active)");
+  sub->add_option("--zram-algorithm", flags->opt.zram_algorithm,
+                  "the campaign's zram compressor (e.g. lzo-rle): checked in zram comp_algorithm, /proc/crypto or "
+                  "the kernel's modules");
+  sub->add_flag("!--no-trial-swapon", flags->opt.trial_swapon, "skip the trial swapon/swapoff of --swapfile");
   sub->add_option("--vcpus", flags->opt.vcpus, "vCPUs of the campaign's VM shape")->capture_default_str();
   sub->add_option("--memory-mib", flags->opt.memory_mib, "memory of the campaign's VM shape, MiB")
       ->capture_default_str();
