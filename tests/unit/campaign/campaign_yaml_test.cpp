@@ -87,7 +87,7 @@ TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   EXPECT_EQ(hc::plan(five).cases.size(), 180u);
   EXPECT_EQ(smoke.kind, "smoke");
   EXPECT_EQ(pilot.kind, "pilot");
-  EXPECT_EQ(pilot.pinned_commit.size(), 40u);
+  EXPECT_EQ(pilot.pinned_commit, "build");  // resolved to the planning build by the CLI (resolve_build_pin)
 
   const auto ci = hc::load_campaign(campaign_path("ci-regression.yaml"));
   EXPECT_EQ(ci.kind, "ci");
@@ -300,10 +300,11 @@ TEST(CampaignErrors, LocalQemuCountMustEqualTheDesignVms) {
 }
 
 TEST(CampaignErrors, PinnedCommitAnyOnlyForSmokeAndCi) {
-  const int l = line_of("pinned_commit: ", "pilot.yaml");
+  const int l = line_of("pinned_commit: build", "pilot.yaml");
   std::string text = read(campaign_path("pilot.yaml"));
-  const auto at = text.find("pinned_commit: ");
-  text.replace(at, std::string("pinned_commit: ").size() + 40, "pinned_commit: any");
+  const auto at = text.find("pinned_commit: build");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("pinned_commit: build").size(), "pinned_commit: any");
   try {
     hc::parse_campaign(text, "pilot-any.yaml");
     ADD_FAILURE() << "a pilot campaign with pinned_commit: any was accepted";
