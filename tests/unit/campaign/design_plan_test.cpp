@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "test_files.hpp"
+
 #include <array>
 #include <cstdio>
 #include <map>
@@ -119,7 +121,9 @@ TEST(DesignPlan, AllocationRuleOnSmallCases) {
 
 TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-  const auto out = run(harness + " plan " + confirmatory() + " 2>&1");
+  testfiles::TempDir d;
+  testfiles::write(d / "confirmatory.yaml", testfiles::with_fixed_pin(testfiles::read(confirmatory())));
+  const auto out = run(harness + " plan " + (d / "confirmatory.yaml") + " 2>&1");
   EXPECT_THAT(out, HasSubstr("campaign confirmatory (kind confirmatory): 180 cases on 9 VM(s), design matched-triplets"));
   EXPECT_THAT(out, HasSubstr("triplets per (vm, regime) stratum (seeded balanced allocation):\n"
                              "vm     slow-structured  slow-random  fast-structured  fast-random  total\n"));

@@ -168,7 +168,7 @@ TEST(PilotDose, HarnessPlanSaysWhereTheDoseCameFrom) {
   const auto p = text.find("  dose_mib: 96\n");
   ASSERT_NE(p, std::string::npos);
   text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
-  testfiles::write(d / "c.yaml", text);
+  testfiles::write(d / "c.yaml", testfiles::with_fixed_pin(text));
   const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   ASSERT_EQ(std::system((exe + " plan " + (d / "c.yaml") + " > " + (d / "out.txt") + " 2>&1").c_str()), 0);
   EXPECT_THAT(read(d / "out.txt"),

@@ -40,4 +40,13 @@ inline void write(const std::string& path, const std::string& text) {
   o << text;
 }
 
+/// A repository campaign's text with `pinned_commit: build` replaced by a fixed 40-hex
+/// commit, so a test of the CLI does not depend on whether this build is clean.
+inline std::string with_fixed_pin(std::string text) {
+  const std::string from = "pinned_commit: build";
+  const auto at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), "pinned_commit: " + std::string(40, 'c'));
+  return text;
+}
+
 }  // namespace testfiles
