@@ -17,6 +17,13 @@ echo "== guest image"
 echo "== campaign $(basename "$campaign") (database: $out/campaign.db)"
 "$harness" plan "$campaign" --db "$out/campaign.db"
 "$harness" run "$campaign" --db "$out/campaign.db"
+if grep -Eq '^[[:space:]]*kind:[[:space:]]*pilot' "$campaign"; then
+  # A pilot DB has no matched triplets: Table 3 and the dose chosen by the study's rule.
+  echo "== pilot dose selection"
+  "$harness" pilot-select "$out/campaign.db" | tee "$out/pilot-select.md"
+  echo "== done in $(( $(date +%s) - start )) s; confirmatory campaigns take the dose with design.dose_mib: {from_pilot: $out/campaign.db}"
+  exit 0
+fi
 echo "== analysis"
 "$harness" analyze "$out/campaign.db" --format md --out "$out/report" > "$out/analyze.md"
 # On the terminal: the warnings, the verdict and Table 4; the rest is in the report.
