@@ -173,38 +173,30 @@ class Check : public ::testing::Test {
   /// The kind's assertion fails on `bad` and passes on `good`, in process and via the CLI.
   void expect_fails_then_passes(const std::string& assertion, const Knobs& bad, const Knobs& good,
                                 const std::string& failure_text, bool via_cli = true) {
-    {
-      SCOPED_TRACE("violating DB");
-      auto [yaml, dbp] = build("bad", assertion, bad);
-      auto o = evaluate(yaml, dbp);
-      EXPECT_FALSE(o.passed);
-      ASSERT_FALSE(o.failures.empty());
-      std::string all;
-      for (const auto& f : o.failures) all += f + "\n";
-      EXPECT_NE(all.find(failure_text), std::string::npos) << all;
-      EXPECT_NE(o.junit.find("<failure message="), std::string::npos) << o.junit;
-      EXPECT_NE(o.junit.find("failures=\"1\""), std::string::npos) << o.junit;
-      if (via_cli) {
-        auto [rc, xml] = run_check(yaml, dbp);
-        EXPECT_EQ(rc, 1) << slurp(dbp.string() + ".log");
-        EXPECT_NE(xml.find("<failure message="), std::string::npos) << xml;
-        EXPECT_NE(xml.find(failure_text), std::string::npos) << xml;
-      }
-    }
-    {
-      SCOPED_TRACE("DB just inside the bound");
-      auto [yaml, dbp] = build("good", assertion, good);
-      auto o = evaluate(yaml, dbp);
-      EXPECT_TRUE(o.passed) << (o.failures.empty() ? "" : o.failures.front());
-      EXPECT_EQ(o.junit.find("<failure"), std::string::npos) << o.junit;
-      EXPECT_NE(o.junit.find("failures=\"0\""), std::string::npos) << o.junit;
-      if (via_cli) {
-        auto [rc, xml] = run_check(yaml, dbp);
-        EXPECT_EQ(rc, 0) << slurp(dbp.string() + ".log");
-        EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
-        EXPECT_NE(xml.find("<testcase"), std::string::npos) << xml;
-      }
-    }
+    expect_verdict("bad", assertion, bad, false, failure_text, via_cli);
+    expect_verdict("good", assertion, good, true, "", via_cli);
+  }
+
+  /// Builds the DB `k` describes and checks the verdict, the failure text (when failing),
+  /// the JUnit <failure> element and (via_cli) the exit code of `harness check`.
+  void expect_verdict(const std::string& tag, const std::string& assertion, const Knobs& k, bool pass,
+                      const std::string& failure_text, bool via_cli) {
+    SCOPED_TRACE(pass ? "DB just inside the bound" : "violating DB");
+    auto [yaml, dbp] = build(tag, assertion, k);
+    auto o = evaluate(yaml, dbp);
+    std::string all;
+    for (const auto& f : o.failures) all += f + "\n";
+    EXPECT_EQ(o.passed, pass) << all;
+    EXPECT_EQ(o.failures.empty(), pass) << all;
+    if (!pass) EXPECT_NE(all.find(failure_text), std::string::npos) << all;
+    EXPECT_EQ(o.junit.find("<failure message=") != std::string::npos, !pass) << o.junit;
+    EXPECT_NE(o.junit.find(pass ? "failures=\"0\"" : "failures=\"1\""), std::string::npos) << o.junit;
+    if (!via_cli) return;
+    auto [rc, xml] = run_check(yaml, dbp);
+    EXPECT_EQ(rc, pass ? 0 : 1) << slurp(dbp.string() + ".log");
+    EXPECT_NE(xml.find("<testcase"), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("<failure message=") != std::string::npos, !pass) << xml;
+    if (!pass) EXPECT_NE(xml.find(failure_text), std::string::npos) << xml;
   }
 };
 
