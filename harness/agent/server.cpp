@@ -258,6 +258,21 @@ struct Server::Impl {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     int code = status < 0 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    // Cancelled: the leader may have exited on SIGTERM while others of its process group
+    // ignore it; they get SIGKILL at the end of the grace too (the group id cannot be
+    // reused while any member lives; only the group is signalled, never the reaped pid).
+    bool cancelled = false;
+    std::chrono::steady_clock::time_point kill_at;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      cancelled = c->cancel_requested;
+      kill_at = c->cancel_at;
+    }
+    if (cancelled) {
+      while (::kill(-pid, 0) == 0 && std::chrono::steady_clock::now() < kill_at)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ::kill(-pid, SIGKILL);
+    }
     finish(c, code);
   }
 

@@ -1,12 +1,17 @@
 // `harness case run --spec FILE --out DIR`: runs one case (harness/case/executor.hpp).
 // `harness case check --spec FILE`: validates a spec only (nothing is touched).
+// `harness case reclaim --cgroup DIR --bytes N`: one bounded-reclaim action
+// (ReclaimAction::run, the code the executor runs) on an existing cgroup; prints the
+// record as JSON (dose checks by hand and tests/vm/case/reclaim_vm_test).
 // Exit codes: 0 completed (or valid), 2 refused spec (field named on stderr),
 // 3 infra_failed (bundle written when possible; reason on stderr).
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/case/environment.hpp"
 #include "harness/case/executor.hpp"
+#include "harness/case/reclaim_action.hpp"
 #include "harness/case/spec.hpp"
 #include "registry.hpp"
 
@@ -67,6 +72,29 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
     std::printf("%s\n", j.dump().c_str());
     if (!r.error.empty()) std::fprintf(stderr, "harness case: %s: %s\n", r.status.c_str(), r.error.c_str());
     harness::cli::exit_code() = r.exit_code;
+  });
+
+  struct ReclaimArgs {
+    std::string cgroup;
+    std::int64_t bytes = 0;
+    double settle_s = 2.2;
+  };
+  auto rargs = std::make_shared<ReclaimArgs>();
+  auto* rec = c->add_subcommand("reclaim", "one memory.reclaim action on an existing cgroup; prints the record JSON "
+                                           "(exit 0 whatever the errno; 1 when the cgroup is missing)");
+  rec->add_option("--cgroup", rargs->cgroup, "cgroup directory, e.g. /sys/fs/cgroup/harness/bg")->required();
+  rec->add_option("--bytes", rargs->bytes, "dose, bytes")->required()->check(CLI::PositiveNumber);
+  rec->add_option("--settle-s", rargs->settle_s, "delay before the settled pgsteal reading, s")->capture_default_str()
+      ->check(CLI::Range(0.0, 60.0));
+  rec->callback([rargs] {
+    kernel::Cgroup cg(kernel::Fs("/"), rargs->cgroup);
+    if (!cg.exists()) {
+      std::fprintf(stderr, "harness case reclaim: no cgroup %s\n", rargs->cgroup.c_str());
+      harness::cli::exit_code() = 1;
+      return;
+    }
+    auto r = hcase::ReclaimAction::run(cg, rargs->bytes, static_cast<std::int64_t>(rargs->settle_s * 1e9));
+    std::printf("%s\n", r.to_json(hcase::page_size_bytes()).dump().c_str());
   });
 
   auto* check = c->add_subcommand("check", "validate a case spec without touching the host (exit 0 valid, 2 refused)");

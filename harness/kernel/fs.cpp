@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "harness/kernel/errors.hpp"
@@ -19,6 +21,66 @@ namespace kernel {
 std::string WriteResult::message() const {
   if (err == 0) return "ok";
   return target + ": " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
+}
+
+namespace {
+struct Fault {
+  std::string suffix;  // without leading '/'
+  int err;
+  FsOp op;
+  int times;  // -1 = always
+  int hits = 0;
+};
+std::atomic<bool> g_faults_set{false};
+std::mutex g_faults_mu;
+std::vector<Fault>& faults() {
+  static std::vector<Fault> v;
+  return v;
+}
+std::string_view strip_slash(std::string_view s) {
+  while (!s.empty() && s.front() == '/') s.remove_prefix(1);
+  return s;
+}
+bool suffix_match(std::string_view rel, std::string_view suffix) {
+  rel = strip_slash(rel);
+  suffix = strip_slash(suffix);
+  if (suffix.empty() || rel.size() < suffix.size()) return false;
+  if (rel.substr(rel.size() - suffix.size()) != suffix) return false;
+  return rel.size() == suffix.size() || rel[rel.size() - suffix.size() - 1] == '/';
+}
+}  // namespace
+
+void Fs::inject_fault(std::string path_suffix, int err, FsOp op, int times) {
+  std::lock_guard<std::mutex> lk(g_faults_mu);
+  faults().push_back({std::string(strip_slash(path_suffix)), err, op, times});
+  g_faults_set.store(true, std::memory_order_relaxed);
+}
+
+void Fs::clear_faults() {
+  std::lock_guard<std::mutex> lk(g_faults_mu);
+  faults().clear();
+  g_faults_set.store(false, std::memory_order_relaxed);
+}
+
+int Fs::fault_hits(std::string_view path_suffix) {
+  std::lock_guard<std::mutex> lk(g_faults_mu);
+  int n = 0;
+  for (const auto& f : faults())
+    if (suffix_match(f.suffix, path_suffix) || suffix_match(path_suffix, f.suffix)) n += f.hits;
+  return n;
+}
+
+std::optional<int> Fs::injected(FsOp op, std::string_view rel) const {
+  if (!g_faults_set.load(std::memory_order_relaxed)) return std::nullopt;
+  std::lock_guard<std::mutex> lk(g_faults_mu);
+  for (auto& f : faults()) {
+    if (f.op != FsOp::Any && f.op != op) continue;
+    if (f.times == 0 || !suffix_match(rel, f.suffix)) continue;
+    if (f.times > 0) --f.times;
+    ++f.hits;
+    return f.err;
+  }
+  return std::nullopt;
 }
 
 Fs::Fs(std::filesystem::path root) : root_(std::move(root)) {
@@ -48,6 +110,10 @@ bool Fs::is_dir(std::string_view rel) const {
 ReadResult Fs::try_read(std::string_view rel) const {
   ReadResult r;
   const auto p = path(rel);
+  if (auto e = injected(FsOp::Read, rel)) {
+    r.err = *e;
+    return r;
+  }
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     r.err = errno;
@@ -86,6 +152,10 @@ WriteResult Fs::write(std::string_view rel, std::string_view text) const {
   WriteResult r;
   const auto p = path(rel);
   r.target = p.string();
+  if (auto e = injected(FsOp::Write, rel)) {
+    r.err = *e;
+    return r;
+  }
   int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     r.err = errno;
@@ -105,6 +175,10 @@ WriteResult Fs::mkdir(std::string_view rel) const {
   WriteResult r;
   const auto p = path(rel);
   r.target = p.string();
+  if (auto e = injected(FsOp::Mkdir, rel)) {
+    r.err = *e;
+    return r;
+  }
   if (::mkdir(p.c_str(), 0755) != 0) r.err = errno;
   return r;
 }
@@ -113,6 +187,10 @@ WriteResult Fs::rmdir(std::string_view rel) const {
   WriteResult r;
   const auto p = path(rel);
   r.target = p.string();
+  if (auto e = injected(FsOp::Rmdir, rel)) {
+    r.err = *e;
+    return r;
+  }
   if (::rmdir(p.c_str()) != 0) r.err = errno;
   return r;
 }

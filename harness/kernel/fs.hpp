@@ -8,6 +8,7 @@
 // (std::invalid_argument) so a path can never escape the root.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,11 @@ struct ReadResult {
   bool ok() const { return err == 0; }
 };
 
-/// Root-injectable accessor. Cheap to copy. Thread-safe (no mutable state).
+/// Kernel-interface operations a test can make fail (Fs::inject_fault).
+enum class FsOp { Any, Read, Write, Mkdir, Rmdir, Swapon, Swapoff, Mkswap };
+
+/// Root-injectable accessor. Cheap to copy. Thread-safe (no mutable state; the
+/// process-wide fault table below has its own lock).
 class Fs {
  public:
   /// `root` defaults to the live system "/".
@@ -62,11 +67,43 @@ class Fs {
   /// Names of the entries of a directory, sorted, without "." and "..". Throws IoError.
   std::vector<std::string> list(std::string_view rel) const;
 
+  // --- fault injection (tests only) ------------------------------------------------
+  // A process-wide table of faults: an operation `op` (or any, FsOp::Any) on a path whose
+  // root-relative form equals `path_suffix` or ends with "/" + path_suffix (leading '/'
+  // ignored on both; "memory.reclaim", "harness/bg/memory.reclaim" and "/dev/zram0" all
+  // work) fails with `err` without touching the file or calling the syscall. `times` > 0
+  // fails only the next `times` matching calls (then the call goes through); -1 = always.
+  // Covers read/try_read, write, mkdir, rmdir and swapon/swapoff/mkswap (swap.hpp).
+  // err 0 = pretend success without making the call (a fixture tree run as root must
+  // never reach the real swapon(2)/swapoff(2)).
+  // Zero cost when no fault was ever set: one relaxed atomic load per call.
+  static void inject_fault(std::string path_suffix, int err, FsOp op = FsOp::Any, int times = -1);
+  /// Removes every fault and resets the hit counters.
+  static void clear_faults();
+  /// How many calls matching `path_suffix` (same rule; any op) were failed by injection.
+  static int fault_hits(std::string_view path_suffix);
+  /// The result injected for `op` on `rel` (counting the hit), or nullopt (the normal
+  /// case: make the call). Used by every syscall wrapper of the kernel layer.
+  std::optional<int> injected(FsOp op, std::string_view rel) const;
+
  private:
   std::filesystem::path root_;
 };
 
 /// CLOCK_MONOTONIC now, in ns (the clock of every timed write: DESIGN.md "Controller").
 std::int64_t monotonic_ns();
+
+/// Test helper: faults set through it are cleared when it goes out of scope.
+class FaultScope {
+ public:
+  FaultScope() { Fs::clear_faults(); }
+  ~FaultScope() { Fs::clear_faults(); }
+  FaultScope(const FaultScope&) = delete;
+  FaultScope& operator=(const FaultScope&) = delete;
+  FaultScope& fail(std::string path_suffix, int err, FsOp op = FsOp::Any, int times = -1) {
+    Fs::inject_fault(std::move(path_suffix), err, op, times);
+    return *this;
+  }
+};
 
 }  // namespace kernel

@@ -52,6 +52,10 @@ WriteResult swapon(const Fs& fs, const std::string& path, int priority) {
     r.err = EINVAL;
     return r;
   }
+  if (auto e = fs.injected(FsOp::Swapon, path)) {
+    r.err = *e;
+    return r;
+  }
   const int flags = SWAP_FLAG_PREFER | ((priority << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
   if (::swapon(p.c_str(), flags) != 0) r.err = errno;
   return r;
@@ -61,6 +65,10 @@ WriteResult swapoff(const Fs& fs, const std::string& path) {
   WriteResult r;
   const auto p = fs.path(path);
   r.target = p.string();
+  if (auto e = fs.injected(FsOp::Swapoff, path)) {
+    r.err = *e;
+    return r;
+  }
   if (::swapoff(p.c_str()) != 0) r.err = errno;
   return r;
 }
@@ -74,6 +82,10 @@ WriteResult mkswap(const Fs& fs, const std::string& path) {
   WriteResult r;
   const auto p = fs.path(path);
   r.target = p.string();
+  if (auto e = fs.injected(FsOp::Mkswap, path)) {
+    r.err = *e;
+    return r;
+  }
   const long page = ::sysconf(_SC_PAGESIZE);
   int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {

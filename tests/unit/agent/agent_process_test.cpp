@@ -5,6 +5,7 @@
 // line to a marker file when it runs, so every rejected request is checked to have run
 // nothing. No timing assertions: waits poll with generous deadlines.
 #include "results/db.hpp"
+#include "tests/common/agent_support.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -32,27 +34,7 @@ void write_exec(const fs::path& p, const std::string& text) {
   chmod(p.c_str(), 0755);
 }
 
-// The SPEC.md example (a valid spec), with a chosen case id.
-json valid_spec(const std::string& id) {
-  json j = json::parse(R"({
-    "case_id": "x", "campaign": "smoke", "vm": "vm0", "regime": "fast-structured", "repeat": 1,
-    "triplet_id": "vm0/fast-structured/1", "configuration": "bounded-reclaim",
-    "dose_bytes": 100663296, "pinned_commit": "any",
-    "vm_shape": {"vcpus": 1, "memory_mib": 1024},
-    "phases_s": {"warmup": 120, "pressure": 300, "recovery": 120},
-    "cgroups": {"parent": "harness", "bg_memory_max_bytes": 314572800, "bg_memory_high_bytes": null,
-                "fg_memory_max_bytes": null, "fg_memory_low_bytes": null},
-    "backend": {"zram_disksize_bytes": 536870912, "zram_algorithm": "lzo-rle", "zram_priority": 100,
-                "swapfile_path": "/var/lib/harness/swapfile", "swapfile_priority": 10},
-    "pressure": {"allocation_bytes": 629145600, "rate_mib_s": 32, "active_set_bytes": 134217728,
-                 "contents": "structured", "seed": 1},
-    "canaries": {"period_ms": 100, "compute_hot_bytes": 16777216,
-                 "sqlite_db_path": "/var/lib/harness/canary.db", "sqlite_queries_per_request": 8, "seed": 1},
-    "trigger": {"window_ms": 1000, "min_increase_us": 1000, "consecutive_windows": 3},
-    "telemetry_period_ms": 1000, "restoration_timeout_s": 120})");
-  j["case_id"] = id;
-  return j;
-}
+using test_support::valid_spec;
 
 class AgentProcess : public ::testing::Test {
  protected:
@@ -159,10 +141,7 @@ class AgentProcess : public ::testing::Test {
   }
 
   httplib::Client client(bool with_token = true, const std::string& token = kToken) {
-    httplib::Client c("127.0.0.1", port);
-    c.set_read_timeout(30, 0);
-    if (with_token) c.set_default_headers({{"Authorization", "Bearer " + token}});
-    return c;
+    return test_support::agent_client(port, with_token ? token : std::string());
   }
 
   std::vector<std::string> runs() {
@@ -176,18 +155,7 @@ class AgentProcess : public ::testing::Test {
   // Polls GET /v1/cases/<id> until the state is final; returns the last status.
   json wait_final(const std::string& id, int seconds = 60) {
     auto c = client();
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    json j;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto r = c.Get(("/v1/cases/" + id).c_str());
-      if (r && r->status == 200) {
-        j = json::parse(r->body);
-        std::string s = j["state"];
-        if (s != "queued" && s != "running") return j;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return j;
+    return test_support::wait_final(c, id, std::chrono::seconds(seconds));
   }
 };
 
@@ -386,24 +354,105 @@ TEST_F(AgentProcess, UnqualifiedHostGets412WithReasonsAndRunsNothing) {
   EXPECT_EQ(c.Get("/v1/cases/case-q")->status, 404);
 }
 
-TEST_F(AgentProcess, CancelStopsTheExecutor) {
-  { std::ofstream(dir / "sleep_s") << "300"; }
+// Live (non-zombie) processes whose process group is `pgid`, from /proc/<pid>/stat.
+std::vector<pid_t> live_group_members(pid_t pgid) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto rp = stat.rfind(')');
+    if (rp == std::string::npos) continue;
+    std::istringstream rest(stat.substr(rp + 2));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    rest >> state >> ppid >> pgrp;
+    if (pgrp == pgid && state != 'Z' && state != 'X') out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+pid_t read_pid(const fs::path& p) {
+  for (int i = 0; i < 200; ++i) {
+    std::ifstream in(p);
+    pid_t v = 0;
+    if (in >> v && v > 0) return v;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+// Cancel of an executor that ignores SIGTERM and has a child in its process group that
+// ignores it too: the agent must follow with SIGKILL after --cancel-grace-s (5 s) and
+// the whole group must be gone.
+TEST_F(AgentProcess, CancelKillsTheProcessGroupWithSigkillAfterAnIgnoredSigterm) {
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "trap '' TERM\n"  // ignored: inherited by the child below
+             "echo $$ > " + (dir / "executor.pid").string() + "\n"
+             "echo \"$(basename \"$(dirname \"$4\")\")\" >> " + marker.string() + "\n"
+             "echo pressure > \"$4/phase\"\n"
+             "sleep 300 &\n"
+             "echo $! > " + (dir / "child.pid").string() + "\n"
+             "while :; do sleep 1; done\n");
   ASSERT_TRUE(start());
   auto c = client();
   auto a = c.Post("/v1/cases", valid_spec("case-c").dump(), "application/json");
   ASSERT_TRUE(a);
   ASSERT_EQ(a->status, 202);
-  // wait until the executor has started (it writes the marker first)
-  for (int i = 0; i < 100 && runs().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const pid_t exec_pid = read_pid(dir / "executor.pid");
+  const pid_t child_pid = read_pid(dir / "child.pid");
+  ASSERT_GT(exec_pid, 0);
+  ASSERT_GT(child_pid, 0);
+  ASSERT_EQ(getpgid(exec_pid), exec_pid) << "the executor runs in its own process group";
+  ASSERT_EQ(getpgid(child_pid), exec_pid);
   auto s = json::parse(c.Get("/v1/cases/case-c")->body);
   EXPECT_EQ(s["state"], "running");
   EXPECT_EQ(s["phase"], "pressure");  // read from the executor's out/phase file
+  const auto t_cancel = std::chrono::steady_clock::now();
   auto k = c.Post("/v1/cases/case-c/cancel", "", "application/json");
   ASSERT_TRUE(k);
   EXPECT_EQ(k->status, 202);
+  // Within the grace the SIGTERM is ignored: the group is still alive after 2 s.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  // (executor + sleep 300, and at times its `sleep 1`)
+  EXPECT_GE(live_group_members(exec_pid).size(), 2u) << "SIGTERM is ignored; only SIGKILL may end them";
   json fin = wait_final("case-c", 60);
+  const auto waited = std::chrono::steady_clock::now() - t_cancel;
   EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  EXPECT_EQ(fin["exit_code"], 128 + SIGKILL) << fin.dump();  // killed by SIGKILL, not TERM
+  EXPECT_GE(waited, std::chrono::seconds(4)) << "SIGKILL came before the 5 s grace";
+  for (int i = 0; i < 50 && !live_group_members(exec_pid).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(live_group_members(exec_pid).empty()) << "process group " << exec_pid << " survived the cancel";
+  ::kill(-exec_pid, SIGKILL);
   EXPECT_EQ(c.Get("/v1/cases/case-c/bundle")->status, 404);
+}
+
+// Cancel of an executor that exits on SIGTERM but leaves a child that ignores it: the
+// group must still be gone (the agent must not stop at the group leader).
+TEST_F(AgentProcess, CancelLeavesNoProcessOfTheGroupWhenTheLeaderExitsOnSigterm) {
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "echo $$ > " + (dir / "executor.pid").string() + "\n"
+             "echo \"$(basename \"$(dirname \"$4\")\")\" >> " + marker.string() + "\n"
+             "(trap '' TERM; exec sleep 300) &\n"
+             "echo $! > " + (dir / "child.pid").string() + "\n"
+             "while :; do sleep 1; done\n");
+  ASSERT_TRUE(start());
+  auto c = client();
+  ASSERT_EQ(c.Post("/v1/cases", valid_spec("case-g").dump(), "application/json")->status, 202);
+  const pid_t exec_pid = read_pid(dir / "executor.pid");
+  ASSERT_GT(read_pid(dir / "child.pid"), 0);
+  ASSERT_GE(live_group_members(exec_pid).size(), 2u);
+  ASSERT_EQ(c.Post("/v1/cases/case-g/cancel", "", "application/json")->status, 202);
+  json fin = wait_final("case-g", 60);
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  for (int i = 0; i < 100 && !live_group_members(exec_pid).empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(live_group_members(exec_pid).empty()) << "a TERM-ignoring child of the cancelled executor survived";
+  ::kill(-exec_pid, SIGKILL);  // leave nothing behind whatever the verdict
 }
 
 TEST_F(AgentProcess, ExecutorDeathWithoutBundleIsInfraFailed) {

@@ -106,6 +106,9 @@ TEST(Controller, NoPressureNoTrigger) {
   std::vector<std::int64_t> flat(30, rec.back());  // the recorded idle tail
   auto r = drive(Configuration::BoundedReclaim, opt(flat));
   EXPECT_EQ(r.actions, 0);
+  // The loop below says nothing over no events: the pressure phase [5 s, 25 s] must have
+  // been evaluated window by window (20 windows: ticks 6..25, each against the previous).
+  ASSERT_EQ(r.events.size(), 20u);
   for (const auto& e : r.events) {
     EXPECT_EQ(e.kind, "window");
     EXPECT_EQ(*e.counting, 0);

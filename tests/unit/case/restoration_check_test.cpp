@@ -29,14 +29,12 @@ hcase::RestorationObservation observe(const std::string& state) {
   std::istringstream ls(slurp(kDir + state + "/cgroup-root-ls"));
   for (std::string name; std::getline(ls, name);)
     if (name == "harness") o.cgroups_present.push_back("sys/fs/cgroup/harness");
-  std::ifstream procs(kDir + state + "/bg-cgroup.procs");
-  if (procs) {
-    std::stringstream ss;
-    ss << procs.rdbuf();
-    for (pid_t p : kernel::parse_pid_list(ss.str(), "bg-cgroup.procs")) o.stray_pids.push_back(p);
-  }
-  std::ifstream ds(kDir + state + "/zram0-disksize");
-  if (ds) o.zram_disksize_bytes = std::stoull(slurp(kDir + state + "/zram0-disksize"));
+  // Each capture holds what its state needs; a missing file fails (slurp), never skips:
+  // dirty has the stray process list, clean the zram disksize after reset.
+  if (state == "dirty")
+    for (pid_t p : kernel::parse_pid_list(slurp(kDir + state + "/bg-cgroup.procs"), "bg-cgroup.procs"))
+      o.stray_pids.push_back(p);
+  if (state == "clean") o.zram_disksize_bytes = std::stoull(slurp(kDir + state + "/zram0-disksize"));
   return o;
 }
 }  // namespace
@@ -44,6 +42,8 @@ hcase::RestorationObservation observe(const std::string& state) {
 TEST(RestorationCheck, CapturedCleanStateIsClean) {
   auto o = observe("clean");
   EXPECT_TRUE(o.swaps.empty());
+  ASSERT_TRUE(o.zram_disksize_bytes.has_value());
+  EXPECT_EQ(*o.zram_disksize_bytes, 0u);
   auto v = hcase::verify_restoration(o);
   EXPECT_TRUE(v.clean);
   EXPECT_TRUE(v.problems.empty());

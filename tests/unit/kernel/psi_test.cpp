@@ -38,8 +38,16 @@ TEST(Psi, CgroupMemoryPressureFromRealCapture) {
   EXPECT_EQ(p.some_total_us(), 9813973u);
   EXPECT_EQ(*p.full_total_us(), 9813973u);  // single task in bg: some == full
   Cgroup fg(Fs(kernel_test::real_root()), "sys/fs/cgroup/harness/fg");
-  EXPECT_NO_THROW(fg.cpu_pressure());
-  EXPECT_NO_THROW(fg.io_pressure());
+  // cpu and io pressure of fg read to the captured totals (not just "no exception"):
+  // cpu.pressure "some ... total=10908341" / "full ... total=10908341", io.pressure all 0.
+  Psi cpu = fg.cpu_pressure();
+  EXPECT_EQ(cpu.some_total_us(), 10908341u);
+  ASSERT_TRUE(cpu.full.has_value());
+  EXPECT_EQ(*cpu.full_total_us(), 10908341u);
+  Psi io = fg.io_pressure();
+  EXPECT_EQ(io.some_total_us(), 0u);
+  ASSERT_TRUE(io.full.has_value());
+  EXPECT_EQ(*io.full_total_us(), 0u);
 }
 
 TEST(Psi, AbsentIsAnIoErrorWithEnoent) {

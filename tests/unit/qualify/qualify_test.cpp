@@ -222,6 +222,7 @@ TEST(Qualify, JsonAndTable) {
   auto j = r.to_json();
   EXPECT_EQ(j["passed"], false);
   ASSERT_TRUE(j["checks"].is_array());
+  ASSERT_FALSE(r.checks.empty());  // the loop below says nothing over no checks
   EXPECT_EQ(j["checks"].size(), r.checks.size());
   for (const auto& c : j["checks"]) {
     EXPECT_TRUE(c.contains("name") && c.contains("required") && c.contains("passed") && c.contains("found") &&

@@ -5,10 +5,14 @@
 //   - all three completed; both canaries traced requests;
 //   - the trigger fires in delayed-activation and bounded-reclaim (static records would_trigger
 //     or at least evaluated windows);
-//   - bounded-reclaim records a reclaim write with its errno and a pgsteal delta > 0;
+//   - bounded-reclaim records one reclaim write with its errno and readings (whether the
+//     write reclaims what it is asked is measured on its own in reclaim_vm_test.cpp: here
+//     the bg limit reclaims all along, so a pgsteal delta says nothing about the write);
 //   - delayed-activation's zram holds no data before the trigger and some after;
 //   - static-zram's zram holds data during pressure;
-//   - restoration verified clean in all three.
+//   - restoration verified clean in all three, by the executor's verdict AND by this test
+//     from the guest state the script collects after each case (/proc/swaps, zram
+//     disksize, /sys/fs/cgroup/harness, the process list).
 // Env: HARNESS_VM_CASE_KEEP=DIR keeps the collected output there (default: a temp dir);
 // HARNESS_VM_CASE_CACHE=DIR is the `harness vm --cache` (default <build>/case-vm-cache: a
 // private image cache, so that other builds sharing ~/.cache cannot swap the binaries).
@@ -17,12 +21,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "results/db.hpp"
+#include "tests/common/guest_exec.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -68,11 +74,6 @@ json spec_for(const std::string& conf) {
   return s;
 }
 
-int sh(const std::string& cmd) {
-  int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 std::int64_t one_int(results::Db& db, const std::string& sql) {
   results::Stmt s(db, sql);
   EXPECT_TRUE(s.step()) << sql;
@@ -82,15 +83,10 @@ std::int64_t one_int(results::Db& db, const std::string& sql) {
 class CaseVm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-    ASSERT_TRUE(fs::exists(harness)) << harness;
-    const char* keep = std::getenv("HARNESS_VM_CASE_KEEP");
-    dir_ = keep ? fs::path(keep) : fs::temp_directory_path() / fmt::format("case_vm_test_{}", ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "collect");
+    ASSERT_TRUE(fs::exists(std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness"));
     const bool kvm = ::access("/dev/kvm", W_OK) == 0;
     // The guest script: one spec file per configuration, run one after the other.
-    std::ofstream sc(dir_ / "script.sh");
+    std::ostringstream sc;
     sc << "set -x\nmkdir -p /out/bundles\n";
     // Leftovers of a "crashed earlier case": the harness parent cgroup with a process in
     // bg, and the swapfile swapped on. The first case must clean them before qualifying.
@@ -101,21 +97,24 @@ class CaseVm : public ::testing::Test {
       sc << "harness case run --spec /out/" << conf << ".json --out /out/bundles --accelerator "
          << (kvm ? "kvm" : "tcg") << " --min-free-disk-mib 64 > /out/" << conf << ".stdout 2> /out/" << conf
          << ".stderr\necho $? > /out/" << conf << ".rc\n";
+      // The host state after the case, read by the script (not by the code under test).
+      sc << "cat /proc/swaps > /out/" << conf << ".after.swaps\n"
+         << "for d in /sys/block/zram*; do echo \"$d $(cat $d/disksize)\"; done > /out/" << conf << ".after.zram\n"
+         << "if [ -e /sys/fs/cgroup/harness ]; then find /sys/fs/cgroup/harness -type d; else echo ABSENT; fi > /out/"
+         << conf << ".after.cgroups\n"
+         << "for p in /proc/[0-9]*; do echo \"${p#/proc/} $(cat $p/comm 2>/dev/null)\"; done > /out/" << conf
+         << ".after.ps\n";
     }
     sc << "cat /proc/swaps > /out/swaps.after; ls /sys/fs/cgroup > /out/cgroups.after\n";
-    sc.close();
-    const char* cache_env = std::getenv("HARNESS_VM_CASE_CACHE");
-    const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
-    ASSERT_EQ(sh(fmt::format("{} vm --cache {} image > {}/image.log 2>&1", harness, cache, dir_.string())), 0)
-        << "harness vm image failed: see " << dir_ / "image.log";
-    int rc = sh(fmt::format("{} vm --cache {} exec --script {} --collect {} --timeout-s 1500 > {}/exec.log 2>&1",
-                            harness, cache, (dir_ / "script.sh").string(), (dir_ / "collect").string(),
-                            dir_.string()));
-    exec_rc_ = rc;
+    run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_CASE_KEEP", "case_vm_test", 1500);
+    dir_ = run_.dir;
+    exec_rc_ = run_.exec_rc;
+    ASSERT_TRUE(run_.image_ok) << "harness vm image failed: see " << dir_ / "image.log";
   }
 
   static fs::path bundle(const std::string& conf) { return dir_ / "collect" / "bundles" / ("vmtest-" + conf + ".db"); }
 
+  static inline test_support::GuestRun run_;
   static inline fs::path dir_;
   static inline int exec_rc_ = -1;
 };
@@ -196,10 +195,10 @@ TEST_F(CaseVm, BoundedRecordsTheReclaimWrite) {
   EXPECT_GT(r.int64(2), 0);
   ASSERT_FALSE(r.is_null(3));
   ASSERT_FALSE(r.is_null(4));
-  EXPECT_GT(r.int64(4) - r.int64(3), 0) << "no pgsteal delta";
+  EXPECT_GE(r.int64(4), r.int64(3)) << "pgsteal went backwards";
   EXPECT_FALSE(r.is_null(5));
   EXPECT_FALSE(r.is_null(6));
-  EXPECT_EQ(r.int64(7), (r.int64(4) - r.int64(3)) * one_int(db, "SELECT page_size_bytes FROM cases"));
+  EXPECT_FALSE(r.is_null(7)) << "achieved not recorded";
   EXPECT_FALSE(r.step());  // exactly one write
   EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='reclaim_end'"), 1);
 }
@@ -215,6 +214,8 @@ TEST_F(CaseVm, DelayedZramEmptyBeforeTriggerAndUsedAfter) {
   EXPECT_GT(one_int(db, fmt::format("SELECT COUNT(*) FROM telemetry WHERE t_ns < {}", t)), 5);
   EXPECT_EQ(one_int(db, fmt::format("SELECT COUNT(*) FROM telemetry WHERE t_ns < {} AND "
                                     "(zram_swap_used_kib IS NULL OR zram_swap_used_kib > 0)", t)), 0);
+  // MAX over NULLs is NULL (-1 here, which is <= page): require measured values first.
+  EXPECT_GT(one_int(db, fmt::format("SELECT COUNT(zram_orig_data_bytes) FROM telemetry WHERE t_ns < {}", t)), 5);
   EXPECT_LE(one_int(db, fmt::format("SELECT MAX(zram_orig_data_bytes) FROM telemetry WHERE t_ns < {}", t)), page);
   // After: swapped pages in zram.
   EXPECT_GT(one_int(db, fmt::format("SELECT MAX(zram_swap_used_kib) FROM telemetry WHERE t_ns > {}", t)), 0);
@@ -228,4 +229,40 @@ TEST_F(CaseVm, StaticZramHoldsDataDuringPressure) {
   EXPECT_GT(one_int(db, "SELECT MAX(zram_orig_data_bytes) FROM telemetry WHERE phase='pressure'"),
             one_int(db, "SELECT page_size_bytes FROM cases"));  // more than the swap header page
   EXPECT_GT(one_int(db, "SELECT MAX(zram_swap_used_kib) FROM telemetry WHERE phase='pressure'"), 0);
+}
+
+using test_support::slurp;
+
+// Restoration checked from outside the executor: after each case the guest script
+// listed /proc/swaps, every zram disksize, what is left of /sys/fs/cgroup/harness and
+// the processes; the host is clean whatever the bundle's verdict says.
+TEST_F(CaseVm, RestorationIsCleanAsSeenByTheGuestScript) {
+  for (const char* conf : kConfigs) {
+    SCOPED_TRACE(conf);
+    const fs::path base = dir_ / "collect" / conf;
+    const std::string swaps = slurp(base.string() + ".after.swaps");
+    ASSERT_EQ(swaps.rfind("Filename", 0), 0u) << "no /proc/swaps collected: '" << swaps << "'";
+    EXPECT_EQ(std::count(swaps.begin(), swaps.end(), '\n'), 1) << "swap still on after the case:\n" << swaps;
+
+    std::istringstream zram(slurp(base.string() + ".after.zram"));
+    int devices = 0;
+    for (std::string dev, size; zram >> dev >> size;) {
+      ++devices;
+      EXPECT_EQ(size, "0") << dev << " not reset";
+    }
+    EXPECT_GE(devices, 1) << "no zram device listed";
+
+    EXPECT_EQ(slurp(base.string() + ".after.cgroups"), "ABSENT\n") << "case cgroups left behind";
+
+    std::istringstream ps(slurp(base.string() + ".after.ps"));
+    int procs = 0;
+    bool init = false;
+    for (std::string line; std::getline(ps, line);) {
+      ++procs;
+      init = init || line.rfind("1 ", 0) == 0;
+      for (const char* w : {"pressure-gen", "canary-compute", "canary-sqlite"})
+        EXPECT_EQ(line.find(w), std::string::npos) << "stray workload process: " << line;
+    }
+    EXPECT_TRUE(init && procs > 1) << "the process list was not collected (" << procs << " lines)";
+  }
 }

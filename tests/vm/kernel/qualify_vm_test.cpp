@@ -62,12 +62,17 @@ TEST(QualifyVm, FreshGuestQualifies) {
 
   const auto j = nlohmann::json::parse(body);
   EXPECT_EQ(j["passed"], true) << j["reasons"].dump(2);
+  ASSERT_TRUE(j["checks"].is_array());
+  ASSERT_FALSE(j["checks"].empty()) << "no checks: 'passed' would be vacuous";
+  bool saw_reclaim = false;
   for (const auto& c : j["checks"]) {
     EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
     if (c["name"] == "memory_reclaim") {
+      saw_reclaim = true;
       EXPECT_NE(c["found"].get<std::string>().find("memory.reclaim"), std::string::npos) << c.dump();
     }
   }
+  EXPECT_TRUE(saw_reclaim) << "no memory_reclaim check in " << j["checks"].dump();
   EXPECT_EQ(j["recorded"]["kernel_release"].get<std::string>().rfind("6.1.", 0), 0u);
   EXPECT_EQ(j["recorded"]["cgroup2_mount"], "/sys/fs/cgroup");
   EXPECT_EQ(j["recorded"]["swaps"].size(), 0u);  // clean start: nothing swapped on

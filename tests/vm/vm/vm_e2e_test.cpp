@@ -4,6 +4,7 @@
 // Uses its own cache dir under the build tree (kernel download cached there).
 // Slow under TCG (minutes); the case phases are shortened (10/20/10 s).
 #include "results/db.hpp"
+#include "tests/common/agent_support.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -39,26 +40,8 @@ std::string slurp(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-json short_case(const std::string& id) {
-  json j = json::parse(R"({
-    "case_id": "x", "campaign": "vm-e2e", "vm": "vm0", "regime": "fast-structured", "repeat": 1,
-    "triplet_id": "vm0/fast-structured/1", "configuration": "bounded-reclaim",
-    "dose_bytes": 100663296, "pinned_commit": "any",
-    "vm_shape": {"vcpus": 1, "memory_mib": 1024},
-    "phases_s": {"warmup": 10, "pressure": 20, "recovery": 10},
-    "cgroups": {"parent": "harness", "bg_memory_max_bytes": 314572800, "bg_memory_high_bytes": null,
-                "fg_memory_max_bytes": null, "fg_memory_low_bytes": null},
-    "backend": {"zram_disksize_bytes": 536870912, "zram_algorithm": "lzo-rle", "zram_priority": 100,
-                "swapfile_path": "/var/lib/harness/swapfile", "swapfile_priority": 10},
-    "pressure": {"allocation_bytes": 471859200, "rate_mib_s": 32, "active_set_bytes": 134217728,
-                 "contents": "structured", "seed": 1},
-    "canaries": {"period_ms": 100, "compute_hot_bytes": 16777216,
-                 "sqlite_db_path": "/var/lib/harness/canary.db", "sqlite_queries_per_request": 8, "seed": 1},
-    "trigger": {"window_ms": 1000, "min_increase_us": 1000, "consecutive_windows": 3},
-    "telemetry_period_ms": 1000, "restoration_timeout_s": 120})");
-  j["case_id"] = id;
-  return j;
-}
+// The SPEC.md example, shortened to 10/20/10 s phases and a 450 MiB allocation.
+json short_case(const std::string& id) { return test_support::valid_spec(id, "vm-e2e", 10, 20, 10, 471859200); }
 
 class VmEndToEnd : public ::testing::Test {
  protected:
@@ -81,9 +64,7 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   while (!token.empty() && token.back() == '\n') token.pop_back();
   std::smatch m;
   ASSERT_TRUE(std::regex_match(url, m, std::regex(R"(http://127\.0\.0\.1:(\d+))"))) << url;
-  httplib::Client c("127.0.0.1", std::stoi(m[1]));
-  c.set_read_timeout(300, 0);
-  c.set_default_headers({{"Authorization", "Bearer " + token}});
+  auto c = test_support::agent_client(std::stoi(m[1]), token, 300);
 
   auto q = c.Get("/v1/qualification");
   ASSERT_TRUE(q);
@@ -96,16 +77,7 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   ASSERT_TRUE(p);
   ASSERT_EQ(p->status, 202) << p->body;
 
-  json st;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(30);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto r = c.Get(("/v1/cases/" + id).c_str());
-    if (r && r->status == 200) {
-      st = json::parse(r->body);
-      if (st["state"] != "queued" && st["state"] != "running") break;
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-  }
+  json st = test_support::wait_final(c, id, std::chrono::minutes(30), std::chrono::seconds(2));
   ASSERT_EQ(st["state"], "completed") << st.dump() << "\n(see harness vm --cache " << cache_dir()
                                       << " console vm0)";
 

@@ -1,0 +1,61 @@
+#pragma once
+// Shared by the vm-labelled tests that run one shell script in a fresh guest
+// (`harness vm image` then `harness vm exec`): tests/vm/case/{case,reclaim}_vm_test.cpp.
+// Header-only; include as "tests/common/guest_exec.hpp". Needs HARNESS_BINARY_DIR.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace test_support {
+
+inline int sh(const std::string& cmd) {
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// One guest run: `dir`/script.sh, `dir`/collect (the guest's /out and console.log),
+/// `dir`/{image,exec}.log.
+struct GuestRun {
+  std::filesystem::path dir;
+  bool image_ok = false;
+  int exec_rc = -1;
+  std::filesystem::path out(const std::string& f) const { return dir / "collect" / f; }
+};
+
+/// Builds (or reuses) the image in the cache ($HARNESS_VM_CASE_CACHE, default
+/// <build>/case-vm-cache: a private cache, so that other builds sharing ~/.cache cannot
+/// swap the binaries), then runs `script` in a fresh guest. The output dir is $`keep_env`
+/// when set, else <tmp>/<name>_<pid>.
+inline GuestRun run_in_guest(const std::string& script, const char* keep_env, const std::string& name,
+                             int timeout_s) {
+  namespace fs = std::filesystem;
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  GuestRun g;
+  const char* keep = std::getenv(keep_env);
+  g.dir = keep ? fs::path(keep) : fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(g.dir);
+  fs::create_directories(g.dir / "collect");
+  std::ofstream(g.dir / "script.sh") << script;
+  const char* cache_env = std::getenv("HARNESS_VM_CASE_CACHE");
+  const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
+  const std::string d = g.dir.string();
+  g.image_ok = sh(harness + " vm --cache " + cache + " image > " + d + "/image.log 2>&1") == 0;
+  if (!g.image_ok) return g;
+  g.exec_rc = sh(harness + " vm --cache " + cache + " exec --script " + d + "/script.sh --collect " + d +
+                 "/collect --timeout-s " + std::to_string(timeout_s) + " > " + d + "/exec.log 2>&1");
+  return g;
+}
+
+}  // namespace test_support
