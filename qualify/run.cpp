@@ -295,7 +295,8 @@ void check_zram_algorithm(Ctx& x) {
       kernel::Zram z(x.fs, id);
       for (const auto& a : z.comp_algorithm().available) {
         if (std::find(seen.begin(), seen.end(), a) == seen.end()) seen.push_back(a);
-        if (a == alg && where.empty()) where = z.sysfs_dir() + "/comp_algorithm";
+        if (a == alg && where.empty())
+          where = (z.sysfs_dir().rfind('/', 0) == 0 ? "" : "/") + z.sysfs_dir() + "/comp_algorithm";
       }
     }
   } catch (const std::exception&) {

@@ -6,9 +6,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
+#include "harness/kernel/fs.hpp"
 #include "harness/kernel/swap.hpp"
 #include "qualify/qualify.hpp"
 
@@ -257,4 +259,83 @@ TEST(Qualify, RecordsEveryValueTheFleetPreflightCompares) {
   EXPECT_EQ(rec.at("clocksource"), "tsc");
   EXPECT_EQ(rec.at("source_commit"), kCommit);
   EXPECT_EQ(rec.at("source_dirty"), false);
+}
+
+// Qualification proves what it checks (issue: a swapfile on tmpfs or copy-on-write btrfs
+// passes every static check): a trial swapon/swapoff while swap is clean, through the
+// kernel layer's fault seam, so the real syscall is never reached from a fixture tree.
+namespace {
+qualify::Options clean_swap_host(const Scratch& s) {
+  make_swapfile(s.dir, "swapfile");
+  std::ofstream(s.dir / "proc/swaps") << "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+  auto o = base(s.dir.string());
+  o.swapfile_path = "/swapfile";
+  o.trial_swapon_under_root = true;
+  return o;
+}
+}  // namespace
+
+TEST(QualifyTrial, SwapfileTheKernelRefusesFailsWithTheFix) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  const auto o = clean_swap_host(s);
+  kernel::FaultScope f;
+  f.fail("swapfile", EINVAL, kernel::FsOp::Swapon);
+  const auto c = find(qualify::run(o), "swapfile");
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.found.find("trial swapon failed: "), std::string::npos) << c.found;
+  EXPECT_NE(c.found.find("Invalid argument"), std::string::npos) << c.found;
+  EXPECT_NE(c.fix.find("tmpfs, or copy-on-write btrfs"), std::string::npos) << c.fix;
+  EXPECT_NE(c.fix.find("chattr +C"), std::string::npos) << c.fix;
+  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 1);  // swapoff not attempted after a failed swapon
+}
+
+TEST(QualifyTrial, SwapfileThatSwapsOnAndOffPasses) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  const auto o = clean_swap_host(s);
+  kernel::FaultScope f;
+  f.fail("swapfile", 0, kernel::FsOp::Swapon).fail("swapfile", 0, kernel::FsOp::Swapoff);  // stubbed success
+  const auto c = find(qualify::run(o), "swapfile");
+  EXPECT_TRUE(c.passed) << c.found << " / " << c.fix;
+  EXPECT_NE(c.found.find("trial swapon/swapoff ok"), std::string::npos) << c.found;
+  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 2);
+}
+
+TEST(QualifyTrial, NoTrialWhileSwapIsActiveOrOnAFixtureRoot) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  make_swapfile(s.dir, "swapfile");
+  auto o = base(s.dir.string());
+  o.swapfile_path = "/swapfile";
+  o.trial_swapon_under_root = true;
+  kernel::FaultScope f;
+  f.fail("swapfile", EINVAL, kernel::FsOp::Swapon);  // would fail the check if the trial ran
+  const auto active = find(qualify::run(o), "swapfile");  // the capture has /dev/zram0 active
+  EXPECT_TRUE(active.passed) << active.found;
+  EXPECT_NE(active.found.find("trial swapon skipped: 1 swap device(s) already active"), std::string::npos)
+      << active.found;
+  o = clean_swap_host(s);
+  o.trial_swapon_under_root = false;  // a fixture root without the test opt-in: never a trial
+  const auto fixture = find(qualify::run(o), "swapfile");
+  EXPECT_TRUE(fixture.passed);
+  EXPECT_EQ(fixture.found.find("trial"), std::string::npos) << fixture.found;
+  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 0);
+}
+
+TEST(QualifyTrial, CampaignCompressorIsChecked) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  auto o = base(s.dir.string());
+  o.zram_algorithm = "lzo-rle";
+  const auto ok = find(qualify::run(o), "zram_algorithm");
+  EXPECT_TRUE(ok.passed) << ok.found;
+  EXPECT_EQ(ok.found, "lzo-rle available (/sys/block/zram0/comp_algorithm)");
+  o.zram_algorithm = "842";
+  const auto r = qualify::run(o);
+  const auto& missing = find(r, "zram_algorithm");
+  EXPECT_FALSE(missing.passed);
+  EXPECT_EQ(missing.found,
+            "842 not found in zram comp_algorithm (lzo, lzo-rle, lz4, lz4hc, zstd), /proc/crypto or the kernel's modules");
+  EXPECT_EQ(missing.fix, "load the compressor (modprobe 842, or insmod its module from lib/modules) or choose one of: "
+                         "lzo, lzo-rle, lz4, lz4hc, zstd");
+  EXPECT_FALSE(r.passed);
+  o.zram_algorithm.clear();  // not asked: no check at all
+  for (const auto& c : qualify::run(o).checks) EXPECT_NE(c.name, "zram_algorithm");
 }
