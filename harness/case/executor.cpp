@@ -183,6 +183,10 @@ class CaseRun {
   // harness_self: the executor's (and a parent agent's) CPU at the start of the case.
   std::int64_t self_start_ns_ = 0;
   SelfUsage self_start_, agent_start_;
+  // The same over the measured schedule (first tick .. loop end): what competes with
+  // the canaries and pressure-gen on the vCPU.
+  std::optional<std::int64_t> sched_start_ns_, sched_end_ns_;
+  SelfUsage sched_start_, sched_end_, agent_sched_start_, agent_sched_end_;
   pid_t agent_pid_ = 0;  ///< the parent when it is `harness agent`, else 0
   std::optional<std::string> clocksource_start_;
   void record_self_start();
@@ -223,6 +227,15 @@ void CaseRun::record_self_start() {
   if (agent_pid_) agent_start_ = read_usage(fs_, agent_pid_);
   clocksource_start_ = read_clocksource_opt(fs_);
 }
+
+namespace {
+/// CPU time of the calling thread, ns.
+std::int64_t thread_cpu_ns() {
+  struct timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * kSec + ts.tv_nsec;
+}
+}  // namespace
 
 // outcome_json.clocksource, .steal, .harness_self, .source (SPEC.md v2).
 void CaseRun::record_confounds() {
@@ -276,6 +289,24 @@ void CaseRun::record_confounds() {
     hs["peak_rss_sum_kib"] = *self_end.peak_rss_kib + agent_rss.value_or(0);
   } else {
     hs["peak_rss_kib"] = nullptr;
+  }
+  // Over the measured schedule (warmup..recovery ticks), without setup, qualification and
+  // restoration (swapoff of a full zram runs in the executor's context: seconds of
+  // system time that compete with nothing measured).
+  if (sched_start_ns_ && sched_end_ns_ && sched_start_.cpu_ns && sched_end_.cpu_ns) {
+    const std::int64_t w = *sched_end_ns_ - *sched_start_ns_;
+    std::int64_t cpu = *sched_end_.cpu_ns - *sched_start_.cpu_ns - write_cpu;
+    if (agent_pid_ && agent_sched_start_.cpu_ns && agent_sched_end_.cpu_ns)
+      cpu += *agent_sched_end_.cpu_ns - *agent_sched_start_.cpu_ns;
+    std::int64_t sample_cpu = 0;
+    for (const auto& t : b_.telemetry)
+      if (t.extra.contains("sample_cpu_ns")) sample_cpu += t.extra["sample_cpu_ns"].get<std::int64_t>();
+    hs["schedule"] = {{"wall_ns", w},
+                      {"cpu_ns", cpu},
+                      {"telemetry_cpu_ns", sample_cpu},
+                      {"vcpu_fraction", w > 0 ? static_cast<double>(cpu) / (static_cast<double>(w) * std::max(1, spec_.vm_vcpus)) : 0.0}};
+  } else {
+    hs["schedule"] = nullptr;
   }
   outcome_["harness_self"] = hs;
 }
@@ -480,8 +511,15 @@ ExecutorResult CaseRun::run_inner() {
     }
     const char* phase = clk.phase_of(tick);
     report_phase(phase);
+    if (!sched_start_ns_) {
+      sched_start_ns_ = kernel::monotonic_ns();
+      sched_start_ = read_usage(fs_, 0);
+      if (agent_pid_) agent_sched_start_ = read_usage(fs_, agent_pid_);
+    }
+    const std::int64_t cpu_before = thread_cpu_ns();
     b_.telemetry.push_back(sampler.sample(tick, phase));
     auto& s = b_.telemetry.back();
+    s.extra["sample_cpu_ns"] = thread_cpu_ns() - cpu_before;
     if (missed) s.extra["missed_ticks"] = missed;
     missed = 0;
     controller.on_sample(s, b_.events);
@@ -508,6 +546,11 @@ ExecutorResult CaseRun::run_inner() {
     k = next;
   }
   outcome_["missed_ticks"] = missed_total;
+  if (sched_start_ns_) {
+    sched_end_ns_ = kernel::monotonic_ns();
+    sched_end_ = read_usage(fs_, 0);
+    if (agent_pid_) agent_sched_end_ = read_usage(fs_, agent_pid_);
+  }
   if (g_cancel.load()) {
     outcome_["cancelled_by_signal"] = g_cancel.load();
     if (!infra_error_) fail(fmt::format("cancelled by signal {}", g_cancel.load()));
