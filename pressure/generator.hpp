@@ -17,8 +17,10 @@
 // allocated pages: it moves through the allocation at S, so the pages it reaches are the
 // ones that have gone longest untouched (under a bg limit smaller than the allocation:
 // reclaimed, so they refault) and the pages it leaves become cold and are reclaimed.
-// Steady state with allocation > limit: about S/4 KiB refaults and swap-outs per second,
-// all phase long (calibrated against the study: harness/calibrate/README.md). A touch is a write (+1) to the first 8-byte word of a page;
+// Ideal LRU with allocation > limit: about S/4 KiB refaults and swap-outs per second, all
+// phase long. Measured (campaigns/README.md "Calibration"): the kernel LRU also evicts
+// part of the hot window, so the churn is a multiple of S and grows faster than linearly.
+// A touch is a write (+1) to the first 8-byte word of a page;
 // a touch pass visits every active page in address order once. Under a bg limit smaller
 // than the allocation, the rest of the allocation is cold and is what reclaim should
 // take; touching keeps the active set hot, so its pages that were reclaimed anyway refault.

@@ -58,7 +58,7 @@ struct BackendSpec {
 
 /// Default of pressure.active_set_slide_mib_s, MiB/s: chosen by `harness calibrate`
 /// (static-zram swap-out and refaults closest to the study's medians; campaigns/README.md).
-inline constexpr double kDefaultActiveSetSlideMibS = 0.375;
+inline constexpr double kDefaultActiveSetSlideMibS = 0.34;
 
 /// pressure-gen settings (runs in bg during the pressure phase only).
 struct PressureSpec {
