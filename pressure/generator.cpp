@@ -43,6 +43,7 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
   if (pages_total == 0) throw std::invalid_argument("allocation must be at least one 4 KiB page");
   if (active_target > pages_total) throw std::invalid_argument("active set larger than the allocation");
   if (!(cfg.rate_bytes_per_s > 0)) throw std::invalid_argument("rate must be > 0");
+  if (!(cfg.active_slide_bytes_per_s >= 0)) throw std::invalid_argument("active set slide must be >= 0");
 
   Mapping map(pages_total * kPageBytes);
   PageGenerator gen(cfg.contents, cfg.seed);
@@ -51,12 +52,21 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
   const std::int64_t end =
       cfg.duration_ns ? t0 + *cfg.duration_ns : std::numeric_limits<std::int64_t>::max();
   std::uint64_t allocated = 0, cursor = 0;
-  // Touches `count` pages of the active set (its first `active` pages), continuing where
-  // the previous call stopped; a wrap completes a pass.
+  // Start page of the active window at `t` (before the modulo): slide x elapsed / page.
+  auto window_start = [&](std::int64_t t) -> std::uint64_t {
+    if (cfg.active_slide_bytes_per_s <= 0 || t <= t0) return 0;
+    return static_cast<std::uint64_t>(cfg.active_slide_bytes_per_s * (static_cast<double>(t - t0) / 1e9) /
+                                      static_cast<double>(kPageBytes));
+  };
+  std::uint64_t win = 0;  // window start (page index, not wrapped) for the current touch call
+  // Touches `count` pages of the active window (`active` pages from `win`, wrapping
+  // modulo the allocated pages), continuing where the previous call stopped; a wrap of
+  // the cursor completes a pass.
   auto touch = [&](std::uint64_t active, std::uint64_t count) {
     if (active == 0) return;
     for (std::uint64_t i = 0; i < count; ++i) {
-      volatile std::uint64_t* w = reinterpret_cast<volatile std::uint64_t*>(map.base + cursor * kPageBytes);
+      const std::uint64_t page = (win + cursor) % allocated;
+      volatile std::uint64_t* w = reinterpret_cast<volatile std::uint64_t*>(map.base + page * kPageBytes);
       *w = *w + 1;
       ++r.touched_pages;
       if (++cursor >= active) {
@@ -92,6 +102,7 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
         }
         // Behind schedule the next chunk is due at once: touch as many active pages as
         // the chunk had before it, so the active set stays hot even then.
+        win = window_start(now);
         touch(std::min(allocated, active_target), n);
         continue;
       }
@@ -102,10 +113,12 @@ GeneratorResult run_generator(const GeneratorConfig& cfg, canaries::Clock& clock
       clock.sleep_until_ns(next_event);  // false on EINTR: the loop re-checks stop
       continue;
     }
+    win = window_start(now);
     touch(active, kPollPages);
   }
   now = clock.now_ns();
   r.allocated_bytes = allocated * kPageBytes;
+  r.window_start_page = allocated ? window_start(now) % allocated : 0;
   if (!r.allocation_complete) r.allocation_elapsed_ns = now - t0;
   r.elapsed_ns = now - t0;
   return r;

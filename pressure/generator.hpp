@@ -11,8 +11,16 @@
 // had (so touching continues when the allocation is behind schedule and chunks are due
 // back to back); between chunk starts, and after the allocation completes, it touches
 // the active set continuously.
-// Active set: the first min(allocated, active_set) bytes of the mapping, i.e. the oldest
-// pages (allocated first). A touch is a write (+1) to the first 8-byte word of a page;
+// Active set: a window of min(allocated, active_set) bytes. With slide 0 (default) it is
+// the first bytes of the mapping, i.e. the oldest pages (allocated first). With a slide of
+// S bytes/s the window starts at page floor(S x (now - t0) / 4 KiB) and wraps modulo the
+// allocated pages: it moves through the allocation at S, so the pages it reaches are the
+// ones that have gone longest untouched (under a bg limit smaller than the allocation:
+// reclaimed, so they refault) and the pages it leaves become cold and are reclaimed.
+// Ideal LRU with allocation > limit: about S/4 KiB refaults and swap-outs per second, all
+// phase long. Measured (campaigns/README.md "Calibration"): the kernel LRU also evicts
+// part of the hot window, so the churn is a multiple of S and grows faster than linearly.
+// A touch is a write (+1) to the first 8-byte word of a page;
 // a touch pass visits every active page in address order once. Under a bg limit smaller
 // than the allocation, the rest of the allocation is cold and is what reclaim should
 // take; touching keeps the active set hot, so its pages that were reclaimed anyway refault.
@@ -32,6 +40,7 @@ struct GeneratorConfig {
   std::uint64_t active_set_bytes = 0;  ///< <= allocation_bytes
   std::uint64_t chunk_bytes = 1 << 20; ///< > 0
   double rate_bytes_per_s = 0;         ///< > 0
+  double active_slide_bytes_per_s = 0; ///< >= 0; speed of the active window (0 = fixed at the start)
   Contents contents = Contents::Structured;
   std::uint64_t seed = 0;
   std::optional<std::int64_t> duration_ns;  ///< run length; none = until stop
@@ -46,6 +55,7 @@ struct GeneratorResult {
   std::int64_t max_chunk_lag_ns = 0;      ///< worst (actual start - scheduled start) of a chunk
   std::uint64_t touch_passes = 0;         ///< complete passes over the active set
   std::uint64_t touched_pages = 0;        ///< page touches in total
+  std::uint64_t window_start_page = 0;    ///< active window start at the end (page index; 0 without slide)
   bool stopped = false;                   ///< `stop` returned true (SIGTERM/SIGINT)
 };
 

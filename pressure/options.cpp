@@ -12,6 +12,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--contents", o.contents, "page contents: structured (~3:1) | random (incompressible)");
   app.add_option_function<std::uint64_t>(
       "--seed", [&o](const std::uint64_t& v) { o.seed = v, o.seed_given = true; }, "page-content seed");
+  app.add_option("--active-set-slide-mib-s", o.active_set_slide_mib_s,
+                 "speed at which the active window moves through the allocation, MiB/s (0 = the first A MiB)")
+      ->capture_default_str();
   app.add_option("--chunk-mib", o.chunk_mib, "allocation chunk, MiB")->capture_default_str();
   app.add_option("--duration-s", o.duration_s, "run length, s (default: until SIGTERM/SIGINT)");
   app.add_option("--dump-sample", o.dump_sample, "write --sample-mib of generated page contents to FILE and exit");
@@ -44,6 +47,10 @@ void validate(Options& o) {
   if (o.chunk_mib < 1 || o.chunk_mib > o.allocation_mib) {
     throw std::invalid_argument("--chunk-mib " + std::to_string(o.chunk_mib) + " must be in [1, --allocation-mib " +
                                 std::to_string(o.allocation_mib) + "]");
+  }
+  if (!(o.active_set_slide_mib_s >= 0 && o.active_set_slide_mib_s <= 100'000)) {
+    throw std::invalid_argument("--active-set-slide-mib-s " + std::to_string(o.active_set_slide_mib_s) +
+                                " must be in [0, 100000]");
   }
   if (o.duration_s && !(*o.duration_s > 0 && *o.duration_s <= 30.0 * 86400)) {
     throw std::invalid_argument("--duration-s " + std::to_string(*o.duration_s) + " must be in (0, 2592000]");

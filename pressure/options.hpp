@@ -2,6 +2,7 @@
 // Command line of pressure-gen (issue 3; contract with the case executor):
 //   pressure-gen --allocation-mib M --rate-mib-s R --active-set-mib A
 //                --contents structured|random --seed N [--chunk-mib 1] [--duration-s S]
+//                [--active-set-slide-mib-s V]
 //   pressure-gen --dump-sample FILE [--sample-mib 64] --contents C --seed N
 // The executor places the process in the bg cgroup before exec; nothing cgroup-related here.
 #include "pressure/page_contents.hpp"
@@ -22,6 +23,7 @@ struct Options {
   std::uint64_t seed = 0;             ///< page-content seed (required)
   bool seed_given = false;
   std::int64_t chunk_mib = 1;         ///< allocation chunk, MiB
+  double active_set_slide_mib_s = 0;  ///< speed of the active window through the allocation, MiB/s (0 = fixed)
   std::optional<double> duration_s;   ///< run length, s (default: until SIGTERM/SIGINT)
   std::string dump_sample;            ///< write page contents to this file and exit
   std::int64_t sample_mib = 64;       ///< size of the sample, MiB
@@ -34,7 +36,7 @@ void add_options(CLI::App& app, Options& o);
 /// Checks the flags; throws std::invalid_argument naming the flag: missing required
 /// flag; --allocation-mib not in [1, 1048576]; --rate-mib-s not in (0, 100000];
 /// --active-set-mib < 0 or > --allocation-mib; --chunk-mib not in [1, --allocation-mib];
-/// --duration-s <= 0; --contents not structured|random; --sample-mib not in [1, 65536].
+/// --active-set-slide-mib-s not in [0, 100000]; --duration-s <= 0; --contents not structured|random; --sample-mib not in [1, 65536].
 void validate(Options& o);
 
 }  // namespace pressure

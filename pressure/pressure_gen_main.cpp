@@ -4,7 +4,8 @@
 // middle of the allocation) prints one JSON report line on stdout and exits 0:
 // {"allocated_mib", "allocation_mib", "allocation_complete", "rate_mib_s",
 //  "achieved_rate_mib_s" (allocated / allocation_elapsed_s), "allocation_elapsed_s",
-//  "elapsed_s", "chunks", "chunk_mib", "max_chunk_lag_ms", "active_set_mib", "touch_passes"
+//  "elapsed_s", "chunks", "chunk_mib", "max_chunk_lag_ms", "active_set_mib", "active_set_slide_mib_s",
+//  "window_start_mib" (active window start at the end), "touch_passes"
 //  (complete passes over the active set as it was then: during the allocation it is the
 //  allocated prefix, so early passes are short; see generator.hpp), "touched_pages", "minflt", "majflt" (getrusage RUSAGE_SELF: the process's own faults),
 //  "cpu_user_s", "cpu_sys_s" (its CPU time: tells a CPU-bound allocation from a waiting one),
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     cfg.active_set_bytes = static_cast<std::uint64_t>(o.active_set_mib) << 20;
     cfg.chunk_bytes = static_cast<std::uint64_t>(o.chunk_mib) << 20;
     cfg.rate_bytes_per_s = o.rate_mib_s * 1048576.0;
+    cfg.active_slide_bytes_per_s = o.active_set_slide_mib_s * 1048576.0;
     cfg.contents = pressure::parse_contents(o.contents);
     cfg.seed = o.seed;
     if (o.duration_s) cfg.duration_ns = static_cast<std::int64_t>(*o.duration_s * 1e9);
@@ -100,6 +102,8 @@ int main(int argc, char** argv) {
     j["chunk_mib"] = o.chunk_mib;
     j["max_chunk_lag_ms"] = static_cast<double>(r.max_chunk_lag_ns) / 1e6;
     j["active_set_mib"] = o.active_set_mib;
+    j["active_set_slide_mib_s"] = o.active_set_slide_mib_s;
+    j["window_start_mib"] = static_cast<double>(r.window_start_page) * pressure::kPageBytes / 1048576.0;
     j["touch_passes"] = r.touch_passes;
     j["touched_pages"] = r.touched_pages;
     j["minflt"] = ru.ru_minflt;

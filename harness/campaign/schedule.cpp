@@ -70,12 +70,14 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
         {"compute_hot_bytes", c.compute_hot_mib * kMiB},
         {"sqlite_db_path", c.sqlite_db_path},
         {"sqlite_queries_per_request", c.sqlite_queries_per_request},
+        {"sqlite_offset_ms", 50},  // SPEC.md v2 default: SQLite origin T0 + 50 ms
         {"seed", wseed}}},
       {"trigger",
        {{"window_ms", c.trigger_window_ms},
         {"min_increase_us", c.trigger_min_increase_us},
         {"consecutive_windows", c.trigger_consecutive_windows}}},
       {"telemetry_period_ms", c.telemetry_period_ms},
+      {"telemetry_offset_ms", 25},  // SPEC.md v2 default: ticks at T0 + 25 ms + k x period
       {"restoration_timeout_s", c.restoration_timeout_s}};
   if (triplet_id) spec["triplet_id"] = *triplet_id;
   if (dose_bytes) spec["dose_bytes"] = *dose_bytes;

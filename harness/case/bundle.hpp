@@ -28,6 +28,8 @@ struct ControllerEvent {
   std::optional<std::int64_t> some_total_us, delta_us;
   std::optional<int> counting, consecutive;
   nlohmann::json detail;  ///< null or an object
+  std::optional<std::int64_t> window_ns = std::nullopt;  ///< window rows: real length read_ns - previous read_ns, ns
+  std::optional<int> irregular = std::nullopt;  ///< window rows: 1 = outside [0.9, 1.1] x window (not judged)
 };
 
 /// One canary_requests row (canaries/TRACE.md; ns are CLOCK_MONOTONIC of the guest).
@@ -45,6 +47,8 @@ struct ReclaimRow {
   std::optional<std::int64_t> pgsteal_before, pgsteal_after, pgsteal_settled;
   std::optional<std::int64_t> pgscan_before, pgscan_after, pgscan_settled;
   std::optional<std::int64_t> bg_current_before_bytes, bg_current_after_bytes, achieved_bytes;
+  std::optional<std::string> achieved_counter;  ///< pgsteal_proactive | pgsteal
+  std::optional<std::int64_t> concurrent_estimate_bytes, achieved_conservative_bytes, achieved_settled_bytes;
 };
 
 /// The restoration row: clean = verified (no swap in use, cgroups gone, no stray pids).
@@ -65,6 +69,7 @@ struct CaseBundle {
   std::string status;  ///< completed | infra_failed
   std::optional<std::string> error;
   std::optional<std::string> accelerator, kernel_release, source_commit;
+  std::optional<std::int64_t> source_dirty;  ///< 1 = the build had uncommitted changes
   std::optional<std::int64_t> page_size_bytes, started_unix_ns, ended_unix_ns;
   std::string spec_json;
   std::optional<std::string> environment_json, qualification_json, outcome_json;

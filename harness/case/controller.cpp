@@ -16,10 +16,12 @@ void Controller::on_sample(const TelemetrySample& s, std::vector<ControllerEvent
     predicate_.reset_baseline();
     return;
   }
-  auto w = predicate_.feed(s.t_ns, *s.bg_some_us);
+  // Window length from the reads themselves (read_ns; the tick time when not stamped).
+  auto w = predicate_.feed(s.t_ns, s.read_ns.value_or(s.t_ns), *s.bg_some_us);
   if (!w) return;  // baseline tick
   events.push_back({w->t_ns, "window", w->some_total_us, w->delta_us, w->counting ? 1 : 0, w->consecutive,
-                    nlohmann::json{{"length_ns", w->length_ns}, {"phase", s.phase}}});
+                    nlohmann::json{{"length_ns", w->length_ns}, {"phase", s.phase}}, w->length_ns,
+                    w->irregular ? 1 : 0});
   if (!w->fires) return;
   nlohmann::json detail{{"since_pressure_start_ns", w->t_ns - start_ns_},
                         {"min_increase_us", predicate_.spec().min_increase_us},

@@ -13,15 +13,20 @@ namespace hcase {
 
 std::int64_t page_size_bytes() { return static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)); }
 
-std::string accelerator_from(const kernel::Fs& fs, const std::string& flag) {
-  if (!flag.empty()) return flag;
+std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const std::string& absent) {
+  const std::string prefix = key + "=";
   try {
     std::istringstream in(kernel::kernel_cmdline(fs));
     for (std::string w; in >> w;)
-      if (w.rfind("harness.accelerator=", 0) == 0) return w.substr(20);
+      if (w.rfind(prefix, 0) == 0) return w.substr(prefix.size());
   } catch (const std::exception&) {
   }
-  return "unknown";
+  return absent;
+}
+
+std::string accelerator_from(const kernel::Fs& fs, const std::string& flag) {
+  if (!flag.empty()) return flag;
+  return cmdline_value(fs, "harness.accelerator", "unknown");
 }
 
 nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator) {
@@ -53,6 +58,9 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
   });
   env["page_size_bytes"] = page_size_bytes();
   env["accelerator"] = accelerator;
+  // qemu cache mode of the data disk (swapfile, out dir): `harness vm` guests say it on
+  // the kernel command line (harness/vm/qemu.cpp); elsewhere it is not known.
+  env["data_disk_cache"] = cmdline_value(fs, "harness.data_disk_cache", "unknown");
   return env;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The environment record of a case (cases.environment_json): uname, /proc/cmdline, THP
-// mode, swappiness, clocksource, MGLRU state, page size, online CPUs, MemTotal and the
-// accelerator. Read through hk_kernel; an unreadable item is recorded as
+// mode, swappiness, clocksource, MGLRU state, page size, online CPUs, MemTotal, the
+// accelerator and data_disk_cache (qemu cache mode of the data disk: `none` for local
+// guests, from harness.data_disk_cache= on /proc/cmdline; `unknown` elsewhere). Read through hk_kernel; an unreadable item is recorded as
 // {"error": "..."} instead of a value (never guessed).
 #include <cstdint>
 #include <string>
@@ -18,6 +19,9 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
 /// The accelerator that ran this guest: `flag` when not empty, else the value of
 /// `harness.accelerator=` on /proc/cmdline (set by `harness vm` guests), else "unknown".
 std::string accelerator_from(const kernel::Fs& fs, const std::string& flag);
+
+/// The value of `key=` on /proc/cmdline, or `absent`.
+std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const std::string& absent);
 
 /// sysconf(_SC_PAGESIZE), bytes.
 std::int64_t page_size_bytes();

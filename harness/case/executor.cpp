@@ -18,10 +18,14 @@
 
 #include "canaries/trace_file.hpp"
 #include "harness/case/backend.hpp"
+#include "harness/build_info.hpp"
 #include "harness/case/bundle.hpp"
 #include "harness/case/case_cgroups.hpp"
+#include "harness/case/case_clock.hpp"
+#include "harness/case/confounds.hpp"
 #include "harness/case/controller.hpp"
 #include "harness/case/environment.hpp"
+#include "harness/case/load_summary.hpp"
 #include "harness/case/process.hpp"
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
@@ -176,7 +180,136 @@ class CaseRun {
   OomCounts oom_start_;
   std::optional<ReclaimAction> reclaim_;
   std::optional<StepRecord> backend_on_;
+  // harness_self: the executor's (and a parent agent's) CPU at the start of the case.
+  std::int64_t self_start_ns_ = 0;
+  SelfUsage self_start_, agent_start_;
+  // The same over the measured schedule (first tick .. loop end): what competes with
+  // the canaries and pressure-gen on the vCPU.
+  std::optional<std::int64_t> sched_start_ns_, sched_end_ns_;
+  SelfUsage sched_start_, sched_end_, agent_sched_start_, agent_sched_end_;
+  pid_t agent_pid_ = 0;  ///< the parent when it is `harness agent`, else 0
+  std::optional<std::string> clocksource_start_;
+  void record_self_start();
+  void record_confounds();
 };
+
+/// The parent process when it is a `harness agent` (its /proc/<ppid>/cmdline has the
+/// words "harness"-something and "agent"), else 0.
+pid_t agent_parent(const kernel::Fs& fs) {
+  const pid_t pp = ::getppid();
+  auto r = fs.try_read("proc/" + std::to_string(pp) + "/cmdline");
+  if (!r.ok()) return 0;
+  bool harness = false, agent = false;
+  std::size_t i = 0;
+  while (i < r.text.size()) {
+    std::size_t z = r.text.find('\0', i);
+    if (z == std::string::npos) z = r.text.size();
+    const std::string w = r.text.substr(i, z - i);
+    if (w == "agent") agent = true;
+    if (fs::path(w).filename().string().rfind("harness", 0) == 0) harness = true;
+    i = z + 1;
+  }
+  return harness && agent ? pp : 0;
+}
+
+std::optional<std::string> read_clocksource_opt(const kernel::Fs& fs) {
+  try {
+    return kernel::read_clocksource(fs);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void CaseRun::record_self_start() {
+  self_start_ns_ = kernel::monotonic_ns();
+  self_start_ = read_usage(fs_, 0);
+  agent_pid_ = agent_parent(fs_);
+  if (agent_pid_) agent_start_ = read_usage(fs_, agent_pid_);
+  clocksource_start_ = read_clocksource_opt(fs_);
+}
+
+namespace {
+/// CPU time of the calling thread, ns.
+std::int64_t thread_cpu_ns() {
+  struct timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * kSec + ts.tv_nsec;
+}
+}  // namespace
+
+// outcome_json.clocksource, .steal, .harness_self, .source (SPEC.md v2).
+void CaseRun::record_confounds() {
+  auto cs_end = read_clocksource_opt(fs_);
+  auto opt_str = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  outcome_["clocksource"] = {{"start", opt_str(clocksource_start_)},
+                             {"end", opt_str(cs_end)},
+                             {"changed", clocksource_start_ && cs_end ? nlohmann::json(*clocksource_start_ != *cs_end)
+                                                                      : nlohmann::json()}};
+  outcome_["steal"] = steal_summary(b_.telemetry);
+  const std::int64_t wall = kernel::monotonic_ns() - self_start_ns_;
+  const SelfUsage self_end = read_usage(fs_, 0);
+  auto delta = [](const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& z) {
+    return a && z ? std::optional<std::int64_t>(*z - *a) : std::nullopt;
+  };
+  auto opt = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  const auto exec_cpu = delta(self_start_.cpu_ns, self_end.cpu_ns);
+  nlohmann::json hs{{"wall_ns", wall},
+                    {"executor", {{"cpu_ns", opt(exec_cpu)}, {"peak_rss_kib", opt(self_end.peak_rss_kib)}}},
+                    {"reclaim_write_cpu_ns", nullptr}};
+  std::optional<std::int64_t> agent_cpu;
+  std::optional<std::int64_t> agent_rss;
+  if (agent_pid_) {
+    const SelfUsage a = read_usage(fs_, agent_pid_);
+    agent_cpu = delta(agent_start_.cpu_ns, a.cpu_ns);
+    agent_rss = a.peak_rss_kib;
+    hs["agent"] = {{"pid", agent_pid_}, {"cpu_ns", opt(agent_cpu)}, {"peak_rss_kib", opt(agent_rss)}};
+  } else {
+    hs["agent"] = nullptr;
+  }
+  // The memory.reclaim write runs in the executor's thread: its kernel reclaim work is
+  // counted as the executor's system time. harness_self excludes it (reported apart).
+  std::int64_t write_cpu = 0;
+  if (outcome_.contains("reclaim") && outcome_["reclaim"].is_object() &&
+      outcome_["reclaim"].contains("write_cpu_ns") && outcome_["reclaim"]["write_cpu_ns"].is_number_integer()) {
+    write_cpu = outcome_["reclaim"]["write_cpu_ns"].get<std::int64_t>();
+    hs["reclaim_write_cpu_ns"] = write_cpu;
+  }
+  if (exec_cpu) {
+    const std::int64_t cpu = *exec_cpu - write_cpu + agent_cpu.value_or(0);
+    hs["cpu_ns"] = cpu;
+    const int vcpus = std::max(1, spec_.vm_vcpus);
+    hs["vcpu_fraction"] = wall > 0 ? static_cast<double>(cpu) / (static_cast<double>(wall) * vcpus) : 0.0;
+  } else {
+    hs["cpu_ns"] = nullptr;
+    hs["vcpu_fraction"] = nullptr;
+  }
+  // Peak RSS: the larger process (executor or agent), and their sum.
+  if (self_end.peak_rss_kib) {
+    hs["peak_rss_kib"] = std::max(*self_end.peak_rss_kib, agent_rss.value_or(0));
+    hs["peak_rss_sum_kib"] = *self_end.peak_rss_kib + agent_rss.value_or(0);
+  } else {
+    hs["peak_rss_kib"] = nullptr;
+  }
+  // Over the measured schedule (warmup..recovery ticks), without setup, qualification and
+  // restoration (swapoff of a full zram runs in the executor's context: seconds of
+  // system time that compete with nothing measured).
+  if (sched_start_ns_ && sched_end_ns_ && sched_start_.cpu_ns && sched_end_.cpu_ns) {
+    const std::int64_t w = *sched_end_ns_ - *sched_start_ns_;
+    std::int64_t cpu = *sched_end_.cpu_ns - *sched_start_.cpu_ns - write_cpu;
+    if (agent_pid_ && agent_sched_start_.cpu_ns && agent_sched_end_.cpu_ns)
+      cpu += *agent_sched_end_.cpu_ns - *agent_sched_start_.cpu_ns;
+    std::int64_t sample_cpu = 0;
+    for (const auto& t : b_.telemetry)
+      if (t.extra.contains("sample_cpu_ns")) sample_cpu += t.extra["sample_cpu_ns"].get<std::int64_t>();
+    hs["schedule"] = {{"wall_ns", w},
+                      {"cpu_ns", cpu},
+                      {"telemetry_cpu_ns", sample_cpu},
+                      {"vcpu_fraction", w > 0 ? static_cast<double>(cpu) / (static_cast<double>(w) * std::max(1, spec_.vm_vcpus)) : 0.0}};
+  } else {
+    hs["schedule"] = nullptr;
+  }
+  outcome_["harness_self"] = hs;
+}
 
 Child* CaseRun::child(const std::string& name) {
   for (auto& c : children_)
@@ -217,6 +350,7 @@ OomCounts CaseRun::read_oom() const {
 
 ExecutorResult CaseRun::run_inner() {
   CancelGuard cancel_guard;
+  record_self_start();
   b_.started_unix_ns = unix_ns();
   b_.case_id = spec_.case_id;
   b_.campaign = spec_.campaign;
@@ -230,6 +364,9 @@ ExecutorResult CaseRun::run_inner() {
   b_.spec_json = spec_.raw.dump();
   page_size_ = page_size_bytes();
   b_.page_size_bytes = page_size_;
+  b_.source_commit = harness::build::kSourceCommit;
+  b_.source_dirty = harness::build::kSourceDirty ? 1 : 0;
+  outcome_["source"] = {{"commit", harness::build::kSourceCommit}, {"dirty", harness::build::kSourceDirty}};
 
   // --- out dir (nothing on the host is touched before this works) -------------------
   try {
@@ -321,18 +458,20 @@ ExecutorResult CaseRun::run_inner() {
   oom_start_ = read_oom();
 
   // --- schedule -----------------------------------------------------------------------
-  const std::int64_t period = static_cast<std::int64_t>(spec_.telemetry_period_ms) * 1'000'000;
-  const std::int64_t t0 = kernel::monotonic_ns() + opt_.start_lead_ns;
-  const std::int64_t ps = t0 + spec_.phases.warmup_s * kSec;
-  const std::int64_t pe = ps + spec_.phases.pressure_s * kSec;
-  const std::int64_t end = pe + spec_.phases.recovery_s * kSec;
+  const CaseClock clk = CaseClock::from(spec_, kernel::monotonic_ns() + opt_.start_lead_ns);
+  const std::int64_t t0 = clk.origin_ns, ps = clk.pressure_start_ns, pe = clk.pressure_end_ns, end = clk.end_ns;
   const std::int64_t total_s = spec_.phases.warmup_s + spec_.phases.pressure_s + spec_.phases.recovery_s;
-  outcome_["schedule"] = {{"origin_ns", t0}, {"pressure_start_ns", ps}, {"pressure_end_ns", pe}, {"end_ns", end}};
+  outcome_["schedule"] = {{"origin_ns", t0},
+                          {"pressure_start_ns", ps},
+                          {"pressure_end_ns", pe},
+                          {"end_ns", end},
+                          {"telemetry_offset_ns", clk.tick_offset_ns},
+                          {"sqlite_origin_ns", clk.sqlite_origin_ns()}};
 
   const Workloads wl(spec_, bin_dir_, work_dir_);
   try {
-    spawn("canary-compute", wl.canary_compute(t0, total_s), cg_.fg());
-    spawn("canary-sqlite", wl.canary_sqlite(t0, total_s), cg_.fg());
+    spawn("canary-compute", wl.canary_compute(clk.compute_origin_ns(), total_s), cg_.fg());
+    spawn("canary-sqlite", wl.canary_sqlite(clk.sqlite_origin_ns(), total_s), cg_.fg());
     workload_started_ = true;
   } catch (const std::exception& e) {
     fail(fmt::format("starting canaries: {}", e.what()));
@@ -355,22 +494,32 @@ ExecutorResult CaseRun::run_inner() {
                             ev.push_back({kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt,
                                           std::nullopt, std::nullopt,
                                           nlohmann::json{{"trigger_t_ns", t_ns}, {"requested_bytes", *spec_.dose_bytes}}});
-                            reclaim_->start(*spec_.dose_bytes);
+                            // Concurrent limit reclaim: bg pgsteal over the 3 windows up to
+                            // this tick (its sample is already in b_.telemetry).
+                            reclaim_->start(*spec_.dose_bytes, pgsteal_rate_before(b_.telemetry, 3));
                           }
                         });
   bool pg_started = false, pg_termed = false;
   std::int64_t k = 0, missed = 0, missed_total = 0;
   std::optional<std::int64_t> cancelled_at;
   for (;;) {
-    const std::int64_t tick = t0 + k * period;
+    const std::int64_t tick = clk.tick(k);
     if (tick > end) break;
     if (!sleep_until(tick)) {
       cancelled_at = kernel::monotonic_ns();
       break;
     }
-    const char* phase = tick < ps ? "warmup" : tick < pe ? "pressure" : "recovery";
+    const char* phase = clk.phase_of(tick);
     report_phase(phase);
-    auto s = sampler.sample(tick, phase);
+    if (!sched_start_ns_) {
+      sched_start_ns_ = kernel::monotonic_ns();
+      sched_start_ = read_usage(fs_, 0);
+      if (agent_pid_) agent_sched_start_ = read_usage(fs_, agent_pid_);
+    }
+    const std::int64_t cpu_before = thread_cpu_ns();
+    b_.telemetry.push_back(sampler.sample(tick, phase));
+    auto& s = b_.telemetry.back();
+    s.extra["sample_cpu_ns"] = thread_cpu_ns() - cpu_before;
     if (missed) s.extra["missed_ticks"] = missed;
     missed = 0;
     controller.on_sample(s, b_.events);
@@ -380,7 +529,6 @@ ExecutorResult CaseRun::run_inner() {
         spawn("pressure-gen", wl.pressure_gen(spec_.phases.pressure_s + 5), cg_.bg());
       } catch (const std::exception& e) {
         fail(fmt::format("starting pressure-gen: {}", e.what()));
-        b_.telemetry.push_back(std::move(s));
         cancelled_at = kernel::monotonic_ns();
         break;
       }
@@ -392,13 +540,17 @@ ExecutorResult CaseRun::run_inner() {
         c->term_ns = kernel::monotonic_ns();
       }
     }
-    b_.telemetry.push_back(std::move(s));
     const std::int64_t now = kernel::monotonic_ns();
     std::int64_t next = k + 1;
-    while (t0 + next * period < now && t0 + next * period <= end) ++next, ++missed, ++missed_total;
+    while (clk.tick(next) < now && clk.tick(next) <= end) ++next, ++missed, ++missed_total;
     k = next;
   }
   outcome_["missed_ticks"] = missed_total;
+  if (sched_start_ns_) {
+    sched_end_ns_ = kernel::monotonic_ns();
+    sched_end_ = read_usage(fs_, 0);
+    if (agent_pid_) agent_sched_end_ = read_usage(fs_, agent_pid_);
+  }
   if (g_cancel.load()) {
     outcome_["cancelled_by_signal"] = g_cancel.load();
     if (!infra_error_) fail(fmt::format("cancelled by signal {}", g_cancel.load()));
@@ -439,6 +591,10 @@ ExecutorResult CaseRun::run_inner() {
     row.bg_current_before_bytes = rec->bg_current_before_bytes;
     row.bg_current_after_bytes = rec->bg_current_after_bytes;
     row.achieved_bytes = rec->achieved_bytes(page_size_);
+    row.achieved_counter = rec->counter;
+    row.concurrent_estimate_bytes = rec->concurrent_estimate_bytes(page_size_);
+    row.achieved_conservative_bytes = rec->achieved_conservative_bytes(page_size_);
+    row.achieved_settled_bytes = rec->achieved_settled_bytes(page_size_);
     b_.reclaims.push_back(row);
     outcome_["reclaim"] = rec->to_json(page_size_);
   } else {
@@ -458,6 +614,15 @@ ExecutorResult CaseRun::run_inner() {
 
   restore();
   read_traces();
+  {
+    nlohmann::json report;
+    try {
+      auto text = read_text(work("pressure-gen.stdout"));
+      if (!text.empty()) report = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+    }
+    outcome_["load"] = load_summary(spec_, report, b_.events);
+  }
   if (infra_error_) return finish("infra_failed", *infra_error_);
   return finish("completed", "");
 }
@@ -594,6 +759,7 @@ ExecutorResult CaseRun::finish(const std::string& status, const std::string& err
   if (!error.empty()) b_.error = error;
   if (!outcome_.contains("leftover_steps")) outcome_["leftover_steps"] = steps_json(leftover_steps_);
   outcome_["workload_started"] = workload_started_;
+  record_confounds();
   b_.outcome_json = outcome_.dump();
   b_.ended_unix_ns = unix_ns();
   const std::string path = (fs::path(opt_.out_dir) / (spec_.case_id + ".db")).string();

@@ -15,9 +15,10 @@ ReclaimAction::~ReclaimAction() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ReclaimAction::start(std::int64_t requested_bytes) {
+void ReclaimAction::start(std::int64_t requested_bytes, std::optional<PgstealRate> concurrent_rate) {
   if (started()) throw std::logic_error("ReclaimAction::start: the action runs at most once per case");
-  thread_ = std::thread([this, requested_bytes] { record_ = run(bg_, requested_bytes, settle_ns_); });
+  thread_ = std::thread(
+      [this, requested_bytes, concurrent_rate] { record_ = run(bg_, requested_bytes, settle_ns_, concurrent_rate); });
 }
 
 std::optional<ReclaimRecord> ReclaimAction::join() {
@@ -27,7 +28,7 @@ std::optional<ReclaimRecord> ReclaimAction::join() {
 
 namespace {
 struct Counters {
-  std::optional<std::int64_t> pgsteal, pgscan, current;
+  std::optional<std::int64_t> pgsteal, pgscan, proactive, current;
 };
 Counters read_counters(const kernel::Cgroup& bg, bool with_current) {
   Counters c;
@@ -35,6 +36,7 @@ Counters read_counters(const kernel::Cgroup& bg, bool with_current) {
     auto m = bg.memory_stat();
     if (auto v = m.pgsteal()) c.pgsteal = static_cast<std::int64_t>(*v);
     if (auto v = m.pgscan()) c.pgscan = static_cast<std::int64_t>(*v);
+    if (auto v = m.all.get("pgsteal_proactive")) c.proactive = static_cast<std::int64_t>(*v);
   } catch (const kernel::Error&) {
   }
   if (with_current) {
@@ -47,11 +49,19 @@ Counters read_counters(const kernel::Cgroup& bg, bool with_current) {
 }
 }  // namespace
 
-ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns) {
+ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns,
+                                 std::optional<PgstealRate> concurrent_rate) {
   ReclaimRecord r;
   r.requested_bytes = requested_bytes;
+  auto thread_cpu_ns = [] {
+    struct timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  };
   auto before = read_counters(bg, true);
+  const std::int64_t cpu0 = thread_cpu_ns();
   auto res = bg.reclaim(static_cast<std::uint64_t>(requested_bytes));
+  r.write_cpu_ns = thread_cpu_ns() - cpu0;
   auto after = read_counters(bg, true);
   r.start_ns = res.start_ns;
   r.end_ns = res.end_ns;
@@ -62,6 +72,16 @@ ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requeste
   r.pgsteal_after = after.pgsteal;
   r.pgscan_after = after.pgscan;
   r.bg_current_after_bytes = after.current;
+  if (before.proactive && after.proactive) {
+    r.counter = "pgsteal_proactive";
+    r.counter_before = before.proactive;
+    r.counter_after = after.proactive;
+  } else {
+    r.counter = "pgsteal";
+    r.counter_before = before.pgsteal;
+    r.counter_after = after.pgsteal;
+    r.concurrent_rate = concurrent_rate;
+  }
   if (settle_ns > 0) {
     struct timespec ts{static_cast<time_t>(settle_ns / 1'000'000'000), static_cast<long>(settle_ns % 1'000'000'000)};
     while (::nanosleep(&ts, &ts) != 0) {

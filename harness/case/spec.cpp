@@ -115,7 +115,8 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   Obj root(doc, "", source);
   root.only({"case_id", "campaign", "vm", "regime", "repeat", "triplet_id", "configuration",
              "dose_bytes", "pinned_commit", "vm_shape", "phases_s", "cgroups", "backend",
-             "pressure", "canaries", "trigger", "telemetry_period_ms", "restoration_timeout_s"});
+             "pressure", "canaries", "trigger", "telemetry_period_ms", "telemetry_offset_ms",
+             "restoration_timeout_s"});
 
   CaseSpec s;
   s.raw = doc;
@@ -198,10 +199,14 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   }
   {
     Obj o = root.sub("pressure");
-    o.only({"allocation_bytes", "rate_mib_s", "active_set_bytes", "contents", "seed"});
+    o.only({"allocation_bytes", "rate_mib_s", "active_set_bytes", "active_set_slide_mib_s", "contents", "seed"});
     s.pressure.allocation_bytes = o.i64("allocation_bytes");
     s.pressure.rate_mib_s = o.num("rate_mib_s");
     s.pressure.active_set_bytes = o.i64("active_set_bytes");
+    s.pressure.active_set_slide_mib_s =
+        o.has("active_set_slide_mib_s") ? o.num("active_set_slide_mib_s") : kDefaultActiveSetSlideMibS;
+    if (!(s.pressure.active_set_slide_mib_s >= 0) || s.pressure.active_set_slide_mib_s > 1e5)
+      o.fail(o.path("active_set_slide_mib_s"), "must be in 0..100000 MiB/s");
     s.pressure.contents = o.str("contents");
     auto seed = o.i64("seed");
     if (seed < 0) o.fail(o.path("seed"), "must be >= 0");
@@ -223,7 +228,8 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   }
   {
     Obj o = root.sub("canaries");
-    o.only({"period_ms", "compute_hot_bytes", "sqlite_db_path", "sqlite_queries_per_request", "seed"});
+    o.only({"period_ms", "compute_hot_bytes", "sqlite_db_path", "sqlite_queries_per_request", "sqlite_offset_ms",
+            "seed"});
     auto p = o.i64("period_ms");
     if (p < 1 || p > 60000) o.fail(o.path("period_ms"), "must be in 1..60000 ms");
     s.canaries.period_ms = static_cast<int>(p);
@@ -235,6 +241,9 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
     auto q = o.i64("sqlite_queries_per_request");
     if (q < 1 || q > 100000) o.fail(o.path("sqlite_queries_per_request"), "must be in 1..100000");
     s.canaries.sqlite_queries_per_request = static_cast<int>(q);
+    auto so = o.i64_or("sqlite_offset_ms", 50);
+    if (so < 0 || so >= p) o.fail(o.path("sqlite_offset_ms"), fmt::format("must be in 0..{} ms (below period_ms)", p - 1));
+    s.canaries.sqlite_offset_ms = static_cast<int>(so);
     auto seed = o.i64("seed");
     if (seed < 0) o.fail(o.path("seed"), "must be >= 0");
     s.canaries.seed = static_cast<std::uint64_t>(seed);
@@ -252,6 +261,10 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   if (s.telemetry_period_ms != s.trigger.window_ms)
     root.fail("telemetry_period_ms", fmt::format("must equal trigger.window_ms ({}): the controller uses the "
                                                  "telemetry samples (DESIGN.md)", s.trigger.window_ms));
+  auto to = root.i64_or("telemetry_offset_ms", 25);
+  if (to < 0 || to >= s.telemetry_period_ms)
+    root.fail("telemetry_offset_ms", fmt::format("must be in 0..{} ms (below telemetry_period_ms)", s.telemetry_period_ms - 1));
+  s.telemetry_offset_ms = static_cast<int>(to);
   auto rt = root.i64_or("restoration_timeout_s", 120);
   if (rt < 1 || rt > 3600) root.fail("restoration_timeout_s", "must be in 1..3600 s");
   s.restoration_timeout_s = static_cast<int>(rt);

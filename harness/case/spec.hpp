@@ -56,11 +56,18 @@ struct BackendSpec {
   int swapfile_priority = 10;
 };
 
+/// Default of pressure.active_set_slide_mib_s, MiB/s: chosen by `harness calibrate`
+/// (static-zram swap-out and refaults closest to the study's medians; campaigns/README.md).
+inline constexpr double kDefaultActiveSetSlideMibS = 0.34;
+
 /// pressure-gen settings (runs in bg during the pressure phase only).
 struct PressureSpec {
   std::int64_t allocation_bytes = 0;  ///< whole MiB (pressure-gen takes MiB)
   double rate_mib_s = 0;              ///< MiB/s
   std::int64_t active_set_bytes = 0;  ///< whole MiB
+  /// Speed of the active window through the allocation, MiB/s (SPEC.md v2; 0 = the first
+  /// active_set bytes, the v1 behaviour). Default kDefaultActiveSetSlideMibS.
+  double active_set_slide_mib_s = 0;
   std::string contents;               ///< structured | random
   std::uint64_t seed = 0;
 };
@@ -71,6 +78,7 @@ struct CanariesSpec {
   std::int64_t compute_hot_bytes = 0;  ///< whole MiB
   std::string sqlite_db_path;
   int sqlite_queries_per_request = 8;
+  int sqlite_offset_ms = 50;  ///< SQLite canary origin = T0 + this, ms (SPEC.md v2: no shared wake-up)
   std::uint64_t seed = 0;
 };
 
@@ -101,6 +109,7 @@ struct CaseSpec {
   CanariesSpec canaries;
   TriggerSpec trigger;
   int telemetry_period_ms = 1000;  ///< must equal trigger.window_ms (shared samples)
+  int telemetry_offset_ms = 25;    ///< ticks at T0 + offset + k x period, ms (SPEC.md v2)
   int restoration_timeout_s = 120;
   nlohmann::json raw;  ///< the document as given (stored in cases.spec_json)
 };

@@ -3,6 +3,7 @@
 
 #include <exception>
 
+#include "harness/case/confounds.hpp"
 #include "harness/kernel/procfs.hpp"
 #include "harness/kernel/swap.hpp"
 
@@ -41,6 +42,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
     auto p = bg_.memory_pressure();
     s.bg_some_us = opt(p.some_total_us());
     s.bg_full_us = opt(p.full_total_us());
+    s.read_ns = kernel::monotonic_ns();  // the controller's window length (SPEC.md v2)
   });
   guard("fg.memory.pressure", [&] {
     auto p = fg_.memory_pressure();
@@ -108,7 +110,9 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
       s.zram_mem_used_bytes = opt(m.mem_used_total_bytes);
     });
   }
-  s.extra["read_ns"] = kernel::monotonic_ns() - t0;
+  s.steal_us = read_steal_us(fs_);
+  if (!s.steal_us) errors["proc.stat"] = "cpu steal unreadable";
+  s.extra["read_duration_ns"] = kernel::monotonic_ns() - t0;
   if (!errors.empty()) s.extra["errors"] = errors;
   return s;
 }

@@ -2,7 +2,8 @@
 // The 1 Hz telemetry sampler (DESIGN.md "Telemetry at 1 Hz"): PSI some/full totals of bg,
 // fg and the system; bg/fg memory.current, memory.swap.current, memory.stat (pgsteal,
 // pgscan, workingset_refault_*, pgmajfault), memory.events (oom, oom_kill); /proc/vmstat
-// pswpin/pswpout; /proc/swaps rows of zram and the swapfile; zram mm_stat. Every read
+// pswpin/pswpout; /proc/swaps rows of zram and the swapfile; zram mm_stat; /proc/stat
+// cpu steal (steal_us). read_ns = CLOCK_MONOTONIC right after bg memory.pressure. Every read
 // goes through hk_kernel. A failed read leaves its fields empty (NULL) and is named in
 // extra.errors; it never stops the case.
 #include <string>
@@ -20,7 +21,7 @@ class TelemetrySampler {
                    std::string zram_path, std::string swapfile_path);
 
   /// Reads everything once. `t_ns` is the tick time to record (CLOCK_MONOTONIC ns);
-  /// extra.read_ns says how long the reads took.
+  /// extra.read_duration_ns says how long all the reads took.
   TelemetrySample sample(std::int64_t t_ns, const std::string& phase) const;
 
  private:

@@ -22,8 +22,10 @@ struct TelemetrySample {
   Opt pswpin, pswpout;                           ///< /proc/vmstat, pages
   Opt zram_orig_data_bytes, zram_compr_data_bytes, zram_mem_used_bytes;  ///< zram mm_stat
   Opt zram_swap_used_kib, swapfile_used_kib;     ///< /proc/swaps used column, KiB
+  Opt read_ns;   ///< CLOCK_MONOTONIC ns right after bg memory.pressure was read (SPEC.md v2)
+  Opt steal_us;  ///< /proc/stat aggregate cpu steal, cumulative, us (USER_HZ ticks x 1e6 / USER_HZ)
   /// Anything else sampled: read errors ("errors": {"bg.memory.pressure": "..."}),
-  /// read_ns (how long the sample took), missed ticks.
+  /// read_duration_ns (how long the sample took), missed ticks.
   nlohmann::json extra = nlohmann::json::object();
 };
 

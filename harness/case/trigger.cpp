@@ -10,9 +10,16 @@ TriggerPredicate::TriggerPredicate(TriggerSpec spec) : spec_(spec) {
     throw std::invalid_argument("TriggerPredicate: min_increase_us and consecutive_windows must be > 0");
 }
 
-std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int64_t some_total_us) {
+bool TriggerPredicate::irregular_length(std::int64_t length_ns) const {
+  const std::int64_t window_ns = static_cast<std::int64_t>(spec_.window_ms) * 1'000'000;
+  return length_ns * 10 < window_ns * 9 || length_ns * 10 > window_ns * 11;
+}
+
+std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int64_t read_ns,
+                                                    std::int64_t some_total_us) {
   if (!prev_t_ns_) {
     prev_t_ns_ = t_ns;
+    prev_read_ns_ = read_ns;
     prev_total_us_ = some_total_us;
     return std::nullopt;
   }
@@ -21,8 +28,9 @@ std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int6
   w.t_ns = t_ns;
   w.some_total_us = some_total_us;
   w.delta_us = some_total_us - prev_total_us_;
-  w.length_ns = t_ns - *prev_t_ns_;
-  w.counting = w.delta_us >= spec_.min_increase_us;
+  w.length_ns = read_ns - prev_read_ns_;
+  w.irregular = irregular_length(w.length_ns);
+  w.counting = !w.irregular && w.delta_us >= spec_.min_increase_us;
   consecutive_ = w.counting ? consecutive_ + 1 : 0;
   w.consecutive = consecutive_;
   if (!fired() && consecutive_ >= spec_.consecutive_windows) {
@@ -30,6 +38,7 @@ std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int6
     fired_at_ns_ = t_ns;
   }
   prev_t_ns_ = t_ns;
+  prev_read_ns_ = read_ns;
   prev_total_us_ = some_total_us;
   return w;
 }

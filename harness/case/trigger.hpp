@@ -7,6 +7,11 @@
 // >= min_increase_us (1000 us) since the previous tick; `consecutive_windows` (3)
 // counting windows in a row fire the trigger, once per case; a non-counting window
 // (or a window that could not be measured) resets the run.
+// Window length (SPEC.md "Version 2 additions"): a window is judged by its real length,
+// read_ns - previous read_ns (CLOCK_MONOTONIC right after each bg memory.pressure read).
+// Outside [0.9, 1.1] x window_ms (bounds inclusive) it is `irregular`: recorded, never
+// counting, and it resets the run; it still closes the window (the next window starts at
+// its read).
 #include "harness/case/spec.hpp"
 
 #include <cstdint>
@@ -19,8 +24,9 @@ struct TriggerWindow {
   std::int64_t t_ns = 0;             ///< CLOCK_MONOTONIC ns of the closing tick
   std::int64_t some_total_us = 0;    ///< bg some total at the closing tick, us
   std::int64_t delta_us = 0;         ///< growth over the window, us (negative: counter went back)
-  std::int64_t length_ns = 0;        ///< time since the previous sample, ns
-  bool counting = false;             ///< delta_us >= min_increase_us
+  std::int64_t length_ns = 0;        ///< real length: read_ns - previous read_ns, ns
+  bool irregular = false;            ///< length_ns outside [0.9, 1.1] x window: not judged
+  bool counting = false;             ///< !irregular && delta_us >= min_increase_us
   int consecutive = 0;               ///< counting windows in a row, including this one
   bool fires = false;                ///< true on exactly one window per case
 };
@@ -33,7 +39,14 @@ class TriggerPredicate {
   /// Feeds the sample of one tick. The first sample (or the first after reset_baseline())
   /// only sets the baseline and returns nullopt; every later sample closes one window.
   /// `t_ns` must not go backwards (std::invalid_argument otherwise).
-  std::optional<TriggerWindow> feed(std::int64_t t_ns, std::int64_t some_total_us);
+  /// `read_ns` is when the total was read (the window length is read_ns - previous read_ns).
+  std::optional<TriggerWindow> feed(std::int64_t t_ns, std::int64_t read_ns, std::int64_t some_total_us);
+  /// Same, with the read at the tick itself (read_ns = t_ns).
+  std::optional<TriggerWindow> feed(std::int64_t t_ns, std::int64_t some_total_us) {
+    return feed(t_ns, t_ns, some_total_us);
+  }
+  /// True when `length_ns` is outside [0.9, 1.1] x window_ms (inclusive bounds; exact integers).
+  bool irregular_length(std::int64_t length_ns) const;
 
   /// A tick whose PSI read failed: the run of counting windows is reset and the next
   /// sample only sets a new baseline (a window must be measured to count).
@@ -47,6 +60,7 @@ class TriggerPredicate {
  private:
   TriggerSpec spec_;
   std::optional<std::int64_t> prev_t_ns_;
+  std::int64_t prev_read_ns_ = 0;
   std::int64_t prev_total_us_ = 0;
   int consecutive_ = 0;
   std::optional<std::int64_t> fired_at_ns_;

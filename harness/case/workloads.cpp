@@ -18,6 +18,7 @@ std::vector<std::string> Workloads::pressure_gen(std::int64_t duration_s) const 
           "--allocation-mib", std::to_string(p.allocation_bytes / kMiB),
           "--rate-mib-s", fmt::format("{}", p.rate_mib_s),
           "--active-set-mib", std::to_string(p.active_set_bytes / kMiB),
+          "--active-set-slide-mib-s", fmt::format("{}", p.active_set_slide_mib_s),
           "--contents", p.contents,
           "--seed", std::to_string(p.seed),
           "--duration-s", std::to_string(duration_s)};

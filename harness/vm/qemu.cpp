@@ -34,8 +34,12 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
                                 "-append",
                                 "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
                                     " harness.name=" + c.name + " harness.accelerator=" + accel +
-                                    " harness.swapfile_mib=" + std::to_string(c.swapfile_mib),
-                                "-drive", "file=" + c.disk + ",format=raw,if=virtio",
+                                    " harness.swapfile_mib=" + std::to_string(c.swapfile_mib) +
+                                    " harness.data_disk_cache=none",
+                                // cache=none (O_DIRECT on the host): the guest's swapfile and
+                                // out-dir writes do not sit in the host page cache, so host
+                                // memory state does not shape the guest's I/O latency.
+                                "-drive", "file=" + c.disk + ",format=raw,if=virtio,cache=none",
                                 "-display", "none", "-monitor", "none",
                                 "-serial", "file:" + c.console_log, "-no-reboot"};
   if (c.host_port > 0) {

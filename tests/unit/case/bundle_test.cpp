@@ -71,3 +71,67 @@ TEST(Bundle, WritesEveryTableOnce) {
   EXPECT_NE(tq.text(2).find("ENOENT"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST(Bundle, WritesTheVersion2Columns) {
+  auto dir = std::filesystem::temp_directory_path() / ("hk_case_bundle_v2_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "c2.db").string();
+  hcase::CaseBundle b;
+  b.case_id = "c2";
+  b.campaign = "smoke";
+  b.vm = "vm0";
+  b.regime = "r";
+  b.configuration = "bounded-reclaim";
+  b.status = "completed";
+  b.spec_json = "{}";
+  b.source_commit = std::string(40, 'a');
+  b.source_dirty = 1;
+  hcase::TelemetrySample t;
+  t.t_ns = 1'025'000'000;
+  t.read_ns = 1'025'300'000;
+  t.steal_us = 12'340'000;
+  hcase::TelemetrySample u;
+  u.t_ns = 2'025'000'000;  // nothing read: NULLs
+  b.telemetry = {t, u};
+  hcase::ControllerEvent w{2'025'000'000, "window", 5000, 3000, 0, 0, nullptr, 2'000'000'000, 1};
+  b.events = {w};
+  hcase::ReclaimRow r;
+  r.requested_bytes = 96ll << 20;
+  r.start_ns = 3;
+  r.end_ns = 5;
+  r.achieved_bytes = 122'880'000;
+  r.achieved_counter = "pgsteal";
+  r.concurrent_estimate_bytes = 18'022'400;
+  r.achieved_conservative_bytes = 104'857'600;
+  r.achieved_settled_bytes = 126'976'000;
+  b.reclaims = {r};
+  hcase::write_bundle(path, b);
+
+  results::Db db(path, results::Db::Mode::ReadOnly);
+  results::Stmt c(db, "SELECT source_commit, source_dirty FROM cases");
+  ASSERT_TRUE(c.step());
+  EXPECT_EQ(c.text(0), std::string(40, 'a'));
+  EXPECT_EQ(c.int64(1), 1);
+  results::Stmt tq(db, "SELECT read_ns, steal_us FROM telemetry ORDER BY t_ns");
+  ASSERT_TRUE(tq.step());
+  EXPECT_EQ(tq.int64(0), 1'025'300'000);
+  EXPECT_EQ(tq.int64(1), 12'340'000);
+  ASSERT_TRUE(tq.step());
+  EXPECT_TRUE(tq.is_null(0));
+  EXPECT_TRUE(tq.is_null(1));
+  results::Stmt e(db, "SELECT window_ns, irregular, counting FROM controller_events");
+  ASSERT_TRUE(e.step());
+  EXPECT_EQ(e.int64(0), 2'000'000'000);
+  EXPECT_EQ(e.int64(1), 1);
+  EXPECT_EQ(e.int64(2), 0);
+  results::Stmt q(db,
+                  "SELECT achieved_bytes, achieved_counter, concurrent_estimate_bytes, achieved_conservative_bytes, "
+                  "achieved_settled_bytes FROM reclaim_actions");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.int64(0), 122'880'000);
+  EXPECT_EQ(q.text(1), "pgsteal");
+  EXPECT_EQ(q.int64(2), 18'022'400);
+  EXPECT_EQ(q.int64(3), 104'857'600);
+  EXPECT_EQ(q.int64(4), 126'976'000);
+  std::filesystem::remove_all(dir);
+}

@@ -40,8 +40,16 @@ TEST(Telemetry, SamplesEveryColumnFromTheCapturedGuest) {
   EXPECT_EQ(x.zram_mem_used_bytes, 1761280);
   EXPECT_EQ(x.zram_swap_used_kib, 103680);  // /proc/swaps row of /dev/zram0
   EXPECT_FALSE(x.swapfile_used_kib);         // no swapfile active in that capture: NULL, not 0
-  EXPECT_FALSE(x.extra.contains("errors")) << x.extra.dump();
-  EXPECT_TRUE(x.extra.contains("read_ns"));
+  // The capture predates steal sampling (no proc/stat): steal_us is NULL and named.
+  EXPECT_FALSE(x.steal_us);
+  ASSERT_TRUE(x.extra.contains("errors")) << x.extra.dump();
+  EXPECT_EQ(x.extra["errors"].size(), 1u) << x.extra.dump();
+  EXPECT_TRUE(x.extra["errors"].contains("proc.stat"));
+  EXPECT_TRUE(x.extra.contains("read_duration_ns"));
+  // read_ns: CLOCK_MONOTONIC right after bg memory.pressure was read (now-ish, not the tick).
+  ASSERT_TRUE(x.read_ns);
+  EXPECT_GT(*x.read_ns, 0);
+  EXPECT_LE(*x.read_ns, kernel::monotonic_ns());
 }
 
 TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
@@ -51,6 +59,7 @@ TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
   hcase::TelemetrySampler s(fs, parent.child("nope"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
   auto x = s.sample(1, "warmup");
   EXPECT_FALSE(x.bg_some_us);
+  EXPECT_FALSE(x.read_ns);  // stamped only when bg memory.pressure was read
   EXPECT_FALSE(x.bg_current_bytes);
   EXPECT_FALSE(x.bg_pgsteal);
   EXPECT_EQ(x.fg_some_us, 0);

@@ -24,6 +24,7 @@ const std::string kSeq = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequ
 struct Sample {
   std::int64_t t_ns;
   std::int64_t some_us;
+  std::int64_t uptime_ns = 0;  ///< when the capture read it (reads drifted 1.03-1.30 s apart)
 };
 
 std::string slurp(const std::string& p) {
@@ -34,14 +35,18 @@ std::string slurp(const std::string& p) {
   return ss.str();
 }
 
-/// The 32 recorded ticks: (uptime as ns, some total us).
+/// The 32 recorded ticks: (tick, some total us, uptime as ns). Ticks are an exact 1 s grid
+/// from the first read (the executor's ticks; the capture's own reads drifted and would be
+/// irregular windows under the v2 window-length rule, see WindowLengthOfTheCapture).
 std::vector<Sample> recorded() {
   std::vector<Sample> out;
   for (int i = 0; i < 32; ++i) {
     auto base = kSeq + fmt::format("{:03d}", i);
     double up = std::stod(slurp(base + ".uptime"));
     auto psi = kernel::parse_psi(slurp(base + ".memory.pressure"), base + ".memory.pressure");
-    out.push_back({static_cast<std::int64_t>(std::llround(up * 1e9)), static_cast<std::int64_t>(psi.some_total_us())});
+    const std::int64_t up_ns = static_cast<std::int64_t>(std::llround(up * 1e9));
+    const std::int64_t t0 = out.empty() ? up_ns : out.front().t_ns;
+    out.push_back({t0 + i * 1'000'000'000ll, static_cast<std::int64_t>(psi.some_total_us()), up_ns});
   }
   return out;
 }
@@ -81,7 +86,7 @@ TEST(TriggerPredicate, FiresAtTheThirdCountingWindowOfTheRecordedEpisode) {
   EXPECT_EQ(w[8].consecutive, 3);
   EXPECT_TRUE(w[8].fires);
   ASSERT_TRUE(p.fired_at_ns());
-  EXPECT_EQ(*p.fired_at_ns(), s[9].t_ns);  // the tick at uptime 12.80 s
+  EXPECT_EQ(*p.fired_at_ns(), s[9].t_ns);  // the tick read at uptime 12.80 s
   EXPECT_EQ(w[8].length_ns, s[9].t_ns - s[8].t_ns);
 }
 
@@ -182,4 +187,27 @@ TEST(TriggerPredicate, ThresholdsComeFromTheSpec) {
   EXPECT_TRUE(w[10].fires);
   EXPECT_THROW(TriggerPredicate(TriggerSpec{1000, 0, 3}), std::invalid_argument);
   EXPECT_THROW(p.feed(0, 0), std::invalid_argument);  // time went backwards
+}
+
+TEST(TriggerPredicate, WindowLengthOfTheCapture) {
+  // Fed with the capture's real read times, windows longer than 1.1 s are irregular:
+  // 12.80 -> 13.93 s (1.13 s) and 13.93 -> 15.14 s (1.21 s); 8.44 -> 9.54 s is exactly
+  // 1.10 s and still judged (inclusive bound).
+  auto s = recorded();
+  TriggerPredicate p;
+  std::vector<TriggerWindow> w;
+  for (const auto& x : s)
+    if (auto r = p.feed(x.uptime_ns, x.uptime_ns, x.some_us)) w.push_back(*r);
+  ASSERT_EQ(w.size(), 31u);
+  EXPECT_EQ(w[5].length_ns, 1'100'000'000);
+  EXPECT_FALSE(w[5].irregular);
+  EXPECT_EQ(w[9].length_ns, 1'130'000'000);
+  EXPECT_TRUE(w[9].irregular);
+  EXPECT_FALSE(w[9].counting);
+  EXPECT_EQ(w[9].consecutive, 0);
+  EXPECT_EQ(w[10].length_ns, 1'210'000'000);
+  EXPECT_TRUE(w[10].irregular);
+  int irregular = 0;
+  for (const auto& x : w) irregular += x.irregular;
+  EXPECT_GE(irregular, 2);
 }

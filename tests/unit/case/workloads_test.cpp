@@ -47,3 +47,15 @@ TEST(Workloads, FractionalRateIsKept) {
   hcase::Workloads w(spec, "/b", "/w");
   EXPECT_EQ(after(w.pressure_gen(10), "--rate-mib-s"), "12.5");
 }
+
+TEST(Workloads, SlideDefaultsToTheCalibratedValueAndIsPassed) {
+  // spec-study.json has no pressure.active_set_slide_mib_s: the calibrated default applies
+  // (campaigns/README.md "Calibration"); an explicit 0 is the v1 fixed active set.
+  auto spec = hcase::load_spec_file("tests/unit/case/fixtures/spec-study.json");
+  EXPECT_DOUBLE_EQ(spec.pressure.active_set_slide_mib_s, 0.34);
+  EXPECT_DOUBLE_EQ(hcase::kDefaultActiveSetSlideMibS, 0.34);
+  hcase::Workloads w(spec, "/b", "/w");
+  EXPECT_EQ(after(w.pressure_gen(10), "--active-set-slide-mib-s"), "0.34");
+  spec.pressure.active_set_slide_mib_s = 0;
+  EXPECT_EQ(after(hcase::Workloads(spec, "/b", "/w").pressure_gen(10), "--active-set-slide-mib-s"), "0");
+}

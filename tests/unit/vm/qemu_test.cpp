@@ -29,7 +29,7 @@ TEST(Qemu, DefaultShapeIsTheStudys) {
   EXPECT_TRUE(has_pair(a, "-m", "1024"));
   EXPECT_TRUE(has_pair(a, "-machine", "q35"));
   EXPECT_TRUE(has_pair(a, "-accel", "tcg"));
-  EXPECT_TRUE(has_pair(a, "-drive", "file=/d.img,format=raw,if=virtio"));
+  EXPECT_TRUE(has_pair(a, "-drive", "file=/d.img,format=raw,if=virtio,cache=none"));
   EXPECT_TRUE(has_pair(a, "-serial", "file:/c.log"));
   EXPECT_TRUE(has_pair(a, "-nic", "none"));
 }

@@ -12,7 +12,10 @@
 //   - static-zram's zram holds data during pressure;
 //   - restoration verified clean in all three, by the executor's verdict AND by this test
 //     from the guest state the script collects after each case (/proc/swaps, zram
-//     disksize, /sys/fs/cgroup/harness, the process list).
+//     disksize, /sys/fs/cgroup/harness, the process list);
+//   - v2: read_ns/steal_us on every sample, ticks at T0 + 25 ms, SQLite origin T0 + 50 ms,
+//     window_ns/irregular, clocksource, data_disk_cache none, harness_self CPU/RSS within
+//     bounds, source commit, load and episode, achieved figures across the write.
 // Env: HARNESS_VM_CASE_KEEP=DIR keeps the collected output there (default: a temp dir);
 // HARNESS_VM_CASE_CACHE=DIR is the `harness vm --cache` (default <build>/case-vm-cache: a
 // private image cache, so that other builds sharing ~/.cache cannot swap the binaries).
@@ -265,4 +268,81 @@ TEST_F(CaseVm, RestorationIsCleanAsSeenByTheGuestScript) {
     }
     EXPECT_TRUE(init && procs > 1) << "the process list was not collected (" << procs << " lines)";
   }
+}
+
+// SPEC.md "Version 2 additions": clean timing and confounds recorded in a real guest.
+TEST_F(CaseVm, V2TimingAndConfoundsAreRecorded) {
+  for (const char* conf : kConfigs) {
+    SCOPED_TRACE(conf);
+    ASSERT_TRUE(fs::exists(bundle(conf)));
+    results::Db db(bundle(conf).string(), results::Db::Mode::ReadOnly);
+    // read_ns on every sample, after its tick and within 2 s of it; steal_us on
+    // every sample, never decreasing.
+    const auto n = one_int(db, "SELECT COUNT(*) FROM telemetry");
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry WHERE read_ns IS NOT NULL"), n);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry WHERE read_ns < t_ns OR read_ns >= t_ns + 2000000000"), 0);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry WHERE steal_us IS NOT NULL AND steal_us >= 0"), n);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry a JOIN telemetry b ON b.t_ns = "
+                          "(SELECT MIN(t_ns) FROM telemetry WHERE t_ns > a.t_ns) WHERE b.steal_us < a.steal_us"),
+              0);
+    // Ticks at T0 + 25 ms + k s; the SQLite canary's origin is T0 + 50 ms.
+    results::Stmt c(db, "SELECT outcome_json, environment_json, source_commit, source_dirty FROM cases");
+    ASSERT_TRUE(c.step());
+    const auto out = json::parse(c.text(0));
+    const auto env = json::parse(c.text(1));
+    const std::int64_t t0 = out["schedule"]["origin_ns"];
+    EXPECT_EQ(one_int(db, fmt::format("SELECT COUNT(*) FROM telemetry WHERE (t_ns - {}) % 1000000000 != 25000000", t0)),
+              0);
+    EXPECT_EQ(one_int(db, "SELECT scheduled_ns FROM canary_requests WHERE canary='sqlite' AND seq=0") -
+                  one_int(db, "SELECT scheduled_ns FROM canary_requests WHERE canary='compute' AND seq=0"),
+              50'000'000);
+    // Window rows: real length recorded; irregular 0/1 and never counting.
+    const auto windows = one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='window'");
+    EXPECT_GE(windows, 20);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='window' AND window_ns > 0 "
+                          "AND irregular IN (0, 1)"),
+              windows);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE irregular = 1 AND counting = 1"), 0);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='window' AND irregular = 0 AND "
+                          "(window_ns < 900000000 OR window_ns > 1100000000)"),
+              0);
+    // Confounds.
+    EXPECT_EQ(env["data_disk_cache"], "none");
+    ASSERT_TRUE(out["clocksource"]["start"].is_string()) << out["clocksource"].dump();
+    EXPECT_EQ(out["clocksource"]["changed"], false);
+    EXPECT_TRUE(out["steal"]["total_us"].is_number_integer()) << out["steal"].dump();
+    const auto& hs = out["harness_self"];
+    ASSERT_TRUE(hs["cpu_ns"].is_number_integer()) << hs.dump();
+    EXPECT_GT(hs["cpu_ns"].get<std::int64_t>(), 0);
+    EXPECT_GT(hs["vcpu_fraction"].get<double>(), 0.0);
+    EXPECT_LT(hs["vcpu_fraction"].get<double>(), 0.25) << hs.dump();
+    EXPECT_GT(hs["peak_rss_kib"].get<std::int64_t>(), 1024);
+    EXPECT_LT(hs["peak_rss_kib"].get<std::int64_t>(), 64 * 1024) << hs.dump();
+    EXPECT_EQ(out["source"]["commit"], c.text(2));
+    EXPECT_EQ(out["source"]["dirty"].get<bool>() ? 1 : 0, c.int64(3));
+    // Load: the allocation rate achieved and the episode.
+    const auto& load = out["load"];
+    EXPECT_EQ(load["allocation_bytes"], 320ll << 20) << load.dump();
+    EXPECT_GT(load["achieved_rate_mib_s"].get<double>(), 0.0);
+    EXPECT_GT(load["episode"]["windows_with_growth"].get<int>(), 0) << load.dump();
+    EXPECT_GT(load["episode"]["fraction_of_pressure"].get<double>(), 0.0);
+    EXPECT_LE(load["episode"]["fraction_of_pressure"].get<double>(), 1.0);
+  }
+}
+
+TEST_F(CaseVm, BoundedRecordsTheAchievedFiguresAcrossTheWrite) {
+  ASSERT_TRUE(fs::exists(bundle("bounded-reclaim")));
+  results::Db db(bundle("bounded-reclaim").string(), results::Db::Mode::ReadOnly);
+  results::Stmt r(db,
+                  "SELECT achieved_bytes, achieved_counter, concurrent_estimate_bytes, achieved_conservative_bytes, "
+                  "achieved_settled_bytes, pgsteal_before, pgsteal_after, pgsteal_settled FROM reclaim_actions");
+  ASSERT_TRUE(r.step());
+  const auto page = one_int(db, "SELECT page_size_bytes FROM cases");
+  // 6.1 has no pgsteal_proactive: the counter is pgsteal, measured across the write.
+  EXPECT_EQ(r.text(1), "pgsteal");
+  EXPECT_EQ(r.int64(0), (r.int64(6) - r.int64(5)) * page);
+  ASSERT_FALSE(r.is_null(2));
+  EXPECT_GE(r.int64(2), 0);
+  EXPECT_EQ(r.int64(3), std::max<std::int64_t>(0, r.int64(0) - r.int64(2)));
+  EXPECT_EQ(r.int64(4), (r.int64(7) - r.int64(5)) * page);
 }

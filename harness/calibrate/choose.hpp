@@ -1,0 +1,34 @@
+#pragma once
+// The calibration rule and table. Study's static-zram medians (the target):
+// swap-out 99,198 KiB, refaults 34,104, bg PSI some 1.818 s, full 1.730 s.
+// Rule: the chosen point minimises max(|swap-out / 99,198 KiB - 1|, |refaults / 34,104 - 1|)
+// over the 300 s projection (the measured value when the phase was 300 s), refaults =
+// bg workingset_refault_anon. Stall times are shown, labelled "inflated under TCG", and
+// take no part in the rule (they depend on the accelerator; counts depend little on it).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/calibrate/grid.hpp"
+#include "harness/calibrate/measure.hpp"
+
+namespace calib {
+
+/// The study's static-zram medians.
+struct Target {
+  double swapout_kib = 99'198;
+  double refaults = 34'104;
+  double bg_some_s = 1.818;
+  double bg_full_s = 1.730;
+};
+
+/// max relative error of swap-out and refaults (300 s projection); nullopt when unknown.
+std::optional<double> max_rel_error(const Measured& m, const Target& t = {});
+
+/// Index of the point with the smallest max_rel_error (ties: the first); nullopt if none.
+std::optional<std::size_t> choose(const std::vector<Measured>& ms, const Target& t = {});
+
+/// Markdown table: study row, then one row per point (chosen marked), and the rule.
+std::string table(const std::vector<Point>& points, const std::vector<Measured>& ms, const Target& t = {});
+
+}  // namespace calib

@@ -1,0 +1,105 @@
+// Steal time and own CPU/RSS readings (formats: proc(5)).
+#include "harness/case/confounds.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <sstream>
+
+namespace hcase {
+
+long user_hz() {
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  return hz > 0 ? hz : 100;
+}
+
+std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long hz) {
+  std::istringstream in(proc_stat);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string key;
+    ls >> key;
+    if (key != "cpu") continue;
+    std::int64_t v = 0;
+    for (int i = 1; i <= 8; ++i) {
+      if (!(ls >> v)) return std::nullopt;
+    }
+    return v * 1'000'000 / hz;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> parse_cpu_ns(const std::string& pid_stat, long hz) {
+  // Fields after the last ')' start with field 3 (state).
+  const auto close = pid_stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream in(pid_stat.substr(close + 1));
+  std::string tok;
+  std::int64_t utime = 0, stime = 0;
+  for (int field = 3; field <= 15; ++field) {
+    if (!(in >> tok)) return std::nullopt;
+    try {
+      if (field == 14) utime = std::stoll(tok);
+      if (field == 15) stime = std::stoll(tok);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return (utime + stime) * (1'000'000'000 / hz);
+}
+
+std::optional<std::int64_t> parse_peak_rss_kib(const std::string& status) {
+  std::istringstream in(status);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    std::istringstream ls(line.substr(6));
+    std::int64_t kib = 0;
+    if (ls >> kib) return kib;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+SelfUsage read_usage(const kernel::Fs& fs, pid_t pid) {
+  const std::string dir = pid == 0 ? std::string("proc/self") : "proc/" + std::to_string(pid);
+  SelfUsage u;
+  auto st = fs.try_read(dir + "/stat");
+  if (st.ok()) u.cpu_ns = parse_cpu_ns(st.text, user_hz());
+  auto ss = fs.try_read(dir + "/status");
+  if (ss.ok()) u.peak_rss_kib = parse_peak_rss_kib(ss.text);
+  return u;
+}
+
+std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs) {
+  auto r = fs.try_read("proc/stat");
+  if (!r.ok()) return std::nullopt;
+  return parse_steal_us(r.text, user_hz());
+}
+
+nlohmann::json steal_summary(const std::vector<TelemetrySample>& samples) {
+  const TelemetrySample* first = nullptr;
+  const TelemetrySample* prev = nullptr;
+  std::optional<double> max_per_s;
+  int n = 0;
+  for (const auto& s : samples) {
+    if (!s.steal_us) continue;
+    ++n;
+    if (!first) first = &s;
+    if (prev && s.t_ns > prev->t_ns) {
+      const double per_s = static_cast<double>(*s.steal_us - *prev->steal_us) * 1e9 /
+                           static_cast<double>(s.t_ns - prev->t_ns);
+      max_per_s = max_per_s ? std::max(*max_per_s, per_s) : per_s;
+    }
+    prev = &s;
+  }
+  nlohmann::json j{{"total_us", nullptr}, {"max_per_s_us", nullptr}, {"samples", n}};
+  if (n >= 2) {
+    j["total_us"] = *prev->steal_us - *first->steal_us;
+    if (max_per_s) j["max_per_s_us"] = *max_per_s;
+  }
+  return j;
+}
+
+}  // namespace hcase

@@ -1,0 +1,50 @@
+#pragma once
+// Confounds recorded with every case (SPEC.md "Version 2 additions"): CPU steal time of
+// the guest, and the harness's own CPU time and peak RSS. Parsers are pure (text in,
+// numbers out) and unit-tested; the readers go through kernel::Fs.
+//
+//   steal:  /proc/stat first line "cpu user nice system idle iowait irq softirq steal ...",
+//           8th value, in USER_HZ ticks (sysconf(_SC_CLK_TCK), 100 on Linux) -> us.
+//   cpu:    /proc/<pid>/stat fields 14 utime and 15 stime (1-based, after the "(comm)"
+//           which may hold spaces), USER_HZ ticks -> ns. Includes every thread of the
+//           process (the reclaim thread too); reaped children are not included.
+//   RSS:    /proc/<pid>/status VmHWM (peak resident set, kB = KiB).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case/telemetry_sample.hpp"
+#include "harness/kernel/fs.hpp"
+
+namespace hcase {
+
+/// Cumulative steal of the aggregate "cpu" line of /proc/stat, us; nullopt when absent.
+std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long user_hz);
+/// utime + stime of a /proc/<pid>/stat line, ns; nullopt when malformed.
+std::optional<std::int64_t> parse_cpu_ns(const std::string& pid_stat, long user_hz);
+/// VmHWM of a /proc/<pid>/status text, KiB; nullopt when absent.
+std::optional<std::int64_t> parse_peak_rss_kib(const std::string& pid_status);
+
+/// CPU time and peak RSS of one process at one moment.
+struct SelfUsage {
+  std::optional<std::int64_t> cpu_ns;        ///< utime + stime, ns
+  std::optional<std::int64_t> peak_rss_kib;  ///< VmHWM, KiB
+};
+
+/// Reads /proc/<pid>/{stat,status} (pid 0 = self). Unreadable files leave nullopt.
+SelfUsage read_usage(const kernel::Fs& fs, pid_t pid);
+/// Reads the steal of /proc/stat, us (nullopt when unreadable).
+std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs);
+/// USER_HZ (sysconf(_SC_CLK_TCK)).
+long user_hz();
+
+/// outcome_json.steal over the samples (warmup..recovery): {total_us (last - first
+/// steal_us), max_per_s_us (largest growth between consecutive samples, scaled to 1 s by
+/// their t_ns distance), samples}; nulls when fewer than 2 samples carry steal_us.
+nlohmann::json steal_summary(const std::vector<TelemetrySample>& samples);
+
+}  // namespace hcase

@@ -1,0 +1,30 @@
+#pragma once
+// outcome_json.load (SPEC.md "Version 2 additions"): how much load the case really had.
+//
+//   allocation_bytes       pressure-gen's allocated bytes (its JSON report: allocated_mib)
+//   allocation_elapsed_ns  its time to allocate them (allocation_elapsed_s)
+//   achieved_rate_mib_s    allocated MiB / allocation time; nominal_rate_mib_s = the spec's
+//   rate_shortfall         1 - achieved / nominal
+//   episode                the pressure episode: from the start of the first to the end of
+//                          the last pressure-phase window (controller `window` rows) whose
+//                          bg PSI some growth is >= trigger.min_increase_us (irregular
+//                          windows included: the episode is about pressure, not the
+//                          trigger). first_ns = that window's closing tick - its length;
+//                          last_ns = the last one's closing tick; length_s = last - first;
+//                          fraction_of_pressure = length_s / phases_s.pressure;
+//                          windows_with_growth counts such windows. All null without any.
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case/bundle.hpp"
+#include "harness/case/spec.hpp"
+
+namespace hcase {
+
+/// `pressure_gen_report`: pressure-gen's stdout JSON (null/empty when missing: the
+/// allocation fields are then null). `events`: the case's controller events.
+nlohmann::json load_summary(const CaseSpec& spec, const nlohmann::json& pressure_gen_report,
+                            const std::vector<ControllerEvent>& events);
+
+}  // namespace hcase
