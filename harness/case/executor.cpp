@@ -428,6 +428,7 @@ ExecutorResult CaseRun::run_inner() {
     qualify::Options q;
     q.root = opt_.root;
     q.swapfile_path = spec_.backend.swapfile_path;
+    q.zram_algorithm = spec_.backend.zram_algorithm;  // the campaign's compressor must be available
     q.vcpus = static_cast<unsigned>(spec_.vm_vcpus);
     q.memory_mib = static_cast<std::uint64_t>(spec_.vm_memory_mib);
     q.pinned_commit = spec_.pinned_commit;

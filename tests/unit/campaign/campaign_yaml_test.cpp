@@ -121,7 +121,7 @@ TEST(CampaignPlan, FiveVmAlternativeHas60MatchedTripletsOver20EqualStrata) {
     triplets[*k.triplet_id].insert(k.configuration);
     strata[{k.vm, k.regime}].insert(*k.triplet_id);
     EXPECT_EQ(k.spec.at("case_id"), k.case_id);
-    EXPECT_EQ(k.spec.at("pressure").at("allocation_bytes"), 600LL << 20);
+    EXPECT_EQ(k.spec.at("pressure").at("allocation_bytes"), 320LL << 20);
     if (k.configuration == "bounded-reclaim") EXPECT_EQ(k.spec.at("dose_bytes"), 96LL << 20);
     else EXPECT_FALSE(k.spec.contains("dose_bytes"));
   }
