@@ -89,4 +89,15 @@ void write(const std::string& path, const std::vector<Case>& cases, const std::v
   });
 }
 
+std::vector<Case> two_strata_three_repeats() {
+  std::vector<Case> v;
+  for (int rep = 1; rep <= 3; ++rep)
+    for (const char* vm : {"vm0", "vm1"}) {
+      v.push_back({vm, "r", rep, "static-zram", 10000, 20000});
+      v.push_back({vm, "r", rep, "delayed-activation", 12000, 26000});
+      v.push_back({vm, "r", rep, "bounded-reclaim", 9000.0 + 100 * rep, 19000});
+    }
+  return v;
+}
+
 }  // namespace golden

@@ -34,6 +34,10 @@ struct Case {
 /// writes it); extra_schedule adds schedule rows with no case.
 void write(const std::string& path, const std::vector<Case>& cases, const std::vector<std::string>& extra_schedule = {});
 
+/// Two strata (vm0/r, vm1/r) x 3 repeats, every case completed; p99 (us): static
+/// 10000/20000, delayed 12000/26000, reclaim (9000 + 100 x repeat)/19000 (compute/sqlite).
+std::vector<Case> two_strata_three_repeats();
+
 /// A fresh temp file path under the build's temp dir (unique per call).
 std::string temp_db(const std::string& stem);
 

@@ -12,17 +12,6 @@
 
 namespace {
 
-std::vector<golden::Case> base() {
-  std::vector<golden::Case> v;
-  for (int rep = 1; rep <= 3; ++rep)
-    for (const char* vm : {"vm0", "vm1"}) {
-      v.push_back({vm, "r", rep, "static-zram", 10000, 20000});
-      v.push_back({vm, "r", rep, "delayed-activation", 12000, 26000});
-      v.push_back({vm, "r", rep, "bounded-reclaim", 9000.0 + 100 * rep, 19000});
-    }
-  return v;
-}
-
 bool any_contains(const std::vector<std::string>& v, const std::string& s) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& w) { return w.find(s) != std::string::npos; });
 }
@@ -54,7 +43,7 @@ analysis::PrimaryOptions opts() {
 }  // namespace
 
 TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
-  auto cases = base();
+  auto cases = golden::two_strata_three_repeats();
   cases[2].zero_latency_request = true;  // vm0-r-1-bounded-reclaim
   const auto path = golden::temp_db("zero");
   golden::write(path, cases);
@@ -71,7 +60,7 @@ TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
 }
 
 TEST(Degenerate, TripletMissingAConfigurationIsIncompleteAndNamed) {
-  auto cases = base();
+  auto cases = golden::two_strata_three_repeats();
   cases.erase(cases.begin() + 1);  // vm0/r/1 delayed-activation
   const auto path = golden::temp_db("missing_conf");
   golden::write(path, cases);
@@ -85,7 +74,7 @@ TEST(Degenerate, TripletMissingAConfigurationIsIncompleteAndNamed) {
 
 TEST(Degenerate, SingleStratumWarnsAndStillEstimates) {
   std::vector<golden::Case> cases;
-  for (auto& c : base())
+  for (auto& c : golden::two_strata_three_repeats())
     if (c.vm == "vm0") cases.push_back(c);
   const auto path = golden::temp_db("single");
   golden::write(path, cases);
@@ -115,7 +104,7 @@ TEST(Degenerate, NoCompleteTripletIsAClearError) {
 }
 
 TEST(Degenerate, NeverCompletedRequestsAreCensoredLowerBoundsAndTheTripletStays) {
-  auto cases = base();
+  auto cases = golden::two_strata_three_repeats();
   cases[0].null_completions = 1;  // vm0-r-1-static-zram: request 0 (value 1 unit) never completed
   cases[3].null_completions = 2;  // vm1-r-1-static-zram: requests 0 and 1 (values 1, 38 units)
   const auto path = golden::temp_db("null");
@@ -143,7 +132,7 @@ TEST(Degenerate, NeverCompletedRequestsAreCensoredLowerBoundsAndTheTripletStays)
 }
 
 TEST(Degenerate, TcgInfraFailedAndMissingCasesAreWarnedOnTop) {
-  auto cases = base();
+  auto cases = golden::two_strata_three_repeats();
   cases[4].accelerator = "tcg";
   cases.push_back({"vm1", "r", 9, "static-zram", 1, 1, "infra_failed"});
   const auto path = golden::temp_db("warn");

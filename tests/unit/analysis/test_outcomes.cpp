@@ -15,16 +15,9 @@
 
 namespace {
 
-// Two strata (vm0/r, vm1/r) x 3 repeats; p99 (us): static 10000/20000, delayed 12000/26000,
-// reclaim (9000 + 100 rep)/19000 (compute/sqlite).
+/// The shared two-strata dataset with OOM counters measured (outcome_json: none killed).
 std::vector<golden::Case> base() {
-  std::vector<golden::Case> v;
-  for (int rep = 1; rep <= 3; ++rep)
-    for (const char* vm : {"vm0", "vm1"}) {
-      v.push_back({vm, "r", rep, "static-zram", 10000, 20000});
-      v.push_back({vm, "r", rep, "delayed-activation", 12000, 26000});
-      v.push_back({vm, "r", rep, "bounded-reclaim", 9000.0 + 100 * rep, 19000});
-    }
+  auto v = golden::two_strata_three_repeats();
   for (auto& c : v) c.outcome_json = R"({"oom_kills":{"bg":0,"fg":0}})";
   return v;
 }
