@@ -3,8 +3,8 @@
 // GET /v1/qualification, which the agent answers with qualify::run() in the guest: every
 // required check must pass on a fresh guest, including the real memory.reclaim probe
 // (EAGAIN on the empty scratch cgroup = writable). Needs the image built from this build:
-// `harness vm [--cache DIR] image --bin-dir <build>/harness/cli`; set HARNESS_CACHE=DIR
-// when not using the default cache.
+// the test builds it into <build>/qualify-vm-cache (set HARNESS_CACHE=DIR to use an existing
+// cache whose image was built by `harness vm --cache DIR image` instead).
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 
@@ -49,7 +49,17 @@ std::string first_line(const std::string& path) {
 
 TEST(QualifyVm, FreshGuestQualifies) {
   hvm::FleetOptions o;
-  if (const char* c = std::getenv("HARNESS_CACHE")) o.cache_dir = c;
+  // A private cache with an image built from this build (a new machine has no image in
+  // ~/.cache, and a shared one may be stale); HARNESS_CACHE overrides it.
+  if (const char* c = std::getenv("HARNESS_CACHE")) {
+    o.cache_dir = c;
+  } else {
+    o.cache_dir = std::string(HARNESS_BINARY_DIR) + "/qualify-vm-cache";
+    const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+    ASSERT_EQ(std::system((harness + " vm --cache " + o.cache_dir + " image > " + o.cache_dir + ".image.log 2>&1").c_str()),
+              0)
+        << "guest image build failed: see " << o.cache_dir << ".image.log";
+  }
   o.count = 1;
   o.first_index = 90;  // vm90: away from guests other tests or people start
   o.swapfile_mib = 64;
