@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report_checks.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -16,29 +18,8 @@ bool any_contains(const std::vector<std::string>& v, const std::string& s) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& w) { return w.find(s) != std::string::npos; });
 }
 
-void expect_no_nan(const analysis::Report& r) {
-  // Every table cell is a finite number, a string or null, and the rendered Markdown has no
-  // nan/inf cell (warnings may say "+inf" in words: only cells are checked).
-  for (const auto& t : r.tables)
-    for (const auto& row : t.rows)
-      for (const auto& c : row) {
-        if (c.is_number()) {
-          EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
-        }
-        if (c.is_string()) {
-          const auto s = c.get<std::string>();
-          EXPECT_TRUE(s != "nan" && s != "inf" && s != "-inf") << t.id;
-        }
-      }
-  const std::string md = analysis::render_markdown(r);
-  for (const char* bad : {" nan |", " inf |", " -nan |", " NaN |"}) EXPECT_EQ(md.find(bad), std::string::npos) << bad;
-}
-
-analysis::PrimaryOptions opts() {
-  analysis::PrimaryOptions o;
-  o.bootstrap = {2000, 5, 2};
-  return o;
-}
+using report_checks::expect_no_nan;
+analysis::PrimaryOptions opts() { return report_checks::small_bootstrap(); }
 
 }  // namespace
 

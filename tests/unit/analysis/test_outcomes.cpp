@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report_checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -34,23 +36,8 @@ const analysis::Table& table(const analysis::Report& r, const std::string& id) {
   throw std::runtime_error("no table " + id);
 }
 
-void expect_no_nan(const analysis::Report& r) {
-  for (const auto& t : r.tables)
-    for (const auto& row : t.rows)
-      for (const auto& c : row) {
-        if (c.is_number()) {
-          EXPECT_TRUE(std::isfinite(c.get<double>())) << t.id;
-        }
-      }
-  const std::string md = analysis::render_markdown(r);
-  for (const char* bad : {" nan |", " inf |", " -nan |", " NaN |", " -inf |"}) EXPECT_EQ(md.find(bad), std::string::npos) << bad;
-}
-
-analysis::PrimaryOptions opts() {
-  analysis::PrimaryOptions o;
-  o.bootstrap = {2000, 5, 2};
-  return o;
-}
+using report_checks::expect_no_nan;
+analysis::PrimaryOptions opts() { return report_checks::small_bootstrap(); }
 
 // Row of a per-configuration table: 0 static, 1 delayed, 2 reclaim.
 const std::vector<nlohmann::json>& row(const analysis::Table& t, int config) { return t.rows.at(config); }
