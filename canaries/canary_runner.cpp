@@ -84,6 +84,20 @@ int run_canary(const std::string& canary, const CanaryOptions& o, const RequestF
   const int slack = ::prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
   TraceBuffer buffer(static_cast<std::size_t>(schedule.requests));
   ThreadUsage usage;
+  // The journal: every finished request is appended as it completes, so a canary killed
+  // mid-run (OOM, SIGKILL) leaves its finished requests (TRACE.md "Journal").
+  const std::string journal = journal_path(o.trace_path);
+  const int journal_fd = ::open(journal.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (journal_fd < 0)
+    throw std::runtime_error("--trace " + o.trace_path + ": cannot create the journal " + journal + ": " +
+                             std::strerror(errno));
+  {
+    const std::string head =
+        encode_journal_header(TraceHeader{canary, schedule.period_ns, schedule.origin_ns, 0});
+    if (::write(journal_fd, head.data(), head.size()) != static_cast<ssize_t>(head.size()))
+      throw std::runtime_error("journal " + journal + ": header write failed: " + std::strerror(errno));
+  }
+  buffer.journal_to(journal_fd);
 
   std::string error;
   LoopResult result;
@@ -99,6 +113,8 @@ int run_canary(const std::string& canary, const CanaryOptions& o, const RequestF
   bool trace_written = true;
   try {
     write_trace(o.trace_path, header, buffer.records());
+    ::close(journal_fd);
+    ::unlink(journal.c_str());  // the complete trace supersedes the journal
   } catch (const std::exception& e) {
     trace_written = false;
     error += (error.empty() ? "" : "; ") + std::string(e.what());
@@ -115,6 +131,7 @@ int run_canary(const std::string& canary, const CanaryOptions& o, const RequestF
   j["timer_slack_ns"] = slack;
   j["trace"] = o.trace_path;
   j["trace_written"] = trace_written;
+  j["journal_errors"] = buffer.journal_errors();
   j["error"] = error.empty() ? nlohmann::json(nullptr) : nlohmann::json(error);
   if (extra) extra(j);
   std::cout << j.dump() << std::endl;

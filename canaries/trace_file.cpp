@@ -175,4 +175,43 @@ TraceFile read_trace(const std::string& path) {
   return decode_trace(ss.str(), path);
 }
 
+void encode_record(const TraceRecord& r, unsigned char out[kTraceRecordBytes]) {
+  const std::uint64_t f[8] = {r.seq,
+                              static_cast<std::uint64_t>(r.scheduled_ns),
+                              static_cast<std::uint64_t>(r.wake_ns),
+                              static_cast<std::uint64_t>(r.completion_ns),
+                              static_cast<std::uint64_t>(r.minflt),
+                              static_cast<std::uint64_t>(r.majflt),
+                              static_cast<std::uint64_t>(r.nvcsw),
+                              static_cast<std::uint64_t>(r.nivcsw)};
+  for (int k = 0; k < 8; ++k)
+    for (int i = 0; i < 8; ++i) out[8 * k + i] = static_cast<unsigned char>((f[k] >> (8 * i)) & 0xff);
+}
+
+std::string journal_path(const std::string& trace_path) { return trace_path + ".partial"; }
+
+std::string encode_journal_header(const TraceHeader& header) {
+  return encode_trace(header, {}).substr(0, kTraceHeaderBytes);
+}
+
+TraceFile read_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceError("trace journal " + path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string b = ss.str();
+  if (b.size() < kTraceHeaderBytes)
+    throw TraceError("trace journal " + path + ": truncated: " + std::to_string(b.size()) +
+                     " bytes, shorter than the header (" + std::to_string(kTraceHeaderBytes) + ")");
+  // Whole records only (a kill can tear the last write), then the same checks as a trace:
+  // the journal becomes a complete trace image with its count and checksum filled in.
+  const std::uint64_t n = (b.size() - kTraceHeaderBytes) / kTraceRecordBytes;
+  b.resize(kTraceHeaderBytes + n * kTraceRecordBytes);
+  std::string count;
+  put_u64(count, n);
+  b.replace(48, 8, count);
+  put_u64(b, fnv1a64(b.data(), b.size()));
+  return decode_trace(b, path + " (journal)");
+}
+
 }  // namespace canaries

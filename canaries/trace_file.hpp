@@ -56,4 +56,19 @@ void write_trace(const std::string& path, const TraceHeader& header,
 /// Reads and validates a trace file. Throws TraceError naming `path`.
 TraceFile read_trace(const std::string& path);
 
+/// One record in the file's byte layout (8 little-endian 64-bit fields); no allocation.
+void encode_record(const TraceRecord& r, unsigned char out[kTraceRecordBytes]);
+
+/// The journal a canary appends to while it runs (TRACE.md "Journal"): the 64-byte header
+/// (count 0), then one 64-byte record per finished request. `journal_path(trace)` =
+/// trace + ".partial"; the canary removes it once the final trace is written.
+std::string journal_path(const std::string& trace_path);
+/// The header bytes that open a journal. Throws TraceError on a bad header.
+std::string encode_journal_header(const TraceHeader& header);
+
+/// Reads a journal left by a canary that did not finish (killed): the header and every
+/// whole record (a torn last record is ignored). Throws TraceError naming `path` when the
+/// header is missing or invalid or records are out of order.
+TraceFile read_journal(const std::string& path);
+
 }  // namespace canaries

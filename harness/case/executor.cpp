@@ -718,7 +718,18 @@ void CaseRun::read_traces() {
     if (!c) continue;
     const std::string path = work(prog + ".trace");
     try {
-      auto tf = canaries::read_trace(path);
+      // The final trace, else the journal a killed canary left (every request it finished;
+      // docs/PROTOCOL.md: every case keeps its outcome).
+      bool from_journal = false;
+      std::string trace_error;
+      canaries::TraceFile tf;
+      try {
+        tf = canaries::read_trace(path);
+      } catch (const canaries::TraceError& e) {
+        trace_error = e.what();
+        tf = canaries::read_journal(canaries::journal_path(path));
+        from_journal = true;
+      }
       for (const auto& r : tf.records) {
         CanaryRequestRow row;
         row.canary = name;
@@ -734,6 +745,10 @@ void CaseRun::read_traces() {
       }
       counts[name] = {{"requests", tf.records.size()}, {"not_recorded", tf.header.not_recorded},
                       {"origin_ns", tf.header.origin_ns}, {"period_ns", tf.header.period_ns}};
+      if (from_journal) {
+        counts[name]["from_journal"] = true;  // the canary did not finish: a truncated trace
+        counts[name]["trace_error"] = trace_error;
+      }
     } catch (const std::exception& e) {
       counts[name] = {{"error", e.what()}};
       const auto& fg_kills = outcome_["oom_kills"]["fg"];

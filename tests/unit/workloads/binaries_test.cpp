@@ -110,6 +110,48 @@ TEST_F(Binaries, CanaryComputeRunsItsScheduleAndWritesTrace) {
   }
 }
 
+// Issue 17: a canary killed outright (SIGKILL, as the OOM killer does) leaves every request
+// it finished in its journal; no final trace exists.
+TEST_F(Binaries, CanaryKilledWithSigkillLeavesEveryFinishedRequestInItsJournal) {
+  const fs::path trace = dir_ / "k.trace";
+  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "600", "--hot-mib", "1",
+                 "--trace", trace.string()},
+                dir_, "k");
+  const auto t_spawned = std::chrono::steady_clock::now();
+  wait_for_sigterm_handler(r.pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(r.pid, SIGKILL), 0);
+  int st = 0;
+  ASSERT_EQ(waitpid(r.pid, &st, 0), r.pid);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  const auto ran_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t_spawned).count();
+  EXPECT_FALSE(fs::exists(trace)) << "a SIGKILLed canary cannot have written its final trace";
+  ASSERT_TRUE(fs::exists(canaries::journal_path(trace.string())));
+  const auto t = canaries::read_journal(canaries::journal_path(trace.string()));
+  EXPECT_EQ(t.header.canary, "compute");
+  EXPECT_EQ(t.header.period_ns, 10'000'000);
+  ASSERT_GE(t.records.size(), 10u) << "300 ms at a 10 ms period";  // >= 30 requests were due
+  EXPECT_LE(t.records.size(), static_cast<std::size_t>(ran_ms / 10 + 2)) << ran_ms << " ms";
+  for (std::size_t i = 0; i < t.records.size(); ++i) {
+    const auto& rec = t.records[i];
+    EXPECT_EQ(rec.seq, i);  // none skipped, in order
+    EXPECT_EQ(rec.scheduled_ns, t.header.origin_ns + static_cast<std::int64_t>(i) * t.header.period_ns);
+    EXPECT_GE(rec.completion_ns, rec.wake_ns) << "journalled records are finished requests";
+  }
+}
+
+TEST_F(Binaries, CanaryThatFinishesRemovesItsJournal) {
+  const fs::path trace = dir_ / "f.trace";
+  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "0.1", "--hot-mib", "1",
+                 "--trace", trace.string()},
+                dir_, "f");
+  ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
+  EXPECT_TRUE(fs::exists(trace));
+  EXPECT_FALSE(fs::exists(canaries::journal_path(trace.string())));
+  EXPECT_EQ(nlohmann::json::parse(slurp(r.out))["journal_errors"], 0);
+}
+
 TEST_F(Binaries, CanaryComputeWritesTraceOnSigterm) {
   const fs::path trace = dir_ / "t.trace";
   Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "600", "--hot-mib", "1",

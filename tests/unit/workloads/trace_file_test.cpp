@@ -117,3 +117,35 @@ TEST(TraceFile, BadHeaderIsRejectedOnWrite) {
   EXPECT_THROW(canaries::encode_trace({"compute", 0, 0, 0}, {}), TraceError);
   EXPECT_THROW(canaries::write_trace("/nonexistent/dir/x.trace", {"compute", 1, 0, 0}, {}), TraceError);
 }
+
+// The journal (TRACE.md "Journal"): header + appended records; a torn last record is
+// dropped; the records read back are exactly those appended.
+TEST(TraceJournal, AppendedRecordsReadBackAndATornTailIsDropped) {
+  const fs::path p = temp_dir() / "j.trace.partial";
+  const TraceHeader h{"compute", 100'000'000, 1'000'000'000'000LL, 0};
+  const auto recs = sample_records();
+  {
+    std::ofstream o(p, std::ios::binary);
+    o << canaries::encode_journal_header(h);
+    for (const auto& r : recs) {
+      unsigned char b[canaries::kTraceRecordBytes];
+      canaries::encode_record(r, b);
+      o.write(reinterpret_cast<const char*>(b), sizeof b);
+    }
+    o.write("torn-record", 11);  // a kill in the middle of the next write
+  }
+  const auto t = canaries::read_journal(p.string());
+  EXPECT_EQ(t.header, h);
+  EXPECT_EQ(t.records, recs);
+  // The record encoding is the trace's: a journal of all records decodes like the trace.
+  const std::string full = canaries::encode_trace(h, recs);
+  EXPECT_EQ(slurp(p).substr(64, 64 * recs.size()), full.substr(64, 64 * recs.size()));
+  EXPECT_EQ(canaries::journal_path("/x/c.trace"), "/x/c.trace.partial");
+}
+
+TEST(TraceJournal, MissingHeaderIsAnErrorNamingTheFile) {
+  const fs::path p = temp_dir() / "short.partial";
+  { std::ofstream(p, std::ios::binary) << "HKCTRACE"; }
+  EXPECT_EQ(error_of([&] { canaries::read_journal(p.string()); }),
+            "trace journal " + p.string() + ": truncated: 8 bytes, shorter than the header (64)");
+}
