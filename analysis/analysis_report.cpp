@@ -1,6 +1,8 @@
 // Confirmatory report (see analysis_report.hpp).
 #include "analysis/analysis_report.hpp"
 
+#include "analysis/study_medians.hpp"
+
 #include "analysis/coverage.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
@@ -219,8 +221,6 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
            {"fg PSI some stall (s)", 3}, {"refaults", 0}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
-  // The study's published medians (static / delayed / bounded), for comparison only.
-  const double study[3][4] = {{99198, 34104, 1.818, 1.730}, {103028, 32905, 1.515, 1.306}, {99027, 32786, 1.342, 1.114}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
     std::vector<std::optional<double>> v[8];
     int n = 0;
@@ -237,9 +237,9 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
       v[6].push_back(m.zram_compr_peak_mib);
       v[7].push_back(m.zram_mem_used_peak_mib);
     }
-    const auto& st = study[static_cast<int>(cf)];
+    const auto& st = kStudyMechanism[static_cast<int>(cf)];
     t.add({config_name(cf), n, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]), med(v[7]),
-           num(st[0]), num(st[1]), num(st[2]), num(st[3])});
+           num(st.swapout_kib), num(st.refaults), num(st.bg_some_s), num(st.bg_full_s)});
   }
   t.notes.push_back("Stall = difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
                     "of the pressure phase; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "

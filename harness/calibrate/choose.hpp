@@ -9,17 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "analysis/study_medians.hpp"
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
 
 namespace calib {
 
-/// The study's static-zram medians.
+/// The study's static-zram medians (analysis/study_medians.hpp).
 struct Target {
-  double swapout_kib = 99'198;
-  double refaults = 34'104;
-  double bg_some_s = 1.818;
-  double bg_full_s = 1.730;
+  double swapout_kib = analysis::kStudyMechanism[0].swapout_kib;
+  double refaults = analysis::kStudyMechanism[0].refaults;
+  double bg_some_s = analysis::kStudyMechanism[0].bg_some_s;
+  double bg_full_s = analysis::kStudyMechanism[0].bg_full_s;
 };
 
 /// max relative error of swap-out and refaults (300 s projection); nullopt when unknown.
