@@ -60,6 +60,7 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
                              ", new plan " + s.sha256_hex + "); use a new DB for a changed campaign");
     }
     put_meta(db, "name", c.name);
+    put_meta(db, "kind", c.kind);
     put_meta(db, "seed", std::to_string(c.seed));
     put_meta(db, "campaign_file", c.file);
     put_meta(db, "campaign_yaml", c.yaml_text);

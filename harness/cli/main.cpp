@@ -1,6 +1,8 @@
 // The `harness` executable: one root app, subcommands registered by each concern.
 #include "registry.hpp"
 
+#include "results/provenance.hpp"
+
 #include <harness/build_info.hpp>
 
 #include <cstdio>
@@ -24,6 +26,11 @@ int& exit_code() {
   static int code = 0;
   return code;
 }
+
+std::string& command_line() {
+  static std::string line;
+  return line;
+}
 }  // namespace harness::cli
 
 int main(int argc, char** argv) {
@@ -33,6 +40,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(harness::build::kVersion) + " (source " +
                                         harness::build::kSourceCommit +
                                         (harness::build::kSourceDirty ? ", dirty)" : ")"));
+  harness::cli::command_line() = results::shell_join(argc, argv);
   app.require_subcommand(1);
   for (auto& [name, add] : harness::cli::registry()) add(app);
   try {

@@ -1,0 +1,26 @@
+#pragma once
+// The exit codes of every `harness` subcommand: one table, printed in `harness --help`
+// and in README.md "Exit codes". A subcommand stores its code in
+// harness::cli::exit_code() (registry.hpp); an exception that reaches main() exits with
+// kError, and a command-line parse error (unknown option, missing or invalid value,
+// missing file) exits with kUsage instead of CLI11's own codes (105, 106, ...).
+namespace harness::cli {
+
+/// Done; every check passed (check), a dose was chosen (pilot-select), host qualifies.
+inline constexpr int kOk = 0;
+/// Ran, and the answer is negative: an assertion or regression failed (check), no
+/// eligible dose (pilot-select), a qualification check failed (qualify).
+inline constexpr int kFinding = 1;
+/// Could not run: bad input (file, line and field named), missing or wrong kind of DB,
+/// refused preflight, infrastructure failure. Nothing was concluded.
+inline constexpr int kError = 2;
+/// Command-line usage error (CLI11 parse or validation error).
+inline constexpr int kUsage = 64;
+
+/// The table above as text, for --help footers and README.md.
+inline constexpr const char* kExitCodeTable =
+    "Exit codes: 0 ok; 1 finding (a check or regression failed, no eligible dose, host "
+    "does not qualify); 2 could not run (bad input, missing/wrong DB, refused preflight, "
+    "infrastructure); 64 command-line usage error.";
+
+}  // namespace harness::cli
