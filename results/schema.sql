@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS cases (
   --   row written by the runner has only spec_json and outcome_json {lost: {...}}.
   status             TEXT NOT NULL CHECK (status IN ('completed','infra_failed','lost')),
   error              TEXT,               -- infra_failed / lost: what went wrong
-  accelerator        TEXT,               -- kvm | tcg | unknown (local VMs) | real
+  accelerator        TEXT,               -- kvm | tcg | real | other hypervisor's name: the hosts file's
+                                         -- accelerator: when given, else detected in the guest
   kernel_release     TEXT,               -- uname -r of the guest
   source_commit      TEXT,               -- harness build that ran the case (40 hex)
   source_dirty       INTEGER,            -- 1 when that build had uncommitted changes
@@ -194,13 +195,18 @@ CREATE TABLE IF NOT EXISTS attempts (
   case_id          TEXT NOT NULL,
   attempt          INTEGER NOT NULL,
   host             TEXT,
-  status           TEXT NOT NULL,   -- completed | infra_failed | lost | marked_infra
+  status           TEXT NOT NULL,   -- completed | infra_failed | lost | marked_infra | reset_infra |
+                                    -- running (in flight; replaced by the outcome; left by a killed runner)
   error            TEXT,
   started_unix_ns  INTEGER,
   ended_unix_ns    INTEGER,
-  -- run: the runner ran it; adopted: taken over from an earlier runner;
-  -- mark-infra: an operator reclassified the case as infra_failed (`harness mark-infra`)
+  -- run: the runner ran it; adopted: taken over from an interrupted runner (detail_json
+  --   runner_interrupted, takeovers [{took_over_unix_ns, interrupted_runner_pid, ...}]);
+  -- interrupted: the runner died before the case reached the agent (not a spent retry);
+  -- mark-infra: an operator reclassified the case as infra_failed (`harness mark-infra`);
+  -- reset-infra: an operator restarted the retry budget (`harness reset-infra`)
   kind             TEXT NOT NULL DEFAULT 'run',
-  detail_json      TEXT,            -- mark-infra: {reason, previous_status, operator}; lost: {phase, last_seen_unix_ns}
+  detail_json      TEXT,            -- mark-infra: {reason, previous_status, operator}; reset-infra: {reason, operator,
+                                    -- previous_runs}; run/adopted: {agent_case_id, runner_pid, submitted, phase, last_seen_unix_ns}
   PRIMARY KEY (case_id, attempt)
 );

@@ -5,6 +5,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
 #include <stdexcept>
 
 namespace harness::campaign {
@@ -110,31 +113,39 @@ Schedule load_verified_plan(results::Db& db) {
 
 namespace {
 
+// Retry budget (PROTOCOL.md): run attempts after the latest operator reset (mark-infra or
+// reset-infra row); audit rows and attempts interrupted before the case reached the agent
+// (kind 'interrupted': the runner died, not the case) are not runs.
 constexpr const char* kProgressSql =
     "SELECT s.case_id, s.state, "
     "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id), "
-    "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id AND a.kind != 'mark-infra' AND a.attempt > "
-    "  coalesce((SELECT max(m.attempt) FROM attempts m WHERE m.case_id = s.case_id AND m.kind = 'mark-infra'), 0)), "
-    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id) "
+    "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id "
+    "  AND a.kind NOT IN ('mark-infra', 'reset-infra', 'interrupted') AND a.attempt > "
+    "  coalesce((SELECT max(m.attempt) FROM attempts m WHERE m.case_id = s.case_id "
+    "            AND m.kind IN ('mark-infra', 'reset-infra')), 0)), "
+    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id), "
+    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id AND a.status = 'running') "
     "FROM schedule s";
 
 CaseProgress progress_row(results::Stmt& q) {
   return CaseProgress{q.text(1), static_cast<int>(q.int64(2)), static_cast<int>(q.int64(3)),
-                      static_cast<int>(q.int64(4))};
+                      static_cast<int>(q.int64(4)), static_cast<int>(q.int64(5))};
 }
 
+/// Writes the outcome row of attempt `a` (replacing its in-flight row) and schedule.state.
 void write_attempt(results::Db& db, const AttemptRecord& a, const std::string& status,
-                   const std::optional<std::string>& error, const std::string& kind = "run") {
+                   const std::optional<std::string>& error, const std::string& kind = "") {
   results::Stmt ins(db,
-                    "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns, "
-                    "kind, detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                    "INSERT OR REPLACE INTO attempts(case_id, attempt, host, status, error, started_unix_ns, "
+                    "ended_unix_ns, kind, detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, status).bind(5, error);
-  ins.bind(6, a.started_unix_ns).bind(7, a.ended_unix_ns).bind(8, kind);
+  ins.bind(6, a.started_unix_ns).bind(7, a.ended_unix_ns).bind(8, kind.empty() ? a.kind : kind);
   if (a.detail.is_null()) ins.bind_null(9);
   else ins.bind(9, a.detail.dump());
   ins.run();
+  const std::string state = status == "marked_infra" || status == "reset_infra" ? std::string("infra_failed") : status;
   results::Stmt up(db, "UPDATE schedule SET state = ?2 WHERE case_id = ?1");
-  up.bind(1, a.case_id).bind(2, status == "marked_infra" ? std::string("infra_failed") : status);
+  up.bind(1, a.case_id).bind(2, state);
   up.run();
 }
 
@@ -154,8 +165,10 @@ CaseProgress case_progress(results::Db& db, const std::string& case_id) {
   return progress_row(q);
 }
 
-std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a) {
+std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
+                           const std::string& accelerator) {
   std::string status;
+  AttemptRecord rec = a;
   results::import_bundle(db, bundle_path, a.case_id, [&](results::Db& d) {
     results::Stmt q(d, "SELECT status, error, outcome_json FROM main.cases WHERE case_id = ?1");
     q.bind(1, a.case_id);
@@ -183,9 +196,73 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
         sc.run();
       }
     }
-    write_attempt(d, a, status, error);
+    if (!accelerator.empty()) {  // the hosts file first, else what the guest detected (issue 19)
+      results::Stmt ac(d, "SELECT accelerator FROM main.cases WHERE case_id = ?1");
+      ac.bind(1, a.case_id);
+      if (ac.step() && ac.opt_text(0) && *ac.opt_text(0) != accelerator) {
+        if (!rec.detail.is_object()) rec.detail = nlohmann::json::object();
+        rec.detail["accelerator_detected"] = *ac.opt_text(0);
+      }
+      results::Stmt au(d, "UPDATE main.cases SET accelerator = ?2 WHERE case_id = ?1");
+      au.bind(1, a.case_id).bind(2, accelerator);
+      au.run();
+    }
+    write_attempt(d, rec, status, error);
+    test_pause_point("import", a.case_id);
   });
   return status;
+}
+
+void begin_attempt(results::Db& db, const AttemptRecord& a) {
+  results::Stmt ins(db,
+                    "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns, "
+                    "kind, detail_json) VALUES (?1, ?2, ?3, ?4, NULL, ?5, NULL, ?6, ?7)");
+  ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, std::string(kInflightStatus));
+  ins.bind(5, a.started_unix_ns).bind(6, a.kind);
+  if (a.detail.is_null()) ins.bind_null(7);
+  else ins.bind(7, a.detail.dump());
+  ins.run();
+}
+
+void update_inflight(results::Db& db, const AttemptRecord& a) {
+  results::Stmt up(db,
+                   "UPDATE attempts SET detail_json = ?3, kind = ?4, host = ?5 WHERE case_id = ?1 AND attempt = ?2 "
+                   "AND status = 'running'");
+  up.bind(1, a.case_id).bind(2, a.attempt);
+  if (a.detail.is_null()) up.bind_null(3);
+  else up.bind(3, a.detail.dump());
+  up.bind(4, a.kind).bind(5, a.host);
+  up.run();
+}
+
+std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string& case_id) {
+  results::Stmt q(db,
+                  "SELECT attempt, host, started_unix_ns, kind, detail_json FROM attempts "
+                  "WHERE case_id = ?1 AND status = 'running' ORDER BY attempt DESC LIMIT 1");
+  q.bind(1, case_id);
+  if (!q.step()) return std::nullopt;
+  AttemptRecord a;
+  a.case_id = case_id;
+  a.attempt = static_cast<int>(q.int64(0));
+  a.host = q.opt_text(1).value_or("");
+  a.started_unix_ns = q.opt_int64(2).value_or(0);
+  a.kind = q.text(3);
+  if (auto d = q.opt_text(4)) a.detail = nlohmann::json::parse(*d, nullptr, false);
+  if (a.detail.is_discarded()) a.detail = nullptr;
+  return a;
+}
+
+void test_pause_point(const std::string& point, const std::string& detail) {
+  const char* env = std::getenv("HARNESS_TEST_PAUSE_AT");
+  if (!env) return;
+  const std::string v = env;
+  const auto colon = v.find(':');
+  if (colon == std::string::npos || v.substr(0, colon) != point) return;
+  {
+    std::ofstream m(v.substr(colon + 1));
+    m << detail << "\n";
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(600));
 }
 
 void record_infra_failure(results::Db& db, const AttemptRecord& a, const std::string& error) {
@@ -201,7 +278,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
   nlohmann::json spec = k.spec;
   spec["case_id"] = k.case_id;
   AttemptRecord rec = a;
-  rec.detail = lost;
+  if (!rec.detail.is_object()) rec.detail = nlohmann::json::object();
+  rec.detail.update(lost);  // keeps what the runner recorded (takeovers, agent case id)
   db.transaction([&] {
     results::Stmt del(db, "DELETE FROM cases WHERE case_id = ?1");  // an earlier infra_failed attempt's rows
     del.bind(1, k.case_id);
@@ -209,7 +287,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     results::Stmt ins(db,
                       "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
                       "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
-                      "source_dirty) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+                      "source_dirty, accelerator) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, "
+                      "?14, ?15, ?16, ?17)");
     ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
     ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
     ins.bind(10, why.reason).bind(11, a.started_unix_ns).bind(12, a.ended_unix_ns);
@@ -218,6 +297,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     else ins.bind(15, why.source_commit);
     if (why.source_dirty) ins.bind(16, *why.source_dirty ? 1 : 0);
     else ins.bind_null(16);
+    if (why.accelerator.empty()) ins.bind_null(17);
+    else ins.bind(17, why.accelerator);
     ins.run();
     write_attempt(db, rec, "lost", why.reason);
   });
@@ -265,6 +346,46 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
     write_attempt(db, a, "marked_infra", "mark-infra: " + reason, "mark-infra");
   });
   return previous;
+}
+
+std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id, const std::string& reason,
+                                     const std::string& operator_name) {
+  bool blank = true;
+  for (char ch : reason)
+    if (!std::isspace(static_cast<unsigned char>(ch))) blank = false;
+  if (blank) throw std::invalid_argument("reset-infra: --reason must say why (it is kept in the audit trail)");
+  std::vector<std::string> done;
+  db.transaction([&] {
+    std::vector<std::string> ids;
+    if (!case_id.empty()) {
+      results::Stmt q(db, "SELECT state FROM schedule WHERE case_id = ?1");
+      q.bind(1, case_id);
+      if (!q.step())
+        throw std::invalid_argument("reset-infra: no case '" + case_id + "' in the schedule of " + db.path());
+      if (q.text(0) != "infra_failed")
+        throw std::invalid_argument("reset-infra: case '" + case_id + "' is " + q.text(0) +
+                                    ", not infra_failed: nothing to reset" +
+                                    (q.text(0) == "lost" ? " (`harness mark-infra` reclassifies a lost case)" : ""));
+      ids.push_back(case_id);
+    } else {
+      results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = 'infra_failed' ORDER BY ordinal");
+      while (q.step()) ids.push_back(q.text(0));
+    }
+    const std::int64_t now = unix_now_ns();
+    for (const auto& id : ids) {
+      const auto p = case_progress(db, id);
+      AttemptRecord a;
+      a.case_id = id;
+      a.attempt = p.last_attempt + 1;
+      a.host = "operator";
+      a.started_unix_ns = a.ended_unix_ns = now;
+      a.kind = "reset-infra";
+      a.detail = {{"reason", reason}, {"operator", operator_name}, {"previous_runs", p.runs_since_mark}};
+      write_attempt(db, a, "reset_infra", "reset-infra: " + reason);
+      done.push_back(id);
+    }
+  });
+  return done;
 }
 
 }  // namespace harness::campaign

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <map>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace harness::campaign {
 
@@ -45,6 +47,10 @@ struct CaseProgress {
   /// PROTOCOL.md assumption, so `harness mark-infra` makes the case runnable again).
   int runs_since_mark = 0;
   int last_attempt = 0;     ///< largest attempts.attempt (0 = none); the next is last_attempt + 1
+  /// Attempt number of an attempts row with status 'running' (0 = none): an attempt that a
+  /// runner started and had not finished when it stopped (kill -9, crash). The next
+  /// `harness run` takes it over (runner.hpp) instead of starting a new attempt.
+  int inflight = 0;
 };
 std::map<std::string, CaseProgress> load_progress(results::Db& db);
 
@@ -61,14 +67,45 @@ struct AttemptRecord {
   /// attempts.detail_json: what the runner saw, e.g. {"phase": "warmup",
   /// "last_seen_unix_ns": ...} (PROTOCOL.md: the last phase seen is kept). Null = none.
   nlohmann::json detail;
+  /// attempts.kind: run | adopted (taken over from an interrupted runner) | interrupted
+  /// (the runner was interrupted before the case reached the agent: not counted against
+  /// max_infra_retries, ours) | mark-infra | reset-infra.
+  std::string kind = "run";
 };
+
+/// Status of an attempts row while its attempt is in flight (written by begin_attempt).
+inline constexpr const char* kInflightStatus = "running";
+
+/// Writes the attempts row of an attempt that starts now: status 'running', ended NULL,
+/// a.started_unix_ns as its real start, a.detail as detail_json. It is replaced by the
+/// attempt's outcome row (same case_id, attempt) in the transaction that records it, so a
+/// runner killed at any point leaves either the outcome or this row (runner takeover).
+void begin_attempt(results::Db& db, const AttemptRecord& a);
+
+/// Replaces detail_json (and kind) of the in-flight row of `a` (phase seen, submitted, takeovers).
+void update_inflight(results::Db& db, const AttemptRecord& a);
+
+/// The in-flight attempts row of `case_id` (status 'running'), if any: attempt, host,
+/// started_unix_ns, kind and detail as stored.
+std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string& case_id);
+
+/// Test hook (documented in tests/README.md): when $HARNESS_TEST_PAUSE_AT is
+/// "<point>:<marker file>" and `point` matches, writes `detail` to the marker file and
+/// sleeps (up to 600 s) so that a test can kill the process exactly there. Points: "import"
+/// (inside the bundle import transaction, after the rows are copied, before commit).
+void test_pause_point(const std::string& point, const std::string& detail);
 
 /// Imports a bundle for `a` in one transaction: bundle rows, cases.attempt, schedule.state
 /// (= the bundle's cases.status) and the attempts row. cases.source_commit/source_dirty
 /// are filled from outcome_json.source {commit, dirty} when the bundle left them NULL.
 /// Returns that status ("completed" | "infra_failed"). Throws results::DbError if the
 /// bundle is unreadable.
-std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a);
+/// `accelerator`: the hosts file's `accelerator:` of the host that ran it; when not empty it
+/// becomes cases.accelerator (issue 19: the hosts file first, else what the guest detected),
+/// and a different value detected in the guest is kept in the attempts row's detail_json
+/// as accelerator_detected.
+std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
+                           const std::string& accelerator = "");
 
 /// Records an attempt that produced no bundle before the pressure phase (agent refused,
 /// reboot failed, lost during setup/warmup): attempts row status infra_failed with `error`,
@@ -84,6 +121,7 @@ struct LostCase {
   /// says otherwise): cases.source_commit / source_dirty. Empty / nullopt = unknown.
   std::string source_commit;
   std::optional<bool> source_dirty;
+  std::string accelerator;  ///< the hosts file's accelerator: of the host ("" = unknown: NULL)
 };
 
 /// Records a case lost after the pressure phase started, in one transaction: a `cases` row
@@ -103,6 +141,18 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
 /// Throws std::invalid_argument for an unknown case, an empty reason or a pending case.
 std::string mark_infra(results::Db& db, const std::string& case_id, const std::string& reason,
                        const std::string& operator_name);
+
+/// `harness reset-infra` (PROTOCOL.md: audited operator action): makes infra_failed cases
+/// runnable again by restarting their retry budget (max_infra_retries counts run attempts
+/// after the latest mark-infra or reset-infra row). `case_id` empty = every case whose
+/// schedule.state is infra_failed. One transaction: per case an attempts row kind
+/// 'reset-infra', status 'reset_infra', host 'operator', detail_json {reason, operator,
+/// previous_runs: run attempts since the previous mark/reset}. The plan (campaign_meta,
+/// schedule) is not touched, so its SHA-256 stays the same. Returns the case ids reset.
+/// Throws std::invalid_argument for an empty reason, an unknown case or a case that is not
+/// infra_failed (naming its state).
+std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id, const std::string& reason,
+                                     const std::string& operator_name);
 
 /// The id a case is submitted under for attempt `attempt` (1-based): the case id itself
 /// for attempt 1, "<case_id>.a<attempt>" afterwards, because an agent refuses a case id it

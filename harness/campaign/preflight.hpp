@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,24 @@ Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string
 
 /// Fetches every host's report with the agent client and judges them (judge_fleet).
 Preflight fleet_preflight(const Campaign& c, const std::vector<Host>& hosts);
+
+/// How long and how often the runner waits for an agent that does not answer (ours:
+/// issue 19 "the runner waits instead of burning retries"). A host that does not answer is
+/// waited for, never charged an attempt.
+struct HostWait {
+  int total_s = 600;               ///< bound on one wait, seconds
+  int first_backoff_ms = 1000;     ///< first delay; doubled after each failed check
+  int max_backoff_ms = 60000;      ///< cap of one delay
+  int request_timeout_ms = 10000;  ///< one GET /v1/health (connect + reply)
+};
+
+/// Health preflight: GET /v1/health on every host; the ones that do not answer 200 are asked
+/// again after 1x, 2x, 4x ... first_backoff_ms (capped) until all answer or `w.total_s`
+/// passed. Prints one line per wait to `out` ("vm1: agent at URL not answering (...);
+/// asking again in 2 s (waited 1 s of at most 600 s)"). Returns one line per host still not
+/// answering ("vm1 (URL): agent not answering GET /v1/health after waiting N s: <last
+/// error>"); empty = every host answered.
+std::vector<std::string> wait_for_agents(const std::vector<Host>& hosts, const HostWait& w, std::FILE* out);
 
 /// Thrown by `harness run` when the preflight refuses (what() holds the table). No case
 /// was submitted and no attempt recorded.

@@ -3,15 +3,19 @@
 
 #include "harness/agent/client.hpp"
 #include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/local_guests.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
-#include "harness/vm/accel.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -47,17 +51,7 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
       throw CampaignError(c.file + ": field provider.hosts_file: not set and no --hosts given");
     file = c.hosts_file;
   }
-  if (file.empty()) {  // local-qemu: boot the VMs (VM engineer's `harness vm up`)
-    const fs::path dir = fs::absolute(opt.db_path).parent_path();
-    file = (dir / (c.name + ".hosts.yaml")).string();
-    const std::string accel = hvm::effective_accel_request(opt.accelerator, c.accelerator);
-    const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file,
-                                   "--memory-mib", std::to_string(c.memory_mib), "--vcpus", std::to_string(c.vcpus),
-                                   "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0", "--accel", accel});
-    if (rc != 0)
-      throw CampaignError("local VMs: `harness vm up --count " + std::to_string(c.vm_count) + " --hosts-file " + file +
-                          "` exited with status " + std::to_string(rc));
-  }
+  if (file.empty()) file = prepare_local_guests(c, opt, opt.out);  // local-qemu: adopt or boot
   auto hosts = load_hosts(file);
   std::set<std::string> have;
   for (const auto& h : hosts) have.insert(h.name);
@@ -68,13 +62,47 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
 
 namespace {
 
+/// One runner per campaign DB (runner.hpp): flock on DB + ".runner.lock", released by the
+/// kernel when the process dies (kill -9 included). The fd is close-on-exec so that
+/// `vm up` and the qemu it daemonizes never inherit it.
+class RunnerLock {
+ public:
+  explicit RunnerLock(const std::string& db_path) {
+    path_ = db_path + ".runner.lock";
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw CampaignError(path_ + ": cannot open the runner lock: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {};
+      const auto n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      ::close(fd_);
+      throw CampaignError(db_path + ": another `harness run` (pid " + (n > 0 ? std::string(buf, n) : "?") +
+                          ") is running this campaign DB; wait for it to finish or stop it first");
+    }
+    const std::string pid = std::to_string(::getpid());
+    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    }
+  }
+  ~RunnerLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  RunnerLock(const RunnerLock&) = delete;
+  RunnerLock& operator=(const RunnerLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 /// One VM's worker: runs its cases in schedule order, one at a time.
 class Worker {
  public:
   Worker(const Campaign& c, const RunOptions& opt, Host host, std::vector<const ScheduledCase*> cases,
-         Progress& prog, std::atomic<int>& attempts, VmQualification qual)
+         Progress& prog, std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
       : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts),
-        qual_(std::move(qual)) {}
+        takeovers_(takeovers), qual_(std::move(qual)) {}
+
+  /// Set when the host stayed unreachable (its remaining cases stay pending).
+  std::string unreachable;
 
   void run() {
     try {
@@ -87,7 +115,22 @@ class Worker {
         for (;;) {
           const auto p = case_progress(*db_, k->case_id);
           if (p.state == "completed" || p.state == "lost") break;  // outcomes: never rerun (PROTOCOL.md)
+          if (p.inflight) {  // an interrupted runner's attempt: take it over, never start another
+            ++takeovers_;
+            takeover(*k);
+            continue;
+          }
           if (p.runs_since_mark >= 1 + c_.max_infra_retries) break;  // left infra_failed
+          // A local guest that is rebooted before each case needs no wait (the reboot is the remedy).
+          if (!(host_.local && c_.fresh_guest_per_case)) {
+            const auto still = wait_for_agents({host_}, opt_.host_wait, opt_.out);
+            if (!still.empty()) {
+              unreachable = still.front();
+              prog_.note(host_.name, unreachable + "; its remaining cases stay pending (no attempt spent)");
+              db_ = nullptr;
+              return;
+            }
+          }
           ++attempts_;
           attempt(*k, p.last_attempt + 1);
         }
@@ -106,16 +149,18 @@ class Worker {
   struct Seen {
     std::string phase;                 ///< last phase reported (setup..restoration); "" = never
     std::int64_t last_seen_unix_ns = 0;
-    std::chrono::steady_clock::time_point submitted;
+    std::int64_t submitted_unix_ns = 0;  ///< wall clock of the submission (the original one after a takeover)
   };
 
   static bool pressure_started(const std::string& phase) {
     return phase == "pressure" || phase == "recovery" || phase == "restoration";
   }
 
-  nlohmann::json detail_of(const Seen& s) const {
-    return {{"phase", s.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.phase)},
-            {"last_seen_unix_ns", s.last_seen_unix_ns ? nlohmann::json(s.last_seen_unix_ns) : nlohmann::json(nullptr)}};
+  /// The attempt's detail_json with what polling saw (other keys kept).
+  static void put_seen(AttemptRecord& a, const Seen& s) {
+    if (!a.detail.is_object()) a.detail = nlohmann::json::object();
+    a.detail["phase"] = s.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.phase);
+    a.detail["last_seen_unix_ns"] = s.last_seen_unix_ns ? nlohmann::json(s.last_seen_unix_ns) : nlohmann::json(nullptr);
   }
 
   void fail(AttemptRecord& a, const std::string& msg) {
@@ -130,31 +175,36 @@ class Worker {
   /// infra_failed (rerun). Phase never seen (assumption): lost when the time since
   /// submission exceeds warmup + the executor's start lead (case/SPEC.md: 3 s).
   void vanished(const ScheduledCase& k, AttemptRecord& a, const Seen& seen, const std::string& msg) {
-    a.detail = detail_of(seen);
+    put_seen(a, seen);
     bool lost = pressure_started(seen.phase);
     std::string why = msg;
     if (seen.phase.empty()) {
-      const auto since = std::chrono::steady_clock::now() - seen.submitted;
-      lost = since > std::chrono::seconds(c_.warmup_s + kStartLeadS);
+      const auto since_s = (now() - seen.submitted_unix_ns) / 1'000'000'000LL;
+      lost = since_s > c_.warmup_s + kStartLeadS;
       why += lost ? " (phase never seen; " : " (phase never seen; only ";
-      why += std::to_string(std::chrono::duration_cast<std::chrono::seconds>(since).count()) +
-             " s since submission, warmup + start lead = " + std::to_string(c_.warmup_s + kStartLeadS) + " s)";
+      why += std::to_string(since_s) + " s since submission, warmup + start lead = " +
+             std::to_string(c_.warmup_s + kStartLeadS) + " s)";
     }
     if (!lost) return fail(a, why);
     a.ended_unix_ns = now();
     record_lost(*db_, k, c_.name, a,
-                LostCase{seen.phase, seen.last_seen_unix_ns, why, qual_.source_commit, qual_.source_dirty});
+                LostCase{seen.phase, seen.last_seen_unix_ns, why, qual_.source_commit, qual_.source_dirty,
+                         host_.accelerator});
     prog_.finish(host_.name, a.case_id, "lost", why, true);
   }
 
   void attempt(const ScheduledCase& k, int n) {
     AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0, nullptr};
-    prog_.start(host_.name, k.case_id, n);
     const std::string id = agent_case_id(k.case_id, n);
+    a.detail = {{"agent_case_id", id}, {"runner_pid", ::getpid()}, {"submitted", false},
+                {"phase", nullptr},    {"last_seen_unix_ns", nullptr}};
+    begin_attempt(*db_, a);  // in flight from here on: a killed runner leaves this row (takeover)
+    prog_.start(host_.name, k.case_id, n);
     nlohmann::json spec = k.spec;
     spec["case_id"] = id;
-    // 1. Does the agent already know this case (runner killed while it ran)? Adopt it:
-    //    its result was never imported, so importing it now is neither a loss nor a rerun.
+    Seen seen;
+    // 1. Does the agent already know this case id? Adopt it: its result was never imported,
+    //    so importing it now is neither a loss nor a rerun.
     bool adopt = false;
     try {
       client_->status(id);
@@ -169,14 +219,88 @@ class Worker {
         prog_.phase(host_.name, "reboot");
         const int rc = run_subprocess({opt_.self_exe, "vm", "reboot", host_.name});
         if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
+        try {
+          write_guest_owner(host_.name, c_.name, opt_.db_path);  // new qemu pid
+        } catch (const std::exception& e) {
+          prog_.note(host_.name, std::string("cannot record guest ownership: ") + e.what());
+        }
       }
-      if (auto err = submit_or_adopt(spec, id)) return fail(a, *err);
     }
-    // 2. Poll until finished, the agent is lost, or the case times out.
+    seen.submitted_unix_ns = now();
+    a.detail["submitted"] = true;  // from here the agent may have the case
+    a.detail["submitted_unix_ns"] = seen.submitted_unix_ns;
+    update_inflight(*db_, a);
+    if (!adopt)
+      if (auto err = submit_or_adopt(spec, id)) return fail(a, *err);
+    follow(k, a, id, seen);
+  }
+
+  /// Takes over the in-flight attempt an interrupted runner left (runner.hpp "Takeover").
+  void takeover(const ScheduledCase& k) {
+    auto r = inflight_attempt(*db_, k.case_id);
+    if (!r) return;
+    AttemptRecord a = *r;
+    a.host = host_.name + " " + host_.url;
+    nlohmann::json d = a.detail.is_object() ? a.detail : nlohmann::json::object();
+    const std::string id = d.contains("agent_case_id") && d["agent_case_id"].is_string()
+                               ? d["agent_case_id"].get<std::string>()
+                               : agent_case_id(k.case_id, a.attempt);
+    const std::int64_t t = now();
+    d["runner_interrupted"] = true;
+    if (!d.contains("takeovers") || !d["takeovers"].is_array()) d["takeovers"] = nlohmann::json::array();
+    d["takeovers"].push_back({{"took_over_unix_ns", t},
+                              {"runner_pid", ::getpid()},
+                              {"interrupted_runner_pid", d.contains("runner_pid") ? d["runner_pid"] : nlohmann::json()},
+                              {"phase_seen_before", d.contains("phase") ? d["phase"] : nlohmann::json()},
+                              {"last_seen_unix_ns", d.contains("last_seen_unix_ns") ? d["last_seen_unix_ns"]
+                                                                                    : nlohmann::json()}});
+    d["runner_pid"] = ::getpid();
+    a.detail = d;
+    a.kind = "adopted";
+    update_inflight(*db_, a);
     Seen seen;
-    seen.submitted = std::chrono::steady_clock::now();
-    const auto t0 = seen.submitted;
-    const auto timeout = std::chrono::seconds(c_.case_timeout_s);
+    if (d.contains("phase") && d["phase"].is_string()) seen.phase = d["phase"].get<std::string>();
+    if (d.contains("last_seen_unix_ns") && d["last_seen_unix_ns"].is_number_integer())
+      seen.last_seen_unix_ns = d["last_seen_unix_ns"].get<std::int64_t>();
+    seen.submitted_unix_ns = d.contains("submitted_unix_ns") && d["submitted_unix_ns"].is_number_integer()
+                                 ? d["submitted_unix_ns"].get<std::int64_t>()
+                                 : a.started_unix_ns;
+    prog_.start(host_.name, k.case_id, a.attempt);
+    prog_.note(host_.name, "taking over " + id + " (attempt " + std::to_string(a.attempt) + ", started " +
+                               std::to_string((t - a.started_unix_ns) / 1'000'000'000LL) +
+                               " s ago) from an interrupted runner" +
+                               (seen.phase.empty() ? "" : " (last phase seen: " + seen.phase + ")"));
+    bool known = true;
+    try {
+      client_->status(id);
+    } catch (const agent::CaseNotFound&) {
+      known = false;
+    } catch (const agent::AgentError&) {
+      // not answering now: follow() waits for it (lost-agent grace) like any running case
+    }
+    if (!known && (!d.value("submitted", false) || seen.phase.empty())) {
+      // The runner died before the case reached the agent, or before any phase of it was
+      // seen, and the agent does not know it: nothing of the treatment was observed, and
+      // the time since submission includes the time the runner was dead, so the
+      // phase-never-seen rule cannot apply. Infra failure, rerun, not a spent retry (ours).
+      a.kind = "interrupted";
+      put_seen(a, seen);
+      return fail(a, std::string("the runner was interrupted ") +
+                         (d.value("submitted", false) ? "before it saw any phase of the case, and the agent does not "
+                                                        "know it"
+                                                      : "before the case was submitted") +
+                         "; taken over and run again (not counted against max_infra_retries)");
+    }
+    if (!known)
+      return vanished(k, a, seen, "taken over after the runner was interrupted: the agent no longer knows the case "
+                                  "(guest restarted?)");
+    follow(k, a, id, seen);
+  }
+
+  /// Polls the submitted (or taken over) case until it finishes, then imports its bundle
+  /// with the attempts row in one transaction; or records it lost / infra_failed.
+  void follow(const ScheduledCase& k, AttemptRecord& a, const std::string& id, Seen& seen) {
+    const auto timeout_ns = static_cast<std::int64_t>(c_.case_timeout_s) * 1'000'000'000LL;
     const auto lost_after = std::max(std::chrono::milliseconds(60000), std::chrono::milliseconds(c_.poll_interval_ms) * 10);
     std::optional<std::chrono::steady_clock::time_point> lost_since;
     agent::CaseStatus st;
@@ -185,7 +309,11 @@ class Worker {
         st = client_->status(id);
         lost_since.reset();
         seen.last_seen_unix_ns = now();
-        if (!st.phase.empty() && st.phase != "done") seen.phase = st.phase;
+        if (!st.phase.empty() && st.phase != "done" && st.phase != seen.phase) {
+          seen.phase = st.phase;
+          put_seen(a, seen);
+          update_inflight(*db_, a);  // a takeover after a kill knows the phase reached
+        }
         if (!st.phase.empty()) prog_.phase(host_.name, st.phase);
         if (st.finished()) break;
       } catch (const agent::CaseNotFound& e) {
@@ -195,7 +323,7 @@ class Worker {
         if (!lost_since) lost_since = t;
         if (t - *lost_since > lost_after) return vanished(k, a, seen, std::string("agent lost: ") + e.what());
       }
-      if (std::chrono::steady_clock::now() - t0 > timeout) {
+      if (now() - seen.submitted_unix_ns > timeout_ns) {
         try {
           client_->cancel(id);
         } catch (const std::exception&) {
@@ -205,12 +333,12 @@ class Worker {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(c_.poll_interval_ms));
     }
-    a.detail = detail_of(seen);
+    put_seen(a, seen);
     if (st.state == "cancelled") return vanished(k, a, seen, "agent reports the case cancelled");
     // 3. Bundle -> one transaction (rows + schedule.state + attempts row).
     const fs::path dir = fs::absolute(opt_.db_path).parent_path() / ".bundles";
     fs::create_directories(dir);
-    const fs::path bundle = dir / (k.case_id + ".a" + std::to_string(n) + ".db");
+    const fs::path bundle = dir / (k.case_id + ".a" + std::to_string(a.attempt) + ".db");
     try {
       client_->download_bundle(id, bundle.string());
     } catch (const agent::AgentError& e) {
@@ -223,7 +351,7 @@ class Worker {
     std::string status;
     try {
       rename_bundle_case(bundle.string(), id, k.case_id);
-      status = import_attempt(*db_, bundle.string(), a);
+      status = import_attempt(*db_, bundle.string(), a, host_.accelerator);
     } catch (const std::exception& e) {
       return fail(a, std::string("bundle import failed (kept at ") + bundle.string() + "): " + e.what());
     }
@@ -301,6 +429,7 @@ class Worker {
   std::vector<const ScheduledCase*> cases_;
   Progress& prog_;
   std::atomic<int>& attempts_;
+  std::atomic<int>& takeovers_;
   results::Db* db_ = nullptr;
   std::unique_ptr<agent::AgentClient> client_;
   VmQualification qual_;  ///< this VM's qualification before scheduling (source of a lost case)
@@ -320,28 +449,46 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
                              ") is not the plan of " + c.file + " (sha256 " + planned.sha256_hex +
                              "): the campaign changed after planning; use a new DB");
   }
+  const RunnerLock lock(opt.db_path);  // from here on no other runner drives this DB or its guests
   RunSummary sum;
   sum.planned = static_cast<int>(s.cases.size());
   int done_before = 0;
   {
     results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
     for (const auto& [id, p] : load_progress(db))
-      if (p.state == "completed" || p.state == "lost") ++done_before;
+      if ((p.state == "completed" || p.state == "lost") && !p.inflight) ++done_before;
   }
   std::vector<Host> hosts;
   bool booted_local = false;
   if (done_before < sum.planned) {
-    hosts = resolve_hosts(c, opt);
     booted_local = opt.hosts_file.empty() && c.provider == "local-qemu";
+    hosts = resolve_hosts(c, opt);
+  } else if (opt.hosts_file.empty() && c.provider == "local-qemu") {
+    stop_owned_local_guests(c, opt);  // an earlier runner was killed after its last import
   }
-  auto stop_local = [&] {  // stop only the guests this run booted (others may share the cache)
+  auto stop_local = [&] {  // stop only the guests this run booted or adopted (others may share the cache)
     if (!booted_local) return;
     std::vector<std::string> down{opt.self_exe, "vm", "down"};
     for (const auto& vm : c.vms) down.push_back(vm);
     run_subprocess(down);
+    for (const auto& vm : c.vms) clear_guest_owner(vm);
   };
   Preflight pf;
-  if (!hosts.empty()) {  // qualification before scheduling (study; PROTOCOL.md), after `vm up`
+  if (!hosts.empty()) {
+    // Health first (unreachable hosts are waited for, never charged), then qualification
+    // before scheduling (study; PROTOCOL.md), after `vm up`.
+    std::vector<Host> fleet;
+    for (const auto& vm : c.vms)
+      for (const auto& h : hosts)
+        if (h.name == vm) fleet.push_back(h);
+    const auto still = wait_for_agents(fleet, opt.host_wait, opt.out);
+    if (!still.empty()) {
+      std::string why;
+      for (const auto& x : still) why += "  " + x + "\n";
+      stop_local();
+      throw PreflightRefused("health check before scheduling: host(s) not answering, no case submitted and no "
+                             "attempt spent (run the same command again once they answer):\n" + why);
+    }
     pf = fleet_preflight(c, hosts);
     if (opt.preflight_out) *opt.preflight_out = pf.table;
     if (!pf.ok) {
@@ -349,10 +496,10 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       throw PreflightRefused("qualification before scheduling refused the run (no case submitted):\n" + pf.table);
     }
   }
-  const bool tty = opt.progress_tty < 0 ? isatty(STDERR_FILENO) != 0 : opt.progress_tty == 1;
-  std::atomic<int> attempts{0};
+  const bool tty = opt.progress_tty < 0 ? isatty(fileno(opt.out)) != 0 : opt.progress_tty == 1;
+  std::atomic<int> attempts{0}, takeovers{0};
   {
-    Progress prog(sum.planned, done_before, tty);
+    Progress prog(sum.planned, done_before, tty, opt.out);
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<std::thread> threads;
     for (const auto& vm : c.vms) {
@@ -366,11 +513,13 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       VmQualification q;
       for (const auto& x : pf.vms)
         if (x.vm == vm) q = x;
-      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts, q));
+      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts, takeovers, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();
     prog.stop();
+    for (const auto& w : workers)
+      if (!w->unreachable.empty()) sum.unreachable.push_back(w->unreachable);
   }
   stop_local();
   results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
@@ -381,6 +530,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     else ++sum.pending;
   }
   sum.attempts_this_run = attempts.load();
+  sum.taken_over = takeovers.load();
   return sum;
 }
 

@@ -9,12 +9,34 @@
 // partial reclaim and slow cases are `completed` outcomes and kept; a case lost after the
 // pressure phase started (guest, agent or case lost, timeout) is the outcome `lost` and
 // never rerun automatically; only infra_failed cases (failures before the pressure phase)
-// are retried (up to max_infra_retries since the last `harness mark-infra`), every
-// attempt recorded. Before any case, every VM's qualification is checked (preflight.hpp). Resume after kill -9: a case
-// whose bundle was not imported is run again (or adopted from the agent when the agent
-// already finished it), so nothing finished is lost and nothing is stored twice.
+// are retried (up to max_infra_retries since the last `harness mark-infra` or
+// `harness reset-infra`), every attempt recorded.
+//
+// Before any case (preflight.hpp): every host's agent must answer GET /v1/health (a host
+// that does not is waited for with exponential backoff, bounded by RunOptions::host_wait,
+// never charged an attempt), then every VM's qualification is checked. Before each case
+// on a remote host the same wait applies; a host that stays unreachable leaves its cases
+// pending (RunSummary::unreachable).
+//
+// Takeover after kill -9 or a crash at any point (issue 16; ours): one runner per DB at a
+// time (an flock on DB + ".runner.lock"; a second one is refused naming the first's pid).
+// Every attempt's attempts row is written when it starts (status 'running', its real start
+// time, detail_json {agent_case_id, runner_pid, submitted, submitted_unix_ns, phase,
+// last_seen_unix_ns}, the phase updated as polling sees it) and replaced by its outcome in
+// the transaction that records the outcome. The next `harness run` (same command, same
+// --db) adopts local guests its campaign's earlier runner booted (local_guests.hpp) and
+// takes over every 'running' row: the case is followed through the agent's status and its
+// bundle imported once (the import is one transaction with the row); the row keeps its
+// start time and gets kind 'adopted' and detail_json.runner_interrupted = true with
+// takeovers [{took_over_unix_ns, runner_pid, interrupted_runner_pid, phase_seen_before,
+// last_seen_unix_ns}]. A case the agent no longer knows is lost or infra_failed by the
+// phase seen before the interruption (PROTOCOL.md); one interrupted before it reached the
+// agent gets kind 'interrupted' (not counted against max_infra_retries) and is run again.
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/hosts.hpp"
+#include "harness/campaign/preflight.hpp"
+
+#include <cstdio>
 
 #include <string>
 #include <vector>
@@ -31,6 +53,8 @@ struct RunOptions {
                               ///< else the campaign's provider.accelerator, else auto
   /// When set, receives the fleet qualification table (preflight.hpp) printed before the run.
   std::string* preflight_out = nullptr;
+  HostWait host_wait;         ///< waiting for agents that do not answer (preflight.hpp)
+  std::FILE* out = stderr;    ///< progress, waits and takeover notes
 };
 
 struct RunSummary {
@@ -39,18 +63,23 @@ struct RunSummary {
   int infra_failed = 0;  ///< left infra_failed (retries exhausted)
   int lost = 0;          ///< lost after the pressure phase started (an outcome; never rerun)
   int pending = 0;
-  int attempts_this_run = 0;
+  int attempts_this_run = 0;  ///< attempts started by this run (takeovers not included)
+  int taken_over = 0;         ///< in-flight attempts of an interrupted runner taken over
+  /// Hosts that stayed unreachable during the run ("vm1 (URL): ..."); their cases stay pending.
+  std::vector<std::string> unreachable;
 };
 
 /// Plans (first time) or verifies (afterwards) the campaign in the DB, qualifies the
-/// fleet (throws PreflightRefused, nothing submitted), then runs every case that is
+/// fleet (throws PreflightRefused, nothing submitted, when a host stays unreachable or a VM
+/// is not qualified), takes over attempts an interrupted runner left in flight, then runs every case that is
 /// neither completed nor lost and has retries left. Throws ScheduleTampered when the
 /// stored schedule's hash changed or differs from `c`'s plan; CampaignError for host
-/// setup problems (missing VM in the hosts file, `vm up` failing).
+/// setup problems (missing VM in the hosts file, `vm up` failing, a guest of another
+/// campaign running) and when another runner holds the DB.
 RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
 
 /// The hosts for campaign `c`: opt.hosts_file, else the campaign's hosts file, else
-/// local VMs booted with `self_exe vm up --count N --hosts-file <db dir>/<name>.hosts.yaml`.
+/// the local VMs of prepare_local_guests (local_guests.hpp: adopted or booted).
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
 
 /// Runs `argv` (argv[0] = program path), waits, returns its exit status (128+sig if killed).

@@ -47,6 +47,44 @@ std::string status_report(results::Db& db) {
                                                                                : std::string());
     }
   }
+  {  // Attempts in flight: a runner is running, or was interrupted (the next run takes them over).
+    results::Stmt q(db,
+                    "SELECT case_id, attempt, json_extract(detail_json, '$.phase'), "
+                    "json_extract(detail_json, '$.runner_pid') FROM attempts WHERE status = 'running' "
+                    "ORDER BY case_id");
+    bool any = false;
+    while (q.step()) {
+      if (!any) out += "in flight (a runner is running, or was interrupted: `harness run` takes these over):\n";
+      any = true;
+      out += fmt::format("  {} (attempt {}, phase {}, runner pid {})\n", q.text(0), q.int64(1),
+                         q.opt_text(2).value_or("not seen"), q.opt_text(3).value_or("?"));
+    }
+  }
+  {  // Attempts taken over from an interrupted runner (audit trail).
+    results::Stmt q(db,
+                    "SELECT case_id, attempt, status, json_array_length(detail_json, '$.takeovers') FROM attempts "
+                    "WHERE kind = 'adopted' AND status != 'running' ORDER BY case_id");
+    bool any = false;
+    while (q.step()) {
+      if (!any) out += "taken over after the runner was interrupted:\n";
+      any = true;
+      out += fmt::format("  {} (attempt {}): {}, {} takeover(s)\n", q.text(0), q.int64(1), q.text(2),
+                         q.opt_int64(3).value_or(0));
+    }
+  }
+  {  // Operator retry-budget resets (audit trail).
+    results::Stmt q(db,
+                    "SELECT case_id, attempt, json_extract(detail_json, '$.operator'), "
+                    "json_extract(detail_json, '$.reason') FROM attempts WHERE kind = 'reset-infra' "
+                    "ORDER BY ended_unix_ns, case_id");
+    bool any = false;
+    while (q.step()) {
+      if (!any) out += "reset-infra (operator restarted the retry budget):\n";
+      any = true;
+      out += fmt::format("  {} (attempt {}): by {}: {}\n", q.text(0), q.int64(1), q.opt_text(2).value_or("?"),
+                         q.opt_text(3).value_or(""));
+    }
+  }
   {  // Operator reclassifications (audit trail).
     results::Stmt q(db,
                     "SELECT case_id, attempt, detail_json FROM attempts WHERE kind = 'mark-infra' "

@@ -1,4 +1,4 @@
-// `harness plan | run | status | export | check | mark-infra`: campaigns and the runner.
+// `harness plan | run | status | export | check | mark-infra | reset-infra`: campaigns and the runner.
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
@@ -51,8 +51,12 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
 }
 
 void print_summary(const hc::RunSummary& s) {
-  std::printf("run: %d planned, %d completed, %d lost, %d left infra_failed, %d pending; %d attempt(s) in this run\n",
+  std::printf("run: %d planned, %d completed, %d lost, %d left infra_failed, %d pending; %d attempt(s) in this run",
               s.planned, s.completed, s.lost, s.infra_failed, s.pending, s.attempts_this_run);
+  if (s.taken_over) std::printf(", %d taken over from an interrupted runner", s.taken_over);
+  std::printf("\n");
+  for (const auto& u : s.unreachable)
+    std::printf("unreachable: %s; its cases stay pending (run the same command again once it answers)\n", u.c_str());
 }
 
 /// Runs the campaign and prints the fleet qualification table. A refused preflight prints
@@ -139,9 +143,12 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+    auto host_wait = std::make_shared<int>(hc::HostWait{}.total_s);
+    sub->add_option("--host-wait-s", *host_wait, "how long to wait for an agent that does not answer (exponential backoff from 1 s, at most 60 s apart) before leaving its cases pending, s; no attempt is spent while waiting")->capture_default_str()->check(CLI::Range(0, 86400));
     sub->callback([=] {
       const auto c = campaign_for(*file, *db);
       hc::RunOptions o;
+      o.host_wait.total_s = *host_wait;
       o.db_path = *db;
       o.hosts_file = *hosts;
       o.accelerator = *accel;
@@ -176,6 +183,28 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         const auto prev = hc::mark_infra(d, *id, *reason, operator_name());
         std::printf("%s: %s -> infra_failed (marked by %s); the next `harness run` reruns it\n", id->c_str(),
                     prev.c_str(), operator_name().c_str());
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "harness: %s\n", e.what());
+        harness::cli::exit_code() = 2;
+      }
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("reset-infra",
+                                   "Make infra_failed cases whose retries are exhausted runnable again (audited in "
+                                   "attempts: kind reset-infra; the plan and its SHA-256 are unchanged)");
+    auto db = std::make_shared<std::string>();
+    auto id = std::make_shared<std::string>();
+    auto reason = std::make_shared<std::string>();
+    sub->add_option("DB", *db, "campaign DB")->required()->check(CLI::ExistingFile);
+    sub->add_option("--case", *id, "only this case id (default: every infra_failed case)");
+    sub->add_option("--reason", *reason, "why the failures were the infrastructure's (kept in the audit trail)")->required();
+    sub->callback([=] {
+      results::Db d(*db, results::Db::Mode::ReadWrite);
+      try {
+        const auto ids = hc::reset_infra(d, *id, *reason, operator_name());
+        for (const auto& x : ids) std::printf("%s: retry budget reset (by %s)\n", x.c_str(), operator_name().c_str());
+        std::printf("%zu case(s) reset; the next `harness run` runs them (the plan is unchanged)\n", ids.size());
       } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "harness: %s\n", e.what());
         harness::cli::exit_code() = 2;

@@ -171,6 +171,9 @@ class FakeAgent {
   std::atomic<int> status_503_left{0};  ///< answer this many GET status with 503 first
   int post_reply_delay_ms = 0;          ///< accept the case, then hold the POST reply this long
   std::atomic<int> busy_posts_left{0};  ///< answer this many POSTs 409 busy (another case running)
+  std::atomic<int> health_503_left{0};  ///< answer this many GET /v1/health with 503 first
+  std::atomic<bool> health_down{false};  ///< answer every GET /v1/health with 503 while set
+  std::atomic<int> health_gets{0};
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
   std::map<std::string, int> submissions() {
@@ -195,6 +198,12 @@ class FakeAgent {
   void install() {
     server_.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) {
       ++gets_;
+      ++health_gets;
+      if (health_down || health_503_left > 0) {
+        if (health_503_left > 0) --health_503_left;
+        res.status = 503;
+        return;
+      }
       res.set_content(R"({"status":"ok","version":"fake","source_commit":"fake","busy":false})", "application/json");
     });
     server_.Get("/v1/qualification", [this](const httplib::Request& req, httplib::Response& res) {

@@ -312,6 +312,51 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   const auto subs = a0.submissions();
   EXPECT_EQ(subs.size(), 12u);
   for (const auto& [id, n] : subs) EXPECT_EQ(n, 1) << id << " submitted " << n << " times";
+  // The case in flight at the kill was taken over: its row keeps its real start (before the
+  // takeover) and records the interruption and the takeover.
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
+  ASSERT_EQ(count(db, "SELECT count(*) FROM attempts WHERE kind = 'adopted'"), 1);
+  EXPECT_EQ(text(db, "SELECT status FROM attempts WHERE kind = 'adopted'"), "completed");
+  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.runner_interrupted') FROM attempts WHERE kind = 'adopted'"), 1);
+  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.takeovers') FROM attempts WHERE kind = 'adopted'"), 1);
+  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.takeovers[0].interrupted_runner_pid') FROM attempts "
+                      "WHERE kind = 'adopted'"),
+            first);
+  EXPECT_EQ(count(db, "SELECT started_unix_ns < json_extract(detail_json, '$.takeovers[0].took_over_unix_ns') AND "
+                      "json_extract(detail_json, '$.takeovers[0].took_over_unix_ns') < ended_unix_ns FROM attempts "
+                      "WHERE kind = 'adopted'"),
+            1);
+}
+
+TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  OneVm v;
+  v.a0.polls_to_finish = 200;  // the first runner stays busy for a few seconds
+  const pid_t first = fork();
+  if (first == 0) {
+    std::freopen("/dev/null", "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    execl(harness.c_str(), harness.c_str(), "run", (v.d / "t.yaml").c_str(), "--db", v.o.db_path.c_str(), "--hosts",
+          v.o.hosts_file.c_str(), "--plain", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  while (v.a0.posts() < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  try {
+    hc::run_campaign(v.c, v.o);
+    ADD_FAILURE() << "a second runner ran the same DB";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("another `harness run` (pid " + std::to_string(first) + ") is running"));
+  }
+  kill(first, SIGKILL);
+  int st = 0;
+  waitpid(first, &st, 0);
+  // The kernel released the lock with the killed runner: the same command now takes over.
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.taken_over, 1);
+  EXPECT_EQ(s.attempts_this_run, 2);
 }
 
 TEST(RunnerLost, GuestLostAfterPressureStartIsLostNotRerunAndCounted) {
@@ -441,6 +486,21 @@ TEST(RunnerSource, CaseRecordsTheCommitOfItsBinariesFromOutcomeJson) {
   EXPECT_EQ(hc::run_campaign(v.c, v.o).completed, 3);
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE source_commit = '" + commit + "' AND source_dirty = 0"), 3);
+}
+
+TEST(RunnerSource, HostsFileAcceleratorIsRecordedPerCaseAndTheGuestsOwnViewKept) {
+  OneVm v;  // hosts file: accelerator: real; the fake bundles say what the guest detected: tcg
+  v.a0.outcome = [&](const std::string& id, int) {
+    return id == "t-vm0-fast-structured-r1-static-zram" ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
+  };
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.lost, 1);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE accelerator = 'real'"), 3);  // the lost case too
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.accelerator_detected') = "
+                      "'tcg'"),
+            2);
 }
 
 namespace {
@@ -656,4 +716,149 @@ TEST(RunnerSubmit, PostThatTheAgentNeverAcceptedIsAnInfraFailure) {
   EXPECT_EQ(s.infra_failed, 3);
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_THAT(text(db, "SELECT error FROM attempts LIMIT 1"), HasSubstr("agent stayed busy with another case for 1 s"));
+}
+
+// Issue 19: the runner waits for agents that do not answer instead of burning retries.
+TEST(RunnerWait, UnreachableHostIsWaitedForWithBackoffAndRefusedWithoutAnAttempt) {
+  TempDir d;
+  write(d / "token", "tok");
+  write(d / "hosts.yaml", "hosts:\n  - name: vm0\n    url: http://127.0.0.1:1\n    token_file: " + (d / "token") +
+                              "\n    accelerator: real\n");
+  write(d / "t.yaml", campaign_yaml(1, 1, 2));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  o.host_wait.total_s = 2;
+  o.host_wait.first_backoff_ms = 200;
+  std::FILE* log = std::tmpfile();
+  o.out = log;
+  std::string err;
+  try {
+    hc::run_campaign(c, o);
+  } catch (const hc::PreflightRefused& e) {
+    err = e.what();
+  }
+  EXPECT_THAT(err, HasSubstr("host(s) not answering, no case submitted and no attempt spent"));
+  EXPECT_THAT(err, HasSubstr("vm0 (http://127.0.0.1:1): agent not answering GET /v1/health after waiting"));
+  EXPECT_THAT(err, HasSubstr("(at most 2 s, exponential backoff)"));
+  std::rewind(log);
+  std::string out;
+  for (int ch; (ch = std::fgetc(log)) != EOF;) out += static_cast<char>(ch);
+  std::fclose(log);
+  // Backoff: 0.2 s, 0.4 s, 0.8 s (the next, 1.6 s, would pass the 2 s bound).
+  EXPECT_THAT(out, HasSubstr("vm0: agent at http://127.0.0.1:1 not answering"));
+  EXPECT_THAT(out, HasSubstr("asking again in 0.2 s"));
+  EXPECT_THAT(out, HasSubstr("asking again in 0.4 s"));
+  EXPECT_THAT(out, HasSubstr("asking again in 0.8 s"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("asking again in 1.6 s")));
+  results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'pending'"), 3);
+}
+
+TEST(RunnerWait, HostThatAnswersAfterAWhileIsWaitedForNotCharged) {
+  OneVm v(/*retries=*/0);  // any spent attempt would leave a case infra_failed
+  v.a0.health_503_left = 3;
+  v.o.host_wait.first_backoff_ms = 50;
+  std::FILE* log = std::tmpfile();
+  v.o.out = log;
+  const auto s = hc::run_campaign(v.c, v.o);
+  std::rewind(log);
+  std::string out;
+  for (int ch; (ch = std::fgetc(log)) != EOF;) out += static_cast<char>(ch);
+  std::fclose(log);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 3);
+  EXPECT_THAT(out, HasSubstr("asking again in 0.1 s"));  // 0.05, 0.1, 0.2: doubled each time
+  EXPECT_THAT(out, HasSubstr("asking again in 0.2 s"));
+  EXPECT_THAT(out, HasSubstr("vm0: agent at " + v.a0.url() + " answers after"));
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);
+}
+
+TEST(RunnerWait, HostLostBetweenCasesLeavesItsCasesPendingWithoutAttempts) {
+  OneVm v(/*retries=*/0);
+  v.o.host_wait.total_s = 1;
+  v.o.host_wait.first_backoff_ms = 100;
+  v.o.out = std::tmpfile();
+  v.a0.outcome = [&](const std::string&, int) {
+    v.a0.health_down = true;  // the agent stops answering health once the first case is in
+    return fake::Outcome::Completed;
+  };
+  const auto s = hc::run_campaign(v.c, v.o);
+  std::fclose(v.o.out);
+  EXPECT_EQ(s.completed, 1);
+  EXPECT_EQ(s.pending, 2);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 1);
+  ASSERT_EQ(s.unreachable.size(), 1u);
+  EXPECT_THAT(s.unreachable[0], HasSubstr("vm0 (" + v.a0.url() + "): agent not answering GET /v1/health"));
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 1);
+}
+
+TEST(RunnerResetInfra, ExhaustedInfraFailedCaseRunsAgainAuditedPlanUnchanged) {
+  OneVm v(/*retries=*/0);
+  const std::string x = "t-vm0-fast-structured-r1-delayed-activation";
+  v.a0.outcome = [&](const std::string& id, int n) {
+    return id == x && n == 1 ? fake::Outcome::InfraNoBundleInWarmup : fake::Outcome::Completed;
+  };
+  EXPECT_EQ(hc::run_campaign(v.c, v.o).infra_failed, 1);
+  EXPECT_EQ(hc::run_campaign(v.c, v.o).attempts_this_run, 0);  // retries exhausted
+  std::string sha_before;
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadWrite);
+    sha_before = text(db, "SELECT value FROM campaign_meta WHERE key = 'schedule_sha256'");
+    EXPECT_THROW(hc::reset_infra(db, x, " ", "bob"), std::invalid_argument);
+    try {
+      hc::reset_infra(db, "t-vm0-fast-structured-r1-static-zram", "agents were down", "bob");
+      ADD_FAILURE() << "a completed case was reset";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("is completed, not infra_failed: nothing to reset"));
+    }
+    EXPECT_THROW(hc::reset_infra(db, "t-nope", "agents were down", "bob"), std::invalid_argument);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE kind = 'reset-infra'"), 0);
+    const auto ids = hc::reset_infra(db, "", "agents were down during the run", "bob");
+    ASSERT_EQ(ids.size(), 1u);
+    EXPECT_EQ(ids[0], x);
+    EXPECT_EQ(text(db, "SELECT status || '/' || kind || '/' || host || '/' || json_extract(detail_json, '$.operator') "
+                       "|| '/' || json_extract(detail_json, '$.reason') || '/' || "
+                       "json_extract(detail_json, '$.previous_runs') FROM attempts WHERE kind = 'reset-infra'"),
+              "reset_infra/reset-infra/operator/bob/agents were down during the run/1");
+    EXPECT_THAT(hc::status_report(db), HasSubstr("  " + x + " (attempt 2): by bob: agents were down during the run"));
+  }
+  const auto s = hc::run_campaign(v.c, v.o);  // same campaign file: the plan is verified unchanged
+  EXPECT_EQ(s.attempts_this_run, 1);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(v.a0.submissions()[x], 2);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT value FROM campaign_meta WHERE key = 'schedule_sha256'"), sha_before);
+  EXPECT_NO_THROW(hc::load_verified_plan(db));
+  EXPECT_EQ(text(db, "SELECT group_concat(attempt || ':' || status || ':' || kind, ' ') FROM "
+                     "(SELECT * FROM attempts WHERE case_id = '" + x + "' ORDER BY attempt)"),
+            "1:infra_failed:run 2:reset_infra:reset-infra 3:completed:run");
+}
+
+TEST(RunnerResetInfra, HarnessResetInfraRefusesWithExit2AndNamesTheState) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  TempDir d;
+  write(d / "t.yaml", campaign_yaml(1, 1, 2));
+  ASSERT_EQ(std::system((harness + " plan " + (d / "t.yaml") + " --db " + (d / "c.db") + " > /dev/null").c_str()), 0);
+  const int st = std::system((harness + " reset-infra " + (d / "c.db") +
+                              " --case t-vm0-fast-structured-r1-static-zram --reason 'agents down' > " +
+                              (d / "out.txt") + " 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 2);
+  std::ifstream in(d / "out.txt");
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(out, HasSubstr("reset-infra: case 't-vm0-fast-structured-r1-static-zram' is pending, not infra_failed"));
+  const int all = std::system((harness + " reset-infra " + (d / "c.db") + " --reason 'agents down' > " +
+                               (d / "out.txt") + " 2>&1").c_str());
+  EXPECT_EQ(WEXITSTATUS(all), 0);
+  std::ifstream in2(d / "out.txt");
+  const std::string out2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(out2, HasSubstr("0 case(s) reset"));
 }
