@@ -8,6 +8,7 @@
 // was found, and (when failing) how to fix it. Report::passed is true iff every required
 // check passed. Recorded items (cmdline, THP, swappiness, clocksource, zram algorithms,
 // MGLRU, kernel config) are not judged.
+#include "qualify/thresholds.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,10 +39,8 @@ struct Options {
   std::optional<bool> source_dirty;
   /// Directory whose filesystem must have min_free_disk_bytes free (DB, traces, swapfile).
   std::string disk_path = "/";
-  /// Default 512 MiB: the canary DB (80,000 x 1,536 B ~ 125 MiB of payload plus index),
-  /// bundles and traces; the swapfile is already allocated when qualifying. (A 2 GiB
-  /// default failed on the local guests' data disk, which has ~1.7 GiB free.)
-  std::uint64_t min_free_disk_bytes = 512ull << 20;
+  /// Default kMinFreeDiskMiB (thresholds.hpp), the same number a case demands.
+  std::uint64_t min_free_disk_bytes = kMinFreeDiskMiB << 20;
   /// Probe memory.reclaim on a scratch cgroup (mkdir, write "1M", rmdir). Tests on
   /// read-only fixture trees may turn it off (then the check fails: "not probed").
   bool probe_reclaim = true;

@@ -7,6 +7,7 @@
 #include <exception>
 #include <sstream>
 
+#include "harness/case/accelerator_detect.hpp"
 #include "harness/kernel/procfs.hpp"
 
 namespace hcase {
@@ -26,7 +27,8 @@ std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const st
 
 std::string accelerator_from(const kernel::Fs& fs, const std::string& flag) {
   if (!flag.empty()) return flag;
-  return cmdline_value(fs, "harness.accelerator", "unknown");
+  const std::string told = cmdline_value(fs, "harness.accelerator", "");
+  return told.empty() ? detect_accelerator(fs) : told;
 }
 
 nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator) {

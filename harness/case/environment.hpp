@@ -17,7 +17,10 @@ namespace hcase {
 nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator);
 
 /// The accelerator that ran this guest: `flag` when not empty, else the value of
-/// `harness.accelerator=` on /proc/cmdline (set by `harness vm` guests), else "unknown".
+/// `harness.accelerator=` on /proc/cmdline (set by `harness vm` guests), else detected from
+/// inside the guest (accelerator_detect.hpp: kvm | tcg | real | a hypervisor's name). The
+/// campaign runner overrides cases.accelerator with the hosts file's `accelerator:` when
+/// that is given.
 std::string accelerator_from(const kernel::Fs& fs, const std::string& flag);
 
 /// The value of `key=` on /proc/cmdline, or `absent`.

@@ -13,6 +13,7 @@
 #include "harness/case/executor.hpp"
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/spec.hpp"
+#include "qualify/thresholds.hpp"
 #include "registry.hpp"
 
 namespace {
@@ -20,7 +21,7 @@ namespace {
 struct CaseArgs {
   std::string spec, out, bin_dir, accelerator;
   bool skip_qualification = false;
-  std::uint64_t min_free_disk_mib = 2048;
+  std::uint64_t min_free_disk_mib = qualify::kMinFreeDiskMiB;  // same as `harness qualify`
   int attempt = 1;
   double start_lead_s = 3.0;
 };
@@ -48,7 +49,7 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
   run->add_option("--spec", args->spec, "case spec JSON (harness/case/SPEC.md)")->required()->check(CLI::ExistingFile);
   run->add_option("--out", args->out, "output directory for the bundle and work files")->required();
   run->add_option("--bin-dir", args->bin_dir, "directory of pressure-gen, canary-compute, canary-sqlite (default: next to harness)");
-  run->add_option("--accelerator", args->accelerator, "kvm|tcg|real (default: harness.accelerator= on /proc/cmdline, else unknown)");
+  run->add_option("--accelerator", args->accelerator, "kvm|tcg|real (default: harness.accelerator= on /proc/cmdline, else detected in the guest from DMI and CPUID: kvm, tcg, real or the hypervisor's name)");
   run->add_option("--attempt", args->attempt, "attempt number recorded in the bundle")->check(CLI::PositiveNumber);
   run->add_option("--min-free-disk-mib", args->min_free_disk_mib, "qualification: free space required on the out dir's filesystem, MiB")
       ->capture_default_str();

@@ -14,7 +14,7 @@ namespace {
 struct QualifyFlags {
   qualify::Options opt;
   bool json = false;
-  std::string min_free = "512M";
+  std::string min_free = std::to_string(qualify::kMinFreeDiskMiB) + "M";  // same as a case (thresholds.hpp)
   bool no_probe = false;
 };
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "harness/kernel/errors.hpp"
@@ -127,7 +128,10 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) {
     c.problems.push_back(p.string() + ": " + std::strerror(errno) +
-                         "; create it with zeros: dd if=/dev/zero of=" + path +
+                         "; create it with zeros: mkdir -p " +
+                         (std::filesystem::path(path).parent_path().empty() ? std::string(".")
+                                                                           : std::filesystem::path(path).parent_path().string()) +
+                         " && dd if=/dev/zero of=" + path +
                          " bs=1M count=<MiB> && chmod 600 " + path + " && mkswap " + path);
     return c;
   }

@@ -213,6 +213,12 @@ TEST(Qualify, SwapfileProblemsSayHowToFix) {
   auto missing = find(qualify::run(o), "swapfile");
   EXPECT_FALSE(missing.passed);
   EXPECT_NE(missing.fix.find("dd if=/dev/zero"), std::string::npos);
+  // The printed step creates the swapfile's directory first (issue 19).
+  o.swapfile_path = "/var/lib/harness/swapfile";
+  EXPECT_NE(find(qualify::run(o), "swapfile")
+                .fix.find("mkdir -p /var/lib/harness && dd if=/dev/zero of=/var/lib/harness/swapfile bs=1M"),
+            std::string::npos);
+  o.swapfile_path = "/swapfile";
   { std::ofstream(s.dir / "swapfile") << std::string(1 << 20, '\0'); }
   auto nosig = find(qualify::run(o), "swapfile");
   EXPECT_FALSE(nosig.passed);
