@@ -147,6 +147,9 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   EXPECT_GT(count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + case2), 10);
   EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + case2), 0);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/.bundles"));
+  // What ran each case: the build (40-hex commit) and the accelerator (hosts file of `vm up`).
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE length(source_commit) = 40"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
   std::system((env + kHarness + " vm down >> " + log + " 2>&1").c_str());
   std::filesystem::remove_all(dir);
 }
