@@ -60,4 +60,27 @@ echo "$out"
 echo "$out" | grep -q "$version" || fail "harness --version: $out"
 "$r/usr/bin/harness" qualify --help | grep -q -- '--swapfile' || fail "harness qualify --help"
 [ "$(stat -c %a "$r/usr/lib/reclaim-harness/prepare-vm")" = 755 ] || fail "prepare-vm not executable"
+
+# First-boot preparation, run from the installed package into a scratch directory.
+v="$tmp/vm"
+mkdir -p "$v/etc"
+prep() {
+  HARNESS_ETC_DIR="$v/etc" HARNESS_SWAPFILE="$v/lib/swapfile" HARNESS_SWAPFILE_MIB=8 \
+    HARNESS_CANARY_DB="$v/lib/canary.db" "$r/usr/lib/reclaim-harness/prepare-vm"
+}
+prep >"$tmp/prep1.log" 2>&1 || { cat "$tmp/prep1.log"; fail "prepare-vm"; }
+[ "$(stat -c %s "$v/lib/swapfile")" = $((8 << 20)) ] || fail "swapfile size"
+# no holes: every byte allocated (swapon refuses sparse files)
+[ $(( $(stat -c %b "$v/lib/swapfile") * $(stat -c %B "$v/lib/swapfile") )) -ge $((8 << 20)) ] || fail "swapfile has holes"
+[ "$(dd if="$v/lib/swapfile" bs=1 skip=4086 count=10 status=none)" = SWAPSPACE2 ] || fail "swapfile not mkswap'ed"
+[ "$(stat -c %a "$v/lib/swapfile")" = 600 ] || fail "swapfile mode"
+[ "$(stat -c %a "$v/etc/agent.token")" = 600 ] || fail "token mode"
+[ "$(stat -c %a "$v/etc/agent.key")" = 600 ] || fail "key mode"
+[ "$(cat "$v/etc/agent.pin")" = "$("$r/usr/bin/harness" fleet pin "$v/etc/agent.pem")" ] || fail "agent.pin"
+rows=$(sqlite3 "$v/lib/canary.db" 'SELECT count(*) FROM sqlite_master')
+[ "$rows" -gt 0 ] || fail "canary database empty"
+sum1=$(cd "$v" && find . -type f -exec sha256sum {} + | sort)
+prep >"$tmp/prep2.log" 2>&1 || { cat "$tmp/prep2.log"; fail "prepare-vm (second run)"; }
+[ "$sum1" = "$(cd "$v" && find . -type f -exec sha256sum {} + | sort)" ] || fail "prepare-vm is not idempotent"
+grep -q 'created' "$tmp/prep2.log" && fail "second run created something: $(cat "$tmp/prep2.log")"
 echo "PASS: $deb"
