@@ -1,6 +1,7 @@
 // libcurl implementation of AgentClient (see client.hpp).
 #include "harness/agent/client.hpp"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -50,9 +51,36 @@ bool valid_case_id(const std::string& id) {
 
 }  // namespace
 
+bool url_is_loopback(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  std::string rest = scheme_end == std::string::npos ? url : url.substr(scheme_end + 3);
+  rest = rest.substr(0, rest.find('/'));
+  std::string host;
+  if (!rest.empty() && rest[0] == '[') {
+    host = rest.substr(1, rest.find(']') == std::string::npos ? std::string::npos : rest.find(']') - 1);
+  } else {
+    host = rest.substr(0, rest.find(':'));
+  }
+  if (host == "localhost" || host == "::1") return true;
+  in_addr a{};
+  return ::inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
 AgentClient::AgentClient(std::string url, std::string token, std::string token_file, ClientOptions opt)
-    : url_(std::move(url)), token_(std::move(token)), token_file_(std::move(token_file)), opt_(opt) {
+    : url_(std::move(url)), token_(std::move(token)), token_file_(std::move(token_file)), opt_(std::move(opt)) {
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
+  const bool https = url_.rfind("https://", 0) == 0;
+  if (!https) {
+    if (!opt_.tls_ca_file.empty() || !opt_.tls_pin_sha256.empty())
+      throw std::invalid_argument("agent " + url_ + ": a TLS CA file or pin needs an https:// URL");
+    if (!url_is_loopback(url_) && !opt_.allow_plain_http)
+      throw std::invalid_argument("agent " + url_ +
+                                  ": plain http:// to a non-loopback host would send the bearer token in "
+                                  "clear text; use https:// (agent --tls-cert/--tls-key) or allow it "
+                                  "explicitly (hosts file: insecure_plain_http: true)");
+  }
+  if (!opt_.tls_pin_sha256.empty() && opt_.tls_pin_sha256.rfind("sha256//", 0) != 0)
+    opt_.tls_pin_sha256 = "sha256//" + opt_.tls_pin_sha256;
   global_init();
 }
 
@@ -76,6 +104,14 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
   const std::string full = url_ + path;
   curl_easy_setopt(h.get(), CURLOPT_URL, full.c_str());
   curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
+  if (!opt_.tls_ca_file.empty()) curl_easy_setopt(h.get(), CURLOPT_CAINFO, opt_.tls_ca_file.c_str());
+  if (!opt_.tls_pin_sha256.empty()) {
+    curl_easy_setopt(h.get(), CURLOPT_PINNEDPUBLICKEY, opt_.tls_pin_sha256.c_str());
+    if (opt_.tls_ca_file.empty()) {  // self-signed agent certificate: the pin authenticates it
+      curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+  }
   curl_easy_setopt(h.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt_.connect_timeout.count()));
   curl_easy_setopt(h.get(), CURLOPT_TIMEOUT_MS,
                    static_cast<long>((file ? opt_.download_timeout : opt_.request_timeout).count()));
@@ -127,6 +163,17 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
       case CURLE_COULDNT_RESOLVE_HOST: why = "host name not resolved"; break;
       case CURLE_OPERATION_TIMEDOUT: why = "timed out"; break;
       case CURLE_GOT_NOTHING: why = "connection closed without a response"; break;
+      case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        throw AgentError("agent at " + url_ + ": TLS public key does not match the pinned " + opt_.tls_pin_sha256 +
+                             " (hosts file tls_pin_sha256); nothing was sent. If the agent's certificate was "
+                             "replaced on purpose, update the pin (harness fleet pin CERT)",
+                         0);
+      case CURLE_PEER_FAILED_VERIFICATION:
+      case CURLE_SSL_CACERT_BADFILE:
+        throw AgentError("agent at " + url_ + ": TLS certificate not trusted (" + curl_easy_strerror(rc) +
+                             (errbuf[0] ? std::string(": ") + errbuf : std::string()) +
+                             "); check the hosts file's tls_ca_file or tls_pin_sha256; nothing was sent",
+                         0);
       case CURLE_RECV_ERROR:
       case CURLE_SEND_ERROR: why = "connection reset"; break;
       default: why = curl_easy_strerror(rc);

@@ -77,11 +77,28 @@ struct ClientOptions {
   std::chrono::milliseconds download_timeout{600000}; ///< bundle download
   int get_attempts = 4;                               ///< tries for GET (1 = no retry)
   std::chrono::milliseconds backoff{250};             ///< first retry delay, doubled each retry
+  /// https:// only. CA bundle (PEM) that signed the agent's certificate; empty = the
+  /// system's CA store (unless a pin is given, see below).
+  std::string tls_ca_file;
+  /// https:// only. SHA-256 of the agent certificate's public key (SPKI), base64, with or
+  /// without curl's "sha256//" prefix (spki_pin_sha256 in tls_pin.hpp, or `harness fleet
+  /// pin CERT`). Any other key is refused before the token is sent. With a pin and no
+  /// CA file, the chain and host name are not checked (self-signed agent certificates):
+  /// the pin alone authenticates the agent.
+  std::string tls_pin_sha256;
+  /// Allow http:// to a non-loopback host (the bearer token then crosses the network in
+  /// clear text). Without it the constructor refuses such a URL.
+  bool allow_plain_http = false;
 };
+
+/// True when `url` (http:// or https://) names 127.0.0.0/8, ::1 or localhost.
+bool url_is_loopback(const std::string& url);
 
 /// Client of one agent. `token_file` is only used in error messages ("check token file F").
 class AgentClient {
  public:
+  /// Throws std::invalid_argument for an http:// URL to a non-loopback host without
+  /// opt.allow_plain_http, and for TLS options on an http:// URL.
   AgentClient(std::string url, std::string token, std::string token_file = {}, ClientOptions opt = {});
   /// Reads the token (trimmed) from `token_file`; throws std::runtime_error naming the file.
   static AgentClient from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt = {});

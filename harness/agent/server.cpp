@@ -19,12 +19,14 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -55,6 +57,30 @@ void spit(const fs::path& p, const std::string& s) {
     out << s;
   }
   fs::rename(tmp, p);
+}
+
+/// The HTTP or HTTPS server for `o`, after the transport checks (server.hpp).
+std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o) {
+  const bool tls = !o.tls_cert_file.empty() || !o.tls_key_file.empty();
+  if (!tls) {
+    if (!is_loopback_address(o.bind) && !o.insecure_plain_http)
+      throw std::runtime_error("--bind " + o.bind +
+                               ": refusing plain HTTP on a non-loopback address (the bearer token would "
+                               "cross the network in clear text); give --tls-cert and --tls-key, or "
+                               "--insecure-plain-http for a network you trust");
+    return std::make_unique<httplib::Server>();
+  }
+  if (o.tls_cert_file.empty() || o.tls_key_file.empty())
+    throw std::runtime_error("--tls-cert and --tls-key go together (got only " +
+                             std::string(o.tls_cert_file.empty() ? "--tls-key" : "--tls-cert") + ")");
+  for (const auto& [flag, file] : {std::pair{"--tls-cert", o.tls_cert_file}, std::pair{"--tls-key", o.tls_key_file}})
+    if (::access(file.c_str(), R_OK) != 0)
+      throw std::runtime_error(std::string(flag) + " " + file + ": cannot read");
+  auto s = std::make_unique<httplib::SSLServer>(o.tls_cert_file.c_str(), o.tls_key_file.c_str());
+  if (!s->is_valid())
+    throw std::runtime_error("--tls-cert " + o.tls_cert_file + " / --tls-key " + o.tls_key_file +
+                             ": not a usable PEM certificate and matching private key");
+  return s;
 }
 
 void send_error(httplib::Response& res, int status, const std::string& msg,
@@ -108,7 +134,8 @@ struct CaseRec {
 struct Server::Impl {
   AgentOptions opts;
   std::string token;
-  httplib::Server http;
+  std::unique_ptr<httplib::Server> server;  // httplib::SSLServer when TLS is on
+  httplib::Server& http_ref() { return *server; }
   std::mutex mu;
   std::map<std::string, std::shared_ptr<CaseRec>> cases;
   std::string busy_id;  // "" = idle
@@ -460,6 +487,10 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   fs::create_directories(fs::path(m.opts.state_dir) / "cases", ec);
   if (ec) throw std::runtime_error("--state-dir " + m.opts.state_dir + ": " + ec.message());
   m.opts.state_dir = fs::absolute(m.opts.state_dir).string();
+  m.server = make_http_server(m.opts);
+  // A client that closes a TLS connection early must not kill the agent: OpenSSL writes
+  // with write(2), which raises SIGPIPE (plain sockets use MSG_NOSIGNAL).
+  std::signal(SIGPIPE, SIG_IGN);
   if (m.opts.executor.empty()) {
     m.executor = {fs::read_symlink("/proc/self/exe").string(), "case", "run"};
   } else {
@@ -479,7 +510,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
       std::fprintf(stderr, "agent: WARNING: cannot set oom_score_adj -1000 (needs CAP_SYS_RESOURCE)\n");
   }
 
-  auto& http = m.http;
+  auto& http = m.http_ref();
   http.set_payload_max_length(m.opts.max_body_bytes);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     // Only POST takes a body; the library would read any other method's body whole.
@@ -549,21 +580,28 @@ Server::~Server() {
   if (impl_->watcher.joinable()) impl_->watcher.join();
 }
 
+bool is_loopback_address(const std::string& bind) {
+  if (bind == "localhost" || bind == "::1" || bind == "[::1]") return true;
+  in_addr a{};
+  if (::inet_pton(AF_INET, bind.c_str(), &a) == 1) return (ntohl(a.s_addr) >> 24) == 127;
+  return false;
+}
+
 int Server::bind() {
   Impl& m = *impl_;
   if (m.opts.port == 0) {
-    m.bound_port = m.http.bind_to_any_port(m.opts.bind);
+    m.bound_port = m.server->bind_to_any_port(m.opts.bind);
   } else {
-    m.bound_port = m.http.bind_to_port(m.opts.bind, m.opts.port) ? m.opts.port : -1;
+    m.bound_port = m.server->bind_to_port(m.opts.bind, m.opts.port) ? m.opts.port : -1;
   }
   if (m.bound_port <= 0)
     throw std::runtime_error("agent: cannot bind " + m.opts.bind + ":" + std::to_string(m.opts.port));
   return m.bound_port;
 }
 
-void Server::serve() { impl_->http.listen_after_bind(); }
+void Server::serve() { impl_->server->listen_after_bind(); }
 
-void Server::stop() { impl_->http.stop(); }
+void Server::stop() { impl_->server->stop(); }
 
 int Server::port() const { return impl_->bound_port; }
 

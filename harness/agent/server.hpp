@@ -30,13 +30,25 @@ struct AgentOptions {
   std::uint64_t memory_mib = 1024; ///< qualification: expected memory, MiB (study: 1 GiB)
   int cancel_grace_s = 60;         ///< SIGTERM -> SIGKILL (process group) after this, seconds
   bool oom_protect = true;         ///< write -1000 to /proc/self/oom_score_adj at start
+  /// TLS (HTTPS) with this certificate chain and private key (PEM files). Both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  /// Serve plain HTTP on a non-loopback address. Without it, a non-loopback bind without
+  /// TLS is refused: the bearer token must not cross a network in clear text. Local qemu
+  /// guests pass it (reachable only through the host's loopback port forward).
+  bool insecure_plain_http = false;
 };
+
+/// True for 127.0.0.0/8, ::1 and "localhost" (the addresses where plain HTTP is allowed).
+bool is_loopback_address(const std::string& bind);
 
 /// One agent. Construct (validates the token file and state dir), bind(), then serve().
 class Server {
  public:
   /// Throws std::runtime_error naming the flag/file: token file unreadable or not 0600,
-  /// state dir not creatable, max_body_bytes 0, no qualification available.
+  /// state dir not creatable, max_body_bytes 0, no qualification available, only one of
+  /// the TLS cert/key given or either unreadable/invalid, plain HTTP on a non-loopback
+  /// bind without insecure_plain_http.
   explicit Server(AgentOptions opts);
   ~Server();
   Server(const Server&) = delete;

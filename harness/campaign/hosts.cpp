@@ -46,6 +46,9 @@ std::vector<Host> load_hosts(const std::string& path) {
         else if (k == "token_file") h.token_file = kv.second.as<std::string>();
         else if (k == "accelerator") h.accelerator = kv.second.as<std::string>();
         else if (k == "local") h.local = kv.second.as<bool>();
+        else if (k == "tls_ca_file") h.tls_ca_file = kv.second.as<std::string>();
+        else if (k == "tls_pin_sha256") h.tls_pin_sha256 = kv.second.as<std::string>();
+        else if (k == "insecure_plain_http") h.insecure_plain_http = kv.second.as<bool>();
         else fail(path, kv.first, f, "unknown key");
       } catch (const YAML::BadConversion&) {
         fail(path, kv.second, f, "wrong type");
@@ -55,10 +58,24 @@ std::vector<Host> load_hosts(const std::string& path) {
     if (h.url.rfind("http://", 0) != 0 && h.url.rfind("https://", 0) != 0)
       fail(path, n["url"] ? n["url"] : n, base + ".url", "must start with http:// or https://");
     if (h.token_file.empty()) fail(path, n, base + ".token_file", "missing (required)");
+    const bool https = h.url.rfind("https://", 0) == 0;
+    if (!https && (!h.tls_ca_file.empty() || !h.tls_pin_sha256.empty()))
+      fail(path, n["url"], base + ".url", "tls_ca_file / tls_pin_sha256 need an https:// URL");
+    if (!https && !h.insecure_plain_http && !agent::url_is_loopback(h.url))
+      fail(path, n["url"], base + ".url",
+           "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "
+           "tls_pin_sha256 or tls_ca_file (agent --tls-cert/--tls-key), or set insecure_plain_http: true");
     if (!names.insert(h.name).second) fail(path, n["name"], base + ".name", "duplicate host '" + h.name + "'");
     out.push_back(h);
   }
   return out;
+}
+
+agent::ClientOptions client_options(const Host& h, agent::ClientOptions base) {
+  base.tls_ca_file = h.tls_ca_file;
+  base.tls_pin_sha256 = h.tls_pin_sha256;
+  base.allow_plain_http = h.insecure_plain_http;
+  return base;
 }
 
 }  // namespace harness::campaign

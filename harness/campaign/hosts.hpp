@@ -1,5 +1,7 @@
 #pragma once
 // Reader of the hosts file (format: harness/vm/HOSTS.md), as `harness run` needs it.
+#include "harness/agent/client.hpp"
+
 #include <string>
 #include <vector>
 
@@ -12,7 +14,14 @@ struct Host {
   std::string token_file;   ///< bearer token file (mode 0600)
   std::string accelerator;  ///< kvm | tcg | real
   bool local = false;       ///< booted by `harness vm up`; `harness vm reboot NAME` works
+  std::string tls_ca_file;     ///< https: CA bundle (PEM) that signed the agent certificate
+  std::string tls_pin_sha256;  ///< https: agent public-key pin ("sha256//BASE64", `harness fleet pin`)
+  bool insecure_plain_http = false;  ///< allow http:// to a non-loopback agent (token in clear text)
 };
+
+/// `base` with the host's TLS settings (CA file, pin, plain-HTTP permission) applied: what
+/// every AgentClient for this host is built with.
+agent::ClientOptions client_options(const Host& h, agent::ClientOptions base = {});
 
 /// Parses a hosts file. Unknown keys rejected; errors read "FILE:LINE:COL: field hosts[i].x: ...".
 std::vector<Host> load_hosts(const std::string& path);

@@ -107,7 +107,7 @@ Preflight fleet_preflight(const Campaign& c, const std::vector<Host>& hosts) {
       continue;
     }
     try {
-      auto client = agent::AgentClient::from_token_file(it->url, it->token_file);
+      auto client = agent::AgentClient::from_token_file(it->url, it->token_file, client_options(*it));
       reports.emplace_back(vm, client.qualification());
     } catch (const std::exception& e) {
       reports.emplace_back(vm, nlohmann::json(std::string("GET /v1/qualification failed: ") + e.what()));

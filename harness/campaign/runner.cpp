@@ -110,7 +110,7 @@ class Worker {
       db_ = &db;
       agent::ClientOptions co;
       co.request_timeout = std::chrono::milliseconds(opt_.request_timeout_ms);
-      client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, co));
+      client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, client_options(host_, co)));
       for (const auto* k : cases_) {
         for (;;) {
           const auto p = case_progress(*db_, k->case_id);

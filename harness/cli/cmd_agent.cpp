@@ -2,6 +2,7 @@
 #include "registry.hpp"
 
 #include "harness/agent/server.hpp"
+#include "harness/agent/tls_pin.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -42,13 +43,22 @@ void add_agent(CLI::App& app) {
                   "TEST OVERRIDE: command printing a qualification report JSON "
                   "(default: in-process qualification)");
   sub->add_flag("!--no-oom-protect", o->oom_protect, "Do not set oom_score_adj -1000");
+  sub->add_option("--tls-cert", o->tls_cert_file, "Serve HTTPS with this PEM certificate (chain)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--tls-key", o->tls_key_file, "PEM private key of --tls-cert (mode 0600)")->check(CLI::ExistingFile);
+  sub->add_flag("--insecure-plain-http", o->insecure_plain_http,
+                "Allow plain HTTP on a non-loopback --bind (the token then crosses the network in clear "
+                "text); without it such a bind needs --tls-cert/--tls-key");
   sub->callback([o] {
     harness::agent::Server server(*o);
     int port = server.bind();
     g_server = &server;
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
-    std::printf("agent listening on %s:%d (state %s)\n", o->bind.c_str(), port, o->state_dir.c_str());
+    std::printf("agent listening on %s:%d (%s, state %s)\n", o->bind.c_str(), port,
+                o->tls_cert_file.empty() ? "http" : "https", o->state_dir.c_str());
+    if (!o->tls_cert_file.empty())  // what the hosts file's tls_pin_sha256 must say
+      std::printf("agent TLS public-key pin: %s\n", harness::agent::spki_pin_sha256(o->tls_cert_file).c_str());
     std::fflush(stdout);
     server.serve();
     g_server = nullptr;

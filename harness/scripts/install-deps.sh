@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package the harness needs: build, tests, local VMs,
-# figures. Idempotent: packages already present are left alone. Needs root.
+# figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify).
+# Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config git
@@ -10,6 +11,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   rt-tests zstd lz4
+  dpkg-dev openssl systemd
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -87,7 +87,7 @@ echo -1000 > /proc/self/oom_score_adj
 mkdir -p @STATE@
 while true; do
   log "starting agent on :@PORT@"
-  harness agent --bind 0.0.0.0 --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@
+  harness agent --bind 0.0.0.0 --insecure-plain-http --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@
   log "agent exited with $?; powering off"
   sync
   poweroff -f

@@ -1,0 +1,28 @@
+#pragma once
+// cloud-init user-data that turns a fresh Debian 12 VM into a qualified harness VM:
+// writes the agent's bearer token (0600) and optionally its TLS certificate and key,
+// installs the reclaim-harness .deb (embedded, or downloaded and checked by SHA-256), and
+// enables the agent. One file for the whole fleet: every VM gets the same token and
+// certificate (the hosts file then lists one token_file and one tls_pin_sha256).
+#include <string>
+
+namespace harness::packaging {
+
+/// Inputs of `harness fleet cloud-init`. Paths are read on the workstation.
+struct CloudInitOptions {
+  std::string token_file;     ///< required: bearer token (mode 0600), written as /etc/reclaim-harness/agent.token
+  std::string deb_path;       ///< the .deb to embed (base64); exclusive with deb_url
+  std::string deb_url;        ///< URL the VM downloads the .deb from; needs deb_sha256
+  std::string deb_sha256;     ///< 64 hex, checked on the VM before installing
+  std::string tls_cert_file;  ///< optional PEM certificate for the agent (else prepare-vm makes a self-signed one)
+  std::string tls_key_file;   ///< its key; both or neither
+  std::string swapfile_mib;   ///< optional override of HARNESS_SWAPFILE_MIB (digits)
+};
+
+/// The #cloud-config document. Throws std::runtime_error naming the option or file when
+/// the token file is missing, empty or not 0600, neither or both of deb_path / deb_url are
+/// given, deb_url lacks a valid deb_sha256, only one of the TLS files is given, or a file
+/// cannot be read.
+std::string cloud_init_user_data(const CloudInitOptions& o);
+
+}  // namespace harness::packaging
