@@ -124,7 +124,7 @@ std::vector<std::string> wait_for_agents(const std::vector<Host>& hosts, const H
   std::map<std::string, std::string> waiting;  // host name -> last error
   auto check = [&](const Host& h) -> std::optional<std::string> {
     try {
-      agent::AgentClient(h.url, "", h.token_file, co).health();  // /v1/health needs no token
+      agent::AgentClient(h.url, "", h.token_file, client_options(h, co)).health();  // /v1/health needs no token
       return std::nullopt;
     } catch (const std::exception& e) {
       return std::string(e.what());
