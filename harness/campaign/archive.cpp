@@ -87,9 +87,9 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
     if (v.empty()) {
       r.notes.push_back(fmt::format("campaign_meta.{} is not in the DB: {} says so", m.key, m.file));
       v = fmt::format("# not recorded: campaign_meta.{} is absent from {}\n", m.key, db_path);
-    } else if (v.back() != '\n') {
+    } else if (std::string(m.key) == "schedule_sha256") {
       v += '\n';
-    }
+    }  // campaign.yaml and plan.json byte for byte: sha256sum plan.json equals plan.sha256
     put(top / m.file, v);
     r.files.push_back(m.file);
   }

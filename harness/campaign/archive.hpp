@@ -4,8 +4,9 @@
 //
 //   campaign.db         consistent copy of the DB (SQLite VACUUM INTO: WAL content included)
 //   campaign.yaml       the campaign file as planned (campaign_meta.campaign_yaml)
-//   plan.json           the preregistered schedule (campaign_meta.schedule_json)
-//   plan.sha256         its SHA-256 as stored (campaign_meta.schedule_sha256)
+//   plan.json           the preregistered schedule, byte for byte (campaign_meta.schedule_json)
+//   plan.sha256         its SHA-256 as stored (campaign_meta.schedule_sha256): `sha256sum
+//                       plan.json` reproduces it
 //   build.json          provenance: harness version, commit, dirty flag, accelerators, kernels,
 //                       case commits, date, command line (results/provenance.hpp)
 //   report/             the report made by `harness analyze` (or `pilot-select` for a pilot DB)

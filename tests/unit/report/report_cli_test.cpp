@@ -130,6 +130,8 @@ TEST_F(ReportCli, ArchiveBundlesEverything) {
     EXPECT_TRUE(fs::exists(top / f)) << f;
   EXPECT_EQ(read(top / "campaign.yaml"), "name: camp-x\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n");
   EXPECT_EQ(read(top / "plan.sha256"), harness::digest::sha256_hex("{\"cases\":[]}") + "\n");
+  // plan.json is the hashed bytes: its SHA-256 is the stored preregistration hash.
+  EXPECT_EQ(harness::digest::sha256_file((top / "plan.json").string()) + "\n", read(top / "plan.sha256"));
   const auto b = nlohmann::json::parse(read(top / "build.json"));
   EXPECT_EQ(b["campaign_name"], "camp-x");
   EXPECT_TRUE(b.contains("source_commit"));
