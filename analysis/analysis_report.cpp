@@ -3,7 +3,9 @@
 
 #include "analysis/study_medians.hpp"
 
+#include "analysis/campaign_settings.hpp"
 #include "analysis/coverage.hpp"
+#include "analysis/environment_table.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
 
@@ -22,12 +24,30 @@ using nlohmann::json;
 
 json med(const std::vector<std::optional<double>>& v) { return median_cell(v); }
 
+constexpr double kMiB = 1048576.0;
+
+// Spec fields as (dotted key, text); sizes in bytes are shown in MiB ("cgroups.bg_memory_max (MiB)").
 void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
+  static const std::string kBytes = "_bytes";
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else if ((j.is_number() || j.is_null()) && prefix.size() > kBytes.size() &&
+             prefix.compare(prefix.size() - kBytes.size(), kBytes.size(), kBytes) == 0) {
+    out[prefix.substr(0, prefix.size() - kBytes.size()) + " (MiB)"] =
+        j.is_null() ? std::string("none (no limit)") : fmt::format("{:g}", j.get<double>() / kMiB);
+  } else if (j.is_null()) {
+    out[prefix] = "none";
   } else {
     out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
   }
+}
+
+// Latency in ms (tables and figures share the unit) from a value in us.
+json ms(double us) { return num(us / 1000.0); }
+json med_ms(const std::vector<std::optional<double>>& us) {
+  std::vector<std::optional<double>> v;
+  for (const auto& x : us) v.push_back(x ? std::optional<double>(*x / 1000.0) : std::nullopt);
+  return median_cell(v);
 }
 
 std::vector<const CaseSummary*> triplet_cases(const TripletSet& ts) {
@@ -38,9 +58,10 @@ std::vector<const CaseSummary*> triplet_cases(const TripletSet& ts) {
 }
 
 Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases) {
-  Table t{"table1_constants", "Table 1. Settings held constant across the analysed cases", {{"setting", 0}, {"value", 0}}, {}, {}};
+  Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
+          {{"setting", 0}, {"value", 0}}, {}, {}};
   static const std::set<std::string> per_case{"case_id", "vm", "regime", "repeat", "triplet_id", "configuration",
-                                              "dose_bytes", "pressure.rate_mib_s", "pressure.contents"};
+                                              "dose (MiB)", "pressure.rate_mib_s", "pressure.contents"};
   std::map<std::string, std::set<std::string>> values;
   std::map<std::string, std::size_t> present;
   for (const auto* c : cases) {
@@ -59,7 +80,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   }
   std::set<std::string> doses, accel, kernels;
   for (const auto* c : cases) {
-    if (c->configuration == Config::Reclaim && c->dose_bytes) doses.insert(fmt::format("{} MiB", *c->dose_bytes / 1048576.0));
+    if (c->configuration == Config::Reclaim && c->dose_bytes) doses.insert(fmt::format("{:g}", *c->dose_bytes / kMiB));
     accel.insert(c->accelerator);
     kernels.insert(c->kernel_release);
   }
@@ -68,17 +89,28 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
     return o;
   };
-  t.add({"bounded-reclaim dose (memory.reclaim write)", join(doses)});
+  t.add({"bounded-reclaim dose, memory.reclaim write (MiB)", join(doses)});
   t.add({"accelerator", join(accel)});
   t.add({"guest kernel", join(kernels)});
   for (const char* k : {"seed", "schedule_sha256"})
     if (data.meta.count(k)) t.add({std::string("campaign ") + k, data.meta.at(k)});
+  // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
+  std::vector<std::string> ids;
+  for (const auto* c : cases) ids.push_back(c->case_id);
+  try {
+    for (auto& [k, v] : environment_rows(data.db_path, ids)) t.add({"environment: " + k, v});
+  } catch (const std::exception& e) {
+    t.notes.push_back(std::string("Environment rows not available: ") + e.what());
+  }
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
     for (std::size_t i = 0; i < varying.size(); ++i) s += (i ? ", " : "") + varying[i];
     t.notes.push_back(s + ".");
   }
-  t.notes.push_back("Per-case fields (vm, regime, repeat, configuration, dose, rate, contents) are in Table 2 and the case records.");
+  t.notes.push_back("Per-case fields (vm, regime, repeat, configuration, dose, rate, contents) are in Table 2 and the case records. "
+                    "Sizes are in MiB (2^20 bytes) unless a row names another unit. Environment rows: "
+                    "cases.environment_json and cases.qualification_json (recorded at case start) and the SQLite "
+                    "canary's report (artifact canary-sqlite.json); \"not recorded\" = no analysed case has the field.");
   return t;
 }
 
@@ -117,8 +149,10 @@ Table table4(const PrimaryResult& pr) {
   const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
   Table t{"table4_primary",
           "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator",
-          {{"comparison", 0}, {"triplets", 0}, {"ratio", 3}, {"lower (" + lv + ")", 3}, {"upper (" + lv + ")", 3},
-           {"change (%)", 1}, {"harm", 0}, {"corrected lower (secondary)", 3}, {"corrected upper (secondary)", 3}}, {}, {}};
+          {{"comparison", 0}, {"triplets", 0}, {"ratio", 3, "ratio"}, {"lower (" + lv + ")", 3, "ratio_lower"},
+           {"upper (" + lv + ")", 3, "ratio_upper"}, {"change (%)", 1, "change_pct"}, {"harm", 0},
+           {"corrected lower (secondary)", 3, "corrected_lower"}, {"corrected upper (secondary)", 3, "corrected_upper"}},
+          {}, {}};
   for (const auto& c : pr.comparisons)
     t.add({c.label, c.triplets, num(c.estimate), num(c.lower), num(c.upper), num(c.percent_change),
            !pr.verdict.assessable ? "not assessable" : c.lower > 1 ? "HARM" : "no", num(c.corrected_lower),
@@ -126,7 +160,8 @@ Table table4(const PrimaryResult& pr) {
   t.notes.push_back(fmt::format(
       "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
       "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
-      "simultaneous level 1 - {}/{} = {} per comparison (the study's prespecified interval: the primary result).",
+      "simultaneous level 1 - {}/{} = {} per comparison (the study's prespecified interval: the primary result). "
+      "CSV: ratio_lower / ratio_upper are this interval.",
       pr.replicates, pr.seed, pr.alpha, pr.m, lv));
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
@@ -157,10 +192,13 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
 }
 
 Table table5(const std::vector<const CaseSummary*>& cases) {
-  Table t{"table5_wake_service", "Table 5. Wake delay and service time (case-level medians of pressure-phase quantiles)",
-          {{"configuration", 0}, {"canary", 0}, {"cases", 0}, {"wake p50 (us)", 0}, {"wake p99 (us)", 0},
-           {"service p50 (us)", 0}, {"service p99 (us)", 0}, {"response p99 (us)", 0}, {"deadline misses", 0},
-           {"requests", 0}, {"flagged p99 (censored / imputed)", 0}}, {}, {}};
+  Table t{"table5_wake_service",
+          "Table 5. Wake delay and service time: medians over cases of each case's pressure-phase quantiles "
+          "(ms); deadline misses and requests summed over cases",
+          {{"configuration", 0}, {"canary", 0}, {"cases", 0}, {"wake p50 median (ms)", 2}, {"wake p99 median (ms)", 2},
+           {"service p50 median (ms)", 2}, {"service p99 median (ms)", 2}, {"response p99 median (ms)", 2},
+           {"deadline misses, sum over cases", 0, "deadline_misses_sum"}, {"requests, sum over cases", 0, "requests_sum"},
+           {"flagged p99 (censored / imputed)", 0, "flagged_p99_censored_imputed"}}, {}, {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       std::vector<std::optional<double>> w50, w99, s50, s99, r99;
@@ -183,10 +221,12 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
         misses += static_cast<long long>(l->deadline_misses);
         reqs += static_cast<long long>(l->requests);
       }
-      t.add({config_name(cf), canary_name(k), n, med(w50), med(w99), med(s50), med(s99), med(r99), misses, reqs,
-             fmt::format("{} / {}", censored, imputed)});
+      t.add({config_name(cf), canary_name(k), n, med_ms(w50), med_ms(w99), med_ms(s50), med_ms(s99), med_ms(r99), misses,
+             reqs, fmt::format("{} / {}", censored, imputed)});
     }
-  t.notes.push_back("Wake delay = wake - scheduled start; service = completion - wake; deadline miss = completion "
+  t.notes.push_back("Each case contributes its pressure-phase p50/p99 per canary; the table shows the median of those "
+                    "over the configuration's cases. Deadline misses and requests are totals over the same cases. "
+                    "Wake delay = wake - scheduled start; service = completion - wake; deadline miss = completion "
                     "after the next scheduled start (or censored). Requests whose scheduled start lies in the "
                     "pressure phase. Response p99 includes censored lower bounds and lost cases' imputed values "
                     "(flagged column: cases with a censored p99 / lost cases with an imputed p99); wake and service "
@@ -196,7 +236,8 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
 
 Table table6(const std::vector<const CaseSummary*>& cases) {
   Table t{"table6_regime_medians", "Table 6. Median pressure-phase p99 per regime and configuration (descriptive, unpaired)",
-          {{"regime", 0}, {"configuration", 0}, {"cases", 0}, {"compute p99 (us)", 0}, {"sqlite p99 (us)", 0}}, {}, {}};
+          {{"regime", 0}, {"configuration", 0}, {"cases", 0}, {"compute p99 median (ms)", 2}, {"sqlite p99 median (ms)", 2}},
+          {}, {}};
   std::set<std::string> regimes;
   for (const auto* c : cases) regimes.insert(c->regime);
   for (const auto& rg : regimes)
@@ -209,7 +250,7 @@ Table table6(const std::vector<const CaseSummary*>& cases) {
         a.push_back(c->latency[0] ? std::optional<double>(c->latency[0]->p99_us) : std::nullopt);
         b.push_back(c->latency[1] ? std::optional<double>(c->latency[1]->p99_us) : std::nullopt);
       }
-      t.add({rg, config_name(cf), n, med(a), med(b)});
+      t.add({rg, config_name(cf), n, med_ms(a), med_ms(b)});
     }
   t.notes.push_back("Unpaired cell medians; the paired analysis in Table 4 determines the primary conclusions (study).");
   return t;
@@ -252,19 +293,39 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
 Table absdiff(const PrimaryResult& pr) {
   const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
   Table t{"absolute_differences", "Absolute p95 and p99 differences (bounded reclaim minus comparator)",
-          {{"comparison", 0}, {"quantile", 0}, {"difference (us)", 0}, {"lower (us, " + lv + ")", 0},
-           {"upper (us, " + lv + ")", 0}}, {}, {}};
-  for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, num(a.estimate_us), num(a.lower_us), num(a.upper_us)});
-  t.notes.push_back("Mean over strata of stratum-mean paired differences in microseconds; same bootstrap replicates "
+          {{"comparison", 0}, {"quantile", 0}, {"difference (ms)", 3, "difference_ms"},
+           {"lower (ms, " + lv + ")", 3, "difference_lower_ms"}, {"upper (ms, " + lv + ")", 3, "difference_upper_ms"}},
+          {}, {}};
+  for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, ms(a.estimate_us), ms(a.lower_us), ms(a.upper_us)});
+  t.notes.push_back("Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap replicates "
                     "(same resampling indices) as Table 4. Negative = reclaim faster.");
   return t;
 }
 
 }  // namespace
 
+std::string campaign_kind(const std::map<std::string, std::string>& meta) {
+  if (auto it = meta.find("kind"); it != meta.end() && !it->second.empty()) return it->second;
+  const auto s = read_campaign_settings(meta);
+  if (s.kind) return *s.kind;
+  if (s.design_kind && *s.design_kind == "pilot") return "pilot";
+  return "";
+}
+
+std::string report_title(const CampaignData& data) {
+  const auto it = data.meta.find("name");
+  const std::string name = it != data.meta.end() && !it->second.empty() ? it->second : data.db_path;
+  const std::string kind = campaign_kind(data.meta);
+  if (kind == "smoke") return fmt::format("Reclaim ablation: smoke run {} (mechanism check, not evidence)", name);
+  if (kind == "ci") return fmt::format("Reclaim ablation: CI regression run {}", name);
+  if (kind == "pilot") return fmt::format("Reclaim ablation: pilot campaign {} (matched-triplet tables)", name);
+  if (kind == "confirmatory") return fmt::format("Reclaim ablation: confirmatory analysis of {}", name);
+  return fmt::format("Reclaim ablation: analysis of campaign {} (kind not recorded)", name);
+}
+
 Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr) {
   Report r;
-  r.title = fmt::format("Reclaim ablation: confirmatory analysis of {}", data.db_path);
+  r.title = report_title(data);
   const auto cases = triplet_cases(ts);
   // Warnings.
   int tcg = 0;
@@ -305,7 +366,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     r.warnings.push_back(fmt::format(
         "Small-sample caution: with this design (triplets per stratum as in the design table) the prespecified "
         "{:.2f}% intervals are expected to cover only about {:.1f}% per comparison (analytic); the corrected "
-        "secondary interval is expected to cover about {:.1f}%.",
+        "secondary interval is expected to cover about {:.1f}% (docs/DESIGN.md \"Small-sample caution\").",
         pr.level * 100, pr.expected_coverage * 100, pr.expected_coverage_corrected * 100));
   // Summary.
   r.summary.insert(r.summary.begin(), "**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <stdexcept>
+
 namespace analysis {
 namespace {
 template <typename T>
@@ -44,7 +46,32 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
   read<double>(root, "eligibility", "min_achieved_ratio", s.min_achieved_ratio, 0.0, 10.0, s.warnings);
   if (root["design"] && root["design"].IsMap() && root["design"]["kind"] && root["design"]["kind"].IsScalar())
     s.design_kind = root["design"]["kind"].as<std::string>();
+  if (root["kind"] && root["kind"].IsScalar()) s.kind = root["kind"].as<std::string>();
   return s;
+}
+
+PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, int replicates, long long seed,
+                                     std::vector<std::string>& warnings) {
+  const auto settings = read_campaign_settings(meta);
+  warnings.insert(warnings.end(), settings.warnings.begin(), settings.warnings.end());
+  PrimaryOptions opt;
+  opt.bootstrap.replicates = replicates > 0 ? replicates : settings.bootstrap_replicates.value_or(10000);
+  opt.alpha = settings.alpha.value_or(0.05);
+  if (const int min_b = minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b)
+    throw std::invalid_argument(fmt::format("{} bootstrap replicates are too few: at least 10 replicates in each tail "
+                                            "at the simultaneous level need alpha/(2 m) x B >= 10, minimum B = {}",
+                                            opt.bootstrap.replicates, min_b));
+  opt.bootstrap.seed = 1;
+  if (seed >= 0) {
+    opt.bootstrap.seed = static_cast<std::uint64_t>(seed);
+  } else if (auto it = meta.find("seed"); it != meta.end()) {
+    try {
+      opt.bootstrap.seed = std::stoull(it->second);
+    } catch (...) {
+      warnings.push_back("campaign_meta.seed '" + it->second + "' is not an integer; bootstrap seed 1 used");
+    }
+  }
+  return opt;
 }
 
 }  // namespace analysis

@@ -3,6 +3,9 @@
 // `harness plan`; campaigns/*.yaml): `analysis.bootstrap_replicates`, `analysis.alpha`,
 // `eligibility.max_duration_s`, `eligibility.min_achieved_ratio`, `design.kind`. Absent keys keep the study's
 // defaults (10,000; 0.05; 1 s; 0.8).
+#include "analysis/primary.hpp"
+#include "analysis/verdict.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -17,11 +20,20 @@ struct CampaignSettings {
   std::optional<double> max_duration_s;
   std::optional<double> min_achieved_ratio;
   std::optional<std::string> design_kind;  ///< design.kind: pilot | matched-triplets (campaigns/*.yaml)
+  std::optional<std::string> kind;         ///< top-level kind: smoke | ci | pilot | confirmatory
   std::vector<std::string> warnings;  ///< unreadable YAML or a bad value: names the key and line
 };
 
 /// Reads the settings from campaign_meta (key "campaign_yaml"). Never throws: problems become
 /// warnings naming the key (and YAML line) and the default is kept.
 CampaignSettings read_campaign_settings(const std::map<std::string, std::string>& meta);
+
+/// Primary-analysis options as preregistered: B = `replicates` when > 0, else the YAML's
+/// analysis.bootstrap_replicates, else 10,000; alpha from the YAML, else 0.05; seed = `seed`
+/// when >= 0, else campaign_meta.seed, else 1. Problems (unreadable YAML, a non-integer seed)
+/// are appended to `warnings`. Errors: std::invalid_argument when B is below
+/// minimum_replicates(alpha, 4) (message names the minimum).
+PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, int replicates, long long seed,
+                                     std::vector<std::string>& warnings);
 
 }  // namespace analysis

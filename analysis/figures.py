@@ -31,16 +31,16 @@ COLORS = {"static-zram": "#4C72B0", "delayed-activation": "#DD8452", "bounded-re
 
 def tcg_note(cases):
     n = sum(1 for a in cases["accelerator"] if a == "tcg")
-    return f"  [{n} TCG case(s): timings inflated under TCG]" if n else ""
+    return f"\n[{n} TCG case(s): timings inflated under TCG]" if n else ""
 
 
 def forest(prim, cases, out):
     comps = prim["comparisons"]
-    fig, ax = plt.subplots(figsize=(8, 3.6))
+    fig, ax = plt.subplots(figsize=(9, 4.8))
     y = np.arange(len(comps))[::-1]
     for yi, c in zip(y, comps):
         ax.plot([c["corrected_lower"], c["corrected_upper"]], [yi - 0.18] * 2, color="0.6", lw=2,
-                label="corrected (secondary)" if yi == y[0] else None)
+                label="corrected interval (secondary)" if yi == y[0] else None)
         ax.plot([c["lower"], c["upper"]], [yi] * 2, color="black", lw=3,
                 label=f"{prim['level'] * 100:.2f}% interval (primary)" if yi == y[0] else None)
         ax.plot(c["estimate"], yi, "o", color="#C44E52", ms=8, zorder=3, label="estimate" if yi == y[0] else None)
@@ -52,19 +52,26 @@ def forest(prim, cases, out):
     ax.set_yticklabels([c["label"] for c in comps])
     lo = min(min(c["corrected_lower"] for c in comps), 0.9)
     hi = max(max(c["corrected_upper"] for c in comps), 1.05)
-    ax.set_xlim(lo - 0.03, hi + (hi - lo) * 0.55)
+    ax.set_xlim(lo - 0.03, hi + (hi - lo) * 0.6)
+    ax.set_ylim(y.min() - 0.6, y.max() + 0.5)
     ax.set_xlabel("p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)")
     verdict = "general benefit" if prim["general_benefit"] else "no general benefit"
     if not prim.get("assessable", True):
         verdict = "not assessable (one triplet per stratum)"
     if prim["harm"]:
         verdict += "; harm: " + ", ".join(prim["harm"])
-    ax.set_title(f"Primary comparisons, {prim['comparisons'][0]['triplets']} triplets - verdict: {verdict}"
-                 + tcg_note(cases), fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    # Title on two short lines (never clipped); the legend below the axes, clear of the labels.
+    n = comps[0]["triplets"]
+    title = f"Primary comparisons ({n} matched triplet{'' if n == 1 else 's'})\nverdict: {verdict}"
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, frameon=False)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=130)
+    note = tcg_note(cases).strip(" []\n")
+    if note:
+        fig.text(0.01, 0.01, "Note: " + note + " - the intervals show the mechanism's direction, not timing "
+                 "evidence.", fontsize=8, color="#A33", ha="left", va="bottom")
+    fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+    fig.savefig(out, dpi=130, bbox_inches="tight")
     plt.close(fig)
 
 
@@ -96,9 +103,9 @@ def p99_by_regime(cases, out):
                           label=c if i == 0 else None)
         ax.set_xticks(range(len(regimes)))
         ax.set_xticklabels(regimes, rotation=15)
+        # Linear axis from 0, so that bar heights compare as ratios (16 vs 29 ms is not 5x).
         fin = p99[np.isfinite(p99)]
-        if len(fin) and fin.min() > 0 and fin.max() / fin.min() > 20:
-            ax.set_yscale("log")
+        ax.set_ylim(0, float(fin.max()) * 1.1 if len(fin) else 1.0)
         ax.set_ylabel("pressure-phase p99 response (ms)")
         ax.set_title(f"{canary} canary: per-case p99 (dots) and median (bar)", fontsize=10)
         ax.grid(axis="y", alpha=0.3)

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -43,6 +44,14 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(out_dir))
     if (e.path().extension() == ".png") out.push_back(e.path().string());
+  // Report order: the primary result first, then p99 by regime, then the rest by name.
+  auto rank = [](const std::string& p) {
+    const auto f = std::filesystem::path(p).filename().string();
+    return f == "forest.png" ? 0 : f == "p99_by_regime.png" ? 1 : 2;
+  };
+  std::sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
+    return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+  });
   return out;
 }
 

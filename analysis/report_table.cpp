@@ -2,9 +2,11 @@
 #include "analysis/report_table.hpp"
 
 #include "analysis/quantile.hpp"
+#include "analysis/report_html.hpp"
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +36,44 @@ void Table::add(std::vector<nlohmann::json> row) {
   rows.push_back(std::move(row));
 }
 
+std::string tidy_name(const std::string& header) {
+  static const std::pair<const char*, const char*> kUnits[] = {
+      {"(us)", "us"}, {"(ms)", "ms"}, {"(s)", "s"}, {"(MiB)", "mib"}, {"(KiB)", "kib"}, {"(MiB/s)", "mib_s"},
+      {"(%)", "pct"}, {"(B)", "bytes"}, {"(bytes)", "bytes"}};
+  std::string h = header, suffix;
+  for (const auto& [u, s] : kUnits) {
+    const std::string unit(u);
+    if (h.size() >= unit.size() && h.compare(h.size() - unit.size(), unit.size(), unit) == 0) {
+      h.resize(h.size() - unit.size());
+      suffix = s;
+      break;
+    }
+  }
+  std::string out;
+  auto word = [&](const std::string& w) {
+    if (w.empty()) return;
+    if (!out.empty() && out.back() != '_') out += '_';
+    out += w;
+  };
+  std::string cur;
+  for (char ch : h) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      cur += static_cast<char>(std::tolower(c));
+    } else {
+      word(cur);
+      cur.clear();
+      if (ch == '%') word("pct");
+    }
+  }
+  word(cur);
+  word(suffix);
+  if (out.empty() || !std::isalpha(static_cast<unsigned char>(out[0]))) out = "col_" + out;
+  return out;
+}
+
+std::string column_name(const Column& c) { return c.name.empty() ? tidy_name(c.header) : c.name; }
+
 namespace {
 std::string cell_text(const nlohmann::json& c, int decimals) {
   if (c.is_null()) return "n/a";
@@ -56,6 +96,7 @@ std::string csv_field(const std::string& s) {
 
 std::string render_markdown(const Report& r) {
   std::string o = "# " + r.title + "\n\n";
+  if (r.provenance) o += results::provenance_markdown(*r.provenance) + "\n";
   if (!r.warnings.empty()) {
     o += "## Warnings\n\n";
     for (const auto& w : r.warnings) o += "- **" + w + "**\n";
@@ -99,7 +140,7 @@ std::string render_markdown(const Report& r) {
 
 std::string render_csv(const Table& t) {
   std::string o;
-  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + csv_field(t.columns[j].header);
+  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + csv_field(column_name(t.columns[j]));
   o += "\n";
   for (const auto& row : t.rows) {
     for (std::size_t j = 0; j < row.size(); ++j) {
@@ -113,11 +154,16 @@ std::string render_csv(const Table& t) {
 
 nlohmann::json render_json(const Report& r) {
   nlohmann::json j = {{"title", r.title}, {"warnings", r.warnings}, {"summary", r.summary}};
+  if (r.provenance) j["provenance"] = nlohmann::json::parse(results::provenance_json(*r.provenance));
   j["tables"] = nlohmann::json::array();
   for (const auto& t : r.tables) {
-    nlohmann::json cols = nlohmann::json::array();
-    for (const auto& c : t.columns) cols.push_back(c.header);
-    j["tables"].push_back({{"id", t.id}, {"title", t.title}, {"columns", cols}, {"rows", t.rows}, {"notes", t.notes}});
+    nlohmann::json cols = nlohmann::json::array(), names = nlohmann::json::array();
+    for (const auto& c : t.columns) {
+      cols.push_back(c.header);
+      names.push_back(column_name(c));
+    }
+    j["tables"].push_back({{"id", t.id}, {"title", t.title}, {"columns", cols}, {"column_names", names},
+                           {"rows", t.rows}, {"notes", t.notes}});
   }
   j["extra"] = r.extra.is_null() ? nlohmann::json::object() : r.extra;
   return j;
@@ -133,7 +179,11 @@ void write_report_files(const Report& r, const std::string& dir) {
   };
   put("report.md", render_markdown(r));
   put("report.json", render_json(r).dump(2) + "\n");
-  for (const auto& t : r.tables) put(t.id + ".csv", render_csv(t));
+  put("report.html", render_html(r));
+  for (const auto& t : r.tables) {
+    put(t.id + ".csv", render_csv(t));
+    if (r.provenance) results::write_sidecar((std::filesystem::path(dir) / (t.id + ".csv")).string(), *r.provenance);
+  }
 }
 
 }  // namespace analysis

@@ -1,7 +1,10 @@
 #pragma once
-// A report = warnings, a verdict paragraph and tables; rendered as Markdown (for a person),
-// CSV (one file per table) and JSON. A missing value is JSON null and prints as "n/a": a table
-// never shows NaN (non-finite numbers are rejected when a cell is set).
+// A report = provenance, warnings, a verdict paragraph and tables; rendered as Markdown (for a
+// person), CSV (one file per table, each with a provenance sidecar), JSON and a self-contained
+// HTML page (report_html.hpp). A missing value is JSON null and prints as "n/a": a table never
+// shows NaN (non-finite numbers are rejected when a cell is set).
+#include "results/provenance.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -10,11 +13,22 @@
 
 namespace analysis {
 
-/// A column: header (with its unit, e.g. "p99 (us)") and the decimals used in Markdown.
+/// A column: header for people (with its unit, e.g. "p99 (ms)"), the decimals used in Markdown,
+/// and the machine name used as CSV header and JSON column name (snake_case, unit as suffix:
+/// "p99_ms", "ratio_lower"); empty = derived from the header by tidy_name().
 struct Column {
   std::string header;
   int decimals = 3;
+  std::string name{};
 };
+
+/// Tidy (R / pandas friendly) column name from a header: lowercase ASCII letters, digits and
+/// '_', starting with a letter; a trailing unit in parentheses becomes a suffix
+/// ("wake p50 (ms)" -> "wake_p50_ms", "rate (MiB/s)" -> "rate_mib_s", "change (%)" -> "change_pct").
+std::string tidy_name(const std::string& header);
+
+/// The column's CSV/JSON name: Column::name, else tidy_name(header).
+std::string column_name(const Column& c);
 
 /// One table. Cells are JSON numbers, strings or null.
 struct Table {
@@ -40,20 +54,26 @@ nlohmann::json median_cell(const std::vector<std::optional<double>>& values, con
 /// The whole report.
 struct Report {
   std::string title;
+  /// Who made it from what (results/provenance.hpp): shown on top of report.md/html, as
+  /// "provenance" in report.json and in every CSV's sidecar (<file>.csv.meta.json). Unset: omitted.
+  std::optional<results::Provenance> provenance;
+  std::vector<std::string> figures;    ///< PNG paths embedded in report.html (in this order)
   std::vector<std::string> warnings;   ///< shown first
   std::vector<std::string> summary;    ///< paragraphs (verdict in words, design diagnostic)
   std::vector<Table> tables;
   nlohmann::json extra;                ///< machine-readable extras (JSON output only)
 };
 
-/// Markdown: title, warnings, summary, then each table with aligned columns and its notes.
+/// Markdown: title, provenance, warnings, summary, then each table with aligned columns and its notes.
 std::string render_markdown(const Report& r);
-/// CSV text of one table (header row, RFC 4180 quoting, numbers in full precision).
+/// CSV text of one table (header row of column_name()s, RFC 4180 quoting, numbers in full precision).
 std::string render_csv(const Table& t);
-/// JSON object {title, warnings, summary, tables:[{id,title,columns,rows,notes}], extra}.
+/// JSON object {title, provenance, warnings, summary, tables:[{id,title,columns,column_names,rows,notes}],
+/// extra}; columns are the headers, column_names the CSV names.
 nlohmann::json render_json(const Report& r);
-/// Writes report.md, report.json and <table id>.csv into `dir` (created). Errors: std::runtime_error
-/// naming the file that could not be written.
+/// Writes report.md, report.json, report.html (figures embedded) and <table id>.csv into `dir`
+/// (created), plus <table id>.csv.meta.json and report.json's provenance when r.provenance is set.
+/// Errors: std::runtime_error naming the file that could not be written.
 void write_report_files(const Report& r, const std::string& dir);
 
 }  // namespace analysis

@@ -1,7 +1,8 @@
 #pragma once
 // The study's published mechanism medians per configuration (study text: "Median
 // accumulated some stall time and full stall time ...", refault counts, swap-out). Used
-// for comparison only: the mechanism table's "study" column and the calibration target.
+// for comparison only: the mechanism table's "study" column and the calibration target; and
+// the study's Table 4 (`harness compare --published`).
 
 namespace analysis {
 
@@ -16,5 +17,19 @@ struct StudyMechanism {
 /// Indexed by analysis::Config order: static-zram, delayed-activation, bounded-reclaim.
 inline constexpr StudyMechanism kStudyMechanism[3] = {
     {99198, 34104, 1.818, 1.730}, {103028, 32905, 1.515, 1.306}, {99027, 32786, 1.342, 1.114}};
+
+/// The study's published Table 4 (study text: "the reclaim-to-static ratio was 0.938 with
+/// interval [0.906, 0.971]", ...): p99 response-time ratio bounded reclaim / comparator with its
+/// simultaneous 98.75% interval, in primary_comparisons() order: compute / static, compute /
+/// delayed, sqlite / static, sqlite / delayed. Used by `harness compare --published`.
+struct StudyRatio {
+  double estimate;
+  double lower;
+  double upper;
+};
+inline constexpr StudyRatio kStudyTable4[4] = {
+    {0.938, 0.906, 0.971}, {0.704, 0.675, 0.735}, {0.993, 0.968, 1.020}, {0.765, 0.726, 0.806}};
+/// Matched triplets behind the study's Table 4 and cases per configuration behind its medians.
+inline constexpr int kStudyTriplets = 60;
 
 }  // namespace analysis

@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
         [&](nlohmann::json& j) {
           j["db"] = db_path;
           j["queries_per_request"] = queries;
+          j["rows"] = db.rows();                    // from the database's meta (study: 80,000)
+          j["payload_bytes"] = db.payload_bytes();  // study: 1,536 B; Table 1 of the report shows both
           j["seed"] = opts.seed;
           j["rows_missing"] = missing;  // > 0 means the database does not match its meta (corrupt)
           j["digest"] = digest;

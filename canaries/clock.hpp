@@ -1,5 +1,5 @@
 #pragma once
-// Time source of the canaries' periodic loop (DESIGN.md "Canaries": absolute schedule,
+// Time source of the canaries' periodic loop (docs/DESIGN.md "Canaries": absolute schedule,
 // clock_nanosleep(TIMER_ABSTIME) on CLOCK_MONOTONIC). An interface so that unit tests
 // inject a fake clock and check the timing math without sleeping.
 #include <cstdint>

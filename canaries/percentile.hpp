@@ -1,6 +1,6 @@
 #pragma once
 // Sample quantiles for the canary summaries: Hyndman & Fan type 7 (numpy.percentile's
-// default "linear" method; DESIGN.md "Analysis"). With the sample sorted ascending
+// default "linear" method; docs/DESIGN.md "Analysis"). With the sample sorted ascending
 // x[0..n-1] and h = (n - 1) * p: Q(p) = x[floor h] + (h - floor h) * (x[floor h + 1] - x[floor h]).
 // Q(0) = min, Q(1) = max. (analysis/ has its own implementation for the study tables.)
 #include <span>

@@ -1,5 +1,5 @@
 #pragma once
-// The canaries' shared periodic loop (study; DESIGN.md "Canaries").
+// The canaries' shared periodic loop (study; docs/DESIGN.md "Canaries").
 //
 // Request `seq` is scheduled at origin_ns + seq * period_ns, fixed in advance: the loop
 // sleeps with an absolute deadline (Clock::sleep_until_ns), and a request that overruns

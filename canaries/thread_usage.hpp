@@ -1,5 +1,5 @@
 #pragma once
-// Per-request resource counters of the canaries (DESIGN.md "Canaries": minor/major
+// Per-request resource counters of the canaries (docs/DESIGN.md "Canaries": minor/major
 // faults and voluntary/involuntary context switches as getrusage RUSAGE_THREAD deltas).
 #include <cstdint>
 

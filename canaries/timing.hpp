@@ -1,5 +1,5 @@
 #pragma once
-// Definitions of the canary timing components (study; DESIGN.md "Canaries"):
+// Definitions of the canary timing components (study; docs/DESIGN.md "Canaries"):
 //   wake delay    = wake - scheduled         (scheduled start until execution begins)
 //   service time  = completion - wake        (execution begins until completion)
 //   response time = completion - scheduled

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent NumPy reference of the primary estimator (DESIGN.md "Analysis").
+"""Independent NumPy reference of the primary estimator (docs/DESIGN.md "Analysis").
 
 Written without reference to the C++ code: reads the campaign DB with sqlite3, computes each
 completed case's pressure-phase p99 response time per canary (numpy.quantile, method="linear" =

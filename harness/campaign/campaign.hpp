@@ -4,7 +4,7 @@
 //
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
 // Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
-// campaigns/README.md.
+// docs/CAMPAIGN.md (checked by tests/unit/docs).
 #include <cstdint>
 #include <optional>
 #include <stdexcept>

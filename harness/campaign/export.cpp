@@ -17,7 +17,7 @@ std::string csv_field(const std::string& s) {
   return o + "\"";
 }
 
-std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir) {
+std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir, const results::Provenance* provenance) {
   std::filesystem::create_directories(out_dir);
   // Derived columns follow the study: wake delay = wake - scheduled, service = completion -
   // wake, response = completion - scheduled, deadline miss = completion > next scheduled start.
@@ -68,6 +68,7 @@ std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir)
       o << "\n";
     }
     if (!o) throw std::runtime_error(path + ": write failed");
+    if (provenance) results::write_sidecar(path, *provenance);
     written.push_back(path);
   }
   return written;

@@ -1,4 +1,4 @@
-// Swap backends: zram (high priority) and the low-priority swapfile (study; DESIGN.md).
+// Swap backends: zram (high priority) and the low-priority swapfile (study; docs/DESIGN.md "Configurations").
 #include "harness/case/backend.hpp"
 
 #include <algorithm>

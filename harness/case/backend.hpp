@@ -1,5 +1,5 @@
 #pragma once
-// The swap backends of a case (study; DESIGN.md "Configurations"): zram is "the backend"
+// The swap backends of a case (study; docs/DESIGN.md "Configurations"): zram is "the backend"
 // (high priority), the swapfile is a low-priority spill device present in every
 // configuration. Priorities are set with swapon(2) (kernel::swapon; busybox has no -p).
 //

@@ -1,4 +1,4 @@
-// Case cgroups: parent/bg/fg lifecycle (DESIGN.md "The case"; cgroup-v2.rst).
+// Case cgroups: parent/bg/fg lifecycle (docs/DESIGN.md "The case"; cgroup-v2.rst).
 #include "harness/case/case_cgroups.hpp"
 
 #include <time.h>

@@ -1,7 +1,7 @@
 #pragma once
 // The controller: feeds each telemetry sample's bg `some` total to the study's trigger
 // predicate, records every evaluated window as a controller event, and performs the
-// configuration's action exactly once when the predicate fires (DESIGN.md "Controller").
+// configuration's action exactly once when the predicate fires (docs/DESIGN.md "Controller").
 //
 // Evaluation window (decision documented in harness/case/SPEC.md): the predicate is armed
 // for the pressure phase only. The sample at the pressure-start tick is the baseline

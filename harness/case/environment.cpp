@@ -1,4 +1,4 @@
-// Environment record of a case (DESIGN.md; issue 4 "Environment record").
+// Environment record of a case (docs/DESIGN.md "The case"; issue 4 "Environment record").
 #include "harness/case/environment.hpp"
 
 #include <sys/utsname.h>

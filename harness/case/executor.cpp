@@ -1,4 +1,4 @@
-// The case executor (DESIGN.md "The case"; issue 4). See executor.hpp for the timeline.
+// The case executor (docs/DESIGN.md "The case"; issue 4). See executor.hpp for the timeline.
 #include "harness/case/executor.hpp"
 
 #include <signal.h>

@@ -1,5 +1,5 @@
 #pragma once
-// `harness case run`: one case end to end (DESIGN.md "The case"; issue 4).
+// `harness case run`: one case end to end (docs/DESIGN.md "The case"; issue 4).
 //
 //   leftover cleanup -> qualification -> setup (cgroups, backend) -> canaries start
 //   -> warmup -> pressure (pressure-gen in bg; controller armed) -> recovery
@@ -35,7 +35,7 @@ struct ExecutorOptions {
   std::uint64_t min_free_disk_bytes = qualify::kMinFreeDiskMiB << 20;
   std::int64_t start_lead_ns = 3'000'000'000;      ///< T0 - spawn time: canaries load before T0
   std::int64_t canary_exit_grace_ns = 60'000'000'000;  ///< wait after the last phase for traces
-  std::int64_t reclaim_settle_ns = 2'200'000'000;  ///< memcg stat flush delay (DESIGN.md)
+  std::int64_t reclaim_settle_ns = 2'200'000'000;  ///< memcg stat flush delay (docs/DESIGN.md "Controller")
   int attempt = 1;
 };
 

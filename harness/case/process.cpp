@@ -1,4 +1,4 @@
-// Process placement into a cgroup before exec (DESIGN.md "The case"; issue 4).
+// Process placement into a cgroup before exec (docs/DESIGN.md "The case"; issue 4).
 #include "harness/case/process.hpp"
 
 #include <fcntl.h>

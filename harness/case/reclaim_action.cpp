@@ -1,4 +1,4 @@
-// One bounded memory.reclaim write with before/after/settled readings (DESIGN.md).
+// One bounded memory.reclaim write with before/after/settled readings (docs/DESIGN.md "Controller").
 #include "harness/case/reclaim_action.hpp"
 
 #include <time.h>

@@ -1,4 +1,4 @@
-// Restoration verification rules (DESIGN.md "Restoration").
+// Restoration verification rules (docs/DESIGN.md "Restoration").
 #include "harness/case/restoration_check.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Restoration verification (DESIGN.md "Restoration"): after teardown the host must show
+// Restoration verification (docs/DESIGN.md "Restoration"): after teardown the host must show
 // no swap in use, the case's cgroups gone and no stray processes. Pure: it judges
 // observations (read through hk_kernel by the executor, or from fixtures in tests).
 #include <sys/types.h>

@@ -260,7 +260,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   s.telemetry_period_ms = static_cast<int>(root.i64_or("telemetry_period_ms", s.trigger.window_ms));
   if (s.telemetry_period_ms != s.trigger.window_ms)
     root.fail("telemetry_period_ms", fmt::format("must equal trigger.window_ms ({}): the controller uses the "
-                                                 "telemetry samples (DESIGN.md)", s.trigger.window_ms));
+                                                 "telemetry samples (docs/DESIGN.md \"Telemetry at 1 Hz\")", s.trigger.window_ms));
   auto to = root.i64_or("telemetry_offset_ms", 25);
   if (to < 0 || to >= s.telemetry_period_ms)
     root.fail("telemetry_offset_ms", fmt::format("must be in 0..{} ms (below telemetry_period_ms)", s.telemetry_period_ms - 1));

@@ -1,4 +1,4 @@
-// 1 Hz telemetry sampler (DESIGN.md "Telemetry at 1 Hz").
+// 1 Hz telemetry sampler (docs/DESIGN.md "Telemetry at 1 Hz").
 #include "harness/case/telemetry.hpp"
 
 #include <exception>

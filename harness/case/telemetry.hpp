@@ -1,5 +1,5 @@
 #pragma once
-// The 1 Hz telemetry sampler (DESIGN.md "Telemetry at 1 Hz"): PSI some/full totals of bg,
+// The 1 Hz telemetry sampler (docs/DESIGN.md "Telemetry at 1 Hz"): PSI some/full totals of bg,
 // fg and the system; bg/fg memory.current, memory.swap.current, memory.stat (pgsteal,
 // pgscan, workingset_refault_*, pgmajfault), memory.events (oom, oom_kill); /proc/vmstat
 // pswpin/pswpout; /proc/swaps rows of zram and the swapfile; zram mm_stat; /proc/stat

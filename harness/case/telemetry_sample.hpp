@@ -1,5 +1,5 @@
 #pragma once
-// One 1 Hz telemetry sample (DESIGN.md "Telemetry at 1 Hz"); the controller reads the
+// One 1 Hz telemetry sample (docs/DESIGN.md "Telemetry at 1 Hz"); the controller reads the
 // same sample. Fields map 1:1 to results/schema.sql `telemetry` columns.
 // nullopt = not measured / absent in this kernel (stored as NULL, never as 0).
 #include <cstdint>

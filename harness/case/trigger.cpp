@@ -1,4 +1,4 @@
-// PSI trigger predicate (rule: study, DESIGN.md "The case").
+// PSI trigger predicate (rule: study, docs/DESIGN.md "Controller").
 #include "harness/case/trigger.hpp"
 
 #include <stdexcept>

@@ -3,7 +3,7 @@
 // `memory.pressure` some-total sample per window tick, it says whether the window
 // counted and whether the trigger fires.
 //
-// Rule (study; DESIGN.md "The case"): a window counts when bg `some total` grew by
+// Rule (study; docs/DESIGN.md "Controller"): a window counts when bg `some total` grew by
 // >= min_increase_us (1000 us) since the previous tick; `consecutive_windows` (3)
 // counting windows in a row fire the trigger, once per case; a non-counting window
 // (or a window that could not be measured) resets the run.

@@ -1,5 +1,6 @@
 // `harness analyze DB` (confirmatory report: Tables 1, 2, 4, 5, 6, mechanism, absolute differences,
 // verdict, figures) and `harness pilot-select DB` (Table 3, chosen dose). Library: analysis/.
+#include "build_id.hpp"
 #include "registry.hpp"
 
 #include "analysis/analysis_report.hpp"
@@ -75,18 +76,27 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   analysis::Report r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
   r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
+  {
+    results::Db db(a.db, results::Db::Mode::ReadOnly);
+    r.provenance = results::collect_provenance(db, harness::cli::current_build(), harness::cli::command_line());
+    if (r.provenance->campaign_kind.empty()) r.provenance->campaign_kind = analysis::campaign_kind(data.meta);
+  }
   if (!a.out.empty()) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
         auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, seed);
         r.extra["figures"] = pngs;
+        r.figures = pngs;
       } catch (const std::exception& e) {
         r.warnings.push_back(std::string("figures not produced: ") + e.what());
       }
     }
     analysis::write_report_files(r, a.out);
-    std::fprintf(stderr, "harness analyze: wrote %s/report.md, report.json and one CSV per table\n", a.out.c_str());
+    std::fprintf(stderr,
+                 "harness analyze: wrote %s/report.md, report.json, report.html (figures embedded) and one CSV per "
+                 "table (each with a .meta.json provenance sidecar)\n",
+                 a.out.c_str());
   }
   print(r, a.format);
   return 0;
@@ -107,7 +117,12 @@ int run_pilot(const PilotArgs& a) {
   rule.min_achieved_ratio = settings.min_achieved_ratio.value_or(rule.min_achieved_ratio);
   auto res = analysis::select_dose(a.db, rule);
   res.warnings.insert(res.warnings.end(), settings.warnings.begin(), settings.warnings.end());
-  const auto rep = analysis::pilot_report(a.db, res);
+  auto rep = analysis::pilot_report(a.db, res);
+  {
+    results::Db db(a.db, results::Db::Mode::ReadOnly);
+    rep.provenance = results::collect_provenance(db, harness::cli::current_build(), harness::cli::command_line());
+    if (rep.provenance->campaign_kind.empty()) rep.provenance->campaign_kind = analysis::campaign_kind(meta);
+  }
   if (!a.out.empty()) analysis::write_report_files(rep, a.out);
   print(rep, a.format);
   return res.chosen_bytes ? 0 : 1;

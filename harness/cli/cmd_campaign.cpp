@@ -7,6 +7,7 @@
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/campaign/status.hpp"
+#include "harness/cli/build_id.hpp"
 #include "harness/cli/registry.hpp"
 
 #include <cstdio>
@@ -223,7 +224,8 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       std::string dir = *out;
       if (dir.empty()) dir = (std::filesystem::path(*db).parent_path() / std::filesystem::path(*db).stem()).string() + "-csv";
       results::Db d(*db, results::Db::Mode::ReadOnly);
-      for (const auto& f : hc::export_csv(d, dir)) std::printf("%s\n", f.c_str());
+      const auto prov = results::collect_provenance(d, harness::cli::current_build(), harness::cli::command_line());
+      for (const auto& f : hc::export_csv(d, dir, &prov)) std::printf("%s\n", f.c_str());
     });
   }
   {

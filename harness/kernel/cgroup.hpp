@@ -15,7 +15,7 @@
 
 namespace kernel {
 
-/// Outcome of one write to memory.reclaim (DESIGN.md "Controller": request bytes,
+/// Outcome of one write to memory.reclaim (docs/DESIGN.md "Controller": request bytes,
 /// start/end times, duration, errno). EAGAIN = the kernel reclaimed less than asked
 /// (6.1: also after 16 passes without progress), EINTR = interrupted by a signal.
 struct ReclaimResult {

@@ -1,5 +1,5 @@
 #pragma once
-// Error types of the kernel-interface layer (DESIGN.md "The kernel-interface layer").
+// Error types of the kernel-interface layer (docs/DESIGN.md "The kernel-interface layer").
 //
 // Reads that fail throw IoError (carries errno and the full path); files whose text
 // does not match the documented kernel format throw ParseError (names file, 1-based

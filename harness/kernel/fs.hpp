@@ -1,7 +1,7 @@
 #pragma once
 // Root-injectable file access: every read and write of /sys and /proc by the harness
 // goes through a kernel::Fs. Fs{"/"} is the live system; Fs{"tests/fixtures/<kernel>/root"}
-// is a captured tree (DESIGN.md: "whose root is injectable").
+// is a captured tree (docs/DESIGN.md "The kernel-interface layer": the root is injectable).
 //
 // Paths given to Fs are relative to the root ("sys/fs/cgroup/bg/memory.current"); a
 // leading '/' is ignored, so "/proc/vmstat" also works. ".." components are rejected
@@ -90,7 +90,7 @@ class Fs {
   std::filesystem::path root_;
 };
 
-/// CLOCK_MONOTONIC now, in ns (the clock of every timed write: DESIGN.md "Controller").
+/// CLOCK_MONOTONIC now, in ns (the clock of every timed write: docs/DESIGN.md "Controller").
 std::int64_t monotonic_ns();
 
 /// Test helper: faults set through it are cleared when it goes out of scope.

@@ -1,5 +1,5 @@
 #pragma once
-// Umbrella header of hk_kernel, the kernel-interface layer (DESIGN.md): include this
+// Umbrella header of hk_kernel, the kernel-interface layer (docs/DESIGN.md "The kernel-interface layer"): include this
 // or the single headers below.
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/errors.hpp"

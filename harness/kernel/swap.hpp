@@ -25,7 +25,7 @@ std::vector<SwapDevice> parse_swaps(std::string_view text, const std::string& fi
 std::vector<SwapDevice> read_swaps(const Fs& fs);
 
 /// swapon(2) of `path` (joined under the Fs root) with SWAP_FLAG_PREFER and `priority`
-/// (0..32767; busybox swapon has no -p, DESIGN.md). EBUSY = already active,
+/// (0..32767; busybox swapon has no -p, docs/DESIGN.md "Configurations"). EBUSY = already active,
 /// EINVAL = no swap signature or holes, EPERM = not root.
 WriteResult swapon(const Fs& fs, const std::string& path, int priority);
 /// swapoff(2): faults every swapped page back; can take long and can hit OOM (ENOMEM).
@@ -47,7 +47,7 @@ struct SwapfileCheck {
   bool ok() const { return problems.empty(); }
 };
 /// Checks a swapfile without enabling it: a regular file, no holes
-/// (st_blocks*512 >= st_size: DESIGN.md, "write it with zeros, not fallocate/truncate"),
+/// (st_blocks*512 >= st_size: docs/DESIGN.md "Facts from the kernel": write it with zeros, not fallocate/truncate),
 /// at least 40 KiB, and the mkswap signature "SWAPSPACE2" at offset page_size-10.
 /// Never throws for a missing/unreadable file (reported in problems).
 SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path);

@@ -1,6 +1,6 @@
 #pragma once
 // The guest's virtio data disk: an ext4 image built on the host with `mkfs.ext4 -d`
-// (no mount needed) and edited / read back with `debugfs` (DESIGN.md: measured to work).
+// (no mount needed) and edited / read back with `debugfs` (docs/DESIGN.md "Local VMs").
 // Holds the canary SQLite DB, the agent token, the swapfile (created in the guest) and
 // case output. Paths inside the image are absolute from the image root ("/token").
 #include <string>

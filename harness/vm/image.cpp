@@ -166,7 +166,7 @@ Image build_image(const ImageOptions& opts) {
     // harness binaries and their shared libraries
     std::set<std::string> libs;
     for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
-      // debug info stays on the host: the initramfs lives in guest RAM (DESIGN.md)
+      // debug info stays on the host: the initramfs lives in guest RAM (docs/DESIGN.md "Local VMs")
       std::string stripped = (tmp / ("strip-" + name)).string();
       if (run({"strip", "--strip-debug", "-o", stripped, path}).exit_code == 0) {
         cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), stripped, 0755);

@@ -1,6 +1,6 @@
 #pragma once
 // The guest kernel: the Debian cloud kernel package, fetched with `apt-get download` and
-// unpacked with `dpkg -x` into the per-user cache (DESIGN.md "Local VMs"), or a kernel and
+// unpacked with `dpkg -x` into the per-user cache (docs/DESIGN.md "Local VMs"), or a kernel and
 // modules tree given by the user.
 #include <string>
 

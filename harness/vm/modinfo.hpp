@@ -1,7 +1,7 @@
 #pragma once
 // Kernel module metadata and load order without kmod: reads the `.modinfo` ELF section
 // of each .ko (NUL-separated key=value strings) and orders modules by `depends=`.
-// Needed because the Debian cloud kernel package ships no modules.dep (DESIGN.md).
+// Needed because the Debian cloud kernel package ships no modules.dep (docs/DESIGN.md "Local VMs").
 #include <map>
 #include <string>
 #include <vector>

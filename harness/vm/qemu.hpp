@@ -1,5 +1,5 @@
 #pragma once
-// qemu-system-x86_64 command lines for local guests (DESIGN.md "Facts measured"):
+// qemu-system-x86_64 command lines for local guests (docs/DESIGN.md "Facts measured"):
 // q35, 1 vCPU / 1 GiB by default, direct kernel boot with the harness initramfs,
 // the data disk as virtio-blk, user-mode networking with the agent port forwarded
 // from 127.0.0.1:<host port> to the guest's 8080, serial console to a log file.
@@ -26,7 +26,7 @@ struct QemuConfig {
   bool daemonize = false;         ///< qemu -daemonize (vm up) vs. foreground (vm exec)
 };
 
-/// The warning printed when running under TCG (timings inflated; DESIGN.md).
+/// The warning printed when running under TCG (timings inflated; docs/DESIGN.md "Facts measured").
 std::string tcg_warning();
 
 /// Full argv for qemu-system-x86_64. Throws std::invalid_argument naming the field when

@@ -99,7 +99,7 @@ TEST(Coverage, ManyTripletsPerStratumCoversAtTheNominalRate) {
   EXPECT_NEAR(c.plain_pooled, e, tol3(e, 4 * kDatasets));
 }
 
-// Design: CONFIRMATORY as simulated in DESIGN.md "Small-sample caution": 20 strata x 3 triplets
+// Design: CONFIRMATORY as simulated in docs/DESIGN.md "Small-sample caution": 20 strata x 3 triplets
 // (60 triplets). The report's diagnostic (analytic variance factor) states the expected coverage;
 // the measured under-coverage must match it, and the corrected interval must restore coverage.
 TEST(Coverage, ConfirmatoryThreePerStratumUnderCoversAsDiagnosedAndCorrectionRestores) {
@@ -109,7 +109,7 @@ TEST(Coverage, ConfirmatoryThreePerStratumUnderCoversAsDiagnosedAndCorrectionRes
   EXPECT_NEAR(e, 0.9586, 0.0005);   // 2 Phi(2.4977 sqrt(2/3)) - 1
   EXPECT_NEAR(ec, kLevel, 1e-12);
   const auto c = simulate(20, 3, 202);
-  print("design: 20 strata x 3 triplets per stratum (DESIGN.md confirmatory simulation)", c, e, ec);
+  print("design: 20 strata x 3 triplets per stratum (docs/DESIGN.md \"Small-sample caution\": the confirmatory simulation)", c, e, ec);
   // Measured under-coverage matches the diagnostic (pooled, 3 SE = +-0.0149) ...
   EXPECT_NEAR(c.plain_pooled, e, tol3(e, 4 * kDatasets));
   // ... and is a real under-coverage: below nominal by more than 3 SE.

@@ -53,7 +53,7 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   const std::string md = analysis::render_markdown(r);
   EXPECT_NE(md.find("timings are inflated under TCG"), std::string::npos);
   EXPECT_NE(md.find("lower (98.75%)"), std::string::npos);
-  EXPECT_NE(md.find("compute p99 (us)"), std::string::npos);
+  EXPECT_NE(md.find("compute p99 median (ms)"), std::string::npos);
   EXPECT_NE(md.find("**Verdict"), std::string::npos);
 }
 
@@ -67,7 +67,7 @@ TEST(Report, MarkdownColumnsAlignAndCsvQuotes) {
   const std::string md = analysis::render_markdown(r);
   EXPECT_NE(md.find("| a, b           |       1.50 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| long name here |        n/a |"), std::string::npos) << md;
-  EXPECT_EQ(analysis::render_csv(t), "name,value (us)\n\"a, b\",1.5\nlong name here,\n");
+  EXPECT_EQ(analysis::render_csv(t), "name,value_us\n\"a, b\",1.5\nlong name here,\n");
   EXPECT_THROW(analysis::num(std::nan("")), std::invalid_argument);
   EXPECT_THROW(t.add({"short row"}), std::invalid_argument);
 }

@@ -25,7 +25,7 @@ TEST(MemoryStat, RealBgUnderPressure) {
   // Keys without a typed accessor are kept.
   EXPECT_EQ(s.get("thp_fault_alloc"), 98u);
   EXPECT_EQ(s.get("sec_pagetables"), 0u);
-  // 6.1 has no *_proactive counters (DESIGN.md): absent, not zero.
+  // 6.1 has no *_proactive counters (docs/DESIGN.md "Facts from the kernel"): absent, not zero.
   EXPECT_FALSE(s.get("pgsteal_proactive").has_value());
 }
 

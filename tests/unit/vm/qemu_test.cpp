@@ -1,4 +1,4 @@
-// qemu command line (DESIGN.md measured setup) and guest path helpers.
+// qemu command line (docs/DESIGN.md "Facts measured": measured setup) and guest path helpers.
 #include "harness/vm/init_script.hpp"
 #include "harness/vm/qemu.hpp"
 

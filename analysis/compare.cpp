@@ -1,0 +1,165 @@
+// Side-by-side comparison of two campaigns, or of one with the study (see compare.hpp).
+#include "analysis/compare.hpp"
+
+#include "analysis/case_summary.hpp"
+#include "analysis/study_medians.hpp"
+#include "analysis/triplets.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace analysis {
+namespace {
+
+using nlohmann::json;
+
+// Mechanism quantities compared, as the mechanism table names its columns (tidy names).
+const std::vector<std::pair<std::string, std::string>>& quantities() {
+  static const std::vector<std::pair<std::string, std::string>> q = {
+      {"bg_psi_some_stall_s", "bg PSI some stall (s)"}, {"bg_psi_full_stall_s", "bg PSI full stall (s)"},
+      {"fg_psi_some_stall_s", "fg PSI some stall (s)"}, {"refaults", "refaults"},
+      {"swap_out_kib", "swap-out (KiB)"},               {"zram_orig_peak_mib", "zram orig peak (MiB)"},
+      {"zram_compr_peak_mib", "zram compr peak (MiB)"}, {"zram_mem_used_peak_mib", "zram mem_used peak (MiB)"}};
+  return q;
+}
+
+const Table& find_table(const Report& r, const std::string& id) {
+  for (const auto& t : r.tables)
+    if (t.id == id) return t;
+  throw std::invalid_argument("compare: the report of " + r.title + " has no table " + id);
+}
+
+std::size_t col(const Table& t, const std::string& name) {
+  for (std::size_t j = 0; j < t.columns.size(); ++j)
+    if (column_name(t.columns[j]) == name) return j;
+  throw std::invalid_argument("compare: table " + t.id + " has no column " + name);
+}
+
+std::optional<double> number(const json& c) {
+  return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
+}
+
+json opt(const std::optional<double>& v) { return v ? num(*v) : json(nullptr); }
+
+}  // namespace
+
+CompareSide side_from_report(const Report& r, const std::string& label) {
+  CompareSide s;
+  s.label = label;
+  if (r.provenance) {
+    for (const auto& a : r.provenance->accelerators) s.accelerators += (s.accelerators.empty() ? "" : ", ") + a;
+  }
+  const Table& t4 = find_table(r, "table4_primary");
+  const auto ci = col(t4, "comparison"), ti = col(t4, "triplets"), ei = col(t4, "ratio"), li = col(t4, "ratio_lower"),
+             ui = col(t4, "ratio_upper");
+  for (const auto& row : t4.rows) {
+    SideRatio x;
+    x.label = row[ci].get<std::string>();
+    x.estimate = row[ei].get<double>();
+    x.lower = row[li].get<double>();
+    x.upper = row[ui].get<double>();
+    if (row[ti].is_number_integer()) x.triplets = row[ti].get<int>();
+    s.table4.push_back(x);
+  }
+  const Table& m = find_table(r, "mechanism");
+  const auto cfg = col(m, "configuration");
+  for (const auto& row : m.rows)
+    for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = number(row[col(m, name)]);
+  return s;
+}
+
+CompareSide published_side() {
+  CompareSide s;
+  s.label = "study (published)";
+  const auto& defs = primary_comparisons();
+  for (int j = 0; j < 4; ++j)
+    s.table4.push_back({defs[j].label, kStudyTable4[j].estimate, kStudyTable4[j].lower, kStudyTable4[j].upper,
+                        kStudyTriplets});
+  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+    const auto& st = kStudyMechanism[static_cast<int>(cf)];
+    auto& q = s.mechanism[config_name(cf)];
+    for (const auto& [name, header] : quantities()) q[name] = std::nullopt;  // not published
+    q["swap_out_kib"] = st.swapout_kib;
+    q["refaults"] = st.refaults;
+    q["bg_psi_some_stall_s"] = st.bg_some_s;
+    q["bg_psi_full_stall_s"] = st.bg_full_s;
+  }
+  return s;
+}
+
+Report compare_sides(const CompareSide& a, const CompareSide& b) {
+  Report r;
+  r.title = fmt::format("Reclaim ablation: comparison, A = {}, B = {}", a.label, b.label);
+  for (const auto& [side, s] : {std::pair<const char*, const CompareSide*>{"A", &a}, {"B", &b}})
+    if (s->accelerators.find("tcg") != std::string::npos)
+      r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
+                                       "ratios is not timing evidence.",
+                                       side, s->label));
+  Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, bounded reclaim / comparator",
+          {{"comparison", 0},
+           {"A triplets", 0, "a_triplets"},
+           {"A ratio", 3, "a_ratio"},
+           {"A lower", 3, "a_ratio_lower"},
+           {"A upper", 3, "a_ratio_upper"},
+           {"B triplets", 0, "b_triplets"},
+           {"B ratio", 3, "b_ratio"},
+           {"B lower", 3, "b_ratio_lower"},
+           {"B upper", 3, "b_ratio_upper"},
+           {"B / A", 3, "ratio_b_over_a"},
+           {"B - A", 3, "ratio_b_minus_a"},
+           {"intervals overlap", 0},
+           {"A estimate in B interval", 0, "a_in_b_interval"},
+           {"B estimate in A interval", 0, "b_in_a_interval"}},
+          {},
+          {}};
+  for (const auto& x : a.table4) {
+    const SideRatio* y = nullptr;
+    for (const auto& c : b.table4)
+      if (c.label == x.label) y = &c;
+    auto trip = [](const SideRatio* s) { return s && s->triplets ? json(*s->triplets) : json(nullptr); };
+    if (!y) {
+      t.add({x.label, trip(&x), num(x.estimate), num(x.lower), num(x.upper), nullptr, nullptr, nullptr, nullptr, nullptr,
+             nullptr, "B lacks it", nullptr, nullptr});
+      continue;
+    }
+    const bool overlap = x.lower <= y->upper && y->lower <= x.upper;
+    t.add({x.label, trip(&x), num(x.estimate), num(x.lower), num(x.upper), trip(y), num(y->estimate), num(y->lower),
+           num(y->upper), num(y->estimate / x.estimate), num(y->estimate - x.estimate), overlap ? "yes" : "no",
+           y->lower <= x.estimate && x.estimate <= y->upper ? "yes" : "no",
+           x.lower <= y->estimate && y->estimate <= x.upper ? "yes" : "no"});
+  }
+  t.notes.push_back(
+      "Ratio < 1 favours bounded reclaim. Each side's interval is its own simultaneous interval (98.75% for the "
+      "study's four comparisons). Overlap and containment are descriptive, not a test of a difference between "
+      "the campaigns.");
+  r.tables.push_back(std::move(t));
+
+  Table m{"compare_mechanism", "Mechanism medians side by side (pressure phase, per configuration)",
+          {{"configuration", 0}, {"quantity", 0}, {"A", 3, "a"}, {"B", 3, "b"}, {"B - A", 3, "b_minus_a"},
+           {"B / A - 1 (%)", 1, "b_over_a_change_pct"}},
+          {},
+          {}};
+  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+    const std::string c = config_name(cf);
+    for (const auto& [name, header] : quantities()) {
+      auto get = [&](const CompareSide& s) -> std::optional<double> {
+        auto it = s.mechanism.find(c);
+        if (it == s.mechanism.end()) return std::nullopt;
+        auto q = it->second.find(name);
+        return q == it->second.end() ? std::nullopt : q->second;
+      };
+      const auto va = get(a), vb = get(b);
+      if (!va && !vb) continue;
+      m.add({c, header, opt(va), opt(vb), va && vb ? num(*vb - *va) : json(nullptr),
+             va && vb && *va != 0 ? num(100.0 * (*vb / *va - 1.0)) : json(nullptr)});
+    }
+  }
+  m.notes.push_back("Medians over each side's cases of the pressure-phase counters (mechanism table of `harness "
+                    "analyze`). n/a = the side does not have the quantity (the study publishes swap-out, refaults and "
+                    "bg PSI some/full only). Stall times are inflated under TCG.");
+  r.tables.push_back(std::move(m));
+  return r;
+}
+
+}  // namespace analysis

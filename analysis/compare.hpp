@@ -1,0 +1,46 @@
+#pragma once
+// `harness compare`: two campaigns' primary comparisons (Table 4) and mechanism medians side by
+// side with their differences, or one campaign beside the study's published values
+// (`--published`: analysis/study_medians.hpp). Each side is read from an analysis report
+// (build_analysis_report), so compare shows exactly what `harness analyze` reports.
+#include "analysis/report_table.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace analysis {
+
+/// One primary comparison of one side (ratio bounded reclaim / comparator; interval at the
+/// side's simultaneous level).
+struct SideRatio {
+  std::string label;        ///< e.g. "compute: reclaim / static" (primary_comparisons())
+  double estimate = 1, lower = 1, upper = 1;
+  std::optional<int> triplets;
+};
+
+/// What compare needs of one campaign (or of the study).
+struct CompareSide {
+  std::string label;                  ///< DB path, or "study (published)"
+  std::string accelerators;           ///< e.g. "tcg"; empty = not known
+  std::vector<SideRatio> table4;      ///< in primary_comparisons() order
+  /// configuration -> quantity (mechanism table column name, e.g. "swap_out_kib") -> median.
+  std::map<std::string, std::map<std::string, std::optional<double>>> mechanism;
+};
+
+/// Reads a side from an analysis report: tables "table4_primary" and "mechanism" (by column
+/// name). Errors: std::invalid_argument naming the missing table or column.
+CompareSide side_from_report(const Report& r, const std::string& label);
+
+/// The study's published Table 4 (kStudyTable4) and mechanism medians (kStudyMechanism; the
+/// quantities the study reports: swap-out, refaults, bg PSI some/full stall).
+CompareSide published_side();
+
+/// Tables "compare_table4" (per comparison: both ratios and intervals, B / A, B - A, whether
+/// the intervals overlap and whether each estimate lies in the other's interval) and
+/// "compare_mechanism" (per configuration and quantity: A, B, B - A, B / A - 1 in %);
+/// a quantity one side lacks shows n/a. Title names both sides.
+Report compare_sides(const CompareSide& a, const CompareSide& b);
+
+}  // namespace analysis

@@ -1,0 +1,176 @@
+// Table 1 environment rows (see environment_table.hpp).
+#include "analysis/environment_table.hpp"
+
+#include "analysis/db_columns.hpp"
+#include "results/db.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace analysis {
+namespace {
+
+using nlohmann::json;
+
+json parse_or_null(const std::optional<std::string>& s) {
+  if (!s) return nullptr;
+  json j = json::parse(*s, nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+// Value at a '/'-separated path, or null.
+const json* at(const json& j, const std::string& path) {
+  const json* cur = &j;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto slash = path.find('/', start);
+    const std::string key = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!cur->is_object() || !cur->contains(key)) return nullptr;
+    cur = &(*cur)[key];
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return cur->is_null() ? nullptr : cur;
+}
+
+std::string text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("error")) return "error: " + text(v["error"]);
+  return v.dump();
+}
+
+std::string mglru(const json& v) {
+  const std::string s = text(v);
+  if (s == "absent") return "absent (kernel without MGLRU)";
+  try {
+    const unsigned long bits = std::stoul(s, nullptr, 0);
+    return fmt::format("{} ({})", bits == 0 ? "off" : "on", s);
+  } catch (...) {
+    return s;
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> environment_rows(const std::string& db_path,
+                                                                  const std::vector<std::string>& case_ids) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  const bool has_env = has_column(db, "cases", "environment_json");
+  const bool has_qual = has_column(db, "cases", "qualification_json");
+  const bool has_art = has_table(db, "artifacts");
+  struct Item {
+    std::string setting;
+    std::function<std::optional<std::string>(const json& env, const json& qual, const json& sqlite)> get;
+  };
+  auto str = [](const json* v) -> std::optional<std::string> {
+    return v ? std::optional<std::string>(text(*v)) : std::nullopt;
+  };
+  const std::vector<Item> items = {
+      {"guest kernel release", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "kernel_release"));
+         return v ? v : str(at(q, "recorded/kernel_release"));
+       }},
+      {"guest kernel version", [&](const json& e, const json&, const json&) { return str(at(e, "uname/version")); }},
+      {"kernel command line", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "cmdline"));
+         return v ? v : str(at(q, "recorded/kernel_cmdline"));
+       }},
+      {"clocksource", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "clocksource"));
+         return v ? v : str(at(q, "recorded/clocksource"));
+       }},
+      {"MGLRU (/sys/kernel/mm/lru_gen/enabled)", [&](const json& e, const json& q, const json&) -> std::optional<std::string> {
+         const json* v = at(e, "mglru_enabled");
+         if (!v) v = at(q, "recorded/mglru_enabled");
+         return v ? std::optional<std::string>(mglru(*v)) : std::nullopt;
+       }},
+      {"transparent hugepages (enabled)", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "thp_enabled"));
+         return v ? v : str(at(q, "recorded/thp_enabled"));
+       }},
+      {"vm.swappiness", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "swappiness"));
+         return v ? v : str(at(q, "recorded/swappiness"));
+       }},
+      {"guest MemTotal (MiB)", [&](const json& e, const json& q, const json&) -> std::optional<std::string> {
+         const json* v = at(e, "memtotal_kib");
+         if (!v) v = at(q, "recorded/mem_total_kib");
+         if (!v || !v->is_number()) return std::nullopt;
+         return fmt::format("{:.1f}", v->get<double>() / 1024.0);
+       }},
+      {"online CPUs", [&](const json& e, const json&, const json&) { return str(at(e, "online_cpus")); }},
+      {"page size (KiB)", [&](const json& e, const json&, const json&) -> std::optional<std::string> {
+         const json* v = at(e, "page_size_bytes");
+         if (!v || !v->is_number()) return std::nullopt;
+         return fmt::format("{:g}", v->get<double>() / 1024.0);
+       }},
+      {"data disk cache mode (qemu)", [&](const json& e, const json&, const json&) { return str(at(e, "data_disk_cache")); }},
+      {"PSI (CONFIG_PSI / CONFIG_PSI_DEFAULT_DISABLED)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+         const json* a = at(q, "recorded/kernel_config/CONFIG_PSI");
+         const json* b = at(q, "recorded/kernel_config/CONFIG_PSI_DEFAULT_DISABLED");
+         if (!a && !b) return std::nullopt;
+         return fmt::format("{} / {}", a ? text(*a) : "?", b ? text(*b) : "?");
+       }},
+      {"zram algorithms available", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+         const json* v = at(q, "recorded/zram_algorithms");
+         if (!v || !v->is_array()) return std::nullopt;
+         std::string s;
+         for (const auto& a : *v) s += (s.empty() ? "" : ", ") + text(a);
+         return s;
+       }},
+      {"qualification (harness qualify at case start)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+         const json* v = at(q, "passed");
+         if (!v || !v->is_boolean()) return std::nullopt;
+         return std::string(v->get<bool>() ? "passed" : "FAILED");
+       }},
+      {"SQLite canary rows", [&](const json&, const json&, const json& s) { return str(at(s, "rows")); }},
+      {"SQLite canary payload (bytes per row)", [&](const json&, const json&, const json& s) { return str(at(s, "payload_bytes")); }},
+      {"SQLite canary point queries per request", [&](const json&, const json&, const json& s) { return str(at(s, "queries_per_request")); }},
+  };
+  std::vector<std::map<std::string, int>> seen(items.size());
+  for (const auto& id : case_ids) {
+    json env = nullptr, qual = nullptr, sqlite = nullptr;
+    if (has_env || has_qual) {
+      results::Stmt st(db, std::string("SELECT ") + (has_env ? "environment_json" : "NULL") + ", " +
+                               (has_qual ? "qualification_json" : "NULL") + " FROM cases WHERE case_id = ?1");
+      st.bind(1, id);
+      if (st.step()) {
+        env = parse_or_null(st.opt_text(0));
+        qual = parse_or_null(st.opt_text(1));
+      }
+    }
+    if (has_art) {
+      results::Stmt st(db, "SELECT content FROM artifacts WHERE case_id = ?1 AND name = 'canary-sqlite.json'");
+      st.bind(1, id);
+      if (st.step()) sqlite = parse_or_null(st.opt_text(0));
+    }
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (auto v = items[i].get(env, qual, sqlite)) ++seen[i][*v];
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& m = seen[i];
+    int n = 0;
+    for (const auto& [v, k] : m) n += k;
+    std::string value;
+    if (m.empty()) {
+      value = "not recorded";
+    } else if (m.size() == 1) {
+      value = m.begin()->first;
+      if (n < static_cast<int>(case_ids.size()))
+        value += fmt::format(" ({} of {} cases recorded it)", n, case_ids.size());
+    } else {
+      value = "varies:";
+      for (const auto& [v, k] : m) value += fmt::format(" {} ({} case{});", v, k, k == 1 ? "" : "s");
+      value.pop_back();
+    }
+    out.emplace_back(items[i].setting, value);
+  }
+  return out;
+}
+
+}  // namespace analysis

@@ -1,0 +1,177 @@
+// `harness compare` (two campaigns' Table 4 and mechanism medians side by side, or one beside
+// the study's published values) and `harness archive` (DB, campaign YAML, plan, report and
+// build info in one .tar.zst for artifact evaluation). Libraries: analysis/compare.hpp,
+// harness/campaign/archive.hpp.
+#include "build_id.hpp"
+#include "exit_codes.hpp"
+#include "registry.hpp"
+
+#include "analysis/analysis_report.hpp"
+#include "analysis/campaign_settings.hpp"
+#include "analysis/compare.hpp"
+#include "harness/campaign/archive.hpp"
+#include "harness/vm/subprocess.hpp"
+#include "results/db.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareArgs {
+  std::vector<std::string> dbs;
+  bool published = false;
+  std::string format = "md", out;
+  int replicates = 0;
+  long long seed = -1;
+};
+
+struct ArchiveArgs {
+  std::string db, out;
+  bool figures = true;
+};
+
+std::map<std::string, std::string> campaign_meta(const std::string& db_path) {
+  std::map<std::string, std::string> meta;
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  results::Stmt t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_meta'");
+  if (t.step()) {
+    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) meta[st.text(0)] = st.text(1);
+  }
+  return meta;
+}
+
+// Provenance of an artifact made from db_path; the kind from the stored YAML when an older
+// DB lacks campaign_meta.kind.
+results::Provenance provenance_of(const std::string& db_path) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  auto p = results::collect_provenance(db, harness::cli::current_build(), harness::cli::command_line());
+  if (p.campaign_kind.empty()) p.campaign_kind = analysis::campaign_kind(campaign_meta(db_path));
+  return p;
+}
+
+// One campaign's analysis report with its preregistered settings (as `harness analyze`).
+analysis::Report analyse(const std::string& db_path, const CompareArgs& a) {
+  if (!fs::exists(db_path)) throw std::runtime_error("compare: database not found: " + db_path);
+  const auto data = analysis::load_campaign(db_path);
+  std::vector<std::string> warnings;
+  const auto opt = analysis::preregistered_options(data.meta, a.replicates, a.seed, warnings);
+  const auto ts = analysis::build_triplets(data);
+  if (ts.triplets.empty())
+    throw std::runtime_error(db_path + ": no complete matched triplet to compare (" + std::to_string(data.cases.size()) +
+                             " completed case(s); a pilot DB has none: use `harness pilot-select`)");
+  auto r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
+  r.provenance = provenance_of(db_path);
+  return r;
+}
+
+int run_compare(const CompareArgs& a) {
+  if (a.published ? a.dbs.size() != 1 : a.dbs.size() != 2)
+    throw std::invalid_argument(a.published ? "compare --published takes one DB" : "compare takes two DBs: A.db B.db");
+  analysis::Report r;
+  std::vector<results::Provenance> provs;
+  if (a.published) {
+    const auto ra = analyse(a.dbs[0], a);
+    r = analysis::compare_sides(analysis::side_from_report(ra, a.dbs[0]), analysis::published_side());
+    provs.push_back(*ra.provenance);
+  } else {
+    const auto ra = analyse(a.dbs[0], a), rb = analyse(a.dbs[1], a);
+    r = analysis::compare_sides(analysis::side_from_report(ra, a.dbs[0]), analysis::side_from_report(rb, a.dbs[1]));
+    provs = {*ra.provenance, *rb.provenance};
+  }
+  // Provenance of the comparison: this build and command; campaign A's plan (B's is in the summary).
+  r.provenance = provs.front();
+  if (provs.size() == 2)
+    r.summary.push_back("B: campaign " + provs[1].campaign_name + " (kind " + provs[1].campaign_kind +
+                        "), plan SHA-256 " + provs[1].plan_sha256 + ".");
+  if (!a.out.empty()) {
+    analysis::write_report_files(r, a.out);
+    std::fprintf(stderr, "harness compare: wrote %s/report.md, report.json, report.html and one CSV per table\n",
+                 a.out.c_str());
+  }
+  if (a.format == "json") std::cout << analysis::render_json(r).dump(2) << "\n";
+  else if (a.format == "csv")
+    for (const auto& t : r.tables) std::cout << "# " << t.id << "\n" << analysis::render_csv(t) << "\n";
+  else std::cout << analysis::render_markdown(r);
+  return harness::cli::kOk;
+}
+
+int run_archive(const ArchiveArgs& a) {
+  if (!fs::exists(a.db)) throw std::runtime_error("archive: database not found: " + a.db);
+  harness::campaign::require_archive_name(a.out);
+  const auto prov = provenance_of(a.db);
+  // The report, made by this same executable's `analyze` (or `pilot-select` for a pilot DB).
+  const fs::path report = fs::temp_directory_path() / ("harness-archive-report-" + std::to_string(::getpid()));
+  fs::remove_all(report);
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> argv;
+  if (prov.campaign_kind == "pilot") argv = {self, "pilot-select", a.db, "--format", "json", "--out", report.string()};
+  else argv = {self, "analyze", a.db, "--format", "json", "--out", report.string()};
+  if (!a.figures && argv[1] == "analyze") argv.push_back("--no-figures");
+  std::fprintf(stderr, "harness archive: making the report: %s\n", hvm::render(argv).c_str());
+  const auto res = hvm::run(argv);
+  fs::create_directories(report);
+  if (res.exit_code != 0 && res.exit_code != harness::cli::kFinding) {
+    std::fprintf(stderr, "harness archive: warning: the report command exited %d; its message is in report/REPORT_FAILED.txt\n",
+                 res.exit_code);
+    std::ofstream(report / "REPORT_FAILED.txt") << hvm::render(argv) << "\nexit " << res.exit_code << "\n" << res.err;
+  }
+  harness::campaign::ArchiveResult r;
+  try {
+    r = harness::campaign::write_archive(a.db, a.out, report.string(), prov);
+  } catch (...) {
+    fs::remove_all(report);
+    throw;
+  }
+  fs::remove_all(report);
+  std::cout << "harness archive: wrote " << a.out << " (" << r.top << "/: " << r.files.size() << " files)\n";
+  for (const auto& f : r.files) std::cout << "  " << r.top << "/" << f << "\n";
+  for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
+  return harness::cli::kOk;
+}
+
+const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& app) {
+  auto ca = std::make_shared<CompareArgs>();
+  auto* cmp = app.add_subcommand(
+      "compare",
+      "Table 4 and the mechanism medians of two campaigns side by side with their differences "
+      "(harness compare A.db B.db), or one campaign beside the study's published Table 4 and medians "
+      "(harness compare --published DB)");
+  cmp->add_option("DB", ca->dbs, "campaign database(s): A.db B.db, or one DB with --published")->required();
+  cmp->add_flag("--published", ca->published,
+                "compare with the study's published values: 0.938 [0.906, 0.971], 0.704 [0.675, 0.735], "
+                "0.993 [0.968, 1.020], 0.765 [0.726, 0.806]");
+  cmp->add_option("--replicates,-B", ca->replicates,
+                  "bootstrap replicates B for both campaigns (default: each campaign's analysis.bootstrap_replicates, "
+                  "else 10000)")
+      ->check(CLI::PositiveNumber);
+  cmp->add_option("--seed", ca->seed, "bootstrap seed (default: each campaign_meta.seed, else 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmp->add_option("--format", ca->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
+  cmp->add_option("--out", ca->out, "directory for report.md, report.json, report.html and one CSV per table");
+  cmp->footer(harness::cli::kExitCodeTable);
+  cmp->callback([ca] { harness::cli::exit_code() = run_compare(*ca); });
+
+  auto aa = std::make_shared<ArchiveArgs>();
+  auto* ar = app.add_subcommand(
+      "archive",
+      "Bundle a campaign for artifact evaluation: DB (consistent copy), campaign YAML, plan and its SHA-256, "
+      "report (analyze, or pilot-select for a pilot DB), build info and a SHA-256 manifest, in one .tar.zst");
+  ar->add_option("DB", aa->db, "campaign database")->required();
+  ar->add_option("OUT", aa->out, "archive to write, ending in .tar.zst")->required();
+  ar->add_flag("!--no-figures", aa->figures, "report without the matplotlib figures");
+  ar->footer(harness::cli::kExitCodeTable);
+  ar->callback([aa] { harness::cli::exit_code() = run_archive(*aa); });
+});
+
+}  // namespace

@@ -1,0 +1,133 @@
+// `harness compare` library: Table 4 and mechanism medians side by side (analysis/compare.hpp),
+// on golden DBs with known p99 values, and against the study's published Table 4.
+#include "analysis/analysis_report.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/study_medians.hpp"
+#include "analysis/synthetic.hpp"
+
+#include "golden_db.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+analysis::Report report_of(const std::vector<golden::Case>& cases, const std::string& stem) {
+  const auto path = golden::temp_db(stem);
+  golden::write(path, cases);
+  analysis::PrimaryOptions opt;
+  opt.bootstrap = {2000, 7, 1};
+  return analysis::analyze_campaign(path, opt);
+}
+
+const analysis::Table& table(const analysis::Report& r, const std::string& id) {
+  for (const auto& t : r.tables)
+    if (t.id == id) return t;
+  throw std::runtime_error("no table " + id);
+}
+
+}  // namespace
+
+TEST(Compare, SideFromReportReadsTable4AndMechanism) {
+  const auto r = report_of(golden::two_strata_three_repeats(), "side");
+  const auto s = analysis::side_from_report(r, "a.db");
+  ASSERT_EQ(s.table4.size(), 4u);
+  EXPECT_EQ(s.table4[1].label, "compute: reclaim / delayed");
+  EXPECT_EQ(s.table4[1].triplets, 6);
+  // golden: compute reclaim/static per triplet (9000 + 100 r) / 10000, r = 1..3 in both strata:
+  // the estimate is the geometric mean of 0.91, 0.92, 0.93.
+  EXPECT_NEAR(s.table4[0].estimate, std::exp((std::log(0.91) + std::log(0.92) + std::log(0.93)) / 3), 1e-9);
+  ASSERT_EQ(s.mechanism.size(), 3u);
+  EXPECT_TRUE(s.mechanism.at("bounded-reclaim").count("swap_out_kib"));
+}
+
+TEST(Compare, TwoCampaignsSideBySide) {
+  auto slower = golden::two_strata_three_repeats();
+  for (auto& c : slower)  // campaign B: bounded reclaim's compute p99 doubled
+    if (c.configuration == "bounded-reclaim") c.compute_p99_us *= 2;
+  const auto a = analysis::side_from_report(report_of(golden::two_strata_three_repeats(), "a"), "A.db");
+  const auto b = analysis::side_from_report(report_of(slower, "b"), "B.db");
+  const auto r = analysis::compare_sides(a, b);
+  EXPECT_NE(r.title.find("A = A.db, B = B.db"), std::string::npos);
+  const auto& t = table(r, "compare_table4");
+  ASSERT_EQ(t.rows.size(), 4u);
+  // compute / static: B's ratio is twice A's; the sqlite comparisons are unchanged.
+  EXPECT_NEAR(t.rows[0][9].get<double>(), 2.0, 1e-9);                       // B / A
+  EXPECT_NEAR(t.rows[0][10].get<double>(), a.table4[0].estimate, 1e-9);     // B - A = A
+  EXPECT_EQ(t.rows[0][11], "no");                                           // intervals overlap
+  EXPECT_NEAR(t.rows[2][9].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(t.rows[2][11], "yes");
+  EXPECT_EQ(t.rows[2][12], "yes");
+  // Golden DBs have no telemetry: a quantity neither side has is left out, not shown as 0.
+  EXPECT_TRUE(table(r, "compare_mechanism").rows.empty());
+}
+
+TEST(Compare, MechanismDifferences) {
+  auto synth = [](std::uint64_t seed, const std::string& stem) {
+    const auto path = golden::temp_db(stem);
+    analysis::SyntheticOptions o;
+    o.seed = seed;
+    o.vms = 2;
+    o.triplets_per_stratum = 2;
+    o.warmup_s = 2;
+    o.pressure_s = 5;
+    o.recovery_s = 2;
+    analysis::write_synthetic_campaign(path, o);
+    analysis::PrimaryOptions opt;
+    opt.bootstrap = {2000, 1, 1};
+    return analysis::side_from_report(analysis::analyze_campaign(path, opt), path);
+  };
+  const auto a = synth(1, "ma"), b = synth(2, "mb");
+  const auto r = analysis::compare_sides(a, b);
+  const auto& m = table(r, "compare_mechanism");
+  ASSERT_GE(m.rows.size(), 3u);
+  int both = 0;
+  for (const auto& row : m.rows) {
+    const auto& qa = a.mechanism.at(row[0].get<std::string>());
+    ASSERT_FALSE(qa.empty());
+    if (!row[2].is_number() || !row[3].is_number()) continue;
+    ++both;
+    EXPECT_NEAR(row[4].get<double>(), row[3].get<double>() - row[2].get<double>(), 1e-9);
+    if (row[2].get<double>() != 0)
+      EXPECT_NEAR(row[5].get<double>(), 100 * (row[3].get<double>() / row[2].get<double>() - 1), 1e-9);
+  }
+  EXPECT_GE(both, 3);
+}
+
+TEST(Compare, PublishedValuesInTheStudysOrder) {
+  const auto p = analysis::published_side();
+  ASSERT_EQ(p.table4.size(), 4u);
+  EXPECT_EQ(p.table4[0].label, "compute: reclaim / static");
+  EXPECT_DOUBLE_EQ(p.table4[0].estimate, 0.938);
+  EXPECT_DOUBLE_EQ(p.table4[1].lower, 0.675);
+  EXPECT_EQ(p.table4[2].label, "sqlite: reclaim / static");
+  EXPECT_DOUBLE_EQ(p.table4[2].upper, 1.020);
+  EXPECT_DOUBLE_EQ(p.table4[3].estimate, 0.765);
+  const auto a = analysis::side_from_report(report_of(golden::two_strata_three_repeats(), "pub"), "c.db");
+  const auto r = analysis::compare_sides(a, p);
+  const auto& t = table(r, "compare_table4");
+  ASSERT_EQ(t.rows.size(), 4u);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_EQ(t.rows[j][0], p.table4[j].label);
+    EXPECT_DOUBLE_EQ(t.rows[j][6].get<double>(), analysis::kStudyTable4[j].estimate);
+    EXPECT_EQ(t.rows[j][5], 60);
+    EXPECT_NEAR(t.rows[j][9].get<double>(), analysis::kStudyTable4[j].estimate / a.table4[j].estimate, 1e-12);
+  }
+  // Mechanism: only what the study published has a B value.
+  const auto& m = table(r, "compare_mechanism");
+  int with_b = 0;
+  for (const auto& row : m.rows) with_b += row[3].is_number();
+  EXPECT_EQ(with_b, 3 * 4);
+}
+
+TEST(Compare, TcgSideIsWarned) {
+  auto cases = golden::two_strata_three_repeats();
+  for (auto& c : cases) c.accelerator = "tcg";
+  auto rep = report_of(cases, "tcg");
+  rep.provenance = results::Provenance{};
+  rep.provenance->accelerators = {"tcg"};
+  const auto r = analysis::compare_sides(analysis::side_from_report(rep, "t.db"), analysis::published_side());
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("A (t.db) ran under TCG"), std::string::npos);
+}
