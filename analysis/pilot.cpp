@@ -173,10 +173,10 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
       timing_ok ? ""
                 : fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
                               "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
-                              "so the {} s criterion says nothing about a real VM: timing claims are invalid, and the "
-                              "dose below {} only a test of the pipeline, not a dose to preregister.",
+                              "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
+                              "only a test of the pipeline, not a dose to preregister.",
                               r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
-                              r.chosen_bytes ? "is" : "would be");
+                              r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
   if (!timing_ok) rep.summary.push_back("**" + timing_statement + "**");
   rep.summary.push_back(r.chosen_bytes
                             ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose{}.",

@@ -148,7 +148,7 @@ AssertionResult evaluate(results::Db& db, const Assertion& a) {
         measure(id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
       else
         measure(id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
-                fmt::format("{} foreground OOM kill(s) ({} telemetry samples)", q.int64(1), q.int64(0)));
+                fmt::format("{} foreground OOM kill(s)", q.int64(1)));
     }
   } else if (a.kind == "canary_p99_ms") {
     for (const auto& id : completed_cases(db)) {
