@@ -68,6 +68,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     const std::string id = cs.text(0);
     const std::int64_t dose = cs.int64(1);
     if (cs.opt_text(2).value_or("") == "tcg") ++tcg;
+    ++out.accelerators[cs.opt_text(2).value_or("unknown")];
     ++completed_per_regime[dose][cs.text(3)];
     auto& d = doses[dose];
     d.dose_bytes = dose;
@@ -156,7 +157,8 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     out.doses.push_back(d);
   }
   if (tcg > 0)
-    out.warnings.push_back(fmt::format("{} pilot case(s) ran under TCG: reclaim durations are inflated under TCG", tcg));
+    out.warnings.push_back(fmt::format("{} pilot case(s) ran under TCG: reclaim durations are inflated under TCG, the "
+                                       "duration criterion is meaningless and timing claims are invalid", tcg));
   return out;
 }
 
@@ -164,9 +166,22 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
   Report rep;
   rep.title = "Reclaim ablation: pilot dose selection from " + db_path;
   rep.warnings = r.warnings;
+  std::string accels;
+  for (const auto& [acc, n] : r.accelerators) accels += fmt::format("{}{} {}", accels.empty() ? "" : ", ", n, acc);
+  const bool timing_ok = r.duration_criterion_valid();
+  const std::string timing_statement =
+      timing_ok ? ""
+                : fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
+                              "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
+                              "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
+                              "only a test of the pipeline, not a dose to preregister.",
+                              r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
+                              r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
+  if (!timing_ok) rep.summary.push_back("**" + timing_statement + "**");
   rep.summary.push_back(r.chosen_bytes
-                            ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose.",
-                                          *r.chosen_bytes / 1048576.0, *r.chosen_bytes)
+                            ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose{}.",
+                                          *r.chosen_bytes / 1048576.0, *r.chosen_bytes,
+                                          timing_ok ? "" : " (TCG: duration criterion meaningless, see above)")
                             : std::string("**No eligible dose**: no dose met every criterion; the rule selects none."));
   rep.summary.push_back(fmt::format(
       "Rule (study; docs/PROTOCOL.md): eligible iff every campaign regime has exactly one completed case (else "
@@ -195,10 +210,17 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
   }
   t.notes.push_back("Ratios are shown as measured, never clipped (above 1 = more than requested). Across write = "
                     "(counter after - before) x page size; conservative = max(0, across write - concurrent estimate).");
+  if (!timing_ok) t.notes.push_back(timing_statement);
   rep.tables.push_back(t);
   nlohmann::json doses = nlohmann::json::array();
   for (const auto& d : r.doses) doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete}, {"failed", d.failed}});
-  rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)}, {"doses", doses}};
+  rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
+               {"doses", doses},
+               {"duration_criterion",
+                {{"valid", timing_ok},
+                 {"max_duration_s", r.rule.max_duration_s},
+                 {"accelerators", r.accelerators},
+                 {"statement", timing_ok ? nlohmann::json(nullptr) : nlohmann::json(timing_statement)}}}};
   return rep;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/report_table.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,13 @@ struct PilotResult {
   std::optional<std::int64_t> chosen_bytes;   ///< largest eligible dose, if any
   std::vector<std::string> warnings;          ///< infra_failed cases, unequal case counts, TCG
   PilotRule rule;                             ///< thresholds applied
+  /// Evaluated cases per cases.accelerator ("unknown" when NULL): kvm | tcg | real | unknown.
+  std::map<std::string, int> accelerators;
+  /// The duration criterion (every write within max_duration_s) is meaningless when any
+  /// case ran under TCG: software emulation inflates the write's wall time, so neither an
+  /// eligible nor an ineligible verdict on it says anything about a real VM (ours; README.md
+  /// "make timing claims only from KVM or real VMs"). False then.
+  bool duration_criterion_valid() const { return accelerators.count("tcg") == 0; }
 };
 
 /// Evaluates every dose of the completed bounded-reclaim cases in `db_path`.
@@ -52,7 +60,10 @@ struct PilotResult {
 /// bounded-reclaim case with a dose.
 PilotResult select_dose(const std::string& db_path, const PilotRule& rule = {});
 
-/// Report with Table 3 and the chosen dose in words.
+/// Report with Table 3 and the chosen dose in words. When duration_criterion_valid() is
+/// false the summary, Table 3's notes and extra["duration_criterion"] ({valid, accelerators,
+/// statement}) say plainly that the duration criterion, and so the chosen dose, carry no
+/// timing claim.
 Report pilot_report(const std::string& db_path, const PilotResult& r);
 
 }  // namespace analysis

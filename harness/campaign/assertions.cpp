@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
+#include <optional>
+#include <set>
 
 namespace harness::campaign {
 namespace {
@@ -28,49 +31,85 @@ std::vector<std::string> completed_cases(results::Db& db, const std::string& whe
   return out;
 }
 
+/// The cases table row of `id` (what ran it); empty fields when not recorded.
+CaseRun case_run(results::Db& db, const std::string& id) {
+  CaseRun r;
+  r.case_id = id;
+  results::Stmt q(db,
+                  "SELECT kernel_release, accelerator, source_commit, source_dirty, started_unix_ns, ended_unix_ns, "
+                  "attempt FROM cases WHERE case_id = ?1");
+  q.bind(1, id);
+  if (!q.step()) return r;
+  r.kernel_release = q.opt_text(0).value_or("");
+  r.accelerator = q.opt_text(1).value_or("");
+  r.source_commit = q.opt_text(2).value_or("");
+  if (!r.source_commit.empty() && q.opt_int64(3).value_or(0) == 1) r.source_commit += "+dirty";
+  r.started_unix_ns = q.opt_int64(4);
+  r.ended_unix_ns = q.opt_int64(5);
+  r.attempt = static_cast<int>(q.opt_int64(6).value_or(0));
+  return r;
+}
+
 AssertionResult evaluate(results::Db& db, const Assertion& a) {
   AssertionResult r;
   r.name = a.kind + (a.min ? " >= " + num(*a.min) : "") + (a.max ? " <= " + num(*a.max) : "");
+  const std::string bound = a.min ? "(>= " + num(*a.min) + " needed)" : a.max ? "(<= " + num(*a.max) + " allowed)" : "";
+  // Records one case's value; a failing one is also a failure line (same text).
+  auto measure = [&](const std::string& id, const std::string& quantity, std::optional<double> v,
+                     const std::string& unit, bool ok, const std::string& detail) {
+    r.measured.push_back({id, quantity, v, unit, ok, id + ": " + detail});
+    if (!ok) r.failures.push_back(id + ": " + detail);
+  };
+  auto checked = [&](const std::string& id) {
+    ++r.cases_checked;
+    r.runs.push_back(case_run(db, id));
+  };
   if (a.kind == "all_cases_completed") {
     results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
     while (q.step()) {
+      const std::string id = q.text(0), state = q.text(1);
       ++r.cases_checked;
-      if (q.text(1) != "completed") {
-        std::string why = q.text(1);
+      if (state != "pending") r.runs.push_back(case_run(db, id));
+      std::string why = state;
+      if (state != "completed") {
         results::Stmt e(db, "SELECT error FROM attempts WHERE case_id = ?1 ORDER BY attempt DESC LIMIT 1");
-        e.bind(1, q.text(0));
+        e.bind(1, id);
         if (e.step() && !e.is_null(0)) why += ": " + e.text(0);
-        r.failures.push_back(q.text(0) + ": " + why);
       }
+      measure(id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
     }
   } else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") {
     for (const auto& id : completed_cases(db, "s.configuration = 'bounded-reclaim'")) {
-      ++r.cases_checked;
+      checked(id);
       results::Stmt q(db,
                       "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "
                       "WHERE case_id = ?1 ORDER BY start_ns");
       q.bind(1, id);
+      const bool ratio_kind = a.kind == "reclaim_achieved_ratio";
+      const std::string quantity = ratio_kind ? "achieved_ratio" : "reclaim_s";
+      const std::string unit = ratio_kind ? "ratio" : "s";
       if (!q.step()) {
-        r.failures.push_back(id + ": no reclaim action (trigger never fired?)");
+        measure(id, quantity, std::nullopt, unit, false, "no reclaim action (trigger never fired?)");
         continue;
       }
-      if (a.kind == "reclaim_achieved_ratio") {
+      if (ratio_kind) {
         if (q.is_null(1)) {
-          r.failures.push_back(id + ": achieved_bytes not measured");
+          measure(id, quantity, std::nullopt, unit, false, "achieved_bytes not measured");
           continue;
         }
         const double ratio = static_cast<double>(q.int64(1)) / static_cast<double>(q.int64(0));
-        if (!(ratio >= *a.min))
-          r.failures.push_back(fmt::format("{}: achieved {:.3f} of the request ({} of {} bytes, errno {})", id, ratio,
-                                           q.int64(1), q.int64(0), q.int64(3)));
+        measure(id, quantity, ratio, unit, ratio >= *a.min,
+                fmt::format("achieved {:.3f} of the request ({} of {} bytes, errno {}) {}", ratio, q.int64(1),
+                            q.int64(0), q.int64(3), bound));
       } else {
-        const double s = static_cast<double>(q.int64(2)) / 1e9;
-        if (!(s <= *a.max)) r.failures.push_back(fmt::format("{}: memory.reclaim write took {:.3f} s", id, s));
+        const double sec = static_cast<double>(q.int64(2)) / 1e9;
+        measure(id, quantity, sec, unit, sec <= *a.max,
+                fmt::format("memory.reclaim write took {:.3f} s ({} bytes requested) {}", sec, q.int64(0), bound));
       }
     }
   } else if (a.kind == "trigger_within_s") {
     for (const auto& id : completed_cases(db)) {
-      ++r.cases_checked;
+      checked(id);
       results::Stmt q(db,
                       "SELECT (SELECT min(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN "
                       "('trigger','would_trigger')), (SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = "
@@ -78,36 +117,42 @@ AssertionResult evaluate(results::Db& db, const Assertion& a) {
       q.bind(1, id);
       q.step();
       if (q.is_null(0)) {
-        r.failures.push_back(id + ": trigger never fired");
+        measure(id, "trigger_after_s", std::nullopt, "s", false, "trigger never fired");
       } else if (q.is_null(1)) {
-        r.failures.push_back(id + ": no pressure phase recorded");
+        measure(id, "trigger_after_s", std::nullopt, "s", false, "no pressure phase recorded");
       } else {
-        const double s = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
-        if (!(s <= *a.max))
-          r.failures.push_back(fmt::format("{}: trigger fired {:.1f} s after the pressure phase began", id, s));
+        const double sec = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
+        measure(id, "trigger_after_s", sec, "s", sec <= *a.max,
+                fmt::format("trigger fired {:.1f} s after the pressure phase began {}", sec, bound));
       }
     }
   } else if (a.kind == "restoration_clean") {
     for (const auto& id : completed_cases(db)) {
-      ++r.cases_checked;
+      checked(id);
       results::Stmt q(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?1");
       q.bind(1, id);
-      if (!q.step()) r.failures.push_back(id + ": no restoration record");
+      if (!q.step()) measure(id, "restoration_clean", std::nullopt, "clean", false, "no restoration record");
       else if (q.int64(0) != 1)
-        r.failures.push_back(id + ": restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
+        measure(id, "restoration_clean", 0.0, "clean", false,
+                "restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
+      else
+        measure(id, "restoration_clean", 1.0, "clean", true, "restoration clean");
     }
   } else if (a.kind == "no_foreground_oom") {
     for (const auto& id : completed_cases(db)) {
-      ++r.cases_checked;
+      checked(id);
       results::Stmt q(db, "SELECT count(fg_oom_kill), max(fg_oom_kill) FROM telemetry WHERE case_id = ?1");
       q.bind(1, id);
       q.step();
-      if (q.int64(0) == 0) r.failures.push_back(id + ": fg memory.events oom_kill never measured");
-      else if (q.int64(1) > 0) r.failures.push_back(fmt::format("{}: {} foreground OOM kill(s)", id, q.int64(1)));
+      if (q.int64(0) == 0)
+        measure(id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
+      else
+        measure(id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
+                fmt::format("{} foreground OOM kill(s)", q.int64(1)));
     }
   } else if (a.kind == "canary_p99_ms") {
     for (const auto& id : completed_cases(db)) {
-      ++r.cases_checked;
+      checked(id);
       for (const char* canary : {"compute", "sqlite"}) {
         // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
         // a request that never completed counts as infinitely late.
@@ -118,13 +163,15 @@ AssertionResult evaluate(results::Db& db, const Assertion& a) {
         q.bind(1, id).bind(2, canary);
         std::vector<double> v;
         while (q.step()) v.push_back(q.is_null(0) ? INFINITY : static_cast<double>(q.int64(0)) / 1e6);
+        const std::string quantity = std::string(canary) + "_p99_ms";
         if (v.empty()) {
-          r.failures.push_back(id + ": no " + canary + " requests in the pressure phase");
+          measure(id, quantity, std::nullopt, "ms", false, std::string("no ") + canary + " requests in the pressure phase");
           continue;
         }
         std::sort(v.begin(), v.end());
         const double p99 = quantile7(v, 0.99);
-        if (!(p99 <= *a.max)) r.failures.push_back(fmt::format("{}: {} p99 {:.2f} ms", id, canary, p99));
+        measure(id, quantity, p99, "ms", p99 <= *a.max,
+                fmt::format("{} p99 {:.2f} ms over {} pressure-phase requests {}", canary, p99, v.size(), bound));
       }
     }
   } else {
@@ -159,22 +206,86 @@ std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign
   return out;
 }
 
-void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results) {
+namespace {
+
+/// ISO 8601 UTC, second resolution, from ns since the epoch.
+std::string utc(std::int64_t unix_ns) {
+  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
+
+/// Distinct non-empty values joined with ", " ("unknown" when none was recorded).
+template <typename F>
+std::string distinct(const std::vector<CaseRun>& runs, F field) {
+  std::set<std::string> v;
+  for (const auto& r : runs)
+    if (!field(r).empty()) v.insert(field(r));
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out.empty() ? "unknown" : out;
+}
+
+std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
+
+}  // namespace
+
+void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
+                 const results::Provenance* prov) {
   std::ofstream o(path);
   if (!o) throw std::runtime_error(path + ": cannot write JUnit XML");
   int failures = 0;
   for (const auto& r : results) failures += r.passed ? 0 : 1;
+  auto prop = [&](const std::string& name, const std::string& value) {
+    o << "      <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value) << "\"/>\n";
+  };
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   o << "<testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << results.size() << "\" failures=\"" << failures
-    << "\" errors=\"0\">\n";
+    << "\" errors=\"0\"";
+  if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_escape(prov->generated_utc) << "\"";
+  o << ">\n";
   for (const auto& r : results) {
     o << "  <testcase classname=\"" << xml_escape(suite) << "\" name=\"" << xml_escape(r.name) << "\">\n";
+    o << "    <properties>\n";
+    if (prov) {
+      prop("harness_version", or_unknown(prov->build.version));
+      prop("harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
+      prop("plan_sha256", or_unknown(prov->plan_sha256));
+      prop("command_line", or_unknown(prov->command_line));
+    }
+    prop("kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
+    prop("accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
+    prop("source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
+    std::optional<std::int64_t> first, last;
+    for (const auto& c : r.runs) {
+      if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
+      if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
+    }
+    prop("first_case_started_utc", first ? utc(*first) : "unknown");
+    prop("last_case_ended_utc", last ? utc(*last) : "unknown");
+    prop("cases_checked", std::to_string(r.cases_checked));
+    for (const auto& m : r.measured)
+      prop(m.case_id + "." + m.quantity, m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
+    o << "    </properties>\n";
     if (!r.passed) {
       std::string body;
       for (const auto& f : r.failures) body += f + "\n";
       o << "    <failure message=\"" << xml_escape(r.failures.front()) << "\">" << xml_escape(body) << "</failure>\n";
     }
-    o << "    <system-out>" << r.cases_checked << " case(s) checked</system-out>\n";
+    std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
+    for (const auto& m : r.measured) {
+      out += (m.passed ? "ok   " : "FAIL ") + m.detail + "\n";
+      for (const auto& c : r.runs)
+        if (c.case_id == m.case_id)
+          out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
+                             or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
+                             c.attempt, c.started_unix_ns ? utc(*c.started_unix_ns) : "unknown",
+                             c.ended_unix_ns ? utc(*c.ended_unix_ns) : "unknown");
+    }
+    o << "    <system-out>" << xml_escape(out) << "</system-out>\n";
     o << "  </testcase>\n";
   }
   o << "</testsuite>\n";

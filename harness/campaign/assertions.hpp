@@ -15,25 +15,57 @@
 //                              canary in each completed case <= max milliseconds
 #include "harness/campaign/campaign.hpp"
 #include "results/db.hpp"
+#include "results/provenance.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace harness::campaign {
+
+/// What ran one case (cases table): for JUnit properties and the check printout.
+struct CaseRun {
+  std::string case_id;
+  std::string kernel_release;   ///< uname -r of the guest ("" = not recorded)
+  std::string accelerator;      ///< kvm | tcg | real | unknown ("" = not recorded)
+  std::string source_commit;    ///< harness build that ran the case, "+dirty" appended when dirty
+  std::optional<std::int64_t> started_unix_ns, ended_unix_ns;  ///< wall clock, ns since the epoch
+  int attempt = 0;              ///< attempt number of the imported bundle
+};
+
+/// One case's measured value for one assertion.
+struct Measurement {
+  std::string case_id;
+  std::string quantity;          ///< e.g. "achieved_ratio", "reclaim_s", "trigger_after_s", "compute_p99_ms"
+  std::optional<double> value;   ///< in `unit`; nullopt = not measured
+  std::string unit;              ///< "ratio", "s", "ms", "count", "state", "clean"
+  bool passed = false;
+  std::string detail;            ///< one line with the numbers and the bound, e.g.
+                                 ///< "c1: achieved 0.930 of the request (>= 0.8 needed)"
+};
 
 struct AssertionResult {
   std::string name;                   ///< e.g. "reclaim_achieved_ratio >= 0.8"
   bool passed = false;
   std::vector<std::string> failures;  ///< one line per offending case (empty when passed)
   int cases_checked = 0;
+  std::vector<Measurement> measured;  ///< every checked case's value, passing ones too
+  std::vector<CaseRun> runs;          ///< what ran the checked cases (kernel, accelerator, commit, times)
 };
 
 /// Evaluates every assertion of `c` over `db`. Never throws for missing data: a case
 /// lacking the rows an assertion needs is a failure of that assertion.
 std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c);
 
-/// JUnit XML: one <testsuite name=campaign>, one <testcase> per assertion, <failure> with
-/// the offending cases. Throws std::runtime_error if `path` cannot be written.
-void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results);
+/// JUnit XML: one <testsuite name=campaign timestamp=...>, one <testcase> per assertion
+/// with <properties> (harness version and commit, plan SHA-256, command line, and the
+/// kernel(s), accelerator(s), case commit(s) and first start / last end (UTC) of its
+/// cases), <failure> whose message and body carry the measured numbers and the bound, and
+/// <system-out> listing every checked case: kernel, accelerator, commit, start..end and
+/// its measured value. `prov` (results/provenance.hpp; nullable) supplies the build, plan
+/// and command line. Throws std::runtime_error if `path` cannot be written.
+void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
+                 const results::Provenance* prov = nullptr);
 
 }  // namespace harness::campaign

@@ -1,4 +1,5 @@
 // `harness agent`: the per-VM HTTP agent (harness/agent/API.md).
+#include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
 #include "harness/agent/server.hpp"
@@ -22,20 +23,22 @@ void add_agent(CLI::App& app) {
       "agent", "Serve the agent HTTP API (v1): run one case at a time on this VM, with a bearer token");
   sub->add_option("--bind", o->bind, "Listen address")->capture_default_str();
   sub->add_option("--port", o->port, "TCP port (0 = any free port, printed)")
-      ->capture_default_str()->check(CLI::Range(0, 65535));
+      ->capture_default_str()->check(harness::cli::integer_in(0, 65535));
   sub->add_option("--token-file", o->token_file, "Bearer token file, mode 0600")->required();
   sub->add_option("--state-dir", o->state_dir, "Case specs, outputs and bundles")
       ->default_val("/var/lib/harness/agent");
   sub->add_option("--max-body-bytes", o->max_body_bytes,
                   "Larger request bodies get 413 (bytes as received, chunked or without a length too)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(harness::cli::integer_in(1));
   sub->add_option("--body-deadline-s", o->body_deadline_s, "A request body not received within this gets 408, seconds")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
   sub->add_option("--swapfile", o->swapfile, "Swapfile checked by qualification")->capture_default_str();
-  sub->add_option("--vcpus", o->vcpus, "Expected vCPUs (qualification)")->capture_default_str();
-  sub->add_option("--memory-mib", o->memory_mib, "Expected memory, MiB (qualification)")->capture_default_str();
+  sub->add_option("--vcpus", o->vcpus, "Expected vCPUs (qualification)")->capture_default_str()
+      ->check(harness::cli::integer_in(1, 4096));
+  sub->add_option("--memory-mib", o->memory_mib, "Expected memory, MiB (qualification)")->capture_default_str()
+      ->check(harness::cli::integer_in(1));
   sub->add_option("--cancel-grace-s", o->cancel_grace_s, "Cancel: SIGTERM, then SIGKILL after N s")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
   sub->add_option("--executor", o->executor,
                   "TEST OVERRIDE: executor command prefix (default '<harness> case run'); "
                   "'--spec FILE --out DIR' is appended");

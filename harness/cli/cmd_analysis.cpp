@@ -3,6 +3,9 @@
 #include "build_id.hpp"
 #include "registry.hpp"
 
+#include "harness/cli/open_db.hpp"
+#include "harness/cli/validators.hpp"
+
 #include "analysis/analysis_report.hpp"
 #include "analysis/campaign_settings.hpp"
 #include "analysis/figures_runner.hpp"
@@ -15,14 +18,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace {
 
 struct AnalyzeArgs {
   std::string db, format = "md", out;
-  int replicates = 0;  // 0: campaign YAML analysis.bootstrap_replicates, else 10000
-  long long seed = -1;
+  std::optional<int> replicates;       // unset: campaign YAML analysis.bootstrap_replicates, else 10000
+  std::optional<std::uint64_t> seed;   // unset: campaign_meta.seed, else 1
   unsigned threads = 0;
   bool figures = true;
 };
@@ -42,23 +46,34 @@ void print(const analysis::Report& r, const std::string& format) {
 }
 
 int run_analyze(const AnalyzeArgs& a) {
-  if (!std::filesystem::exists(a.db)) throw std::runtime_error("analyze: database not found: " + a.db);
+  {  // a missing, foreign or pilot DB: one plain sentence naming the file (exit 2)
+    const auto db = harness::cli::open_db(a.db, harness::cli::DbKind::Results);
+    std::map<std::string, std::string> meta;
+    results::Stmt st(*db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) meta[st.text(0)] = st.text(1);
+    if (const auto k = analysis::read_campaign_settings(meta).design_kind; k && *k == "pilot")
+      throw std::runtime_error(a.db + " is a pilot DB (design.kind pilot): it has no matched triplets to analyse; "
+                               "Table 3 and the chosen dose come from `harness pilot-select " + a.db + "`");
+  }
   // Defaults from the preregistered campaign (campaign_meta): seed, analysis.bootstrap_replicates,
   // analysis.alpha; command-line flags override them.
   const auto data = analysis::load_campaign(a.db);
   const auto settings = analysis::read_campaign_settings(data.meta);
   analysis::PrimaryOptions opt;
-  opt.bootstrap.replicates = a.replicates > 0 ? a.replicates : settings.bootstrap_replicates.value_or(10000);
+  opt.bootstrap.replicates = a.replicates ? *a.replicates : settings.bootstrap_replicates.value_or(10000);
   opt.alpha = settings.alpha.value_or(0.05);
-  if (const int min_b = analysis::minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b)
-    throw std::runtime_error("analyze: --replicates " + std::to_string(opt.bootstrap.replicates) +
-                             " is too small: at least 10 replicates in each tail at the simultaneous level need "
-                             "alpha/(2 m) x B >= 10, minimum B = " + std::to_string(min_b));
+  if (const int min_b = analysis::minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b) {
+    const std::string why = std::to_string(opt.bootstrap.replicates) +
+                            " is too small: at least 10 replicates in each tail at the simultaneous level need "
+                            "alpha/(2 m) x B >= 10, minimum B = " + std::to_string(min_b);
+    if (a.replicates) throw CLI::ValidationError("--replicates", why);  // the command line is wrong: 64
+    throw std::runtime_error(a.db + ": campaign YAML analysis.bootstrap_replicates " + why);  // the campaign: 2
+  }
   opt.bootstrap.threads = a.threads;
   std::vector<std::string> warnings = settings.warnings;
   std::uint64_t seed = 1;
-  if (a.seed >= 0) {
-    seed = static_cast<std::uint64_t>(a.seed);
+  if (a.seed) {
+    seed = *a.seed;
   } else if (auto it = data.meta.find("seed"); it != data.meta.end()) {
     try {
       seed = std::stoull(it->second);
@@ -103,12 +118,11 @@ int run_analyze(const AnalyzeArgs& a) {
 }
 
 int run_pilot(const PilotArgs& a) {
-  if (!std::filesystem::exists(a.db)) throw std::runtime_error("pilot-select: database not found: " + a.db);
   // Thresholds from the campaign YAML `eligibility:` section when present (study defaults otherwise).
   std::map<std::string, std::string> meta;
   {
-    results::Db db(a.db, results::Db::Mode::ReadOnly);
-    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    const auto db = harness::cli::open_db(a.db, harness::cli::DbKind::Results);
+    results::Stmt st(*db, "SELECT key, value FROM campaign_meta");
     while (st.step()) meta[st.text(0)] = st.text(1);
   }
   const auto settings = analysis::read_campaign_settings(meta);
@@ -133,10 +147,15 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
   auto* an = app.add_subcommand("analyze",
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
                                 "p95/p99 differences, the verdict by the predefined rule, figures");
-  an->add_option("DB", aa->db, "campaign database (results/schema.sql)")->required();
-  an->add_option("--replicates,-B", aa->replicates, "bootstrap replicates B (default: campaign YAML analysis.bootstrap_replicates, else 10000)");
-  an->add_option("--seed", aa->seed, "bootstrap seed (default: campaign_meta.seed, else 1)");
-  an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)");
+  an->add_option("DB", aa->db, "campaign DB (results/schema.sql); a pilot DB is refused (use pilot-select)")->required();
+  an->add_option("--replicates,-B", aa->replicates,
+                 "bootstrap replicates B (default: campaign YAML analysis.bootstrap_replicates, else 10000; below the "
+                 "minimum for alpha and the 4 comparisons is refused)")
+      ->check(harness::cli::integer_in(1, 100'000'000));
+  an->add_option("--seed", aa->seed, "bootstrap seed (default: campaign_meta.seed, else 1)")
+      ->check(harness::cli::integer_in(0));
+  an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)")
+      ->check(harness::cli::integer_in(0, 4096));
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   an->add_option("--out", aa->out, "directory for report.md, report.json, <table>.csv and PNG figures");
   an->add_flag("!--no-figures", aa->figures, "skip the matplotlib figures");

@@ -19,6 +19,7 @@
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
 #include "harness/vm/exec.hpp"
+#include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
 namespace {
@@ -76,16 +77,22 @@ const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::Ap
   auto* run = c->add_subcommand("run", "run the grid in one local guest (TCG when no /dev/kvm) and print the table");
   run->add_option("--out", a->out, "output directory (grid.json, script.sh, collect/, table.md)")->required();
   run->add_option("--cache", a->cache, "`harness vm --cache` (default ~/.cache/reclaim-harness)");
-  run->add_option("--allocation-mib", a->allocation, "allocations, MiB (comma list)")->delimiter(',')->capture_default_str();
-  run->add_option("--active-set-mib", a->active, "active sets, MiB (comma list)")->delimiter(',')->capture_default_str();
-  run->add_option("--slide-mib-s", a->slide, "active-window slide speeds, MiB/s (comma list)")->delimiter(',')->capture_default_str();
-  run->add_option("--bg-max-mib", a->bg_max, "bg memory.max values, MiB (comma list)")->delimiter(',')->capture_default_str();
-  run->add_option("--rate-mib-s", a->grid.rate_mib_s, "allocation rate, MiB/s")->capture_default_str();
-  run->add_option("--contents", a->grid.contents, "structured | random")->capture_default_str();
-  run->add_option("--warmup-s", a->grid.warmup_s, "warmup phase, s")->capture_default_str();
+  const auto mib = harness::cli::integer_in(1, 1 << 20);
+  run->add_option("--allocation-mib", a->allocation, "allocations, MiB (comma list)")->delimiter(',')->capture_default_str()->check(mib);
+  run->add_option("--active-set-mib", a->active, "active sets, MiB (comma list)")->delimiter(',')->capture_default_str()->check(mib);
+  run->add_option("--slide-mib-s", a->slide, "active-window slide speeds, MiB/s (comma list)")->delimiter(',')->capture_default_str()
+      ->check(harness::cli::positive_number());
+  run->add_option("--bg-max-mib", a->bg_max, "bg memory.max values, MiB (comma list)")->delimiter(',')->capture_default_str()->check(mib);
+  run->add_option("--rate-mib-s", a->grid.rate_mib_s, "allocation rate, MiB/s")->capture_default_str()
+      ->check(harness::cli::positive_number());
+  run->add_option("--contents", a->grid.contents, "structured | random")->capture_default_str()
+      ->check(CLI::IsMember({"structured", "random"}));
+  run->add_option("--warmup-s", a->grid.warmup_s, "warmup phase, s")->capture_default_str()
+      ->check(harness::cli::integer_in(0, 86400));
   run->add_option("--pressure-s", a->grid.pressure_s, "pressure phase, s (study: 300; shorter ones are projected)")
-      ->capture_default_str();
-  run->add_option("--recovery-s", a->grid.recovery_s, "recovery phase, s")->capture_default_str();
+      ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
+  run->add_option("--recovery-s", a->grid.recovery_s, "recovery phase, s")->capture_default_str()
+      ->check(harness::cli::integer_in(0, 86400));
   run->callback([a] {
     const auto points = calib::make_grid(a->allocation, a->active, a->slide, a->bg_max);
     if (points.empty()) {

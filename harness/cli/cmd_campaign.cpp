@@ -8,10 +8,15 @@
 #include "harness/campaign/schedule.hpp"
 #include "harness/campaign/status.hpp"
 #include "harness/cli/build_id.hpp"
+#include "harness/cli/exit_codes.hpp"
+#include "harness/cli/open_db.hpp"
 #include "harness/cli/registry.hpp"
+#include "results/provenance.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -36,8 +41,10 @@ hc::Campaign load_pinned(const std::string& file) {
 hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
   if (!file.empty()) return load_pinned(file);
   if (!std::filesystem::exists(db_path))
-    throw std::runtime_error(db_path + ": no such campaign DB (give the campaign FILE to plan it)");
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
+    throw std::runtime_error(db_path + ": no such campaign DB (give the campaign FILE to plan it: `harness run FILE " +
+                             db_path + "`)");
+  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
+  auto& db = *dbp;
   results::Stmt q(db, "SELECT (SELECT value FROM campaign_meta WHERE key='campaign_yaml'), "
                       "(SELECT value FROM campaign_meta WHERE key='campaign_file')");
   q.step();
@@ -83,6 +90,43 @@ std::string operator_name() {
   return "uid " + std::to_string(::getuid());
 }
 
+/// `--db` (kept for existing scripts) or the positional DB; both given and different is
+/// a usage error (exit 64).
+std::string db_argument(const std::string& positional, const std::string& flag) {
+  if (!positional.empty() && !flag.empty() && positional != flag)
+    throw CLI::ValidationError("DB", "given twice: positional '" + positional + "' and --db '" + flag + "'");
+  return positional.empty() ? flag : positional;
+}
+
+bool looks_like_yaml(const std::string& p) {
+  const auto ext = std::filesystem::path(p).extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
+/// A new DB path for one `harness check` run: ./<campaign>-<UTC YYYYmmddTHHMMSSZ>.db,
+/// with -2, -3, ... appended when that file exists (ours: CI never reuses a DB unasked).
+std::string fresh_check_db(const std::string& campaign) {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  const std::string base = campaign + "-" + stamp;
+  std::string p = base + ".db";
+  for (int i = 2; std::filesystem::exists(p); ++i) p = base + "-" + std::to_string(i) + ".db";
+  return p;
+}
+
+/// Attempts and imported cases an existing DB already holds (0, 0 when it does not exist).
+std::pair<std::int64_t, std::int64_t> earlier_run(const std::string& db_path) {
+  if (!std::filesystem::exists(db_path) || std::filesystem::file_size(db_path) == 0) return {0, 0};
+  harness::cli::check_db_writable_target(db_path);
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  results::Stmt q(db, "SELECT (SELECT count(*) FROM attempts), (SELECT count(*) FROM cases)");
+  q.step();
+  return {q.int64(0), q.int64(1)};
+}
+
 }  // namespace
 
 static const bool kRegistered = harness::cli::register_commands("campaign", [](CLI::App& app) {
@@ -92,9 +136,12 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto db = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     sub->add_option("FILE", *file, "campaign YAML (campaigns/*.yaml)")->required();
-    sub->add_option("--db", *db, "campaign DB to store the plan in (created; refused if it holds another plan)");
+    sub->add_option("DB,--db", *db,
+                    "campaign DB to store the plan in (created; refused if it holds another plan). Without it the "
+                    "plan is printed and nothing is stored");
     sub->add_option("--out", *out, "also write the schedule JSON here");
     sub->callback([=] {
+      if (!db->empty()) harness::cli::check_db_writable_target(*db);
       const auto c = load_pinned(*file);
       const auto s = hc::plan(c);
       if (!out->empty()) {
@@ -127,7 +174,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       }
       std::printf("schedule sha256 %s\n", s.sha256_hex.c_str());
       if (db->empty())
-        std::printf("stored nothing: no --db given (`harness plan FILE --db DB` preregisters this plan)\n");
+        std::printf("stored nothing: no DB given (`harness plan FILE DB` preregisters this plan)\n");
       else
         std::printf("stored in %s\n", db->c_str());
     });
@@ -138,8 +185,10 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto db = std::make_shared<std::string>();
     auto hosts = std::make_shared<std::string>();
     auto plain = std::make_shared<bool>(false);
-    sub->add_option("FILE", *file, "campaign YAML (optional when the DB already holds the plan)");
-    sub->add_option("--db", *db, "campaign DB (SQLite, WAL)")->required();
+    auto db_flag = std::make_shared<std::string>();
+    sub->add_option("FILE", *file, "campaign YAML (optional when the DB already holds the plan: `harness run DB`)");
+    sub->add_option("DB", *db, "campaign DB (SQLite, WAL; created and planned when missing)");
+    sub->add_option("--db", *db_flag, "same as the positional DB (older spelling)");
     sub->add_option("--hosts", *hosts, "hosts file of running agents (harness/vm/HOSTS.md); default: the campaign's provider");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
@@ -147,25 +196,36 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto host_wait = std::make_shared<int>(hc::HostWait{}.total_s);
     sub->add_option("--host-wait-s", *host_wait, "how long to wait for an agent that does not answer (exponential backoff from 1 s, at most 60 s apart) before leaving its cases pending, s; no attempt is spent while waiting")->capture_default_str()->check(CLI::Range(0, 86400));
     sub->callback([=] {
-      const auto c = campaign_for(*file, *db);
+      std::string campaign_file = *file, db_path = db_argument(*db, *db_flag);
+      if (db_path.empty() && !campaign_file.empty() && !looks_like_yaml(campaign_file))
+        std::swap(campaign_file, db_path);  // `harness run DB`: the DB holds the plan
+      if (db_path.empty())
+        throw CLI::RequiredError("DB: `harness run FILE DB` (or `harness run DB` when DB holds the plan)");
+      if (!campaign_file.empty()) harness::cli::check_db_writable_target(db_path);
+      const auto c = campaign_for(campaign_file, db_path);
       hc::RunOptions o;
       o.host_wait.total_s = *host_wait;
-      o.db_path = *db;
+      o.db_path = db_path;
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       const auto s = run_printing(c, o);
       if (!s) return;
-      harness::cli::exit_code() = (s->completed + s->lost == s->planned) ? 0 : 1;
+      // Cases left infra_failed or pending: the run could not finish (infrastructure).
+      if (s->completed + s->lost != s->planned) {
+        std::fprintf(stderr, "harness run: %d case(s) not finished (infra_failed or pending); see `harness status %s`\n",
+                     s->planned - s->completed - s->lost, results::shell_quote(db_path).c_str());
+        harness::cli::exit_code() = harness::cli::kError;
+      }
     });
   }
   {
     auto* sub = app.add_subcommand("status", "What is done, failed and pending in a campaign DB");
     auto db = std::make_shared<std::string>();
-    sub->add_option("DB", *db, "campaign DB")->required()->check(CLI::ExistingFile);
+    sub->add_option("DB", *db, "campaign DB")->required();
     sub->callback([=] {
-      results::Db d(*db, results::Db::Mode::ReadOnly);
-      std::fputs(hc::status_report(d).c_str(), stdout);
+      const auto d = harness::cli::open_db(*db, harness::cli::DbKind::Campaign);
+      std::fputs(hc::status_report(*d).c_str(), stdout);
     });
   }
   {
@@ -175,11 +235,12 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto db = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
     auto reason = std::make_shared<std::string>();
-    sub->add_option("DB", *db, "campaign DB")->required()->check(CLI::ExistingFile);
+    sub->add_option("DB", *db, "campaign DB")->required();
     sub->add_option("CASE", *id, "case id (as in `harness status`)")->required();
     sub->add_option("--reason", *reason, "why this was an infrastructure failure (kept in the audit trail)")->required();
     sub->callback([=] {
-      results::Db d(*db, results::Db::Mode::ReadWrite);
+      const auto dp = harness::cli::open_db_rw(*db, harness::cli::DbKind::Campaign);
+      auto& d = *dp;
       try {
         const auto prev = hc::mark_infra(d, *id, *reason, operator_name());
         std::printf("%s: %s -> infra_failed (marked by %s); the next `harness run` reruns it\n", id->c_str(),
@@ -217,26 +278,35 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto db = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("csv");
     auto out = std::make_shared<std::string>();
-    sub->add_option("DB", *db, "campaign DB")->required()->check(CLI::ExistingFile);
+    sub->add_option("DB", *db, "campaign DB")->required();
     sub->add_option("--format", *format, "csv")->check(CLI::IsMember({"csv"}));
     sub->add_option("--out", *out, "output folder (default: DB name without extension + '-csv')");
     sub->callback([=] {
       std::string dir = *out;
       if (dir.empty()) dir = (std::filesystem::path(*db).parent_path() / std::filesystem::path(*db).stem()).string() + "-csv";
-      results::Db d(*db, results::Db::Mode::ReadOnly);
-      const auto prov = results::collect_provenance(d, harness::cli::current_build(), harness::cli::command_line());
-      for (const auto& f : hc::export_csv(d, dir, &prov)) std::printf("%s\n", f.c_str());
+      const auto d = harness::cli::open_db(*db, harness::cli::DbKind::Results);
+      const auto prov = results::collect_provenance(*d, harness::cli::current_build(), harness::cli::command_line());
+      for (const auto& f : hc::export_csv(*d, dir, &prov)) std::printf("%s\n", f.c_str());
     });
   }
   {
-    auto* sub = app.add_subcommand("check", "Run a CI campaign and evaluate its assertions (JUnit XML; exit 1 on failure)");
+    auto* sub = app.add_subcommand(
+        "check",
+        "Run a CI campaign on a fresh DB and evaluate its assertions (JUnit XML with kernel, commit, accelerator, "
+        "times and measured values; exit 1 when an assertion fails)");
     auto file = std::make_shared<std::string>();
     auto db = std::make_shared<std::string>();
     auto hosts = std::make_shared<std::string>();
     auto junit = std::make_shared<std::string>();
     auto plain = std::make_shared<bool>(false);
+    auto reuse = std::make_shared<bool>(false);
     sub->add_option("FILE", *file, "campaign YAML with `assertions:`")->required();
-    sub->add_option("--db", *db, "campaign DB (default: ./<campaign>.db)");
+    sub->add_option("DB,--db", *db,
+                    "campaign DB; refused when it already holds attempts unless --reuse (default: a new "
+                    "./<campaign>-<UTC time>.db for every invocation)");
+    sub->add_flag("--reuse", *reuse,
+                  "accept a DB that holds an earlier run: resume it (only unfinished cases run) and judge all its "
+                  "cases, old ones included");
     sub->add_option("--hosts", *hosts, "hosts file of running agents; default: the campaign's provider");
     sub->add_option("--junit", *junit, "write JUnit XML here");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
@@ -246,22 +316,47 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       const auto c = load_pinned(*file);
       if (c.assertions.empty()) throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
       hc::RunOptions o;
-      o.db_path = db->empty() ? c.name + ".db" : *db;
+      // CI never passes on stale data: a fresh DB unless the user names one, and a named
+      // DB that holds an earlier run only with --reuse.
+      o.db_path = db->empty() ? fresh_check_db(c.name) : *db;
+      const auto [attempts, cases] = earlier_run(o.db_path);
+      if (attempts + cases > 0) {
+        if (!*reuse) {
+          std::fprintf(stderr,
+                       "harness check: %s already holds an earlier run (%lld attempt(s), %lld case(s)); its cases "
+                       "would be judged again without running anything new. Give a new DB path (or none: a new DB "
+                       "per invocation), or --reuse to resume that run and judge its cases\n",
+                       o.db_path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        std::printf("reusing %s: %lld attempt(s) and %lld case(s) from earlier runs are judged too (--reuse)\n",
+                    o.db_path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
+      } else {
+        std::printf("check database: %s (new run)\n", o.db_path.c_str());
+      }
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       if (!run_printing(c, o)) return;
-      results::Db d(o.db_path, results::Db::Mode::ReadOnly);
-      const auto res = hc::evaluate_assertions(d, c);
+      const auto d = harness::cli::open_db(o.db_path, harness::cli::DbKind::Campaign);
+      const auto res = hc::evaluate_assertions(*d, c);
+      const auto prov = results::collect_provenance(
+          *d, results::BuildId{harness::build::kVersion, harness::build::kSourceCommit, harness::build::kSourceDirty},
+          harness::cli::command_line());
       int failed = 0;
       for (const auto& r : res) {
         std::printf("%s  %s  (%d case(s))\n", r.passed ? "PASS" : "FAIL", r.name.c_str(), r.cases_checked);
-        for (const auto& f : r.failures) std::printf("      %s\n", f.c_str());
+        for (const auto& m : r.measured)
+          std::printf("      %-4s %s\n", m.passed ? "ok" : "FAIL", m.detail.c_str());
+        for (const auto& f : r.failures)
+          if (f.rfind("no completed case", 0) == 0 || f.rfind("unknown assertion", 0) == 0)
+            std::printf("      %s\n", f.c_str());
         failed += r.passed ? 0 : 1;
       }
-      if (!junit->empty()) hc::write_junit(*junit, c.name, res);
-      std::printf("%d of %zu assertion(s) failed\n", failed, res.size());
-      harness::cli::exit_code() = failed ? 1 : 0;
+      if (!junit->empty()) hc::write_junit(*junit, c.name, res, &prov);
+      std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, res.size(), o.db_path.c_str());
+      harness::cli::exit_code() = failed ? harness::cli::kFinding : harness::cli::kOk;
     });
   }
 });

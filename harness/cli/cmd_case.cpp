@@ -14,6 +14,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/spec.hpp"
 #include "qualify/thresholds.hpp"
+#include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
 namespace {
@@ -46,13 +47,13 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
   auto args = std::make_shared<CaseArgs>();
 
   auto* run = c->add_subcommand("run", "run one case end to end and write DIR/<case_id>.db (exit 0 completed, 2 refused spec, 3 infra_failed)");
-  run->add_option("--spec", args->spec, "case spec JSON (harness/case/SPEC.md)")->required()->check(CLI::ExistingFile);
+  run->add_option("--spec", args->spec, "case spec JSON (harness/case/SPEC.md); a missing file is a refused spec (2)")->required();
   run->add_option("--out", args->out, "output directory for the bundle and work files")->required();
   run->add_option("--bin-dir", args->bin_dir, "directory of pressure-gen, canary-compute, canary-sqlite (default: next to harness)");
   run->add_option("--accelerator", args->accelerator, "kvm|tcg|real (default: harness.accelerator= on /proc/cmdline, else detected in the guest from DMI and CPUID: kvm, tcg, real or the hypervisor's name)");
-  run->add_option("--attempt", args->attempt, "attempt number recorded in the bundle")->check(CLI::PositiveNumber);
+  run->add_option("--attempt", args->attempt, "attempt number recorded in the bundle")->check(harness::cli::integer_in(1));
   run->add_option("--min-free-disk-mib", args->min_free_disk_mib, "qualification: free space required on the out dir's filesystem, MiB")
-      ->capture_default_str();
+      ->capture_default_str()->check(harness::cli::integer_in(0, 1ull << 30));
   run->add_option("--start-lead-s", args->start_lead_s, "seconds between starting the canaries and the schedule origin")
       ->capture_default_str()->check(CLI::Range(0.5, 60.0));
   run->add_flag("--skip-qualification", args->skip_qualification, "development only: do not run qualification (recorded in the bundle)");
@@ -82,16 +83,16 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
   };
   auto rargs = std::make_shared<ReclaimArgs>();
   auto* rec = c->add_subcommand("reclaim", "one memory.reclaim action on an existing cgroup; prints the record JSON "
-                                           "(exit 0 whatever the errno; 1 when the cgroup is missing)");
+                                           "(exit 0 whatever the errno; 2 when the cgroup is missing)");
   rec->add_option("--cgroup", rargs->cgroup, "cgroup directory, e.g. /sys/fs/cgroup/harness/bg")->required();
-  rec->add_option("--bytes", rargs->bytes, "dose, bytes")->required()->check(CLI::PositiveNumber);
+  rec->add_option("--bytes", rargs->bytes, "dose, bytes")->required()->check(harness::cli::integer_in(1));
   rec->add_option("--settle-s", rargs->settle_s, "delay before the settled pgsteal reading, s")->capture_default_str()
       ->check(CLI::Range(0.0, 60.0));
   rec->callback([rargs] {
     kernel::Cgroup cg(kernel::Fs("/"), rargs->cgroup);
     if (!cg.exists()) {
       std::fprintf(stderr, "harness case reclaim: no cgroup %s\n", rargs->cgroup.c_str());
-      harness::cli::exit_code() = 1;
+      harness::cli::exit_code() = 2;  // could not run (exit_codes.hpp)
       return;
     }
     auto r = hcase::ReclaimAction::run(cg, rargs->bytes, static_cast<std::int64_t>(rargs->settle_s * 1e9));
@@ -99,7 +100,7 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
   });
 
   auto* check = c->add_subcommand("check", "validate a case spec without touching the host (exit 0 valid, 2 refused)");
-  check->add_option("--spec", args->spec, "case spec JSON")->required()->check(CLI::ExistingFile);
+  check->add_option("--spec", args->spec, "case spec JSON; a missing file is a refused spec (2)")->required();
   check->callback([args] {
     hcase::CaseSpec spec;
     if (!load(args->spec, spec)) return;

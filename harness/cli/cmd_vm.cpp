@@ -1,4 +1,5 @@
 // `harness vm ...`: local qemu guests (harness/vm/README.md).
+#include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
 #include "harness/vm/accel.hpp"
@@ -65,7 +66,7 @@ void add_vm(CLI::App& app) {
   exec->add_option("--collect", flags->exec.collect_dir, "Host directory for /out and console.log")
       ->required();
   exec->add_option("--timeout-s", flags->exec.timeout_s, "Boot+run budget, seconds")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(harness::cli::integer_in(1));
   exec->add_option("--vcpus", flags->exec.vcpus, "vCPUs")->capture_default_str()->check(CLI::Range(1, 64));
   exec->add_option("--memory-mib", flags->exec.memory_mib, "Guest memory, MiB")
       ->capture_default_str()->check(CLI::Range(256, 1 << 20));
@@ -96,7 +97,7 @@ void add_vm(CLI::App& app) {
   up->add_option("--fresh-per-case", fleet->fresh_per_case,
                  "Boot a fresh guest (fresh data disk) before every case")->capture_default_str();
   up->add_option("--ready-timeout-s", fleet->ready_timeout_s, "Wait for /v1/health, seconds")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(harness::cli::integer_in(1));
   up->add_option("--accel", fleet->accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   up->callback([flags, fleet] {

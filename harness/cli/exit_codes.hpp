@@ -2,8 +2,12 @@
 // The exit codes of every `harness` subcommand: one table, printed in `harness --help`
 // and in README.md "Exit codes". A subcommand stores its code in
 // harness::cli::exit_code() (registry.hpp); an exception that reaches main() exits with
-// kError, and a command-line parse error (unknown option, missing or invalid value,
-// missing file) exits with kUsage instead of CLI11's own codes (105, 106, ...).
+// kError, and a command-line parse error (unknown option, missing argument, a value of the
+// wrong type or out of range: validators.hpp) exits with kUsage instead of CLI11's own
+// codes (105, 106, ...). A file the command line names that is missing or of the wrong
+// kind (a missing DB, a non-DB file) is kError from every subcommand (open_db.hpp).
+// Older per-command codes kept for their callers: `harness case run` 3 = infra_failed (the
+// agent reads it), `harness vm exec` 124 = guest timed out (timeout(1) convention).
 namespace harness::cli {
 
 /// Done; every check passed (check), a dose was chosen (pilot-select), host qualifies.

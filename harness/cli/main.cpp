@@ -1,6 +1,8 @@
 // The `harness` executable: one root app, subcommands registered by each concern.
 #include "registry.hpp"
 
+#include "harness/cli/exit_codes.hpp"
+#include "harness/cli/open_db.hpp"
 #include "results/provenance.hpp"
 
 #include <harness/build_info.hpp>
@@ -43,13 +45,22 @@ int main(int argc, char** argv) {
   harness::cli::command_line() = results::shell_join(argc, argv);
   app.require_subcommand(1);
   for (auto& [name, add] : harness::cli::registry()) add(app);
+  // One exit-code table for every subcommand (exit_codes.hpp), shown under every --help.
+  app.footer(harness::cli::kExitCodeTable);
+  for (auto* sub : app.get_subcommands({})) {
+    sub->footer(harness::cli::kExitCodeTable);
+    for (auto* leaf : sub->get_subcommands({})) leaf->footer(harness::cli::kExitCodeTable);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help / --version are "parse errors" with code 0; every real one is a usage error.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : harness::cli::kUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "harness: error: %s\n", e.what());
-    return 2;
+    // Could not run. Never show an SQL statement to the user (open_db.hpp).
+    std::fprintf(stderr, "harness: error: %s\n", harness::cli::strip_sql(e.what()).c_str());
+    return harness::cli::kError;
   }
   return harness::cli::exit_code();
 }

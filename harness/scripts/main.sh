@@ -2,27 +2,40 @@
 # README command 1: install what is missing, build, prepare the guest image, run
 # campaigns/smoke.yaml on local qemu VMs, then analyse it and print Table 4 and the
 # verdict. Outputs under ${OUT:-out/smoke}/ (campaign DB, report, figures).
-# CAMPAIGN=campaigns/pilot.yaml OUT=out/pilot harness/scripts/main.sh runs another campaign.
+# CAMPAIGN=campaigns/pilot.yaml OUT=out/pilot harness/scripts/main.sh runs another campaign;
+# a pilot campaign (design pilot) ends with Table 3 and the chosen dose (harness pilot-select)
+# instead of the analysis, and exits 1 when no dose is eligible.
+# SKIP_BUILD=1 skips install-deps and the build (uses ${BUILD_DIR:-build} as it is; tests).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 campaign=${CAMPAIGN:-$root/campaigns/smoke.yaml}
 out=${OUT:-$root/out/smoke}
-"$root/harness/scripts/install-deps.sh"
-"$root/harness/scripts/build.sh"
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  "$root/harness/scripts/install-deps.sh"
+  "$root/harness/scripts/build.sh"
+fi
 harness=${BUILD_DIR:-$root/build}/harness/cli/harness
 mkdir -p "$out"
 start=$(date +%s)
 echo "== guest image"
 "$harness" vm image
 echo "== campaign $(basename "$campaign") (database: $out/campaign.db)"
-"$harness" plan "$campaign" --db "$out/campaign.db"
-"$harness" run "$campaign" --db "$out/campaign.db"
-if grep -Eq '^[[:space:]]*kind:[[:space:]]*pilot' "$campaign"; then
+"$harness" plan "$campaign" "$out/campaign.db" | tee "$out/plan.txt"
+"$harness" run "$campaign" "$out/campaign.db"
+if grep -Eq '^campaign .*, design pilot$' "$out/plan.txt"; then
   # A pilot DB has no matched triplets: Table 3 and the dose chosen by the study's rule.
   echo "== pilot dose selection"
-  "$harness" pilot-select "$out/campaign.db" | tee "$out/pilot-select.md"
-  echo "== done in $(( $(date +%s) - start )) s; confirmatory campaigns take the dose with design.dose_mib: {from_pilot: $out/campaign.db}"
-  exit 0
+  set +e
+  "$harness" pilot-select "$out/campaign.db" --out "$out/pilot-select" | tee "$out/pilot-select.md"
+  rc=${PIPESTATUS[0]}
+  set -e
+  db_abs=$(cd "$out" && pwd)/campaign.db
+  echo "== done in $(( $(date +%s) - start )) s; Table 3: $out/pilot-select/report.md"
+  if ((rc == 0)); then
+    echo "A confirmatory campaign takes this dose from the pilot DB at plan time, never by hand:"
+    echo "  design: {kind: matched-triplets, ..., dose_mib: {from_pilot: $db_abs}}"
+  fi
+  exit "$rc"
 fi
 echo "== analysis"
 "$harness" analyze "$out/campaign.db" --format md --out "$out/report" > "$out/analyze.md"

@@ -160,3 +160,39 @@ TEST(Pilot, OomKillRecordedInOutcomeJsonMakesTheDoseIneligible) {
   ASSERT_TRUE(r.chosen_bytes);
   EXPECT_EQ(*r.chosen_bytes, 16 * MiB);
 }
+
+// Under TCG the duration criterion says nothing about a real VM: pilot-select says so beside
+// Table 3 (summary and the table's notes) and in its JSON; under KVM it says nothing of the kind.
+TEST(Pilot, TcgMakesTheDurationCriterionMeaninglessAndSaysSo) {
+  const auto path = golden::temp_db("pilot_tcg");
+  analysis::write_synthetic_pilot(path, {{16 * MiB, 0.3, 1.1}, {32 * MiB, 0.4, 1.0}}, 1, 5);
+  {
+    const auto kvm = analysis::select_dose(path);
+    EXPECT_TRUE(kvm.duration_criterion_valid());
+    const auto rep = analysis::pilot_report(path, kvm);
+    EXPECT_EQ(analysis::render_markdown(rep).find("Duration criterion meaningless"), std::string::npos);
+    EXPECT_TRUE(rep.extra.at("duration_criterion").at("valid").get<bool>());
+    EXPECT_EQ(rep.extra.at("duration_criterion").at("accelerators").at("kvm").get<int>(), 8);
+  }
+  {
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    db.exec("UPDATE cases SET accelerator = 'tcg' WHERE case_id IN (SELECT case_id FROM cases LIMIT 3)");
+  }
+  const auto r = analysis::select_dose(path);
+  EXPECT_FALSE(r.duration_criterion_valid());
+  ASSERT_TRUE(r.chosen_bytes);  // the rule still runs; its timing part is what is meaningless
+  const auto rep = analysis::pilot_report(path, r);
+  const std::string md = analysis::render_markdown(rep);
+  EXPECT_NE(md.find("Duration criterion meaningless: accelerator TCG (3 of the evaluated case(s): 5 kvm, 3 tcg)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("timing claims are invalid"), std::string::npos);
+  EXPECT_NE(md.find("(TCG: duration criterion meaningless, see above)"), std::string::npos) << md;
+  ASSERT_EQ(rep.tables.size(), 1u);
+  EXPECT_TRUE(any_contains(rep.tables[0].notes, "Duration criterion meaningless"));
+  const auto& dc = rep.extra.at("duration_criterion");
+  EXPECT_FALSE(dc.at("valid").get<bool>());
+  EXPECT_EQ(dc.at("accelerators").at("tcg").get<int>(), 3);
+  EXPECT_DOUBLE_EQ(dc.at("max_duration_s").get<double>(), 1.0);
+  EXPECT_NE(dc.at("statement").get<std::string>().find("accelerator TCG"), std::string::npos);
+  EXPECT_EQ(analysis::render_json(rep).at("extra").at("duration_criterion"), dc);
+}

@@ -129,5 +129,5 @@ TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
                              "vm     slow-structured  slow-random  fast-structured  fast-random  total\n"));
   EXPECT_THAT(out, HasSubstr("total               15           15               15           15     60\n"
                              "12 of 36 strata have one triplet\n"));
-  EXPECT_THAT(out, HasSubstr("stored nothing: no --db given"));
+  EXPECT_THAT(out, HasSubstr("stored nothing: no DB given"));
 }

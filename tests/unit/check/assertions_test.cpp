@@ -2,8 +2,10 @@
 // FAIL on a campaign DB built to violate it, and to PASS on one just inside the bound
 // (so that a flipped comparison or a sign error fails this test). For each kind:
 //   - in process: evaluate_assertions + write_junit -> the <failure> element and its text;
-//   - through the real `harness check` binary (all schedule rows completed, so no host is
-//     needed): exit code 1 / 0 and the JUnit file it writes.
+//   - through the real `harness check DB --reuse` binary (all schedule rows completed, so no
+//     host is needed): exit code 1 / 0 and the JUnit file it writes, whose test cases carry
+//     the kernel, commits, accelerator, case times and every case's measured value.
+// Without --reuse the same DB is refused (exit 2): it holds an earlier run.
 // all_cases_completed is violated by a schedule row that is not completed: the binary
 // would then try to run that case on a guest, so its exit code is checked in process only
 // (same rule: exit 1 iff an assertion failed).
@@ -34,6 +36,8 @@ constexpr std::int64_t kSec = 1'000'000'000;
 constexpr std::int64_t kPs = 100 * kSec;  // pressure phase start
 constexpr std::int64_t kPe = 140 * kSec;  // pressure phase end
 constexpr std::int64_t kDose = 96ll << 20;
+constexpr const char* kCaseCommit = "abcdef0123456789abcdef0123456789abcdef01";
+constexpr std::int64_t kStartUnixNs = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
@@ -94,8 +98,11 @@ class Check : public ::testing::Test {
       if (state != "completed") continue;
       exec(db,
            "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json, "
-           "page_size_bytes) VALUES(?1, 'ci-regression', ?2, ?3, 1, ?4, 'completed', '{}', 4096)",
-           {sc.case_id, sc.vm, sc.regime, sc.configuration});
+           "page_size_bytes, kernel_release, accelerator, source_commit, source_dirty, started_unix_ns, "
+           "ended_unix_ns) VALUES(?1, 'ci-regression', ?2, ?3, 1, ?4, 'completed', '{}', 4096, '6.1.0-test-amd64', "
+           "'tcg', ?5, 0, ?6, ?7)",
+           {sc.case_id, sc.vm, sc.regime, sc.configuration, std::string(kCaseCommit), kStartUnixNs,
+            kStartUnixNs + 90 * kSec});
       exec(db, "INSERT INTO phases(case_id, phase, start_ns, end_ns) VALUES(?1, 'pressure', ?2, ?3)",
            {sc.case_id, kPs, kPe});
       const bool static_zram = sc.configuration == "static-zram";
@@ -161,10 +168,11 @@ class Check : public ::testing::Test {
     return o;
   }
   /// Through `harness check`: exit code and the JUnit file it wrote.
-  std::pair<int, std::string> run_check(const fs::path& yaml, const fs::path& dbp) {
+  std::pair<int, std::string> run_check(const fs::path& yaml, const fs::path& dbp, const std::string& flags = "--reuse") {
     const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
     const fs::path xml = dbp.string() + ".cli.xml";
-    const std::string cmd = harness + " check " + yaml.string() + " --db " + dbp.string() + " --junit " +
+    fs::remove(xml);
+    const std::string cmd = harness + " check " + yaml.string() + " " + dbp.string() + " " + flags + " --junit " +
                             xml.string() + " --plain > " + dbp.string() + ".log 2>&1";
     const int rc = std::system(cmd.c_str());
     return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(xml)};
@@ -253,4 +261,43 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(Check, AllCasesCompletedViaCliOnACompletedCampaign) {
   auto [yaml, dbp] = build("good-cli", "{kind: all_cases_completed}", Knobs{});
   EXPECT_EQ(run_check(yaml, dbp).first, 0) << slurp(dbp.string() + ".log");
+}
+
+// CI never passes on stale data: a DB holding an earlier run is refused without --reuse
+// (exit 2, nothing written, no JUnit), and judged with it.
+TEST_F(Check, ExistingRunIsRefusedWithoutReuse) {
+  auto [yaml, dbp] = build("stale", "{kind: canary_p99_ms, max: 50}", Knobs{});
+  const auto before = fs::last_write_time(dbp);
+  auto [rc, xml] = run_check(yaml, dbp, "");
+  const std::string log = slurp(dbp.string() + ".log");
+  EXPECT_EQ(rc, 2) << log;
+  EXPECT_NE(log.find(dbp.string() + " already holds an earlier run (3 attempt(s), 3 case(s))"), std::string::npos) << log;
+  EXPECT_NE(log.find("--reuse"), std::string::npos) << log;
+  EXPECT_EQ(xml, "") << "no JUnit may be written for a refused run";
+  EXPECT_EQ(fs::last_write_time(dbp), before);
+  EXPECT_EQ(run_check(yaml, dbp, "--reuse").first, 0) << slurp(dbp.string() + ".log");
+  EXPECT_NE(slurp(dbp.string() + ".log").find("reusing " + dbp.string()), std::string::npos);
+}
+
+// Each JUnit test case names what ran its cases and the measured numbers.
+TEST_F(Check, JUnitCarriesKernelCommitAcceleratorTimesAndMeasuredValues) {
+  Knobs k;
+  k.p99_ms = 50.1;  // fails: the number and the bound must be in the failure message
+  auto [yaml, dbp] = build("junit", "{kind: canary_p99_ms, max: 50}", k);
+  auto [rc, xml] = run_check(yaml, dbp);
+  EXPECT_EQ(rc, 1) << slurp(dbp.string() + ".log");
+  for (const std::string& want : std::vector<std::string>{"<property name=\"kernel\" value=\"6.1.0-test-amd64\"/>", "<property name=\"accelerator\" value=\"tcg\"/>",
+        std::string("<property name=\"source_commit\" value=\"") + kCaseCommit + "\"/>",
+        "<property name=\"first_case_started_utc\" value=\"2026-01-01T00:00:00Z\"/>",
+        "<property name=\"last_case_ended_utc\" value=\"2026-01-01T00:01:30Z\"/>", "<property name=\"harness_commit\"",
+        "<property name=\"plan_sha256\" value=\"", "<property name=\"command_line\" value=\"", "timestamp=\"",
+        ".compute_p99_ms\" value=\"50.1 ms\"/>", ".sqlite_p99_ms\" value=\"50.1 ms\"/>",
+        "<failure message=\"ci-regression-", "p99 50.10 ms over 100 pressure-phase requests (&lt;= 50 allowed)",
+        "kernel 6.1.0-test-amd64, accelerator tcg, commit " + std::string(kCaseCommit) + ", attempt 1, "
+        "2026-01-01T00:00:00Z .. 2026-01-01T00:01:30Z"})
+    EXPECT_NE(xml.find(want), std::string::npos) << "missing: " << want << "\n" << xml;
+  // Every case's value is listed, passing ones too (3 cases x 2 canaries).
+  std::size_t n = 0;
+  for (auto at = xml.find("_p99_ms\" value="); at != std::string::npos; at = xml.find("_p99_ms\" value=", at + 1)) ++n;
+  EXPECT_EQ(n, 6u) << xml;
 }

@@ -25,7 +25,7 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
   // (never a stale image from ~/.cache, and nothing there is needed on a new machine).
   const std::string env = std::string("XDG_CACHE_HOME=") + HARNESS_BINARY_DIR + "/campaign-smoke-xdg ";
   const std::string cmd = env + harness + " vm image > " + dir + "/run.log 2>&1 && " + env + harness + " run " +
-                          HARNESS_SOURCE_DIR + "/campaigns/smoke.yaml --db " + db_path + " --plain >> " + dir +
+                          HARNESS_SOURCE_DIR + "/campaigns/smoke.yaml " + db_path + " --plain >> " + dir +
                           "/run.log 2>&1";
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << "see " << dir << "/run.log";
