@@ -342,7 +342,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       const auto d = harness::cli::open_db(o.db_path, harness::cli::DbKind::Campaign);
       const auto res = hc::evaluate_assertions(*d, c);
       const auto prov = results::collect_provenance(
-          *d, results::BuildId{harness::build::kVersion, harness::build::kSourceCommit, harness::build::kSourceDirty},
+          *d, harness::cli::current_build(),
           harness::cli::command_line());
       int failed = 0;
       for (const auto& r : res) {
