@@ -1,6 +1,7 @@
 // Campaign DB: stored plan, verification, progress, attempts (see campaign_db.hpp).
 #include "harness/campaign/campaign_db.hpp"
 
+#include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
 
 #include <cctype>
@@ -33,8 +34,15 @@ std::int64_t unix_now_ns() {
       .count();
 }
 
-std::string agent_case_id(const std::string& case_id, int attempt) {
-  return attempt <= 1 ? case_id : case_id + ".a" + std::to_string(attempt);
+std::string agent_case_id(const std::string& case_id, int attempt, const std::string& tag) {
+  return case_id + ".a" + std::to_string(attempt) + (tag.empty() ? "" : "-" + tag);
+}
+
+std::string db_tag(results::Db& db) {
+  if (auto t = meta(db, "db_tag")) return *t;
+  const std::string t = harness::agent::random_token().substr(0, 8);
+  put_meta(db, "db_tag", t);
+  return t;
 }
 
 void rename_bundle_case(const std::string& bundle_path, const std::string& from, const std::string& to) {
@@ -64,6 +72,7 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
     }
     put_meta(db, "name", c.name);
     put_meta(db, "kind", c.kind);
+    db_tag(db);
     put_meta(db, "seed", std::to_string(c.seed));
     put_meta(db, "campaign_file", c.file);
     put_meta(db, "campaign_yaml", c.yaml_text);

@@ -154,10 +154,16 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
 std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id, const std::string& reason,
                                      const std::string& operator_name);
 
-/// The id a case is submitted under for attempt `attempt` (1-based): the case id itself
-/// for attempt 1, "<case_id>.a<attempt>" afterwards, because an agent refuses a case id it
-/// has already used (agent/API.md, 409) and every attempt must stay distinguishable.
-std::string agent_case_id(const std::string& case_id, int attempt);
+/// The id a case is submitted under for attempt `attempt` (1-based):
+/// "<case_id>.a<attempt>-<tag>" with this DB's db_tag. An agent refuses a case id it has
+/// already used (agent/API.md, 409), every attempt must stay distinguishable, and an agent
+/// that outlives a DB (a real VM, a guest kept up between runs) must never hand one DB's
+/// result to another DB's run of the same campaign (the tag differs).
+std::string agent_case_id(const std::string& case_id, int attempt, const std::string& tag);
+
+/// 8 hex digits naming this campaign DB: campaign_meta.db_tag, drawn from the OS CSPRNG
+/// when the plan is stored (or on first use in an older DB). Not part of the plan hash.
+std::string db_tag(results::Db& db);
 
 /// Renames case `from` to `to` in every table of a downloaded bundle file (used for
 /// attempts >= 2 before import). Throws results::DbError.

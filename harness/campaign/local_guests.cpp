@@ -105,7 +105,12 @@ std::string prepare_local_guests(const Campaign& c, const RunOptions& opt, std::
           (owner ? " (it serves campaign " + owner->campaign + ", DB " + owner->db + ")" : " (booted by hand?)") +
           ": stop it with `harness vm down " + vm + "`, or run that campaign's command again");
     // Booted by an earlier runner of this campaign and DB; that runner is gone (DB lock).
-    Host h{vm, g->url, g->token_file, g->accelerator, true};
+    Host h;
+    h.name = vm;
+    h.url = g->url;
+    h.token_file = g->token_file;
+    h.accelerator = g->accelerator;
+    h.local = true;
     HostWait w = opt.host_wait;
     w.total_s = std::min(w.total_s, 60);  // a local guest that does not answer in a minute is rebooted
     const auto still = wait_for_agents({h}, w, out);

@@ -195,7 +195,7 @@ class Worker {
 
   void attempt(const ScheduledCase& k, int n) {
     AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0, nullptr};
-    const std::string id = agent_case_id(k.case_id, n);
+    const std::string id = agent_case_id(k.case_id, n, db_tag(*db_));
     a.detail = {{"agent_case_id", id}, {"runner_pid", ::getpid()}, {"submitted", false},
                 {"phase", nullptr},    {"last_seen_unix_ns", nullptr}};
     begin_attempt(*db_, a);  // in flight from here on: a killed runner leaves this row (takeover)
@@ -244,7 +244,7 @@ class Worker {
     nlohmann::json d = a.detail.is_object() ? a.detail : nlohmann::json::object();
     const std::string id = d.contains("agent_case_id") && d["agent_case_id"].is_string()
                                ? d["agent_case_id"].get<std::string>()
-                               : agent_case_id(k.case_id, a.attempt);
+                               : agent_case_id(k.case_id, a.attempt, db_tag(*db_));
     const std::int64_t t = now();
     d["runner_interrupted"] = true;
     if (!d.contains("takeovers") || !d["takeovers"].is_array()) d["takeovers"] = nlohmann::json::array();

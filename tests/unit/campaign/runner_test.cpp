@@ -862,3 +862,32 @@ TEST(RunnerResetInfra, HarnessResetInfraRefusesWithExit2AndNamesTheState) {
   const std::string out2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
   EXPECT_THAT(out2, HasSubstr("0 case(s) reset"));
 }
+
+namespace {
+
+// An agent outlives a DB (a real VM, a guest kept up between runs): a second campaign DB
+// with the same campaign and the same agent must run its own cases, never import the
+// first DB's results (found by the CI-check work: 0 POSTs on the second run).
+TEST(RunnerFreshDb, ASecondDbAgainstTheSameAgentRunsItsOwnCases) {
+  OneVm v;
+  const auto first = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(first.completed, 3);
+  EXPECT_EQ(v.a0.posts(), 3);
+  v.o.db_path = v.d / "second.db";
+  const auto second = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(second.completed, 3);
+  EXPECT_EQ(second.attempts_this_run, 3);
+  EXPECT_EQ(v.a0.posts(), 6);  // three new submissions, nothing adopted from the first DB
+  results::Db a(v.d / "c.db", results::Db::Mode::ReadOnly);
+  results::Db b(v.d / "second.db", results::Db::Mode::ReadOnly);
+  const std::string ta = text(a, "SELECT value FROM campaign_meta WHERE key = 'db_tag'");
+  const std::string tb = text(b, "SELECT value FROM campaign_meta WHERE key = 'db_tag'");
+  EXPECT_EQ(ta.size(), 8u);
+  EXPECT_NE(ta, tb);
+  EXPECT_EQ(count(b, "SELECT count(*) FROM attempts WHERE kind = 'adopted'"), 0);
+  EXPECT_EQ(count(b, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.agent_case_id') LIKE '%-" +
+                         tb + "'"),
+            3);
+}
+
+}  // namespace
