@@ -410,8 +410,11 @@ ExecutorResult CaseRun::run_inner() {
     leftover_steps_.push_back(cg_.kill_all(10 * kSec));
     cg_.remove(leftover_steps_);
   }
-  Backend::cleanup_leftovers(fs_, spec_.backend, leftover_steps_);
+  const auto leftovers = Backend::cleanup_leftovers(fs_, spec_.backend, leftover_steps_);
   outcome_["leftover_steps"] = steps_json(leftover_steps_);
+  // The cause first (issue 16): a leftover device that cannot be released stops the case
+  // here, before qualification and before any cgroup is created.
+  if (!leftovers.released) return finish("infra_failed", leftovers.cause);
   if (!cg_.present().empty())
     return finish("infra_failed", fmt::format("leftover cgroup {} could not be removed", cg_.present().front()));
 
@@ -429,6 +432,7 @@ ExecutorResult CaseRun::run_inner() {
     q.root = opt_.root;
     q.swapfile_path = spec_.backend.swapfile_path;
     q.zram_algorithm = spec_.backend.zram_algorithm;  // the campaign's compressor must be available
+    q.case_min_swap_priority = spec_.backend.swapfile_priority;  // foreign active swap must sit below
     q.vcpus = static_cast<unsigned>(spec_.vm_vcpus);
     q.memory_mib = static_cast<std::uint64_t>(spec_.vm_memory_mib);
     q.pinned_commit = spec_.pinned_commit;
@@ -456,6 +460,7 @@ ExecutorResult CaseRun::run_inner() {
   }
   outcome_["setup_steps"] = steps_json(setup_steps_);
   outcome_["zram_device"] = backend_.zram_path();
+  outcome_["zram"] = backend_.zram_json();
   oom_start_ = read_oom();
 
   // --- schedule -----------------------------------------------------------------------
@@ -689,12 +694,17 @@ void CaseRun::restore() {
   for (const auto& c : children_)
     if (!c.exit && process_alive(c.pid)) obs.stray_pids.push_back(c.pid);
   if (const auto* z = backend_.zram()) {
-    try {
-      obs.zram_disksize_bytes = z->disksize_bytes();
-    } catch (const kernel::Error& e) {
-      restore_steps_.push_back({"read zram disksize", 0, EIO, e.what()});
+    // A hot-added device is gone once released; a borrowed spare must read disksize 0.
+    if (backend_.zram_origin() == kernel::ZramOrigin::HotAdd && z->exists()) obs.owned_zram_left = z->dev_path();
+    if (z->exists()) {
+      try {
+        obs.zram_disksize_bytes = z->disksize_bytes();
+      } catch (const kernel::Error& e) {
+        restore_steps_.push_back({"read zram disksize", 0, EIO, e.what()});
+      }
     }
   }
+  outcome_["zram"] = backend_.zram_json();
   auto verdict = verify_restoration(obs);
   row.end_ns = kernel::monotonic_ns();
   row.clean = verdict.clean;
