@@ -30,6 +30,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/telemetry.hpp"
+#include "harness/case/vm_state.hpp"
 #include "harness/case/workloads.hpp"
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/procfs.hpp"
@@ -191,6 +192,9 @@ class CaseRun {
   std::optional<std::string> clocksource_start_;
   void record_self_start();
   void record_confounds();
+  // Between cases on a reused VM (vm_state.hpp): settle, read, baseline.
+  void record_vm_start();
+  std::optional<VmBaseline> vm_baseline_;
 };
 
 /// The parent process when it is a `harness agent` (its /proc/<ppid>/cmdline has the
@@ -218,6 +222,31 @@ std::optional<std::string> read_clocksource_opt(const kernel::Fs& fs) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// outcome_json.vm_state.start and the VM's first-case baseline (vm_state.hpp).
+void CaseRun::record_vm_start() {
+  std::vector<StepRecord> steps;
+  settle_vm(fs_, steps);
+  const VmState st = read_vm_state(fs_);
+  vm_baseline_ = read_vm_baseline(fs_);
+  bool established = false;
+  if (!vm_baseline_ && st.mem_available_kib) {
+    vm_baseline_ = VmBaseline{*st.mem_available_kib, spec_.case_id, kernel::current_boot_id(fs_)};
+    try {
+      write_vm_baseline(fs_, *vm_baseline_);
+      established = true;
+    } catch (const kernel::Error& e) {
+      steps.push_back({"write VM baseline", 0, EIO, e.what()});
+    }
+  }
+  auto& j = outcome_["vm_state"];
+  j["start"] = st.to_json();
+  j["start"]["steps"] = steps_json(steps);
+  j["baseline"] = vm_baseline_ ? nlohmann::json{{"mem_available_kib", vm_baseline_->mem_available_kib},
+                                                {"case_id", vm_baseline_->case_id},
+                                                {"established_by_this_case", established}}
+                               : nlohmann::json();
 }
 
 void CaseRun::record_self_start() {
@@ -417,6 +446,7 @@ ExecutorResult CaseRun::run_inner() {
   if (!leftovers.released) return finish("infra_failed", leftovers.cause);
   if (!cg_.present().empty())
     return finish("infra_failed", fmt::format("leftover cgroup {} could not be removed", cg_.present().front()));
+  record_vm_start();
 
   try {
     cg_.enable_root_memory(setup_steps_);
@@ -705,6 +735,15 @@ void CaseRun::restore() {
     }
   }
   outcome_["zram"] = backend_.zram_json();
+  // The VM back to its baseline (vm_state.hpp): settle, read, judge.
+  settle_vm(fs_, restore_steps_);
+  const VmState vm_end = read_vm_state(fs_);
+  outcome_["vm_state"]["end"] = vm_end.to_json();
+  if (vm_baseline_) {
+    const auto chk = check_vm_baseline(vm_end, *vm_baseline_);
+    outcome_["vm_state"]["baseline_check"] = chk.to_json();
+    obs.vm_baseline_problem = chk.problem;
+  }
   auto verdict = verify_restoration(obs);
   row.end_ns = kernel::monotonic_ns();
   row.clean = verdict.clean;

@@ -22,6 +22,7 @@ RestorationVerdict verify_restoration(const RestorationObservation& obs) {
     v.problems.push_back(fmt::format("zram not reset: disksize {} bytes", *obs.zram_disksize_bytes));
   if (!obs.owned_zram_left.empty())
     v.problems.push_back(fmt::format("zram device {} created by the harness still exists (not hot-removed)", obs.owned_zram_left));
+  if (!obs.vm_baseline_problem.empty()) v.problems.push_back(obs.vm_baseline_problem);
   v.clean = v.problems.empty();
   return v;
 }
