@@ -2,8 +2,8 @@
 // The VM's state between cases (issue 13 item 4; rules ours): on a reused VM
 // (`fresh_guest_per_case: false`) page cache, dying cgroups and fragmentation would carry
 // over from case to case. Around every case the executor
-//   1. settles the VM: writes 3 to /proc/sys/vm/drop_caches and 1 to
-//      /proc/sys/vm/compact_memory (steps recorded with errno, never fatal);
+//   1. settles the VM: sync(2) (live root only), writes 3 to /proc/sys/vm/drop_caches and 1
+//      to /proc/sys/vm/compact_memory (steps recorded with errno, never fatal);
 //   2. reads MemAvailable, MemTotal (/proc/meminfo, KiB) and nr_descendants,
 //      nr_dying_descendants (root cgroup.stat);
 //   3. at the first case of a boot stores the reading as the VM's baseline in
@@ -37,7 +37,8 @@ struct VmState {
   nlohmann::json to_json() const;
 };
 
-/// drop_caches then compact_memory; appends both steps. Never throws.
+/// sync (only when the Fs root is "/"), drop_caches, compact_memory; appends the steps.
+/// Never throws.
 void settle_vm(const kernel::Fs& fs, std::vector<StepRecord>& steps);
 /// Reads the state. Never throws (unreadable values stay nullopt).
 VmState read_vm_state(const kernel::Fs& fs);
