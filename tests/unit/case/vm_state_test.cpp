@@ -91,17 +91,17 @@ TEST(VmState, BaselineIsPerBoot) {
 TEST(VmState, MemAvailableBelowBaselineBeyondToleranceIsAnUncleanRestoration) {
   const hcase::VmBaseline base{800000, "case-1", "boot-a"};
   hcase::VmState now;
-  now.mem_total_kib = 1000000;  // tolerance 5% = 50000 KiB
-  now.mem_available_kib = 750000;  // exactly at the tolerance: within
+  now.mem_total_kib = 1000000;  // tolerance 10% = 100000 KiB
+  now.mem_available_kib = 700000;  // exactly at the tolerance: within
   auto c = hcase::check_vm_baseline(now, base);
   EXPECT_TRUE(c.judged);
   EXPECT_TRUE(c.within);
-  EXPECT_EQ(c.tolerance_kib, 50000);
-  EXPECT_EQ(c.shortfall_kib, 50000);
-  now.mem_available_kib = 749999;  // one KiB beyond
+  EXPECT_EQ(c.tolerance_kib, 100000);
+  EXPECT_EQ(c.shortfall_kib, 100000);
+  now.mem_available_kib = 699999;  // one KiB beyond
   c = hcase::check_vm_baseline(now, base);
   EXPECT_FALSE(c.within);
-  EXPECT_NE(c.problem.find("below the VM's first-case baseline 781 MiB (case case-1; tolerance 48 MiB = 5% of MemTotal)"),
+  EXPECT_NE(c.problem.find("below the VM's first-case baseline 781 MiB (case case-1; tolerance 97 MiB = 10% of MemTotal)"),
             std::string::npos)
       << c.problem;
   hcase::RestorationObservation obs;
