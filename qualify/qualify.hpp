@@ -56,6 +56,11 @@ struct Options {
   /// The campaign's zram compressor (e.g. lzo-rle); "" = not checked. Available when a zram
   /// device lists it, /proc/crypto has it, or the kernel has its module.
   std::string zram_algorithm;
+  /// The lowest swap priority the case uses (its swapfile's, backend.swapfile_priority).
+  /// An active swap device the harness does not own (zram-tools' zram0, a distro swap
+  /// partition) must sit below it, or the kernel would swap the case's pages to it
+  /// (clean_swap). nullopt = not judged (plain `harness qualify`): reported only.
+  std::optional<int> case_min_swap_priority;
   /// Effective uid to judge (default geteuid(); injectable for tests).
   std::optional<unsigned> euid;
 };

@@ -14,11 +14,13 @@
 
 #include "harness/kernel/kernel.hpp"
 #include "qualify/qualify.hpp"
+#include "results/provenance.hpp"
 
 namespace qualify {
 namespace {
 
 using kernel::Fs;
+using results::shell_quote;
 
 const char* kUseGuest =
     "boot the host with systemd.unified_cgroup_hierarchy=1 (or cgroup_no_v1=memory) so cgroup2 gets the "
@@ -151,7 +153,7 @@ void check_cgroup2_memory(Ctx& x) {
       ch.fix = "fix cgroup2_memory first";
     } else if (!p.enabled_for_children) {
       ch.found = "memory not in " + *p.cgroup2_mount + "/cgroup.subtree_control";
-      ch.fix = "echo +memory > " + *p.cgroup2_mount + "/cgroup.subtree_control";
+      ch.fix = "echo +memory > " + shell_quote(*p.cgroup2_mount + "/cgroup.subtree_control");
     } else {
       ch.passed = true;
       ch.found = "memory in " + *p.cgroup2_mount + "/cgroup.subtree_control";
@@ -186,7 +188,7 @@ void check_memory_reclaim(Ctx& x, bool memory_ok) {
   auto mk = probe.create();
   if (!mk.ok()) {
     c.found = "cannot create scratch cgroup: " + mk.message();
-    c.fix = "make " + *x.cg2 + " writable (root, cgroup2 mounted rw)";
+    c.fix = "make " + shell_quote(*x.cg2) + " writable (root, cgroup2 mounted rw)";
     return;
   }
   auto r = probe.reclaim(1ull << 20);  // "1M"
@@ -199,7 +201,8 @@ void check_memory_reclaim(Ctx& x, bool memory_ok) {
   } else if (r.write.err == ENOENT) {
     c.found = where + " does not exist (kernel < 5.19 or memory not enabled in " + *x.cg2 +
               "/cgroup.subtree_control)";
-    c.fix = "use a 5.19+ kernel (Debian 12 cloud 6.1 has it) and echo +memory > " + *x.cg2 + "/cgroup.subtree_control";
+    c.fix = "use a 5.19+ kernel (Debian 12 cloud 6.1 has it) and echo +memory > " +
+            shell_quote(*x.cg2 + "/cgroup.subtree_control");
   } else {
     c.found = "write of " + r.written + " to " + where + " failed: " + r.write.message();
     c.fix = "memory.reclaim must accept a byte count with a unit suffix as root";
@@ -207,21 +210,42 @@ void check_memory_reclaim(Ctx& x, bool memory_ok) {
   if (!rm.ok()) {
     c.passed = false;
     c.found += "; scratch cgroup not removed: " + rm.message();
-    c.fix = "rmdir " + probe.fs().path(probe.dir()).string();
+    c.fix = "rmdir " + shell_quote(probe.fs().path(probe.dir()).string());
+  }
+}
+
+/// Active swap devices by path (empty when /proc/swaps is unreadable: checks that need it
+/// say so themselves).
+std::vector<kernel::SwapDevice> swaps_or_empty(const Fs& fs) {
+  try {
+    return kernel::read_swaps(fs);
+  } catch (const std::exception&) {
+    return {};
   }
 }
 
 void check_zram(Ctx& x) {
-  auto& c = x.add("zram");
+  x.add("zram");
+  // Informational: zram devices the harness did not create (zram-tools, a zram generator,
+  // log2ram). The harness never touches them (issue 13 item 5); clean_swap judges them
+  // when they are active swap.
+  x.add("foreign_zram", false);
+  const size_t ic = x.rep.checks.size() - 2, iforeign = x.rep.checks.size() - 1;
   guarded(
-      c,
+      x.rep.checks[ic],
       [&] {
+        auto& c = x.rep.checks[ic];
+        auto& f = x.rep.checks[iforeign];
         const bool control = kernel::zram_control_present(x.fs);
         const auto ids = kernel::list_zram_devices(x.fs);
+        const auto owned = kernel::owned_zram(x.fs);
+        const auto swaps = swaps_or_empty(x.fs);
         nlohmann::json devs = nlohmann::json::array();
+        std::string foreign;
         for (int id : ids) {
           kernel::Zram z(x.fs, id);
-          nlohmann::json d{{"device", z.dev_path()}};
+          const bool ours = owned && owned->id == id;
+          nlohmann::json d{{"device", z.dev_path()}, {"owner", ours ? "harness" : "foreign"}};
           if (auto r = x.fs.try_read(z.sysfs_dir() + "/initstate"); r.ok()) d["initialized"] = z.initialized();
           if (auto r = x.fs.try_read(z.sysfs_dir() + "/disksize"); r.ok()) d["disksize_bytes"] = z.disksize_bytes();
           if (auto r = x.fs.try_read(z.sysfs_dir() + "/comp_algorithm"); r.ok()) {
@@ -229,16 +253,37 @@ void check_zram(Ctx& x) {
             d["comp_algorithm"] = a.selected;
             if (!x.rep.recorded.contains("zram_algorithms")) x.rep.recorded["zram_algorithms"] = a.available;
           }
+          const kernel::SwapDevice* sw = nullptr;
+          for (const auto& s : swaps)
+            if (s.path == z.dev_path()) sw = &s;
+          d["swap_active"] = sw != nullptr;
+          if (sw) {
+            d["swap_used_kib"] = sw->used_kib;
+            d["swap_priority"] = sw->priority;
+          }
           devs.push_back(d);
+          if (!ours)
+            foreign += (foreign.empty() ? "" : ", ") + z.dev_path() +
+                       (sw ? " (active swap, priority " + std::to_string(sw->priority) + ", " +
+                                 std::to_string(sw->used_kib) + " KiB used)"
+                           : (d.value("initialized", false) ? " (initialised, not swap)" : " (unconfigured)"));
         }
         x.rep.recorded["zram_devices"] = devs;
         c.passed = control || !ids.empty();
         c.found = std::string(control ? "/sys/class/zram-control present" : "/sys/class/zram-control absent") +
-                  ", " + std::to_string(ids.size()) + " zram device(s)";
+                  ", " + std::to_string(ids.size()) + " zram device(s)" +
+                  (owned ? "; the harness owns zram" + std::to_string(owned->id) + " (" + kernel::to_string(owned->how) +
+                               ")"
+                         : "");
+        if (c.passed && !control)
+          c.found += "; without hot_add the harness borrows an unused device (load zram with num_devices=N to "
+                     "have a spare)";
         if (!c.passed)
           c.fix =
               "load zram: modprobe zram (or insmod zsmalloc.ko, lzo.ko, lzo-rle.ko, zram.ko from the kernel "
               "package's lib/modules)";
+        f.passed = foreign.empty();
+        f.found = foreign.empty() ? "none" : "not created by the harness, left untouched: " + foreign;
       },
       "check /sys/block/zram*");
 }
@@ -271,14 +316,14 @@ void trial_swapon(Ctx& x, Check& c) {
     else if (on.err == EBUSY)
       c.fix = "the file is already in use as swap elsewhere: swapoff it first";
     else
-      c.fix = "swapon " + x.opt.swapfile_path + " must succeed as root";
+      c.fix = "swapon " + shell_quote(x.opt.swapfile_path) + " must succeed as root";
     return;
   }
   const auto off = kernel::swapoff(x.fs, x.opt.swapfile_path);
   if (!off.ok()) {
     c.passed = false;
     c.found += "; trial swapoff failed: " + off.message();
-    c.fix = "swapoff " + x.opt.swapfile_path + " by hand, then qualify again";
+    c.fix = "swapoff " + shell_quote(x.opt.swapfile_path) + " by hand, then qualify again";
     return;
   }
   c.found += "; trial swapon/swapoff ok";
@@ -327,7 +372,7 @@ void check_zram_algorithm(Ctx& x) {
                      : alg + " not found in zram comp_algorithm (" + (avail.empty() ? "no device" : avail) +
                            "), /proc/crypto or the kernel's modules";
   if (!c.passed)
-    c.fix = "load the compressor (modprobe " + alg + ", or insmod its module from lib/modules) or choose one of: " +
+    c.fix = "load the compressor (modprobe " + shell_quote(alg) + ", or insmod its module from lib/modules) or choose one of: " +
             (avail.empty() ? std::string("lzo, lzo-rle, lz4, zstd") : avail);
 }
 
@@ -362,27 +407,57 @@ void check_disk(Ctx& x) {
   if (!c.passed) c.fix = "free space on that filesystem or point --disk-path at a larger one";
 }
 
+// Clean starting swap (study), with device ownership (issue 16 "the cause, first";
+// issue 13 item 5; rules ours):
+//  - a device of the harness (the campaign's swapfile, the zram device of the ownership
+//    marker) that is active is a leftover of an earlier case: not clean, whatever its
+//    used column says (0 after an OOM kill does not make it releasable);
+//  - any active device with pages in use is not clean;
+//  - an active device the harness does not own (zram-tools' zram0) is left alone; it must
+//    sit below the case's lowest priority (Options::case_min_swap_priority) so the kernel
+//    never puts the case's pages there.
 void check_clean_swap(Ctx& x) {
   auto& c = x.add("clean_swap");
   guarded(
       c,
       [&] {
         auto swaps = kernel::read_swaps(x.fs);
+        const auto owned = kernel::owned_zram(x.fs);
         nlohmann::json js = nlohmann::json::array();
-        std::string used;
+        std::vector<std::string> problems, fixes;
         for (const auto& s : swaps) {
+          const bool ours = (!x.opt.swapfile_path.empty() && s.path == x.opt.swapfile_path) ||
+                            (owned && s.path == kernel::Zram(x.fs, owned->id).dev_path());
           js.push_back({{"path", s.path}, {"type", s.type}, {"size_kib", s.size_kib}, {"used_kib", s.used_kib},
-                        {"priority", s.priority}});
-          if (s.used_kib > 0) used += (used.empty() ? "" : ", ") + s.path + " " + std::to_string(s.used_kib) + " KiB";
+                        {"priority", s.priority}, {"owner", ours ? "harness" : "foreign"}});
+          const std::string used = std::to_string(s.used_kib) + " KiB used";
+          if (ours) {
+            problems.push_back(s.path + " of the harness still active (" + used + "): a leftover of an earlier case");
+            fixes.push_back("swapoff " + shell_quote(s.path) +
+                            " (ENOMEM means a process holds swapped memory: see VmSwap in /proc/*/status)");
+          } else if (s.used_kib > 0) {
+            problems.push_back("swap in use: " + s.path + " " + std::to_string(s.used_kib) + " KiB");
+            fixes.push_back("stop what uses " + shell_quote(s.path) + " or swapoff it");
+          } else if (x.opt.case_min_swap_priority && s.priority >= *x.opt.case_min_swap_priority) {
+            problems.push_back(s.path + " (not the harness's) is active at priority " + std::to_string(s.priority) +
+                               ", not below the case's " + std::to_string(*x.opt.case_min_swap_priority) +
+                               ": the case's pages would go there");
+            fixes.push_back("swapoff " + shell_quote(s.path) + " or swap it on at a lower priority (swapon -p -1 " +
+                            shell_quote(s.path) + ")");
+          }
         }
         x.rep.recorded["swaps"] = js;
-        c.passed = used.empty();
-        c.found = swaps.empty() ? "no swap active" : (used.empty() ? std::to_string(swaps.size()) +
-                                                                         " swap device(s) active, none in use"
-                                                                   : "swap in use: " + used);
-        if (!c.passed)
-          c.fix = "restore the host: stop the workloads, swapoff the devices and reset zram (the executor's "
-                  "restoration does this), then qualify again";
+        c.passed = problems.empty();
+        if (swaps.empty())
+          c.found = "no swap active";
+        else if (c.passed)
+          c.found = std::to_string(swaps.size()) + " swap device(s) active, none in use and none of the harness's" +
+                    (x.opt.case_min_swap_priority
+                         ? ", all below the case's priority " + std::to_string(*x.opt.case_min_swap_priority)
+                         : std::string());
+        else
+          for (size_t i = 0; i < problems.size(); ++i) c.found += (i ? "; " : "") + problems[i];
+        for (size_t i = 0; i < fixes.size(); ++i) c.fix += (i ? "; " : "") + fixes[i];
       },
       "make /proc/swaps readable");
 }
@@ -405,7 +480,7 @@ void check_commit(Ctx& x) {
     for (auto& ch : pin) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (pin != have) {
       c.found = "build is from " + have + ", campaign pins " + pin;
-      c.fix = "git checkout " + pin + " and rebuild the harness on this host";
+      c.fix = "git checkout " + shell_quote(pin) + " and rebuild the harness on this host";
     } else if (dirty) {
       c.found = "build is from " + have + " with uncommitted changes";
       c.fix = "rebuild from a clean checkout of " + pin;

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <csignal>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,42 @@ struct Server::Impl {
 
   fs::path case_dir(const std::string& id) const { return fs::path(opts.state_dir) / "cases" / id; }
 
+  // --- unclean restoration (issue 13 item 4) ----------------------------------
+  // A case whose restoration was unclean leaves <state>/unclean.json; until it is cleared
+  // (DELETE /v1/unclean, or removing the file) every submission gets 412: the VM's state
+  // is nobody's next case's problem.
+  fs::path unclean_path() const { return fs::path(opts.state_dir) / "unclean.json"; }
+  json unclean() const {
+    if (!fs::exists(unclean_path())) return nullptr;
+    try {
+      return json::parse(slurp(unclean_path()));
+    } catch (const std::exception& e) {
+      return json{{"case_id", nullptr}, {"problems", {std::string("unclean.json unreadable: ") + e.what()}}};
+    }
+  }
+  static std::string unclean_message(const json& u) {
+    std::string problems;
+    if (u.contains("problems") && u["problems"].is_array())
+      for (const auto& p : u["problems"]) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
+    return "VM unusable: the restoration of case " + (u["case_id"].is_string() ? u["case_id"].get<std::string>() : "?") +
+           " was unclean (" + problems + "); fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean";
+  }
+  /// After a case: marks the VM unusable when the bundle's restoration row says unclean.
+  void mark_if_unclean(const CaseRec& c, results::Db& db) {
+    results::Stmt r(db, "SELECT clean, detail_json FROM restoration");
+    if (!r.step() || r.is_null(0) || r.int64(0) != 0) return;
+    json problems = json::array();
+    try {
+      problems = json::parse(r.text(1)).at("verdict").at("problems");
+    } catch (const std::exception&) {
+    }
+    json u{{"case_id", c.id}, {"problems", problems}, {"marked_unix_s", static_cast<std::int64_t>(::time(nullptr))}};
+    try {
+      spit(unclean_path(), u.dump(2) + "\n");
+    } catch (const std::exception&) {
+    }
+  }
+
   // --- qualification --------------------------------------------------------
   json qualify(const std::string& pinned, const std::string& swapfile, unsigned vcpus,
                std::uint64_t memory_mib) {
@@ -248,6 +285,7 @@ struct Server::Impl {
         if (st.step()) {
           c->state = st.text(0) == "completed" ? "completed" : "infra_failed";
           c->error = st.opt_text(1).value_or("");
+          mark_if_unclean(*c, db);
         } else {
           c->state = "infra_failed";
           c->error = "bundle " + b.string() + " has no row for this case";
@@ -349,6 +387,8 @@ struct Server::Impl {
     if (!safe_case_id(id))
       return send_error(res, 400, "case_id must match [A-Za-z0-9._-]{1,128} and not be . or ..",
                         "case_id");
+    if (json u = unclean(); !u.is_null())
+      return send_error(res, 412, unclean_message(u), "", {{"reasons", {"unclean_restoration: " + unclean_message(u)}}});
     std::shared_ptr<CaseRec> c;
     {
       std::lock_guard<std::mutex> lk(mu);
@@ -556,7 +596,8 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     json j{{"status", "ok"},
            {"version", harness::build::kVersion},
            {"source_commit", harness::build::kSourceCommit},
-           {"busy", busy}};
+           {"busy", busy},
+           {"unclean", impl_->unclean()}};
     res.set_content(j.dump(), "application/json");
   });
   http.Get("/v1/qualification",
@@ -565,6 +606,14 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   http.Post("/v1/cases", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& rd) {
     std::string body;
     if (impl_->read_body(rd, res, body)) impl_->submit(body, res);
+  });
+  http.Delete("/v1/unclean", [this](const httplib::Request&, httplib::Response& res) {
+    json u = impl_->unclean();
+    if (u.is_null()) return send_error(res, 404, "the VM is not marked unclean", "");
+    std::error_code ec;
+    fs::remove(impl_->unclean_path(), ec);
+    if (ec) return send_error(res, 500, "cannot remove " + impl_->unclean_path().string() + ": " + ec.message(), "");
+    res.set_content(json{{"cleared", u}}.dump(), "application/json");
   });
   http.Get(R"(/v1/cases/.*)",
            [this](const httplib::Request& req, httplib::Response& res) { impl_->case_route(req, res); });

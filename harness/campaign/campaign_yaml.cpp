@@ -1,6 +1,7 @@
 // Campaign YAML loader: strict (unknown keys rejected), every error with file:line:col
 // and the dotted field path. Rules come from the study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
+#include "harness/case/spec.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -306,8 +307,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     {
       Section w = s.child("swapfile");
       c.swapfile_path = w.scalar<std::string>("path");
-      if (c.swapfile_path.empty() || c.swapfile_path[0] != '/')
-        w.fail(w.node()["path"], w.field("path"), "must be an absolute path");
+      if (auto why = hcase::unsafe_path_reason(c.swapfile_path)) w.fail(w.node()["path"], w.field("path"), *why);
       c.swapfile_priority = w.scalar<int>("priority");
       w.finish();
     }
@@ -351,6 +351,8 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     c.canary_period_ms = static_cast<int>(positive_int(s, "period_ms", 100));
     c.compute_hot_mib = positive_int(s, "compute_hot_mib", 16);
     c.sqlite_db_path = s.scalar<std::string>("sqlite_db_path", std::string("/var/lib/harness/canary.db"));
+    if (auto why = hcase::unsafe_path_reason(c.sqlite_db_path))
+      s.fail(s.node()["sqlite_db_path"] ? s.node()["sqlite_db_path"] : s.node(), s.field("sqlite_db_path"), *why);
     c.sqlite_queries_per_request = static_cast<int>(positive_int(s, "sqlite_queries_per_request", 8));
     s.finish();
   }

@@ -1,7 +1,9 @@
-// Swap backends: zram (high priority) and the low-priority swapfile (study; docs/DESIGN.md "Configurations").
+// Swap backends: the harness's own zram (high priority) and the low-priority swapfile
+// (study; docs/DESIGN.md "Configurations"; device ownership: kernel/zram_owner.hpp).
 #include "harness/case/backend.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,19 +13,106 @@
 
 namespace hcase {
 
-Backend::Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf)
-    : fs_(fs), spec_(spec), conf_(conf) {}
+Backend::Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf, kernel::BusyRetryPolicy retry)
+    : fs_(fs), spec_(spec), conf_(conf), retry_(std::move(retry)) {}
 
 namespace {
 void must(std::vector<StepRecord>& steps, StepRecord r) {
   steps.push_back(r);
   if (r.err != 0) throw std::runtime_error(fmt::format("backend step '{}' failed: {}", r.step, r.message));
 }
-bool swap_active(const kernel::Fs& fs, const std::string& path) {
-  auto swaps = kernel::read_swaps(fs);
-  return std::any_of(swaps.begin(), swaps.end(), [&](const kernel::SwapDevice& d) { return d.path == path; });
+std::optional<kernel::SwapDevice> swap_entry(const kernel::Fs& fs, const std::string& path) {
+  for (auto& d : kernel::read_swaps(fs))
+    if (d.path == path) return d;
+  return std::nullopt;
+}
+
+/// A step retried on EBUSY (kernel::retry_on_ebusy); the retries go into the record.
+StepRecord retried_step(const std::string& name, const std::function<kernel::WriteResult()>& op,
+                        const kernel::BusyRetryPolicy& policy) {
+  StepRecord r;
+  r.step = name;
+  const auto t0 = kernel::monotonic_ns();
+  const auto w = kernel::retry_on_ebusy(op, policy);
+  r.duration_ns = kernel::monotonic_ns() - t0;
+  r.err = w.result.err;
+  r.retries = w.retries;
+  r.message = w.result.message();
+  if (w.retries > 0)
+    r.message += fmt::format(" after {} EBUSY retr{} ({} ms of backoff)", w.retries, w.retries == 1 ? "y" : "ies",
+                             w.waited_ns / 1'000'000);
+  return r;
+}
+
+/// "<step> failed with ENOMEM (Cannot allocate memory)".
+std::string failed(const StepRecord& s) {
+  return fmt::format("{} failed with {} ({})", s.step, kernel::errno_name(s.err), std::strerror(s.err));
+}
+
+/// The cause of a swapoff that failed: errno, what is still swapped on the device, and
+/// which processes hold swapped memory (issue 16 "the cause, first").
+std::string swapoff_cause(const kernel::Fs& fs, const StepRecord& s, const std::string& path) {
+  std::string msg = failed(s);
+  try {
+    if (auto d = swap_entry(fs, path)) msg += fmt::format("; {} KiB still swapped on {}", d->used_kib, path);
+  } catch (const kernel::Error&) {
+  }
+  try {
+    msg += "; swapped memory held by: " + kernel::describe_swap_holders(kernel::swap_holders(fs));
+  } catch (const kernel::Error& e) {
+    msg += fmt::format("; holders unknown ({})", e.what());
+  }
+  if (s.err == ENOMEM)
+    msg += "; swapoff must fault those pages back in and their cgroup cannot take them: stop or kill those "
+           "processes (or raise their cgroup's memory.max), then run the case again";
+  return msg;
 }
 }  // namespace
+
+StepRecord Backend::retried(const std::string& name, const std::function<kernel::WriteResult()>& op) {
+  auto r = retried_step(name, op, retry_);
+  if (r.retries > 0) retried_steps_.push_back({{"step", r.step}, {"retries", r.retries}, {"errno", r.err}});
+  return r;
+}
+
+void Backend::take_zram(std::vector<StepRecord>& steps) {
+  const auto t0 = kernel::monotonic_ns();
+  if (kernel::zram_control_present(fs_)) {
+    try {
+      zram_.emplace(kernel::Zram::hot_add(fs_));
+    } catch (const kernel::Error& e) {
+      steps.push_back({"zram hot_add", kernel::monotonic_ns() - t0, EIO, e.what()});
+      throw std::runtime_error(fmt::format("backend step 'zram hot_add' failed: {}", e.what()));
+    }
+    how_ = kernel::ZramOrigin::HotAdd;
+  } else {
+    const auto ids = kernel::list_zram_devices(fs_);
+    if (ids.empty())
+      throw std::runtime_error("zram module not loaded (/sys/class/zram-control absent, no /sys/block/zram*): "
+                               "modprobe zram (or insmod zram.ko) first");
+    const auto id = kernel::find_unused_zram(fs_);
+    if (!id)
+      throw std::runtime_error(fmt::format(
+          "no /sys/class/zram-control (the harness cannot create its own zram device) and none of the {} zram "
+          "device(s) is unused (each is initialised, swapped on, mounted or held); the harness never takes a "
+          "device it did not create: load zram with a spare device (modprobe zram num_devices={})",
+          ids.size(), ids.size() + 1));
+    zram_.emplace(fs_, *id);
+    how_ = kernel::ZramOrigin::UnusedDevice;
+  }
+  try {
+    kernel::write_zram_owner(fs_, {zram_->id(), kernel::current_boot_id(fs_), *how_});
+  } catch (const kernel::Error& e) {
+    steps.push_back({"zram ownership marker", kernel::monotonic_ns() - t0, EIO, e.what()});
+    throw std::runtime_error(fmt::format("backend step 'zram ownership marker' failed: {}", e.what()));
+  }
+  steps.push_back({*how_ == kernel::ZramOrigin::HotAdd
+                       ? fmt::format("zram hot_add -> zram{}", zram_->id())
+                       : fmt::format("zram: no /sys/class/zram-control; borrowing unused zram{} (reset, not removed, "
+                                     "at the end)",
+                                     zram_->id()),
+                   kernel::monotonic_ns() - t0, 0, "ok"});
+}
 
 void Backend::prepare(std::vector<StepRecord>& steps) {
   auto check = kernel::validate_swapfile(fs_, spec_.swapfile_path);
@@ -34,17 +123,11 @@ void Backend::prepare(std::vector<StepRecord>& steps) {
     throw std::runtime_error(fmt::format("swapfile {} unusable: {}", spec_.swapfile_path, why));
   }
   steps.push_back({"validate swapfile " + spec_.swapfile_path, 0, 0, "ok"});
-  auto ids = kernel::list_zram_devices(fs_);
-  if (std::find(ids.begin(), ids.end(), 0) != ids.end()) {
-    zram_.emplace(fs_, 0);
-  } else {
-    if (!kernel::zram_control_present(fs_))
-      throw std::runtime_error("zram module not loaded (/sys/class/zram-control absent): insmod zram.ko first");
-    zram_.emplace(kernel::Zram::hot_add(fs_));
-    steps.push_back({fmt::format("zram hot_add -> zram{}", zram_->id()), 0, 0, "ok"});
-  }
+  take_zram(steps);
   auto& z = *zram_;
-  if (z.initialized()) must(steps, timed_step("zram reset", [&] { return z.reset(); }));
+  // A device just created (or chosen because it is unused) is uninitialised; a reset
+  // here would only matter for a device somebody configured in between.
+  if (z.initialized()) must(steps, retried("zram reset", [&] { return z.reset(); }));
   must(steps, timed_step("zram comp_algorithm " + spec_.zram_algorithm, [&] { return z.set_comp_algorithm(spec_.zram_algorithm); }));
   must(steps, timed_step(fmt::format("zram disksize {}", spec_.zram_disksize_bytes), [&] {
          return z.set_disksize(static_cast<std::uint64_t>(spec_.zram_disksize_bytes));
@@ -78,7 +161,17 @@ void Backend::teardown(std::vector<StepRecord>& steps) {
     steps.push_back(timed_step("swapoff " + spec_.swapfile_path, [&] { return kernel::swapoff(fs_, spec_.swapfile_path); }));
     if (steps.back().err == 0) swapfile_on_ = false;
   }
-  if (zram_ && !zram_on_) steps.push_back(timed_step("zram reset", [&] { return zram_->reset(); }));
+  // Still swapped on: never reset or remove under the kernel's feet (EBUSY would not be
+  // transient); the marker stays for the next case's leftover cleanup.
+  if (!zram_ || zram_on_ || zram_released_) return;
+  steps.push_back(retried("zram reset", [&] { return zram_->reset(); }));
+  if (steps.back().err != 0) return;
+  if (how_ == kernel::ZramOrigin::HotAdd) {
+    steps.push_back(retried(fmt::format("zram hot_remove zram{}", zram_->id()), [&] { return zram_->hot_remove(); }));
+    if (steps.back().err != 0) return;
+  }
+  zram_released_ = true;
+  kernel::remove_zram_owner(fs_);
 }
 
 std::vector<std::string> Backend::enabled_paths() const {
@@ -87,18 +180,59 @@ std::vector<std::string> Backend::enabled_paths() const {
   return out;
 }
 
-void Backend::cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps) {
+nlohmann::json Backend::zram_json() const {
+  if (!zram_) return nullptr;
+  int total = 0;
+  for (const auto& r : retried_steps_) total += r["retries"].get<int>();
+  return {{"device", zram_->dev_path()},
+          {"id", zram_->id()},
+          {"how", kernel::to_string(*how_)},
+          {"released", zram_released_},
+          {"ebusy_retries", total},
+          {"retried_steps", retried_steps_}};
+}
+
+LeftoverCleanup Backend::cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps,
+                                           const kernel::BusyRetryPolicy& retry) {
+  LeftoverCleanup out;
+  auto stop = [&](std::string cause) {
+    out.released = false;
+    out.cause = "leftover of an earlier case cannot be released: " + std::move(cause);
+    return out;
+  };
   try {
-    if (swap_active(fs, spec.swapfile_path))
+    if (swap_entry(fs, spec.swapfile_path)) {
       steps.push_back(timed_step("leftover swapoff " + spec.swapfile_path, [&] { return kernel::swapoff(fs, spec.swapfile_path); }));
-    kernel::Zram z(fs, 0);
-    if (!z.exists()) return;
-    if (swap_active(fs, z.dev_path()))
+      if (steps.back().err != 0) return stop(swapoff_cause(fs, steps.back(), spec.swapfile_path));
+    }
+    const auto owner = kernel::read_zram_owner(fs);
+    if (!owner) return out;
+    kernel::Zram z(fs, owner->id);
+    if (!kernel::zram_owner_current(fs, *owner)) {
+      kernel::remove_zram_owner(fs);
+      steps.push_back({fmt::format("drop stale zram ownership marker (zram{}: {})", owner->id,
+                                   z.exists() ? "marker of another boot" : "device gone"),
+                       0, 0, "ok"});
+      return out;
+    }
+    if (swap_entry(fs, z.dev_path())) {
       steps.push_back(timed_step("leftover swapoff " + z.dev_path(), [&] { return kernel::swapoff(fs, z.dev_path()); }));
-    if (z.initialized()) steps.push_back(timed_step("leftover zram reset", [&] { return z.reset(); }));
+      if (steps.back().err != 0) return stop(swapoff_cause(fs, steps.back(), z.dev_path()));
+    }
+    if (z.initialized()) {
+      steps.push_back(retried_step("leftover zram reset", [&] { return z.reset(); }, retry));
+      if (steps.back().err != 0) return stop(failed(steps.back()));
+    }
+    if (owner->how == kernel::ZramOrigin::HotAdd) {
+      steps.push_back(retried_step(fmt::format("leftover zram hot_remove zram{}", z.id()), [&] { return z.hot_remove(); }, retry));
+      if (steps.back().err != 0) return stop(failed(steps.back()));
+    }
+    kernel::remove_zram_owner(fs);
   } catch (const kernel::Error& e) {
     steps.push_back({"leftover backend cleanup", 0, EIO, e.what()});
+    return stop(e.what());
   }
+  return out;
 }
 
 }  // namespace hcase

@@ -8,25 +8,43 @@
 //                       swaps it on once when the trigger fires.
 //   bounded-reclaim     zram swapped on before the case (the action is memory.reclaim).
 //
-// The executor owns zram device 0 (created with hot_add when absent): a leftover swapon
-// or initialised state of zram0 is treated as a crashed earlier case and cleaned.
+// The zram device is the harness's own (issue 13 item 5, kernel/zram_owner.hpp): created
+// with zram-control/hot_add for the case (marker under /run) and removed with hot_remove
+// at teardown; without zram-control an unused spare device is borrowed and reset. Devices
+// the harness did not create are never swapped off, reset or removed.
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/case/case_cgroups.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/zram.hpp"
+#include "harness/kernel/zram_owner.hpp"
 
 namespace hcase {
 
+/// Outcome of Backend::cleanup_leftovers.
+struct LeftoverCleanup {
+  bool released = true;  ///< every leftover of the harness's devices is gone
+  /// When !released: the cause first, e.g. "leftover swapoff /var/lib/harness/swapfile
+  /// failed with ENOMEM (Cannot allocate memory); 24576 KiB still swapped there; swapped
+  /// memory held by: pid 812 pressure-gen (T (stopped), cgroup /holder) 24576 KiB".
+  std::string cause;
+};
+
 class Backend {
  public:
-  Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf);
+  /// `retry`: backoff for EBUSY on zram reset/hot_remove (tests pass short delays).
+  Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf, kernel::BusyRetryPolicy retry = {});
 
-  /// Validates the swapfile (no holes, signature), configures zram (reset if initialised,
-  /// comp_algorithm, disksize, swap header), swaps on the swapfile at swapfile_priority and,
-  /// unless delayed-activation, zram at zram_priority. Appends steps. Throws
+  /// Validates the swapfile (no holes, signature), takes the harness's own zram device
+  /// (hot_add + ownership marker; fallback: an unused spare device), configures it
+  /// (comp_algorithm, disksize, swap header), swaps on the swapfile at swapfile_priority
+  /// and, unless delayed-activation, zram at zram_priority. Appends steps. Throws
   /// std::runtime_error naming the step on failure (infra_failed; caller tears down).
   void prepare(std::vector<StepRecord>& steps);
 
@@ -34,13 +52,20 @@ class Backend {
   /// data; the case goes on whatever it says).
   StepRecord activate();
 
-  /// swapoff zram (if the case enabled it), swapoff the swapfile, zram reset. Appends
-  /// steps; never throws for kernel errors (swapoff can fail with ENOMEM: recorded).
+  /// swapoff zram (if the case enabled it), swapoff the swapfile, zram reset and (device
+  /// created by hot_add) hot_remove, both retried on EBUSY; the marker is removed once the
+  /// device is released. Appends steps; never throws for kernel errors (swapoff can fail
+  /// with ENOMEM: recorded, and the device is then left alone, marker kept, for the next
+  /// case's leftover cleanup).
   void teardown(std::vector<StepRecord>& steps);
 
-  /// Before a case: swapoff the spec's swapfile and /dev/zram0 when active, reset zram0
-  /// when initialised (a crashed earlier case). Appends steps; never throws for kernel errors.
-  static void cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps);
+  /// Before a case: swapoff the spec's swapfile when active; for the zram device named in
+  /// a current ownership marker (a crashed earlier case): swapoff, reset, hot_remove
+  /// (EBUSY retried); a stale marker (other boot, device gone) is dropped. Nothing else is
+  /// touched. Stops at the first failing step and says why (errno name; for a failed
+  /// swapoff, what is still swapped and which processes hold swapped memory). Appends steps.
+  static LeftoverCleanup cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec,
+                                           std::vector<StepRecord>& steps, const kernel::BusyRetryPolicy& retry = {});
 
   /// "/dev/zram<N>" once prepared ("" before).
   std::string zram_path() const { return zram_ ? zram_->dev_path() : std::string(); }
@@ -48,17 +73,31 @@ class Backend {
   /// The zram device (nullptr before prepare()).
   const kernel::Zram* zram() const { return zram_ ? &*zram_ : nullptr; }
   bool zram_on() const { return zram_on_; }
+  /// True once teardown removed (hot_add) or reset (spare device) the harness's device.
+  bool zram_released() const { return zram_released_; }
+  /// How the device was taken (nullopt before prepare took one).
+  std::optional<kernel::ZramOrigin> zram_origin() const { return how_; }
   /// Devices this case swapped on (for restoration verification).
   std::vector<std::string> enabled_paths() const;
+  /// outcome_json.zram (SPEC.md): {device, id, how, released, ebusy_retries,
+  /// retried_steps:[{step, retries, errno}]}; null before a device was taken.
+  nlohmann::json zram_json() const;
 
  private:
+  void take_zram(std::vector<StepRecord>& steps);
+  StepRecord retried(const std::string& name, const std::function<kernel::WriteResult()>& op);
+
   kernel::Fs fs_;
   BackendSpec spec_;
   Configuration conf_;
+  kernel::BusyRetryPolicy retry_;
   std::optional<kernel::Zram> zram_;
+  std::optional<kernel::ZramOrigin> how_;
   bool zram_on_ = false;
   bool swapfile_on_ = false;
   bool zram_was_on_ = false;
+  bool zram_released_ = false;
+  nlohmann::json retried_steps_ = nlohmann::json::array();
 };
 
 }  // namespace hcase

@@ -14,7 +14,9 @@
 namespace hcase {
 
 nlohmann::json StepRecord::to_json() const {
-  return {{"step", step}, {"duration_ns", duration_ns}, {"errno", err}, {"message", message}};
+  nlohmann::json j{{"step", step}, {"duration_ns", duration_ns}, {"errno", err}, {"message", message}};
+  if (retries > 0) j["retries"] = retries;
+  return j;
 }
 
 CaseCgroups::CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec)

@@ -21,6 +21,8 @@ struct StepRecord {
   std::int64_t duration_ns = 0;
   int err = 0;               ///< 0 = ok
   std::string message;       ///< "ok" or the kernel layer's message
+  int retries = 0;           ///< EBUSY retries before the final result (zram reset/hot_remove)
+  /// {"step","duration_ns","errno","message"} plus "retries" when > 0.
   nlohmann::json to_json() const;
 };
 

@@ -30,6 +30,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/telemetry.hpp"
+#include "harness/case/vm_state.hpp"
 #include "harness/case/workloads.hpp"
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/procfs.hpp"
@@ -191,6 +192,9 @@ class CaseRun {
   std::optional<std::string> clocksource_start_;
   void record_self_start();
   void record_confounds();
+  // Between cases on a reused VM (vm_state.hpp): settle, read, baseline.
+  void record_vm_start();
+  std::optional<VmBaseline> vm_baseline_;
 };
 
 /// The parent process when it is a `harness agent` (its /proc/<ppid>/cmdline has the
@@ -218,6 +222,31 @@ std::optional<std::string> read_clocksource_opt(const kernel::Fs& fs) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+// outcome_json.vm_state.start and the VM's first-case baseline (vm_state.hpp).
+void CaseRun::record_vm_start() {
+  std::vector<StepRecord> steps;
+  settle_vm(fs_, steps);
+  const VmState st = read_vm_state(fs_);
+  vm_baseline_ = read_vm_baseline(fs_);
+  bool established = false;
+  if (!vm_baseline_ && st.mem_available_kib) {
+    vm_baseline_ = VmBaseline{*st.mem_available_kib, spec_.case_id, kernel::current_boot_id(fs_)};
+    try {
+      write_vm_baseline(fs_, *vm_baseline_);
+      established = true;
+    } catch (const kernel::Error& e) {
+      steps.push_back({"write VM baseline", 0, EIO, e.what()});
+    }
+  }
+  auto& j = outcome_["vm_state"];
+  j["start"] = st.to_json();
+  j["start"]["steps"] = steps_json(steps);
+  j["baseline"] = vm_baseline_ ? nlohmann::json{{"mem_available_kib", vm_baseline_->mem_available_kib},
+                                                {"case_id", vm_baseline_->case_id},
+                                                {"established_by_this_case", established}}
+                               : nlohmann::json();
 }
 
 void CaseRun::record_self_start() {
@@ -410,10 +439,14 @@ ExecutorResult CaseRun::run_inner() {
     leftover_steps_.push_back(cg_.kill_all(10 * kSec));
     cg_.remove(leftover_steps_);
   }
-  Backend::cleanup_leftovers(fs_, spec_.backend, leftover_steps_);
+  const auto leftovers = Backend::cleanup_leftovers(fs_, spec_.backend, leftover_steps_);
   outcome_["leftover_steps"] = steps_json(leftover_steps_);
+  // The cause first (issue 16): a leftover device that cannot be released stops the case
+  // here, before qualification and before any cgroup is created.
+  if (!leftovers.released) return finish("infra_failed", leftovers.cause);
   if (!cg_.present().empty())
     return finish("infra_failed", fmt::format("leftover cgroup {} could not be removed", cg_.present().front()));
+  record_vm_start();
 
   try {
     cg_.enable_root_memory(setup_steps_);
@@ -429,6 +462,7 @@ ExecutorResult CaseRun::run_inner() {
     q.root = opt_.root;
     q.swapfile_path = spec_.backend.swapfile_path;
     q.zram_algorithm = spec_.backend.zram_algorithm;  // the campaign's compressor must be available
+    q.case_min_swap_priority = spec_.backend.swapfile_priority;  // foreign active swap must sit below
     q.vcpus = static_cast<unsigned>(spec_.vm_vcpus);
     q.memory_mib = static_cast<std::uint64_t>(spec_.vm_memory_mib);
     q.pinned_commit = spec_.pinned_commit;
@@ -456,6 +490,7 @@ ExecutorResult CaseRun::run_inner() {
   }
   outcome_["setup_steps"] = steps_json(setup_steps_);
   outcome_["zram_device"] = backend_.zram_path();
+  outcome_["zram"] = backend_.zram_json();
   oom_start_ = read_oom();
 
   // --- schedule -----------------------------------------------------------------------
@@ -689,11 +724,25 @@ void CaseRun::restore() {
   for (const auto& c : children_)
     if (!c.exit && process_alive(c.pid)) obs.stray_pids.push_back(c.pid);
   if (const auto* z = backend_.zram()) {
-    try {
-      obs.zram_disksize_bytes = z->disksize_bytes();
-    } catch (const kernel::Error& e) {
-      restore_steps_.push_back({"read zram disksize", 0, EIO, e.what()});
+    // A hot-added device is gone once released; a borrowed spare must read disksize 0.
+    if (backend_.zram_origin() == kernel::ZramOrigin::HotAdd && z->exists()) obs.owned_zram_left = z->dev_path();
+    if (z->exists()) {
+      try {
+        obs.zram_disksize_bytes = z->disksize_bytes();
+      } catch (const kernel::Error& e) {
+        restore_steps_.push_back({"read zram disksize", 0, EIO, e.what()});
+      }
     }
+  }
+  outcome_["zram"] = backend_.zram_json();
+  // The VM back to its baseline (vm_state.hpp): settle, read, judge.
+  settle_vm(fs_, restore_steps_);
+  const VmState vm_end = read_vm_state(fs_);
+  outcome_["vm_state"]["end"] = vm_end.to_json();
+  if (vm_baseline_) {
+    const auto chk = check_vm_baseline(vm_end, *vm_baseline_);
+    outcome_["vm_state"]["baseline_check"] = chk.to_json();
+    obs.vm_baseline_problem = chk.problem;
   }
   auto verdict = verify_restoration(obs);
   row.end_ns = kernel::monotonic_ns();

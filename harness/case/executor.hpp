@@ -3,7 +3,8 @@
 //
 //   leftover cleanup -> qualification -> setup (cgroups, backend) -> canaries start
 //   -> warmup -> pressure (pressure-gen in bg; controller armed) -> recovery
-//   -> restoration (stop, swapoff, zram reset, rmdir, verify) -> bundle
+//   -> restoration (stop, swapoff, zram reset + hot_remove, rmdir, settle, verify) -> bundle
+// A leftover the cleanup cannot release stops the case before qualification (SPEC.md).
 //
 // Clock: CLOCK_MONOTONIC. The schedule origin T0 = now + start lead; phase boundaries are
 // the scheduled times T0, T0+W, T0+W+P, T0+W+P+R (the canaries' shared --start-at-ns is

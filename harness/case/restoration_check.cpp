@@ -20,6 +20,9 @@ RestorationVerdict verify_restoration(const RestorationObservation& obs) {
   for (pid_t p : obs.stray_pids) v.problems.push_back(fmt::format("stray process {} still alive", p));
   if (obs.zram_disksize_bytes && *obs.zram_disksize_bytes != 0)
     v.problems.push_back(fmt::format("zram not reset: disksize {} bytes", *obs.zram_disksize_bytes));
+  if (!obs.owned_zram_left.empty())
+    v.problems.push_back(fmt::format("zram device {} created by the harness still exists (not hot-removed)", obs.owned_zram_left));
+  if (!obs.vm_baseline_problem.empty()) v.problems.push_back(obs.vm_baseline_problem);
   v.clean = v.problems.empty();
   return v;
 }

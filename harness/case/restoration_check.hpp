@@ -22,6 +22,12 @@ struct RestorationObservation {
   std::vector<std::string> cgroups_present;    ///< case cgroup dirs that still exist
   std::vector<pid_t> stray_pids;               ///< case processes still alive (or still in cgroup.procs)
   std::optional<std::uint64_t> zram_disksize_bytes;  ///< after reset (0 expected); nullopt = device gone/not read
+  /// The harness's own zram device ("/dev/zram1") when it still exists although it was
+  /// created by hot_add and should have been removed; "" = removed (or a borrowed spare).
+  std::string owned_zram_left;
+  /// check_vm_baseline()'s problem when MemAvailable after the case fell below the VM's
+  /// first-case baseline by more than the tolerance (vm_state.hpp); "" = within or unjudged.
+  std::string vm_baseline_problem;
 };
 
 /// The verdict. clean iff problems is empty.
@@ -33,7 +39,9 @@ struct RestorationVerdict {
 
 /// Rules: every /proc/swaps device with used_kib > 0 is a problem ("no swap in use");
 /// any device of case_swap_paths still listed is a problem (it must be swapped off);
-/// any cgroup still present; any stray pid; zram disksize != 0 (not reset).
+/// any cgroup still present; any stray pid; zram disksize != 0 (not reset); the harness's
+/// hot-added zram device still present (not removed); MemAvailable below the VM's
+/// baseline beyond tolerance.
 RestorationVerdict verify_restoration(const RestorationObservation& obs);
 
 }  // namespace hcase

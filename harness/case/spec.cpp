@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -105,6 +106,29 @@ bool valid_component(const std::string& s) {
 
 }  // namespace
 
+std::optional<std::string> unsafe_path_reason(const std::string& path) {
+  if (path.empty() || path.front() != '/') return std::string("must be an absolute path (start with '/')");
+  if (path.size() > 4096) return std::string("is longer than 4096 characters");
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(path[i]);
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '/' || c == '-';
+    if (!ok) {
+      const std::string shown = c >= 0x21 && c < 0x7f ? fmt::format("'{}'", static_cast<char>(c))
+                                                      : fmt::format("byte 0x{:02x}", c);
+      return fmt::format("contains {} at offset {} (allowed: A-Z a-z 0-9 . _ / -)", shown, i);
+    }
+  }
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view comp(path.data() + start, end - start);
+    if (comp == "." || comp == "..") return fmt::format("must not contain a '{}' component", comp);
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 CaseSpec parse_spec(const std::string& text, const std::string& source) {
   json doc;
   try {
@@ -195,7 +219,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
     s.backend.zram_priority = static_cast<int>(zp);
     s.backend.swapfile_priority = static_cast<int>(sp);
     s.backend.swapfile_path = o.str("swapfile_path");
-    if (s.backend.swapfile_path.front() != '/') o.fail(o.path("swapfile_path"), "must be an absolute path");
+    if (auto why = unsafe_path_reason(s.backend.swapfile_path)) o.fail(o.path("swapfile_path"), *why);
   }
   {
     Obj o = root.sub("pressure");
@@ -237,7 +261,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
     if (s.canaries.compute_hot_bytes <= 0 || s.canaries.compute_hot_bytes % kMiB)
       o.fail(o.path("compute_hot_bytes"), "must be a positive whole number of MiB (canary-compute takes MiB)");
     s.canaries.sqlite_db_path = o.str("sqlite_db_path");
-    if (s.canaries.sqlite_db_path.front() != '/') o.fail(o.path("sqlite_db_path"), "must be an absolute path");
+    if (auto why = unsafe_path_reason(s.canaries.sqlite_db_path)) o.fail(o.path("sqlite_db_path"), *why);
     auto q = o.i64("sqlite_queries_per_request");
     if (q < 1 || q > 100000) o.fail(o.path("sqlite_queries_per_request"), "must be in 1..100000");
     s.canaries.sqlite_queries_per_request = static_cast<int>(q);

@@ -10,6 +10,9 @@
 
 namespace kernel {
 
+/// Symbolic name of an errno value ("ENOMEM", "EBUSY"); "errno <n>" when unknown, "0" for 0.
+std::string errno_name(int err);
+
 /// Base of every error thrown by hk_kernel.
 class Error : public std::runtime_error {
  public:

@@ -20,7 +20,7 @@ namespace kernel {
 
 std::string WriteResult::message() const {
   if (err == 0) return "ok";
-  return target + ": " + std::strerror(err) + " (errno " + std::to_string(err) + ")";
+  return target + ": " + std::strerror(err) + " (" + errno_name(err) + ", errno " + std::to_string(err) + ")";
 }
 
 namespace {

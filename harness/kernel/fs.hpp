@@ -23,7 +23,7 @@ struct WriteResult {
   /// The path (under root) or device the operation addressed, for messages.
   std::string target;
   bool ok() const { return err == 0; }
-  /// "ok" or "<target>: <strerror(err)> (errno <n>)".
+  /// "ok" or "<target>: <strerror(err)> (<ENAME>, errno <n>)", e.g. "... (ENOMEM, errno 12)".
   std::string message() const;
 };
 

@@ -13,3 +13,4 @@
 #include "harness/kernel/swap.hpp"
 #include "harness/kernel/topology.hpp"
 #include "harness/kernel/zram.hpp"
+#include "harness/kernel/zram_owner.hpp"

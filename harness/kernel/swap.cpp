@@ -9,12 +9,14 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
+#include "results/provenance.hpp"
 
 namespace kernel {
 
@@ -74,6 +76,52 @@ WriteResult swapoff(const Fs& fs, const std::string& path) {
   return r;
 }
 
+std::vector<SwapHolder> swap_holders(const Fs& fs) {
+  std::vector<SwapHolder> out;
+  for (const auto& name : fs.list("proc")) {
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto st = fs.try_read("proc/" + name + "/status");
+    if (!st.ok()) continue;
+    SwapHolder h;
+    h.pid = static_cast<pid_t>(std::stol(name));
+    for (auto line : split_lines(st.text)) {
+      auto colon = line.find(':');
+      if (colon == std::string_view::npos) continue;
+      const auto key = line.substr(0, colon);
+      const auto val = trim(line.substr(colon + 1));
+      if (key == "Name")
+        h.name = std::string(val);
+      else if (key == "State")
+        h.state = std::string(val);
+      else if (key == "VmSwap") {
+        auto w = split_ws(val);
+        if (!w.empty()) std::from_chars(w[0].data(), w[0].data() + w[0].size(), h.vm_swap_kib);
+      }
+    }
+    if (h.vm_swap_kib == 0) continue;
+    if (auto cg = fs.try_read("proc/" + name + "/cgroup"); cg.ok())
+      for (auto line : split_lines(cg.text))
+        if (line.rfind("0::", 0) == 0) h.cgroup = std::string(trim(line.substr(3)));
+    out.push_back(std::move(h));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const SwapHolder& a, const SwapHolder& b) { return a.vm_swap_kib > b.vm_swap_kib; });
+  return out;
+}
+
+std::string describe_swap_holders(const std::vector<SwapHolder>& holders, std::size_t max) {
+  if (holders.empty()) return "no process has VmSwap > 0 (shmem/tmpfs pages or a kernel user)";
+  std::string s;
+  for (std::size_t i = 0; i < holders.size() && i < max; ++i) {
+    const auto& h = holders[i];
+    s += (i ? "; " : "") + std::string("pid ") + std::to_string(h.pid) + " " + h.name + " (" +
+         (h.state.empty() ? "state ?" : h.state) + ", cgroup " + (h.cgroup.empty() ? "?" : h.cgroup) + ") " +
+         std::to_string(h.vm_swap_kib) + " KiB";
+  }
+  if (holders.size() > max) s += "; + " + std::to_string(holders.size() - max) + " more";
+  return s;
+}
+
 namespace {
 constexpr const char kSignature[] = "SWAPSPACE2";  // 10 bytes, mkswap(8) / mm/swapfile.c
 constexpr size_t kSigLen = 10;
@@ -127,12 +175,13 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   const auto p = fs.path(path);
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) {
-    c.problems.push_back(p.string() + ": " + std::strerror(errno) +
-                         "; create it with zeros: mkdir -p " +
-                         (std::filesystem::path(path).parent_path().empty() ? std::string(".")
-                                                                           : std::filesystem::path(path).parent_path().string()) +
-                         " && dd if=/dev/zero of=" + path +
-                         " bs=1M count=<MiB> && chmod 600 " + path + " && mkswap " + path);
+    const std::string q = results::shell_quote(path);
+    const std::string dir = std::filesystem::path(path).parent_path().empty()
+                                ? std::string(".")
+                                : std::filesystem::path(path).parent_path().string();
+    c.problems.push_back(p.string() + ": " + std::strerror(errno) + "; create it with zeros: mkdir -p " +
+                         results::shell_quote(dir) + " && dd if=/dev/zero of=" + q + " bs=1M count=<MiB> && chmod 600 " +
+                         q + " && mkswap " + q);
     return c;
   }
   c.exists = true;
@@ -162,7 +211,8 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   c.has_signature = n == static_cast<ssize_t>(kSigLen) && std::memcmp(sig, kSignature, kSigLen) == 0;
   if (!c.has_signature)
     c.problems.push_back(p.string() + " has no swap signature (SWAPSPACE2 at offset " +
-                         std::to_string(page - static_cast<long>(kSigLen)) + "); run mkswap " + path);
+                         std::to_string(page - static_cast<long>(kSigLen)) + "); run mkswap " +
+                         results::shell_quote(path));
   return c;
 }
 

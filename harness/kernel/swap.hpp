@@ -1,5 +1,7 @@
 #pragma once
 // Swap devices: /proc/swaps, swapon(2) with priority, swapoff(2), swapfile validation.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +38,24 @@ WriteResult swapoff(const Fs& fs, const std::string& path);
 /// existing file or block device (e.g. /dev/zram0 after disksize), whose size must be at
 /// least 10 pages. Needed for zram, which is blank after every reset.
 WriteResult mkswap(const Fs& fs, const std::string& path);
+
+/// A process holding swapped-out memory: /proc/<pid>/status VmSwap > 0 (anonymous pages
+/// of its address space that sit on some swap device; shmem/tmpfs swap is not counted).
+struct SwapHolder {
+  pid_t pid = 0;
+  std::string name;   ///< status Name (comm)
+  std::string state;  ///< status State, e.g. "T (stopped)", "S (sleeping)"
+  std::uint64_t vm_swap_kib = 0;
+  std::string cgroup;  ///< cgroup2 path from /proc/<pid>/cgroup ("0::<path>"), "" unknown
+};
+/// Every process with VmSwap > 0, largest VmSwap first. Processes that exit while being
+/// read are skipped. Never throws for a single unreadable process; throws IoError when
+/// proc/ cannot be listed. Used to say what holds memory when swapoff fails with ENOMEM.
+std::vector<SwapHolder> swap_holders(const Fs& fs);
+/// "pid 812 pressure-gen (T (stopped), cgroup /holder) 24576 KiB; ..." for the first
+/// `max` holders, "+ N more" after; "no process has VmSwap > 0 (shmem/tmpfs pages or a
+/// kernel user)" when empty.
+std::string describe_swap_holders(const std::vector<SwapHolder>& holders, std::size_t max = 5);
 
 /// Result of validate_swapfile: usable iff problems is empty.
 struct SwapfileCheck {

@@ -799,3 +799,46 @@ TEST(AgentTransport, ClientRefusesPlainHttpToANetworkHostUnlessAllowed) {
 }
 
 }  // namespace
+
+// issue 13 item 4: an unclean restoration marks the VM unusable (state dir unclean.json,
+// survives an agent restart): every submission gets 412 naming the case and its problems
+// and nothing runs, health shows the mark, and DELETE /v1/unclean clears it.
+TEST_F(AgentProcess, UncleanRestorationBlocksFurtherCasesUntilCleared) {
+  make_bundle("case-u");
+  {
+    results::Db db((dir / "bundles" / "case-u.db").string(), results::Db::Mode::ReadWrite);
+    results::Stmt st(db, "INSERT INTO restoration(case_id,start_ns,end_ns,clean,detail_json) VALUES('case-u',1,2,0,?)");
+    st.bind(1, json{{"verdict", {{"clean", false}, {"problems", {"cgroup sys/fs/cgroup/harness/bg still exists"}}}}}.dump());
+    st.run();
+  }
+  make_bundle("case-next");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-u").dump(), "application/json")->status, 202);
+  EXPECT_EQ(wait_final("case-u")["state"], "completed");  // the case itself keeps its outcome
+  ASSERT_TRUE(fs::exists(state / "unclean.json"));
+  auto refused = client().Post("/v1/cases", valid_spec("case-next").dump(), "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 412);
+  EXPECT_NE(refused->body.find("restoration of case case-u was unclean"), std::string::npos) << refused->body;
+  EXPECT_NE(refused->body.find("harness/bg still exists"), std::string::npos) << refused->body;
+  EXPECT_NE(refused->body.find("DELETE /v1/unclean"), std::string::npos) << refused->body;
+  EXPECT_FALSE(fs::exists(state / "cases" / "case-next")) << "a refused case left state behind";
+  EXPECT_EQ(runs(), std::vector<std::string>{"case-u"});
+  auto h = client(false).Get("/v1/health");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(json::parse(h->body)["unclean"]["case_id"], "case-u") << h->body;
+  // Survives a restart of the agent.
+  stop();
+  ASSERT_TRUE(start());
+  EXPECT_EQ(client().Post("/v1/cases", valid_spec("case-next").dump(), "application/json")->status, 412);
+  // Clearing needs the token; then the next case runs.
+  EXPECT_EQ(client(false).Delete("/v1/unclean")->status, 401);
+  auto cleared = client().Delete("/v1/unclean");
+  ASSERT_TRUE(cleared);
+  EXPECT_EQ(cleared->status, 200) << cleared->body;
+  EXPECT_EQ(client().Delete("/v1/unclean")->status, 404);
+  EXPECT_TRUE(json::parse(client(false).Get("/v1/health")->body)["unclean"].is_null());
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-next").dump(), "application/json")->status, 202);
+  EXPECT_EQ(wait_final("case-next")["state"], "completed");
+  EXPECT_FALSE(fs::exists(state / "unclean.json"));
+}

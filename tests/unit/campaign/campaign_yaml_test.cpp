@@ -348,3 +348,24 @@ TEST(CampaignPin, BuildMeansTheCleanBuildThatPlansIt) {
   hc::resolve_build_pin(smoke, commit, true);  // `any` is left alone, even from a dirty build
   EXPECT_EQ(smoke.pinned_commit, "any");
 }
+
+// issue 16 "no unquoted input": host paths in the campaign are restricted to
+// [A-Za-z0-9._/-] and absolute; the error names the file, line and field.
+TEST(CampaignYaml, HostPathsMustBeSafeAndTheErrorNamesFileLineField) {
+  const int swap_line = line_of("swapfile: {path: /var/lib/harness/swapfile");
+  ASSERT_GT(swap_line, 0);
+  auto e = error_of("path: /var/lib/harness/swapfile", "path: '/var/lib/harness/swapfile; rm -rf /'");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(swap_line) + ":"));
+  EXPECT_THAT(e, HasSubstr("field backend.swapfile.path"));
+  EXPECT_THAT(e, HasSubstr("contains ';' at offset 25"));
+  e = error_of("path: /var/lib/harness/swapfile", "path: var/lib/harness/swapfile");
+  EXPECT_THAT(e, HasSubstr("must be an absolute path"));
+  const int db_line = line_of("sqlite_db_path: /var/lib/harness/canary.db");
+  ASSERT_GT(db_line, 0);
+  e = error_of("sqlite_db_path: /var/lib/harness/canary.db", "sqlite_db_path: \"/var/lib/harness/canary db\"");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(db_line) + ":"));
+  EXPECT_THAT(e, HasSubstr("field canaries.sqlite_db_path"));
+  EXPECT_THAT(e, HasSubstr("contains byte 0x20"));
+  EXPECT_EQ(error_of("sqlite_db_path: /var/lib/harness/canary.db", "sqlite_db_path: /srv/h_2/canary-v1.db"),
+            "(accepted)");
+}

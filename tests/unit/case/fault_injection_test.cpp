@@ -56,6 +56,10 @@ class Scratch {
     std::memcpy(&img[static_cast<size_t>(page) - 10], "SWAPSPACE2", 10);
     fs::create_directories(root() / "var/lib/harness");
     std::ofstream(root() / "var/lib/harness/swapfile", std::ios::binary) << img;
+    // hot_add hands out the capture's unconfigured zram1 (the capture's zram0 is
+    // initialised and swapped on: a device the harness must never touch).
+    put("sys/class/zram-control/hot_add", "1\n");
+    put("proc/sys/kernel/random/boot_id", "case-fault-boot\n");
   }
   ~Scratch() {
     std::error_code ec;
@@ -89,7 +93,7 @@ hcase::BackendSpec backend_spec() {
 /// Stubs every swap syscall on the case's devices (pretend success).
 void stub_swap(FaultScope& f) {
   for (FsOp op : {FsOp::Swapon, FsOp::Swapoff, FsOp::Mkswap}) {
-    f.fail("/dev/zram0", 0, op);
+    f.fail("/dev/zram1", 0, op);
     f.fail(kSwapfile, 0, op);
   }
 }
@@ -117,10 +121,10 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
     int err;
     const char* step;
   };
-  for (const Case& c : {Case{"zram0/disksize", FsOp::Write, EBUSY, "zram disksize"},
-                        Case{"/dev/zram0", FsOp::Mkswap, ENOMEM, "mkswap /dev/zram0"},
+  for (const Case& c : {Case{"zram1/disksize", FsOp::Write, EBUSY, "zram disksize"},
+                        Case{"/dev/zram1", FsOp::Mkswap, ENOMEM, "mkswap /dev/zram1"},
                         Case{kSwapfile.c_str(), FsOp::Swapon, EPERM, "swapon /var/lib/harness/swapfile"},
-                        Case{"zram0/comp_algorithm", FsOp::Write, EINTR, "zram comp_algorithm"}}) {
+                        Case{"zram1/comp_algorithm", FsOp::Write, EINTR, "zram comp_algorithm"}}) {
     SCOPED_TRACE(c.step);
     Scratch t;
     FaultScope f;
@@ -145,16 +149,16 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
 TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   Scratch t;
   FaultScope f;
-  f.fail("/dev/zram0", EBUSY, FsOp::Swapon);
+  f.fail("/dev/zram1", EBUSY, FsOp::Swapon);
   stub_swap(f);
   hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::DelayedActivation);
   std::vector<hcase::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   // Delayed: zram prepared but not swapped on by prepare (the fault was not consumed).
-  EXPECT_EQ(find_step(steps, "swapon /dev/zram0"), nullptr) << dump(steps);
+  EXPECT_EQ(find_step(steps, "swapon /dev/zram1"), nullptr) << dump(steps);
   hcase::StepRecord on;
   ASSERT_NO_THROW(on = b.activate());
-  EXPECT_EQ(on.step, "swapon /dev/zram0 prio 100");
+  EXPECT_EQ(on.step, "swapon /dev/zram1 prio 100");
   EXPECT_EQ(on.err, EBUSY);
   EXPECT_NE(on.message.find("errno " + std::to_string(EBUSY)), std::string::npos) << on.message;
   EXPECT_EQ(on.to_json()["errno"], EBUSY);
@@ -163,10 +167,12 @@ TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   // Teardown does not swapoff a device that never went on, and resets zram.
   std::vector<hcase::StepRecord> down;
   b.teardown(down);
-  EXPECT_EQ(find_step(down, "swapoff /dev/zram0"), nullptr) << dump(down);
+  EXPECT_EQ(find_step(down, "swapoff /dev/zram1"), nullptr) << dump(down);
   ASSERT_NE(find_step(down, "swapoff " + kSwapfile), nullptr) << dump(down);
   ASSERT_NE(find_step(down, "zram reset"), nullptr) << dump(down);
   EXPECT_EQ(find_step(down, "zram reset")->err, 0);
+  ASSERT_NE(find_step(down, "zram hot_remove zram1"), nullptr) << dump(down);
+  EXPECT_EQ(t.get("sys/class/zram-control/hot_remove"), "1");
 }
 
 TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsUnclean) {
@@ -174,7 +180,7 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     SCOPED_TRACE(err);
     Scratch t;
     FaultScope f;
-    f.fail("/dev/zram0", err, FsOp::Swapoff);
+    f.fail("/dev/zram1", err, FsOp::Swapoff);
     stub_swap(f);
     kernel::Fs fsx(t.root());
     hcase::Backend b(fsx, backend_spec(), hcase::Configuration::BoundedReclaim);
@@ -182,22 +188,199 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
     std::vector<hcase::StepRecord> down;
     ASSERT_NO_THROW(b.teardown(down));
-    const auto* off = find_step(down, "swapoff /dev/zram0");
+    const auto* off = find_step(down, "swapoff /dev/zram1");
     ASSERT_NE(off, nullptr) << dump(down);
     EXPECT_EQ(off->err, err);
-    // zram still swapped on: it must not be reset under the kernel's feet.
+    // zram still swapped on: it must not be reset or removed under the kernel's feet, and
+    // the ownership marker stays for the next case's leftover cleanup.
     EXPECT_EQ(find_step(down, "zram reset"), nullptr) << dump(down);
+    EXPECT_EQ(find_step(down, "zram hot_remove"), nullptr) << dump(down);
+    EXPECT_FALSE(b.zram_released());
+    ASSERT_TRUE(kernel::owned_zram(fsx));
+    EXPECT_EQ(kernel::owned_zram(fsx)->id, 1);
     ASSERT_NE(find_step(down, "swapoff " + kSwapfile), nullptr);
     EXPECT_EQ(find_step(down, "swapoff " + kSwapfile)->err, 0);  // one failure does not stop the rest
-    // The restoration verdict over what the host then shows (the capture's /proc/swaps
-    // still lists /dev/zram0 with pages in use) is unclean and names the device.
+    // The restoration verdict over what the host then shows (/proc/swaps still lists the
+    // case's /dev/zram1) is unclean and names the device.
+    t.put("proc/swaps", "Filename Type Size Used Priority\n/dev/zram1 partition 524284 0 100\n");
     hcase::RestorationObservation obs;
     obs.swaps = kernel::read_swaps(fsx);
     obs.case_swap_paths = b.enabled_paths();
     auto v = hcase::verify_restoration(obs);
     EXPECT_FALSE(v.clean);
-    EXPECT_NE(v.to_json().dump().find("/dev/zram0"), std::string::npos) << v.to_json().dump();
+    EXPECT_NE(v.to_json().dump().find("/dev/zram1 enabled by the case is still active"), std::string::npos)
+        << v.to_json().dump();
   }
+}
+
+// ------------------------------------------- the harness's own zram device ----------
+// issue 13 item 5: hot_add/hot_remove, ownership marker, EBUSY retried and recorded,
+// foreign devices untouched; issue 16: a leftover that cannot be released says why.
+
+kernel::BusyRetryPolicy fast_retry() { return kernel::BusyRetryPolicy{{1'000'000, 1'000'000, 1'000'000}}; }
+
+TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
+  Scratch t;
+  const std::string zram0_disksize = t.get("sys/block/zram0/disksize");
+  FaultScope f;
+  stub_swap(f);
+  kernel::Fs fsx(t.root());
+  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  std::vector<hcase::StepRecord> steps;
+  ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
+  ASSERT_NE(find_step(steps, "zram hot_add -> zram1"), nullptr) << dump(steps);
+  EXPECT_EQ(b.zram_path(), "/dev/zram1");
+  EXPECT_EQ(t.get("sys/block/zram1/disksize"), "512M");  // configured through its own sysfs dir
+  ASSERT_TRUE(kernel::owned_zram(fsx));
+  EXPECT_EQ(kernel::owned_zram(fsx)->id, 1);
+  std::vector<hcase::StepRecord> down;
+  b.teardown(down);
+  EXPECT_EQ(find_step(down, "zram reset")->err, 0) << dump(down);
+  ASSERT_NE(find_step(down, "zram hot_remove zram1"), nullptr) << dump(down);
+  EXPECT_EQ(t.get("sys/class/zram-control/hot_remove"), "1");
+  EXPECT_TRUE(b.zram_released());
+  EXPECT_FALSE(kernel::read_zram_owner(fsx)) << "marker kept after release";
+  const auto j = b.zram_json();
+  EXPECT_EQ(j["device"], "/dev/zram1");
+  EXPECT_EQ(j["how"], "hot_add");
+  EXPECT_EQ(j["released"], true);
+  EXPECT_EQ(j["ebusy_retries"], 0);
+  // zram0 (swapped on in the capture: somebody else's) was never written.
+  EXPECT_EQ(t.get("sys/block/zram0/reset"), "");
+  EXPECT_EQ(t.get("sys/block/zram0/disksize"), zram0_disksize);
+  for (const auto& st : steps) EXPECT_EQ(st.step.find("zram0"), std::string::npos) << st.step;
+  for (const auto& st : down) EXPECT_EQ(st.step.find("zram0"), std::string::npos) << st.step;
+}
+
+TEST(ZramOwnership, TransientEbusyOnResetAndHotRemoveIsRetriedAndRecorded) {
+  Scratch t;
+  FaultScope f;
+  f.fail("zram1/reset", EBUSY, FsOp::Write, 2).fail("zram-control/hot_remove", EBUSY, FsOp::Write, 1);
+  stub_swap(f);
+  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::BoundedReclaim, fast_retry());
+  std::vector<hcase::StepRecord> steps, down;
+  ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
+  b.teardown(down);
+  const auto* reset = find_step(down, "zram reset");
+  ASSERT_NE(reset, nullptr) << dump(down);
+  EXPECT_EQ(reset->err, 0);
+  EXPECT_EQ(reset->retries, 2);
+  EXPECT_NE(reset->message.find("after 2 EBUSY retries"), std::string::npos) << reset->message;
+  EXPECT_EQ(reset->to_json()["retries"], 2);
+  const auto* rm = find_step(down, "zram hot_remove zram1");
+  ASSERT_NE(rm, nullptr) << dump(down);
+  EXPECT_EQ(rm->retries, 1);
+  EXPECT_TRUE(b.zram_released());
+  const auto j = b.zram_json();
+  EXPECT_EQ(j["ebusy_retries"], 3) << j.dump();
+  ASSERT_EQ(j["retried_steps"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["retried_steps"][0]["step"], "zram reset");
+}
+
+TEST(ZramOwnership, PersistentEbusyGivesUpAfterTheBoundAndKeepsTheMarker) {
+  Scratch t;
+  FaultScope f;
+  f.fail("zram-control/hot_remove", EBUSY, FsOp::Write);
+  stub_swap(f);
+  kernel::Fs fsx(t.root());
+  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  std::vector<hcase::StepRecord> steps, down;
+  ASSERT_NO_THROW(b.prepare(steps));
+  b.teardown(down);
+  const auto* rm = find_step(down, "zram hot_remove zram1");
+  ASSERT_NE(rm, nullptr) << dump(down);
+  EXPECT_EQ(rm->err, EBUSY);
+  EXPECT_EQ(rm->retries, 3);  // fast_retry's three delays
+  EXPECT_EQ(kernel::Fs::fault_hits("zram-control/hot_remove"), 4);
+  EXPECT_FALSE(b.zram_released());
+  EXPECT_TRUE(kernel::owned_zram(fsx)) << "the marker must stay for the next leftover cleanup";
+  // The restoration verdict names the device left behind.
+  hcase::RestorationObservation obs;
+  obs.owned_zram_left = b.zram_path();
+  auto v = hcase::verify_restoration(obs);
+  EXPECT_FALSE(v.clean);
+  EXPECT_NE(v.to_json().dump().find("/dev/zram1 created by the harness still exists"), std::string::npos);
+}
+
+TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved) {
+  Scratch t;
+  fs::remove_all(t.root() / "sys/class/zram-control");
+  FaultScope f;
+  stub_swap(f);
+  kernel::Fs fsx(t.root());
+  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  std::vector<hcase::StepRecord> steps, down;
+  ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
+  ASSERT_NE(find_step(steps, "zram: no /sys/class/zram-control; borrowing unused zram1"), nullptr) << dump(steps);
+  EXPECT_EQ(b.zram_json()["how"], "unused-device");
+  b.teardown(down);
+  EXPECT_EQ(find_step(down, "zram reset")->err, 0);
+  EXPECT_EQ(find_step(down, "zram hot_remove"), nullptr) << dump(down);
+  EXPECT_TRUE(b.zram_released());
+  EXPECT_FALSE(kernel::read_zram_owner(fsx));
+  // No spare left (zram1 initialised by somebody): refused, with the module parameter.
+  t.put("sys/block/zram1/initstate", "1\n");
+  hcase::Backend b2(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  std::vector<hcase::StepRecord> steps2;
+  try {
+    b2.prepare(steps2);
+    ADD_FAILURE() << "took a device in use";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("num_devices=3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("never takes a device it did not create"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ZramOwnership, LeftoverCleanupReleasesOnlyTheMarkedDevice) {
+  Scratch t;
+  kernel::Fs fsx(t.root());
+  kernel::write_zram_owner(fsx, {1, "case-fault-boot", kernel::ZramOrigin::HotAdd});
+  t.put("sys/block/zram1/initstate", "1\n");
+  t.put("proc/swaps", "Filename Type Size Used Priority\n/dev/zram0 partition 65532 0 -2\n"
+                      "/dev/zram1 partition 524284 0 100\n");
+  FaultScope f;
+  f.fail("zram1/reset", EBUSY, FsOp::Write, 1);
+  f.fail("/dev/zram0", EPERM);  // any swap syscall on the foreign zram0 would hit this
+  stub_swap(f);
+  std::vector<hcase::StepRecord> steps;
+  auto r = hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
+  EXPECT_TRUE(r.released) << r.cause;
+  ASSERT_NE(find_step(steps, "leftover swapoff /dev/zram1"), nullptr) << dump(steps);
+  ASSERT_NE(find_step(steps, "leftover zram reset"), nullptr) << dump(steps);
+  EXPECT_EQ(find_step(steps, "leftover zram reset")->retries, 1);
+  ASSERT_NE(find_step(steps, "leftover zram hot_remove zram1"), nullptr) << dump(steps);
+  for (const auto& st : steps) EXPECT_EQ(st.step.find("zram0"), std::string::npos) << st.step;
+  EXPECT_FALSE(kernel::read_zram_owner(fsx));
+  EXPECT_EQ(kernel::Fs::fault_hits("/dev/zram0"), 0) << "a swap syscall reached the foreign zram0";
+  EXPECT_EQ(t.get("sys/block/zram0/reset"), "");
+  // A marker of another boot is dropped without touching its device.
+  kernel::write_zram_owner(fsx, {1, "an-earlier-boot", kernel::ZramOrigin::HotAdd});
+  std::vector<hcase::StepRecord> steps2;
+  EXPECT_TRUE(hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps2, fast_retry()).released);
+  ASSERT_EQ(steps2.size(), 1u) << dump(steps2);
+  EXPECT_EQ(steps2[0].step, "drop stale zram ownership marker (zram1: marker of another boot)");
+  EXPECT_FALSE(kernel::read_zram_owner(fsx));
+}
+
+TEST(ZramOwnership, LeftoverSwapoffEnomemStopsWithTheCauseAndTheHolders) {
+  Scratch t;
+  kernel::Fs fsx(t.root());
+  t.put("proc/swaps", "Filename Type Size Used Priority\n" + kSwapfile + " file 65532 24576 -2\n");
+  t.put("proc/4242/status", "Name:\tpressure-gen\nState:\tT (stopped)\nVmSwap:\t   24576 kB\n");
+  t.put("proc/4242/cgroup", "0::/holder\n");
+  kernel::write_zram_owner(fsx, {1, "case-fault-boot", kernel::ZramOrigin::HotAdd});
+  FaultScope f;
+  f.fail(kSwapfile, ENOMEM, FsOp::Swapoff);
+  stub_swap(f);
+  std::vector<hcase::StepRecord> steps;
+  auto r = hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
+  EXPECT_FALSE(r.released);
+  EXPECT_NE(r.cause.find("leftover swapoff /var/lib/harness/swapfile failed with ENOMEM"), std::string::npos) << r.cause;
+  EXPECT_NE(r.cause.find("24576 KiB still swapped on /var/lib/harness/swapfile"), std::string::npos) << r.cause;
+  EXPECT_NE(r.cause.find("pid 4242 pressure-gen (T (stopped), cgroup /holder) 24576 KiB"), std::string::npos) << r.cause;
+  ASSERT_EQ(steps.size(), 1u) << dump(steps);  // stopped at the first failure
+  EXPECT_EQ(steps[0].err, ENOMEM);
+  EXPECT_TRUE(kernel::read_zram_owner(fsx)) << "zram leftover handled after a failed step";
 }
 
 // ---------------------------------------------------------------- CaseCgroups ------
@@ -319,14 +502,13 @@ TEST(FaultReclaim, UnreadableMemoryStatIsNullNotZero) {
 
 // ---------------------------------------------------------------- executor ---------
 
-TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
-  Scratch t;
-  // A host with no leftovers: no harness cgroup, no swap active.
+/// A host with no leftovers (no harness cgroup, no swap active) and workload stand-ins
+/// that leave t.dir()/ran if anything ever starts them; returns the executor options.
+hcase::ExecutorOptions executor_host(const Scratch& t) {
   fs::remove_all(t.root() / "sys/fs/cgroup/harness");
   t.put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
   t.put("proc/self/oom_score_adj", "0\n");
   t.put("sys/block/zram0/initstate", "0\n");
-  // Workload stand-ins that leave a marker if anything ever starts them.
   const fs::path bin = t.dir() / "bin";
   fs::create_directories(bin);
   for (const char* b : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
@@ -334,14 +516,6 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
     fs::permissions(bin / b, fs::perms::owner_all);
   }
   std::ofstream(t.dir() / "canary.db") << "x";
-  auto j = test_support::valid_spec("fault-setup");
-  j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
-  j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
-  const auto spec = hcase::parse_spec(j.dump(), "test");
-
-  FaultScope f;
-  f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
-  stub_swap(f);
   hcase::ExecutorOptions o;
   o.out_dir = (t.dir() / "out").string();
   o.root = t.root().string();
@@ -349,6 +523,23 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   o.accelerator = "tcg";
   o.skip_qualification = true;
   o.start_lead_ns = 0;
+  return o;
+}
+
+hcase::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
+  auto j = test_support::valid_spec(id);
+  j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
+  j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
+  return hcase::parse_spec(j.dump(), "test");
+}
+
+TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
+  Scratch t;
+  const auto o = executor_host(t);
+  const auto spec = executor_spec(t, "fault-setup");
+  FaultScope f;
+  f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
+  stub_swap(f);
   auto r = hcase::run_case(spec, o);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.status, "infra_failed");
@@ -377,4 +568,37 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   results::Stmt te(db, "SELECT COUNT(*) FROM telemetry");
   ASSERT_TRUE(te.step());
   EXPECT_EQ(te.int64(0), 0);
+}
+
+// issue 16 "the cause, first": a leftover swap device that cannot be released stops the
+// case before any cgroup is created, naming swapoff's errno and who holds the memory.
+TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
+  Scratch t;
+  const auto o = executor_host(t);
+  const auto spec = executor_spec(t, "fault-leftover");
+  t.put("proc/swaps", "Filename Type Size Used Priority\n" + kSwapfile + " file 65532 24576 -2\n");
+  t.put("proc/4242/status", "Name:\tholder\nState:\tT (stopped)\nVmSwap:\t   24576 kB\n");
+  t.put("proc/4242/cgroup", "0::/holder\n");
+  FaultScope f;
+  f.fail(kSwapfile, ENOMEM, FsOp::Swapoff);
+  f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);  // counts any attempt to create the parent
+  stub_swap(f);
+  auto r = hcase::run_case(spec, o);
+  EXPECT_EQ(r.status, "infra_failed");
+  EXPECT_NE(r.error.find("swapfile failed with ENOMEM"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("pid 4242 holder (T (stopped), cgroup /holder)"), std::string::npos) << r.error;
+  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_FALSE(fs::exists(t.dir() / "ran"));
+  ASSERT_FALSE(r.bundle_path.empty());
+  results::Db db(r.bundle_path, results::Db::Mode::ReadOnly);
+  results::Stmt c(db, "SELECT status, error, outcome_json FROM cases");
+  ASSERT_TRUE(c.step());
+  EXPECT_EQ(c.text(0), "infra_failed");
+  const auto out = nlohmann::json::parse(c.text(2));
+  ASSERT_EQ(out["leftover_steps"].size(), 1u) << out["leftover_steps"].dump();
+  EXPECT_EQ(out["leftover_steps"][0]["errno"], ENOMEM);
+  EXPECT_FALSE(out.contains("setup_steps")) << out.dump();
+  results::Stmt ph(db, "SELECT COUNT(*) FROM phases");
+  ASSERT_TRUE(ph.step());
+  EXPECT_EQ(ph.int64(0), 0);
 }

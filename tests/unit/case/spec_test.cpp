@@ -169,3 +169,38 @@ TEST(CaseSpec, OtherImpossibleValues) {
   j["pinned_commit"] = "abc";
   refused_field(j, "pinned_commit");
 }
+
+// issue 16 "no unquoted input": host paths are restricted to [A-Za-z0-9._/-], absolute,
+// without "." or ".." components; the error names the field and the offending character.
+TEST(CaseSpec, HostPathsMustBeSafeAbsolutePaths) {
+  struct Bad {
+    const char* path;
+    const char* why;
+  };
+  for (const char* field : {"backend.swapfile_path", "canaries.sqlite_db_path"}) {
+    SCOPED_TRACE(field);
+    const std::string sect = std::string(field).substr(0, std::string(field).find('.'));
+    const std::string key = std::string(field).substr(sect.size() + 1);
+    for (const Bad& b : {Bad{"/var/lib/harness/swapfile; rm -rf /", "contains ';' at offset 25"},
+                         Bad{"/var/lib/my swap", "contains byte 0x20 at offset 11"},
+                         Bad{"/var/lib/$(id)", "contains '$' at offset 9"},
+                         Bad{"/var/lib/`id`", "contains '`' at offset 9"},
+                         Bad{"/var/lib/a'b", "contains ''' at offset 10"},
+                         Bad{"/var/lib/\nx", "contains byte 0x0a at offset 9"},
+                         Bad{"relative/swapfile", "must be an absolute path"},
+                         Bad{"/var/lib/../../etc/passwd", "must not contain a '..' component"},
+                         Bad{"/var/./lib", "must not contain a '.' component"}}) {
+      auto j = study();
+      j[sect][key] = b.path;
+      const std::string msg = refused_field(j, field);
+      EXPECT_NE(msg.find(b.why), std::string::npos) << msg;
+    }
+    auto ok = study();
+    ok[sect][key] = "/srv/harness-2/data_v1.0/file";
+    EXPECT_NO_THROW(parse_spec(ok.dump(), "spec.json"));
+  }
+  EXPECT_FALSE(hcase::unsafe_path_reason("/var/lib/harness/swapfile"));
+  EXPECT_FALSE(hcase::unsafe_path_reason("/a/..b/c."));  // dots inside a name are fine
+  EXPECT_TRUE(hcase::unsafe_path_reason(""));
+  EXPECT_TRUE(hcase::unsafe_path_reason("/" + std::string(4096, 'a')));
+}

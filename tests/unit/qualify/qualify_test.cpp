@@ -345,3 +345,94 @@ TEST(QualifyTrial, CampaignCompressorIsChecked) {
   o.zram_algorithm.clear();  // not asked: no check at all
   for (const auto& c : qualify::run(o).checks) EXPECT_NE(c.name, "zram_algorithm");
 }
+
+// issue 13 item 5 / issue 16: zram devices the harness did not create are reported and
+// left alone; an active device of the harness is a leftover, not clean whatever its used
+// column says; a foreign active device must sit below the case's priorities.
+namespace {
+void put(const Scratch& s, const std::string& rel, const std::string& text) {
+  std::filesystem::create_directories((s.dir / rel).parent_path());
+  std::ofstream(s.dir / rel) << text;
+}
+const char* kSwapsHeader = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+}  // namespace
+
+TEST(QualifyOwnership, ForeignZramIsReportedWithItsSwapState) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  const auto r = qualify::run(base(s.dir.string()));
+  const auto& f = find(r, "foreign_zram");
+  EXPECT_FALSE(f.required);
+  EXPECT_NE(f.found.find("/dev/zram0 (active swap, priority -2, 103680 KiB used)"), std::string::npos) << f.found;
+  EXPECT_NE(f.found.find("/dev/zram1 (unconfigured)"), std::string::npos) << f.found;
+  EXPECT_EQ(r.recorded["zram_devices"][0]["owner"], "foreign");
+  EXPECT_EQ(r.recorded["zram_devices"][0]["swap_active"], true);
+  EXPECT_EQ(r.recorded["zram_devices"][0]["swap_used_kib"], 103680);
+  EXPECT_EQ(r.recorded["zram_devices"][1]["swap_active"], false);
+  // Once the harness owns zram1 (marker of this boot), only zram0 is foreign.
+  put(s, "proc/sys/kernel/random/boot_id", "qualify-boot\n");
+  put(s, "run/reclaim-harness/zram-device", "id 1\nboot_id qualify-boot\nhow hot_add\n");
+  const auto r2 = qualify::run(base(s.dir.string()));
+  EXPECT_EQ(find(r2, "foreign_zram").found.find("zram1"), std::string::npos) << find(r2, "foreign_zram").found;
+  EXPECT_EQ(r2.recorded["zram_devices"][1]["owner"], "harness");
+  EXPECT_NE(find(r2, "zram").found.find("the harness owns zram1 (hot_add)"), std::string::npos);
+}
+
+TEST(QualifyOwnership, ForeignActiveSwapBelowTheCasePrioritiesIsClean) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  put(s, "proc/swaps", std::string(kSwapsHeader) + "/dev/zram0 partition 65532 0 -2\n");
+  auto o = base(s.dir.string());
+  o.case_min_swap_priority = 10;
+  auto c = find(qualify::run(o), "clean_swap");
+  EXPECT_TRUE(c.passed) << c.found;
+  EXPECT_NE(c.found.find("all below the case's priority 10"), std::string::npos) << c.found;
+  put(s, "proc/swaps", std::string(kSwapsHeader) + "/dev/zram0 partition 65532 0 100\n");
+  c = find(qualify::run(o), "clean_swap");
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.found.find("not below the case's 10"), std::string::npos) << c.found;
+  EXPECT_NE(c.fix.find("swapon -p -1 /dev/zram0"), std::string::npos) << c.fix;
+}
+
+TEST(QualifyOwnership, ActiveDeviceOfTheHarnessIsNotCleanEvenWithNothingUsed) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  make_swapfile(s.dir, "swapfile");
+  put(s, "proc/sys/kernel/random/boot_id", "qualify-boot\n");
+  put(s, "run/reclaim-harness/zram-device", "id 1\nboot_id qualify-boot\nhow hot_add\n");
+  // zram1 of the harness active with 0 used (e.g. after an OOM kill emptied it).
+  put(s, "proc/swaps", std::string(kSwapsHeader) + "/dev/zram1 partition 524284 0 100\n");
+  auto o = base(s.dir.string());
+  o.swapfile_path = "/swapfile";
+  auto c = find(qualify::run(o), "clean_swap");
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.found.find("/dev/zram1 of the harness still active (0 KiB used): a leftover of an earlier case"),
+            std::string::npos)
+      << c.found;
+  EXPECT_NE(c.fix.find("swapoff /dev/zram1 (ENOMEM means a process holds swapped memory"), std::string::npos) << c.fix;
+  // The campaign's swapfile active with nothing used: the same.
+  put(s, "proc/swaps", std::string(kSwapsHeader) + "/swapfile file 65532 0 -2\n");
+  c = find(qualify::run(o), "clean_swap");
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.found.find("/swapfile of the harness still active"), std::string::npos) << c.found;
+}
+
+// issue 16 "no unquoted input": every command a fix line invites the user to paste quotes
+// its arguments (results::shell_quote).
+TEST(QualifyOwnership, FixLinesQuoteTheirArguments) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  const std::string evil = "/swap file; rm -rf x";
+  put(s, "proc/swaps", std::string(kSwapsHeader) + "/swap\\040file;\\040rm\\040-rf\\040x file 65532 0 -2\n");
+  auto o = base(s.dir.string());
+  o.swapfile_path = evil;
+  const auto r = qualify::run(o);
+  const auto& clean = find(r, "clean_swap");
+  EXPECT_FALSE(clean.passed);
+  EXPECT_NE(clean.fix.find("swapoff '/swap file; rm -rf x' (ENOMEM"), std::string::npos) << clean.fix;
+  const auto& sw = find(r, "swapfile");  // missing file: the creation commands
+  EXPECT_FALSE(sw.passed);
+  EXPECT_NE(sw.fix.find("of='/swap file; rm -rf x' bs=1M"), std::string::npos) << sw.fix;
+  EXPECT_NE(sw.fix.find("chmod 600 '/swap file; rm -rf x'"), std::string::npos) << sw.fix;
+  EXPECT_EQ(sw.fix.find("of=/swap file"), std::string::npos) << sw.fix;
+  // A compressor name is quoted too (it reaches `modprobe`).
+  o.zram_algorithm = "lz4;reboot";
+  const auto& alg = find(qualify::run(o), "zram_algorithm");
+  EXPECT_NE(alg.fix.find("modprobe 'lz4;reboot'"), std::string::npos) << alg.fix;
+}
