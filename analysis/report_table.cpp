@@ -2,6 +2,7 @@
 #include "analysis/report_table.hpp"
 
 #include "analysis/quantile.hpp"
+#include "results/csv.hpp"
 
 #include <fmt/format.h>
 
@@ -42,15 +43,6 @@ std::string cell_text(const nlohmann::json& c, int decimals) {
   if (c.is_number_float()) return fmt::format("{:.{}f}", c.get<double>(), decimals);
   if (c.is_boolean()) return c.get<bool>() ? "yes" : "no";
   return c.dump();
-}
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char ch : s) {
-    if (ch == '"') o += '"';
-    o += ch;
-  }
-  return o + "\"";
 }
 }  // namespace
 
@@ -99,12 +91,12 @@ std::string render_markdown(const Report& r) {
 
 std::string render_csv(const Table& t) {
   std::string o;
-  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + csv_field(t.columns[j].header);
+  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + results::csv_field(t.columns[j].header);
   o += "\n";
   for (const auto& row : t.rows) {
     for (std::size_t j = 0; j < row.size(); ++j) {
       std::string s = row[j].is_null() ? "" : row[j].is_string() ? row[j].get<std::string>() : row[j].dump();
-      o += (j ? "," : "") + csv_field(s);
+      o += (j ? "," : "") + results::csv_field(s);
     }
     o += "\n";
   }

@@ -10,11 +10,8 @@ namespace harness::campaign {
 
 /// Writes OUT_DIR/<table>.csv for schedule, attempts, cases, phases, canary_requests
 /// (plus derived wake_delay_ns, service_ns, response_ns, deadline_miss), telemetry,
-/// controller_events, reclaim_actions, restoration. RFC 4180 quoting. Returns the files
+/// controller_events, reclaim_actions, restoration. RFC 4180 quoting (results/csv.hpp). Returns the files
 /// written. Throws std::runtime_error naming the file on a write error.
 std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir);
-
-/// One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF.
-std::string csv_field(const std::string& s);
 
 }  // namespace harness::campaign
