@@ -7,6 +7,7 @@
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/vm/accel.hpp"
+#include "harness/vm/subprocess.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,24 +23,6 @@ namespace fs = std::filesystem;
 
 namespace harness::campaign {
 
-int run_subprocess(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 127;
-}
-
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
   std::string file = opt.hosts_file;
   if (file.empty() && c.provider == "hosts") {
@@ -51,7 +34,7 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
     const fs::path dir = fs::absolute(opt.db_path).parent_path();
     file = (dir / (c.name + ".hosts.yaml")).string();
     const std::string accel = hvm::effective_accel_request(opt.accelerator, c.accelerator);
-    const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file,
+    const int rc = hvm::run_passthrough({opt.self_exe, "vm", "up", "--count", std::to_string(c.vm_count), "--hosts-file", file,
                                    "--memory-mib", std::to_string(c.memory_mib), "--vcpus", std::to_string(c.vcpus),
                                    "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0", "--accel", accel});
     if (rc != 0)
@@ -167,7 +150,7 @@ class Worker {
     if (!adopt) {
       if (host_.local && c_.fresh_guest_per_case) {
         prog_.phase(host_.name, "reboot");
-        const int rc = run_subprocess({opt_.self_exe, "vm", "reboot", host_.name});
+        const int rc = hvm::run_passthrough({opt_.self_exe, "vm", "reboot", host_.name});
         if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
       }
       if (auto err = submit_or_adopt(spec, id)) return fail(a, *err);
@@ -338,7 +321,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     if (!booted_local) return;
     std::vector<std::string> down{opt.self_exe, "vm", "down"};
     for (const auto& vm : c.vms) down.push_back(vm);
-    run_subprocess(down);
+    hvm::run_passthrough(down);
   };
   Preflight pf;
   if (!hosts.empty()) {  // qualification before scheduling (study; PROTOCOL.md), after `vm up`

@@ -53,7 +53,4 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
 /// local VMs booted with `self_exe vm up --count N --hosts-file <db dir>/<name>.hosts.yaml`.
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
 
-/// Runs `argv` (argv[0] = program path), waits, returns its exit status (128+sig if killed).
-int run_subprocess(const std::vector<std::string>& argv);
-
 }  // namespace harness::campaign
