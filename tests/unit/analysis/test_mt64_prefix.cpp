@@ -2,7 +2,7 @@
 // boost::random::mt19937_64 (within and past the prefix), UniformIndex picks what Boost's
 // uniform_int_distribution<int> picks (including values at bucket edges and rejections), and
 // stratified_bootstrap equals, bit for bit, a plain per-replicate Boost loop on layouts with
-// singleton strata, K = 1..5 columns and more rows than the prefix holds.
+// singleton strata, K = 1..5 and 8 columns and more rows than the prefix holds.
 #include "analysis/bootstrap.hpp"
 #include "analysis/mt64_prefix.hpp"
 
@@ -118,9 +118,9 @@ TEST(StratifiedBootstrap, BitIdenticalToThePlainBoostLoop) {
   struct Layout {
     int rows, strata, cols;
   };
-  // Singleton strata (n = 1 draws nothing), K = 3/5 (no compile-time kernel), 200 rows (> 156
+  // Singleton strata (n = 1 draws nothing), K = 3/5 (no compile-time kernel), K = 8, 200 rows (> 156
   // draws: every replicate continues on a Boost engine past the prefix).
-  for (const Layout& L : {Layout{60, 20, 4}, Layout{15, 3, 2}, Layout{9, 7, 1}, Layout{23, 5, 3}, Layout{200, 4, 5}}) {
+  for (const Layout& L : {Layout{60, 20, 4}, Layout{15, 3, 2}, Layout{9, 7, 1}, Layout{23, 5, 3}, Layout{30, 6, 8}, Layout{200, 4, 5}}) {
     Eigen::MatrixXd d(L.rows, L.cols);
     std::vector<int> s;
     for (int i = 0; i < L.rows; ++i) {
