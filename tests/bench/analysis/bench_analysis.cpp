@@ -89,12 +89,7 @@ int main(int argc, char** argv) {
   else std::printf("  NumPy reference   : failed to run\n");
 
   // 2. Full analyze of a ~2 M-record DB.
-  analysis::SyntheticOptions o;
-  o.vms = 5;
-  o.triplets_per_stratum = 3;
-  o.warmup_s = quick ? 12 : 120;
-  o.pressure_s = quick ? 30 : 300;
-  o.recovery_s = quick ? 12 : 120;
+  const analysis::SyntheticOptions o = analysis::benchmark_campaign(quick);
   const auto db = (dir / "campaign180.db").string();
   double t = now_s();
   const auto rows = analysis::write_synthetic_campaign(db, o);
