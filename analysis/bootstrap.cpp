@@ -6,6 +6,7 @@
 #include "analysis/mt64_prefix.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -200,21 +201,29 @@ void replicate_any(const Plan& p, const std::uint32_t* off, int r, double* scrat
   }
 }
 
+/// Replicates are handed out in chunks of kChunk (a multiple of the 8 lanes) from `next`, so a
+/// worker that the OS deschedules on a shared machine does not hold up the others; replicate r
+/// writes only row r, so the result does not depend on who ran it.
+constexpr int kChunk = 32 * Mt64Prefix::kLanes;
+
 template <int KC>
-void run_range(const Plan& p, std::uint64_t base, int r0, int r1, double* plain, double* corrected) {
+void run_worker(const Plan& p, std::uint64_t base, std::atomic<int>& next, double* plain, double* corrected) {
   auto gen = std::make_unique<Mt64Prefix>();
   std::vector<double> scratch(3 * static_cast<std::size_t>(p.K));
   std::vector<std::uint32_t> off(static_cast<std::size_t>(Mt64Prefix::kLanes) * p.rows_total);
   std::uint64_t seeds[Mt64Prefix::kLanes];
-  for (int r = r0; r < r1; r += Mt64Prefix::kLanes) {
-    const int lanes = std::min(Mt64Prefix::kLanes, r1 - r);
-    for (int l = 0; l < lanes; ++l) seeds[l] = splitmix64(base ^ static_cast<std::uint64_t>(r + l));
-    gen->fill(seeds, lanes, p.draws);
-    for (int l = 0; l < lanes; ++l) draw_rows(p, *gen, l, off.data() + static_cast<std::size_t>(l) * p.rows_total);
-    for (int l = 0; l < lanes; ++l) {
-      const std::uint32_t* o = off.data() + static_cast<std::size_t>(l) * p.rows_total;
-      if constexpr (KC > 0) replicate_fixed<KC>(p, o, r + l, plain, corrected);
-      else replicate_any(p, o, r + l, scratch.data(), plain, corrected);
+  for (int r0; (r0 = next.fetch_add(kChunk, std::memory_order_relaxed)) < p.B;) {
+    const int r1 = std::min(p.B, r0 + kChunk);
+    for (int r = r0; r < r1; r += Mt64Prefix::kLanes) {
+      const int lanes = std::min(Mt64Prefix::kLanes, r1 - r);
+      for (int l = 0; l < lanes; ++l) seeds[l] = splitmix64(base ^ static_cast<std::uint64_t>(r + l));
+      gen->fill(seeds, lanes, p.draws);
+      for (int l = 0; l < lanes; ++l) draw_rows(p, *gen, l, off.data() + static_cast<std::size_t>(l) * p.rows_total);
+      for (int l = 0; l < lanes; ++l) {
+        const std::uint32_t* o = off.data() + static_cast<std::size_t>(l) * p.rows_total;
+        if constexpr (KC > 0) replicate_fixed<KC>(p, o, r + l, plain, corrected);
+        else replicate_any(p, o, r + l, scratch.data(), plain, corrected);
+      }
     }
   }
 }
@@ -256,30 +265,23 @@ BootstrapResult stratified_bootstrap(const Eigen::MatrixXd& data, const std::vec
   const std::uint64_t base = splitmix64(opt.seed);
   double* plain = res.plain.data();
   double* corrected = res.corrected.data();
-  auto run = [&](int r0, int r1) {
+  std::atomic<int> next{0};
+  auto run = [&] {
     switch (K) {
-      case 1: run_range<1>(p, base, r0, r1, plain, corrected); break;
-      case 2: run_range<2>(p, base, r0, r1, plain, corrected); break;
-      case 4: run_range<4>(p, base, r0, r1, plain, corrected); break;
-      case 8: run_range<8>(p, base, r0, r1, plain, corrected); break;
-      default: run_range<0>(p, base, r0, r1, plain, corrected); break;
+      case 1: run_worker<1>(p, base, next, plain, corrected); break;
+      case 2: run_worker<2>(p, base, next, plain, corrected); break;
+      case 4: run_worker<4>(p, base, next, plain, corrected); break;
+      case 8: run_worker<8>(p, base, next, plain, corrected); break;
+      default: run_worker<0>(p, base, next, plain, corrected); break;
     }
   };
 
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(B));
-  if (threads <= 1) {
-    run(0, B);
-  } else {
-    std::vector<std::thread> pool;
-    const int chunk = (B + static_cast<int>(threads) - 1) / static_cast<int>(threads);
-    for (unsigned t = 0; t < threads; ++t) {
-      const int r0 = static_cast<int>(t) * chunk, r1 = std::min(B, r0 + chunk);
-      if (r0 >= r1) break;
-      pool.emplace_back(run, r0, r1);
-    }
-    for (auto& th : pool) th.join();
-  }
+  threads = std::min<unsigned>(threads, static_cast<unsigned>((B + kChunk - 1) / kChunk));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();  // this thread is one of the workers
+  for (auto& th : pool) th.join();
   return res;
 }
 

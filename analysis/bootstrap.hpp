@@ -17,7 +17,8 @@
 // (analysis/mt64_prefix.hpp, AVX2/AVX-512 clones where the CPU has them), Boost's
 // uniform_int_distribution rule without a 64-bit division, rows laid out contiguously per
 // stratum and the K = 1, 2, 4 sums held in registers. About 0.3 us per replicate for 60 rows x
-// 4 columns in 20 strata on one core (tests/bench/analysis).
+// 4 columns in 20 strata on one core (tests/bench/analysis). Threads take chunks of 256
+// replicates from a shared counter (a descheduled thread does not hold up the rest).
 #include <Eigen/Dense>
 
 #include <cstdint>
