@@ -10,6 +10,15 @@
 // Determinism: replicate r draws from boost::random::mt19937_64 seeded with
 // splitmix64(splitmix64(seed) ^ r) and writes its own row of the output, so the result is
 // bit-identical for a given seed whatever the thread count.
+//
+// Speed (ours; same numbers as a plain per-replicate Boost loop, bit for bit, checked by
+// tests/unit/analysis/test_mt64_prefix.cpp and the pinned golden): the first N outputs of the
+// 8 generators of a batch of replicates are computed together from the seeding chain
+// (analysis/mt64_prefix.hpp, AVX2/AVX-512 clones where the CPU has them), Boost's
+// uniform_int_distribution rule without a 64-bit division, rows laid out contiguously per
+// stratum and the K = 1, 2, 4 sums held in registers. About 0.3 us per replicate for 60 rows x
+// 4 columns in 20 strata on one core (tests/bench/analysis). Threads take chunks of 256
+// replicates from a shared counter (a descheduled thread does not hold up the rest).
 #include <Eigen/Dense>
 
 #include <cstdint>

@@ -13,14 +13,15 @@
 namespace analysis {
 namespace {
 
-std::vector<RawRequest> read_requests(results::Db& db, const std::string& case_id, Canary canary) {
+/// Case `case_id`'s requests of `canary` in seq order into `out` (cleared; its capacity is
+/// reused from case to case, so 2 M records cost no reallocation per case).
+void read_requests(results::Db& db, const std::string& case_id, Canary canary, std::vector<RawRequest>& out) {
   results::Stmt st(db,
                    "SELECT seq, scheduled_ns, wake_ns, completion_ns FROM canary_requests "
                    "WHERE case_id = ?1 AND canary = ?2 ORDER BY seq");
   st.bind(1, case_id).bind(2, canary_name(canary));
-  std::vector<RawRequest> out;
+  out.clear();
   while (st.step()) out.push_back({st.int64(0), st.int64(1), st.opt_int64(2), st.opt_int64(3)});
-  return out;
 }
 
 // Cumulative counter delta between the first and last non-NULL sample (t_ns ascending).
@@ -87,7 +88,9 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
 
 std::vector<RawRequest> load_requests(const std::string& db_path, const std::string& case_id, Canary canary) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  return read_requests(db, case_id, canary);
+  std::vector<RawRequest> out;
+  read_requests(db, case_id, canary, out);
+  return out;
 }
 
 namespace {
@@ -125,6 +128,7 @@ void impute_lost(CampaignData& out) {
 
 CampaignData load_campaign(const std::string& db_path) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
+  std::vector<RawRequest> reqs;
   CampaignData out;
   out.db_path = db_path;
   {
@@ -210,7 +214,7 @@ CampaignData load_campaign(const std::string& db_path) {
     const auto wit = phases.find("warmup");
     const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-      auto reqs = read_requests(db, c.case_id, k);
+      read_requests(db, c.case_id, k, reqs);
       w.origin_ns = t0;
       if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
           c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())

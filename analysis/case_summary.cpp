@@ -4,7 +4,6 @@
 #include "analysis/quantile.hpp"
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 
 namespace analysis {
@@ -46,9 +45,10 @@ LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseW
   auto censored_us = [&](std::int64_t scheduled_ns) {
     return static_cast<double>(w.observation_end_ns - scheduled_ns) / 1000.0;
   };
-  std::set<std::int64_t> recorded_seqs;
+  std::vector<std::int64_t> recorded_seqs;  // sorted, unique (reqs come in seq order: no sort)
+  recorded_seqs.reserve(reqs.size());
   for (const auto& r : reqs) {
-    recorded_seqs.insert(r.seq);
+    recorded_seqs.push_back(r.seq);
     if (r.scheduled_ns < w.start_ns || r.scheduled_ns >= w.end_ns) continue;
     ++s.requests;
     if (!r.completion_ns) {
@@ -72,8 +72,9 @@ LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseW
   const std::int64_t origin = reqs.empty() ? w.origin_ns : reqs.front().scheduled_ns - reqs.front().seq * w.period_ns;
   const std::int64_t lo = std::max<std::int64_t>(0, first_seq_at_or_after(w.start_ns, origin, w.period_ns));
   const std::int64_t hi = first_seq_at_or_after(w.end_ns, origin, w.period_ns);  // exclusive
+  if (!std::is_sorted(recorded_seqs.begin(), recorded_seqs.end())) std::sort(recorded_seqs.begin(), recorded_seqs.end());
   for (std::int64_t q = lo; q < hi; ++q) {
-    if (recorded_seqs.count(q)) continue;
+    if (std::binary_search(recorded_seqs.begin(), recorded_seqs.end(), q)) continue;
     ++s.missing;
     ++s.requests;
     ++s.deadline_misses;

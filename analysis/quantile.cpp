@@ -9,21 +9,44 @@
 
 namespace analysis {
 
-double quantile7_sorted(std::span<const double> x, double p) {
-  if (x.empty()) throw std::invalid_argument("quantile7: empty sample");
+namespace {
+void check_p(double p) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("quantile7: p=" + std::to_string(p) + " outside [0, 1]");
-  const std::size_t n = x.size();
+}
+std::size_t lower_index(std::size_t n, double p) { return static_cast<std::size_t>(std::floor(static_cast<double>(n - 1) * p)); }
+
+/// Type-7 interpolation between the order statistics a = x(lo) and b = x(lo + 1) (b unused when
+/// lo + 1 == n) of a sample of n; lo = lower_index(n, p).
+double interpolate7(std::size_t n, double p, double a, const double* b) {
   const double h = static_cast<double>(n - 1) * p;
   const double lo_f = std::floor(h);
   const std::size_t lo = static_cast<std::size_t>(lo_f);
   const double w = h - lo_f;
-  const double a = x[lo];
   if (std::isnan(a)) throw std::invalid_argument("quantile7: NaN in sample");
   if (w == 0.0 || lo + 1 >= n) return a;
-  const double b = x[lo + 1];
-  if (std::isnan(b)) throw std::invalid_argument("quantile7: NaN in sample");
-  if (std::isinf(b) || std::isinf(a)) return b > a ? b : a;
-  return a + w * (b - a);
+  if (std::isnan(*b)) throw std::invalid_argument("quantile7: NaN in sample");
+  if (std::isinf(*b) || std::isinf(a)) return *b > a ? *b : a;
+  return a + w * (*b - a);
+}
+}  // namespace
+
+double quantile7_sorted(std::span<const double> x, double p) {
+  if (x.empty()) throw std::invalid_argument("quantile7: empty sample");
+  check_p(p);
+  const std::size_t lo = lower_index(x.size(), p);
+  return interpolate7(x.size(), p, x[lo], lo + 1 < x.size() ? &x[lo + 1] : nullptr);
+}
+
+double quantile7_select(std::vector<double>& v, double p) {
+  if (v.empty()) throw std::invalid_argument("quantile7: empty sample");
+  check_p(p);
+  for (double x : v)
+    if (std::isnan(x)) throw std::invalid_argument("quantile7: NaN in sample");
+  const std::size_t lo = lower_index(v.size(), p);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  if (lo + 1 >= v.size()) return interpolate7(v.size(), p, v[lo], nullptr);
+  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+  return interpolate7(v.size(), p, v[lo], &b);
 }
 
 double quantile7(std::span<const double> values, double p) {
@@ -34,10 +57,9 @@ double quantile7(std::span<const double> values, double p) {
 
 std::vector<double> quantiles7(std::span<const double> values, std::span<const double> probs) {
   std::vector<double> v(values.begin(), values.end());
-  std::sort(v.begin(), v.end());
   std::vector<double> out;
   out.reserve(probs.size());
-  for (double p : probs) out.push_back(quantile7_sorted(v, p));
+  for (double p : probs) out.push_back(quantile7_select(v, p));  // O(n) each, same values as a sort
   return out;
 }
 

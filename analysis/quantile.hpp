@@ -17,6 +17,10 @@ double quantile7_sorted(std::span<const double> sorted, double p);
 /// Same as quantile7_sorted, on unsorted data (copied and sorted).
 double quantile7(std::span<const double> values, double p);
 
+/// Same value as quantile7_sorted of the sorted `values`, by selection (std::nth_element and
+/// one minimum, O(n)) instead of a sort; reorders `values`. Same errors.
+double quantile7_select(std::vector<double>& values, double p);
+
 /// Several probabilities at once (one sort). Output has probs.size() entries.
 std::vector<double> quantiles7(std::span<const double> values, std::span<const double> probs);
 

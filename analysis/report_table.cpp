@@ -3,6 +3,7 @@
 
 #include "analysis/quantile.hpp"
 #include "analysis/report_html.hpp"
+#include "results/csv.hpp"
 
 #include <fmt/format.h>
 
@@ -83,15 +84,6 @@ std::string cell_text(const nlohmann::json& c, int decimals) {
   if (c.is_boolean()) return c.get<bool>() ? "yes" : "no";
   return c.dump();
 }
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char ch : s) {
-    if (ch == '"') o += '"';
-    o += ch;
-  }
-  return o + "\"";
-}
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -140,12 +132,12 @@ std::string render_markdown(const Report& r) {
 
 std::string render_csv(const Table& t) {
   std::string o;
-  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + csv_field(column_name(t.columns[j]));
+  for (std::size_t j = 0; j < t.columns.size(); ++j) o += (j ? "," : "") + results::csv_field(column_name(t.columns[j]));
   o += "\n";
   for (const auto& row : t.rows) {
     for (std::size_t j = 0; j < row.size(); ++j) {
       std::string s = row[j].is_null() ? "" : row[j].is_string() ? row[j].get<std::string>() : row[j].dump();
-      o += (j ? "," : "") + csv_field(s);
+      o += (j ? "," : "") + results::csv_field(s);
     }
     o += "\n";
   }

@@ -199,6 +199,14 @@ void write_meta(results::Db& db, const std::string& campaign, std::uint64_t seed
 
 }  // namespace
 
+SyntheticOptions benchmark_campaign(bool quick) {
+  return SyntheticOptions{.vms = 5,
+                          .triplets_per_stratum = 3,
+                          .warmup_s = quick ? 12 : 120,
+                          .pressure_s = quick ? 30 : 300,
+                          .recovery_s = quick ? 12 : 120};
+}
+
 std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOptions& o) {
   for (double r : o.true_ratios)
     if (!(r > 0)) throw std::invalid_argument("synthetic: true ratios must be > 0");

@@ -33,6 +33,11 @@ struct SyntheticOptions {
   int missing_cases = 0;          ///< extra schedule rows with no case record
 };
 
+/// The benchmark's campaign (tests/bench/analysis): 5 VMs x 4 regimes x 3 triplets x 3
+/// configurations = 180 cases, phases 120/300/120 s (quick: 12/30/12 s), 2 canaries at 100 ms
+/// = 1.94 million canary records (quick: 194,400).
+SyntheticOptions benchmark_campaign(bool quick = false);
+
 /// Writes a new campaign DB at `path` (overwrites). Returns the number of canary_requests rows.
 /// Errors: results::DbError, std::invalid_argument for a true ratio <= 0 or an empty design.
 std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOptions& opt);

@@ -1,21 +1,13 @@
 // CSV export of the campaign DB (see export.hpp).
 #include "harness/campaign/export.hpp"
 
+#include "results/csv.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <utility>
 
 namespace harness::campaign {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char ch : s) {
-    if (ch == '"') o += '"';
-    o += ch;
-  }
-  return o + "\"";
-}
 
 std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir, const results::Provenance* provenance) {
   std::filesystem::create_directories(out_dir);
@@ -53,18 +45,18 @@ std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir,
     bool header = false;
     while (q.step()) {
       if (!header) {
-        for (int i = 0; i < q.columns(); ++i) o << (i ? "," : "") << csv_field(q.column_name(i));
+        for (int i = 0; i < q.columns(); ++i) o << (i ? "," : "") << results::csv_field(q.column_name(i));
         o << "\n";
         header = true;
       }
       for (int i = 0; i < q.columns(); ++i) {
         if (i) o << ',';
-        if (!q.is_null(i)) o << csv_field(q.text(i));
+        if (!q.is_null(i)) o << results::csv_field(q.text(i));
       }
       o << "\n";
     }
     if (!header) {  // empty table: still write the header
-      for (int i = 0; i < q.columns(); ++i) o << (i ? "," : "") << csv_field(q.column_name(i));
+      for (int i = 0; i < q.columns(); ++i) o << (i ? "," : "") << results::csv_field(q.column_name(i));
       o << "\n";
     }
     if (!o) throw std::runtime_error(path + ": write failed");

@@ -13,13 +13,10 @@ namespace harness::campaign {
 /// (plus derived wake_delay_ns, service_ns, response_ns, deadline_miss), telemetry,
 /// controller_events, reclaim_actions, restoration. Column names are the schema's
 /// (results/schema.sql: snake_case with the unit as suffix, e.g. scheduled_ns, bg_some_us).
-/// RFC 4180 quoting. With `provenance`, each <table>.csv gets a <table>.csv.meta.json sidecar
+/// RFC 4180 quoting (results/csv.hpp). With `provenance`, each <table>.csv gets a <table>.csv.meta.json sidecar
 /// (results::write_sidecar). Returns the CSV files written. Throws std::runtime_error naming
 /// the file on a write error.
 std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir,
                                     const results::Provenance* provenance = nullptr);
-
-/// One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF.
-std::string csv_field(const std::string& s);
 
 }  // namespace harness::campaign

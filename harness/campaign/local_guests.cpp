@@ -7,6 +7,7 @@
 #include "harness/vm/accel.hpp"
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/paths.hpp"
+#include "harness/vm/subprocess.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -71,7 +72,7 @@ void stop_owned_local_guests(const Campaign& c, const RunOptions& opt) {
     if (!owner || owner->campaign != c.name || owner->db != db) continue;
     std::fprintf(opt.out, "%s: stopping the guest an earlier runner of campaign %s left running (nothing left to run)\n",
                  vm.c_str(), c.name.c_str());
-    run_subprocess({opt.self_exe, "vm", "down", vm});
+    hvm::run_passthrough({opt.self_exe, "vm", "down", vm});
     clear_guest_owner(vm);
   }
 }
@@ -120,7 +121,7 @@ std::string prepare_local_guests(const Campaign& c, const RunOptions& opt, std::
     } else {
       std::fprintf(out, "%s: guest booted by an earlier runner (pid %d) does not answer (%s): rebooting it\n",
                    vm.c_str(), owner->runner_pid, still.front().c_str());
-      const int rc = run_subprocess({opt.self_exe, "vm", "reboot", vm});
+      const int rc = hvm::run_passthrough({opt.self_exe, "vm", "reboot", vm});
       if (rc != 0)
         throw CampaignError("local VMs: `harness vm reboot " + vm + "` exited with status " + std::to_string(rc));
     }
@@ -135,7 +136,7 @@ std::string prepare_local_guests(const Campaign& c, const RunOptions& opt, std::
       else runs.emplace_back(i, 1);
     }
     for (const auto& [first, count] : runs) {
-      const int rc = run_subprocess({opt.self_exe, "vm", "up", "--count", std::to_string(count), "--first-index",
+      const int rc = hvm::run_passthrough({opt.self_exe, "vm", "up", "--count", std::to_string(count), "--first-index",
                                      std::to_string(first), "--hosts-file", file, "--memory-mib",
                                      std::to_string(c.memory_mib), "--vcpus", std::to_string(c.vcpus),
                                      "--fresh-per-case", c.fresh_guest_per_case ? "1" : "0", "--accel", accel});

@@ -7,6 +7,8 @@
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
+#include "harness/vm/accel.hpp"
+#include "harness/vm/subprocess.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -25,24 +27,6 @@
 namespace fs = std::filesystem;
 
 namespace harness::campaign {
-
-int run_subprocess(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return 127;
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-  return 127;
-}
 
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
   std::string file = opt.hosts_file;
@@ -217,7 +201,7 @@ class Worker {
     if (!adopt) {
       if (host_.local && c_.fresh_guest_per_case) {
         prog_.phase(host_.name, "reboot");
-        const int rc = run_subprocess({opt_.self_exe, "vm", "reboot", host_.name});
+        const int rc = hvm::run_passthrough({opt_.self_exe, "vm", "reboot", host_.name});
         if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
         try {
           write_guest_owner(host_.name, c_.name, opt_.db_path);  // new qemu pid
@@ -470,7 +454,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     if (!booted_local) return;
     std::vector<std::string> down{opt.self_exe, "vm", "down"};
     for (const auto& vm : c.vms) down.push_back(vm);
-    run_subprocess(down);
+    hvm::run_passthrough(down);
     for (const auto& vm : c.vms) clear_guest_owner(vm);
   };
   Preflight pf;

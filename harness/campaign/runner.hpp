@@ -82,7 +82,4 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
 /// the local VMs of prepare_local_guests (local_guests.hpp: adopted or booted).
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
 
-/// Runs `argv` (argv[0] = program path), waits, returns its exit status (128+sig if killed).
-int run_subprocess(const std::vector<std::string>& argv);
-
 }  // namespace harness::campaign

@@ -107,6 +107,25 @@ RunResult run(const std::vector<std::string>& argv, const std::string& cwd) {
   return r;
 }
 
+int run_passthrough(const std::vector<std::string>& argv) {
+  if (argv.empty()) return 127;
+  std::vector<char*> args;  // built before fork: no allocation in the child
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return 127;
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return 127;
+}
+
 std::string run_checked(const std::vector<std::string>& argv, const std::string& cwd) {
   RunResult r = run(argv, cwd);
   if (r.exit_code != 0) {

@@ -20,6 +20,11 @@ struct RunResult {
 /// be started (message names it).
 RunResult run(const std::vector<std::string>& argv, const std::string& cwd = "");
 
+/// Runs argv[0] (a path, or a name looked up in PATH) with this process's stdin, stdout and
+/// stderr (its output reaches the user as it is written), waits, and returns its exit status
+/// (128+signal when killed by a signal; 127 when it cannot be started, as a shell would).
+int run_passthrough(const std::vector<std::string>& argv);
+
 /// Like run(), but throws std::runtime_error naming the command, its exit code and the
 /// last lines of its stderr when it exits non-zero. Returns stdout.
 std::string run_checked(const std::vector<std::string>& argv, const std::string& cwd = "");

@@ -1,7 +1,8 @@
 // Analysis benchmark (not a timed test; prints, asserts nothing about time).
 // 1. Bootstrap B = 10,000 on 60 triplets x 4 comparisons (20 strata x 3): C++ with 1 thread and with
-//    all threads, versus analysis/reference/bootstrap_ref.py --matrix on the same matrix (its own
-//    elapsed time, measured inside Python around the estimator only); prints the ratio.
+//    all threads (best of 5), versus analysis/reference/bootstrap_ref.py --matrix on the same matrix
+//    (its own elapsed time, measured inside Python around the estimator only; best of 3 runs);
+//    prints the ratio.
 // 2. Full analyze (load + per-case quantiles + triplets + bootstrap B = 10,000 + report) of a
 //    synthetic 180-case DB (5 VMs x 4 regimes x 3 triplets x 3 configurations, phases 120/300/120 s,
 //    2 canaries x 5,400 requests per case = 1.94 million canary records): wall time and peak RSS.
@@ -14,6 +15,7 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   }
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   double t1 = 1e9, tn = 1e9;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < 5; ++rep) {  // best of 5 (the machine may be shared)
     double t = now_s();
     analysis::stratified_bootstrap(d, strata, {B, 1, 1});
     t1 = std::min(t1, now_s() - t);
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
     tn = std::min(tn, now_s() - t);
   }
   double tpy = -1;
-  {
+  for (int rep = 0; rep < 3; ++rep) {  // best of 3; each run's own elapsed_s (estimator only)
     const std::string cmd = "/usr/bin/python3 " HARNESS_SOURCE_DIR "/analysis/reference/bootstrap_ref.py --matrix " + csv +
                             " --replicates " + std::to_string(B) + " --seed 1";
     FILE* p = popen(cmd.c_str(), "r");
@@ -74,7 +76,10 @@ int main(int argc, char** argv) {
     char buf[4096];
     size_t n;
     while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    if (p && pclose(p) == 0) tpy = nlohmann::json::parse(out)["elapsed_s"].get<double>();
+    if (p && pclose(p) == 0) {
+      const double t = nlohmann::json::parse(out)["elapsed_s"].get<double>();
+      tpy = tpy < 0 ? t : std::min(tpy, t);
+    }
   }
   std::printf("bootstrap B=%d, 60 triplets x 4 comparisons (20 strata x 3):\n", B);
   std::printf("  C++ 1 thread      : %8.1f ms\n", t1 * 1e3);
@@ -84,12 +89,7 @@ int main(int argc, char** argv) {
   else std::printf("  NumPy reference   : failed to run\n");
 
   // 2. Full analyze of a ~2 M-record DB.
-  analysis::SyntheticOptions o;
-  o.vms = 5;
-  o.triplets_per_stratum = 3;
-  o.warmup_s = quick ? 12 : 120;
-  o.pressure_s = quick ? 30 : 300;
-  o.recovery_s = quick ? 12 : 120;
+  const analysis::SyntheticOptions o = analysis::benchmark_campaign(quick);
   const auto db = (dir / "campaign180.db").string();
   double t = now_s();
   const auto rows = analysis::write_synthetic_campaign(db, o);

@@ -36,12 +36,7 @@ TEST(ReferenceAgreement, PointEstimatesExactBoundsWithinMonteCarloTolerance) {
   const auto dir = std::filesystem::temp_directory_path() / ("hk_analysis_stat_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string db = (dir / "agree.db").string();
-  analysis::SyntheticOptions o;
-  o.seed = 2024;
-  o.vms = 5;
-  o.triplets_per_stratum = 3;
-  o.case_sd = 0.08;
-  o.pressure_s = 30;
+  const analysis::SyntheticOptions o{.seed = 2024, .vms = 5, .triplets_per_stratum = 3, .case_sd = 0.08, .pressure_s = 30};
   analysis::write_synthetic_campaign(db, o);
 
   const int B = 20000;

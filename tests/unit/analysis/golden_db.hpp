@@ -6,6 +6,8 @@
 // Timeline (ns): pressure [10 s, 20.1 s), request i (0..100) scheduled at 10 s + i x 100 ms with
 // seq i + 1 (seq 0 at 9.9 s); recovery [20.1 s, 21.1 s); restoration starts at 21.1 s, so a
 // censored request i enters as 11.1 s - i x 0.1 s.
+#include "analysis/synthetic.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,5 +42,9 @@ std::vector<Case> two_strata_three_repeats();
 
 /// A fresh temp file path under the build's temp dir (unique per call).
 std::string temp_db(const std::string& stem);
+
+/// The small synthetic campaign the report, figures and Python-module tests share: 2 VMs x 4
+/// regimes x 2 triplets (48 cases), phases 2/5/2 s, accelerator tcg; tests adjust fields.
+analysis::SyntheticOptions small_synthetic();
 
 }  // namespace golden

@@ -22,13 +22,7 @@ const std::string kPyDir = HARNESS_BINARY_DIR "/analysis/python";
 
 TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   const auto db = golden::temp_db("py");
-  analysis::SyntheticOptions o;
-  o.vms = 2;
-  o.triplets_per_stratum = 2;
-  o.pressure_s = 5;
-  o.warmup_s = 1;
-  o.recovery_s = 1;
-  analysis::write_synthetic_campaign(db, o);
+  analysis::write_synthetic_campaign(db, golden::small_synthetic());
   const std::string out = db + ".json";
   const std::string cmd = "PYTHONPATH=" + kPyDir + " /usr/bin/python3 " HARNESS_SOURCE_DIR
                           "/tests/unit/analysis/python_module_check.py " + db + " " + out;
@@ -59,14 +53,7 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
 
 TEST(PythonModule, FiguresScriptWritesFivePngs) {
   const auto db = golden::temp_db("fig");
-  analysis::SyntheticOptions o;
-  o.vms = 2;
-  o.triplets_per_stratum = 2;
-  o.pressure_s = 5;
-  o.warmup_s = 2;
-  o.recovery_s = 2;
-  o.accelerator = "tcg";
-  analysis::write_synthetic_campaign(db, o);
+  analysis::write_synthetic_campaign(db, golden::small_synthetic());
   const auto dir = std::filesystem::path(db).parent_path() / "figs";
   setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
   const auto pngs = analysis::run_figures(db, dir.string(), 2000, 1);

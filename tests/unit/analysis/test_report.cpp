@@ -13,15 +13,9 @@
 
 TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   const auto path = golden::temp_db("report");
-  analysis::SyntheticOptions o;
-  o.vms = 2;
-  o.triplets_per_stratum = 2;
-  o.pressure_s = 5;
-  o.warmup_s = 2;
-  o.recovery_s = 2;
+  analysis::SyntheticOptions o = golden::small_synthetic();
   o.infra_failed_cases = 1;
   o.missing_cases = 1;
-  o.accelerator = "tcg";
   analysis::write_synthetic_campaign(path, o);
   analysis::PrimaryOptions opt;
   opt.bootstrap = {2000, 1, 2};

@@ -3,6 +3,8 @@
 // origins on their command lines.
 #include <gtest/gtest.h>
 
+#include "tests/common/valid_spec.hpp"
+
 #include <algorithm>
 
 #include "harness/case/case_clock.hpp"
@@ -61,21 +63,12 @@ TEST(CaseClock, CanaryArgvCarryTheOffsetOrigins) {
 }
 
 TEST(CaseClock, ExplicitOffsetsAndTheirBounds) {
+  // The SPEC.md example with short phases and the offsets under test ("" = absent).
   auto spec_text = [](const std::string& sqlite_off, const std::string& tel_off) {
-    std::string s = R"({"case_id":"c","campaign":"x","vm":"vm0","regime":"r","repeat":1,
-      "configuration":"static-zram","pinned_commit":"any","vm_shape":{"vcpus":1,"memory_mib":1024},
-      "phases_s":{"warmup":1,"pressure":2,"recovery":1},
-      "cgroups":{"parent":"harness","bg_memory_max_bytes":314572800},
-      "backend":{"zram_disksize_bytes":536870912,"zram_algorithm":"lzo-rle","zram_priority":100,
-                 "swapfile_path":"/s","swapfile_priority":10},
-      "pressure":{"allocation_bytes":629145600,"rate_mib_s":16,"active_set_bytes":134217728,
-                  "contents":"structured","seed":1},
-      "canaries":{"period_ms":100,"compute_hot_bytes":16777216,"sqlite_db_path":"/d",
-                  "sqlite_queries_per_request":8,"seed":1)";
-    if (!sqlite_off.empty()) s += ",\"sqlite_offset_ms\":" + sqlite_off;
-    s += "}";
-    if (!tel_off.empty()) s += ",\"telemetry_offset_ms\":" + tel_off;
-    return s + "}";
+    nlohmann::json j = test_support::valid_spec("c", "x", 1, 2, 1);
+    if (!sqlite_off.empty()) j["canaries"]["sqlite_offset_ms"] = std::stoll(sqlite_off);
+    if (!tel_off.empty()) j["telemetry_offset_ms"] = std::stoll(tel_off);
+    return j.dump();
   };
   auto s = hcase::parse_spec(spec_text("30", "10"), "t");
   EXPECT_EQ(s.canaries.sqlite_offset_ms, 30);

@@ -2,6 +2,8 @@
 // teardown (tests/unit/case/fixtures/6.1.0-57-cloud-amd64/restoration/{dirty,clean}).
 #include <gtest/gtest.h>
 
+#include "tests/common/fixture_file.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -13,28 +15,22 @@
 namespace {
 const std::string kDir = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/restoration/";
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  EXPECT_TRUE(in.good()) << p;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::fixture_text;
 
 /// Builds an observation the way the executor does, from one captured state.
 hcase::RestorationObservation observe(const std::string& state) {
   hcase::RestorationObservation o;
-  o.swaps = kernel::parse_swaps(slurp(kDir + state + "/proc-swaps"), state + "/proc-swaps");
+  o.swaps = kernel::parse_swaps(fixture_text(kDir + state + "/proc-swaps"), state + "/proc-swaps");
   o.case_swap_paths = {"/dev/zram0", "/mnt/swapfile"};
-  std::istringstream ls(slurp(kDir + state + "/cgroup-root-ls"));
+  std::istringstream ls(fixture_text(kDir + state + "/cgroup-root-ls"));
   for (std::string name; std::getline(ls, name);)
     if (name == "harness") o.cgroups_present.push_back("sys/fs/cgroup/harness");
-  // Each capture holds what its state needs; a missing file fails (slurp), never skips:
+  // Each capture holds what its state needs; a missing file fails (fixture_text), never skips:
   // dirty has the stray process list, clean the zram disksize after reset.
   if (state == "dirty")
-    for (pid_t p : kernel::parse_pid_list(slurp(kDir + state + "/bg-cgroup.procs"), "bg-cgroup.procs"))
+    for (pid_t p : kernel::parse_pid_list(fixture_text(kDir + state + "/bg-cgroup.procs"), "bg-cgroup.procs"))
       o.stray_pids.push_back(p);
-  if (state == "clean") o.zram_disksize_bytes = std::stoull(slurp(kDir + state + "/zram0-disksize"));
+  if (state == "clean") o.zram_disksize_bytes = std::stoull(fixture_text(kDir + state + "/zram0-disksize"));
   return o;
 }
 }  // namespace

@@ -4,6 +4,8 @@
 // captured by fixtures/capture/capture-case.sh). Files are parsed by kernel::parse_psi.
 #include <gtest/gtest.h>
 
+#include "tests/common/fixture_file.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -27,13 +29,7 @@ struct Sample {
   std::int64_t uptime_ns = 0;  ///< when the capture read it (reads drifted 1.03-1.30 s apart)
 };
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  EXPECT_TRUE(in.good()) << p;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::fixture_text;
 
 /// The 32 recorded ticks: (tick, some total us, uptime as ns). Ticks are an exact 1 s grid
 /// from the first read (the executor's ticks; the capture's own reads drifted and would be
@@ -42,8 +38,8 @@ std::vector<Sample> recorded() {
   std::vector<Sample> out;
   for (int i = 0; i < 32; ++i) {
     auto base = kSeq + fmt::format("{:03d}", i);
-    double up = std::stod(slurp(base + ".uptime"));
-    auto psi = kernel::parse_psi(slurp(base + ".memory.pressure"), base + ".memory.pressure");
+    double up = std::stod(fixture_text(base + ".uptime"));
+    auto psi = kernel::parse_psi(fixture_text(base + ".memory.pressure"), base + ".memory.pressure");
     const std::int64_t up_ns = static_cast<std::int64_t>(std::llround(up * 1e9));
     const std::int64_t t0 = out.empty() ? up_ns : out.front().t_ns;
     out.push_back({t0 + i * 1'000'000'000ll, static_cast<std::int64_t>(psi.some_total_us()), up_ns});
