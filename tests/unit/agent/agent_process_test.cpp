@@ -803,7 +803,7 @@ TEST(AgentTransport, ClientRefusesPlainHttpToANetworkHostUnlessAllowed) {
 // issue 13 item 4: an unclean restoration marks the VM unusable (state dir unclean.json,
 // survives an agent restart): every submission gets 412 naming the case and its problems
 // and nothing runs, health shows the mark, and DELETE /v1/unclean clears it.
-TEST_F(AgentProcess, UncleanRestorationBlocksFurtherCasesUntilCleared) {
+TEST_P(AgentProcess, UncleanRestorationBlocksFurtherCasesUntilCleared) {
   make_bundle("case-u");
   {
     results::Db db((dir / "bundles" / "case-u.db").string(), results::Db::Mode::ReadWrite);
