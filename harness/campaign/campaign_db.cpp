@@ -38,6 +38,15 @@ std::string agent_case_id(const std::string& case_id, int attempt, const std::st
   return case_id + ".a" + std::to_string(attempt) + (tag.empty() ? "" : "-" + tag);
 }
 
+void set_unusable_mark(results::Db& db, const std::string& vm, const std::string& why) {
+  if (why.empty()) {
+    results::Stmt d(db, "DELETE FROM campaign_meta WHERE key = ?1");
+    d.bind(1, "unusable:" + vm).run();
+  } else {
+    put_meta(db, "unusable:" + vm, why);
+  }
+}
+
 std::string db_tag(results::Db& db) {
   if (auto t = meta(db, "db_tag")) return *t;
   const std::string t = harness::agent::random_token().substr(0, 8);

@@ -161,6 +161,10 @@ std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id
 /// result to another DB's run of the same campaign (the tag differs).
 std::string agent_case_id(const std::string& case_id, int attempt, const std::string& tag);
 
+/// Records (non-empty `why`) or clears (empty) that VM `vm` is unusable after an unclean
+/// restoration: campaign_meta key "unusable:<vm>" (shown by `harness status`).
+void set_unusable_mark(results::Db& db, const std::string& vm, const std::string& why);
+
 /// 8 hex digits naming this campaign DB: campaign_meta.db_tag, drawn from the OS CSPRNG
 /// when the plan is stored (or on first use in an older DB). Not part of the plan hash.
 std::string db_tag(results::Db& db);

@@ -87,6 +87,9 @@ class Worker {
 
   /// Set when the host stayed unreachable (its remaining cases stay pending).
   std::string unreachable;
+  /// Set when the agent marks its VM unusable after an unclean restoration (issue 13: the
+  /// next case must not inherit the mess); its remaining cases stay pending.
+  std::string unusable;
 
   void run() {
     try {
@@ -114,6 +117,14 @@ class Worker {
               db_ = nullptr;
               return;
             }
+            if (const auto why = unclean_mark(); !why.empty()) {
+              unusable = host_.name + " (" + host_.url + "): " + why;
+              set_unusable_mark(*db_, host_.name, why);
+              prog_.note(host_.name, "VM unusable: " + why + "; its remaining cases stay pending (no attempt spent)");
+              db_ = nullptr;
+              return;
+            }
+            set_unusable_mark(*db_, host_.name, "");
           }
           ++attempts_;
           attempt(*k, p.last_attempt + 1);
@@ -128,6 +139,25 @@ class Worker {
 
  private:
   static std::int64_t now() { return unix_now_ns(); }
+
+  /// The agent's unclean-restoration mark (GET /v1/health "unclean"), as a sentence; ""
+  /// when the VM is usable or the agent predates the mark.
+  std::string unclean_mark() {
+    try {
+      const auto h = client_->health();
+      if (!h.contains("unclean") || h["unclean"].is_null()) return "";
+      const auto& u = h["unclean"];
+      std::string why = "restoration of case " +
+                        (u.contains("case_id") && u["case_id"].is_string() ? u["case_id"].get<std::string>()
+                                                                             : std::string("?")) +
+                        " was unclean";
+      if (u.contains("problems") && u["problems"].is_array() && !u["problems"].empty())
+        why += " (" + u["problems"].dump() + ")";
+      return why + "; fix or reboot the VM, then clear the mark (agent API DELETE /v1/unclean)";
+    } catch (const agent::AgentError&) {
+      return "";  // not answering now: the attempt itself will tell
+    }
+  }
 
   /// What polling saw of the case (PROTOCOL.md: the last phase decides lost vs infra_failed).
   struct Seen {
@@ -502,8 +532,10 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();
     prog.stop();
-    for (const auto& w : workers)
+    for (const auto& w : workers) {
       if (!w->unreachable.empty()) sum.unreachable.push_back(w->unreachable);
+      if (!w->unusable.empty()) sum.unusable.push_back(w->unusable);
+    }
   }
   stop_local();
   results::Db db(opt.db_path, results::Db::Mode::ReadWrite);

@@ -67,6 +67,11 @@ struct RunSummary {
   int taken_over = 0;         ///< in-flight attempts of an interrupted runner taken over
   /// Hosts that stayed unreachable during the run ("vm1 (URL): ..."); their cases stay pending.
   std::vector<std::string> unreachable;
+  /// Reused hosts (not a fresh guest per case) that their agent marks unusable after an
+  /// unclean restoration ("vm0 (URL): ..."): no case is sent there until the mark is cleared
+  /// (agent API `DELETE /v1/unclean`, after fixing or rebooting the VM); their cases stay
+  /// pending. Also stored in the DB (campaign_meta `unusable:<vm>`) for `harness status`.
+  std::vector<std::string> unusable;
 };
 
 /// Plans (first time) or verifies (afterwards) the campaign in the DB, qualifies the

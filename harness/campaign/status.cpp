@@ -30,6 +30,10 @@ std::string status_report(results::Db& db) {
       out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0),
                          q.int64(1), q.int64(2), q.int64(5), q.int64(3), q.int64(4));
   }
+  {  // VMs an agent marked unusable after an unclean restoration (runner.hpp RunSummary::unusable).
+    results::Stmt q(db, "SELECT substr(key, 10), value FROM campaign_meta WHERE key LIKE 'unusable:%' ORDER BY key");
+    while (q.step()) out += fmt::format("  {} UNUSABLE: {}\n", q.text(0), q.text(1));
+  }
   {  // Lost after the pressure phase started: outcomes, never rerun (PROTOCOL.md).
     results::Stmt q(db,
                     "SELECT s.case_id, c.outcome_json FROM schedule s LEFT JOIN cases c ON c.case_id = s.case_id "

@@ -65,6 +65,9 @@ void print_summary(const hc::RunSummary& s) {
   std::printf("\n");
   for (const auto& u : s.unreachable)
     std::printf("unreachable: %s; its cases stay pending (run the same command again once it answers)\n", u.c_str());
+  for (const auto& u : s.unusable)
+    std::printf("unusable: %s; its cases stay pending (run the same command again once the mark is cleared)\n",
+                u.c_str());
 }
 
 /// Runs the campaign and prints the fleet qualification table. A refused preflight prints

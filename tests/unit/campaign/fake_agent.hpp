@@ -174,6 +174,9 @@ class FakeAgent {
   std::atomic<int> health_503_left{0};  ///< answer this many GET /v1/health with 503 first
   std::atomic<bool> health_down{false};  ///< answer every GET /v1/health with 503 while set
   std::atomic<int> health_gets{0};
+  /// GET /v1/health "unclean" (null = usable; an object marks the VM unusable, as the real
+  /// agent does after an unclean restoration).
+  nlohmann::json unclean = nullptr;
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
   std::map<std::string, int> submissions() {
@@ -204,7 +207,12 @@ class FakeAgent {
         res.status = 503;
         return;
       }
-      res.set_content(R"({"status":"ok","version":"fake","source_commit":"fake","busy":false})", "application/json");
+      nlohmann::json h = {{"status", "ok"}, {"version", "fake"}, {"source_commit", "fake"}, {"busy", false}};
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        h["unclean"] = unclean;
+      }
+      res.set_content(h.dump(), "application/json");
     });
     server_.Get("/v1/qualification", [this](const httplib::Request& req, httplib::Response& res) {
       ++gets_;

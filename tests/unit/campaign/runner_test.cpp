@@ -30,6 +30,7 @@ namespace hc = harness::campaign;
 using testfiles::TempDir;
 using testfiles::write;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -888,6 +889,37 @@ TEST(RunnerFreshDb, ASecondDbAgainstTheSameAgentRunsItsOwnCases) {
   EXPECT_EQ(count(b, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.agent_case_id') LIKE '%-" +
                          tb + "'"),
             3);
+}
+
+}  // namespace
+
+namespace {
+
+// issue 13 item 4: an agent that marks its VM unusable after an unclean restoration gets
+// no case (no attempt spent, cases pending), `harness status` says so, and the next run
+// after the mark is cleared runs them.
+TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
+  OneVm v;
+  v.a0.unclean = {{"case_id", "earlier-case"}, {"problems", {"cgroup harness/bg still exists"}}};
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.attempts_this_run, 0);
+  EXPECT_EQ(s.pending, 3);
+  EXPECT_EQ(v.a0.posts(), 0);
+  ASSERT_EQ(s.unusable.size(), 1u);
+  EXPECT_THAT(s.unusable[0], HasSubstr("vm0 ("));
+  EXPECT_THAT(s.unusable[0], HasSubstr("restoration of case earlier-case was unclean"));
+  EXPECT_THAT(s.unusable[0], HasSubstr("DELETE /v1/unclean"));
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+    EXPECT_THAT(hc::status_report(db), HasSubstr("vm0 UNUSABLE: restoration of case earlier-case was unclean"));
+  }
+  v.a0.unclean = nullptr;  // the operator fixed the VM and cleared the mark
+  const auto again = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(again.completed, 3);
+  EXPECT_TRUE(again.unusable.empty());
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_THAT(hc::status_report(db), Not(HasSubstr("UNUSABLE")));
 }
 
 }  // namespace
