@@ -59,6 +59,7 @@ nlohmann::ordered_json to_json(const Provenance& p) {
   j["campaign_name"] = p.campaign_name;
   j["campaign_kind"] = p.campaign_kind;
   j["plan_sha256"] = p.plan_sha256;
+  j["campaign_sha256"] = p.campaign_sha256;
   j["generated_utc"] = p.generated_utc;
   j["command_line"] = p.command_line;
   j["accelerators"] = p.accelerators;
@@ -75,6 +76,7 @@ Provenance collect_provenance(Db& db, const BuildId& build, const std::string& c
   p.campaign_name = meta(db, "name");
   p.campaign_kind = meta(db, "kind");
   p.plan_sha256 = meta(db, "schedule_sha256");
+  p.campaign_sha256 = meta(db, "campaign_sha256");
   p.generated_utc = utc_now();
   p.command_line = command_line;
   if (table_exists(db, "cases")) {
@@ -98,7 +100,8 @@ std::string provenance_markdown(const Provenance& p) {
   s += "- Harness: " + or_unknown(p.build.version) + ", source " + or_unknown(p.build.source_commit) +
        (p.build.source_dirty ? " (dirty: uncommitted changes)" : "") + "\n";
   s += "- Campaign: " + or_unknown(p.campaign_name) + " (kind " + or_unknown(p.campaign_kind) +
-       "), plan SHA-256 " + or_unknown(p.plan_sha256) + "\n";
+       "), plan SHA-256 " + or_unknown(p.plan_sha256) + ", campaign YAML SHA-256 " +
+       or_unknown(p.campaign_sha256) + "\n";
   s += "- Cases ran on: accelerator " + list_or_unknown(p.accelerators) + "; guest kernel " +
        list_or_unknown(p.kernels) + "; harness source " + list_or_unknown(p.case_commits) + "\n";
   s += "- Generated: " + or_unknown(p.generated_utc) + " by `" + or_unknown(p.command_line) + "`\n";

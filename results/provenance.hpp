@@ -28,6 +28,7 @@ struct Provenance {
   std::string campaign_name;   // campaign_meta.name
   std::string campaign_kind;   // campaign_meta.kind (smoke | pilot | confirmatory | ci | ...)
   std::string plan_sha256;     // campaign_meta.schedule_sha256 (the preregistration)
+  std::string campaign_sha256; // campaign_meta.campaign_sha256 (the campaign YAML as planned)
   std::string generated_utc;   // ISO 8601 UTC, second resolution, e.g. 2026-11-30T22:13:20Z
   std::string command_line;    // argv joined, each argument shell-quoted when needed
   std::vector<std::string> accelerators;    // distinct cases.accelerator, sorted

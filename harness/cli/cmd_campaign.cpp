@@ -158,6 +158,8 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       }
       std::printf("campaign %s (kind %s): %zu cases on %zu VM(s), design %s\n", c.name.c_str(), c.kind.c_str(),
                   s.cases.size(), c.vms.size(), c.design.c_str());
+      std::printf("pinned commit: %s%s\n", c.pinned_commit.c_str(),
+                  c.pinned_commit == harness::build::kSourceCommit ? " (the commit this harness was built from)" : "");
       std::vector<std::string> regimes;
       for (const auto& g : c.regimes) regimes.push_back(g.name);
       if (c.design == "pilot")

@@ -36,6 +36,10 @@ void add_fleet(CLI::App& app) {
       if (!o->tls_cert_file.empty())
         std::fprintf(stderr, "harness: hosts file for these VMs: url https://<vm>:8080, tls_pin_sha256: %s\n",
                      harness::agent::spki_pin_sha256(o->tls_cert_file).c_str());
+      else
+        std::fprintf(stderr,
+                     "harness: no --tls-cert: each VM makes its own self-signed certificate on first boot; its "
+                     "hosts-file tls_pin_sha256 is in /etc/reclaim-harness/agent.pin on that VM\n");
     });
   }
   {

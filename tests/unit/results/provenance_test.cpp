@@ -38,6 +38,7 @@ TEST(Provenance, ReadsCampaignMetaAndCases) {
     m.bind(1, "name").bind(2, "smoke").run();
     m.bind(1, "kind").bind(2, "smoke").run();
     m.bind(1, "schedule_sha256").bind(2, std::string(64, 'a')).run();
+    m.bind(1, "campaign_sha256").bind(2, std::string(64, 'd')).run();
     results::Stmt c(db,
                     "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, "
                     "accelerator, kernel_release, source_commit, source_dirty, spec_json) VALUES "
@@ -67,6 +68,7 @@ TEST(Provenance, ReadsCampaignMetaAndCases) {
   const auto side = nlohmann::json::parse(in);
   EXPECT_EQ(side.at("artifact"), csv.filename().string());
   EXPECT_EQ(side.at("plan_sha256"), std::string(64, 'a'));
+  EXPECT_EQ(side.at("campaign_sha256"), std::string(64, 'd'));
   std::filesystem::remove(csv.string() + ".meta.json");
   std::filesystem::remove(path);
 }
