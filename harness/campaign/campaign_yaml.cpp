@@ -47,7 +47,15 @@ class Section {
   YAML::Node get(const std::string& key, bool required) {
     used_.insert(key);
     YAML::Node n = node_[key];
-    if (!n && required) fail(node_, field(key), "missing (required)");
+    if (!n && required) {
+      // A typo of a required key: name the typo's line, not only the missing key.
+      for (const auto& kv : node_) {
+        const std::string k = kv.first.as<std::string>();
+        if (!used_.count(k) && edit_distance(k, key) <= 2)
+          fail(kv.first, field(k), "unknown key (did you mean '" + key + "'? it is required and missing)");
+      }
+      fail(node_, field(key), "missing (required)");
+    }
     return n;
   }
 

@@ -217,6 +217,14 @@ TEST(CampaignErrors, UnknownKeySuggestsTheClosestKnownKey) {
                    ":3: field pressure.activ_set_mib: unknown key (did you mean 'active_set_mib'?)");
 }
 
+TEST(CampaignErrors, TypoOfARequiredKeyNamesTheTypoLine) {
+  const int l = line_of("bg_memory_max_mib: 300");
+  const auto e = error_of("bg_memory_max_mib: 300", "bg_memory_max_mb: 300");
+  EXPECT_EQ(e, "broken.yaml:" + std::to_string(l) +
+                   ":3: field cgroups.bg_memory_max_mb: unknown key (did you mean 'bg_memory_max_mib'? it is "
+                   "required and missing)");
+}
+
 TEST(CampaignErrors, AcceleratorIsOneOfAutoKvmTcg) {
   EXPECT_THAT(error_of("fresh_guest_per_case: true", "fresh_guest_per_case: true\n  accelerator: hvf"),
               HasSubstr("field provider.accelerator: 'hvf' is not one of auto, kvm, tcg"));
@@ -325,7 +333,8 @@ TEST(CampaignErrors, DoseFromPilotNeedsAPath) {
   EXPECT_THAT(error_of("dose_mib: 96\n", "dose_mib: {from_pilot: ''}\n", "confirmatory.yaml"),
               HasSubstr("field design.dose_mib.from_pilot: must name the pilot DB"));
   EXPECT_THAT(error_of("dose_mib: 96\n", "dose_mib: {from_pilots: x.db}\n", "confirmatory.yaml"),
-              HasSubstr("field design.dose_mib.from_pilot: missing (required)"));
+              HasSubstr("field design.dose_mib.from_pilots: unknown key (did you mean 'from_pilot'? it is required "
+                        "and missing)"));
 }
 
 TEST(CampaignPin, BuildMeansTheCleanBuildThatPlansIt) {
