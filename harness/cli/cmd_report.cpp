@@ -4,6 +4,8 @@
 // harness/campaign/archive.hpp.
 #include "build_id.hpp"
 #include "exit_codes.hpp"
+#include "open_db.hpp"
+#include "validators.hpp"
 #include "registry.hpp"
 
 #include "analysis/analysis_report.hpp"
@@ -62,10 +64,16 @@ results::Provenance provenance_of(const std::string& db_path) {
 
 // One campaign's analysis report with its preregistered settings (as `harness analyze`).
 analysis::Report analyse(const std::string& db_path, const CompareArgs& a) {
-  if (!fs::exists(db_path)) throw std::runtime_error("compare: database not found: " + db_path);
+  harness::cli::open_db(db_path, harness::cli::DbKind::Results);  // missing/not a DB: plain error, exit 2
   const auto data = analysis::load_campaign(db_path);
   std::vector<std::string> warnings;
-  const auto opt = analysis::preregistered_options(data.meta, a.replicates, a.seed, warnings);
+  analysis::PrimaryOptions opt;
+  try {
+    opt = analysis::preregistered_options(data.meta, a.replicates, a.seed, warnings);
+  } catch (const std::invalid_argument& e) {
+    if (a.replicates > 0) throw CLI::ValidationError("--replicates", e.what());  // the command line: 64
+    throw std::runtime_error(db_path + ": " + e.what());                        // the campaign: 2
+  }
   const auto ts = analysis::build_triplets(data);
   if (ts.triplets.empty())
     throw std::runtime_error(db_path + ": no complete matched triplet to compare (" + std::to_string(data.cases.size()) +
@@ -154,9 +162,9 @@ const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& 
   cmp->add_option("--replicates,-B", ca->replicates,
                   "bootstrap replicates B for both campaigns (default: each campaign's analysis.bootstrap_replicates, "
                   "else 10000)")
-      ->check(CLI::PositiveNumber);
+      ->check(harness::cli::integer_in(1, 100'000'000));
   cmp->add_option("--seed", ca->seed, "bootstrap seed (default: each campaign_meta.seed, else 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(harness::cli::integer_in(0));
   cmp->add_option("--format", ca->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   cmp->add_option("--out", ca->out, "directory for report.md, report.json, report.html and one CSV per table");
   cmp->footer(harness::cli::kExitCodeTable);
@@ -171,7 +179,10 @@ const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& 
   ar->add_option("OUT", aa->out, "archive to write, ending in .tar.zst")->required();
   ar->add_flag("!--no-figures", aa->figures, "report without the matplotlib figures");
   ar->footer(harness::cli::kExitCodeTable);
-  ar->callback([aa] { harness::cli::exit_code() = run_archive(*aa); });
+  ar->callback([aa] {
+    harness::cli::open_db(aa->db, harness::cli::DbKind::Campaign);  // missing/not a campaign DB: plain error, exit 2
+    harness::cli::exit_code() = run_archive(*aa);
+  });
 });
 
 }  // namespace
