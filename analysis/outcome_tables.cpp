@@ -88,16 +88,17 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
 Table attempts_table(const CampaignData& data) {
   Table t{"attempts", "Attempts per configuration (audit trail, table attempts)",
           {{"configuration", 0}, {"attempts", 0}, {"infra failures", 0}, {"lost", 0}, {"reruns", 0},
-           {"mark-infra reclassifications", 0}}, {}, {}};
+           {"operator actions", 0}}, {}, {}};
   std::map<std::string, std::array<int, 5>> by;
   std::map<std::string, int> runs_of_case;
   for (const auto& a : data.attempts) {
+    if (a.status == "running") continue;  // in flight while the DB was read: not an attempt yet
     auto& v = by[a.configuration];
-    ++v[0];
-    if (a.kind == "mark-infra") {
+    if (a.kind == "mark-infra" || a.kind == "reset-infra") {  // operator actions, not runs
       ++v[4];
       continue;
     }
+    ++v[0];
     if (a.status == "infra_failed") ++v[1];
     if (a.status == "lost") ++v[2];
     if (runs_of_case[a.case_id]++ > 0) ++v[3];
@@ -115,15 +116,18 @@ Table attempts_table(const CampaignData& data) {
     t.notes.push_back("No attempts recorded (table attempts absent or empty: a bundle, or a DB before schema version 2).");
   t.notes.push_back("Reruns: attempts of a case after its first (runner or adopted); only infra failures before the "
                     "pressure phase are rerun (study). Lost cases are never rerun automatically (docs/PROTOCOL.md).");
+  t.notes.push_back("Operator actions (harness mark-infra, harness reset-infra) are audit rows, not attempts; they are "
+                    "listed in the next table.");
   return t;
 }
 
 Table reclassifications_table(const CampaignData& data) {
-  Table t{"mark_infra", "Operator reclassifications (harness mark-infra)",
-          {{"case", 0}, {"attempt", 0}, {"configuration", 0}, {"reason", 0}}, {}, {}};
+  Table t{"mark_infra", "Operator actions (harness mark-infra, harness reset-infra)",
+          {{"case", 0}, {"attempt", 0}, {"configuration", 0}, {"action", 0}, {"reason", 0}}, {}, {}};
   for (const auto& a : data.attempts)
-    if (a.kind == "mark-infra")
-      t.add({a.case_id, a.attempt, a.configuration, a.reason.empty() ? std::string("(no reason recorded)") : a.reason});
+    if (a.kind == "mark-infra" || a.kind == "reset-infra")
+      t.add({a.case_id, a.attempt, a.configuration, a.kind,
+             a.reason.empty() ? std::string("(no reason recorded)") : a.reason});
   if (t.rows.empty()) t.notes.push_back("None.");
   return t;
 }

@@ -24,7 +24,7 @@ inline constexpr double kRateShortfallFlag = 0.10;
 Table outcome_counts_table(const CampaignData& data, const TripletSet& ts);
 
 /// Per configuration, from `attempts`: attempts, infra failures, lost, reruns (run/adopted attempts
-/// after a case's first), mark-infra reclassifications.
+/// after a case's first), operator actions (mark-infra, reset-infra; not counted as attempts).
 Table attempts_table(const CampaignData& data);
 
 /// Every mark-infra reclassification with its reason (detail_json.reason).
