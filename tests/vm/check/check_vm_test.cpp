@@ -17,16 +17,12 @@
 #include <string>
 
 #include "results/db.hpp"
+#include "tests/common/guest_exec.hpp"
 
 using ::testing::HasSubstr;
 
 namespace {
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::slurp;
 std::int64_t attempts(const std::string& db_path) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   results::Stmt q(db, "SELECT count(*) FROM attempts");

@@ -19,17 +19,13 @@
 #include <nlohmann/json.hpp>
 
 #include "results/db.hpp"
+#include "tests/common/guest_exec.hpp"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 namespace {
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_support::slurp;
 }  // namespace
 
 TEST(PilotPath, MainShEndsWithTable3AndTheChosenDose) {
