@@ -144,6 +144,7 @@ struct Server::Impl {
   json last_report;     // last qualification report (served while busy)
   int bound_port = -1;
   std::vector<std::string> executor;
+  std::atomic<bool> stop_requested{false};  // set by stop(); async-signal-safe
 
   fs::path case_dir(const std::string& id) const { return fs::path(opts.state_dir) / "cases" / id; }
 
@@ -648,9 +649,28 @@ int Server::bind() {
   return m.bound_port;
 }
 
-void Server::serve() { impl_->server->listen_after_bind(); }
+void Server::serve() {
+  // httplib's stop() is a no-op until listen_after_bind() has marked the server running,
+  // so a SIGTERM that arrives between bind() and the accept loop would be lost and the
+  // agent would never exit. stop() only sets a flag; this thread applies it once the
+  // server runs (or at once if it already does), polling every 20 ms.
+  Impl& m = *impl_;
+  std::atomic<bool> served{false};
+  std::thread applier([&m, &served] {
+    while (!served.load()) {
+      if (m.stop_requested.load() && m.server->is_running()) {
+        m.server->stop();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  if (!m.stop_requested.load()) m.server->listen_after_bind();
+  served.store(true);
+  applier.join();
+}
 
-void Server::stop() { impl_->server->stop(); }
+void Server::stop() { impl_->stop_requested.store(true); }
 
 int Server::port() const { return impl_->bound_port; }
 

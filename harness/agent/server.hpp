@@ -56,10 +56,11 @@ class Server {
 
   /// Binds bind:port; returns the bound port. Throws std::runtime_error when it cannot.
   int bind();
-  /// Serves until stop(). Blocking.
+  /// Serves until stop(). Blocking. Returns at once when stop() came first.
   void serve();
-  /// Stops serving (from another thread or a signal-safe flag watcher); a running case
-  /// keeps running (its child is not killed).
+  /// Asks serve() to return; async-signal-safe (sets an atomic flag that serve() applies
+  /// within about 20 ms), so a signal handler may call it at any time, even before serve()
+  /// has started its accept loop. A running case keeps running (its child is not killed).
   void stop();
   int port() const;
 
