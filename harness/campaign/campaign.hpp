@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::campaign {
@@ -32,6 +33,38 @@ struct Assertion {
   std::optional<double> min;    ///< lower bound (e.g. achieved/requested ratio)
   std::optional<double> max;    ///< upper bound (e.g. seconds)
   int line = 0;                 ///< line in the campaign file (for reports)
+};
+
+/// One side of an A/B comparison (design.kind ab-pairs, issue 15): what differs between the
+/// baseline and the candidate guest. Applied per case: sysctls and sysfs knobs by the case
+/// executor (written before the case, read back, restored at restoration); kernel and
+/// cmdline by the local-qemu provider at the guest's boot (verified by the executor).
+struct Variant {
+  std::string name;                      ///< "baseline" | "candidate" (case id suffix)
+  /// sysctl name (dotted, `[a-z0-9_.]+`, e.g. "vm.swappiness") -> value written to
+  /// /proc/sys/<name with dots as slashes>. Ordered by name.
+  std::vector<std::pair<std::string, std::string>> sysctls;
+  /// absolute path under /sys/kernel/mm/ (e.g. "/sys/kernel/mm/lru_gen/enabled") -> value.
+  std::vector<std::pair<std::string, std::string>> sysfs;
+  /// Extra kernel command-line parameters (local-qemu only), e.g. "transparent_hugepage=never".
+  std::vector<std::string> cmdline;
+  /// A guest image directory built by `harness vm image --kernel ... --out DIR` (local-qemu
+  /// only; relative paths: to the campaign file's directory). Empty = the default image.
+  std::string kernel_image_dir;
+  /// uname -r the executor requires (filled from the image's manifest.json at plan time;
+  /// empty = not checked).
+  std::string kernel_release;
+  int line = 0;                          ///< line of variants.<name> in the campaign file
+};
+
+/// Tolerance of one regression metric (regression.tolerances.<metric>), on the ratio
+/// candidate/baseline. A metric regresses when its whole interval lies beyond it: lower
+/// bound > max_ratio, or upper bound < min_ratio (issue 15).
+struct Tolerance {
+  std::string metric;                 ///< analysis/regression.hpp metric name
+  std::optional<double> max_ratio;    ///< > 0
+  std::optional<double> min_ratio;    ///< > 0, < max_ratio when both are given
+  int line = 0;
 };
 
 /// A validated campaign. Every field has a value (defaults applied by the loader).
@@ -86,7 +119,7 @@ struct Campaign {
 
   std::vector<std::string> configurations;  ///< subset of the three, in canonical order
 
-  std::string design;                ///< "matched-triplets" | "pilot"
+  std::string design;                ///< "matched-triplets" | "pilot" | "ab-pairs"
   int repeats = 1;                   ///< repeats per (vm, regime) stratum (when triplets_per_regime == 0)
   /// matched-triplets: triplets of each regime spread over `vms` by the seeded balanced
   /// allocation (allocation.hpp; study: 15 per regime over vm0..vm8). 0 = use `repeats`.
@@ -109,6 +142,14 @@ struct Campaign {
   double eligibility_min_achieved_ratio = 0.8;  ///< pilot rule (study): achieved >= 80%
 
   std::vector<Assertion> assertions;  ///< ci: evaluated by `harness check`
+
+  /// design ab-pairs: exactly two, baseline first then candidate. Each planned block is a
+  /// pair (same vm, regime, repeat, configuration), one case per variant, in seeded order.
+  std::vector<Variant> variants;
+  /// ab-pairs: family-wise alpha over the metrics that have a tolerance (Bonferroni: each
+  /// interval at 1 - regression_alpha / m). Default 0.05 (as the study's primary analysis).
+  double regression_alpha = 0.05;
+  std::vector<Tolerance> tolerances;  ///< ab-pairs: per-metric tolerances (may be empty)
 };
 
 /// Loads and validates a campaign file. Unknown keys are rejected. Throws CampaignError
