@@ -298,4 +298,35 @@ void AgentClient::cancel(const std::string& case_id) {
   if (r.status != 202 && r.status != 200) throw_http("cancel " + case_id, r);
 }
 
+std::string AgentClient::reboot() {
+  auto r = request("POST", "/v1/reboot", nullptr, nullptr, true);
+  if (r.status != 202) throw_http("reboot", r);
+  try {
+    return nlohmann::json::parse(r.body).value("boot_id", std::string());
+  } catch (const std::exception& e) {
+    throw AgentError(url_ + ": reboot: unreadable answer: " + e.what(), r.status);
+  }
+}
+
+std::pair<std::string, std::string> AgentClient::reboot_and_wait(std::chrono::seconds timeout,
+                                                                 std::chrono::milliseconds poll) {
+  const std::string before = reboot();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string last_error = "no answer yet";
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(poll);
+    try {
+      const auto h = health();
+      const std::string now_id = h.value("boot_id", std::string());
+      if (!now_id.empty() && now_id != before) return {before, now_id};
+      last_error = "still boot " + (now_id.empty() ? std::string("(no boot_id)") : now_id);
+    } catch (const AgentError& e) {
+      last_error = e.what();  // down while rebooting: expected
+    }
+  }
+  throw AgentError(url_ + ": the VM did not come back with a new boot id within " + std::to_string(timeout.count()) +
+                       " s after POST /v1/reboot (boot id before " + before + "; last: " + last_error + ")",
+                   0);
+}
+
 }  // namespace harness::agent

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::agent {
@@ -103,7 +104,7 @@ class AgentClient {
   /// Reads the token (trimmed) from `token_file`; throws std::runtime_error naming the file.
   static AgentClient from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt = {});
 
-  /// GET /v1/health (no token needed): {"status","version","source_commit","busy"}.
+  /// GET /v1/health (no token needed): {"status","version","source_commit","busy","boot_id","unclean"}.
   nlohmann::json health();
   /// GET /v1/qualification: the `harness qualify --json` report.
   nlohmann::json qualification();
@@ -117,6 +118,14 @@ class AgentClient {
   void download_bundle(const std::string& case_id, const std::string& path);
   /// POST /v1/cases/{id}/cancel. Not retried.
   void cancel(const std::string& case_id);
+  /// POST /v1/reboot: returns the boot id before the reboot. 403 (agent started without
+  /// --allow-reboot) and 409 (a case runs) -> AgentError / AgentConflict. Not retried.
+  std::string reboot();
+  /// Reboots the VM through the agent and waits until its health answers with another
+  /// boot id (polling every `poll`, at most `timeout`). Returns {before, after} boot ids.
+  /// Throws AgentError when the agent refuses or the VM is not back in time.
+  std::pair<std::string, std::string> reboot_and_wait(std::chrono::seconds timeout,
+                                                      std::chrono::milliseconds poll = std::chrono::milliseconds(2000));
 
   const std::string& url() const { return url_; }
 

@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/reboot.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +30,9 @@
 #include <csignal>
 #include <chrono>
 #include <ctime>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -145,6 +148,51 @@ struct Server::Impl {
   int bound_port = -1;
   std::vector<std::string> executor;
   std::atomic<bool> stop_requested{false};  // set by stop(); async-signal-safe
+  std::thread rebooter;                     // POST /v1/reboot: the delayed reboot
+
+  /// /proc/sys/kernel/random/boot_id without the newline; "" when unreadable.
+  static std::string boot_id() {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(in, id);
+    return id;
+  }
+
+  // POST /v1/reboot: refused while a case runs; otherwise the agent answers 202, marks
+  // itself busy with "(reboot)" so no case starts in between, and reboots 500 ms later
+  // (after the answer is out): `systemctl reboot` under systemd, else sync() +
+  // reboot(RB_AUTOBOOT); or the test override.
+  void reboot(httplib::Response& res) {
+    if (!opts.allow_reboot)
+      return send_error(res, 403, "reboot not allowed on this agent (start it with --allow-reboot)", "");
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (!busy_id.empty())
+        return send_error(res, 409, "busy: case " + busy_id + " is running", "", {{"running_case_id", busy_id}});
+      busy_id = "(reboot)";
+    }
+    const std::string before = boot_id();
+    res.status = 202;
+    res.set_content(json{{"boot_id", before}, {"reboot_in_ms", 500}}.dump(), "application/json");
+    if (rebooter.joinable()) rebooter.join();
+    rebooter = std::thread([this] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::fflush(nullptr);
+      if (!opts.reboot_cmd.empty()) {
+        const int rc = std::system(opts.reboot_cmd.c_str());
+        std::fprintf(stderr, "agent: reboot command exited with %d\n", rc);
+      } else {
+        // Under systemd an orderly reboot (services stopped, file systems unmounted); a
+        // plain init (the local guests' /init) or a failed systemctl: sync + reboot(2).
+        if (fs::exists("/run/systemd/system") && std::system("systemctl reboot") == 0) return;
+        ::sync();
+        if (::reboot(RB_AUTOBOOT) != 0)
+          std::fprintf(stderr, "agent: reboot(RB_AUTOBOOT) failed: %s\n", std::strerror(errno));
+      }
+      std::lock_guard<std::mutex> lk(mu);  // still here (a test command, or a failed reboot)
+      if (busy_id == "(reboot)") busy_id.clear();
+    });
+  }
 
   fs::path case_dir(const std::string& id) const { return fs::path(opts.state_dir) / "cases" / id; }
 
@@ -598,6 +646,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
            {"version", harness::build::kVersion},
            {"source_commit", harness::build::kSourceCommit},
            {"busy", busy},
+           {"boot_id", Impl::boot_id()},
            {"unclean", impl_->unclean()}};
     res.set_content(j.dump(), "application/json");
   });
@@ -607,6 +656,10 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   http.Post("/v1/cases", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& rd) {
     std::string body;
     if (impl_->read_body(rd, res, body)) impl_->submit(body, res);
+  });
+  http.Post("/v1/reboot", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& rd) {
+    std::string body;  // takes no body; any body is still bounded
+    if (impl_->read_body(rd, res, body)) impl_->reboot(res);
   });
   http.Delete("/v1/unclean", [this](const httplib::Request&, httplib::Response& res) {
     json u = impl_->unclean();
@@ -628,6 +681,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
 Server::~Server() {
   stop();
   if (impl_->watcher.joinable()) impl_->watcher.join();
+  if (impl_->rebooter.joinable()) impl_->rebooter.join();
 }
 
 bool is_loopback_address(const std::string& bind) {

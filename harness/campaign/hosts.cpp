@@ -49,6 +49,12 @@ std::vector<Host> load_hosts(const std::string& path) {
         else if (k == "tls_ca_file") h.tls_ca_file = kv.second.as<std::string>();
         else if (k == "tls_pin_sha256") h.tls_pin_sha256 = kv.second.as<std::string>();
         else if (k == "insecure_plain_http") h.insecure_plain_http = kv.second.as<bool>();
+        else if (k == "reboot_between_cases") h.reboot_between_cases = kv.second.as<bool>();
+        else if (k == "reboot_timeout_s") {
+          h.reboot_timeout_s = kv.second.as<int>();
+          if (h.reboot_timeout_s < 10 || h.reboot_timeout_s > 86400)
+            fail(path, kv.second, f, "must be between 10 and 86400 seconds");
+        }
         else fail(path, kv.first, f, "unknown key");
       } catch (const YAML::BadConversion&) {
         fail(path, kv.second, f, "wrong type");
@@ -65,6 +71,10 @@ std::vector<Host> load_hosts(const std::string& path) {
       fail(path, n["url"], base + ".url",
            "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "
            "tls_pin_sha256 or tls_ca_file (agent --tls-cert/--tls-key), or set insecure_plain_http: true");
+    if (h.local && h.reboot_between_cases)
+      fail(path, n["reboot_between_cases"], base + ".reboot_between_cases",
+           "a local guest is rebooted by `harness vm reboot` (campaign provider.fresh_guest_per_case), not through "
+           "its agent");
     if (!names.insert(h.name).second) fail(path, n["name"], base + ".name", "duplicate host '" + h.name + "'");
     out.push_back(h);
   }

@@ -17,6 +17,10 @@ struct Host {
   std::string tls_ca_file;     ///< https: CA bundle (PEM) that signed the agent certificate
   std::string tls_pin_sha256;  ///< https: agent public-key pin ("sha256//BASE64", `harness fleet pin`)
   bool insecure_plain_http = false;  ///< allow http:// to a non-loopback agent (token in clear text)
+  /// Reboot the VM through its agent (POST /v1/reboot; agent --allow-reboot) before every
+  /// case, and wait for a new boot id (issue 13: a reused VM starts each case fresh).
+  bool reboot_between_cases = false;
+  int reboot_timeout_s = 600;  ///< wait for the VM to answer with a new boot id, s
 };
 
 /// `base` with the host's TLS settings (CA file, pin, plain-HTTP permission) applied: what

@@ -238,6 +238,20 @@ class Worker {
         } catch (const std::exception& e) {
           prog_.note(host_.name, std::string("cannot record guest ownership: ") + e.what());
         }
+      } else if (host_.reboot_between_cases) {
+        // A reused real VM: a fresh kernel through its agent before the case (HOSTS.md).
+        prog_.phase(host_.name, "reboot");
+        const std::int64_t t0 = now();
+        try {
+          const auto [before, after] = client_->reboot_and_wait(std::chrono::seconds(host_.reboot_timeout_s));
+          a.detail["reboot"] = {{"boot_id_before", before},
+                                {"boot_id_after", after},
+                                {"seconds", static_cast<double>(now() - t0) / 1e9}};
+          update_inflight(*db_, a);
+        } catch (const agent::AgentError& e) {
+          a.detail["reboot"] = {{"error", e.what()}, {"seconds", static_cast<double>(now() - t0) / 1e9}};
+          return fail(a, std::string("reboot before the case: ") + e.what());
+        }
       }
     }
     seen.submitted_unix_ns = now();

@@ -52,6 +52,11 @@ void add_agent(CLI::App& app) {
   sub->add_flag("--insecure-plain-http", o->insecure_plain_http,
                 "Allow plain HTTP on a non-loopback --bind (the token then crosses the network in clear "
                 "text); without it such a bind needs --tls-cert/--tls-key");
+  sub->add_flag("--allow-reboot", o->allow_reboot,
+                "Accept POST /v1/reboot: reboot this VM between cases (hosts file reboot_between_cases); "
+                "refused (409) while a case runs");
+  sub->add_option("--reboot-cmd", o->reboot_cmd,
+                  "TEST OVERRIDE: run this (sh -c) instead of sync() + reboot(RB_AUTOBOOT)");
   sub->callback([o] {
     harness::agent::Server server(*o);
     int port = server.bind();

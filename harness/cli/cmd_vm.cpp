@@ -96,6 +96,9 @@ void add_vm(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(16, 1 << 20));
   up->add_option("--fresh-per-case", fleet->fresh_per_case,
                  "Boot a fresh guest (fresh data disk) before every case")->capture_default_str();
+  up->add_flag("--allow-guest-reboot", fleet->guest_reboot,
+               "A guest reboot restarts the guest instead of ending qemu, and its agent accepts POST /v1/reboot "
+               "(as a real VM with reboot_between_cases; harness/vm/HOSTS.md)");
   up->add_option("--ready-timeout-s", fleet->ready_timeout_s, "Wait for /v1/health, seconds")
       ->capture_default_str()->check(harness::cli::integer_in(1));
   up->add_option("--accel", fleet->accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")

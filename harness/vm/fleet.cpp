@@ -116,6 +116,7 @@ void launch(const Image& img, const fs::path& dir) {
   qc.swapfile_mib = m["swapfile_mib"];
   qc.host_port = m["port"];
   qc.accelerator = m["accelerator"];
+  qc.guest_reboot = m.value("guest_reboot", false);
   qc.daemonize = true;
   qc.pidfile = (dir / "pid").string();
   fs::remove(qc.pidfile);
@@ -192,6 +193,7 @@ std::vector<GuestInfo> fleet_up(const FleetOptions& o) {
            {"swapfile_mib", o.swapfile_mib},
            {"accelerator", accel},
            {"fresh_per_case", o.fresh_per_case},
+           {"guest_reboot", o.guest_reboot},
            {"image_sha256", img.sha256}};
     write_file((dir / "meta.json").string(), m.dump(2) + "\n");
     dirs.push_back(dir);

@@ -20,6 +20,7 @@ struct FleetOptions {
   std::string hosts_file;    ///< written after boot; default <cache>/hosts.yaml
   int ready_timeout_s = 300; ///< wait for GET /v1/health = 200, seconds
   std::string accelerator;   ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto (accel.hpp)
+  bool guest_reboot = false; ///< QemuConfig::guest_reboot (recorded in meta.json)
 };
 
 /// One guest as seen by list().

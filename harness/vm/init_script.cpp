@@ -87,7 +87,9 @@ echo -1000 > /proc/self/oom_score_adj
 mkdir -p @STATE@
 while true; do
   log "starting agent on :@PORT@"
-  harness agent --bind 0.0.0.0 --insecure-plain-http --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@
+  REBOOT_ARG=""
+  [ "$(arg harness.allow_reboot 0)" = 1 ] && REBOOT_ARG=--allow-reboot
+  harness agent --bind 0.0.0.0 --insecure-plain-http --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@ $REBOOT_ARG
   log "agent exited with $?; powering off"
   sync
   poweroff -f

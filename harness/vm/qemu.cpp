@@ -35,13 +35,15 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
                                 "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
                                     " harness.name=" + c.name + " harness.accelerator=" + accel +
                                     " harness.swapfile_mib=" + std::to_string(c.swapfile_mib) +
-                                    " harness.data_disk_cache=none",
+                                    " harness.data_disk_cache=none" +
+                                    (c.guest_reboot ? " harness.allow_reboot=1" : ""),
                                 // cache=none (O_DIRECT on the host): the guest's swapfile and
                                 // out-dir writes do not sit in the host page cache, so host
                                 // memory state does not shape the guest's I/O latency.
                                 "-drive", "file=" + c.disk + ",format=raw,if=virtio,cache=none",
                                 "-display", "none", "-monitor", "none",
-                                "-serial", "file:" + c.console_log, "-no-reboot"};
+                                "-serial", "file:" + c.console_log};
+  if (!c.guest_reboot) a.push_back("-no-reboot");  // a guest reboot ends qemu
   if (c.host_port > 0) {
     a.insert(a.end(), {"-netdev",
                        "user,id=n0,hostfwd=tcp:127.0.0.1:" + std::to_string(c.host_port) + "-:8080",

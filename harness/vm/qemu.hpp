@@ -24,6 +24,10 @@ struct QemuConfig {
   std::string accelerator;        ///< kvm | tcg (required; harness/vm/accel.hpp decides)
   std::string pidfile;            ///< with daemonize: qemu writes its pid here
   bool daemonize = false;         ///< qemu -daemonize (vm up) vs. foreground (vm exec)
+  /// A guest reboot restarts the guest (no -no-reboot) and its agent accepts POST
+  /// /v1/reboot (kernel cmdline harness.allow_reboot=1): how real VMs that allow reboots
+  /// behave (`harness vm up --allow-guest-reboot`; tests of reboot_between_cases).
+  bool guest_reboot = false;
 };
 
 /// The warning printed when running under TCG (timings inflated; docs/DESIGN.md "Facts measured").

@@ -643,6 +643,59 @@ TEST_P(AgentProcess, StatusSurvivesAgentRestart) {
   EXPECT_EQ(client().Post("/v1/cases", valid_spec("case-r").dump(), "application/json")->status, 409);
 }
 
+// POST /v1/reboot (issue 13 item 4): authenticated, refused without --allow-reboot and
+// while a case runs; accepted, it runs the reboot (here a test command) after answering.
+TEST_P(AgentProcess, RebootNeedsTokenAndPermission) {
+  ASSERT_TRUE(start());
+  EXPECT_EQ(client(false).Post("/v1/reboot", "", "application/json")->status, 401);
+  auto r = client().Post("/v1/reboot", "", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_NE(r->body.find("--allow-reboot"), std::string::npos) << r->body;
+  auto h = client(false).Get("/v1/health");
+  ASSERT_TRUE(h);
+  EXPECT_FALSE(json::parse(h->body).value("boot_id", std::string()).empty()) << h->body;
+}
+
+TEST_P(AgentProcess, RebootRunsAfterTheAnswerAndNotDuringACase) {
+  const fs::path rebooted = dir / "rebooted";
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr,
+                    {"--allow-reboot", "--reboot-cmd", "echo reboot >> " + rebooted.string()}));
+  // While a case runs: 409, nothing rebooted.
+  { std::ofstream(dir / "sleep_s") << "3"; }
+  make_bundle("case-busy");
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-busy").dump(), "application/json")->status, 202);
+  auto busy = client().Post("/v1/reboot", "", "application/json");
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->status, 409) << busy->body;
+  EXPECT_EQ(wait_final("case-busy")["state"], "completed");
+  EXPECT_FALSE(fs::exists(rebooted));
+  // Idle: 202 with the boot id, then the reboot command runs once.
+  auto ok = client().Post("/v1/reboot", "", "application/json");
+  ASSERT_TRUE(ok);
+  ASSERT_EQ(ok->status, 202) << ok->body;
+  const std::string boot = json::parse(ok->body).value("boot_id", std::string());
+  EXPECT_FALSE(boot.empty());
+  for (int i = 0; i < 200 && !fs::exists(rebooted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(rebooted));
+  std::ifstream in(rebooted);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "reboot\n");
+  // The host did not really reboot: a client waiting for a new boot id gives up and says so.
+  harness::agent::ClientOptions o;
+  o.get_attempts = 1;
+  if (tls) o.tls_ca_file = (dir / "agent.pem").string();
+  harness::agent::AgentClient cl(std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port), kToken,
+                                 token_file.string(), o);
+  try {
+    cl.reboot_and_wait(std::chrono::seconds(2), std::chrono::milliseconds(200));
+    ADD_FAILURE() << "reboot_and_wait returned without a new boot id";
+  } catch (const harness::agent::AgentError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not come back with a new boot id"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(boot), std::string::npos) << e.what();
+  }
+}
+
 TEST_P(AgentProcess, RefusesTokenFileReadableByOthers) {
   chmod(token_file.c_str(), 0644);
   std::string out;

@@ -42,6 +42,32 @@ TEST(HostsFile, TlsFieldsReachTheClientOptions) {
   EXPECT_FALSE(harness::campaign::client_options(hosts[3]).allow_plain_http);
 }
 
+TEST(HostsFile, RebootBetweenCasesIsReadAndRefusedForLocalGuests) {
+  const auto hosts = harness::campaign::load_hosts(write_hosts(
+      "hosts:\n"
+      "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//abc=',\n"
+      "     reboot_between_cases: true, reboot_timeout_s: 120}\n"
+      "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_pin_sha256: 'sha256//abc='}\n"));
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_TRUE(hosts[0].reboot_between_cases);
+  EXPECT_EQ(hosts[0].reboot_timeout_s, 120);
+  EXPECT_FALSE(hosts[1].reboot_between_cases);
+  EXPECT_EQ(hosts[1].reboot_timeout_s, 600);
+  const std::string local = load_error(
+      "hosts:\n"
+      "  - name: vm0\n"
+      "    url: http://127.0.0.1:40123\n"
+      "    token_file: /t\n"
+      "    local: true\n"
+      "    reboot_between_cases: true\n");
+  EXPECT_NE(local.find(":6:"), std::string::npos) << local;
+  EXPECT_NE(local.find("hosts[0].reboot_between_cases"), std::string::npos) << local;
+  const std::string tiny = load_error(
+      "hosts:\n"
+      "  - {name: vm0, url: 'http://127.0.0.1:1', token_file: /t, reboot_timeout_s: 1}\n");
+  EXPECT_NE(tiny.find("hosts[0].reboot_timeout_s"), std::string::npos) << tiny;
+}
+
 TEST(HostsFile, PlainHttpToANetworkAddressIsRefusedWithFileLineAndField) {
   const std::string e = load_error(
       "hosts:\n"

@@ -1,0 +1,78 @@
+// Reboot between cases on a reused VM (issue 13 item 4): a local guest booted with
+// `harness vm up --allow-guest-reboot` behaves as a real VM whose provider allows reboots.
+// Listed in a hosts file as a real host with reboot_between_cases: true, `harness run`
+// reboots it through its agent (POST /v1/reboot) before each of the two cases of
+// tests/vm/campaign/reboot.yaml and waits for a new boot id. Asserted: both cases completed,
+// each attempt records two different boot ids, and the second case ran on a later boot than
+// the first (its "before" is the first case's "after").
+#include "harness/vm/fleet.hpp"
+#include "results/db.hpp"
+#include "tests/common/guest_exec.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+const std::string kXdg = std::string(HARNESS_BINARY_DIR) + "/campaign-reboot-xdg";
+
+TEST(RebootBetweenCases, EachCaseStartsOnAFreshBootOfTheSameVm) {
+  char tmpl[] = "/tmp/campaign-reboot-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string log = dir + "/run.log";
+  const std::string env = "XDG_CACHE_HOME=" + kXdg + " ";
+  ASSERT_EQ(std::system((env + kHarness + " vm down vm0 >/dev/null 2>&1; " + env + kHarness + " vm image > " + log +
+                         " 2>&1 && " + env + kHarness + " vm up --count 1 --allow-guest-reboot --hosts-file " + dir +
+                         "/local-hosts.yaml >> " + log + " 2>&1")
+                            .c_str()),
+            0)
+      << test_support::slurp(log);
+  // The same guest, listed as a real VM.
+  const auto guests = hvm::fleet_list(kXdg + "/reclaim-harness");
+  ASSERT_EQ(guests.size(), 1u);
+  const std::string hosts = dir + "/hosts.yaml";
+  std::ofstream(hosts) << "hosts:\n"
+                       << "  - name: vm0\n"
+                       << "    url: " << guests[0].url << "\n"
+                       << "    token_file: " << guests[0].token_file << "\n"
+                       << "    accelerator: " << guests[0].accelerator << "\n"
+                       << "    reboot_between_cases: true\n"
+                       << "    reboot_timeout_s: 300\n";
+  const std::string db_path = dir + "/reboot.db";
+  const int rc = std::system((env + kHarness + " run " + HARNESS_SOURCE_DIR + "/tests/vm/campaign/reboot.yaml " +
+                              db_path + " --hosts " + hosts + " --plain >> " + log + " 2>&1")
+                                 .c_str());
+  std::system((env + kHarness + " vm down vm0 >> " + log + " 2>&1").c_str());
+  ASSERT_EQ(rc, 0) << test_support::slurp(log);
+
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  results::Stmt q(db,
+                  "SELECT a.case_id, a.detail_json, c.status FROM attempts a JOIN schedule s USING (case_id) "
+                  "JOIN cases c USING (case_id) WHERE a.kind = 'run' ORDER BY a.started_unix_ns");
+  std::vector<nlohmann::json> reboots;
+  while (q.step()) {
+    EXPECT_EQ(q.text(2), "completed") << q.text(0);
+    const auto d = nlohmann::json::parse(q.text(1));
+    ASSERT_TRUE(d.contains("reboot")) << q.text(0) << ": " << d.dump();
+    reboots.push_back(d["reboot"]);
+  }
+  ASSERT_EQ(reboots.size(), 2u);
+  for (const auto& r : reboots) {
+    const std::string before = r.value("boot_id_before", ""), after = r.value("boot_id_after", "");
+    EXPECT_FALSE(before.empty()) << r.dump();
+    EXPECT_FALSE(after.empty()) << r.dump();
+    EXPECT_NE(before, after) << r.dump();
+  }
+  EXPECT_EQ(reboots[1].value("boot_id_before", ""), reboots[0].value("boot_id_after", "x"))
+      << "the second case's reboot did not start from the boot the first case ran on";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
