@@ -62,7 +62,7 @@ std::map<std::string, Member> members(const CampaignData& d, const std::string& 
 
 std::string num(double v) {
   if (v >= std::numeric_limits<double>::max()) return "inf";
-  return fmt::format("{:.3g}", v);
+  return std::abs(v) >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
 }
 
 }  // namespace

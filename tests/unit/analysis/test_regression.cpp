@@ -29,7 +29,9 @@ hc::Campaign ab_campaign(std::uint64_t seed = 7) {
   c.seed = seed;
   c.bootstrap_replicates = 2000;
   c.regression_alpha = 0.05;
-  c.variants = {hc::Variant{.name = "baseline"}, hc::Variant{.name = "candidate"}};
+  c.variants.resize(2);
+  c.variants[0].name = "baseline";
+  c.variants[1].name = "candidate";
   c.tolerances = {{"reclaim_duration", 1.2, std::nullopt, 1},
                   {"achieved_ratio", std::nullopt, 0.9, 2},
                   {"compute_p99", 1.3, std::nullopt, 3},
