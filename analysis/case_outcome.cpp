@@ -45,6 +45,11 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
     if (st.step() && !st.is_null(0) && !st.is_null(1) && st.int64(1) > st.int64(0))
       o.case_span_s = static_cast<double>(st.int64(1) - st.int64(0)) / 1e9;
   }
+  if (has_table(db, "restoration")) {
+    results::Stmt st(db, "SELECT end_ns - start_ns FROM restoration WHERE case_id = ?1");
+    st.bind(1, case_id);
+    if (st.step() && !st.is_null(0)) o.restoration_s = static_cast<double>(st.int64(0)) / 1e9;
+  }
   if (has_column(db, "controller_events", "irregular")) {
     results::Stmt st(db, "SELECT COUNT(irregular), COALESCE(SUM(irregular = 1), 0) FROM controller_events "
                          "WHERE case_id = ?1 AND kind = 'window'");

@@ -39,6 +39,7 @@ struct CaseOutcome {
   std::optional<double> harness_peak_rss_kib;  ///< outcome_json.harness_self.peak_rss_kib, KiB
   std::optional<double> case_span_s;         ///< warmup start .. recovery end (phases), s
   std::optional<std::string> lost_phase;     ///< lost case: outcome_json.lost.phase (last phase seen)
+  std::optional<double> restoration_s;       ///< restoration table end_ns - start_ns, s (nullopt: no row)
 };
 
 /// Number at a JSON path (e.g. {"load", "achieved_rate_mib_s"}), nullopt when any key is absent

@@ -311,4 +311,55 @@ std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<Sy
   return rows;
 }
 
+std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOptions& o) {
+  for (double r : {o.p99_ratio, o.stall_ratio, o.reclaim_ratio})
+    if (!(r > 0)) throw std::invalid_argument("synthetic A/B: ratios must be > 0");
+  if (o.vms < 1 || o.regimes.empty() || o.pairs_per_stratum < 1) throw std::invalid_argument("synthetic A/B: empty design");
+  std::filesystem::remove(path);
+  results::Db db(path, results::Db::Mode::Create);
+  const int period_ms = 100;
+  const std::size_t npress = static_cast<std::size_t>(o.pressure_s) * 1000 / period_ms;
+  const auto pattern = make_patterns(o.seed, std::max<std::size_t>(npress, 1), 20000);
+  boost::random::mt19937_64 gen(o.seed);
+  boost::random::normal_distribution<double> z(0.0, 1.0);
+  const std::string campaign = "synthetic-ab";
+  const char* variants[2] = {"baseline", "candidate"};
+  std::int64_t rows = 0;
+  db.transaction([&] {
+    write_meta(db, campaign, o.seed);
+    CaseWriter w(db);
+    for (int v = 0; v < o.vms; ++v) {
+      const std::string vm = fmt::format("vm{}", v);
+      for (const auto& regime : o.regimes) {
+        const double se = o.stratum_sd * z(gen);
+        for (int rep = 1; rep <= o.pairs_per_stratum; ++rep) {
+          for (int c = 0; c < 3; ++c) {
+            const std::string pair = fmt::format("{}/{}/{}/{}", vm, regime, rep, kConfigs[c]);
+            for (int vi = 0; vi < 2; ++vi) {
+              const std::string id = fmt::format("{}-{}-{}-r{}-{}-{}", campaign, vm, regime, rep, kConfigs[c], variants[vi]);
+              const std::string trip = fmt::format("{}/{}/{}/{}", vm, regime, rep, variants[vi]);
+              const std::int64_t dose = c == 2 ? 100663296 : 0;
+              auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigs[c], dose, o.warmup_s, o.pressure_s,
+                                    o.recovery_s, period_ms);
+              spec["variant"] = {{"name", variants[vi]}, {"pair_id", pair}, {"sysctls", nlohmann::json::object()},
+                                 {"sysfs", nlohmann::json::object()}, {"cmdline", nlohmann::json::array()},
+                                 {"kernel_release", nullptr}, {"kernel_image_dir", nullptr}};
+              std::array<double, 2> mult;
+              for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + o.case_sd * z(gen)) * (vi ? o.p99_ratio : 1.0);
+              const double stall = o.stall_scale * std::exp(o.case_sd * z(gen)) * (vi ? o.stall_ratio : 1.0);
+              const double reclaim_s = 0.15 * std::exp(o.case_sd * z(gen)) * (vi ? o.reclaim_ratio : 1.0);
+              w.schedule(id, vm, regime, rep, trip, kConfigs[c], dose, "completed");
+              w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", "kvm", spec, mult, pattern,
+                      o.warmup_s, o.pressure_s, o.recovery_s, period_ms, stall, reclaim_s, 1.2, 0, false, true,
+                      c == 2 ? std::optional<double>(1.05) : std::nullopt);
+            }
+          }
+        }
+      }
+    }
+    rows = w.rows;
+  });
+  return rows;
+}
+
 }  // namespace analysis

@@ -60,4 +60,26 @@ struct SyntheticDose {
 std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<SyntheticDose>& doses,
                                    std::uint64_t seed = 1, int pressure_s = 20);
 
+/// A synthetic A/B campaign (design ab-pairs, issue 15): per (vm, regime, repeat,
+/// configuration) one baseline and one candidate case, spec_json.variant {name, pair_id, ...}
+/// as harness/case/SPEC.md, case ids <campaign>-<vm>-<regime>-r<repeat>-<configuration>-<variant>.
+/// Truth: the candidate's pressure-phase p99 (both canaries), bg stall and refault counters
+/// and memory.reclaim write duration are the baseline's times the given ratios (each case
+/// also gets independent log-normal noise of sd case_sd); every other metric (trigger delay
+/// 4 s, swap-out, restoration 3 s, achieved/requested 1.2) is equal in both variants.
+struct SyntheticAbOptions {
+  std::uint64_t seed = 1;
+  int vms = 2;                                   ///< vm0..vm{n-1}
+  std::vector<std::string> regimes{"slow-structured", "fast-random"};
+  int pairs_per_stratum = 3;                     ///< repeats per (vm, regime, configuration)
+  double p99_ratio = 1.0, stall_ratio = 1.0, reclaim_ratio = 1.0;  ///< candidate / baseline (> 0)
+  double stall_scale = 1.0;       ///< baseline stall/refault growth scale; 0 = counters stay 0
+  double case_sd = 0.05, stratum_sd = 0.2;       ///< log-scale noise
+  int warmup_s = 3, pressure_s = 10, recovery_s = 3;  ///< phase lengths, s
+};
+
+/// Writes a new A/B campaign DB at `path` (overwrites). Returns the canary_requests rows.
+/// Errors: results::DbError, std::invalid_argument for a ratio <= 0 or an empty design.
+std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOptions& opt);
+
 }  // namespace analysis

@@ -50,7 +50,7 @@ CaseRun case_run(results::Db& db, const std::string& id) {
   return r;
 }
 
-AssertionResult evaluate(results::Db& db, const Assertion& a) {
+AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std::string>& not_run) {
   AssertionResult r;
   r.name = a.kind + (a.min ? " >= " + num(*a.min) : "") + (a.max ? " <= " + num(*a.max) : "");
   const std::string bound = a.min ? "(>= " + num(*a.min) + " needed)" : a.max ? "(<= " + num(*a.max) + " allowed)" : "";
@@ -68,6 +68,7 @@ AssertionResult evaluate(results::Db& db, const Assertion& a) {
     results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
     while (q.step()) {
       const std::string id = q.text(0), state = q.text(1);
+      if (not_run.count(id)) continue;  // deliberately not run by this check (--baseline-db)
       ++r.cases_checked;
       if (state != "pending") r.runs.push_back(case_run(db, id));
       std::string why = state;
@@ -200,9 +201,10 @@ std::string xml_escape(const std::string& s) {
 
 }  // namespace
 
-std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c) {
+std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c,
+                                                 const std::set<std::string>& not_run) {
   std::vector<AssertionResult> out;
-  for (const auto& a : c.assertions) out.push_back(evaluate(db, a));
+  for (const auto& a : c.assertions) out.push_back(evaluate(db, a, not_run));
   return out;
 }
 
@@ -234,28 +236,36 @@ std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s;
 }  // namespace
 
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
-                 const results::Provenance* prov) {
+                 const results::Provenance* prov, const std::vector<analysis::MetricComparison>* metrics) {
   std::ofstream o(path);
   if (!o) throw std::runtime_error(path + ": cannot write JUnit XML");
-  int failures = 0;
+  int failures = 0, skipped = 0;
   for (const auto& r : results) failures += r.passed ? 0 : 1;
+  const std::size_t n_metrics = metrics ? metrics->size() : 0;
+  if (metrics)
+    for (const auto& m : *metrics) {
+      failures += m.verdict == "regression" ? 1 : 0;
+      skipped += m.verdict == "no data" ? 1 : 0;
+    }
   auto prop = [&](const std::string& name, const std::string& value) {
     o << "      <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value) << "\"/>\n";
   };
+  auto prov_props = [&] {
+    if (!prov) return;
+    prop("harness_version", or_unknown(prov->build.version));
+    prop("harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
+    prop("plan_sha256", or_unknown(prov->plan_sha256));
+    prop("command_line", or_unknown(prov->command_line));
+  };
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << results.size() << "\" failures=\"" << failures
-    << "\" errors=\"0\"";
+  o << "<testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << results.size() + n_metrics << "\" failures=\""
+    << failures << "\" errors=\"0\" skipped=\"" << skipped << "\"";
   if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_escape(prov->generated_utc) << "\"";
   o << ">\n";
   for (const auto& r : results) {
     o << "  <testcase classname=\"" << xml_escape(suite) << "\" name=\"" << xml_escape(r.name) << "\">\n";
     o << "    <properties>\n";
-    if (prov) {
-      prop("harness_version", or_unknown(prov->build.version));
-      prop("harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
-      prop("plan_sha256", or_unknown(prov->plan_sha256));
-      prop("command_line", or_unknown(prov->command_line));
-    }
+    prov_props();
     prop("kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
     prop("accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
     prop("source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
@@ -287,6 +297,35 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
     }
     o << "    <system-out>" << xml_escape(out) << "</system-out>\n";
     o << "  </testcase>\n";
+  }
+  if (metrics) {
+    auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
+    for (const auto& m : *metrics) {
+      o << "  <testcase classname=\"" << xml_escape(suite + ".regression") << "\" name=\"" << xml_escape(m.metric)
+        << "\">\n";
+      o << "    <properties>\n";
+      prov_props();
+      prop("unit", m.unit);
+      prop("pairs", std::to_string(m.pairs));
+      prop("strata", std::to_string(m.strata));
+      prop("baseline_mean", opt(m.baseline_mean));
+      prop("candidate_mean", opt(m.candidate_mean));
+      prop("ratio", opt(m.ratio));
+      prop("lower", opt(m.lower));
+      prop("upper", opt(m.upper));
+      prop("level", fmt::format("{:.6g}", m.level));
+      prop("max_ratio", opt(m.max_ratio));
+      prop("min_ratio", opt(m.min_ratio));
+      prop("verdict", m.verdict);
+      o << "    </properties>\n";
+      const std::string msg = m.metric + ": " + m.detail;
+      if (m.verdict == "regression")
+        o << "    <failure message=\"" << xml_escape(msg) << "\">" << xml_escape(msg) << "</failure>\n";
+      else if (m.verdict == "no data")
+        o << "    <skipped message=\"" << xml_escape(msg) << "\"/>\n";
+      o << "    <system-out>" << xml_escape(m.verdict + ": " + msg + "\n") << "</system-out>\n";
+      o << "  </testcase>\n";
+    }
   }
   o << "</testsuite>\n";
   if (!o) throw std::runtime_error(path + ": write failed");

@@ -13,12 +13,14 @@
 //                              telemetry (and the counter was measured)
 //   canary_p99_ms max          pressure-phase p99 response time (Hyndman-Fan type 7) of each
 //                              canary in each completed case <= max milliseconds
+#include "analysis/regression.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "results/db.hpp"
 #include "results/provenance.hpp"
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,8 +57,11 @@ struct AssertionResult {
 };
 
 /// Evaluates every assertion of `c` over `db`. Never throws for missing data: a case
-/// lacking the rows an assertion needs is a failure of that assertion.
-std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c);
+/// lacking the rows an assertion needs is a failure of that assertion. `not_run`: schedule
+/// case ids this check deliberately did not run (`harness check --baseline-db`: the
+/// baseline cases); all_cases_completed does not count them.
+std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c,
+                                                 const std::set<std::string>& not_run = {});
 
 /// JUnit XML: one <testsuite name=campaign timestamp=...>, one <testcase> per assertion
 /// with <properties> (harness version and commit, plan SHA-256, command line, and the
@@ -64,8 +69,15 @@ std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign
 /// cases), <failure> whose message and body carry the measured numbers and the bound, and
 /// <system-out> listing every checked case: kernel, accelerator, commit, start..end and
 /// its measured value. `prov` (results/provenance.hpp; nullable) supplies the build, plan
-/// and command line. Throws std::runtime_error if `path` cannot be written.
+/// and command line.
+/// `metrics` (A/B campaigns, analysis/regression.hpp; nullable): one more <testcase> per
+/// metric (classname `<suite>.regression`, name = the metric), with properties (pairs,
+/// strata, means, ratio, interval, level, tolerance, verdict) and the detail line in
+/// <system-out>; verdict "regression" -> <failure> whose message carries ratio, interval,
+/// level, tolerance and pairs; "no data" -> <skipped> with the reason; "ok" and
+/// "reported" -> passed. Throws std::runtime_error if `path` cannot be written.
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
-                 const results::Provenance* prov = nullptr);
+                 const results::Provenance* prov = nullptr,
+                 const std::vector<analysis::MetricComparison>* metrics = nullptr);
 
 }  // namespace harness::campaign

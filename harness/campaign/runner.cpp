@@ -484,7 +484,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   {
     results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
     for (const auto& [id, p] : load_progress(db))
-      if ((p.state == "completed" || p.state == "lost") && !p.inflight) ++done_before;
+      if (((p.state == "completed" || p.state == "lost") && !p.inflight) || opt.skip_cases.count(id)) ++done_before;
   }
   std::vector<Host> hosts;
   bool booted_local = false;
@@ -533,7 +533,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     for (const auto& vm : c.vms) {
       std::vector<const ScheduledCase*> mine;
       for (const auto& k : s.cases)
-        if (k.vm == vm) mine.push_back(&k);  // s.cases is in ordinal order = per-VM order
+        if (k.vm == vm && !opt.skip_cases.count(k.case_id)) mine.push_back(&k);  // ordinal order = per-VM order
       const Host* h = nullptr;
       for (const auto& x : hosts)
         if (x.name == vm) h = &x;
@@ -556,6 +556,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   for (const auto& [id, p] : load_progress(db)) {
     if (p.state == "completed") ++sum.completed;
     else if (p.state == "lost") ++sum.lost;
+    else if (opt.skip_cases.count(id)) ++sum.skipped;
     else if (p.state == "infra_failed" && p.runs_since_mark >= 1 + c.max_infra_retries) ++sum.infra_failed;
     else ++sum.pending;
   }

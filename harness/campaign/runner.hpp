@@ -38,6 +38,7 @@
 
 #include <cstdio>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct RunOptions {
   /// When set, receives the fleet qualification table (preflight.hpp) printed before the run.
   std::string* preflight_out = nullptr;
   HostWait host_wait;         ///< waiting for agents that do not answer (preflight.hpp)
+  /// Schedule case ids not to run: they stay as they are (pending) and count as `skipped`,
+  /// not pending. `harness check --baseline-db` passes the baseline cases of an A/B
+  /// campaign (the stored baseline DB supplies them; the plan and its SHA-256 are unchanged).
+  std::set<std::string> skip_cases;
   std::FILE* out = stderr;    ///< progress, waits and takeover notes
 };
 
@@ -63,6 +68,7 @@ struct RunSummary {
   int infra_failed = 0;  ///< left infra_failed (retries exhausted)
   int lost = 0;          ///< lost after the pressure phase started (an outcome; never rerun)
   int pending = 0;
+  int skipped = 0;       ///< not completed or lost and in RunOptions::skip_cases (not run on purpose)
   int attempts_this_run = 0;  ///< attempts started by this run (takeovers not included)
   int taken_over = 0;         ///< in-flight attempts of an interrupted runner taken over
   /// Hosts that stayed unreachable during the run ("vm1 (URL): ..."); their cases stay pending.

@@ -1,4 +1,7 @@
 // `harness plan | run | status | export | check | mark-infra | reset-infra`: campaigns and the runner.
+#include "analysis/regression.hpp"
+#include "harness/campaign/ab_report.hpp"
+#include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
@@ -130,6 +133,36 @@ std::pair<std::int64_t, std::int64_t> earlier_run(const std::string& db_path) {
   return {q.int64(0), q.int64(1)};
 }
 
+
+/// `harness check --baseline-db BASE` (A/B campaigns): the stored baseline is usable only when
+/// its campaign's comparison settings equal this campaign's (ab_settings.hpp). Returns ""
+/// when they do, else the refusal text listing every differing setting by dotted path.
+/// Throws when BASE is not a campaign DB with a plan or its stored YAML does not parse.
+std::string baseline_refusal(const hc::Campaign& c, const std::string& base) {
+  const auto dbp = harness::cli::open_db(base, harness::cli::DbKind::Campaign);
+  results::Stmt q(*dbp, "SELECT value FROM campaign_meta WHERE key = 'campaign_yaml'");
+  if (!q.step() || q.is_null(0)) throw std::runtime_error(base + ": holds no campaign plan (campaign_meta campaign_yaml)");
+  // Both sides as written (parse_campaign, no pin resolution), so `pinned_commit: build`
+  // compares as written.
+  const auto ours = hc::comparison_settings(hc::parse_campaign(c.yaml_text, c.file));
+  const auto theirs = hc::comparison_settings(hc::parse_campaign(q.text(0), base + " (campaign_yaml)"));
+  const auto diff = hc::differing_settings(ours, theirs);
+  if (diff.empty()) return "";
+  std::string msg = "harness check: --baseline-db " + base + " was run with other comparison settings (digest " +
+                    hc::settings_digest(theirs) + ", this campaign " + hc::settings_digest(ours) +
+                    "); refusing to compare. Differing settings (this campaign vs the baseline's):\n";
+  for (const auto& d : diff) msg += "  " + d.path + ": " + d.ours + " vs " + d.theirs + "\n";
+  return msg;
+}
+
+/// Completed baseline cases (spec_json variant.name) in a campaign DB.
+std::int64_t baseline_cases(const std::string& db_path) {
+  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
+  results::Stmt q(*dbp, "SELECT count(*) FROM cases WHERE status = 'completed' AND "
+                        "json_extract(spec_json, '$.variant.name') = 'baseline'");
+  q.step();
+  return q.int64(0);
+}
 }  // namespace
 
 static const bool kRegistered = harness::cli::register_commands("campaign", [](CLI::App& app) {
@@ -297,15 +330,18 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
   {
     auto* sub = app.add_subcommand(
         "check",
-        "Run a CI campaign on a fresh DB and evaluate its assertions (JUnit XML with kernel, commit, accelerator, "
-        "times and measured values; exit 1 when an assertion fails)");
+        "Run a CI campaign on a fresh DB and evaluate its assertions and, for an A/B campaign (design ab-pairs), "
+        "the candidate/baseline metric comparisons (JUnit XML with kernel, commit, accelerator, times and measured "
+        "values; Markdown summary; exit 1 on a failed assertion or a regression, 2 when it could not run)");
     auto file = std::make_shared<std::string>();
     auto db = std::make_shared<std::string>();
     auto hosts = std::make_shared<std::string>();
     auto junit = std::make_shared<std::string>();
+    auto markdown = std::make_shared<std::string>();
+    auto baseline_db = std::make_shared<std::string>();
     auto plain = std::make_shared<bool>(false);
     auto reuse = std::make_shared<bool>(false);
-    sub->add_option("FILE", *file, "campaign YAML with `assertions:`")->required();
+    sub->add_option("FILE", *file, "campaign YAML with `assertions:` (or design ab-pairs)")->required();
     sub->add_option("DB,--db", *db,
                     "campaign DB; refused when it already holds attempts unless --reuse (default: a new "
                     "./<campaign>-<UTC time>.db for every invocation)");
@@ -313,14 +349,56 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                   "accept a DB that holds an earlier run: resume it (only unfinished cases run) and judge all its "
                   "cases, old ones included");
     sub->add_option("--hosts", *hosts, "hosts file of running agents; default: the campaign's provider");
-    sub->add_option("--junit", *junit, "write JUnit XML here");
+    sub->add_option("--junit", *junit, "write JUnit XML here (one testcase per assertion and, A/B, per metric)");
+    sub->add_option("--markdown", *markdown,
+                    "write the Markdown summary here (A/B default: <DB dir>/<DB stem>-check.md next to the DB; "
+                    "other campaigns: only when given)");
+    sub->add_option("--baseline-db", *baseline_db,
+                    "A/B campaigns: take the baseline cases from this earlier run's DB and run only the candidate "
+                    "cases (refused, exit 2, when it is missing, holds no baseline case or its comparison settings differ; "
+                    "the refusal lists them)");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
     sub->callback([=] {
       const auto c = load_pinned(*file);
-      if (c.assertions.empty()) throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
+      const bool ab = c.design == "ab-pairs";
+      if (c.assertions.empty() && !ab)
+        throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
       hc::RunOptions o;
+      if (!baseline_db->empty()) {
+        if (!ab) {
+          std::fprintf(stderr, "harness check: --baseline-db needs an A/B campaign (design.kind ab-pairs); %s is %s\n",
+                       file->c_str(), c.design.c_str());
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        try {
+          if (const auto why = baseline_refusal(c, *baseline_db); !why.empty()) {
+            std::fputs(why.c_str(), stderr);
+            harness::cli::exit_code() = harness::cli::kError;
+            return;
+          }
+          if (baseline_cases(*baseline_db) == 0) {
+            std::fprintf(stderr, "harness check: --baseline-db %s holds no completed baseline case\n",
+                         baseline_db->c_str());
+            harness::cli::exit_code() = harness::cli::kError;
+            return;
+          }
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "harness check: --baseline-db: %s\n", e.what());
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        // Only the candidate cases run; the baseline cases stay pending in this DB (the plan
+        // and its SHA-256 are the full campaign's, so both DBs hold the same preregistration).
+        for (const auto& k : hc::plan(c).cases)
+          if (k.spec.is_object() && k.spec.contains("variant") && k.spec["variant"].value("name", "") == "baseline")
+            o.skip_cases.insert(k.case_id);
+        std::printf("baseline cases from %s (comparison settings sha256 %s); %zu baseline case(s) of this plan "
+                    "not run\n",
+                    baseline_db->c_str(), hc::comparison_settings_sha256(c).c_str(), o.skip_cases.size());
+      }
       // CI never passes on stale data: a fresh DB unless the user names one, and a named
       // DB that holds an earlier run only with --reuse.
       o.db_path = db->empty() ? fresh_check_db(c.name) : *db;
@@ -345,12 +423,15 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       if (*plain) o.progress_tty = 0;
       if (!run_printing(c, o)) return;
       const auto d = harness::cli::open_db(o.db_path, harness::cli::DbKind::Campaign);
-      const auto res = hc::evaluate_assertions(*d, c);
+      hc::CheckOutcome out;
+      out.campaign = c.name;
+      out.db_path = o.db_path;
+      out.assertions = hc::evaluate_assertions(*d, c, o.skip_cases);
       const auto prov = results::collect_provenance(
           *d, harness::cli::current_build(),
           harness::cli::command_line());
       int failed = 0;
-      for (const auto& r : res) {
+      for (const auto& r : out.assertions) {
         std::printf("%s  %s  (%d case(s))\n", r.passed ? "PASS" : "FAIL", r.name.c_str(), r.cases_checked);
         for (const auto& m : r.measured)
           std::printf("      %-4s %s\n", m.passed ? "ok" : "FAIL", m.detail.c_str());
@@ -359,9 +440,41 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
             std::printf("      %s\n", f.c_str());
         failed += r.passed ? 0 : 1;
       }
-      if (!junit->empty()) hc::write_junit(*junit, c.name, res, &prov);
-      std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, res.size(), o.db_path.c_str());
-      harness::cli::exit_code() = failed ? harness::cli::kFinding : harness::cli::kOk;
+      int regressions = 0;
+      if (ab) {
+        try {
+          out.metrics = analysis::compare_variants(baseline_db->empty() ? o.db_path : *baseline_db, o.db_path, c);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "harness check: cannot compare the variants: %s\n", e.what());
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        out.baseline_db = *baseline_db;
+        out.settings_sha256 = hc::comparison_settings_sha256(c);
+        out.bootstrap_replicates = c.bootstrap_replicates;
+        out.seed = c.seed;
+        out.regression_alpha = c.regression_alpha;
+        std::printf("\ncandidate / baseline (%s):\n%s", baseline_db->empty() ? "same DB" : baseline_db->c_str(),
+                    hc::regression_table(out.metrics).c_str());
+        for (const auto& m : out.metrics) {
+          if (m.verdict == "regression") ++regressions;
+          if (m.verdict == "regression" || (m.verdict == "no data" && (m.max_ratio || m.min_ratio)))
+            std::printf("  %s %s: %s\n", m.verdict == "regression" ? "REGRESSION" : "NO DATA", m.metric.c_str(),
+                        m.detail.c_str());
+        }
+      }
+      if (!junit->empty()) hc::write_junit(*junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr);
+      const std::string md = !markdown->empty() ? *markdown : ab ? hc::default_markdown_path(o.db_path) : "";
+      if (!md.empty()) {
+        hc::write_check_markdown(md, out, &prov);
+        std::printf("markdown summary: %s\n", md.c_str());
+      }
+      if (ab)
+        std::printf("%d of %zu assertion(s) failed, %d of %zu metric(s) regressed (database %s)\n", failed,
+                    out.assertions.size(), regressions, out.metrics.size(), o.db_path.c_str());
+      else
+        std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, out.assertions.size(), o.db_path.c_str());
+      harness::cli::exit_code() = out.findings() ? harness::cli::kFinding : harness::cli::kOk;
     });
   }
 });

@@ -923,3 +923,31 @@ TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
 }
 
 }  // namespace
+
+// `harness check --baseline-db` runs only the candidate cases of an A/B plan: RunOptions::
+// skip_cases leaves the named cases pending (counted as skipped, not pending, never
+// submitted); a later run without the filter runs exactly them.
+TEST(Runner, SkipCasesAreNotSubmittedAndStayPending) {
+  OneVm v;
+  const std::string skipped = "t-vm0-fast-structured-r1-delayed-activation";
+  v.o.skip_cases = {skipped};
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.planned, 3);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.pending, 0);
+  const auto subs = v.a0.submissions();
+  EXPECT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs.count(skipped), 0u);
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + skipped + "'"), "pending");
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + skipped + "'"), 0);
+  }
+  v.o.skip_cases.clear();
+  const auto s2 = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s2.completed, 3);
+  EXPECT_EQ(s2.skipped, 0);
+  EXPECT_EQ(s2.attempts_this_run, 1);
+  EXPECT_EQ(v.a0.submissions().count(skipped), 1u);
+}

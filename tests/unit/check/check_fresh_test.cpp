@@ -128,3 +128,27 @@ TEST(CheckFresh, NamedDbHoldingARunIsRefusedUnlessReuse) {
   EXPECT_THAT(reused.out, HasSubstr("0 attempt(s) in this run"));
   EXPECT_EQ(attempts(db), 3);
 }
+
+// Issue 15 flags on a campaign that is not A/B: the check path is unchanged (no Markdown
+// unless asked for), --markdown writes the assertion table, and --baseline-db is refused
+// with exit 2 before anything runs.
+TEST(CheckFresh, NonAbCampaignMarkdownOnlyWhenAskedAndBaselineDbRefused) {
+  Fixture f;
+  const std::string db = f.d / "work/plain.db";
+  const auto plain = check(f.d, f.args + " " + db);
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_FALSE(fs::exists(f.d / "work/plain-check.md")) << "no Markdown for a non-A/B check unless --markdown";
+  EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("candidate / baseline")));
+  const auto md = check(f.d, f.args + " " + (f.d / "work/md.db") + " --markdown summary.md");
+  ASSERT_EQ(md.code, 0) << md.out;
+  const auto text = testfiles::read(f.d / "work/summary.md");
+  EXPECT_THAT(text, HasSubstr("**PASS**: 0 regression(s) in 0 metric(s), 0 of 2 assertion(s) failed"));
+  EXPECT_THAT(text, HasSubstr("| all_cases_completed | 3 | pass |"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("| metric |")));
+  const int posts = f.agent.posts();
+  const auto refused = check(f.d, f.args + " " + (f.d / "work/b.db") + " --baseline-db " + db);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_THAT(refused.out, HasSubstr("--baseline-db needs an A/B campaign (design.kind ab-pairs)"));
+  EXPECT_EQ(f.agent.posts(), posts) << "a refused check submits nothing";
+  EXPECT_FALSE(fs::exists(f.d / "work/b.db"));
+}

@@ -1,0 +1,148 @@
+// `harness check` text table and Markdown summary (see ab_report.hpp).
+#include "harness/campaign/ab_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+
+namespace harness::campaign {
+namespace {
+
+std::string num(std::optional<double> v) {
+  if (!v) return "-";
+  if (*v >= std::numeric_limits<double>::max()) return "inf";
+  return std::abs(*v) >= 1000 ? fmt::format("{:.0f}", *v) : fmt::format("{:.3g}", *v);  // no 3.2e+03
+}
+
+/// A Markdown table cell: pipes escaped, < > & as entities (GitHub would take <x> for HTML),
+/// newlines flattened.
+std::string cell(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    if (ch == '|') o += "\\|";
+    else if (ch == '<') o += "&lt;";
+    else if (ch == '>') o += "&gt;";
+    else if (ch == '&') o += "&amp;";
+    else if (ch == '\n' || ch == '\r') o += ' ';
+    else o += ch;
+  }
+  return o;
+}
+
+std::vector<std::string> row(const analysis::MetricComparison& m) {
+  return {m.metric, m.unit, std::to_string(m.pairs), num(m.baseline_mean), num(m.candidate_mean), num(m.ratio),
+          interval_cell(m), tolerance_cell(m), m.verdict};
+}
+
+const std::vector<std::string>& headers() {
+  static const std::vector<std::string> h{"metric", "unit", "pairs", "baseline", "candidate",
+                                          "ratio",  "interval", "tolerance", "verdict"};
+  return h;
+}
+
+}  // namespace
+
+int CheckOutcome::findings() const {
+  int n = 0;
+  for (const auto& a : assertions) n += a.passed ? 0 : 1;
+  for (const auto& m : metrics) n += m.verdict == "regression" ? 1 : 0;
+  return n;
+}
+
+std::string interval_cell(const analysis::MetricComparison& m) {
+  if (!m.lower || !m.upper) return "-";
+  return "[" + num(m.lower) + ", " + num(m.upper) + "]";
+}
+
+std::string tolerance_cell(const analysis::MetricComparison& m) {
+  if (m.max_ratio && m.min_ratio) return num(m.min_ratio) + " .. " + num(m.max_ratio);
+  if (m.max_ratio) return "<= " + num(m.max_ratio);
+  if (m.min_ratio) return ">= " + num(m.min_ratio);
+  return "-";
+}
+
+std::string regression_table(const std::vector<analysis::MetricComparison>& metrics) {
+  std::vector<std::vector<std::string>> rows{headers()};
+  for (const auto& m : metrics) rows.push_back(row(m));
+  std::vector<std::size_t> w(headers().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t j = 0; j < r.size(); ++j) w[j] = std::max(w[j], r[j].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t j = 0; j < r.size(); ++j) {
+      const bool right = j >= 2 && j <= 5;  // numbers
+      line += j ? "  " : "";
+      line += right ? fmt::format("{:>{}}", r[j], w[j]) : fmt::format("{:<{}}", r[j], w[j]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string check_markdown(const CheckOutcome& o, const results::Provenance* prov) {
+  int failed = 0, regressions = 0, nodata = 0;
+  for (const auto& a : o.assertions) failed += a.passed ? 0 : 1;
+  for (const auto& m : o.metrics) {
+    regressions += m.verdict == "regression" ? 1 : 0;
+    nodata += m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? 1 : 0;
+  }
+  std::string md = "## harness check: " + cell(o.campaign) + "\n\n";
+  md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed", o.findings() ? "FAIL" : "PASS",
+                    regressions, o.metrics.size(), failed, o.assertions.size());
+  if (nodata) md += fmt::format("; {} metric(s) with a tolerance had no data", nodata);
+  md += ".\n\n";
+  if (!o.metrics.empty()) {
+    md += "| " ;
+    for (const auto& h : headers()) md += h + " | ";
+    md.pop_back();
+    md += "\n|";
+    for (std::size_t j = 0; j < headers().size(); ++j) md += j >= 2 && j <= 5 ? " ---: |" : " --- |";
+    md += "\n";
+    for (const auto& m : o.metrics) {
+      auto r = row(m);
+      if (m.verdict == "regression") r.back() = "**regression**";
+      md += "|";
+      for (const auto& c : r) md += " " + cell(c) + " |";
+      md += "\n";
+    }
+    const double level = o.metrics.front().level;
+    md += fmt::format(
+        "\nRatio = candidate / baseline of the stratified means (strata: vm, regime, configuration; pairs share vm, "
+        "regime, repeat and configuration). Intervals: stratified bootstrap percentile intervals at {:g}% each "
+        "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance), B = {}, seed {}. A metric regresses "
+        "when its whole interval lies beyond its tolerance.\n",
+        level * 100, o.regression_alpha, o.bootstrap_replicates, o.seed);
+    md += "Baseline cases: " + (o.baseline_db.empty() ? std::string("this run's DB") : "stored baseline `" + o.baseline_db + "`") +
+          (o.settings_sha256.empty() ? "" : "; comparison settings sha256 `" + o.settings_sha256 + "`") + ".\n\n";
+  }
+  if (!o.assertions.empty()) {
+    md += "| assertion | cases | result | first failure |\n| --- | ---: | --- | --- |\n";
+    for (const auto& a : o.assertions)
+      md += "| " + cell(a.name) + " | " + std::to_string(a.cases_checked) + " | " + (a.passed ? "pass" : "**FAIL**") +
+            " | " + cell(a.failures.empty() ? "" : a.failures.front()) + " |\n";
+    md += "\n";
+  }
+  md += "Database: `" + o.db_path + "`\n\n";
+  if (prov) md += results::provenance_markdown(*prov);
+  return md;
+}
+
+void write_check_markdown(const std::string& path, const CheckOutcome& o, const results::Provenance* prov) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot write the Markdown summary");
+  f << check_markdown(o, prov);
+  if (!f) throw std::runtime_error(path + ": write failed");
+}
+
+std::string default_markdown_path(const std::string& db_path) {
+  const std::filesystem::path p(db_path);
+  return (p.parent_path() / (p.stem().string() + "-check.md")).string();
+}
+
+}  // namespace harness::campaign

@@ -1,0 +1,50 @@
+#pragma once
+// `harness check` output for humans (issue 15; ours): the metric comparison table printed on
+// stdout and the Markdown summary for a pull-request comment (JUnit: assertions.hpp).
+#include "analysis/regression.hpp"
+#include "harness/campaign/assertions.hpp"
+#include "results/provenance.hpp"
+
+#include <string>
+#include <vector>
+
+namespace harness::campaign {
+
+/// Everything one `harness check` judged.
+struct CheckOutcome {
+  std::string campaign;                              ///< campaign name
+  std::string db_path;                               ///< the DB the run wrote
+  std::vector<AssertionResult> assertions;           ///< absolute assertions
+  std::vector<analysis::MetricComparison> metrics;   ///< empty: not an A/B campaign
+  /// Where the baseline cases came from: "" (same DB) or the --baseline-db path.
+  std::string baseline_db;
+  std::string settings_sha256;                       ///< comparison settings digest ("" when not A/B)
+  int bootstrap_replicates = 0;                      ///< B of the intervals
+  std::uint64_t seed = 0;                            ///< bootstrap seed
+  double regression_alpha = 0;                       ///< family-wise alpha over metrics with a tolerance
+  /// Failed assertions plus metrics with verdict "regression".
+  int findings() const;
+};
+
+/// Fixed-width text table, one line per metric: metric, unit, pairs, baseline, candidate,
+/// ratio, interval, tolerance, verdict (numbers to 3 significant digits; "-" when absent).
+std::string regression_table(const std::vector<analysis::MetricComparison>& metrics);
+
+/// Markdown summary: a verdict line, the metric table (metric, unit, pairs, baseline,
+/// candidate, ratio, interval, tolerance, verdict; regressions in bold), the assertion
+/// table (assertion, cases, result, first failure), how the intervals were made, and the
+/// provenance block (results/provenance.hpp). `prov` may be null.
+std::string check_markdown(const CheckOutcome& o, const results::Provenance* prov);
+
+/// Writes check_markdown to `path`. Throws std::runtime_error naming the path.
+void write_check_markdown(const std::string& path, const CheckOutcome& o, const results::Provenance* prov);
+
+/// Default Markdown path: next to the DB, <db dir>/<db stem>-check.md.
+std::string default_markdown_path(const std::string& db_path);
+
+/// Interval / tolerance cells as the table shows them, e.g. "[1.22, 1.4]", "<= 1.2",
+/// ">= 0.9", "0.9 .. 1.2", "-".
+std::string interval_cell(const analysis::MetricComparison& m);
+std::string tolerance_cell(const analysis::MetricComparison& m);
+
+}  // namespace harness::campaign

@@ -1,0 +1,126 @@
+// Comparison settings digest of an A/B campaign (see ab_settings.hpp).
+#include "harness/campaign/ab_settings.hpp"
+
+#include "harness/digest/sha256.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace harness::campaign {
+namespace {
+
+template <typename T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json variant_json(const Variant& v) {
+  nlohmann::json sysctls = nlohmann::json::object(), sysfs = nlohmann::json::object();
+  for (const auto& [k, x] : v.sysctls) sysctls[k] = x;
+  for (const auto& [k, x] : v.sysfs) sysfs[k] = x;
+  nlohmann::json j = {{"sysctls", sysctls}, {"sysfs", sysfs}, {"cmdline", v.cmdline},
+                      {"kernel", {{"image_dir", v.kernel_image_dir}}}};
+  if (!v.kernel_release.empty()) j["kernel"]["release"] = v.kernel_release;  // filled at plan time
+  return j;
+}
+
+/// Flattens `j` into path -> leaf. Objects recurse ("a.b"; an empty one has no leaf, so
+/// `sysctls: {}` against `sysctls: {vm.swappiness: 10}` is the one path
+/// `sysctls.vm.swappiness`); arrays holding an object recurse by index ("regimes[1].name");
+/// other arrays and scalars are leaves.
+void flatten(const nlohmann::json& j, const std::string& path, std::map<std::string, nlohmann::json>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, path.empty() ? k : path + "." + k, out);
+    return;
+  }
+  bool has_object = false;
+  if (j.is_array())
+    for (const auto& x : j) has_object = has_object || x.is_object();
+  if (has_object) {
+    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], path + "[" + std::to_string(i) + "]", out);
+    return;
+  }
+  out[path] = j;
+}
+
+}  // namespace
+
+nlohmann::json comparison_settings(const Campaign& c) {
+  nlohmann::json regimes = nlohmann::json::array();
+  for (const auto& g : c.regimes)
+    regimes.push_back({{"name", g.name}, {"rate_mib_s", g.rate_mib_s}, {"contents", g.contents}});
+  nlohmann::json design = {{"kind", c.design},
+                           {"vms", c.vms},
+                           {"repeats", c.repeats},
+                           {"triplets_per_regime", c.triplets_per_regime},
+                           {"dose_mib", c.dose_from_pilot.empty() ? opt(c.dose_mib)
+                                                                  : nlohmann::json{{"from_pilot", c.dose_from_pilot}}},
+                           {"doses_mib", c.pilot_doses_mib}};
+  nlohmann::json j = {
+      {"kind", c.kind},
+      {"seed", c.seed},
+      {"pinned_commit", c.pinned_commit},
+      {"vm", {{"vcpus", c.vcpus}, {"memory_mib", c.memory_mib}}},
+      {"provider",
+       {{"kind", c.provider},
+        {"count", c.vm_count},
+        {"hosts_file", c.hosts_file},
+        {"vms", c.vms},
+        {"fresh_guest_per_case", c.fresh_guest_per_case},
+        {"accelerator", c.accelerator}}},
+      {"phases_s", {{"warmup", c.warmup_s}, {"pressure", c.pressure_s}, {"recovery", c.recovery_s}}},
+      {"cgroups",
+       {{"parent", c.cgroup_parent},
+        {"bg_memory_max_mib", c.bg_memory_max_mib},
+        {"bg_memory_high_mib", opt(c.bg_memory_high_mib)},
+        {"fg_memory_max_mib", opt(c.fg_memory_max_mib)},
+        {"fg_memory_low_mib", opt(c.fg_memory_low_mib)}}},
+      {"backend",
+       {{"zram", {{"disksize_mib", c.zram_disksize_mib}, {"algorithm", c.zram_algorithm}, {"priority", c.zram_priority}}},
+        {"swapfile", {{"path", c.swapfile_path}, {"priority", c.swapfile_priority}}}}},
+      {"pressure", {{"allocation_mib", c.allocation_mib}, {"active_set_mib", c.active_set_mib}}},
+      {"regimes", regimes},
+      {"canaries",
+       {{"period_ms", c.canary_period_ms},
+        {"compute_hot_mib", c.compute_hot_mib},
+        {"sqlite_db_path", c.sqlite_db_path},
+        {"sqlite_queries_per_request", c.sqlite_queries_per_request}}},
+      {"trigger",
+       {{"window_ms", c.trigger_window_ms},
+        {"min_increase_us", c.trigger_min_increase_us},
+        {"consecutive_windows", c.trigger_consecutive_windows}}},
+      {"telemetry_period_ms", c.telemetry_period_ms},
+      {"restoration_timeout_s", c.restoration_timeout_s},
+      {"configurations", c.configurations},
+      {"design", design},
+      {"analysis", {{"bootstrap_replicates", c.bootstrap_replicates}, {"alpha", c.alpha}, {"comparisons", c.comparisons}}},
+      {"eligibility",
+       {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
+  };
+  // variants.baseline only: the candidate is what the comparison is about.
+  for (const auto& v : c.variants)
+    if (v.name == "baseline") j["variants"]["baseline"] = variant_json(v);
+  return j;
+}
+
+std::string settings_digest(const nlohmann::json& settings) { return harness::digest::sha256_hex(settings.dump()); }
+
+std::string comparison_settings_sha256(const Campaign& c) { return settings_digest(comparison_settings(c)); }
+
+std::vector<SettingDifference> differing_settings(const nlohmann::json& ours, const nlohmann::json& theirs) {
+  std::map<std::string, nlohmann::json> a, b;
+  flatten(ours, "", a);
+  flatten(theirs, "", b);
+  std::vector<SettingDifference> out;
+  for (const auto& [path, v] : a) {
+    const auto it = b.find(path);
+    if (it == b.end()) out.push_back({path, v.dump(), "(absent)"});
+    else if (it->second != v) out.push_back({path, v.dump(), it->second.dump()});
+  }
+  for (const auto& [path, v] : b)
+    if (!a.count(path)) out.push_back({path, "(absent)", v.dump()});
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.path < y.path; });
+  return out;
+}
+
+}  // namespace harness::campaign
