@@ -50,20 +50,21 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
   return s;
 }
 
-PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, int replicates, long long seed,
-                                     std::vector<std::string>& warnings) {
+PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, std::optional<int> replicates,
+                                     std::optional<std::uint64_t> seed, std::vector<std::string>& warnings) {
   const auto settings = read_campaign_settings(meta);
   warnings.insert(warnings.end(), settings.warnings.begin(), settings.warnings.end());
   PrimaryOptions opt;
-  opt.bootstrap.replicates = replicates > 0 ? replicates : settings.bootstrap_replicates.value_or(10000);
+  opt.bootstrap.replicates = replicates ? *replicates : settings.bootstrap_replicates.value_or(10000);
   opt.alpha = settings.alpha.value_or(0.05);
   if (const int min_b = minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b)
-    throw std::invalid_argument(fmt::format("{} bootstrap replicates are too few: at least 10 replicates in each tail "
-                                            "at the simultaneous level need alpha/(2 m) x B >= 10, minimum B = {}",
+    throw std::invalid_argument(fmt::format("{}{} is too small: at least 10 replicates in each tail at the "
+                                            "simultaneous level need alpha/(2 m) x B >= 10, minimum B = {}",
+                                            replicates ? "" : "campaign YAML analysis.bootstrap_replicates ",
                                             opt.bootstrap.replicates, min_b));
   opt.bootstrap.seed = 1;
-  if (seed >= 0) {
-    opt.bootstrap.seed = static_cast<std::uint64_t>(seed);
+  if (seed) {
+    opt.bootstrap.seed = *seed;
   } else if (auto it = meta.find("seed"); it != meta.end()) {
     try {
       opt.bootstrap.seed = std::stoull(it->second);

@@ -6,6 +6,7 @@
 #include "analysis/primary.hpp"
 #include "analysis/verdict.hpp"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,12 +29,13 @@ struct CampaignSettings {
 /// warnings naming the key (and YAML line) and the default is kept.
 CampaignSettings read_campaign_settings(const std::map<std::string, std::string>& meta);
 
-/// Primary-analysis options as preregistered: B = `replicates` when > 0, else the YAML's
+/// Primary-analysis options as preregistered: B = `replicates` when given, else the YAML's
 /// analysis.bootstrap_replicates, else 10,000; alpha from the YAML, else 0.05; seed = `seed`
-/// when >= 0, else campaign_meta.seed, else 1. Problems (unreadable YAML, a non-integer seed)
-/// are appended to `warnings`. Errors: std::invalid_argument when B is below
-/// minimum_replicates(alpha, 4) (message names the minimum).
-PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, int replicates, long long seed,
-                                     std::vector<std::string>& warnings);
+/// when given, else campaign_meta.seed, else 1 (threads left at 0). Problems (unreadable YAML,
+/// a non-integer seed) are appended to `warnings`. Errors: std::invalid_argument when B is
+/// below minimum_replicates(alpha, 4); the message names where B came from (the
+/// YAML key when it came from there) and the minimum B.
+PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, std::optional<int> replicates,
+                                     std::optional<std::uint64_t> seed, std::vector<std::string>& warnings);
 
 }  // namespace analysis

@@ -4,10 +4,9 @@
 // Prints one JSON summary line on stdout (canaries/canary_runner.hpp); exit 0 on a normal
 // end or SIGTERM/SIGINT, 1 on a run error, 2 on bad arguments (message names the flag).
 #include "canaries/canary_runner.hpp"
+#include "canaries/cli_main.hpp"
 #include "canaries/hot_region.hpp"
 #include "canaries/stop_signal.hpp"
-
-#include <iostream>
 
 int main(int argc, char** argv) {
   CLI::App app{"canary-compute: periodic requests touching a hot memory region (reclaim-ablation harness)"};
@@ -15,22 +14,12 @@ int main(int argc, char** argv) {
   std::int64_t hot_mib = 16;
   canaries::add_run_options(app, opts);
   app.add_option("--hot-mib", hot_mib, "hot region, MiB, touched by every request")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help (rc 0) or the error naming the flag
-    return rc == 0 ? 0 : 2;
-  }
-  try {
+  if (const auto rc = canaries::parse_flags(app, argc, argv)) return *rc;
+  return canaries::run_main("canary-compute", [&] {
     if (hot_mib < 1 || hot_mib > 65536) {
       throw std::invalid_argument("--hot-mib " + std::to_string(hot_mib) + " must be in [1, 65536]");
     }
-    canaries::make_schedule(opts, 0);  // flag checks before allocating anything
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "canary-compute: " << e.what() << std::endl;
-    return 2;
-  }
-  try {
+    canaries::make_schedule(opts, 0);   // flag checks before allocating anything
     canaries::install_stop_handlers();  // before the region is filled: an early SIGTERM still ends cleanly
     canaries::HotRegion region(static_cast<std::size_t>(hot_mib) << 20, opts.seed);
     std::uint64_t digest = 0;
@@ -41,11 +30,5 @@ int main(int argc, char** argv) {
           j["seed"] = opts.seed;
           j["digest"] = digest;  // xor of request accumulators: same seed + requests -> same digest
         });
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "canary-compute: " << e.what() << std::endl;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "canary-compute: " << e.what() << std::endl;
-    return 1;
-  }
+  });
 }

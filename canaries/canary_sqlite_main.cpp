@@ -10,6 +10,7 @@
 // 2 bad arguments (message names the flag).
 #include "canaries/canary_db.hpp"
 #include "canaries/canary_runner.hpp"
+#include "canaries/cli_main.hpp"
 #include "canaries/stop_signal.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
@@ -36,40 +37,24 @@ int main(int argc, char** argv) {
   run->add_option("--queries-per-request", queries, "indexed point queries per request")->capture_default_str();
   canaries::add_run_options(*run, opts);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help (rc 0) or the error naming the flag
-    return rc == 0 ? 0 : 2;
-  }
+  if (const auto rc = canaries::parse_flags(app, argc, argv)) return *rc;
 
   if (*prepare) {
-    try {
+    return canaries::run_main("canary-sqlite prepare", [&] {
       canaries::prepare_database(prep);
       std::cout << nlohmann::json{{"db", prep.path}, {"rows", prep.rows}, {"payload_bytes", prep.payload_bytes},
                                   {"seed", prep.seed}}
                        .dump()
                 << std::endl;
       return 0;
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "canary-sqlite prepare: " << e.what() << std::endl;
-      return 2;
-    } catch (const std::exception& e) {
-      std::cerr << "canary-sqlite prepare: " << e.what() << std::endl;
-      return 1;
-    }
+    });
   }
 
-  try {
+  return canaries::run_main("canary-sqlite run", [&] {
     if (queries < 1 || queries > 100000) {
       throw std::invalid_argument("--queries-per-request " + std::to_string(queries) + " must be in [1, 100000]");
     }
     canaries::make_schedule(opts, 0);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "canary-sqlite run: " << e.what() << std::endl;
-    return 2;
-  }
-  try {
     canaries::install_stop_handlers();  // before the database opens: a early SIGTERM still ends cleanly
     canaries::CanaryDb db(db_path);
     boost::random::mt19937_64 eng(opts.seed ^ 0x71756572792d6b65ULL);
@@ -96,11 +81,5 @@ int main(int argc, char** argv) {
           j["rows_missing"] = missing;  // > 0 means the database does not match its meta (corrupt)
           j["digest"] = digest;
         });
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "canary-sqlite run: " << e.what() << std::endl;
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "canary-sqlite run: " << e.what() << std::endl;
-    return 1;
-  }
+  });
 }

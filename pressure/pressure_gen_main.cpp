@@ -11,6 +11,7 @@
 //  "cpu_user_s", "cpu_sys_s" (its CPU time: tells a CPU-bound allocation from a waiting one),
 //  "contents", "seed", "stopped_by" ("duration" | "SIGTERM" | "SIGINT")}.
 // Exit 2 on bad arguments (message names the flag), 1 on a run error.
+#include "canaries/cli_main.hpp"
 #include "canaries/clock.hpp"
 #include "canaries/stop_signal.hpp"
 #include "pressure/generator.hpp"
@@ -60,12 +61,7 @@ int main(int argc, char** argv) {
   CLI::App app{"pressure-gen: paced anonymous-memory allocation with active-set re-touching"};
   pressure::Options o;
   pressure::add_options(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help (rc 0) or the error naming the flag
-    return rc == 0 ? 0 : 2;
-  }
+  if (const auto rc = canaries::parse_flags(app, argc, argv)) return *rc;
   try {
     pressure::validate(o);
   } catch (const std::invalid_argument& e) {

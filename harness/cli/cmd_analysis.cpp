@@ -3,6 +3,7 @@
 #include "build_id.hpp"
 #include "registry.hpp"
 
+#include "harness/cli/analysis_options.hpp"
 #include "harness/cli/open_db.hpp"
 #include "harness/cli/validators.hpp"
 
@@ -58,30 +59,9 @@ int run_analyze(const AnalyzeArgs& a) {
   // Defaults from the preregistered campaign (campaign_meta): seed, analysis.bootstrap_replicates,
   // analysis.alpha; command-line flags override them.
   const auto data = analysis::load_campaign(a.db);
-  const auto settings = analysis::read_campaign_settings(data.meta);
-  analysis::PrimaryOptions opt;
-  opt.bootstrap.replicates = a.replicates ? *a.replicates : settings.bootstrap_replicates.value_or(10000);
-  opt.alpha = settings.alpha.value_or(0.05);
-  if (const int min_b = analysis::minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b) {
-    const std::string why = std::to_string(opt.bootstrap.replicates) +
-                            " is too small: at least 10 replicates in each tail at the simultaneous level need "
-                            "alpha/(2 m) x B >= 10, minimum B = " + std::to_string(min_b);
-    if (a.replicates) throw CLI::ValidationError("--replicates", why);  // the command line is wrong: 64
-    throw std::runtime_error(a.db + ": campaign YAML analysis.bootstrap_replicates " + why);  // the campaign: 2
-  }
+  std::vector<std::string> warnings;
+  analysis::PrimaryOptions opt = harness::cli::analysis_options(a.db, data.meta, a.replicates, a.seed, warnings);
   opt.bootstrap.threads = a.threads;
-  std::vector<std::string> warnings = settings.warnings;
-  std::uint64_t seed = 1;
-  if (a.seed) {
-    seed = *a.seed;
-  } else if (auto it = data.meta.find("seed"); it != data.meta.end()) {
-    try {
-      seed = std::stoull(it->second);
-    } catch (...) {
-      warnings.push_back("campaign_meta.seed '" + it->second + "' is not an integer; bootstrap seed 1 used");
-    }
-  }
-  opt.bootstrap.seed = seed;
   const analysis::TripletSet ts = analysis::build_triplets(data);
   if (ts.triplets.empty()) {
     std::string why = a.db + ": no complete matched triplet to analyse (" + std::to_string(data.cases.size()) +
@@ -100,7 +80,7 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
-        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, seed);
+        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {
@@ -148,12 +128,7 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
                                 "p95/p99 differences, the verdict by the predefined rule, figures");
   an->add_option("DB", aa->db, "campaign DB (results/schema.sql); a pilot DB is refused (use pilot-select)")->required();
-  an->add_option("--replicates,-B", aa->replicates,
-                 "bootstrap replicates B (default: campaign YAML analysis.bootstrap_replicates, else 10000; below the "
-                 "minimum for alpha and the 4 comparisons is refused)")
-      ->check(harness::cli::integer_in(1, 100'000'000));
-  an->add_option("--seed", aa->seed, "bootstrap seed (default: campaign_meta.seed, else 1)")
-      ->check(harness::cli::integer_in(0));
+  harness::cli::add_analysis_flags(*an, aa->replicates, aa->seed);
   an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)")
       ->check(harness::cli::integer_in(0, 4096));
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));

@@ -4,8 +4,8 @@
 // harness/campaign/archive.hpp.
 #include "build_id.hpp"
 #include "exit_codes.hpp"
+#include "analysis_options.hpp"
 #include "open_db.hpp"
-#include "validators.hpp"
 #include "registry.hpp"
 
 #include "analysis/analysis_report.hpp"
@@ -23,6 +23,7 @@
 #include <map>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace {
@@ -33,8 +34,8 @@ struct CompareArgs {
   std::vector<std::string> dbs;
   bool published = false;
   std::string format = "md", out;
-  int replicates = 0;
-  long long seed = -1;
+  std::optional<int> replicates;      // unset: each campaign's analysis.bootstrap_replicates, else 10000
+  std::optional<std::uint64_t> seed;  // unset: each campaign_meta.seed, else 1
 };
 
 struct ArchiveArgs {
@@ -67,13 +68,7 @@ analysis::Report analyse(const std::string& db_path, const CompareArgs& a) {
   harness::cli::open_db(db_path, harness::cli::DbKind::Results);  // missing/not a DB: plain error, exit 2
   const auto data = analysis::load_campaign(db_path);
   std::vector<std::string> warnings;
-  analysis::PrimaryOptions opt;
-  try {
-    opt = analysis::preregistered_options(data.meta, a.replicates, a.seed, warnings);
-  } catch (const std::invalid_argument& e) {
-    if (a.replicates > 0) throw CLI::ValidationError("--replicates", e.what());  // the command line: 64
-    throw std::runtime_error(db_path + ": " + e.what());                        // the campaign: 2
-  }
+  const auto opt = harness::cli::analysis_options(db_path, data.meta, a.replicates, a.seed, warnings);
   const auto ts = analysis::build_triplets(data);
   if (ts.triplets.empty())
     throw std::runtime_error(db_path + ": no complete matched triplet to compare (" + std::to_string(data.cases.size()) +
@@ -159,12 +154,7 @@ const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& 
   cmp->add_flag("--published", ca->published,
                 "compare with the study's published values: 0.938 [0.906, 0.971], 0.704 [0.675, 0.735], "
                 "0.993 [0.968, 1.020], 0.765 [0.726, 0.806]");
-  cmp->add_option("--replicates,-B", ca->replicates,
-                  "bootstrap replicates B for both campaigns (default: each campaign's analysis.bootstrap_replicates, "
-                  "else 10000)")
-      ->check(harness::cli::integer_in(1, 100'000'000));
-  cmp->add_option("--seed", ca->seed, "bootstrap seed (default: each campaign_meta.seed, else 1)")
-      ->check(harness::cli::integer_in(0));
+  harness::cli::add_analysis_flags(*cmp, ca->replicates, ca->seed);
   cmp->add_option("--format", ca->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   cmp->add_option("--out", ca->out, "directory for report.md, report.json, report.html and one CSV per table");
   cmp->footer(harness::cli::kExitCodeTable);

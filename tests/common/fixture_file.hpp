@@ -6,17 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/common/slurp.hpp"
 
 namespace test_support {
 
 inline std::string fixture_text(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  EXPECT_TRUE(std::ifstream(path).good()) << path;
+  return slurp(path);
 }
 
 }  // namespace test_support

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the vm-labelled tests that run one shell script in a fresh guest
-// (`harness vm image` then `harness vm exec`): tests/vm/case/{case,reclaim}_vm_test.cpp.
+// (`harness vm image` then `harness vm exec`): tests/vm/case/{case,reclaim}_vm_test.cpp;
+// it brings test_support::slurp (tests/common/slurp.hpp) to the vm tests.
 // Header-only; include as "tests/common/guest_exec.hpp". Needs HARNESS_BINARY_DIR.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,18 +12,13 @@
 #include <sstream>
 #include <string>
 
+#include "tests/common/slurp.hpp"
+
 namespace test_support {
 
 inline int sh(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 /// One guest run: `dir`/script.sh, `dir`/collect (the guest's /out and console.log),

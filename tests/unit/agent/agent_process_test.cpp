@@ -9,6 +9,7 @@
 #include "harness/agent/tls_pin.hpp"
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
+#include "tests/common/slurp.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
@@ -520,8 +521,7 @@ std::vector<pid_t> live_group_members(pid_t pgid) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string stat = test_support::slurp(e.path() / "stat");
     auto rp = stat.rfind(')');
     if (rp == std::string::npos) continue;
     std::istringstream rest(stat.substr(rp + 2));

@@ -21,11 +21,6 @@ struct TempDir {
 };
 }  // namespace
 
-analysis::SyntheticOptions small_synthetic() {
-  return analysis::SyntheticOptions{
-      .vms = 2, .triplets_per_stratum = 2, .warmup_s = 2, .pressure_s = 5, .recovery_s = 2, .accelerator = "tcg"};
-}
-
 std::string temp_db(const std::string& stem) {
   static int n = 0;
   static TempDir tmp;

@@ -43,8 +43,4 @@ std::vector<Case> two_strata_three_repeats();
 /// A fresh temp file path under the build's temp dir (unique per call).
 std::string temp_db(const std::string& stem);
 
-/// The small synthetic campaign the report, figures and Python-module tests share: 2 VMs x 4
-/// regimes x 2 triplets (48 cases), phases 2/5/2 s, accelerator tcg; tests adjust fields.
-analysis::SyntheticOptions small_synthetic();
-
 }  // namespace golden

@@ -6,6 +6,7 @@
 #include "analysis/synthetic.hpp"
 
 #include "golden_db.hpp"
+#include "tests/common/small_synthetic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -66,13 +67,8 @@ TEST(Compare, TwoCampaignsSideBySide) {
 TEST(Compare, MechanismDifferences) {
   auto synth = [](std::uint64_t seed, const std::string& stem) {
     const auto path = golden::temp_db(stem);
-    analysis::SyntheticOptions o;
+    analysis::SyntheticOptions o = test_support::small_synthetic("kvm");
     o.seed = seed;
-    o.vms = 2;
-    o.triplets_per_stratum = 2;
-    o.warmup_s = 2;
-    o.pressure_s = 5;
-    o.recovery_s = 2;
     analysis::write_synthetic_campaign(path, o);
     analysis::PrimaryOptions opt;
     opt.bootstrap = {2000, 1, 1};

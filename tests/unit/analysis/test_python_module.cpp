@@ -7,6 +7,7 @@
 #include "analysis/synthetic.hpp"
 
 #include "golden_db.hpp"
+#include "tests/common/small_synthetic.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@ const std::string kPyDir = HARNESS_BINARY_DIR "/analysis/python";
 
 TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   const auto db = golden::temp_db("py");
-  analysis::write_synthetic_campaign(db, golden::small_synthetic());
+  analysis::write_synthetic_campaign(db, test_support::small_synthetic());
   const std::string out = db + ".json";
   const std::string cmd = "PYTHONPATH=" + kPyDir + " /usr/bin/python3 " HARNESS_SOURCE_DIR
                           "/tests/unit/analysis/python_module_check.py " + db + " " + out;
@@ -53,7 +54,7 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
 
 TEST(PythonModule, FiguresScriptWritesFivePngs) {
   const auto db = golden::temp_db("fig");
-  analysis::write_synthetic_campaign(db, golden::small_synthetic());
+  analysis::write_synthetic_campaign(db, test_support::small_synthetic());
   const auto dir = std::filesystem::path(db).parent_path() / "figs";
   setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
   const auto pngs = analysis::run_figures(db, dir.string(), 2000, 1);

@@ -4,6 +4,7 @@
 #include "analysis/synthetic.hpp"
 
 #include "golden_db.hpp"
+#include "tests/common/small_synthetic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@
 
 TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   const auto path = golden::temp_db("report");
-  analysis::SyntheticOptions o = golden::small_synthetic();
+  analysis::SyntheticOptions o = test_support::small_synthetic();
   o.infra_failed_cases = 1;
   o.missing_cases = 1;
   analysis::write_synthetic_campaign(path, o);

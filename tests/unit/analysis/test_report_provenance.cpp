@@ -7,6 +7,7 @@
 #include "results/db.hpp"
 
 #include "golden_db.hpp"
+#include "tests/common/small_synthetic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,14 +35,7 @@ void set_meta(const std::string& db_path, const std::string& key, const std::str
 }
 
 analysis::Report synthetic_report(const std::string& path) {
-  analysis::SyntheticOptions o;
-  o.vms = 2;
-  o.triplets_per_stratum = 2;
-  o.pressure_s = 5;
-  o.warmup_s = 2;
-  o.recovery_s = 2;
-  o.accelerator = "tcg";
-  analysis::write_synthetic_campaign(path, o);
+  analysis::write_synthetic_campaign(path, test_support::small_synthetic());
   analysis::PrimaryOptions opt;
   opt.bootstrap = {2000, 1, 2};
   return analysis::analyze_campaign(path, opt);

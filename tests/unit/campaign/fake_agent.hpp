@@ -6,6 +6,7 @@
 // many times that base case was submitted, 1-based). A case becomes terminal after
 // `polls_to_finish` status requests, walking through the phases on the way.
 #include "results/db.hpp"
+#include "tests/common/slurp.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -318,9 +319,7 @@ class FakeAgent {
         res.set_content(R"({"error":"no bundle"})", "application/json");
         return;
       }
-      std::ifstream in(path, std::ios::binary);
-      std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      res.set_content(data, "application/vnd.sqlite3");
+      res.set_content(test_support::slurp(path), "application/vnd.sqlite3");
     });
     server_.Post(R"(/v1/cases/([A-Za-z0-9._-]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
       ++posts_;

@@ -25,10 +25,12 @@
 #include <fstream>
 
 #include "test_files.hpp"
+#include "tests/common/run_harness.hpp"
 
 namespace hc = harness::campaign;
 using testfiles::TempDir;
 using testfiles::write;
+using test_support::run_harness;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -72,6 +74,24 @@ std::string text(results::Db& db, const std::string& sql) {
   return q.text(0);
 }
 
+/// Writes `d`/hosts.yaml for `agents` (token file `d`/token, written by the caller) and
+/// `d`/t.yaml = `yaml`; returns the loaded campaign.
+hc::Campaign fleet_campaign(const TempDir& d, const std::vector<const fake::FakeAgent*>& agents,
+                            const std::string& yaml) {
+  write(d / "hosts.yaml", hosts_yaml(agents, d / "token"));
+  write(d / "t.yaml", yaml);
+  return hc::load_campaign(d / "t.yaml");
+}
+
+/// Options of a run in `d`: DB `d`/c.db, hosts file `d`/hosts.yaml, no progress display.
+hc::RunOptions run_options(const TempDir& d) {
+  hc::RunOptions o;
+  o.db_path = d / "c.db";
+  o.hosts_file = d / "hosts.yaml";
+  o.progress_tty = 0;
+  return o;
+}
+
 /// One VM, one triplet, polls walking setup, warmup, pressure, recovery, restoration.
 struct OneVm {
   TempDir d;
@@ -81,12 +101,8 @@ struct OneVm {
   explicit OneVm(int retries = 2) {
     write(d / "token", "tok");
     a0.polls_to_finish = 5;
-    write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
-    write(d / "t.yaml", campaign_yaml(1, 1, retries));
-    c = hc::load_campaign(d / "t.yaml");
-    o.db_path = d / "c.db";
-    o.hosts_file = d / "hosts.yaml";
-    o.progress_tty = 0;
+    c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, retries));
+    o = run_options(d);
   }
 };
 
@@ -98,16 +114,12 @@ TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
   const std::string oom_case = "t-vm0-fast-structured-r1-bounded-reclaim";
   a0.outcome = [&](const std::string& id, int) { return id == oom_case ? fake::Outcome::Oom : fake::Outcome::Completed; };
-  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
-  write(d / "t.yaml", campaign_yaml(2, 2, 2,
-                                    "assertions:\n  - kind: all_cases_completed\n  - kind: no_foreground_oom\n"
-                                    "  - {kind: reclaim_achieved_ratio, min: 0.8}\n  - {kind: trigger_within_s, max: 5}\n"
-                                    "  - kind: restoration_clean\n  - {kind: canary_p99_ms, max: 50}\n"));
-  const auto c = hc::load_campaign(d / "t.yaml");
-  hc::RunOptions o;
-  o.db_path = d / "c.db";
-  o.hosts_file = d / "hosts.yaml";
-  o.progress_tty = 0;
+  const auto c = fleet_campaign(d, {&a0, &a1},
+                                campaign_yaml(2, 2, 2,
+                                              "assertions:\n  - kind: all_cases_completed\n  - kind: no_foreground_oom\n"
+                                              "  - {kind: reclaim_achieved_ratio, min: 0.8}\n  - {kind: trigger_within_s, max: 5}\n"
+                                              "  - kind: restoration_clean\n  - {kind: canary_p99_ms, max: 50}\n"));
+  const auto o = run_options(d);
   const auto s = hc::run_campaign(c, o);
   EXPECT_EQ(s.planned, 12);
   EXPECT_EQ(s.completed, 12);
@@ -140,8 +152,7 @@ TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
       }
     }
     hc::write_junit(d / "junit.xml", c.name, res);
-    std::ifstream in(d / "junit.xml");
-    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string xml = testfiles::read(d / "junit.xml");
     EXPECT_THAT(xml, HasSubstr("tests=\"6\" failures=\"1\""));
     EXPECT_THAT(xml, HasSubstr("<failure message=\"" + oom_case + ": 1 foreground OOM kill(s)\""));
     // Tidy CSV: header + one line per request, derived response time present.
@@ -175,13 +186,8 @@ TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {
     if (id == dead) return fake::Outcome::InfraNoBundleInWarmup;
     return fake::Outcome::Completed;
   };
-  write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
-  write(d / "t.yaml", campaign_yaml(1, 1, 1));
-  const auto c = hc::load_campaign(d / "t.yaml");
-  hc::RunOptions o;
-  o.db_path = d / "c.db";
-  o.hosts_file = d / "hosts.yaml";
-  o.progress_tty = 0;
+  const auto c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, 1));
+  const auto o = run_options(d);
   const auto s = hc::run_campaign(c, o);
   EXPECT_EQ(s.completed, 2);
   EXPECT_EQ(s.infra_failed, 1);
@@ -218,13 +224,8 @@ TEST(Runner, TamperedScheduleOrChangedCampaignRefused) {
   TempDir d;
   write(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
-  write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
-  write(d / "t.yaml", campaign_yaml(1, 1, 0));
-  const auto c = hc::load_campaign(d / "t.yaml");
-  hc::RunOptions o;
-  o.db_path = d / "c.db";
-  o.hosts_file = d / "hosts.yaml";
-  o.progress_tty = 0;
+  const auto c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, 0));
+  const auto o = run_options(d);
   {
     results::Db db(o.db_path, results::Db::Mode::Create);
     hc::store_plan(db, c, hc::plan(c));
@@ -246,7 +247,7 @@ TEST(Runner, TamperedScheduleOrChangedCampaignRefused) {
 }
 
 TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  const std::string harness = test_support::harness_binary();
   ASSERT_TRUE(std::filesystem::exists(harness)) << harness;
   TempDir d;
   write(d / "token", "tok");
@@ -330,7 +331,7 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
 }
 
 TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  const std::string harness = test_support::harness_binary();
   OneVm v;
   v.a0.polls_to_finish = 200;  // the first runner stays busy for a few seconds
   const pid_t first = fork();
@@ -508,13 +509,8 @@ namespace {
 /// Two VMs; returns the error of a refused run (empty when it ran).
 std::string refused_run(fake::FakeAgent& a0, fake::FakeAgent& a1, const TempDir& d, int* attempts_in_db) {
   write(d / "token", "tok");
-  write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
-  write(d / "t.yaml", campaign_yaml(2, 1, 2));
-  const auto c = hc::load_campaign(d / "t.yaml");
-  hc::RunOptions o;
-  o.db_path = d / "c.db";
-  o.hosts_file = d / "hosts.yaml";
-  o.progress_tty = 0;
+  const auto c = fleet_campaign(d, {&a0, &a1}, campaign_yaml(2, 1, 2));
+  const auto o = run_options(d);
   std::string err;
   try {
     hc::run_campaign(c, o);
@@ -588,20 +584,15 @@ TEST(RunnerPreflight, PinnedCommitMustMatchACleanBuild) {
 }
 
 TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   TempDir d;
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
   a1.qualification["recorded"]["thp_enabled"] = "always";
   write(d / "token", "tok");
   write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
   write(d / "t.yaml", campaign_yaml(2, 1, 2));
-  const std::string cmd = harness + " run " + (d / "t.yaml") + " --db " + (d / "c.db") + " --hosts " +
-                          (d / "hosts.yaml") + " --plain > " + (d / "out.txt") + " 2>&1";
-  const int st = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(st));
-  EXPECT_EQ(WEXITSTATUS(st), 2);
-  std::ifstream in(d / "out.txt");
-  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto [rc, out] = run_harness(
+      "run " + (d / "t.yaml") + " --db " + (d / "c.db") + " --hosts " + (d / "hosts.yaml") + " --plain", d / "out.txt");
+  EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("harness: qualification before scheduling refused the run (no case submitted):"));
   EXPECT_THAT(out, HasSubstr("VMs differ in thp_enabled: vm0 madvise, vm1 always"));
   EXPECT_EQ(a0.posts() + a1.posts(), 0);
@@ -610,27 +601,22 @@ TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
 }
 
 TEST(RunnerLost, HarnessMarkInfraRefusesUnknownPendingAndReasonless) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   TempDir d;
   write(d / "t.yaml", campaign_yaml(1, 1, 2));
-  ASSERT_EQ(std::system((harness + " plan " + (d / "t.yaml") + " --db " + (d / "c.db") + " > /dev/null").c_str()), 0);
+  ASSERT_EQ(run_harness("plan " + (d / "t.yaml") + " --db " + (d / "c.db"), d / "out.txt").code, 0);
   auto run = [&](const std::string& args) {
-    const int st = std::system((harness + " mark-infra " + (d / "c.db") + " " + args + " > " + (d / "out.txt") +
-                                " 2>&1").c_str());
-    std::ifstream in(d / "out.txt");
-    const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return std::make_pair(WIFEXITED(st) ? WEXITSTATUS(st) : -1, out);
+    return run_harness("mark-infra " + (d / "c.db") + " " + args, d / "out.txt");
   };
   const auto unknown = run("t-nope --reason 'host died'");
-  EXPECT_EQ(unknown.first, 2);
-  EXPECT_THAT(unknown.second, HasSubstr("mark-infra: no case 't-nope' in the schedule of"));
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_THAT(unknown.out, HasSubstr("mark-infra: no case 't-nope' in the schedule of"));
   const auto pending = run("t-vm0-fast-structured-r1-static-zram --reason 'host died'");
-  EXPECT_EQ(pending.first, 2);
-  EXPECT_THAT(pending.second, HasSubstr("is pending (never run): nothing to reclassify"));
+  EXPECT_EQ(pending.code, 2);
+  EXPECT_THAT(pending.out, HasSubstr("is pending (never run): nothing to reclassify"));
   const auto blank = run("t-vm0-fast-structured-r1-static-zram --reason ' '");
-  EXPECT_EQ(blank.first, 2);
-  EXPECT_THAT(blank.second, HasSubstr("--reason must say why"));
-  EXPECT_NE(run("t-vm0-fast-structured-r1-static-zram").first, 0);  // --reason is required
+  EXPECT_EQ(blank.code, 2);
+  EXPECT_THAT(blank.out, HasSubstr("--reason must say why"));
+  EXPECT_NE(run("t-vm0-fast-structured-r1-static-zram").code, 0);  // --reason is required
   results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
 }
@@ -727,10 +713,7 @@ TEST(RunnerWait, UnreachableHostIsWaitedForWithBackoffAndRefusedWithoutAnAttempt
                               "\n    accelerator: real\n");
   write(d / "t.yaml", campaign_yaml(1, 1, 2));
   const auto c = hc::load_campaign(d / "t.yaml");
-  hc::RunOptions o;
-  o.db_path = d / "c.db";
-  o.hosts_file = d / "hosts.yaml";
-  o.progress_tty = 0;
+  auto o = run_options(d);
   o.host_wait.total_s = 2;
   o.host_wait.first_backoff_ms = 200;
   std::FILE* log = std::tmpfile();
@@ -844,24 +827,18 @@ TEST(RunnerResetInfra, ExhaustedInfraFailedCaseRunsAgainAuditedPlanUnchanged) {
 }
 
 TEST(RunnerResetInfra, HarnessResetInfraRefusesWithExit2AndNamesTheState) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   TempDir d;
   write(d / "t.yaml", campaign_yaml(1, 1, 2));
-  ASSERT_EQ(std::system((harness + " plan " + (d / "t.yaml") + " --db " + (d / "c.db") + " > /dev/null").c_str()), 0);
-  const int st = std::system((harness + " reset-infra " + (d / "c.db") +
-                              " --case t-vm0-fast-structured-r1-static-zram --reason 'agents down' > " +
-                              (d / "out.txt") + " 2>&1").c_str());
-  ASSERT_TRUE(WIFEXITED(st));
-  EXPECT_EQ(WEXITSTATUS(st), 2);
-  std::ifstream in(d / "out.txt");
-  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(run_harness("plan " + (d / "t.yaml") + " --db " + (d / "c.db"), d / "out.txt").code, 0);
+  const auto [rc, out] = run_harness(
+      "reset-infra " + (d / "c.db") + " --case t-vm0-fast-structured-r1-static-zram --reason 'agents down'",
+      d / "out.txt");
+  EXPECT_EQ(rc, 2);
   EXPECT_THAT(out, HasSubstr("reset-infra: case 't-vm0-fast-structured-r1-static-zram' is pending, not infra_failed"));
-  const int all = std::system((harness + " reset-infra " + (d / "c.db") + " --reason 'agents down' > " +
-                               (d / "out.txt") + " 2>&1").c_str());
-  EXPECT_EQ(WEXITSTATUS(all), 0);
-  std::ifstream in2(d / "out.txt");
-  const std::string out2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
-  EXPECT_THAT(out2, HasSubstr("0 case(s) reset"));
+  const auto [rc_all, out_all] =
+      run_harness("reset-infra " + (d / "c.db") + " --reason 'agents down'", d / "out.txt");
+  EXPECT_EQ(rc_all, 0);
+  EXPECT_THAT(out_all, HasSubstr("0 case(s) reset"));
 }
 
 namespace {

@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/common/fixed_pin.hpp"
+#include "tests/common/slurp.hpp"
 
 namespace testfiles {
 
@@ -26,13 +28,9 @@ class TempDir {
   std::string path_;
 };
 
-/// The file's bytes ("" when unreadable).
-inline std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+/// The file's bytes ("" when unreadable): tests/common/slurp.hpp.
+using test_support::slurp;
+inline std::string read(const std::string& path) { return slurp(path); }
 
 /// Replaces the file with `text`.
 inline void write(const std::string& path, const std::string& text) {
@@ -40,13 +38,7 @@ inline void write(const std::string& path, const std::string& text) {
   o << text;
 }
 
-/// A repository campaign's text with `pinned_commit: build` replaced by a fixed 40-hex
-/// commit, so a test of the CLI does not depend on whether this build is clean.
-inline std::string with_fixed_pin(std::string text) {
-  const std::string from = "pinned_commit: build";
-  const auto at = text.find(from);
-  if (at != std::string::npos) text.replace(at, from.size(), "pinned_commit: " + std::string(40, 'c'));
-  return text;
-}
+/// A repository campaign's text with a fixed pinned commit: tests/common/fixed_pin.hpp.
+using test_support::with_fixed_pin;
 
 }  // namespace testfiles

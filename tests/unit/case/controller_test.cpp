@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "harness/case/controller.hpp"
 #include "harness/kernel/psi.hpp"
+#include "tests/common/slurp.hpp"
 
 using hcase::Configuration;
 using hcase::ControllerEvent;
@@ -19,10 +19,7 @@ std::vector<std::int64_t> recorded_totals() {
   std::vector<std::int64_t> out;
   for (int i = 0; i < 32; ++i) {
     auto p = fmt::format("tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/{:03d}.memory.pressure", i);
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    out.push_back(static_cast<std::int64_t>(kernel::parse_psi(ss.str(), p).some_total_us()));
+    out.push_back(static_cast<std::int64_t>(kernel::parse_psi(test_support::slurp(p), p).some_total_us()));
   }
   return out;
 }

@@ -29,6 +29,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/spec.hpp"
+#include "tests/common/slurp.hpp"
 #include "harness/kernel/swap.hpp"
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
@@ -72,8 +73,7 @@ class Scratch {
     std::ofstream(root() / rel) << text;
   }
   std::string get(const std::string& rel) const {
-    std::ifstream in(root() / rel);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return test_support::slurp(root() / rel);
   }
 
  private:

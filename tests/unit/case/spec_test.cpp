@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "harness/case/spec.hpp"
+#include "tests/common/slurp.hpp"
 
 using hcase::Configuration;
 using hcase::parse_spec;
@@ -15,10 +15,7 @@ namespace {
 const char* kStudySpec = "tests/unit/case/fixtures/spec-study.json";
 
 json study() {
-  std::ifstream in(kStudySpec);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
+  return json::parse(test_support::slurp(kStudySpec));
 }
 
 /// Parses `j`, expects a SpecError naming `field`, returns its message.

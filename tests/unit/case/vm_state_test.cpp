@@ -12,6 +12,7 @@
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/vm_state.hpp"
 #include "harness/kernel/zram_owner.hpp"
+#include "tests/common/slurp.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,8 +38,7 @@ class Tree {
     std::ofstream(dir / rel) << text;
   }
   std::string get(const std::string& rel) const {
-    std::ifstream in(dir / rel);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return test_support::slurp(dir / rel);
   }
   fs::path dir;
 };

@@ -19,15 +19,16 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "results/db.hpp"
+#include "tests/common/slurp.hpp"
 
 namespace fs = std::filesystem;
+using test_support::slurp;
 namespace hc = harness::campaign;
 
 namespace {
@@ -38,13 +39,6 @@ constexpr std::int64_t kPe = 140 * kSec;  // pressure phase end
 constexpr std::int64_t kDose = 96ll << 20;
 constexpr const char* kCaseCommit = "abcdef0123456789abcdef0123456789abcdef01";
 constexpr std::int64_t kStartUnixNs = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// The CI campaign (campaigns/ci-regression.yaml: one triplet) with one assertion.
 std::string campaign_yaml(const std::string& assertion) {

@@ -10,16 +10,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "results/db.hpp"
+#include "tests/common/fixed_pin.hpp"
+#include "tests/common/run_harness.hpp"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -27,13 +27,8 @@ using ::testing::Not;
 
 namespace {
 
-const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
 const std::string kSource = HARNESS_SOURCE_DIR;
-
-struct Result {
-  int code = -1;
-  std::string out;  ///< stdout and stderr together
-};
+using Result = test_support::HarnessRun;
 
 class Cli : public ::testing::Test {
  protected:
@@ -48,14 +43,7 @@ class Cli : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
 
   /// Runs `harness ARGS` (ARGS already shell-quoted) with stdout+stderr captured.
-  Result harness(const std::string& args) {
-    const fs::path log = dir / "out.txt";
-    const int st = std::system((kHarness + " " + args + " > " + log.string() + " 2>&1").c_str());
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, ss.str()};
-  }
+  Result harness(const std::string& args) { return test_support::run_harness(args, dir / "out.txt"); }
 
   std::string file(const std::string& name, const std::string& text) {
     std::ofstream(dir / name) << text;
@@ -65,13 +53,7 @@ class Cli : public ::testing::Test {
   /// A copy of a repository campaign with `pinned_commit: build` fixed, so planning does
   /// not depend on whether this build is clean.
   std::string campaign(const std::string& name) {
-    std::ifstream in(kSource + "/campaigns/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string y = ss.str();
-    const std::string from = "pinned_commit: build";
-    if (auto at = y.find(from); at != std::string::npos) y.replace(at, from.size(), "pinned_commit: " + std::string(40, 'c'));
-    return file(name, y);
+    return file(name, test_support::with_fixed_pin(test_support::slurp(kSource + "/campaigns/" + name)));
   }
 };
 

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/common/slurp.hpp"
+
 namespace kernel_test {
 class TmpTree {
  public:
@@ -25,8 +27,7 @@ class TmpTree {
     std::ofstream(dir_ / rel) << text;
   }
   std::string get(const std::string& rel) const {
-    std::ifstream in(dir_ / rel);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return test_support::slurp(dir_ / rel);
   }
   /// Copies a fixture tree into this scratch dir.
   void copy_from(const std::string& src) const {

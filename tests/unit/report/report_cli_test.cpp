@@ -3,6 +3,8 @@
 #include "analysis/synthetic.hpp"
 #include "harness/digest/sha256.hpp"
 #include "results/db.hpp"
+#include "tests/common/slurp.hpp"
+#include "tests/common/small_synthetic.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,13 +13,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::slurp;
 
 struct Run {
   int code = -1;
@@ -36,12 +38,6 @@ Run sh(const std::string& cmd) {
   return r;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 class ReportCli : public ::testing::Test {
  protected:
@@ -54,12 +50,7 @@ class ReportCli : public ::testing::Test {
 
   std::string synthetic(const std::string& name, double compute_static_ratio) {
     const auto path = (dir / (name + ".db")).string();
-    analysis::SyntheticOptions o;
-    o.vms = 2;
-    o.triplets_per_stratum = 2;
-    o.warmup_s = 2;
-    o.pressure_s = 5;
-    o.recovery_s = 2;
+    analysis::SyntheticOptions o = test_support::small_synthetic("kvm");
     o.true_ratios[0] = compute_static_ratio;
     o.case_sd = o.triplet_sd = 0.001;
     analysis::write_synthetic_campaign(path, o);
@@ -95,7 +86,7 @@ TEST_F(ReportCli, CompareTwoCampaigns) {
   EXPECT_NE(j["provenance"]["command_line"].get<std::string>().find("compare"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "cmp" / "compare_table4.csv.meta.json"));
   EXPECT_TRUE(fs::exists(dir / "cmp" / "report.html"));
-  EXPECT_NE(read(dir / "cmp" / "compare_table4.csv").find("a_ratio,a_ratio_lower"), std::string::npos);
+  EXPECT_NE(slurp(dir / "cmp" / "compare_table4.csv").find("a_ratio,a_ratio_lower"), std::string::npos);
 }
 
 TEST_F(ReportCli, CompareWithPublished) {
@@ -128,11 +119,11 @@ TEST_F(ReportCli, ArchiveBundlesEverything) {
                         "report/report.md", "report/report.html", "report/report.json", "report/table4_primary.csv",
                         "report/table4_primary.csv.meta.json"})
     EXPECT_TRUE(fs::exists(top / f)) << f;
-  EXPECT_EQ(read(top / "campaign.yaml"), "name: camp-x\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n");
-  EXPECT_EQ(read(top / "plan.sha256"), harness::digest::sha256_hex("{\"cases\":[]}") + "\n");
+  EXPECT_EQ(slurp(top / "campaign.yaml"), "name: camp-x\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n");
+  EXPECT_EQ(slurp(top / "plan.sha256"), harness::digest::sha256_hex("{\"cases\":[]}") + "\n");
   // plan.json is the hashed bytes: its SHA-256 is the stored preregistration hash.
-  EXPECT_EQ(harness::digest::sha256_file((top / "plan.json").string()) + "\n", read(top / "plan.sha256"));
-  const auto b = nlohmann::json::parse(read(top / "build.json"));
+  EXPECT_EQ(harness::digest::sha256_file((top / "plan.json").string()) + "\n", slurp(top / "plan.sha256"));
+  const auto b = nlohmann::json::parse(slurp(top / "build.json"));
   EXPECT_EQ(b["campaign_name"], "camp-x");
   EXPECT_TRUE(b.contains("source_commit"));
   // The manifest verifies, and the copied DB holds every case of the original.

@@ -1,6 +1,7 @@
 // CpioWriter output is a gzip'd newc archive that GNU cpio lists and extracts identically.
 #include "harness/vm/cpio.hpp"
 #include "harness/vm/subprocess.hpp"
+#include "tests/common/slurp.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -34,9 +35,7 @@ TEST(Cpio, RoundTripsThroughGnuCpio) {
     EXPECT_NE(list.out.find(p), std::string::npos) << p << " missing from:\n" << list.out;
   auto ex = hvm::run({"sh", "-c", "gzip -dc ../a.cpio.gz | cpio -idm --quiet"}, (d / "x").string());
   ASSERT_EQ(ex.exit_code, 0) << ex.err;
-  std::ifstream in(d / "x" / "odd", std::ios::binary);
-  std::string odd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(odd, std::string("abc\0def", 7));
+  EXPECT_EQ(test_support::slurp(d / "x" / "odd"), std::string("abc\0def", 7));
   EXPECT_EQ(fs::read_symlink(d / "x" / "bin/sh").string(), "/bin/busybox");
   EXPECT_EQ(fs::status(d / "x" / "init").permissions() & fs::perms::owner_exec, fs::perms::owner_exec);
   EXPECT_EQ(fs::status(d / "x" / "odd").permissions() & fs::perms::others_read, fs::perms::none);

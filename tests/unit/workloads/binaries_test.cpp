@@ -3,6 +3,7 @@
 // a clear error and a non-zero exit, no crash. No timing assertions: readiness for
 // SIGTERM is read from /proc/<pid>/status (SigCgt), not guessed from a sleep.
 #include "canaries/trace_file.hpp"
+#include "tests/common/slurp.hpp"
 
 #include <nlohmann/json.hpp>
 #include <signal.h>
@@ -16,10 +17,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
+using test_support::slurp;
 extern char** environ;
 
 namespace {
@@ -67,13 +68,6 @@ void wait_for_sigterm_handler(pid_t pid) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 class Binaries : public ::testing::Test {

@@ -1,5 +1,6 @@
 // Trace file format (canaries/TRACE.md): round trip, and clear errors on bad files.
 #include "canaries/trace_file.hpp"
+#include "tests/common/slurp.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using test_support::slurp;
 using canaries::TraceError;
 using canaries::TraceHeader;
 using canaries::TraceRecord;
@@ -32,11 +34,6 @@ std::vector<TraceRecord> sample_records() {
   v[6].completion_ns = 0;  // never completed
   v[5].minflt = std::numeric_limits<std::int64_t>::max();
   return v;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 template <typename Fn>

@@ -32,6 +32,7 @@
 
 #include "results/db.hpp"
 #include "tests/common/guest_exec.hpp"
+#include "tests/common/vm_case_spec.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -41,40 +42,11 @@ namespace {
 const char* kConfigs[] = {"static-zram", "delayed-activation", "bounded-reclaim"};
 
 json spec_for(const std::string& conf) {
-  json s = {
-      {"case_id", "vmtest-" + conf},
-      {"campaign", "vmtest"},
-      {"vm", "vm0"},
-      {"regime", "fast-structured"},
-      {"repeat", 1},
-      {"triplet_id", "vm0/fast-structured/1"},
-      {"configuration", conf},
-      {"pinned_commit", "any"},
-      {"vm_shape", {{"vcpus", 1}, {"memory_mib", 1024}}},
-      {"phases_s", {{"warmup", 5}, {"pressure", 25}, {"recovery", 5}}},
-      {"cgroups", {{"parent", "harness"}, {"bg_memory_max_bytes", 200ll << 20}}},
-      {"backend",
-       {{"zram_disksize_bytes", 512ll << 20},
-        {"zram_algorithm", "lzo-rle"},
-        {"zram_priority", 100},
-        {"swapfile_path", "/var/lib/harness/swapfile"},
-        {"swapfile_priority", 10}}},
-      // Active set larger than the bg limit: continuous reclaim while it is re-touched.
-      {"pressure",
-       {{"allocation_bytes", 320ll << 20},
-        {"rate_mib_s", 64},
-        {"active_set_bytes", 256ll << 20},
-        {"contents", "structured"},
-        {"seed", 1}}},
-      {"canaries",
-       {{"period_ms", 100},
-        {"compute_hot_bytes", 16ll << 20},
-        {"sqlite_db_path", "/var/lib/harness/canary.db"},
-        {"sqlite_queries_per_request", 8},
-        {"seed", 1}}},
-  };
-  if (conf == "bounded-reclaim") s["dose_bytes"] = 96ll << 20;
-  return s;
+  // Active set (256 MiB) larger than the bg limit (200 MiB): continuous reclaim while it is re-touched.
+  return test_support::vm_case_spec("vmtest-" + conf, conf,
+                                    {.warmup_s = 5, .pressure_s = 25, .recovery_s = 5, .bg_memory_max_mib = 200,
+                                     .zram_disksize_mib = 512, .allocation_mib = 320, .active_set_mib = 256},
+                                    "vm0/fast-structured/1");
 }
 
 std::int64_t one_int(results::Db& db, const std::string& sql) {

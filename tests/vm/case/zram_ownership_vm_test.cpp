@@ -29,6 +29,7 @@
 
 #include "results/db.hpp"
 #include "tests/common/guest_exec.hpp"
+#include "tests/common/vm_case_spec.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -37,37 +38,10 @@ using test_support::slurp;
 namespace {
 
 json spec(const std::string& id) {
-  return {
-      {"case_id", id},
-      {"campaign", "vmtest"},
-      {"vm", "vm0"},
-      {"regime", "fast-structured"},
-      {"repeat", 1},
-      {"configuration", "static-zram"},
-      {"pinned_commit", "any"},
-      {"vm_shape", {{"vcpus", 1}, {"memory_mib", 1024}}},
-      {"phases_s", {{"warmup", 2}, {"pressure", 10}, {"recovery", 2}}},
-      // Small: TCG allocates ~18 MiB/s, so the limit is reached ~4 s into pressure.
-      {"cgroups", {{"parent", "harness"}, {"bg_memory_max_bytes", 64ll << 20}}},
-      {"backend",
-       {{"zram_disksize_bytes", 256ll << 20},
-        {"zram_algorithm", "lzo-rle"},
-        {"zram_priority", 100},
-        {"swapfile_path", "/var/lib/harness/swapfile"},
-        {"swapfile_priority", 10}}},
-      {"pressure",
-       {{"allocation_bytes", 128ll << 20},
-        {"rate_mib_s", 64},
-        {"active_set_bytes", 96ll << 20},
-        {"contents", "structured"},
-        {"seed", 1}}},
-      {"canaries",
-       {{"period_ms", 100},
-        {"compute_hot_bytes", 16ll << 20},
-        {"sqlite_db_path", "/var/lib/harness/canary.db"},
-        {"sqlite_queries_per_request", 8},
-        {"seed", 1}}},
-  };
+  // Small bg limit: TCG allocates ~18 MiB/s, so the limit is reached ~4 s into pressure.
+  return test_support::vm_case_spec(id, "static-zram",
+                                    {.warmup_s = 2, .pressure_s = 10, .recovery_s = 2, .bg_memory_max_mib = 64,
+                                     .zram_disksize_mib = 256, .allocation_mib = 128, .active_set_mib = 96});
 }
 
 /// The /proc/swaps line of `dev` split into words ("" fields when absent).

@@ -5,6 +5,7 @@
 // Slow under TCG (minutes); the case phases are shortened (10/20/10 s).
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
+#include "tests/common/guest_exec.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -16,12 +17,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <regex>
 #include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using test_support::slurp;
 
 namespace {
 
@@ -33,11 +34,6 @@ int sh(const std::string& cmd) {
   std::fprintf(stderr, "+ %s\n", cmd.c_str());
   int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // The SPEC.md example, shortened to 10/20/10 s phases and a 450 MiB allocation.
