@@ -135,6 +135,14 @@ struct CaseRec {
   std::chrono::steady_clock::time_point cancel_at{};
 };
 
+/// True when the request announces a body (Content-Length or Transfer-Encoding). A POST
+/// with neither has no body (RFC 9112 section 6.3); httplib would instead read until the
+/// client closes, so a plain `curl -X POST` to a body-less endpoint would wait for its read
+/// timeout and fail.
+static bool has_body_framing(const httplib::Request& req) {
+  return req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
+}
+
 struct Server::Impl {
   AgentOptions opts;
   std::string token;
@@ -657,9 +665,9 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     std::string body;
     if (impl_->read_body(rd, res, body)) impl_->submit(body, res);
   });
-  http.Post("/v1/reboot", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& rd) {
+  http.Post("/v1/reboot", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& rd) {
     std::string body;  // takes no body; any body is still bounded
-    if (impl_->read_body(rd, res, body)) impl_->reboot(res);
+    if (!has_body_framing(req) || impl_->read_body(rd, res, body)) impl_->reboot(res);
   });
   http.Delete("/v1/unclean", [this](const httplib::Request&, httplib::Response& res) {
     json u = impl_->unclean();
@@ -674,7 +682,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   http.Post(R"(/v1/cases/.*)",
             [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& rd) {
               std::string body;  // cancel takes no body; any body is still bounded
-              if (impl_->read_body(rd, res, body)) impl_->case_route(req, res);
+              if (!has_body_framing(req) || impl_->read_body(rd, res, body)) impl_->case_route(req, res);
             });
 }
 

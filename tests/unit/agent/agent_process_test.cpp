@@ -657,6 +657,15 @@ TEST_P(AgentProcess, RebootNeedsTokenAndPermission) {
   EXPECT_FALSE(json::parse(h->body).value("boot_id", std::string()).empty()) << h->body;
 }
 
+// A body-less POST without Content-Length (what `curl -X POST` sends) has no body (RFC
+// 9112 section 6.3): the reboot endpoint answers at once instead of waiting for a body.
+TEST_P(AgentProcess, BodylessPostWithoutALengthIsAnsweredAtOnce) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--reboot-cmd", "true"}));
+  const std::string head = std::string("POST /v1/reboot HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") + kToken;
+  // No --allow-reboot: 403 (not the 400 of a body read that timed out).
+  EXPECT_EQ(raw(head, {}), "HTTP/1.1 403 Forbidden");
+}
+
 TEST_P(AgentProcess, RebootRunsAfterTheAnswerAndNotDuringACase) {
   const fs::path rebooted = dir / "rebooted";
   ASSERT_TRUE(start("qualify-ok.sh", nullptr,
