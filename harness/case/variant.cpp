@@ -124,6 +124,7 @@ std::optional<std::string> VariantApplier::apply_knob(const std::string& key, co
   r.write_attempted = true;
   const auto w = fs_.write(path, value);
   if (!w.ok()) return fail(w.err, fmt::format("writing '{}' failed: {}", value, err_text(w.err)));
+  r.write_ok = true;
   const auto back = fs_.try_read(path);
   if (!back.ok()) return fail(back.err, "reading it back failed: " + err_text(back.err));
   r.readback = norm(back.text);
@@ -182,7 +183,7 @@ std::vector<std::string> VariantApplier::restore() {
   restored_ = true;
   for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
     KnobRecord& r = *it;
-    if (!r.before || !r.write_attempted) continue;  // nothing was written
+    if (!r.before || !r.write_ok) continue;  // nothing was written
     r.restore_attempted = true;
     const std::string value = restore_value(*r.before);
     const auto w = fs_.write(r.path, value);

@@ -63,7 +63,7 @@ struct KnobRecord {
   std::string path;      ///< root-relative file
   std::optional<std::string> before, readback, restored_readback;
   std::string written;
-  bool write_attempted = false, restore_attempted = false;
+  bool write_attempted = false, write_ok = false, restore_attempted = false;
   int err = 0;           ///< errno of the failing apply step (0 = none)
   std::string error;     ///< "" = applied
   std::string restore_error;  ///< "" = restored and read back equal to `before`
@@ -79,7 +79,8 @@ class VariantApplier {
   /// infra_failed reason (naming the key, path and errno), or nullopt when every knob
   /// is applied. Stops at the first failure; restore() puts back what was written.
   std::optional<std::string> apply();
-  /// Writes `before` back to every knob apply() wrote (reverse order) and reads it back.
+  /// Writes `before` back to every knob apply() wrote successfully (reverse order; a failed
+  /// write changed nothing) and reads it back.
   /// Returns one problem sentence per knob not restored (empty = clean). Idempotent: a
   /// second call does nothing and returns the first call's problems.
   std::vector<std::string> restore();
