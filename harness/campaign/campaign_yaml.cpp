@@ -222,6 +222,13 @@ void design_vms(Section& s, Campaign& c) {
   c.vms = names;
 }
 
+/// The key node of `key` in mapping `map` (its Mark() is the key's line), else `map`.
+YAML::Node key_node(const YAML::Node& map, const std::string& key) {
+  for (const auto& kv : map)
+    if (kv.first.Scalar() == key) return kv.first;
+  return map;
+}
+
 /// Reads a {name: value} mapping of a variant (sysctls or sysfs), values as text.
 std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const std::string& key, bool sysfs) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -259,7 +266,9 @@ void ab_variants(Section& top, Campaign& c) {
     return;
   }
   YAML::Node vn = top.get("variants", false);
-  if (!ab) top.fail(vn, "variants", "only for design.kind ab-pairs (this campaign is " + c.design + ")");
+  if (!ab)
+    top.fail(key_node(top.node(), "variants"), "variants",
+             "only for design.kind ab-pairs (this campaign is " + c.design + ")");
   Section vs(vn, "variants", top.file());
   const std::filesystem::path base_dir = std::filesystem::path(top.file()).parent_path();
   for (const char* name : {"baseline", "candidate"}) {
@@ -267,7 +276,7 @@ void ab_variants(Section& top, Campaign& c) {
     Section v(n.IsNull() ? YAML::Node(YAML::NodeType::Map) : n, vs.field(name), top.file());
     Variant x;
     x.name = name;
-    x.line = static_cast<int>(n.Mark().line) + 1;
+    x.line = static_cast<int>(key_node(vn, name).Mark().line) + 1;
     x.sysctls = variant_knobs(v, "sysctls", false);
     x.sysfs = variant_knobs(v, "sysfs", true);
     if (YAML::Node cl = v.get("cmdline", false); cl && !cl.IsNull()) {
@@ -314,7 +323,7 @@ void ab_variants(Section& top, Campaign& c) {
   bool boots = false;
   for (const auto& x : c.variants) boots = boots || !x.cmdline.empty() || !x.kernel_image_dir.empty();
   if (boots && !c.fresh_guest_per_case)
-    top.fail(vn, "variants",
+    top.fail(key_node(top.node(), "variants"), "variants",
              "a variant with cmdline or kernel needs provider.fresh_guest_per_case: true (each case boots its "
              "variant's guest)");
 }
@@ -323,7 +332,8 @@ void ab_variants(Section& top, Campaign& c) {
 void ab_regression(Section& top, Campaign& c) {
   if (!top.has("regression")) return;
   YAML::Node rn = top.node()["regression"];
-  if (c.design != "ab-pairs") top.fail(rn, "regression", "only for design.kind ab-pairs (this campaign is " + c.design + ")");
+  if (c.design != "ab-pairs")
+    top.fail(key_node(top.node(), "regression"), "regression", "only for design.kind ab-pairs (this campaign is " + c.design + ")");
   Section r = top.child("regression");
   c.regression_alpha = r.scalar<double>("alpha", 0.05);
   if (!(c.regression_alpha > 0 && c.regression_alpha < 1))
