@@ -67,21 +67,7 @@ std::string num(double v) {
 
 }  // namespace
 
-const std::vector<RegressionMetric>& regression_metrics() {
-  static const std::vector<RegressionMetric> m{
-      {"reclaim_duration", "s", "memory.reclaim write duration (bounded-reclaim cases)"},
-      {"achieved_ratio", "ratio", "achieved / requested bytes of the memory.reclaim write (bounded-reclaim cases)"},
-      {"trigger_delay", "s", "PSI trigger (would_trigger for static-zram) after the pressure phase start"},
-      {"bg_psi_some", "s", "bg memory.pressure some stall over the pressure phase"},
-      {"bg_psi_full", "s", "bg memory.pressure full stall over the pressure phase"},
-      {"swapout", "KiB", "pswpout over the pressure phase"},
-      {"refaults", "count", "bg+fg workingset_refault (anon+file) over the pressure phase"},
-      {"compute_p99", "ms", "compute canary pressure-phase p99 response time"},
-      {"sqlite_p99", "ms", "sqlite canary pressure-phase p99 response time"},
-      {"restoration_time", "s", "restoration end - start"},
-  };
-  return m;
-}
+// regression_metrics(): analysis/regression_metrics.cpp (the campaign loader validates with it).
 
 bool is_regression(double lower, double upper, std::optional<double> max_ratio, std::optional<double> min_ratio) {
   return (max_ratio && lower > *max_ratio) || (min_ratio && upper < *min_ratio);

@@ -1,7 +1,11 @@
 // Campaign YAML loader: strict (unknown keys rejected), every error with file:line:col
 // and the dotted field path. Rules come from the study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
+#include "analysis/regression.hpp"
 #include "harness/case/spec.hpp"
+#include "harness/case/variant.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <yaml-cpp/yaml.h>
 
@@ -218,6 +222,150 @@ void design_vms(Section& s, Campaign& c) {
   c.vms = names;
 }
 
+/// The key node of `key` in mapping `map` (its Mark() is the key's line), else `map`.
+YAML::Node key_node(const YAML::Node& map, const std::string& key) {
+  for (const auto& kv : map)
+    if (kv.first.Scalar() == key) return kv.first;
+  return map;
+}
+
+/// Reads a {name: value} mapping of a variant (sysctls or sysfs), values as text.
+std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const std::string& key, bool sysfs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  YAML::Node m = v.get(key, false);
+  if (!m || m.IsNull()) return out;
+  const std::string f = v.field(key);
+  if (!m.IsMap())
+    v.fail(m, f, sysfs ? "expected a mapping {/sys/kernel/mm/PATH: value}" : "expected a mapping {vm.NAME: value}");
+  for (const auto& kv : m) {
+    const std::string k = kv.first.Scalar();
+    const std::string kf = f + "." + k;
+    if (sysfs) {
+      if (auto why = hcase::sysfs_path_problem(k)) v.fail(kv.first, kf, "'" + k + "' " + *why);
+    } else if (!hcase::valid_sysctl_name(k)) {
+      v.fail(kv.first, kf, "'" + k + "' is not a sysctl name ([a-z0-9_.]+ with a dot, e.g. vm.swappiness)");
+    }
+    if (!kv.second.IsScalar() || kv.second.IsNull())
+      v.fail(kv.second.IsDefined() && !kv.second.IsNull() ? kv.second : kv.first, kf, "expected a scalar value");
+    const std::string val = kv.second.Scalar();
+    if (!hcase::valid_variant_value(val))
+      v.fail(kv.second, kf, "value '" + val + "' does not match [A-Za-z0-9 _.,:=+-]{1,64}");
+    out.emplace_back(k, val);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// variants: {baseline, candidate} (design ab-pairs only; issue 15).
+void ab_variants(Section& top, Campaign& c) {
+  const bool ab = c.design == "ab-pairs";
+  if (!top.has("variants")) {
+    if (ab)
+      top.fail(top.node()["design"]["kind"], "design.kind",
+               "ab-pairs needs a top-level `variants: {baseline: ..., candidate: ...}` (docs/CAMPAIGN.md)");
+    return;
+  }
+  YAML::Node vn = top.get("variants", false);
+  if (!ab)
+    top.fail(key_node(top.node(), "variants"), "variants",
+             "only for design.kind ab-pairs (this campaign is " + c.design + ")");
+  Section vs(vn, "variants", top.file());
+  const std::filesystem::path base_dir = std::filesystem::path(top.file()).parent_path();
+  for (const char* name : {"baseline", "candidate"}) {
+    YAML::Node n = vs.get(name, true);
+    Section v(n.IsNull() ? YAML::Node(YAML::NodeType::Map) : n, vs.field(name), top.file());
+    Variant x;
+    x.name = name;
+    x.line = static_cast<int>(key_node(vn, name).Mark().line) + 1;
+    x.sysctls = variant_knobs(v, "sysctls", false);
+    x.sysfs = variant_knobs(v, "sysfs", true);
+    if (YAML::Node cl = v.get("cmdline", false); cl && !cl.IsNull()) {
+      if (!cl.IsSequence()) v.fail(cl, v.field("cmdline"), "expected a list of kernel parameters");
+      if (c.provider != "local-qemu")
+        v.fail(cl, v.field("cmdline"), "needs provider.kind local-qemu (the harness boots the guest with it)");
+      for (std::size_t i = 0; i < cl.size(); ++i) {
+        const std::string f = v.field("cmdline") + "[" + std::to_string(i) + "]";
+        const auto p = v.as<std::string>(cl[i], f);
+        if (!hcase::valid_cmdline_param(p)) v.fail(cl[i], f, "'" + p + "' does not match [A-Za-z0-9_.,=:+-]+");
+        x.cmdline.push_back(p);
+      }
+    }
+    if (v.has("kernel")) {
+      YAML::Node kn = v.node()["kernel"];
+      if (c.provider != "local-qemu")
+        v.fail(kn, v.field("kernel"), "needs provider.kind local-qemu (the harness boots the guest with it)");
+      Section k = v.child("kernel");
+      const std::string dir = k.scalar<std::string>("image_dir");
+      const YAML::Node at = kn["image_dir"];
+      if (dir.empty()) k.fail(at, k.field("image_dir"), "must name a directory built by `harness vm image --out DIR`");
+      std::filesystem::path p(dir);
+      if (p.is_relative()) p = base_dir / p;
+      p = std::filesystem::absolute(p).lexically_normal();
+      const auto mf = p / "manifest.json";
+      std::ifstream in(mf);
+      if (!in)
+        k.fail(at, k.field("image_dir"),
+               "'" + p.string() + "' holds no manifest.json (build it with `harness vm image --kernel ... --out DIR`)");
+      try {
+        const auto m = nlohmann::json::parse(in);
+        x.kernel_release = m.value("kernel_release", "");
+      } catch (const nlohmann::json::exception& e) {
+        k.fail(at, k.field("image_dir"), mf.string() + ": " + e.what());
+      }
+      if (x.kernel_release.empty()) k.fail(at, k.field("image_dir"), mf.string() + " names no kernel_release");
+      x.kernel_image_dir = p.string();
+      k.finish();
+    }
+    v.finish();
+    c.variants.push_back(std::move(x));
+  }
+  vs.finish();
+  bool boots = false;
+  for (const auto& x : c.variants) boots = boots || !x.cmdline.empty() || !x.kernel_image_dir.empty();
+  if (boots && !c.fresh_guest_per_case)
+    top.fail(key_node(top.node(), "variants"), "variants",
+             "a variant with cmdline or kernel needs provider.fresh_guest_per_case: true (each case boots its "
+             "variant's guest)");
+}
+
+/// regression: {alpha, tolerances} (design ab-pairs only; issue 15).
+void ab_regression(Section& top, Campaign& c) {
+  if (!top.has("regression")) return;
+  YAML::Node rn = top.node()["regression"];
+  if (c.design != "ab-pairs")
+    top.fail(key_node(top.node(), "regression"), "regression", "only for design.kind ab-pairs (this campaign is " + c.design + ")");
+  Section r = top.child("regression");
+  c.regression_alpha = r.scalar<double>("alpha", 0.05);
+  if (!(c.regression_alpha > 0 && c.regression_alpha < 1))
+    r.fail(rn["alpha"], r.field("alpha"), "must lie in (0, 1)");
+  YAML::Node tn = r.get("tolerances", false);
+  if (tn && !tn.IsNull()) {
+    if (!tn.IsMap()) r.fail(tn, r.field("tolerances"), "expected a mapping {metric: {max_ratio, min_ratio}}");
+    std::string names;
+    for (const auto& m : analysis::regression_metrics()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    for (const auto& kv : tn) {
+      Tolerance t;
+      t.metric = kv.first.Scalar();
+      t.line = static_cast<int>(kv.first.Mark().line) + 1;
+      const std::string f = r.field("tolerances") + "." + t.metric;
+      bool known = false;
+      for (const auto& m : analysis::regression_metrics()) known = known || t.metric == m.name;
+      if (!known) r.fail(kv.first, f, "'" + t.metric + "' is not a regression metric (" + names + ")");
+      Section ts(kv.second, f, top.file());
+      t.max_ratio = ts.optional_scalar<double>("max_ratio");
+      t.min_ratio = ts.optional_scalar<double>("min_ratio");
+      if (!t.max_ratio && !t.min_ratio) ts.fail(kv.second, f, "give max_ratio, min_ratio or both");
+      if (t.max_ratio && !(*t.max_ratio > 0)) ts.fail(kv.second["max_ratio"], ts.field("max_ratio"), "must be > 0");
+      if (t.min_ratio && !(*t.min_ratio > 0)) ts.fail(kv.second["min_ratio"], ts.field("min_ratio"), "must be > 0");
+      if (t.max_ratio && t.min_ratio && !(*t.min_ratio < *t.max_ratio))
+        ts.fail(kv.second["min_ratio"], ts.field("min_ratio"), "must be below max_ratio");
+      ts.finish();
+      c.tolerances.push_back(t);
+    }
+  }
+  r.finish();
+}
+
 }  // namespace
 
 bool allows_any_commit(const std::string& kind) { return kind == "smoke" || kind == "ci"; }
@@ -392,17 +540,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     Section s = top.child("design");
     c.design = s.scalar<std::string>("kind");
     design_vms(s, c);
-    if (c.design == "matched-triplets") {
-      const bool rep = s.has("repeats"), tpr = s.has("triplets_per_regime");
-      if (rep && tpr)
-        s.fail(s.node()["triplets_per_regime"], s.field("triplets_per_regime"),
-               "give either triplets_per_regime (spread over design.vms, the study's design) or repeats (per "
-               "(vm, regime) stratum), not both");
-      if (!rep && !tpr)
-        s.fail(s.node(), s.field("triplets_per_regime"),
-               "missing (required): give triplets_per_regime (the study's design: 15) or repeats");
-      if (tpr) c.triplets_per_regime = static_cast<int>(positive_int(s, "triplets_per_regime"));
-      else c.repeats = static_cast<int>(positive_int(s, "repeats"));
+    auto dose = [&] {
       YAML::Node d = s.get("dose_mib", true);
       if (d.IsMap()) {
         Section p(d, s.field("dose_mib"), file);
@@ -414,6 +552,23 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
         if (*c.dose_mib >= c.bg_memory_max_mib)
           s.fail(s.node()["dose_mib"], s.field("dose_mib"), "must be below cgroups.bg_memory_max_mib (case/SPEC.md)");
       }
+    };
+    if (c.design == "ab-pairs") {
+      // Pairs per (vm, regime, configuration) (issue 15): one case per variant each.
+      c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
+      dose();
+    } else if (c.design == "matched-triplets") {
+      const bool rep = s.has("repeats"), tpr = s.has("triplets_per_regime");
+      if (rep && tpr)
+        s.fail(s.node()["triplets_per_regime"], s.field("triplets_per_regime"),
+               "give either triplets_per_regime (spread over design.vms, the study's design) or repeats (per "
+               "(vm, regime) stratum), not both");
+      if (!rep && !tpr)
+        s.fail(s.node(), s.field("triplets_per_regime"),
+               "missing (required): give triplets_per_regime (the study's design: 15) or repeats");
+      if (tpr) c.triplets_per_regime = static_cast<int>(positive_int(s, "triplets_per_regime"));
+      else c.repeats = static_cast<int>(positive_int(s, "repeats"));
+      dose();
     } else if (c.design == "pilot") {
       YAML::Node d = s.get("doses_mib", true);
       if (!d.IsSequence() || d.size() == 0) s.fail(d, s.field("doses_mib"), "expected a non-empty list");
@@ -430,7 +585,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
       if (c.configurations != std::vector<std::string>{"bounded-reclaim"})
         s.fail(s.node()["kind"], s.field("kind"), "the pilot tests reclaim doses: configurations must be [bounded-reclaim]");
     } else {
-      s.fail(s.node()["kind"], s.field("kind"), "'" + c.design + "' is not one of matched-triplets, pilot");
+      s.fail(s.node()["kind"], s.field("kind"), "'" + c.design + "' is not one of matched-triplets, pilot, ab-pairs");
     }
     s.finish();
   }
@@ -501,6 +656,8 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
       }
     }
   }
+  ab_variants(top, c);
+  ab_regression(top, c);
   top.finish();
   // Commit pin (PROTOCOL.md): `any` only for smoke and CI campaigns.
   if (c.kind.empty()) c.kind = c.design == "pilot" ? "pilot" : "confirmatory";

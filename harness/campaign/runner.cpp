@@ -44,7 +44,24 @@ std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
   return hosts;
 }
 
+std::vector<std::string> reboot_argv(const std::string& self_exe, const std::string& vm, const nlohmann::json& spec) {
+  std::vector<std::string> argv{self_exe, "vm", "reboot", vm};
+  if (!spec.contains("variant") || !spec["variant"].is_object()) return argv;
+  const auto& v = spec["variant"];
+  if (v.contains("kernel_image_dir") && v["kernel_image_dir"].is_string())
+    argv.insert(argv.end(), {"--image-dir", v["kernel_image_dir"].get<std::string>()});
+  if (v.contains("cmdline") && v["cmdline"].is_array())
+    for (const auto& p : v["cmdline"]) argv.push_back("--cmdline=" + p.get<std::string>());
+  return argv;
+}
+
 namespace {
+
+std::string hvm_join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (std::size_t i = 1; i < argv.size(); ++i) s += (i > 1 ? " " : "harness ") + argv[i];
+  return s;
+}
 
 /// One runner per campaign DB (runner.hpp): flock on DB + ".runner.lock", released by the
 /// kernel when the process dies (kill -9 included). The fd is close-on-exec so that
@@ -231,8 +248,9 @@ class Worker {
     if (!adopt) {
       if (host_.local && c_.fresh_guest_per_case) {
         prog_.phase(host_.name, "reboot");
-        const int rc = hvm::run_passthrough({opt_.self_exe, "vm", "reboot", host_.name});
-        if (rc != 0) return fail(a, "`harness vm reboot " + host_.name + "` exited with status " + std::to_string(rc));
+        const auto argv = reboot_argv(opt_.self_exe, host_.name, k.spec);
+        const int rc = hvm::run_passthrough(argv);
+        if (rc != 0) return fail(a, "`" + hvm_join(argv) + "` exited with status " + std::to_string(rc));
         try {
           write_guest_owner(host_.name, c_.name, opt_.db_path);  // new qemu pid
         } catch (const std::exception& e) {

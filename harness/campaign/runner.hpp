@@ -36,6 +36,8 @@
 #include "harness/campaign/hosts.hpp"
 #include "harness/campaign/preflight.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
 #include <set>
@@ -92,5 +94,10 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
 /// The hosts for campaign `c`: opt.hosts_file, else the campaign's hosts file, else
 /// the local VMs of prepare_local_guests (local_guests.hpp: adopted or booted).
 std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
+
+/// argv of the `harness vm reboot` that gives a local guest its fresh boot before a case:
+/// {self_exe, "vm", "reboot", vm} plus, for an A/B case (spec.variant, case/SPEC.md),
+/// "--image-dir" kernel_image_dir and one "--cmdline=P" per cmdline parameter.
+std::vector<std::string> reboot_argv(const std::string& self_exe, const std::string& vm, const nlohmann::json& spec);
 
 }  // namespace harness::campaign

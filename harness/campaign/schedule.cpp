@@ -33,7 +33,8 @@ nlohmann::json row_json(const ScheduledCase& r) {
 
 nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm, const Regime& regime,
                          int repeat, const std::optional<std::string>& triplet_id, const std::string& configuration,
-                         std::optional<std::int64_t> dose_bytes) {
+                         std::optional<std::int64_t> dose_bytes, const Variant* variant,
+                         const std::string& pair_id) {
   // Workload seed: shared by the cases of one matched triplet (same vm, regime, repeat),
   // so the three configurations see the same pressure and canary request streams.
   const std::uint64_t wseed = fnv1a(fnv1a(fnv1a(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
@@ -81,6 +82,19 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
       {"restoration_timeout_s", c.restoration_timeout_s}};
   if (triplet_id) spec["triplet_id"] = *triplet_id;
   if (dose_bytes) spec["dose_bytes"] = *dose_bytes;
+  if (variant) {  // ab-pairs (SPEC.md "variant"); absent otherwise, so other plans keep their hash
+    nlohmann::json sysctls = nlohmann::json::object(), sysfs = nlohmann::json::object();
+    for (const auto& [k, v] : variant->sysctls) sysctls[k] = v;
+    for (const auto& [k, v] : variant->sysfs) sysfs[k] = v;
+    auto opt = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
+    spec["variant"] = {{"name", variant->name},
+                       {"pair_id", pair_id},
+                       {"sysctls", sysctls},
+                       {"sysfs", sysfs},
+                       {"cmdline", variant->cmdline},
+                       {"kernel_release", opt(variant->kernel_release)},
+                       {"kernel_image_dir", opt(variant->kernel_image_dir)}};
+  }
   return spec;
 }
 
@@ -90,7 +104,7 @@ Schedule plan(const Campaign& c) {
   s.seed = c.seed;
   std::optional<std::int64_t> dose_bytes;
   std::optional<PilotDose> pilot;
-  if (c.design == "matched-triplets") {
+  if (c.design == "matched-triplets" || c.design == "ab-pairs") {
     if (!c.dose_from_pilot.empty()) {
       pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio);
       dose_bytes = pilot->dose_bytes;
@@ -130,6 +144,41 @@ Schedule plan(const Campaign& c) {
           k.configuration = conf;
           if (conf == "bounded-reclaim") k.dose_bytes = dose_bytes;
           k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, conf, k.dose_bytes);
+          seq.push_back(std::move(k));
+        }
+      }
+    } else if (c.design == "ab-pairs") {
+      // Blocks (regime, repeat, configuration) in seeded order; within each block the pair
+      // (one case per variant) in seeded order. The pair shares the workload seed
+      // (case_spec: it depends on vm, regime and repeat only).
+      struct Block {
+        const Regime* regime;
+        int repeat;
+        std::string configuration;
+      };
+      std::vector<Block> blocks;
+      for (const auto& g : c.regimes)
+        for (int r = 1; r <= c.repeats; ++r)
+          for (const auto& conf : c.configurations) blocks.push_back({&g, r, conf});
+      seeded_shuffle(blocks, rng);
+      for (const auto& b : blocks) {
+        std::vector<const Variant*> order;
+        for (const auto& v : c.variants) order.push_back(&v);
+        seeded_shuffle(order, rng);
+        const std::string stem = vm + "/" + b.regime->name + "/" + std::to_string(b.repeat);
+        const std::string pair_id = stem + "/" + b.configuration;
+        for (const Variant* v : order) {
+          ScheduledCase k;
+          k.case_id = c.name + "-" + vm + "-" + b.regime->name + "-r" + std::to_string(b.repeat) + "-" +
+                      b.configuration + "-" + v->name;
+          k.vm = vm;
+          k.regime = b.regime->name;
+          k.repeat = b.repeat;
+          k.triplet_id = stem + "/" + v->name;  // each variant's cases form their own triplets
+          k.configuration = b.configuration;
+          if (b.configuration == "bounded-reclaim") k.dose_bytes = dose_bytes;
+          k.spec = case_spec(c, k.case_id, vm, *b.regime, b.repeat, k.triplet_id, b.configuration, k.dose_bytes, v,
+                             pair_id);
           seq.push_back(std::move(k));
         }
       }
@@ -183,6 +232,13 @@ Schedule plan(const Campaign& c) {
   if (c.triplets_per_regime > 0) {
     doc["triplets_per_regime"] = c.triplets_per_regime;
     doc["allocation"] = s.strata;
+  }
+  if (c.design == "ab-pairs") {
+    nlohmann::json tol = nlohmann::json::object();
+    for (const auto& t : c.tolerances)
+      tol[t.metric] = {{"max_ratio", t.max_ratio ? nlohmann::json(*t.max_ratio) : nlohmann::json(nullptr)},
+                       {"min_ratio", t.min_ratio ? nlohmann::json(*t.min_ratio) : nlohmann::json(nullptr)}};
+    doc["regression"] = {{"alpha", c.regression_alpha}, {"tolerances", tol}};
   }
   if (pilot)
     doc["dose_from_pilot"] = {{"pilot_db_sha256", pilot->sha256_hex}, {"dose_bytes", pilot->dose_bytes}};

@@ -17,7 +17,7 @@ namespace harness::campaign {
 
 /// One planned case (one row of the campaign DB `schedule` table).
 struct ScheduledCase {
-  std::string case_id;        ///< <campaign>-<vm>-<regime>-r<repeat>[-d<dose>M]-<configuration>
+  std::string case_id;        ///< <campaign>-<vm>-<regime>-r<repeat>[-d<dose>M]-<configuration>[-<variant>]
   int ordinal = 0;            ///< global order (0-based), VM-interleaved
   int vm_position = 0;        ///< position in its VM's sequence (0-based)
   std::string vm;
@@ -45,7 +45,9 @@ struct Schedule {
 /// (pilot_dose.hpp; throws PilotDoseError) and the pilot DB's SHA-256 enters the JSON.
 /// matched-triplets: per VM, the (regime, repeat) triplets are shuffled, and within each
 /// triplet the configuration order; pilot: per VM, the (regime, dose, repeat) cases are
-/// shuffled. Shuffles use boost::random::mt19937_64 seeded from (seed, vm name) and
+/// shuffled; ab-pairs: per VM, the (regime, repeat, configuration) blocks are shuffled, and
+/// within each block the order of its two cases (baseline, candidate: a pair). ab-pairs case
+/// ids end in -<variant>, triplet_id "<vm>/<regime>/<repeat>/<variant>". Shuffles use boost::random::mt19937_64 seeded from (seed, vm name) and
 /// boost's uniform_int_distribution (portable across standard libraries).
 Schedule plan(const Campaign& c);
 
@@ -54,8 +56,11 @@ Schedule plan(const Campaign& c);
 Schedule schedule_from_json(const std::string& json_text);
 
 /// The case spec of one schedule row (every SPEC.md field filled from the campaign).
+/// `variant` (ab-pairs only) adds spec.variant with `pair_id`
+/// ("<vm>/<regime>/<repeat>/<configuration>"); nullptr leaves the spec without it.
 nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm,
                          const Regime& regime, int repeat, const std::optional<std::string>& triplet_id,
-                         const std::string& configuration, std::optional<std::int64_t> dose_bytes);
+                         const std::string& configuration, std::optional<std::int64_t> dose_bytes,
+                         const Variant* variant = nullptr, const std::string& pair_id = "");
 
 }  // namespace harness::campaign

@@ -30,6 +30,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/telemetry.hpp"
+#include "harness/case/variant.hpp"
 #include "harness/case/vm_state.hpp"
 #include "harness/case/workloads.hpp"
 #include "harness/kernel/errors.hpp"
@@ -195,6 +196,7 @@ class CaseRun {
   // Between cases on a reused VM (vm_state.hpp): settle, read, baseline.
   void record_vm_start();
   std::optional<VmBaseline> vm_baseline_;
+  std::optional<VariantApplier> variant_;  ///< A/B variant (spec.variant), applied before qualification
 };
 
 /// The parent process when it is a `harness agent` (its /proc/<ppid>/cmdline has the
@@ -447,6 +449,15 @@ ExecutorResult CaseRun::run_inner() {
   if (!cg_.present().empty())
     return finish("infra_failed", fmt::format("leftover cgroup {} could not be removed", cg_.present().front()));
   record_vm_start();
+
+  // --- A/B variant (SPEC.md "variant"): the right guest, then the knobs; before any
+  //     cgroup of the case exists. finish() / restore() put the knobs back.
+  if (spec_.variant) {
+    variant_.emplace(fs_, *spec_.variant);
+    const auto err = variant_->apply();
+    outcome_["variant"] = variant_->to_json();
+    if (err) return finish("infra_failed", *err);
+  }
 
   try {
     cg_.enable_root_memory(setup_steps_);
@@ -744,6 +755,10 @@ void CaseRun::restore() {
     outcome_["vm_state"]["baseline_check"] = chk.to_json();
     obs.vm_baseline_problem = chk.problem;
   }
+  if (variant_) {
+    obs.variant_problems = variant_->restore();
+    outcome_["variant"] = variant_->to_json();
+  }
   auto verdict = verify_restoration(obs);
   row.end_ns = kernel::monotonic_ns();
   row.clean = verdict.clean;
@@ -823,6 +838,10 @@ ExecutorResult CaseRun::finish(const std::string& status, const std::string& err
   b_.status = status;
   if (!error.empty()) b_.error = error;
   if (!outcome_.contains("leftover_steps")) outcome_["leftover_steps"] = steps_json(leftover_steps_);
+  if (variant_) {  // an exit before restore() (qualification failed): knobs back now
+    variant_->restore();
+    outcome_["variant"] = variant_->to_json();
+  }
   outcome_["workload_started"] = workload_started_;
   record_confounds();
   b_.outcome_json = outcome_.dump();

@@ -23,6 +23,7 @@ RestorationVerdict verify_restoration(const RestorationObservation& obs) {
   if (!obs.owned_zram_left.empty())
     v.problems.push_back(fmt::format("zram device {} created by the harness still exists (not hot-removed)", obs.owned_zram_left));
   if (!obs.vm_baseline_problem.empty()) v.problems.push_back(obs.vm_baseline_problem);
+  for (const auto& p : obs.variant_problems) v.problems.push_back(p);
   v.clean = v.problems.empty();
   return v;
 }

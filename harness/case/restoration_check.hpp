@@ -28,6 +28,9 @@ struct RestorationObservation {
   /// check_vm_baseline()'s problem when MemAvailable after the case fell below the VM's
   /// first-case baseline by more than the tolerance (vm_state.hpp); "" = within or unjudged.
   std::string vm_baseline_problem;
+  /// VariantApplier::restore()'s problems: a sysctl or sysfs knob of the A/B variant not
+  /// written back to its `before` value, or not reading back as it (variant.hpp).
+  std::vector<std::string> variant_problems;
 };
 
 /// The verdict. clean iff problems is empty.
@@ -41,7 +44,7 @@ struct RestorationVerdict {
 /// any device of case_swap_paths still listed is a problem (it must be swapped off);
 /// any cgroup still present; any stray pid; zram disksize != 0 (not reset); the harness's
 /// hot-added zram device still present (not removed); MemAvailable below the VM's
-/// baseline beyond tolerance.
+/// baseline beyond tolerance; any variant knob not restored.
 RestorationVerdict verify_restoration(const RestorationObservation& obs);
 
 }  // namespace hcase

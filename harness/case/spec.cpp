@@ -140,7 +140,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   root.only({"case_id", "campaign", "vm", "regime", "repeat", "triplet_id", "configuration",
              "dose_bytes", "pinned_commit", "vm_shape", "phases_s", "cgroups", "backend",
              "pressure", "canaries", "trigger", "telemetry_period_ms", "telemetry_offset_ms",
-             "restoration_timeout_s"});
+             "restoration_timeout_s", "variant"});
 
   CaseSpec s;
   s.raw = doc;
@@ -292,6 +292,48 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   auto rt = root.i64_or("restoration_timeout_s", 120);
   if (rt < 1 || rt > 3600) root.fail("restoration_timeout_s", "must be in 1..3600 s");
   s.restoration_timeout_s = static_cast<int>(rt);
+
+  if (root.has("variant")) {
+    Obj o = root.sub("variant");
+    o.only({"name", "pair_id", "sysctls", "sysfs", "cmdline", "kernel_release", "kernel_image_dir"});
+    VariantSpec v;
+    v.name = o.str("name");
+    static const std::regex vname("[A-Za-z0-9_-]{1,32}");
+    if (!std::regex_match(v.name, vname)) o.fail(o.path("name"), "must match [A-Za-z0-9_-]{1,32}");
+    v.pair_id = o.str("pair_id");
+    auto knobs = [&](const char* key, bool sysfs) {
+      std::vector<std::pair<std::string, std::string>> out;
+      if (!o.has(key)) return out;
+      const json& m = o.at(key);
+      if (!m.is_object()) o.fail(o.path(key), "must be a JSON object {name: value}");
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::string f = o.path(key) + "." + it.key();
+        if (sysfs) {
+          if (auto why = sysfs_path_problem(it.key())) o.fail(f, *why);
+        } else if (!valid_sysctl_name(it.key())) {
+          o.fail(f, "is not a sysctl name ([a-z0-9_.]+ with a dot, e.g. vm.swappiness)");
+        }
+        if (!it.value().is_string() || !valid_variant_value(it.value().get<std::string>()))
+          o.fail(f, "value must be a string matching [A-Za-z0-9 _.,:=+-]{1,64}");
+        out.emplace_back(it.key(), it.value().get<std::string>());
+      }
+      return out;
+    };
+    v.sysctls = knobs("sysctls", false);
+    v.sysfs = knobs("sysfs", true);
+    if (o.has("cmdline")) {
+      const json& a = o.at("cmdline");
+      if (!a.is_array()) o.fail(o.path("cmdline"), "must be an array of strings");
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!a[i].is_string() || !valid_cmdline_param(a[i].get<std::string>()))
+          o.fail(fmt::format("{}[{}]", o.path("cmdline"), i), "must be a string matching [A-Za-z0-9_.,=:+-]{1,256}");
+        v.cmdline.push_back(a[i].get<std::string>());
+      }
+    }
+    if (o.has("kernel_release")) v.kernel_release = o.str("kernel_release");
+    if (o.has("kernel_image_dir")) v.kernel_image_dir = o.str("kernel_image_dir");
+    s.variant = std::move(v);
+  }
 
   // Configuration-specific rules.
   if (s.configuration == Configuration::BoundedReclaim) {

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/case/variant.hpp"
+
 namespace hcase {
 
 /// The three configurations of the study.
@@ -111,6 +113,7 @@ struct CaseSpec {
   int telemetry_period_ms = 1000;  ///< must equal trigger.window_ms (shared samples)
   int telemetry_offset_ms = 25;    ///< ticks at T0 + offset + k x period, ms (SPEC.md v2)
   int restoration_timeout_s = 120;
+  std::optional<VariantSpec> variant;  ///< A/B campaigns only (SPEC.md "variant"; variant.hpp)
   nlohmann::json raw;  ///< the document as given (stored in cases.spec_json)
 };
 

@@ -39,6 +39,9 @@ void add_vm(CLI::App& app) {
   image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
       ->capture_default_str()->check(CLI::Range(64, 1 << 20));
   image->add_flag("!--no-canary-db", flags->image.canary_db, "Do not prepare the canary SQLite DB");
+  image->add_option("--out", flags->image.out_dir,
+                    "Build into DIR instead of <cache>/image (e.g. a candidate kernel for an A/B campaign: "
+                    "variants.candidate.kernel.image_dir, docs/CAMPAIGN.md)");
   auto image_accel = std::make_shared<std::string>();
   image->add_option("--accel", *image_accel, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
@@ -127,11 +130,17 @@ void add_vm(CLI::App& app) {
 
   auto name = std::make_shared<std::string>();
   auto timeout = std::make_shared<int>(300);
+  auto boot = std::make_shared<hvm::BootOptions>();
   auto* reboot = vm->add_subcommand("reboot", "Fresh guest: stop, new data disk, boot, wait for /v1/health");
   reboot->add_option("name", *name, "Guest name")->required();
   reboot->add_option("--ready-timeout-s", *timeout, "Wait for /v1/health, seconds")->capture_default_str();
-  reboot->callback([flags, name, timeout] {
-    auto g = hvm::fleet_reboot(flags->cache, *name, *timeout);
+  reboot->add_option("--image-dir", boot->image_dir,
+                     "Boot the image built by `harness vm image --out DIR` (default: <cache>/image)");
+  reboot->add_option("--cmdline", boot->cmdline,
+                     "Extra kernel parameter for this boot (repeatable), e.g. transparent_hugepage=never")
+      ->allow_extra_args(false);
+  reboot->callback([flags, name, timeout, boot] {
+    auto g = hvm::fleet_reboot(flags->cache, *name, *timeout, *boot);
     std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
                 g.accelerator.c_str());
   });

@@ -99,7 +99,7 @@ GuestInfo info_of(const fs::path& dir) {
 }
 
 // Launches qemu for the guest described by meta.json (daemonized); fresh disk.
-void launch(const Image& img, const fs::path& dir) {
+void launch(const Image& img, const fs::path& dir, const std::vector<std::string>& extra_cmdline = {}) {
   json m = read_meta(dir);
   std::string disk = (dir / "disk.img").string();
   copy_disk(img.disk_base, disk);
@@ -118,6 +118,7 @@ void launch(const Image& img, const fs::path& dir) {
   qc.accelerator = m["accelerator"];
   qc.guest_reboot = m.value("guest_reboot", false);
   qc.daemonize = true;
+  qc.extra_cmdline = extra_cmdline;
   qc.pidfile = (dir / "pid").string();
   fs::remove(qc.pidfile);
   fs::remove(qc.console_log);
@@ -264,14 +265,20 @@ std::vector<GuestInfo> fleet_list(const std::string& cache_dir) {
   return r;
 }
 
-GuestInfo fleet_reboot(const std::string& cache_dir, const std::string& name, int ready_timeout_s) {
+GuestInfo fleet_reboot(const std::string& cache_dir, const std::string& name, int ready_timeout_s,
+                       const BootOptions& boot) {
   std::string cache = cache_root(cache_dir);
   fs::path dir = vms_dir(cache) / name;
   if (!fs::exists(dir / "meta.json")) throw std::runtime_error("unknown guest " + name + " (see harness vm list)");
-  Image img = load_image(cache_dir);
+  Image img = boot.image_dir.empty() ? load_image(cache_dir) : load_image_dir(boot.image_dir);
+  {
+    json m = read_meta(dir);
+    m["boot"] = {{"image_dir", img.dir}, {"kernel_release", img.kernel_release}, {"cmdline", boot.cmdline}};
+    write_file((dir / "meta.json").string(), m.dump(2) + "\n");
+  }
   stop_pid(live_pid(dir, name));
   auto t0 = std::chrono::steady_clock::now();
-  launch(img, dir);
+  launch(img, dir, boot.cmdline);
   json m = read_meta(dir);
   double s = wait_ready(m["port"], t0, ready_timeout_s, dir, name);
   if (s < 0)

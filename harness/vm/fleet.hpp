@@ -49,9 +49,19 @@ std::vector<std::string> fleet_down(const std::string& cache_dir, const std::vec
 /// Every guest with a state dir, running or not.
 std::vector<GuestInfo> fleet_list(const std::string& cache_dir);
 
+/// What one boot of a guest uses besides the default image (A/B variants, issue 15).
+struct BootOptions {
+  std::string image_dir;              ///< image built by `vm image --out DIR`; "" = <cache>/image
+  std::vector<std::string> cmdline;   ///< extra kernel parameters (QemuConfig::extra_cmdline)
+};
+
 /// Fresh guest `name`: stop it, new copy of the base data disk (no swap residue), same port
-/// and token, boot, wait for /v1/health. Returns its info (boot_to_ready_s of this boot).
-GuestInfo fleet_reboot(const std::string& cache_dir, const std::string& name, int ready_timeout_s = 300);
+/// and token, boot (with `boot`'s image and extra kernel parameters; recorded in meta.json
+/// "boot"), wait for /v1/health. Returns its info (boot_to_ready_s of this boot). Throws
+/// std::runtime_error for an unknown guest, an image dir without manifest.json, a bad
+/// kernel parameter, or a guest not ready in time.
+GuestInfo fleet_reboot(const std::string& cache_dir, const std::string& name, int ready_timeout_s = 300,
+                       const BootOptions& boot = {});
 
 /// Path of a guest's console log. Throws std::runtime_error for an unknown guest.
 std::string console_log_path(const std::string& cache_dir, const std::string& name);

@@ -114,8 +114,10 @@ Image build_image(const ImageOptions& opts) {
   if (!fs::is_regular_file(opts.busybox))
     throw std::runtime_error("busybox not found at " + opts.busybox + " (install busybox-static)");
 
-  fs::path dir = fs::path(cache) / "image";
-  fs::path tmp = fs::path(cache) / ("image.building." + std::to_string(getpid()));
+  const fs::path dir = opts.out_dir.empty() ? fs::path(cache) / "image"
+                                            : fs::absolute(fs::path(opts.out_dir)).lexically_normal();
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path());
+  fs::path tmp = dir.parent_path() / (dir.filename().string() + ".building." + std::to_string(getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
 
@@ -232,14 +234,22 @@ Image build_image(const ImageOptions& opts) {
   write_file((tmp / "manifest.json").string(), m.dump(2) + "\n");
   fs::remove_all(dir);
   fs::rename(tmp, dir);
-  return load_image(cache);
+  return load_image_dir(dir.string());
 }
 
 Image load_image(const std::string& cache_dir) {
-  fs::path dir = fs::path(cache_root(cache_dir)) / "image";
+  const fs::path dir = fs::path(cache_root(cache_dir)) / "image";
+  if (!fs::exists(dir / "manifest.json"))
+    throw std::runtime_error("no guest image in " + dir.string() + ": run `harness vm image` first");
+  return load_image_dir(dir.string());
+}
+
+Image load_image_dir(const std::string& dir_text) {
+  const fs::path dir(dir_text);
   fs::path mf = dir / "manifest.json";
   if (!fs::exists(mf))
-    throw std::runtime_error("no guest image in " + dir.string() + ": run `harness vm image` first");
+    throw std::runtime_error("no guest image in " + dir.string() + " (no manifest.json; build one with `harness vm "
+                             "image --out " + dir.string() + "`)");
   nlohmann::json m;
   try {
     m = nlohmann::json::parse(read_file(mf.string()));

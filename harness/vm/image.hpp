@@ -18,6 +18,10 @@ struct ImageOptions {
   std::string busybox = "/bin/busybox";  ///< static busybox (busybox-static package)
   int disk_mib = 4096;      ///< base data disk size, MiB (sparse; the executor's qualification wants 2 GiB free)
   bool canary_db = true;    ///< prepare the canary SQLite DB (canary-sqlite prepare --db F)
+  /// --out: build into this directory instead of <cache>/image (a second image, e.g. a
+  /// candidate kernel for an A/B campaign: variants.candidate.kernel.image_dir). Replaced
+  /// atomically when it holds an earlier build. "" = <cache>/image.
+  std::string out_dir;
 };
 
 /// A built image (also the content of <dir>/manifest.json).
@@ -49,12 +53,16 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
 /// Empty for static binaries. Throws std::runtime_error when a library is "not found".
 std::vector<std::string> shared_libraries(const std::string& binary);
 
-/// Builds (or rebuilds) the image into <cache>/image. Progress goes to stderr.
+/// Builds (or rebuilds) the image into <cache>/image (or opts.out_dir). Progress goes to stderr.
 /// Throws std::runtime_error on any failure, naming the step and file.
 Image build_image(const ImageOptions& opts);
 
 /// Reads <cache>/image/manifest.json. Throws std::runtime_error ("run `harness vm image`
 /// first") when there is no built image.
 Image load_image(const std::string& cache_dir);
+
+/// Reads the image in `dir` (its manifest.json), e.g. one built with --out. Throws
+/// std::runtime_error naming the directory when it holds no manifest.json.
+Image load_image_dir(const std::string& dir);
 
 }  // namespace hvm

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstring>
 #include <stdexcept>
 
 namespace hvm {
@@ -27,6 +29,14 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
   if (c.accelerator != "kvm" && c.accelerator != "tcg")
     throw std::invalid_argument("accelerator must be kvm or tcg (choose_accelerator decides), got '" + c.accelerator + "'");
   const std::string& accel = c.accelerator;
+  std::string extra;
+  for (const auto& p : c.extra_cmdline) {
+    bool ok = !p.empty() && p.size() <= 256;
+    for (char ch : p)
+      ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || std::strchr("_.,=:+-", ch) != nullptr);
+    if (!ok) throw std::invalid_argument("kernel parameter '" + p + "' has characters outside [A-Za-z0-9_.,=:+-]");
+    extra += " " + p;
+  }
   std::vector<std::string> a = {"qemu-system-x86_64", "-name", c.name, "-machine", "q35",
                                 "-accel", accel, "-cpu", accel == "kvm" ? "host" : "max",
                                 "-smp", std::to_string(c.vcpus), "-m", std::to_string(c.memory_mib),
@@ -35,7 +45,7 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
                                 "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
                                     " harness.name=" + c.name + " harness.accelerator=" + accel +
                                     " harness.swapfile_mib=" + std::to_string(c.swapfile_mib) +
-                                    " harness.data_disk_cache=none" +
+                                    " harness.data_disk_cache=none" + extra +
                                     (c.guest_reboot ? " harness.allow_reboot=1" : ""),
                                 // cache=none (O_DIRECT on the host): the guest's swapfile and
                                 // out-dir writes do not sit in the host page cache, so host

@@ -28,13 +28,17 @@ struct QemuConfig {
   /// /v1/reboot (kernel cmdline harness.allow_reboot=1): how real VMs that allow reboots
   /// behave (`harness vm up --allow-guest-reboot`; tests of reboot_between_cases).
   bool guest_reboot = false;
+  /// Extra kernel parameters appended to -append (A/B variants, `vm reboot --cmdline`);
+  /// each must match [A-Za-z0-9_.,=:+-]{1,256} (checked by qemu_argv).
+  std::vector<std::string> extra_cmdline;
 };
 
 /// The warning printed when running under TCG (timings inflated; docs/DESIGN.md "Facts measured").
 std::string tcg_warning();
 
 /// Full argv for qemu-system-x86_64. Throws std::invalid_argument naming the field when
-/// vcpus < 1, memory_mib < 256, a path is empty, or accelerator is not kvm|tcg.
+/// vcpus < 1, memory_mib < 256, a path is empty, accelerator is not kvm|tcg, or an
+/// extra_cmdline parameter has characters outside [A-Za-z0-9_.,=:+-].
 std::vector<std::string> qemu_argv(const QemuConfig& c);
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0 and close).

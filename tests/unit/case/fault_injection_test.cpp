@@ -602,3 +602,95 @@ TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
   ASSERT_TRUE(ph.step());
   EXPECT_EQ(ph.int64(0), 0);
 }
+
+// ---------------------------------------------------------------- A/B variant ------
+
+namespace {
+hcase::CaseSpec variant_spec(const Scratch& t, const std::string& id, const nlohmann::json& variant) {
+  auto j = test_support::valid_spec(id);
+  j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
+  j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
+  j["variant"] = variant;
+  return hcase::parse_spec(j.dump(), "test");
+}
+
+nlohmann::json bundle_outcome(const std::string& path) {
+  results::Db db(path, results::Db::Mode::ReadOnly);
+  results::Stmt c(db, "SELECT outcome_json FROM cases");
+  if (!c.step()) return nullptr;
+  return nlohmann::json::parse(c.text(0));
+}
+}  // namespace
+
+// issue 15: the wrong guest (a cmdline parameter missing) is infra_failed before any
+// cgroup exists and before any knob is written.
+TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
+  Scratch t;
+  const auto o = executor_host(t);
+  const auto spec = variant_spec(t, "ab-wrong-guest",
+                                 {{"name", "candidate"},
+                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
+                                  {"sysctls", {{"vm.swappiness", "20"}}},
+                                  {"cmdline", {"harness.abtest=1"}}});
+  FaultScope f;
+  f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);  // counts any attempt to create the parent
+  stub_swap(f);
+  auto r = hcase::run_case(spec, o);
+  EXPECT_EQ(r.status, "infra_failed");
+  EXPECT_NE(r.error.find("booted without harness.abtest=1"), std::string::npos) << r.error;
+  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");
+  ASSERT_FALSE(r.bundle_path.empty());
+  const auto out = bundle_outcome(r.bundle_path);
+  EXPECT_EQ(out["variant"]["boot"]["cmdline"]["harness.abtest=1"], false) << out.dump();
+  EXPECT_TRUE(out["variant"]["settings"].empty()) << out.dump();
+}
+
+// A knob that cannot be written: infra_failed naming it and its errno, before any cgroup;
+// the knob written before it is back at its value.
+TEST(FaultExecutor, VariantWriteFailureIsInfraFailedAndTheOthersAreRestored) {
+  Scratch t;
+  const auto o = executor_host(t);
+  const auto spec = variant_spec(t, "ab-write-fails",
+                                 {{"name", "candidate"},
+                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
+                                  {"sysctls", {{"vm.swappiness", "20"}}},
+                                  {"sysfs", {{"/sys/kernel/mm/lru_gen/enabled", "0x0007"}}}});
+  FaultScope f;
+  f.fail("sys/kernel/mm/lru_gen/enabled", EPERM, FsOp::Write);
+  f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);
+  stub_swap(f);
+  auto r = hcase::run_case(spec, o);
+  EXPECT_EQ(r.status, "infra_failed");
+  EXPECT_NE(r.error.find("/sys/kernel/mm/lru_gen/enabled"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("EPERM"), std::string::npos) << r.error;
+  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");
+  const auto out = bundle_outcome(r.bundle_path);
+  EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["readback"], "20") << out.dump();
+  EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["restore"]["readback"], "60") << out.dump();
+  EXPECT_EQ(out["variant"]["restored"], true);
+}
+
+// Applied, then the case fails in setup: restoration writes the knobs back and its
+// verdict (restoration row) is clean only because they read back.
+TEST(FaultExecutor, VariantAppliedThenSetupFailureRestoresItInTheRestoration) {
+  Scratch t;
+  const auto o = executor_host(t);
+  const auto spec = variant_spec(t, "ab-setup-fails",
+                                 {{"name", "candidate"},
+                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
+                                  {"sysctls", {{"vm.swappiness", "20"}}}});
+  FaultScope f;
+  f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
+  stub_swap(f);
+  auto r = hcase::run_case(spec, o);
+  EXPECT_EQ(r.status, "infra_failed");
+  EXPECT_NE(r.error.find("mkdir sys/fs/cgroup/harness"), std::string::npos) << r.error;
+  EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");
+  const auto out = bundle_outcome(r.bundle_path);
+  EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["before"], "60");
+  EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["readback"], "20");
+  EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["restore"]["ok"], true);
+  EXPECT_EQ(out["restoration"]["clean"], true) << out["restoration"].dump();
+}
