@@ -659,7 +659,12 @@ TEST_P(AgentProcess, RebootNeedsTokenAndPermission) {
 
 // A body-less POST without Content-Length (what `curl -X POST` sends) has no body (RFC
 // 9112 section 6.3): the reboot endpoint answers at once instead of waiting for a body.
-TEST_P(AgentProcess, BodylessPostWithoutALengthIsAnsweredAtOnce) {
+// Over TLS only: raw_request half-closes a plain connection after the head, and httplib
+// drops a request whose client has half-closed before it is routed (the connection then
+// looks dead), which says nothing about body framing. Over TLS the connection stays open,
+// so without the fix the agent waits for a body until its read timeout and answers 400.
+TEST_F(AgentFixture, BodylessPostWithoutALengthIsAnsweredAtOnce) {
+  tls = true;
   ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--reboot-cmd", "true"}));
   const std::string head = std::string("POST /v1/reboot HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") + kToken;
   // No --allow-reboot: 403 (not the 400 of a body read that timed out).

@@ -92,7 +92,10 @@ TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   const auto ci = hc::load_campaign(campaign_path("ci-regression.yaml"));
   EXPECT_EQ(ci.kind, "ci");
   EXPECT_FALSE(ci.assertions.empty());
-  EXPECT_EQ(hc::plan(ci).cases.size(), 3u);
+  EXPECT_EQ(ci.design, "ab-pairs");  // 6 pairs of bounded-reclaim cases: the CI budget (README "CI use")
+  ASSERT_EQ(ci.variants.size(), 2u);
+  EXPECT_EQ(ci.tolerances.size(), 10u);
+  EXPECT_EQ(hc::plan(ci).cases.size(), 12u);
 }
 
 TEST(CampaignFiles, DefaultsMakePressureRealOnA1GiBVm) {
@@ -243,7 +246,7 @@ TEST(CampaignErrors, RulesOfTheStudyAndSpecEnforced) {
               HasSubstr("field regimes: expected a non-empty list"));
   EXPECT_THAT(error_of("kind: local-qemu", "kind: cloud"), HasSubstr("field provider.kind: 'cloud' is not one of"));
   EXPECT_THAT(error_of("seed: 1\n", ""), HasSubstr("field seed: missing (required)"));
-  EXPECT_THAT(error_of("{kind: trigger_within_s, max: 30}", "{kind: trigger_within_s}", "ci-regression.yaml"),
+  EXPECT_THAT(error_of("{kind: trigger_within_s, max: 25}", "{kind: trigger_within_s}", "ci-regression.yaml"),
               HasSubstr("field assertions[2].max: missing (required)"));
   EXPECT_THAT(error_of("phases_s: {", "phases_s: [", "smoke.yaml"), HasSubstr("broken.yaml:"));
 }

@@ -40,11 +40,11 @@ constexpr std::int64_t kDose = 96ll << 20;
 constexpr const char* kCaseCommit = "abcdef0123456789abcdef0123456789abcdef01";
 constexpr std::int64_t kStartUnixNs = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
 
-/// The CI campaign (campaigns/ci-regression.yaml: one triplet) with one assertion.
+/// The assertions-only CI campaign (tests/vm/check/ci-triplet.yaml: one triplet) with one assertion.
 std::string campaign_yaml(const std::string& assertion) {
-  std::string y = slurp(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  std::string y = slurp(std::string(HARNESS_SOURCE_DIR) + "/tests/vm/check/ci-triplet.yaml");
   const auto at = y.find("\nassertions:");
-  if (at == std::string::npos) throw std::runtime_error("ci-regression.yaml has no assertions: block");
+  if (at == std::string::npos) throw std::runtime_error("ci-triplet.yaml has no assertions: block");
   return y.substr(0, at) + "\nassertions:\n  - " + assertion + "\n";
 }
 

@@ -32,7 +32,7 @@ std::string plan_hash(const std::string& name) {
 }  // namespace
 
 TEST(PinnedPlans, SmokeCampaign) { EXPECT_EQ(plan_hash("smoke.yaml"), "c2280f6e800ceeabdca391372233a9993bdc7be3cadf3b0ec796fce634b71c50"); }
-TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "c94aa166c0d3f75ecd83dd2aa862c13b27a16cb1d6272129a40df45cd8b411b7"); }
+TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "955b02cdfd11f60cef58d47eaa0f706dd5bb406dc07cb71b74711c4ff531c068"); }
 TEST(PinnedPlans, PilotCampaign) { EXPECT_EQ(plan_hash("pilot.yaml"), "62bb966eed3c035dbc486e0340ed6cd9a8280e2ecb6c0f3acc8003e827ec8191"); }
 TEST(PinnedPlans, ConfirmatoryCampaignStudyDesign) { EXPECT_EQ(plan_hash("confirmatory.yaml"), "534f9fa5eedb35aa0bee0e88b3505a60c0518c04becb571d4a71ac7a6515f218"); }
 TEST(PinnedPlans, ConfirmatoryFiveVmAlternative) { EXPECT_EQ(plan_hash("confirmatory-5vm.yaml"), "fb579653d502fc641ab5e8aaf831e1a4fe873bf7381a8439fc8b28c759e02c0e"); }

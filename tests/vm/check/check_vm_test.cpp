@@ -1,4 +1,4 @@
-// `harness check campaigns/ci-regression.yaml DB --junit F` on a local qemu guest, then the
+// `harness check tests/vm/check/ci-triplet.yaml DB --junit F` on a local qemu guest, then the
 // same command again on the same paths (issue 19: CI never passes on stale data):
 //   1st: a fresh DB, 3 attempts (one matched triplet), JUnit whose test cases carry the
 //        guest kernel, accelerator, case source commit, case times and measured values;
@@ -45,7 +45,7 @@ TEST(CheckVm, SecondRunOnTheSamePathsNeverJudgesTheOldDataUnasked) {
   const std::string env = "XDG_CACHE_HOME=" + bin + "/cli-vm-xdg ";
   auto check = [&](const std::string& extra) {
     std::filesystem::remove(xml);
-    const std::string cmd = env + harness + " check " + src + "/campaigns/ci-regression.yaml " + db + " --junit " + xml +
+    const std::string cmd = env + harness + " check " + src + "/tests/vm/check/ci-triplet.yaml " + db + " --junit " + xml +
                             " --plain " + extra + " >> " + log + " 2>&1";
     const int st = std::system(cmd.c_str());
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
