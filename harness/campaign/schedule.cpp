@@ -3,6 +3,7 @@
 
 #include "harness/campaign/pilot_dose.hpp"
 #include "harness/campaign/seeding.hpp"
+#include "harness/case/spec_writer.hpp"
 #include "harness/digest/sha256.hpp"
 
 #include <stdexcept>
@@ -11,10 +12,6 @@ namespace harness::campaign {
 namespace {
 
 constexpr std::int64_t kMiB = 1024 * 1024;
-
-nlohmann::json opt_bytes(const std::optional<std::int64_t>& mib) {
-  return mib ? nlohmann::json(*mib * kMiB) : nlohmann::json(nullptr);
-}
 
 nlohmann::json row_json(const ScheduledCase& r) {
   return {{"case_id", r.case_id},
@@ -38,64 +35,47 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   // Workload seed: shared by the cases of one matched triplet (same vm, regime, repeat),
   // so the three configurations see the same pressure and canary request streams.
   const std::uint64_t wseed = fnv1a(fnv1a(fnv1a(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
-  nlohmann::json spec = {
-      {"case_id", case_id},
-      {"campaign", c.name},
-      {"vm", vm},
-      {"regime", regime.name},
-      {"repeat", repeat},
-      {"configuration", configuration},
-      {"pinned_commit", c.pinned_commit},
-      {"vm_shape", {{"vcpus", c.vcpus}, {"memory_mib", c.memory_mib}}},
-      {"phases_s", {{"warmup", c.warmup_s}, {"pressure", c.pressure_s}, {"recovery", c.recovery_s}}},
-      {"cgroups",
-       {{"parent", c.cgroup_parent},
-        {"bg_memory_max_bytes", c.bg_memory_max_mib * kMiB},
-        {"bg_memory_high_bytes", opt_bytes(c.bg_memory_high_mib)},
-        {"fg_memory_max_bytes", opt_bytes(c.fg_memory_max_mib)},
-        {"fg_memory_low_bytes", opt_bytes(c.fg_memory_low_mib)}}},
-      {"backend",
-       {{"zram_disksize_bytes", c.zram_disksize_mib * kMiB},
-        {"zram_algorithm", c.zram_algorithm},
-        {"zram_priority", c.zram_priority},
-        {"swapfile_path", c.swapfile_path},
-        {"swapfile_priority", c.swapfile_priority}}},
-      {"pressure",
-       {{"allocation_bytes", c.allocation_mib * kMiB},
-        {"rate_mib_s", regime.rate_mib_s},
-        {"active_set_bytes", c.active_set_mib * kMiB},
-        {"contents", regime.contents},
-        {"seed", wseed}}},
-      {"canaries",
-       {{"period_ms", c.canary_period_ms},
-        {"compute_hot_bytes", c.compute_hot_mib * kMiB},
-        {"sqlite_db_path", c.sqlite_db_path},
-        {"sqlite_queries_per_request", c.sqlite_queries_per_request},
-        {"sqlite_offset_ms", 50},  // SPEC.md v2 default: SQLite origin T0 + 50 ms
-        {"seed", wseed}}},
-      {"trigger",
-       {{"window_ms", c.trigger_window_ms},
-        {"min_increase_us", c.trigger_min_increase_us},
-        {"consecutive_windows", c.trigger_consecutive_windows}}},
-      {"telemetry_period_ms", c.telemetry_period_ms},
-      {"telemetry_offset_ms", 25},  // SPEC.md v2 default: ticks at T0 + 25 ms + k x period
-      {"restoration_timeout_s", c.restoration_timeout_s}};
-  if (triplet_id) spec["triplet_id"] = *triplet_id;
-  if (dose_bytes) spec["dose_bytes"] = *dose_bytes;
-  if (variant) {  // ab-pairs (SPEC.md "variant"); absent otherwise, so other plans keep their hash
-    nlohmann::json sysctls = nlohmann::json::object(), sysfs = nlohmann::json::object();
-    for (const auto& [k, v] : variant->sysctls) sysctls[k] = v;
-    for (const auto& [k, v] : variant->sysfs) sysfs[k] = v;
-    auto opt = [](const std::string& v) { return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v); };
-    spec["variant"] = {{"name", variant->name},
-                       {"pair_id", pair_id},
-                       {"sysctls", sysctls},
-                       {"sysfs", sysfs},
-                       {"cmdline", variant->cmdline},
-                       {"kernel_release", opt(variant->kernel_release)},
-                       {"kernel_image_dir", opt(variant->kernel_image_dir)}};
+  auto mib = [](const std::optional<std::int64_t>& v) { return v ? std::optional(*v * kMiB) : std::nullopt; };
+  hcase::CaseSpec s;
+  s.case_id = case_id;
+  s.campaign = c.name;
+  s.vm = vm;
+  s.regime = regime.name;
+  s.repeat = repeat;
+  s.triplet_id = triplet_id;
+  const auto conf = hcase::configuration_from_string(configuration);
+  if (!conf) throw std::invalid_argument("case_spec: unknown configuration '" + configuration + "'");
+  s.configuration = *conf;
+  s.dose_bytes = dose_bytes;
+  s.pinned_commit = c.pinned_commit;
+  s.vm_vcpus = c.vcpus;
+  s.vm_memory_mib = c.memory_mib;
+  s.phases = {c.warmup_s, c.pressure_s, c.recovery_s};
+  s.cgroups = {c.cgroup_parent, c.bg_memory_max_mib * kMiB, mib(c.bg_memory_high_mib), mib(c.fg_memory_max_mib),
+               mib(c.fg_memory_low_mib)};
+  s.backend = {c.zram_disksize_mib * kMiB, c.zram_algorithm, c.zram_priority, c.swapfile_path, c.swapfile_priority};
+  s.pressure = {c.allocation_mib * kMiB, regime.rate_mib_s, c.active_set_mib * kMiB,
+                hcase::kDefaultActiveSetSlideMibS, regime.contents, wseed};
+  s.canaries.period_ms = c.canary_period_ms;
+  s.canaries.compute_hot_bytes = c.compute_hot_mib * kMiB;
+  s.canaries.sqlite_db_path = c.sqlite_db_path;
+  s.canaries.sqlite_queries_per_request = c.sqlite_queries_per_request;
+  s.canaries.seed = wseed;  // sqlite_offset_ms: the SPEC.md v2 default (T0 + 50 ms)
+  s.trigger = {c.trigger_window_ms, c.trigger_min_increase_us, c.trigger_consecutive_windows};
+  s.telemetry_period_ms = c.telemetry_period_ms;  // telemetry_offset_ms: SPEC.md v2 default (T0 + 25 ms)
+  s.restoration_timeout_s = c.restoration_timeout_s;
+  if (variant) {  // ab-pairs (SPEC.md "variant"); absent otherwise
+    hcase::VariantSpec v;
+    v.name = variant->name;
+    v.pair_id = pair_id;
+    v.sysctls = variant->sysctls;
+    v.sysfs = variant->sysfs;
+    v.cmdline = variant->cmdline;
+    if (!variant->kernel_release.empty()) v.kernel_release = variant->kernel_release;
+    if (!variant->kernel_image_dir.empty()) v.kernel_image_dir = variant->kernel_image_dir;
+    s.variant = std::move(v);
   }
-  return spec;
+  return hcase::spec_json(s);
 }
 
 Schedule plan(const Campaign& c) {

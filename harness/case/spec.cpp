@@ -20,6 +20,12 @@ const char* to_string(Configuration c) {
   return "?";
 }
 
+std::optional<Configuration> configuration_from_string(const std::string& name) {
+  for (auto c : {Configuration::StaticZram, Configuration::DelayedActivation, Configuration::BoundedReclaim})
+    if (name == to_string(c)) return c;
+  return std::nullopt;
+}
+
 SpecError::SpecError(std::string field, const std::string& message)
     : std::runtime_error(message), field_(std::move(field)) {}
 
@@ -153,9 +159,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   if (root.has("triplet_id")) s.triplet_id = root.str("triplet_id");
 
   const std::string conf = root.str("configuration");
-  if (conf == "static-zram") s.configuration = Configuration::StaticZram;
-  else if (conf == "delayed-activation") s.configuration = Configuration::DelayedActivation;
-  else if (conf == "bounded-reclaim") s.configuration = Configuration::BoundedReclaim;
+  if (auto c = configuration_from_string(conf)) s.configuration = *c;
   else root.fail("configuration", "must be static-zram, delayed-activation or bounded-reclaim, got '" + conf + "'");
   s.dose_bytes = root.opt_i64("dose_bytes");
 

@@ -22,6 +22,9 @@ enum class Configuration { StaticZram, DelayedActivation, BoundedReclaim };
 /// "static-zram" | "delayed-activation" | "bounded-reclaim" (the schema's spelling).
 const char* to_string(Configuration c);
 
+/// The configuration spelled `name` (to_string's spelling), or nullopt for any other text.
+std::optional<Configuration> configuration_from_string(const std::string& name);
+
 /// A spec that is malformed (JSON, types, unknown fields) or impossible (rules of SPEC.md).
 /// field() is the offending field's dotted path ("" for whole-document errors).
 class SpecError : public std::runtime_error {

@@ -1,13 +1,16 @@
 #pragma once
 // A short case spec (harness/case/SPEC.md) for the vm-labelled tests that run `harness case
-// run` in a fresh guest: tests/vm/case/{case,zram_ownership}_vm_test.cpp. Fixed parts: campaign
-// "vmtest", vm0, regime fast-structured, repeat 1, lzo-rle zram at priority 100 and the
-// campaign swapfile at 10, 64 MiB/s structured pressure, 100 ms canaries with a 16 MiB hot
-// region and 8 queries per request, seed 1. Header-only (nlohmann-json); include as
-// "tests/common/vm_case_spec.hpp".
+// run` in a fresh guest: tests/vm/case/{case,zram_ownership}_vm_test.cpp. Built on
+// hcase::local_guest_case (campaign "vmtest", vm0, the local guest's paths, lzo-rle zram,
+// 100 ms canaries, seeds 1) and written by hcase::spec_json; fixed here: regime
+// fast-structured, 64 MiB/s structured pressure. Include as "tests/common/vm_case_spec.hpp";
+// link hk_case.
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
 #include <string>
+
+#include "harness/case/spec_writer.hpp"
 
 namespace test_support {
 
@@ -22,44 +25,25 @@ struct VmCaseShape {
 
 /// The spec of case `id` in `configuration` (static-zram | delayed-activation |
 /// bounded-reclaim; bounded-reclaim gets dose_bytes 96 MiB) with the sizes of `shape`;
-/// `triplet_id` "" leaves the key out (it is optional in SPEC.md).
+/// `triplet_id` "" leaves the key out (it is optional in SPEC.md). Throws
+/// std::invalid_argument on an unknown configuration.
 inline nlohmann::json vm_case_spec(const std::string& id, const std::string& configuration, const VmCaseShape& shape,
                                    const std::string& triplet_id = "") {
-  using json = nlohmann::json;
   constexpr long long kMiB = 1ll << 20;
-  json s = {
-      {"case_id", id},
-      {"campaign", "vmtest"},
-      {"vm", "vm0"},
-      {"regime", "fast-structured"},
-      {"repeat", 1},
-      {"configuration", configuration},
-      {"pinned_commit", "any"},
-      {"vm_shape", {{"vcpus", 1}, {"memory_mib", 1024}}},
-      {"phases_s", {{"warmup", shape.warmup_s}, {"pressure", shape.pressure_s}, {"recovery", shape.recovery_s}}},
-      {"cgroups", {{"parent", "harness"}, {"bg_memory_max_bytes", shape.bg_memory_max_mib * kMiB}}},
-      {"backend",
-       {{"zram_disksize_bytes", shape.zram_disksize_mib * kMiB},
-        {"zram_algorithm", "lzo-rle"},
-        {"zram_priority", 100},
-        {"swapfile_path", "/var/lib/harness/swapfile"},
-        {"swapfile_priority", 10}}},
-      {"pressure",
-       {{"allocation_bytes", shape.allocation_mib * kMiB},
-        {"rate_mib_s", 64},
-        {"active_set_bytes", shape.active_set_mib * kMiB},
-        {"contents", "structured"},
-        {"seed", 1}}},
-      {"canaries",
-       {{"period_ms", 100},
-        {"compute_hot_bytes", 16 * kMiB},
-        {"sqlite_db_path", "/var/lib/harness/canary.db"},
-        {"sqlite_queries_per_request", 8},
-        {"seed", 1}}},
-  };
-  if (!triplet_id.empty()) s["triplet_id"] = triplet_id;
-  if (configuration == "bounded-reclaim") s["dose_bytes"] = 96 * kMiB;
-  return s;
+  const auto conf = hcase::configuration_from_string(configuration);
+  if (!conf) throw std::invalid_argument("vm_case_spec: unknown configuration " + configuration);
+  hcase::CaseSpec s = hcase::local_guest_case(id, "vmtest", *conf);
+  s.regime = "fast-structured";
+  s.phases = {shape.warmup_s, shape.pressure_s, shape.recovery_s};
+  s.cgroups.bg_memory_max_bytes = shape.bg_memory_max_mib * kMiB;
+  s.backend.zram_disksize_bytes = shape.zram_disksize_mib * kMiB;
+  s.pressure.allocation_bytes = shape.allocation_mib * kMiB;
+  s.pressure.rate_mib_s = 64;
+  s.pressure.active_set_bytes = shape.active_set_mib * kMiB;
+  s.pressure.contents = "structured";
+  if (!triplet_id.empty()) s.triplet_id = triplet_id;
+  if (*conf == hcase::Configuration::BoundedReclaim) s.dose_bytes = 96 * kMiB;
+  return hcase::spec_json(s);
 }
 
 }  // namespace test_support

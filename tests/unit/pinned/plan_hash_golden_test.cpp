@@ -31,8 +31,9 @@ std::string plan_hash(const std::string& name) {
 
 }  // namespace
 
-TEST(PinnedPlans, SmokeCampaign) { EXPECT_EQ(plan_hash("smoke.yaml"), "c2280f6e800ceeabdca391372233a9993bdc7be3cadf3b0ec796fce634b71c50"); }
-TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "955b02cdfd11f60cef58d47eaa0f706dd5bb406dc07cb71b74711c4ff531c068"); }
-TEST(PinnedPlans, PilotCampaign) { EXPECT_EQ(plan_hash("pilot.yaml"), "62bb966eed3c035dbc486e0340ed6cd9a8280e2ecb6c0f3acc8003e827ec8191"); }
-TEST(PinnedPlans, ConfirmatoryCampaignStudyDesign) { EXPECT_EQ(plan_hash("confirmatory.yaml"), "534f9fa5eedb35aa0bee0e88b3505a60c0518c04becb571d4a71ac7a6515f218"); }
-TEST(PinnedPlans, ConfirmatoryFiveVmAlternative) { EXPECT_EQ(plan_hash("confirmatory-5vm.yaml"), "fb579653d502fc641ab5e8aaf831e1a4fe873bf7381a8439fc8b28c759e02c0e"); }
+TEST(PinnedPlans, SmokeCampaign) { EXPECT_EQ(plan_hash("smoke.yaml"), "37988d0a401f4fea09e62daed9a4596b2624d5b21d4a7b2b1a0e909f311718a3"); }
+TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "9b995cd6b048e51224159b7670140badb69d5bd1d33f201945c0a27ae88edbc4"); }
+TEST(PinnedPlans, PilotCampaign) { EXPECT_EQ(plan_hash("pilot.yaml"), "38d918f16ad3922ea1c0099a3f90d439be957be9ae63e34b9d06ff76bc82a1b0"); }
+TEST(PinnedPlans, ConfirmatoryCampaignStudyDesign) { EXPECT_EQ(plan_hash("confirmatory.yaml"), "3bb8b4165c4a27e339d59783ada6c764980444efc88b3f9448cf392dd33a0156"); }
+TEST(PinnedPlans, ConfirmatoryFiveVmAlternative) { EXPECT_EQ(plan_hash("confirmatory-5vm.yaml"), "216af3d5d179cec0e86c9c399f2926d6105054fe5f6bcf678b4ae298fbfa78f8"); }
+TEST(PinnedPlans, CalibrationCampaign) { EXPECT_EQ(plan_hash("calibration.yaml"), "d1d94b731eb9dffe604fb25d033f77584d294cca6db0faf4854613ceb216a653"); }

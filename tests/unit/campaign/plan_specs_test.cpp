@@ -1,0 +1,43 @@
+// Every case spec that `harness plan` writes for a repository campaign is valid and is
+// exactly what the one spec writer (harness/case/spec_writer.hpp) writes for it: parsing it
+// and writing it again changes nothing.
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/schedule.hpp"
+#include "harness/case/spec.hpp"
+#include "harness/case/spec_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace hc = harness::campaign;
+
+TEST(PlannedSpecs, EveryRepositoryCampaignsSpecsParseAndWriteBackUnchanged) {
+  int campaigns = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + "/campaigns")) {
+    if (e.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    auto c = hc::load_campaign(e.path().string());
+    hc::resolve_build_pin(c, std::string(40, 'c'), false);
+    const auto s = hc::plan(c);
+    ASSERT_FALSE(s.cases.empty());
+    for (const auto& k : s.cases) {
+      const auto parsed = hcase::parse_spec(k.spec.dump(), k.case_id);
+      EXPECT_EQ(hcase::spec_json(parsed), k.spec) << k.case_id;
+      EXPECT_EQ(parsed.case_id, k.case_id);
+      EXPECT_EQ(hcase::to_string(parsed.configuration), k.configuration);
+    }
+    ++campaigns;
+  }
+  EXPECT_GE(campaigns, 5);
+}
+
+TEST(PlannedSpecs, PlannedSpecsStateTheActiveWindowSlide) {
+  auto c = hc::load_campaign(std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml");
+  hc::resolve_build_pin(c, std::string(40, 'c'), false);
+  const auto s = hc::plan(c);
+  for (const auto& k : s.cases)
+    ASSERT_DOUBLE_EQ(k.spec.at("pressure").at("active_set_slide_mib_s").get<double>(),
+                     hcase::kDefaultActiveSetSlideMibS);
+}
