@@ -690,11 +690,17 @@ TEST_P(AgentProcess, RebootRunsAfterTheAnswerAndNotDuringACase) {
   ASSERT_EQ(ok->status, 202) << ok->body;
   const std::string boot = json::parse(ok->body).value("boot_id", std::string());
   EXPECT_FALSE(boot.empty());
-  for (int i = 0; i < 200 && !fs::exists(rebooted); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The shell creates the file (>>) before echo writes to it: wait for the whole line.
+  auto text = [&] {
+    std::ifstream in(rebooted);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string all;
+  for (int i = 0; i < 200 && (all = text()).find('\n') == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(fs::exists(rebooted));
-  std::ifstream in(rebooted);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(all, "reboot\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a second run would have written by now
+  EXPECT_EQ(text(), "reboot\n");
   // The host did not really reboot: a client waiting for a new boot id gives up and says so.
   harness::agent::ClientOptions o;
   o.get_attempts = 1;
