@@ -73,6 +73,19 @@ bool is_regression(double lower, double upper, std::optional<double> max_ratio, 
   return (max_ratio && lower > *max_ratio) || (min_ratio && upper < *min_ratio);
 }
 
+std::string metric_verdict(double ratio, double lower, double upper, std::optional<double> max_ratio,
+                           std::optional<double> min_ratio) {
+  if (is_regression(lower, upper, max_ratio, min_ratio)) return "regression";
+  if ((max_ratio && ratio > *max_ratio) || (min_ratio && ratio < *min_ratio)) return "inconclusive";
+  return "ok";
+}
+
+std::string change_of(double lower, double upper) {
+  if (lower > 1) return "higher";
+  if (upper < 1) return "lower";
+  return "none shown";
+}
+
 std::vector<MetricComparison> compare_variants(const std::string& baseline_db, const std::string& candidate_db,
                                                const harness::campaign::Campaign& c) {
   if (c.design != "ab-pairs")
@@ -159,6 +172,7 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
     const auto iv = percentile_interval(rep, level);
     r.lower = iv.lower;
     r.upper = iv.upper;
+    r.change = change_of(iv.lower, iv.upper);
     const std::string what = fmt::format("ratio {} [{}, {}] at {:g}%, {} pairs in {} strata (baseline {} {}, "
                                          "candidate {} {})",
                                          num(*r.ratio), num(iv.lower), num(iv.upper), level * 100, r.pairs, r.strata,
@@ -169,14 +183,17 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
     if (!r.max_ratio && !r.min_ratio) {
       r.verdict = "reported";
       r.detail = what + "; no tolerance";
-    } else if (is_regression(iv.lower, iv.upper, r.max_ratio, r.min_ratio)) {
-      r.verdict = "regression";
-      r.detail = what + (r.max_ratio && iv.lower > *r.max_ratio
-                             ? "; the whole interval lies above max_ratio " + num(*r.max_ratio)
-                             : "; the whole interval lies below min_ratio " + num(*r.min_ratio));
     } else {
-      r.verdict = "ok";
-      r.detail = what + "; tolerance " + allowed + " (a regression needs the whole interval beyond it)";
+      r.verdict = metric_verdict(*r.ratio, iv.lower, iv.upper, r.max_ratio, r.min_ratio);
+      if (r.verdict == "regression")
+        r.detail = what + (r.max_ratio && iv.lower > *r.max_ratio
+                               ? "; the whole interval lies above max_ratio " + num(*r.max_ratio)
+                               : "; the whole interval lies below min_ratio " + num(*r.min_ratio));
+      else if (r.verdict == "inconclusive")
+        r.detail = what + "; the ratio is past the tolerance " + allowed +
+                   " but the interval is not wholly beyond it: more pairs would decide";
+      else
+        r.detail = what + "; tolerance " + allowed + " (a regression needs the whole interval beyond it)";
     }
     out.push_back(std::move(r));
   }

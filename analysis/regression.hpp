@@ -50,15 +50,30 @@ struct MetricComparison {
   std::optional<double> lower, upper;///< percentile interval of the ratio at `level`
   double level = 0;                  ///< e.g. 1 - 0.05 / 10 = 0.995
   std::optional<double> max_ratio, min_ratio;  ///< the tolerance (none: reported only)
-  /// "regression" (interval wholly beyond the tolerance), "ok" (not), "reported" (no
-  /// tolerance), "no data" (no pair, or the ratio is undefined).
+  /// "regression" (interval wholly beyond the tolerance), "inconclusive" (the ratio is past
+  /// the tolerance but the interval is not wholly beyond it: more pairs would decide), "ok"
+  /// (neither), "reported" (no tolerance), "no data" (no pair, or the ratio is undefined).
+  /// Only "regression" fails a check (metric_verdict).
   std::string verdict;
+  /// What the interval shows, whatever the tolerance: "higher" (lower bound > 1), "lower"
+  /// (upper bound < 1), "none shown" (the interval contains 1); "" with no data (change_of).
+  std::string change;
   std::string detail;                ///< one line with the numbers, e.g. "ratio 1.31 [1.22, 1.40] > 1.2 allowed"
 };
 
 /// The tolerance rule (issue 15): regression iff lower > max_ratio or upper < min_ratio.
 /// Pure; exposed for the unit tests.
 bool is_regression(double lower, double upper, std::optional<double> max_ratio, std::optional<double> min_ratio);
+
+/// The verdict of a metric with at least one tolerance (ours): "regression" when
+/// is_regression(), else "inconclusive" when the point `ratio` is > max_ratio or < min_ratio,
+/// else "ok". Pure; exposed for the unit tests.
+std::string metric_verdict(double ratio, double lower, double upper, std::optional<double> max_ratio,
+                           std::optional<double> min_ratio);
+
+/// MetricComparison::change of an interval: "higher" iff lower > 1, "lower" iff upper < 1,
+/// else "none shown". Pure.
+std::string change_of(double lower, double upper);
 
 /// Compares the candidate cases of `candidate_db` with the baseline cases of `baseline_db`
 /// (the same file for a one-DB A/B run; a stored baseline otherwise). Tolerances, alpha and

@@ -35,16 +35,34 @@ std::string cell(const std::string& s) {
 
 std::vector<std::string> row(const analysis::MetricComparison& m) {
   return {m.metric, m.unit, std::to_string(m.pairs), num(m.baseline_mean), num(m.candidate_mean), num(m.ratio),
-          interval_cell(m), tolerance_cell(m), m.verdict};
+          interval_cell(m), m.change.empty() ? "-" : m.change, tolerance_cell(m), m.verdict};
 }
 
 const std::vector<std::string>& headers() {
   static const std::vector<std::string> h{"metric", "unit", "pairs", "baseline", "candidate",
-                                          "ratio",  "interval", "tolerance", "verdict"};
+                                          "ratio",  "interval", "change",   "tolerance", "verdict"};
   return h;
 }
 
 }  // namespace
+
+std::vector<std::string> variant_lines(const Campaign& c) {
+  std::vector<std::string> out;
+  for (const auto& v : c.variants) {
+    std::vector<std::string> parts;
+    for (const auto& [k, val] : v.sysctls) parts.push_back("sysctl " + k + "=" + val);
+    for (const auto& [k, val] : v.sysfs) parts.push_back("sysfs " + k + "=" + val);
+    for (const auto& p : v.cmdline) parts.push_back("cmdline " + p);
+    if (!v.kernel_image_dir.empty())
+      parts.push_back("kernel image " + v.kernel_image_dir +
+                      (v.kernel_release.empty() ? std::string() : " (" + v.kernel_release + ")"));
+    std::string line = v.name + ": ";
+    if (parts.empty()) line += "nothing set (the guest as booted)";
+    for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : "") + parts[i];
+    out.push_back(line);
+  }
+  return out;
+}
 
 int CheckOutcome::findings() const {
   int n = 0;
@@ -86,17 +104,25 @@ std::string regression_table(const std::vector<analysis::MetricComparison>& metr
 }
 
 std::string check_markdown(const CheckOutcome& o, const results::Provenance* prov) {
-  int failed = 0, regressions = 0, nodata = 0;
+  int failed = 0, regressions = 0, nodata = 0, inconclusive = 0;
   for (const auto& a : o.assertions) failed += a.passed ? 0 : 1;
   for (const auto& m : o.metrics) {
     regressions += m.verdict == "regression" ? 1 : 0;
+    inconclusive += m.verdict == "inconclusive" ? 1 : 0;
     nodata += m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? 1 : 0;
   }
   std::string md = "## harness check: " + cell(o.campaign) + "\n\n";
   md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed", o.findings() ? "FAIL" : "PASS",
                     regressions, o.metrics.size(), failed, o.assertions.size());
+  if (inconclusive)
+    md += fmt::format("; {} inconclusive (ratio past its tolerance, interval not wholly beyond it)", inconclusive);
   if (nodata) md += fmt::format("; {} metric(s) with a tolerance had no data", nodata);
   md += ".\n\n";
+  if (!o.variants.empty()) {
+    md += "Variants:\n";
+    for (const auto& v : o.variants) md += "- " + cell(v) + "\n";
+    md += "\n";
+  }
   if (!o.metrics.empty()) {
     md += "| " ;
     for (const auto& h : headers()) md += h + " | ";
@@ -107,6 +133,7 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
     for (const auto& m : o.metrics) {
       auto r = row(m);
       if (m.verdict == "regression") r.back() = "**regression**";
+      if (m.verdict == "inconclusive") r.back() = "*inconclusive*";
       md += "|";
       for (const auto& c : r) md += " " + cell(c) + " |";
       md += "\n";
@@ -115,10 +142,14 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
     md += fmt::format(
         "\nRatio = candidate / baseline of the stratified means (strata: vm, regime, configuration; pairs share vm, "
         "regime, repeat and configuration). Intervals: stratified bootstrap percentile intervals at {:g}% each "
-        "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance), B = {}, seed {}. A metric regresses "
-        "when its whole interval lies beyond its tolerance.\n",
+        "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance), B = {}, seed {}. Change: higher or "
+        "lower when the interval excludes 1, whatever the tolerance. A metric regresses when its whole interval lies "
+        "beyond its tolerance; it is inconclusive when its ratio is past the tolerance but its interval is not wholly "
+        "beyond it.\n",
         level * 100, o.regression_alpha, o.bootstrap_replicates, o.seed);
-    md += "Baseline cases: " + (o.baseline_db.empty() ? std::string("this run's DB") : "stored baseline `" + o.baseline_db + "`") +
+    md += "Baseline cases: " +
+          (o.baseline_db.empty() ? std::string("this run's DB")
+                                 : "stored baseline `" + o.baseline_db + "` (an earlier run: each pair spans two runs)") +
           (o.settings_sha256.empty() ? "" : "; comparison settings sha256 `" + o.settings_sha256 + "`") + ".\n\n";
   }
   if (!o.assertions.empty()) {

@@ -19,6 +19,7 @@ struct CheckOutcome {
   /// Where the baseline cases came from: "" (same DB) or the --baseline-db path.
   std::string baseline_db;
   std::string settings_sha256;                       ///< comparison settings digest ("" when not A/B)
+  std::vector<std::string> variants;                 ///< variant_lines() of the campaign (A/B only)
   int bootstrap_replicates = 0;                      ///< B of the intervals
   std::uint64_t seed = 0;                            ///< bootstrap seed
   double regression_alpha = 0;                       ///< family-wise alpha over metrics with a tolerance
@@ -26,12 +27,19 @@ struct CheckOutcome {
   int findings() const;
 };
 
+/// One line per variant of an ab-pairs campaign (baseline first), what it sets, e.g.
+/// "candidate: sysctl vm.swappiness=200; sysfs /sys/kernel/mm/lru_gen/enabled=y; cmdline
+/// transparent_hugepage=never; kernel image images/next (6.1.0-50-cloud-amd64)", or
+/// "baseline: nothing set (the guest as booted)". Empty for other designs.
+std::vector<std::string> variant_lines(const Campaign& c);
+
 /// Fixed-width text table, one line per metric: metric, unit, pairs, baseline, candidate,
-/// ratio, interval, tolerance, verdict (numbers to 3 significant digits; "-" when absent).
+/// ratio, interval, change, tolerance, verdict (numbers to 3 significant digits; "-" when absent).
 std::string regression_table(const std::vector<analysis::MetricComparison>& metrics);
 
 /// Markdown summary: a verdict line, the metric table (metric, unit, pairs, baseline,
-/// candidate, ratio, interval, tolerance, verdict; regressions in bold), the assertion
+/// candidate, ratio, interval, change, tolerance, verdict; regressions in bold, inconclusive
+/// in italics), the assertion
 /// table (assertion, cases, result, first failure), how the intervals were made, and the
 /// provenance block (results/provenance.hpp). `prov` may be null.
 std::string check_markdown(const CheckOutcome& o, const results::Provenance* prov);

@@ -41,7 +41,7 @@ StratumSizes uniform_allocation(const std::vector<std::string>& vms, const std::
 }
 
 std::string stratum_table(const StratumSizes& s, const std::vector<std::string>& vms,
-                          const std::vector<std::string>& regimes) {
+                          const std::vector<std::string>& regimes, const std::string& unit) {
   std::size_t w0 = 5;
   for (const auto& vm : vms) w0 = std::max(w0, vm.size());
   std::string out = fmt::format("{:<{}}", "vm", w0);
@@ -71,7 +71,7 @@ std::string stratum_table(const StratumSizes& s, const std::vector<std::string>&
   out += fmt::format("{:<{}}", "total", w0);
   for (const auto& g : regimes) out += fmt::format("  {:>{}}", per_regime[g], g.size());
   out += fmt::format("  {:>5}\n", all);
-  out += fmt::format("{} of {} strata have one triplet\n", ones, strata);
+  out += fmt::format("{} of {} strata have one {}\n", ones, strata, unit);
   return out;
 }
 

@@ -31,8 +31,9 @@ StratumSizes uniform_allocation(const std::vector<std::string>& vms, const std::
                                 int repeats);
 
 /// Readable vm x regime table of stratum sizes, VM totals in the last column, regime
-/// totals in the last row, then "N of M strata have one triplet".
+/// totals in the last row, then "N of M strata have one <unit>" (unit: "triplet", or
+/// "pair" for ab-pairs).
 std::string stratum_table(const StratumSizes& s, const std::vector<std::string>& vms,
-                          const std::vector<std::string>& regimes);
+                          const std::vector<std::string>& regimes, const std::string& unit = "triplet");
 
 }  // namespace harness::campaign

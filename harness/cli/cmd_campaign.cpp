@@ -198,7 +198,11 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       if (c.design == "pilot")
         std::printf("pilot: %zu dose(s) x %zu regime(s) x %d repeat(s) per VM\n", c.pilot_doses_mib.size(),
                     c.regimes.size(), c.repeats);
-      else
+      else if (c.design == "ab-pairs") {
+        std::printf("pairs (baseline, candidate) per (vm, regime) stratum, for each of %zu configuration(s):\n%s",
+                    c.configurations.size(), hc::stratum_table(s.strata, c.vms, regimes, "pair").c_str());
+        for (const auto& v : hc::variant_lines(c)) std::printf("variant %s\n", v.c_str());
+      } else
         std::printf("triplets per (vm, regime) stratum%s:\n%s",
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
                     hc::stratum_table(s.strata, c.vms, regimes).c_str());
@@ -451,6 +455,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         }
         out.baseline_db = *baseline_db;
         out.settings_sha256 = hc::comparison_settings_sha256(c);
+        out.variants = hc::variant_lines(c);
         out.bootstrap_replicates = c.bootstrap_replicates;
         out.seed = c.seed;
         out.regression_alpha = c.regression_alpha;
@@ -458,9 +463,11 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                     hc::regression_table(out.metrics).c_str());
         for (const auto& m : out.metrics) {
           if (m.verdict == "regression") ++regressions;
-          if (m.verdict == "regression" || (m.verdict == "no data" && (m.max_ratio || m.min_ratio)))
-            std::printf("  %s %s: %s\n", m.verdict == "regression" ? "REGRESSION" : "NO DATA", m.metric.c_str(),
-                        m.detail.c_str());
+          const char* tag = m.verdict == "regression"     ? "REGRESSION"
+                            : m.verdict == "inconclusive" ? "INCONCLUSIVE"
+                            : m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? "NO DATA"
+                                                                                      : nullptr;
+          if (tag) std::printf("  %s %s: %s\n", tag, m.metric.c_str(), m.detail.c_str());
         }
       }
       if (!junit->empty()) hc::write_junit(*junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr);

@@ -67,6 +67,25 @@ TEST(RegressionRule, BothBoundsAndNone) {
   EXPECT_FALSE(analysis::is_regression(5, 6, std::nullopt, std::nullopt));
 }
 
+TEST(RegressionRule, PointPastTheToleranceWithoutTheIntervalIsInconclusive) {
+  // achieved_ratio 0.682 [0.581, 0.865] against min_ratio 0.8 (MGLRU on vs off, this machine).
+  EXPECT_EQ(analysis::metric_verdict(0.682, 0.581, 0.865, std::nullopt, 0.8), "inconclusive");
+  EXPECT_EQ(analysis::metric_verdict(0.682, 0.581, 0.799, std::nullopt, 0.8), "regression");
+  EXPECT_EQ(analysis::metric_verdict(0.8, 0.581, 0.865, std::nullopt, 0.8), "ok");  // at the bound: not past it
+  EXPECT_EQ(analysis::metric_verdict(1.25, 0.9, 1.6, 1.2, std::nullopt), "inconclusive");
+  EXPECT_EQ(analysis::metric_verdict(1.25, 1.21, 1.6, 1.2, std::nullopt), "regression");
+  EXPECT_EQ(analysis::metric_verdict(1.1, 0.9, 1.6, 1.2, 0.5), "ok");
+  EXPECT_EQ(analysis::metric_verdict(0.4, 0.2, 0.6, 1.2, 0.5), "inconclusive");
+}
+
+TEST(RegressionRule, ChangeIsWhatTheIntervalExcludes) {
+  EXPECT_EQ(analysis::change_of(1.01, 1.3), "higher");
+  EXPECT_EQ(analysis::change_of(0.5, 0.99), "lower");
+  EXPECT_EQ(analysis::change_of(1.0, 1.3), "none shown");  // touching 1 is not excluding it
+  EXPECT_EQ(analysis::change_of(0.7, 1.0), "none shown");
+  EXPECT_EQ(analysis::change_of(0.9, 1.1), "none shown");
+}
+
 TEST(RegressionMetrics, FixedSetAndOrder) {
   std::vector<std::string> names;
   for (const auto& m : analysis::regression_metrics()) names.push_back(m.name);
@@ -93,6 +112,7 @@ TEST(CompareVariants, FlagsTheMetricThatMovedAndOnlyIt) {
   EXPECT_LE(*rd.lower, *rd.ratio);
   EXPECT_GE(*rd.upper, *rd.ratio);
   EXPECT_NE(rd.detail.find("above max_ratio 1.2"), std::string::npos) << rd.detail;
+  EXPECT_EQ(rd.change, "higher");
   EXPECT_DOUBLE_EQ(rd.level, 1 - 0.05 / 4);
   for (const auto& r : res) {
     if (r.metric == "reclaim_duration") continue;
@@ -119,6 +139,7 @@ TEST(CompareVariants, CandidateFasterIsNoRegressionButBelowMinRatioIs) {
   EXPECT_EQ(m.at("bg_psi_some").verdict, "regression") << m.at("bg_psi_some").detail;
   EXPECT_NE(m.at("bg_psi_some").detail.find("below min_ratio 0.5"), std::string::npos);
   EXPECT_EQ(m.at("bg_psi_full").verdict, "reported");  // moved, but no tolerance
+  EXPECT_EQ(m.at("bg_psi_full").change, "lower");
   EXPECT_NEAR(*m.at("bg_psi_full").ratio, 0.3, 0.05);
   std::filesystem::remove(db);
 }

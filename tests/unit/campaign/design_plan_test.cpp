@@ -131,3 +131,20 @@ TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
                              "12 of 36 strata have one triplet\n"));
   EXPECT_THAT(out, HasSubstr("stored nothing: no DB given"));
 }
+
+TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  std::string text = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  const std::string from = "  candidate: {}";
+  ASSERT_NE(text.find(from), std::string::npos) << "ci-regression.yaml no longer ships an A/A candidate";
+  text.replace(text.find(from), from.size(),
+               "  candidate:\n    sysctls: {vm.swappiness: \"200\"}\n    sysfs: {/sys/kernel/mm/lru_gen/enabled: \"y\"}");
+  testfiles::write(d / "ab.yaml", text);
+  const auto out = run(harness + " plan " + (d / "ab.yaml") + " 2>&1");
+  EXPECT_THAT(out, HasSubstr("pairs (baseline, candidate) per (vm, regime) stratum, for each of 1 configuration(s):\n"));
+  EXPECT_THAT(out, HasSubstr("0 of 1 strata have one pair\n"));
+  EXPECT_THAT(out, ::testing::Not(HasSubstr("triplet")));
+  EXPECT_THAT(out, HasSubstr("variant baseline: nothing set (the guest as booted)\n"));
+  EXPECT_THAT(out, HasSubstr("variant candidate: sysctl vm.swappiness=200; sysfs /sys/kernel/mm/lru_gen/enabled=y\n"));
+}

@@ -298,7 +298,7 @@ TEST(AbMarkdown, MetricTableVerdictAndProvenance) {
   const auto t = md_table(md, "metric");
   ASSERT_EQ(t.size(), 2u + 10u);  // header, alignment row, one row per metric
   EXPECT_EQ(t[0], (std::vector<std::string>{"metric", "unit", "pairs", "baseline", "candidate", "ratio", "interval",
-                                            "tolerance", "verdict"}));
+                                            "change", "tolerance", "verdict"}));
   std::map<std::string, std::vector<std::string>> rows;
   for (std::size_t i = 2; i < t.size(); ++i) rows[t[i][0]] = t[i];
   const auto& rd = rows.at("reclaim_duration");
@@ -308,15 +308,17 @@ TEST(AbMarkdown, MetricTableVerdictAndProvenance) {
   EXPECT_EQ(rd[2], "12");
   EXPECT_EQ(rd[5], fmt::format("{:.3g}", *m.ratio));
   EXPECT_EQ(rd[6], fmt::format("[{:.3g}, {:.3g}]", *m.lower, *m.upper));
-  EXPECT_EQ(rd[7], "&lt;= 1.2");  // renders as <= 1.2
-  EXPECT_EQ(rd[8], "**regression**");
-  EXPECT_EQ(rows.at("achieved_ratio")[7], "&gt;= 0.9");
-  EXPECT_EQ(rows.at("achieved_ratio")[8], "ok");
+  EXPECT_EQ(rd[7], "higher");  // the whole interval above 1
+  EXPECT_EQ(rd[8], "&lt;= 1.2");  // renders as <= 1.2
+  EXPECT_EQ(rd[9], "**regression**");
+  EXPECT_EQ(rows.at("achieved_ratio")[8], "&gt;= 0.9");
+  EXPECT_EQ(rows.at("achieved_ratio")[9], "ok");
   EXPECT_EQ(rows.at("bg_psi_some")[5], "-");
-  EXPECT_EQ(rows.at("bg_psi_some")[8], "no data");
-  EXPECT_EQ(rows.at("swapout")[7], "-");
+  EXPECT_EQ(rows.at("bg_psi_some")[7], "-");
+  EXPECT_EQ(rows.at("bg_psi_some")[9], "no data");
+  EXPECT_EQ(rows.at("swapout")[8], "-");
   EXPECT_EQ(rows.at("swapout")[3].find('e'), std::string::npos) << "no exponent notation: " << rows.at("swapout")[3];
-  EXPECT_EQ(rows.at("swapout")[8], "reported");
+  EXPECT_EQ(rows.at("swapout")[9], "reported");
   // The assertion table keeps a pipe in a failure line inside its cell.
   const auto a = md_table(md, "assertion");
   ASSERT_EQ(a.size(), 4u);
@@ -344,6 +346,37 @@ TEST(AbMarkdown, AaPassesAndDefaultPathIsNextToTheDb) {
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 11);  // header + 10 metrics
   EXPECT_EQ(table.rfind("metric", 0), 0u);
   fs::remove(db);
+}
+
+TEST(AbMarkdown, VariantLinesSayWhatEachVariantSetsAndTheSummaryListsThem) {
+  auto c = ab_campaign();
+  c.variants[0].sysctls.clear();
+  c.variants[1].sysfs = {{"/sys/kernel/mm/lru_gen/enabled", "y"}};
+  c.variants[1].cmdline = {"transparent_hugepage=never"};
+  c.variants[1].kernel_image_dir = "images/next";
+  c.variants[1].kernel_release = "6.1.0-50-cloud-amd64";
+  const auto lines = hc::variant_lines(c);
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "baseline: nothing set (the guest as booted)",
+                       "candidate: sysctl vm.swappiness=200; sysfs /sys/kernel/mm/lru_gen/enabled=y; cmdline "
+                       "transparent_hugepage=never; kernel image images/next (6.1.0-50-cloud-amd64)"}));
+  hc::CheckOutcome o;
+  o.campaign = c.name;
+  o.db_path = "run.db";
+  o.baseline_db = "base.db";
+  o.variants = lines;
+  o.metrics = {analysis::MetricComparison{}};
+  o.metrics[0].metric = "refaults";
+  o.metrics[0].level = 0.995;
+  const auto md = hc::check_markdown(o, nullptr);
+  EXPECT_NE(md.find("Variants:\n- baseline: nothing set (the guest as booted)\n- candidate: sysctl vm.swappiness=200;"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("stored baseline `base.db` (an earlier run: each pair spans two runs)"), std::string::npos) << md;
+  hc::Campaign triplets = c;
+  triplets.design = "matched-triplets";
+  triplets.variants.clear();
+  EXPECT_TRUE(hc::variant_lines(triplets).empty());
 }
 
 TEST(AbAssertions, AllCasesCompletedIgnoresCasesNotRunOnPurpose) {
