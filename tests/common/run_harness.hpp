@@ -1,7 +1,8 @@
 #pragma once
-// The built `harness` executable as a child process, for the unit tests that check what it
-// prints and its exit code (exit_codes.hpp). Header-only; needs HARNESS_BINARY_DIR; include
-// as "tests/common/run_harness.hpp".
+// The built `harness` executable as a child process, for the tests that check what it
+// prints and its exit code (exit_codes.hpp): the unit tests, and the campaign vm tests through
+// campaign_vm.hpp. Header-only; needs HARNESS_BINARY_DIR; include as
+// "tests/common/run_harness.hpp".
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -21,10 +22,16 @@ struct HarnessRun {
   std::string out;  ///< stdout and stderr together
 };
 
-/// Runs `harness <args>` (args already shell-quoted) through the shell with stdout and stderr
-/// to `log` (replaced), then reads `log` back.
-inline HarnessRun run_harness(const std::string& args, const std::filesystem::path& log) {
-  const int st = std::system((harness_binary() + " " + args + " > " + log.string() + " 2>&1").c_str());
+/// Whether run_harness replaces `log` or appends to it (a log shared by several runs).
+enum class LogMode { Replace, Append };
+
+/// Runs `<env>harness <args>` (args already shell-quoted; `env` empty or assignments such as
+/// "XDG_CACHE_HOME=/x ", each ending in a space) through the shell with stdout and stderr to
+/// `log` (replaced or appended to, per `mode`), then reads the whole `log` back.
+inline HarnessRun run_harness(const std::string& args, const std::filesystem::path& log,
+                              LogMode mode = LogMode::Replace, const std::string& env = "") {
+  const std::string redirect = mode == LogMode::Append ? " >> " : " > ";
+  const int st = std::system((env + harness_binary() + " " + args + redirect + log.string() + " 2>&1").c_str());
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(log)};
 }
 

@@ -31,6 +31,13 @@ std::string temp_db(const std::string& stem) {
   return p.string();
 }
 
+std::string written_db(const std::string& stem, const std::vector<Case>& cases,
+                       const std::vector<std::string>& extra_schedule) {
+  const auto path = temp_db(stem);
+  write(path, cases, extra_schedule);
+  return path;
+}
+
 void write(const std::string& path, const std::vector<Case>& cases, const std::vector<std::string>& extra_schedule) {
   results::Db db(path, results::Db::Mode::Create);
   db.transaction([&] {

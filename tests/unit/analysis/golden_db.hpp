@@ -43,4 +43,8 @@ std::vector<Case> two_strata_three_repeats();
 /// A fresh temp file path under the build's temp dir (unique per call).
 std::string temp_db(const std::string& stem);
 
+/// write(temp_db(stem), cases, extra_schedule): a fresh DB with these cases; returns its path.
+std::string written_db(const std::string& stem, const std::vector<Case>& cases,
+                       const std::vector<std::string>& extra_schedule = {});
+
 }  // namespace golden

@@ -18,8 +18,7 @@ std::string one_triplet_per_stratum() {
     v.push_back({vm, "r", 1, "delayed-activation", 12500, 25000});
     v.push_back({vm, "r", 1, "bounded-reclaim", 15000, 30000});
   }
-  const auto path = golden::temp_db("single_triplets");
-  golden::write(path, v);
+  const auto path = golden::written_db("single_triplets", v);
   return path;
 }
 

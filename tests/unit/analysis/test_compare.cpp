@@ -15,8 +15,7 @@
 namespace {
 
 analysis::Report report_of(const std::vector<golden::Case>& cases, const std::string& stem) {
-  const auto path = golden::temp_db(stem);
-  golden::write(path, cases);
+  const auto path = golden::written_db(stem, cases);
   analysis::PrimaryOptions opt;
   opt.bootstrap = {2000, 7, 1};
   return analysis::analyze_campaign(path, opt);

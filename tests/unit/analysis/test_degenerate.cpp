@@ -26,8 +26,7 @@ analysis::PrimaryOptions opts() { return report_checks::small_bootstrap(); }
 TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
   auto cases = golden::two_strata_three_repeats();
   cases[2].zero_latency_request = true;  // vm0-r-1-bounded-reclaim
-  const auto path = golden::temp_db("zero");
-  golden::write(path, cases);
+  const auto path = golden::written_db("zero", cases);
   const auto data = analysis::load_campaign(path);
   EXPECT_TRUE(any_contains(data.warnings, "case vm0-r-1-bounded-reclaim excluded: canary compute: 1 request(s) with response <= 0 (first seq 51)"))
       << (data.warnings.empty() ? "" : data.warnings[0]);
@@ -43,8 +42,7 @@ TEST(Degenerate, ZeroLatencyExcludesTheCaseWithAWarningNamingIt) {
 TEST(Degenerate, TripletMissingAConfigurationIsIncompleteAndNamed) {
   auto cases = golden::two_strata_three_repeats();
   cases.erase(cases.begin() + 1);  // vm0/r/1 delayed-activation
-  const auto path = golden::temp_db("missing_conf");
-  golden::write(path, cases);
+  const auto path = golden::written_db("missing_conf", cases);
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   EXPECT_EQ(ts.triplets.size(), 5u);
@@ -57,8 +55,7 @@ TEST(Degenerate, SingleStratumWarnsAndStillEstimates) {
   std::vector<golden::Case> cases;
   for (auto& c : golden::two_strata_three_repeats())
     if (c.vm == "vm0") cases.push_back(c);
-  const auto path = golden::temp_db("single");
-  golden::write(path, cases);
+  const auto path = golden::written_db("single", cases);
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   EXPECT_EQ(ts.strata.size(), 1u);
@@ -72,8 +69,7 @@ TEST(Degenerate, SingleStratumWarnsAndStillEstimates) {
 
 TEST(Degenerate, NoCompleteTripletIsAClearError) {
   std::vector<golden::Case> cases{{"vm0", "r", 1, "static-zram", 10000, 20000}, {"vm0", "r", 1, "bounded-reclaim", 9000, 19000}};
-  const auto path = golden::temp_db("none");
-  golden::write(path, cases);
+  const auto path = golden::written_db("none", cases);
   try {
     analysis::analyze_campaign(path, opts());
     FAIL() << "expected std::invalid_argument";
@@ -88,8 +84,7 @@ TEST(Degenerate, NeverCompletedRequestsAreCensoredLowerBoundsAndTheTripletStays)
   auto cases = golden::two_strata_three_repeats();
   cases[0].null_completions = 1;  // vm0-r-1-static-zram: request 0 (value 1 unit) never completed
   cases[3].null_completions = 2;  // vm1-r-1-static-zram: requests 0 and 1 (values 1, 38 units)
-  const auto path = golden::temp_db("null");
-  golden::write(path, cases);
+  const auto path = golden::written_db("null", cases);
   const auto data = analysis::load_campaign(path);
   auto get = [&](const std::string& id) -> const analysis::LatencySummary& {
     return *std::find_if(data.cases.begin(), data.cases.end(), [&](const auto& c) { return c.case_id == id; })->latency[0];
@@ -116,8 +111,7 @@ TEST(Degenerate, TcgInfraFailedAndMissingCasesAreWarnedOnTop) {
   auto cases = golden::two_strata_three_repeats();
   cases[4].accelerator = "tcg";
   cases.push_back({"vm1", "r", 9, "static-zram", 1, 1, "infra_failed"});
-  const auto path = golden::temp_db("warn");
-  golden::write(path, cases, {"never-ran-case"});
+  const auto path = golden::written_db("warn", cases, {"never-ran-case"});
   const auto r = analysis::analyze_campaign(path, opts());
   EXPECT_TRUE(any_contains(r.warnings, "1 case(s) ran under TCG"));
   EXPECT_TRUE(any_contains(r.warnings, "timings are inflated under TCG"));

@@ -35,8 +35,7 @@ std::vector<golden::Case> golden_cases(double sqlite_reclaim_scale = 1.0) {
 }  // namespace
 
 TEST(Golden, CaseP99IsTypeSevenOfPressurePhaseOnly) {
-  const auto path = golden::temp_db("golden_p99");
-  golden::write(path, golden_cases());
+  const auto path = golden::written_db("golden_p99", golden_cases());
   const auto data = analysis::load_campaign(path);
   ASSERT_EQ(data.cases.size(), 9u);
   for (const auto& c : data.cases) {
@@ -52,8 +51,7 @@ TEST(Golden, CaseP99IsTypeSevenOfPressurePhaseOnly) {
 }
 
 TEST(Golden, PointEstimatesIntervalsAndVerdictByHand) {
-  const auto path = golden::temp_db("golden");
-  golden::write(path, golden_cases());
+  const auto path = golden::written_db("golden", golden_cases());
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   ASSERT_EQ(ts.triplets.size(), 3u);
@@ -90,8 +88,7 @@ TEST(Golden, HarmAndNoBenefitWhenSqliteReclaimIsTenPercentSlower) {
   // sqlite reclaim p99 x 1.1 relative to static: ratios reclaim/static = .8 x 1.1 ... -> sqlite/static
   // estimate .72^(1/4) .5^(1/2) x 1.1 = 0.7165 (< 1, no harm). Make it clearly harmful instead:
   // scale 2.5 -> ratios 2.0, 2.25 | 1.25 -> all > 1.
-  const auto path = golden::temp_db("golden_harm");
-  golden::write(path, golden_cases(2.5));
+  const auto path = golden::written_db("golden_harm", golden_cases(2.5));
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   analysis::PrimaryOptions opt;

@@ -58,6 +58,13 @@ const analysis::Table& table(const analysis::Report& r, const std::string& id) {
   throw std::runtime_error("no table " + id);
 }
 
+/// golden::written_db(stem, cases) with add_rows: the DB every test here reads; its path.
+std::string measured_db(const std::string& stem, const std::vector<golden::Case>& cases = base()) {
+  const auto path = golden::written_db(stem, cases);
+  add_rows(path);
+  return path;
+}
+
 analysis::Report report(const std::string& path) {
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
@@ -69,10 +76,7 @@ analysis::Report report(const std::string& path) {
 }  // namespace
 
 TEST(Measurement, ReclaimExecutionTableIsExactAndUnclipped) {
-  const auto path = golden::temp_db("reclaim_exec");
-  golden::write(path, base());
-  add_rows(path);
-  const auto r = report(path);
+  const auto r = report(measured_db("reclaim_exec"));
   const auto& t = table(r, "reclaim_execution");
   const auto& b = t.rows.at(2);
   EXPECT_EQ(b[0], "bounded-reclaim");
@@ -93,10 +97,7 @@ TEST(Measurement, ReclaimExecutionTableIsExactAndUnclipped) {
 }
 
 TEST(Measurement, RateShortfallAndStealAreFlaggedByName) {
-  const auto path = golden::temp_db("quality");
-  golden::write(path, base());
-  add_rows(path);
-  const auto r = report(path);
+  const auto r = report(measured_db("quality"));
   const auto& q = table(r, "measurement_quality");
   EXPECT_EQ(q.rows[0][4], 1);  // static: one case > 10% below nominal
   EXPECT_EQ(q.rows[0][8], 1);  // static: one case with steal > 1%
@@ -116,11 +117,9 @@ TEST(Measurement, RateShortfallAndStealAreFlaggedByName) {
 }
 
 TEST(Measurement, PreVersion2ColumnsAbsentAreNotMeasured) {
-  const auto path = golden::temp_db("pre_v2");
   auto cases = base();
   for (auto& c : cases) c.outcome_json.clear();
-  golden::write(path, cases);
-  add_rows(path);
+  const auto path = measured_db("pre_v2", cases);
   {
     results::Db db(path, results::Db::Mode::ReadWrite);
     db.exec("ALTER TABLE controller_events DROP COLUMN irregular");

@@ -47,8 +47,7 @@ const std::vector<nlohmann::json>& row(const analysis::Table& t, int config) { r
 TEST(Outcomes, CanaryKilledMidPhaseIsCensoredAtTheRestorationStart) {
   auto cases = base();
   cases[0].truncate_at = 90;  // vm0-r-1-static-zram compute: request 90 in flight, 91..100 never recorded
-  const auto path = golden::temp_db("truncated");
-  golden::write(path, cases);
+  const auto path = golden::written_db("truncated", cases);
   const auto data = analysis::load_campaign(path);
   const auto& l = *find(data, "vm0-r-1-static-zram").latency[0];
   EXPECT_EQ(l.requests, 101u);
@@ -83,8 +82,7 @@ TEST(Outcomes, OomInOneMemberKeepsTheTripletAndIsCounted) {
   c.truncate_canary = 1;
   c.truncate_at = 50;
   c.in_flight_at_kill = false;
-  const auto path = golden::temp_db("oom");
-  golden::write(path, cases);
+  const auto path = golden::written_db("oom", cases);
   const auto data = analysis::load_campaign(path);
   const auto& l = *find(data, "vm1-r-2-bounded-reclaim").latency[1];
   EXPECT_EQ(l.missing, 51u);
@@ -110,8 +108,7 @@ TEST(Outcomes, OomInOneMemberKeepsTheTripletAndIsCounted) {
 TEST(Outcomes, OomCountsNotMeasuredWithoutOutcomeJson) {
   auto cases = base();
   for (auto& c : cases) c.outcome_json.clear();
-  const auto path = golden::temp_db("no_outcome");
-  golden::write(path, cases);
+  const auto path = golden::written_db("no_outcome", cases);
   const auto data = analysis::load_campaign(path);
   const auto ts = analysis::build_triplets(data);
   const auto r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opts()));
@@ -125,8 +122,7 @@ TEST(Outcomes, LostCaseAfterPressureStartIsImputedWorstObserved) {
   auto cases = base();
   cases[0].status = "lost";  // vm0-r-1-static-zram
   cases[0].outcome_json = R"({"lost":{"phase":"pressure","last_seen_unix_ns":1}})";
-  const auto path = golden::temp_db("lost");
-  golden::write(path, cases);
+  const auto path = golden::written_db("lost", cases);
   {  // audit trail: the lost attempt, a rerun after an infra failure, an operator reclassification
     results::Db db(path, results::Db::Mode::ReadWrite);
     db.exec("INSERT INTO attempts(case_id,attempt,status,kind,detail_json) VALUES "
@@ -173,8 +169,7 @@ TEST(Outcomes, LostCaseAfterPressureStartIsImputedWorstObserved) {
 TEST(Outcomes, TripletWithAMemberNeverRunIsIncompleteAndListed) {
   auto cases = base();
   cases[1].status = "infra_failed";  // vm0-r-1-delayed-activation: retries exhausted
-  const auto path = golden::temp_db("incomplete");
-  golden::write(path, cases);
+  const auto path = golden::written_db("incomplete", cases);
   {
     results::Db db(path, results::Db::Mode::ReadWrite);
     db.exec("UPDATE schedule SET triplet_id = 'vm0/r/1', configuration = 'delayed-activation', state = 'infra_failed' "

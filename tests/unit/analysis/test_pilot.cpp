@@ -64,8 +64,7 @@ TEST(Pilot, NoEligibleDoseAndNotAPilotDb) {
   const auto r = analysis::select_dose(path);
   EXPECT_FALSE(r.chosen_bytes);
   EXPECT_NE(analysis::render_markdown(analysis::pilot_report(path, r)).find("No eligible dose"), std::string::npos);
-  const auto empty = golden::temp_db("pilot_empty");
-  golden::write(empty, {{"vm0", "r", 1, "static-zram", 1000, 1000}});
+  const auto empty = golden::written_db("pilot_empty", {{"vm0", "r", 1, "static-zram", 1000, 1000}});
   EXPECT_THROW(analysis::select_dose(empty), std::invalid_argument);
 }
 
@@ -117,10 +116,9 @@ TEST(Pilot, ConcurrentLimitReclaimDoesNotCountAsAchieved) {
 }
 
 TEST(Pilot, RefusesATripletDb) {
-  const auto path = golden::temp_db("pilot_refuse_triplets");
-  golden::write(path, {{"vm0", "r", 1, "static-zram", 1000, 1000},
-                       {"vm0", "r", 1, "delayed-activation", 1000, 1000},
-                       {"vm0", "r", 1, "bounded-reclaim", 1000, 1000}});
+  const auto path = golden::written_db("pilot_refuse_triplets", {{"vm0", "r", 1, "static-zram", 1000, 1000},
+                                                                  {"vm0", "r", 1, "delayed-activation", 1000, 1000},
+                                                                  {"vm0", "r", 1, "bounded-reclaim", 1000, 1000}});
   try {
     analysis::select_dose(path);
     FAIL() << "expected std::invalid_argument";

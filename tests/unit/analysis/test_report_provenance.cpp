@@ -105,8 +105,7 @@ TEST(ReportProvenance, EveryCsvHeaderIsTidyAndUnique) {
 
 TEST(ReportProvenance, LatencyTablesInMsAndTable5SaysSums) {
   // Golden: static compute p99 = 10,000 us, delayed 12,000 us in every stratum (golden_db.hpp).
-  const auto path = golden::temp_db("ms");
-  golden::write(path, golden::two_strata_three_repeats());
+  const auto path = golden::written_db("ms", golden::two_strata_three_repeats());
   analysis::PrimaryOptions opt;
   opt.bootstrap = {2000, 1, 1};
   const auto r = analysis::analyze_campaign(path, opt);
@@ -126,8 +125,7 @@ TEST(ReportProvenance, LatencyTablesInMsAndTable5SaysSums) {
 }
 
 TEST(ReportProvenance, TitleFollowsCampaignKind) {
-  const auto path = golden::temp_db("kind");
-  golden::write(path, golden::two_strata_three_repeats());
+  const auto path = golden::written_db("kind", golden::two_strata_three_repeats());
   analysis::PrimaryOptions opt;
   opt.bootstrap = {2000, 1, 1};
   EXPECT_NE(analysis::analyze_campaign(path, opt).title.find("kind not recorded"), std::string::npos);
@@ -141,8 +139,7 @@ TEST(ReportProvenance, TitleFollowsCampaignKind) {
 }
 
 TEST(ReportProvenance, Table1HasEnvironmentInMiB) {
-  const auto path = golden::temp_db("env");
-  golden::write(path, golden::two_strata_three_repeats());
+  const auto path = golden::written_db("env", golden::two_strata_three_repeats());
   {
     results::Db db(path, results::Db::Mode::ReadWrite);
     db.exec(R"(UPDATE cases SET environment_json = '{"kernel_release":"6.1.0-57-cloud-amd64","clocksource":"tsc",)"

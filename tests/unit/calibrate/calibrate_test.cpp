@@ -8,6 +8,7 @@
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
 #include "harness/case/bundle.hpp"
+#include "tests/common/case_bundle.hpp"
 
 namespace {
 constexpr std::int64_t kS = 1'000'000'000;
@@ -15,14 +16,7 @@ constexpr std::int64_t kS = 1'000'000'000;
 /// A 120 s pressure phase [10 s, 130 s]; pswpout grows 10,000 pages in the first 20 s, then
 /// 100 pages/s; bg anon refaults 80/s after 20 s; bg some 5 ms/s; full 4 ms/s.
 std::string write_bundle(const std::filesystem::path& dir) {
-  hcase::CaseBundle b;
-  b.case_id = "calib-a320-s128-v375-m300";
-  b.campaign = "calibration";
-  b.vm = "vm0";
-  b.regime = "r";
-  b.configuration = "static-zram";
-  b.status = "completed";
-  b.spec_json = "{}";
+  auto b = test_support::completed_bundle("calib-a320-s128-v375-m300", "calibration", "r", "static-zram");
   b.page_size_bytes = 4096;
   b.outcome_json = R"({"load": {"achieved_rate_mib_s": 15.5, "episode": {"length_s": 110.0, "fraction_of_pressure": 0.9166}}})";
   b.phases = {{"warmup", 0, 10 * kS}, {"pressure", 10 * kS, 130 * kS}, {"recovery", 130 * kS, 135 * kS}};

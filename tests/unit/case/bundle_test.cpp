@@ -5,22 +5,16 @@
 
 #include "harness/case/bundle.hpp"
 #include "results/db.hpp"
+#include "tests/common/case_bundle.hpp"
 
 TEST(Bundle, WritesEveryTableOnce) {
   auto dir = std::filesystem::temp_directory_path() / ("hk_case_bundle_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto path = (dir / "c1.db").string();
-  hcase::CaseBundle b;
-  b.case_id = "c1";
-  b.campaign = "smoke";
-  b.vm = "vm0";
-  b.regime = "fast-structured";
+  auto b = test_support::completed_bundle("c1", "smoke", "fast-structured", "bounded-reclaim");
   b.repeat = 1;
-  b.configuration = "bounded-reclaim";
   b.dose_bytes = 96ll << 20;
-  b.status = "completed";
   b.page_size_bytes = 4096;
-  b.spec_json = "{}";
   b.phases = {{"warmup", 10, 20}, {"pressure", 20, 30}, {"recovery", 30, 40}, {"restoration", 40, 50}};
   b.requests = {{"compute", 0, 10, 11, 12, 1, 0, 0, 0}, {"sqlite", 0, 10, 11, std::nullopt, 1, 0, 0, 0}};
   hcase::TelemetrySample t;
@@ -76,14 +70,7 @@ TEST(Bundle, WritesTheVersion2Columns) {
   auto dir = std::filesystem::temp_directory_path() / ("hk_case_bundle_v2_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto path = (dir / "c2.db").string();
-  hcase::CaseBundle b;
-  b.case_id = "c2";
-  b.campaign = "smoke";
-  b.vm = "vm0";
-  b.regime = "r";
-  b.configuration = "bounded-reclaim";
-  b.status = "completed";
-  b.spec_json = "{}";
+  auto b = test_support::completed_bundle("c2", "smoke", "r", "bounded-reclaim");
   b.source_commit = std::string(40, 'a');
   b.source_dirty = 1;
   hcase::TelemetrySample t;

@@ -526,11 +526,16 @@ hcase::ExecutorOptions executor_host(const Scratch& t) {
   return o;
 }
 
-hcase::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
+/// The valid spec `id` with 1 s phases and its canary DB in `t`, as JSON.
+nlohmann::json executor_spec_json(const Scratch& t, const std::string& id) {
   auto j = test_support::valid_spec(id);
   j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
   j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
-  return hcase::parse_spec(j.dump(), "test");
+  return j;
+}
+
+hcase::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
+  return hcase::parse_spec(executor_spec_json(t, id).dump(), "test");
 }
 
 TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
@@ -606,12 +611,18 @@ TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
 // ---------------------------------------------------------------- A/B variant ------
 
 namespace {
-hcase::CaseSpec variant_spec(const Scratch& t, const std::string& id, const nlohmann::json& variant) {
-  auto j = test_support::valid_spec(id);
-  j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
-  j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
-  j["variant"] = variant;
-  return hcase::parse_spec(j.dump(), "test");
+/// Runs the A/B candidate case `id` (variant name "candidate", pair
+/// vm0/fast-structured/1/bounded-reclaim, plus `knobs`: sysctls / sysfs / cmdline) on a host
+/// with no leftovers in `t` (executor_host), under the caller's faults in `f` (set before the
+/// call: the first match wins) and the swap stubs.
+hcase::ExecutorResult run_candidate(const Scratch& t, FaultScope& f, const std::string& id, nlohmann::json knobs) {
+  const auto o = executor_host(t);
+  auto j = executor_spec_json(t, id);
+  knobs["name"] = "candidate";
+  knobs["pair_id"] = "vm0/fast-structured/1/bounded-reclaim";
+  j["variant"] = knobs;
+  stub_swap(f);
+  return hcase::run_case(hcase::parse_spec(j.dump(), "test"), o);
 }
 
 nlohmann::json bundle_outcome(const std::string& path) {
@@ -626,16 +637,10 @@ nlohmann::json bundle_outcome(const std::string& path) {
 // cgroup exists and before any knob is written.
 TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
   Scratch t;
-  const auto o = executor_host(t);
-  const auto spec = variant_spec(t, "ab-wrong-guest",
-                                 {{"name", "candidate"},
-                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
-                                  {"sysctls", {{"vm.swappiness", "20"}}},
-                                  {"cmdline", {"harness.abtest=1"}}});
   FaultScope f;
   f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);  // counts any attempt to create the parent
-  stub_swap(f);
-  auto r = hcase::run_case(spec, o);
+  auto r = run_candidate(t, f, "ab-wrong-guest",
+                         {{"sysctls", {{"vm.swappiness", "20"}}}, {"cmdline", {"harness.abtest=1"}}});
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("booted without harness.abtest=1"), std::string::npos) << r.error;
   EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
@@ -650,17 +655,12 @@ TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
 // the knob written before it is back at its value.
 TEST(FaultExecutor, VariantWriteFailureIsInfraFailedAndTheOthersAreRestored) {
   Scratch t;
-  const auto o = executor_host(t);
-  const auto spec = variant_spec(t, "ab-write-fails",
-                                 {{"name", "candidate"},
-                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
-                                  {"sysctls", {{"vm.swappiness", "20"}}},
-                                  {"sysfs", {{"/sys/kernel/mm/lru_gen/enabled", "0x0007"}}}});
   FaultScope f;
   f.fail("sys/kernel/mm/lru_gen/enabled", EPERM, FsOp::Write);
   f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);
-  stub_swap(f);
-  auto r = hcase::run_case(spec, o);
+  auto r = run_candidate(t, f, "ab-write-fails",
+                         {{"sysctls", {{"vm.swappiness", "20"}}},
+                          {"sysfs", {{"/sys/kernel/mm/lru_gen/enabled", "0x0007"}}}});
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("/sys/kernel/mm/lru_gen/enabled"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("EPERM"), std::string::npos) << r.error;
@@ -676,15 +676,9 @@ TEST(FaultExecutor, VariantWriteFailureIsInfraFailedAndTheOthersAreRestored) {
 // verdict (restoration row) is clean only because they read back.
 TEST(FaultExecutor, VariantAppliedThenSetupFailureRestoresItInTheRestoration) {
   Scratch t;
-  const auto o = executor_host(t);
-  const auto spec = variant_spec(t, "ab-setup-fails",
-                                 {{"name", "candidate"},
-                                  {"pair_id", "vm0/fast-structured/1/bounded-reclaim"},
-                                  {"sysctls", {{"vm.swappiness", "20"}}}});
   FaultScope f;
   f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
-  stub_swap(f);
-  auto r = hcase::run_case(spec, o);
+  auto r = run_candidate(t, f, "ab-setup-fails", {{"sysctls", {{"vm.swappiness", "20"}}}});
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("mkdir sys/fs/cgroup/harness"), std::string::npos) << r.error;
   EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");

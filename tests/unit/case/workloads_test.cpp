@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/case/spec.hpp"
 #include "harness/case/workloads.hpp"
@@ -12,6 +15,11 @@ std::string after(const std::vector<std::string>& argv, const std::string& flag)
   if (it == argv.end() || it + 1 == argv.end()) return "<missing>";
   return *(it + 1);
 }
+
+/// Each flag of `want` is in `argv` followed by its value (one EXPECT per flag).
+void expect_flags(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& want) {
+  for (const auto& [flag, value] : want) EXPECT_EQ(after(argv, flag), value) << flag;
+}
 }  // namespace
 
 TEST(Workloads, ArgvFromTheStudySpec) {
@@ -19,26 +27,26 @@ TEST(Workloads, ArgvFromTheStudySpec) {
   hcase::Workloads w(spec, "/opt/h/bin", "/out/c.work");
   auto pg = w.pressure_gen(305);
   EXPECT_EQ(pg[0], "/opt/h/bin/pressure-gen");
-  EXPECT_EQ(after(pg, "--allocation-mib"), "600");
-  EXPECT_EQ(after(pg, "--rate-mib-s"), "32");
-  EXPECT_EQ(after(pg, "--active-set-mib"), "128");
-  EXPECT_EQ(after(pg, "--contents"), "structured");
-  EXPECT_EQ(after(pg, "--seed"), "1");
-  EXPECT_EQ(after(pg, "--duration-s"), "305");
+  expect_flags(pg, {{"--allocation-mib", "600"},
+                    {"--rate-mib-s", "32"},
+                    {"--active-set-mib", "128"},
+                    {"--contents", "structured"},
+                    {"--seed", "1"},
+                    {"--duration-s", "305"}});
   auto cc = w.canary_compute(123456789, 540);
   EXPECT_EQ(cc[0], "/opt/h/bin/canary-compute");
-  EXPECT_EQ(after(cc, "--period-ms"), "100");
-  EXPECT_EQ(after(cc, "--duration-s"), "540");
-  EXPECT_EQ(after(cc, "--hot-mib"), "16");
-  EXPECT_EQ(after(cc, "--start-at-ns"), "123456789");
-  EXPECT_EQ(after(cc, "--trace"), "/out/c.work/canary-compute.trace");
+  expect_flags(cc, {{"--period-ms", "100"},
+                    {"--duration-s", "540"},
+                    {"--hot-mib", "16"},
+                    {"--start-at-ns", "123456789"},
+                    {"--trace", "/out/c.work/canary-compute.trace"}});
   auto cs = w.canary_sqlite(123456789, 540);
   EXPECT_EQ(cs[0], "/opt/h/bin/canary-sqlite");
   EXPECT_EQ(cs[1], "run");
-  EXPECT_EQ(after(cs, "--db"), "/var/lib/harness/canary.db");
-  EXPECT_EQ(after(cs, "--queries-per-request"), "8");
-  EXPECT_EQ(after(cs, "--start-at-ns"), "123456789");
-  EXPECT_EQ(after(cs, "--trace"), "/out/c.work/canary-sqlite.trace");
+  expect_flags(cs, {{"--db", "/var/lib/harness/canary.db"},
+                    {"--queries-per-request", "8"},
+                    {"--start-at-ns", "123456789"},
+                    {"--trace", "/out/c.work/canary-sqlite.trace"}});
 }
 
 TEST(Workloads, FractionalRateIsKept) {

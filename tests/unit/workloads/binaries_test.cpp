@@ -77,6 +77,13 @@ class Binaries : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
+  /// canary-compute at a 10 ms period with a 1 MiB hot set for `duration_s` (s, as its flag
+  /// takes it), tracing to dir_/<tag>.trace, output to dir_/<tag>.{out,err}.
+  Child spawn_compute(const std::string& duration_s, const std::string& tag) const {
+    return spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", duration_s, "--hot-mib", "1",
+                  "--trace", (dir_ / (tag + ".trace")).string()},
+                 dir_, tag);
+  }
   fs::path dir_;
 };
 
@@ -84,9 +91,7 @@ class Binaries : public ::testing::Test {
 
 TEST_F(Binaries, CanaryComputeRunsItsScheduleAndWritesTrace) {
   const fs::path trace = dir_ / "c.trace";
-  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "0.2", "--hot-mib", "1",
-                 "--trace", trace.string()},
-                dir_, "c");
+  Child r = spawn_compute("0.2", "c");
   ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
   const auto j = nlohmann::json::parse(slurp(r.out));
   EXPECT_EQ(j["stopped_by"], "schedule_end");
@@ -108,9 +113,7 @@ TEST_F(Binaries, CanaryComputeRunsItsScheduleAndWritesTrace) {
 // it finished in its journal; no final trace exists.
 TEST_F(Binaries, CanaryKilledWithSigkillLeavesEveryFinishedRequestInItsJournal) {
   const fs::path trace = dir_ / "k.trace";
-  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "600", "--hot-mib", "1",
-                 "--trace", trace.string()},
-                dir_, "k");
+  Child r = spawn_compute("600", "k");
   const auto t_spawned = std::chrono::steady_clock::now();
   wait_for_sigterm_handler(r.pid);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -137,9 +140,7 @@ TEST_F(Binaries, CanaryKilledWithSigkillLeavesEveryFinishedRequestInItsJournal) 
 
 TEST_F(Binaries, CanaryThatFinishesRemovesItsJournal) {
   const fs::path trace = dir_ / "f.trace";
-  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "0.1", "--hot-mib", "1",
-                 "--trace", trace.string()},
-                dir_, "f");
+  Child r = spawn_compute("0.1", "f");
   ASSERT_EQ(wait_exit(r.pid), 0) << slurp(r.err);
   EXPECT_TRUE(fs::exists(trace));
   EXPECT_FALSE(fs::exists(canaries::journal_path(trace.string())));
@@ -148,9 +149,7 @@ TEST_F(Binaries, CanaryThatFinishesRemovesItsJournal) {
 
 TEST_F(Binaries, CanaryComputeWritesTraceOnSigterm) {
   const fs::path trace = dir_ / "t.trace";
-  Child r = spawn({kBin + "/canaries/canary-compute", "--period-ms", "10", "--duration-s", "600", "--hot-mib", "1",
-                 "--trace", trace.string()},
-                dir_, "t");
+  Child r = spawn_compute("600", "t");
   const auto t_spawned = std::chrono::steady_clock::now();  // after spawn: an upper bound of the run
   wait_for_sigterm_handler(r.pid);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -10,31 +10,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include "tests/common/guest_exec.hpp"
+#include "tests/common/campaign_vm.hpp"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(AbCampaignVm, CandidateVariantIsBootedAppliedReadBackAndRestored) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-  char tmpl[] = "/tmp/campaign-ab-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
-  const std::string db_path = dir + "/ab.db", log = dir + "/run.log";
-  const std::string env = std::string("XDG_CACHE_HOME=") + HARNESS_BINARY_DIR + "/campaign-ab-xdg ";
-  ASSERT_EQ(std::system((env + harness + " vm image > " + log + " 2>&1").c_str()), 0) << test_support::slurp(log);
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string cmd = env + harness + " run " + HARNESS_SOURCE_DIR + "/tests/vm/campaign/ab-short.yaml " +
-                          db_path + " --plain >> " + log + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("harness run ab-short.yaml: %.0f s wall\n", run_s);
-  std::system((env + harness + " vm down >> " + log + " 2>&1").c_str());
-  ASSERT_EQ(rc, 0) << test_support::slurp(log);
+  const test_support::CampaignVm vm("ab");
+  const std::string db_path = vm.dir + "/ab.db";
+  const auto image = vm.harness("vm image");
+  ASSERT_EQ(image.code, 0) << image.out;
+  const auto run = vm.run_then_down("run " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/ab-short.yaml " +
+                                    db_path + " --plain");
+  ASSERT_EQ(run.code, 0) << run.out;
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   results::Stmt q(db,
@@ -89,5 +80,5 @@ TEST(AbCampaignVm, CandidateVariantIsBootedAppliedReadBackAndRestored) {
   EXPECT_TRUE(base["outcome"]["variant"]["settings"].empty()) << base["outcome"]["variant"].dump();
   EXPECT_EQ(base["qual"]["recorded"]["swappiness"].dump(), sw["before"].get<std::string>());
   EXPECT_EQ(base["qual"]["recorded"]["mglru_enabled"], lg["before"]);
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(vm.dir);
 }

@@ -7,12 +7,11 @@
 // the first (its "before" is the first case's "after").
 #include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
-#include "tests/common/guest_exec.hpp"
+#include "tests/common/campaign_vm.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,22 +19,15 @@
 
 namespace {
 
-const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-const std::string kXdg = std::string(HARNESS_BINARY_DIR) + "/campaign-reboot-xdg";
-
 TEST(RebootBetweenCases, EachCaseStartsOnAFreshBootOfTheSameVm) {
-  char tmpl[] = "/tmp/campaign-reboot-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
-  const std::string log = dir + "/run.log";
-  const std::string env = "XDG_CACHE_HOME=" + kXdg + " ";
-  ASSERT_EQ(std::system((env + kHarness + " vm down vm0 >/dev/null 2>&1; " + env + kHarness + " vm image > " + log +
-                         " 2>&1 && " + env + kHarness + " vm up --count 1 --allow-guest-reboot --hosts-file " + dir +
-                         "/local-hosts.yaml >> " + log + " 2>&1")
-                            .c_str()),
-            0)
-      << test_support::slurp(log);
+  const test_support::CampaignVm vm("reboot");
+  const std::string dir = vm.dir;
+  vm.harness("vm down vm0");  // leftovers of an aborted run
+  auto up = vm.harness("vm image");
+  if (up.code == 0) up = vm.harness("vm up --count 1 --allow-guest-reboot --hosts-file " + dir + "/local-hosts.yaml");
+  ASSERT_EQ(up.code, 0) << up.out;
   // The same guest, listed as a real VM.
-  const auto guests = hvm::fleet_list(kXdg + "/reclaim-harness");
+  const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
   ASSERT_EQ(guests.size(), 1u);
   const std::string hosts = dir + "/hosts.yaml";
   std::ofstream(hosts) << "hosts:\n"
@@ -46,15 +38,14 @@ TEST(RebootBetweenCases, EachCaseStartsOnAFreshBootOfTheSameVm) {
                        << "    reboot_between_cases: true\n"
                        << "    reboot_timeout_s: 300\n";
   const std::string db_path = dir + "/reboot.db";
-  const int rc = std::system((env + kHarness + " run " + HARNESS_SOURCE_DIR + "/tests/vm/campaign/reboot.yaml " +
-                              db_path + " --hosts " + hosts + " --plain >> " + log + " 2>&1")
-                                 .c_str());
-  std::system((env + kHarness + " vm down vm0 >> " + log + " 2>&1").c_str());
-  ASSERT_EQ(rc, 0) << test_support::slurp(log);
+  const auto run = vm.run_then_down("run " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/reboot.yaml " +
+                                    db_path + " --hosts " + hosts + " --plain",
+                                    "vm down vm0");
+  ASSERT_EQ(run.code, 0) << run.out;
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   results::Stmt q(db,
-                  "SELECT a.case_id, a.detail_json, c.status FROM attempts a JOIN schedule s USING (case_id) "
+                  "SELECT a.case_id, a.detail_json, c.status FROM attempts a "
                   "JOIN cases c USING (case_id) WHERE a.kind = 'run' ORDER BY a.started_unix_ns");
   std::vector<nlohmann::json> reboots;
   while (q.step()) {

@@ -1,10 +1,10 @@
 // `harness run campaigns/smoke.yaml` on a local qemu guest (booted by the harness): every
 // case completed, with real telemetry, canary traces and controller events in the DB.
 #include "results/db.hpp"
+#include "tests/common/campaign_vm.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -17,18 +17,15 @@ std::int64_t count(results::Db& db, const std::string& sql) {
 }  // namespace
 
 TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
-  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-  char tmpl[] = "/tmp/campaign-smoke-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
-  const std::string db_path = dir + "/smoke.db";
   // A private cache under the build tree, with an image built from this build's binaries
   // (never a stale image from ~/.cache, and nothing there is needed on a new machine).
-  const std::string env = std::string("XDG_CACHE_HOME=") + HARNESS_BINARY_DIR + "/campaign-smoke-xdg ";
-  const std::string cmd = env + harness + " vm image > " + dir + "/run.log 2>&1 && " + env + harness + " run " +
-                          HARNESS_SOURCE_DIR + "/campaigns/smoke.yaml " + db_path + " --plain >> " + dir +
-                          "/run.log 2>&1";
-  const int rc = std::system(cmd.c_str());
-  ASSERT_EQ(rc, 0) << "see " << dir << "/run.log";
+  const test_support::CampaignVm vm("smoke");
+  const std::string db_path = vm.dir + "/smoke.db";
+  int rc = vm.harness("vm image").code;
+  if (rc == 0) rc = vm.run_then_down("run " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml " + db_path +
+                                     " --plain")
+                        .code;
+  ASSERT_EQ(rc, 0) << "see " << vm.log;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3);
   EXPECT_EQ(count(db, "SELECT count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 3);
@@ -37,5 +34,5 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
   EXPECT_GT(count(db, "SELECT max(bg_some_us) FROM telemetry"), 0);
   EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests"), 0);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE kernel_release IS NULL OR accelerator IS NULL"), 0);
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(vm.dir);
 }

@@ -5,6 +5,7 @@
 // the attempts row of case 2 keeps its real start and records both interruptions and takeovers.
 // Campaign: tests/vm/campaign/takeover.yaml (smoke's mechanism with shorter phases).
 #include "results/db.hpp"
+#include "tests/common/campaign_vm.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -33,20 +33,20 @@ std::string text(results::Db& db, const std::string& sql) {
   return q.text(0);
 }
 
-const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-const std::string kXdg = std::string(HARNESS_BINARY_DIR) + "/campaign-takeover-xdg";
+const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/takeover.yaml";
 
-/// Starts `harness run takeover.yaml --db DB --plain` with output appended to `log`;
+/// Starts `harness run takeover.yaml --db DB --plain` in the background, with `vm`'s
+/// environment and output appended to its log, so that the test can kill it;
 /// `pause_marker` non-empty sets HARNESS_TEST_PAUSE_AT=import:<pause_marker>.
-pid_t spawn_run(const std::string& db, const std::string& log, const std::string& pause_marker) {
+pid_t spawn_run(const test_support::CampaignVm& vm, const std::string& db, const std::string& pause_marker) {
   const pid_t pid = fork();
   if (pid == 0) {
-    std::freopen(log.c_str(), "a", stdout);
-    std::freopen(log.c_str(), "a", stderr);
-    setenv("XDG_CACHE_HOME", kXdg.c_str(), 1);
+    std::freopen(vm.log.c_str(), "a", stdout);
+    std::freopen(vm.log.c_str(), "a", stderr);
+    setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
     if (!pause_marker.empty()) setenv("HARNESS_TEST_PAUSE_AT", ("import:" + pause_marker).c_str(), 1);
-    const std::string campaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/takeover.yaml";
-    execl(kHarness.c_str(), kHarness.c_str(), "run", campaign.c_str(), "--db", db.c_str(), "--plain",
+    const std::string harness = test_support::harness_binary();
+    execl(harness.c_str(), harness.c_str(), "run", kCampaign.c_str(), "--db", db.c_str(), "--plain",
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -79,18 +79,16 @@ void kill9(pid_t pid) {
 }  // namespace
 
 TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes) {
-  char tmpl[] = "/tmp/campaign-takeover-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const test_support::CampaignVm vm("takeover");
+  const std::string dir = vm.dir, log = vm.log;
   const std::string db_path = dir + "/takeover.db";
-  const std::string log = dir + "/run.log";
-  const std::string env = "XDG_CACHE_HOME=" + kXdg + " ";
-  ASSERT_EQ(std::system((env + kHarness + " vm image > " + log + " 2>&1").c_str()), 0) << "see " << log;
-  std::system((env + kHarness + " vm down >> " + log + " 2>&1").c_str());  // leftovers of an aborted run
+  ASSERT_EQ(vm.harness("vm image").code, 0) << "see " << log;
+  vm.harness("vm down");  // leftovers of an aborted run
   const std::string case2 =
       "(SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1 OFFSET 1)";
 
   // 1. Kill the runner 4 s into the pressure phase of case 2 (the guest keeps running it).
-  const pid_t first = spawn_run(db_path, log, "");
+  const pid_t first = spawn_run(vm, db_path, "");
   ASSERT_TRUE(wait_for(db_path,
                        "SELECT count(*) FROM attempts WHERE case_id = " + case2 +
                            " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'",
@@ -101,7 +99,7 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
 
   // 2. The same command takes over; kill it inside the import transaction of case 2.
   const std::string marker = dir + "/paused-at-import";
-  const pid_t second = spawn_run(db_path, log, marker);
+  const pid_t second = spawn_run(vm, db_path, marker);
   const auto t0 = std::chrono::steady_clock::now();
   while (!std::filesystem::exists(marker) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(150))
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -115,11 +113,8 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   }
 
   // 3. The same command again: takes over case 2 (imports its bundle once), runs case 3.
-  const pid_t third = spawn_run(db_path, log, "");
-  int st = 0;
-  waitpid(third, &st, 0);
-  ASSERT_TRUE(WIFEXITED(st)) << "see " << log;
-  ASSERT_EQ(WEXITSTATUS(st), 0) << "see " << log;
+  const auto third = vm.run_then_down("run " + kCampaign + " --db " + db_path + " --plain");
+  ASSERT_EQ(third.code, 0) << "see " << log;  // -1: it did not exit normally
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << log;
@@ -150,6 +145,5 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   // What ran each case: the build (40-hex commit) and the accelerator (hosts file of `vm up`).
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE length(source_commit) = 40"), 3);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
-  std::system((env + kHarness + " vm down >> " + log + " 2>&1").c_str());
   std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,52 @@
+#pragma once
+// The steps the campaign vm tests (tests/vm/campaign) share: `harness` run with a private
+// XDG cache, every command's output appended to one log, and `harness vm down` after the
+// campaign whatever it gave, so that the test asserts the run's exit code with the log.
+// Header-only; needs HARNESS_BINARY_DIR; include as "tests/common/campaign_vm.hpp".
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "tests/common/run_harness.hpp"
+
+namespace test_support {
+
+/// One campaign vm test's private world. `dir` is a fresh /tmp/campaign-<name>-XXXXXX (the
+/// test removes it when it passed, so a failure leaves the log); `log` is `dir`/run.log;
+/// `xdg` is <build>/campaign-<name>-xdg, the XDG_CACHE_HOME of every command: its image is
+/// built from this build's binaries (never a stale image from ~/.cache) and its guests are
+/// this test's alone (the fleet lives in `xdg`/reclaim-harness).
+struct CampaignVm {
+  std::string dir, log, xdg;
+
+  explicit CampaignVm(const std::string& name)
+      : dir(make_dir(name)), log(dir + "/run.log"), xdg(std::string(HARNESS_BINARY_DIR) + "/campaign-" + name + "-xdg") {}
+
+  /// "XDG_CACHE_HOME=<xdg> ", the shell prefix of every command.
+  std::string env() const { return "XDG_CACHE_HOME=" + xdg + " "; }
+
+  /// `harness <args>` (shell-quoted) with env(), output appended to `log`; the log so far.
+  HarnessRun harness(const std::string& args) const { return run_harness(args, log, LogMode::Append, env()); }
+
+  /// `harness <run_args>`, its wall time printed (s), then `harness <down_args>` whatever it
+  /// gave (the guests never outlive the test); the exit code of the run, the log after both.
+  HarnessRun run_then_down(const std::string& run_args, const std::string& down_args = "vm down") const {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = harness(run_args).code;
+    std::printf("harness %s: %.0f s wall\n", run_args.c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return {rc, harness(down_args).out};
+  }
+
+ private:
+  static std::string make_dir(const std::string& name) {
+    std::string tmpl = "/tmp/campaign-" + name + "-XXXXXX";
+    const char* d = mkdtemp(tmpl.data());
+    if (d == nullptr) throw std::runtime_error("mkdtemp " + tmpl + " failed");
+    return d;
+  }
+};
+
+}  // namespace test_support
