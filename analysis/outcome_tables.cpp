@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <map>
 #include <set>
+
+#include "harness/kernel/errors.hpp"
 
 namespace analysis {
 namespace {
@@ -24,10 +25,12 @@ json sum_cell(const std::vector<std::optional<std::int64_t>>& v) {
   return s ? json(*s) : json(kNotMeasured);
 }
 
-std::string errno_name(int e) {
+// Table cell for a write errno: "0 (success)", "11 EAGAIN", or the bare number when the C
+// library has no name for it (name from kernel::errno_name, which says "errno <n>" then).
+std::string errno_cell(int e) {
   if (e == 0) return "0 (success)";
-  const char* n = strerrorname_np(e);
-  return n ? fmt::format("{} {}", e, n) : std::to_string(e);
+  const std::string n = kernel::errno_name(e);
+  return n.starts_with("errno ") ? std::to_string(e) : fmt::format("{} {}", e, n);
 }
 
 }  // namespace
@@ -178,7 +181,7 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
     };
     const json none = writes ? json(kNotMeasured) : json("no write");
     std::string err;
-    for (const auto& [e, k] : errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_name(e), k);
+    for (const auto& [e, k] : errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_cell(e), k);
     t.add({config_name(cf), n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
            median_cell(dur, none), max_cell(dur, none), err.empty() ? std::string("no write") : err,
            median_cell(req, none), median_cell(ach, none), median_cell(conc, none), median_cell(cons, none),

@@ -49,6 +49,15 @@ class Stmt {
     return v ? bind(index, *v) : bind_null(index);
   }
   Stmt& bind(int index, const Value& v);
+  /// Binds `vs` to parameters 1, 2, ... in order (any type bind() takes; an empty optional
+  /// -> NULL). Parameters after the last value are left as they are (NULL after run() or
+  /// reset()); bind them with bind(index, v). Throws DbError as bind() does.
+  template <typename... Ts>
+  Stmt& bind_all(const Ts&... vs) {
+    int index = 1;
+    (bind(index++, vs), ...);
+    return *this;
+  }
 
   /// Steps once. True when a row is available, false when done. Throws on error.
   bool step();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/case/reclaim_record.hpp"
 #include "harness/case/telemetry_sample.hpp"
 
 namespace hcase {
@@ -40,13 +41,10 @@ struct CanaryRequestRow {
   std::optional<std::int64_t> wake_ns, completion_ns, minflt, majflt, nvcsw, nivcsw;
 };
 
-/// One reclaim_actions row (columns as in reclaim_record.hpp, achieved computed there).
-struct ReclaimRow {
-  std::int64_t requested_bytes = 0, start_ns = 0, end_ns = 0;
-  int write_errno = 0;
-  std::optional<std::int64_t> pgsteal_before, pgsteal_after, pgsteal_settled;
-  std::optional<std::int64_t> pgscan_before, pgscan_after, pgscan_settled;
-  std::optional<std::int64_t> bg_current_before_bytes, bg_current_after_bytes, achieved_bytes;
+/// One reclaim_actions row: the write's readings plus the figures ReclaimRecord computes
+/// (reclaim_record.hpp), bytes.
+struct ReclaimRow : ReclaimReadings {
+  std::optional<std::int64_t> achieved_bytes;
   std::optional<std::string> achieved_counter;  ///< pgsteal_proactive | pgsteal
   std::optional<std::int64_t> concurrent_estimate_bytes, achieved_conservative_bytes, achieved_settled_bytes;
 };

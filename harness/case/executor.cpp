@@ -625,18 +625,7 @@ ExecutorResult CaseRun::run_inner() {
     b_.events.push_back({rec->end_ns, "reclaim_end", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                          rec->to_json(page_size_)});
     ReclaimRow row;
-    row.requested_bytes = rec->requested_bytes;
-    row.start_ns = rec->start_ns;
-    row.end_ns = rec->end_ns;
-    row.write_errno = rec->write_errno;
-    row.pgsteal_before = rec->pgsteal_before;
-    row.pgsteal_after = rec->pgsteal_after;
-    row.pgsteal_settled = rec->pgsteal_settled;
-    row.pgscan_before = rec->pgscan_before;
-    row.pgscan_after = rec->pgscan_after;
-    row.pgscan_settled = rec->pgscan_settled;
-    row.bg_current_before_bytes = rec->bg_current_before_bytes;
-    row.bg_current_after_bytes = rec->bg_current_after_bytes;
+    static_cast<ReclaimReadings&>(row) = *rec;
     row.achieved_bytes = rec->achieved_bytes(page_size_);
     row.achieved_counter = rec->counter;
     row.concurrent_estimate_bytes = rec->concurrent_estimate_bytes(page_size_);

@@ -37,14 +37,20 @@ struct PgstealRate {
 /// read_ns is missing, or the span is not positive. read_ns falls back to t_ns.
 std::optional<PgstealRate> pgsteal_rate_before(const std::vector<TelemetrySample>& samples, int windows = 3);
 
-struct ReclaimRecord {
+/// What one write measured directly: the reclaim_actions columns that the record below and
+/// the stored row (bundle.hpp ReclaimRow) both carry, so the row takes them in one copy.
+struct ReclaimReadings {
   std::int64_t requested_bytes = 0;
   std::int64_t start_ns = 0;  ///< CLOCK_MONOTONIC ns just before write(2)
   std::int64_t end_ns = 0;    ///< CLOCK_MONOTONIC ns just after write(2) returned
   int write_errno = 0;        ///< 0 = success; EAGAIN = partial / no progress; EINTR; ...
   std::optional<std::int64_t> pgsteal_before, pgsteal_after, pgsteal_settled;  ///< pages
   std::optional<std::int64_t> pgscan_before, pgscan_after, pgscan_settled;     ///< pages
-  std::optional<std::int64_t> bg_current_before_bytes, bg_current_after_bytes;
+  std::optional<std::int64_t> bg_current_before_bytes, bg_current_after_bytes;  ///< bytes
+};
+
+/// The readings plus the counter the achieved figure uses; the arithmetic of the header comment.
+struct ReclaimRecord : ReclaimReadings {
   std::string counter = "pgsteal";  ///< pgsteal_proactive | pgsteal
   std::optional<std::int64_t> counter_before, counter_after;  ///< that counter, pages
   std::optional<PgstealRate> concurrent_rate;  ///< bg pgsteal before the trigger (pgsteal counter only)
