@@ -64,14 +64,9 @@ TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
   s.telemetry_period_ms = 500;
   s.telemetry_offset_ms = 10;
   s.restoration_timeout_s = 300;
-  hcase::VariantSpec v;
-  v.name = "candidate";
-  v.pair_id = "vm0/fast-random/1/bounded-reclaim";
-  v.sysctls = {{"vm.swappiness", "200"}};
-  v.sysfs = {{"/sys/kernel/mm/lru_gen/enabled", "y"}};
-  v.cmdline = {"transparent_hugepage=never"};
-  v.kernel_release = "6.1.0-50-cloud-amd64";
-  v.kernel_image_dir = "/images/next";
+  const hcase::VariantSpec v{"candidate",       "vm0/fast-random/1/bounded-reclaim", {{"vm.swappiness", "200"}},
+                             {{"/sys/kernel/mm/lru_gen/enabled", "y"}}, {"transparent_hugepage=never"},
+                             "6.1.0-50-cloud-amd64", "/images/next"};
   s.variant = v;
   const auto j = hcase::spec_json(s);
   const auto p = hcase::parse_spec(j.dump(), "writer");
