@@ -287,6 +287,9 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
                     "delta x page size; zram = maximum of mm_stat columns in the phase. n/a = not sampled (lost cases have "
                     "none). Study columns: the study's published medians (60 cases per configuration), not "
                     "computed from this campaign.");
+  t.notes.push_back("bg PSI full: the bg cgroup here holds one task (pressure-gen), so full equals some whenever it "
+                    "stalls; the study's bg full was below its some, so its background load had more than one task. "
+                    "Read the full columns side by side with that in mind (campaigns/README.md, Table 1).");
   return t;
 }
 

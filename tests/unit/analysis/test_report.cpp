@@ -50,6 +50,8 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   EXPECT_NE(md.find("lower (98.75%)"), std::string::npos);
   EXPECT_NE(md.find("compute p99 median (ms)"), std::string::npos);
   EXPECT_NE(md.find("**Verdict"), std::string::npos);
+  // The mechanism table warns that bg PSI full is not the study's kind of full (one bg task here).
+  EXPECT_NE(md.find("the bg cgroup here holds one task (pressure-gen), so full equals some"), std::string::npos);
 }
 
 TEST(Report, MarkdownColumnsAlignAndCsvQuotes) {
