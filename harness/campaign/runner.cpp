@@ -498,15 +498,17 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   const RunnerLock lock(opt.db_path);  // from here on no other runner drives this DB or its guests
   RunSummary sum;
   sum.planned = static_cast<int>(s.cases.size());
-  int done_before = 0;
+  int done_before = 0, skipped_now = 0;  // skipped_now: not run on purpose (--baseline-db), not counted as done
   {
     results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
-    for (const auto& [id, p] : load_progress(db))
-      if (((p.state == "completed" || p.state == "lost") && !p.inflight) || opt.skip_cases.count(id)) ++done_before;
+    for (const auto& [id, p] : load_progress(db)) {
+      if (opt.skip_cases.count(id)) ++skipped_now;
+      else if ((p.state == "completed" || p.state == "lost") && !p.inflight) ++done_before;
+    }
   }
   std::vector<Host> hosts;
   bool booted_local = false;
-  if (done_before < sum.planned) {
+  if (done_before + skipped_now < sum.planned) {
     booted_local = opt.hosts_file.empty() && c.provider == "local-qemu";
     hosts = resolve_hosts(c, opt);
   } else if (opt.hosts_file.empty() && c.provider == "local-qemu") {
@@ -545,7 +547,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   const bool tty = opt.progress_tty < 0 ? isatty(fileno(opt.out)) != 0 : opt.progress_tty == 1;
   std::atomic<int> attempts{0}, takeovers{0};
   {
-    Progress prog(sum.planned, done_before, tty, opt.out);
+    Progress prog(sum.planned - skipped_now, done_before, tty, opt.out);
     std::vector<std::unique_ptr<Worker>> workers;
     std::vector<std::thread> threads;
     for (const auto& vm : c.vms) {

@@ -367,16 +367,16 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->callback([=] {
       const auto c = load_pinned(*file);
       const bool ab = c.design == "ab-pairs";
+      if (!baseline_db->empty() && !ab) {  // said first: the flag is the user's mistake, not the file
+        std::fprintf(stderr, "harness check: --baseline-db needs an A/B campaign (design.kind ab-pairs); %s is %s\n",
+                     file->c_str(), c.design.c_str());
+        harness::cli::exit_code() = harness::cli::kError;
+        return;
+      }
       if (c.assertions.empty() && !ab)
         throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
       hc::RunOptions o;
       if (!baseline_db->empty()) {
-        if (!ab) {
-          std::fprintf(stderr, "harness check: --baseline-db needs an A/B campaign (design.kind ab-pairs); %s is %s\n",
-                       file->c_str(), c.design.c_str());
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
         try {
           if (const auto why = baseline_refusal(c, *baseline_db); !why.empty()) {
             std::fputs(why.c_str(), stderr);

@@ -908,7 +908,17 @@ TEST(Runner, SkipCasesAreNotSubmittedAndStayPending) {
   OneVm v;
   const std::string skipped = "t-vm0-fast-structured-r1-delayed-activation";
   v.o.skip_cases = {skipped};
+  std::FILE* progress = std::tmpfile();
+  v.o.out = progress;
   const auto s = hc::run_campaign(v.c, v.o);
+  std::rewind(progress);
+  std::string lines;
+  for (int ch; (ch = std::fgetc(progress)) != EOF;) lines += static_cast<char>(ch);
+  std::fclose(progress);
+  v.o.out = stderr;
+  // The progress counts only the cases this run is to run: 2 of 2, the skipped one not "done".
+  EXPECT_THAT(lines, HasSubstr("[2/2 done"));
+  EXPECT_THAT(lines, ::testing::Not(HasSubstr("/3 done")));
   EXPECT_EQ(s.planned, 3);
   EXPECT_EQ(s.completed, 2);
   EXPECT_EQ(s.skipped, 1);

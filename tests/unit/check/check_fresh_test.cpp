@@ -152,3 +152,14 @@ TEST(CheckFresh, NonAbCampaignMarkdownOnlyWhenAskedAndBaselineDbRefused) {
   EXPECT_EQ(f.agent.posts(), posts) << "a refused check submits nothing";
   EXPECT_FALSE(fs::exists(f.d / "work/b.db"));
 }
+
+TEST(CheckFresh, BaselineDbOnATripletCampaignWithoutAssertionsNamesTheFlagFirst) {
+  TempDir d;
+  fs::create_directories(d / "work");
+  const auto r = check(d, std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml " + (d / "work/s.db") +
+                              " --baseline-db " + (d / "work/base.db"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("--baseline-db needs an A/B campaign (design.kind ab-pairs)"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("assertions: none given")));
+  EXPECT_FALSE(fs::exists(d / "work/s.db"));
+}
