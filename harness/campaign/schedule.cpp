@@ -129,8 +129,12 @@ Schedule plan(const Campaign& c) {
       }
     } else if (c.design == "ab-pairs") {
       // Blocks (regime, repeat, configuration) in seeded order; within each block the pair
-      // (one case per variant) in seeded order. The pair shares the workload seed
-      // (case_spec: it depends on vm, regime and repeat only).
+      // (one case per variant). The pair shares the workload seed (case_spec: it depends on
+      // vm, regime and repeat only). Variant order is counterbalanced per VM (ours): half the
+      // pairs run the baseline first, which ones the seed decides (with an odd count the
+      // last half-pair is a seeded coin flip). Independent coin flips per pair put one
+      // variant first in every pair of a 6-pair VM 1 time in 32, so drift along the run
+      // would fall on one variant only.
       struct Block {
         const Regime* regime;
         int repeat;
@@ -141,10 +145,14 @@ Schedule plan(const Campaign& c) {
         for (int r = 1; r <= c.repeats; ++r)
           for (const auto& conf : c.configurations) blocks.push_back({&g, r, conf});
       seeded_shuffle(blocks, rng);
-      for (const auto& b : blocks) {
-        std::vector<const Variant*> order;
-        for (const auto& v : c.variants) order.push_back(&v);
-        seeded_shuffle(order, rng);
+      std::vector<int> baseline_first(blocks.size());
+      for (std::size_t i = 0; i < baseline_first.size(); ++i) baseline_first[i] = i % 2 == 0;
+      if (baseline_first.size() % 2) baseline_first.back() = boost::random::uniform_int_distribution<int>(0, 1)(rng);
+      seeded_shuffle(baseline_first, rng);
+      for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+        const Block& b = blocks[bi];
+        std::vector<const Variant*> order{&c.variants.at(0), &c.variants.at(1)};  // baseline, candidate
+        if (!baseline_first[bi]) std::swap(order[0], order[1]);
         const std::string stem = vm + "/" + b.regime->name + "/" + std::to_string(b.repeat);
         const std::string pair_id = stem + "/" + b.configuration;
         for (const Variant* v : order) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -253,6 +254,7 @@ TEST(AbPairsPlan, CompletePairsInASeededBlockedOrder) {
   int candidate_first = 0, blocks = 0;
   std::set<std::string> pair_ids;
   for (auto& [vm, seq] : by_vm) {
+    const int candidate_first_before = candidate_first, blocks_before = blocks;
     std::sort(seq.begin(), seq.end(), [](auto* a, auto* b) { return a->vm_position < b->vm_position; });
     ASSERT_EQ(seq.size() % 2, 0u);
     for (std::size_t i = 0; i < seq.size(); i += 2) {  // blocked: a pair's two cases run back to back
@@ -276,6 +278,8 @@ TEST(AbPairsPlan, CompletePairsInASeededBlockedOrder) {
       candidate_first += a.spec["variant"]["name"] == "candidate";
       ++blocks;
     }
+    // counterbalanced per VM: half of this VM's 18 pairs run the candidate first
+    EXPECT_EQ(candidate_first - candidate_first_before, (blocks - blocks_before) / 2) << vm;
   }
   EXPECT_EQ(pair_ids.size(), 36u);
   // the variant order within blocks is seeded, not fixed
@@ -307,6 +311,36 @@ TEST(AbPairsPlan, CompletePairsInASeededBlockedOrder) {
   // the schedule round-trips through its stored JSON
   EXPECT_EQ(hc::schedule_from_json(s.json_text).cases.size(), 72u);
   EXPECT_NE(s.json_text.find("\"regression\":{\"alpha\":0.1"), std::string::npos);
+}
+
+// The shipped CI file's 6 pairs, for many seeds: always 3 baseline-first pairs (independent
+// coin flips gave 6 of 6 for its own seed 2), and the seed decides which; an odd number of
+// pairs splits as evenly as it can.
+TEST(AbPairsPlan, VariantOrderIsCounterbalancedPerVm) {
+  auto c = hc::load_campaign(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  std::set<std::vector<bool>> patterns;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    c.seed = seed;
+    const auto s = hc::plan(c);
+    ASSERT_EQ(s.cases.size(), 12u);
+    std::vector<bool> baseline_first;
+    for (std::size_t i = 0; i < s.cases.size(); i += 2)
+      baseline_first.push_back(s.cases[i].spec["variant"]["name"] == "baseline");
+    EXPECT_EQ(std::count(baseline_first.begin(), baseline_first.end(), true), 3) << "seed " << seed;
+    patterns.insert(baseline_first);
+  }
+  EXPECT_GE(patterns.size(), 10u) << "the seed should decide which pairs run the baseline first";
+  c.repeats = 5;  // 5 pairs: 2 or 3 baseline-first
+  std::set<long> counts;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    c.seed = seed;
+    const auto s = hc::plan(c);
+    long n = 0;
+    for (std::size_t i = 0; i < s.cases.size(); i += 2) n += s.cases[i].spec["variant"]["name"] == "baseline";
+    EXPECT_TRUE(n == 2 || n == 3) << "seed " << seed << ": " << n;
+    counts.insert(n);
+  }
+  EXPECT_EQ(counts, (std::set<long>{2, 3}));
 }
 
 TEST(AbPairsPlan, OtherDesignsHaveNoVariantInTheirSpecs) {

@@ -32,7 +32,7 @@ std::string plan_hash(const std::string& name) {
 }  // namespace
 
 TEST(PinnedPlans, SmokeCampaign) { EXPECT_EQ(plan_hash("smoke.yaml"), "37988d0a401f4fea09e62daed9a4596b2624d5b21d4a7b2b1a0e909f311718a3"); }
-TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "9b995cd6b048e51224159b7670140badb69d5bd1d33f201945c0a27ae88edbc4"); }
+TEST(PinnedPlans, CiRegressionCampaign) { EXPECT_EQ(plan_hash("ci-regression.yaml"), "a7971012310e4ff9d9fde1d3b0c6ab47baeeafb614a16cffc188661647c2d8d3"); }
 TEST(PinnedPlans, PilotCampaign) { EXPECT_EQ(plan_hash("pilot.yaml"), "38d918f16ad3922ea1c0099a3f90d439be957be9ae63e34b9d06ff76bc82a1b0"); }
 TEST(PinnedPlans, ConfirmatoryCampaignStudyDesign) { EXPECT_EQ(plan_hash("confirmatory.yaml"), "3bb8b4165c4a27e339d59783ada6c764980444efc88b3f9448cf392dd33a0156"); }
 TEST(PinnedPlans, ConfirmatoryFiveVmAlternative) { EXPECT_EQ(plan_hash("confirmatory-5vm.yaml"), "216af3d5d179cec0e86c9c399f2926d6105054fe5f6bcf678b4ae298fbfa78f8"); }
