@@ -165,8 +165,10 @@ bool allows_any_commit(const std::string& kind);
 /// Replaces `pinned_commit: build` by `commit`, the commit of the harness build that plans
 /// the campaign (the CLI passes its own build info), so the pin enters the plan and its
 /// SHA-256. Throws CampaignError naming pinned_commit when `dirty` or `commit` is not 40
-/// hex. Other values are left as they are.
-void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty);
+/// hex. Other values are left as they are. `preview`: the plan is only printed, never stored
+/// (`harness plan FILE` without a DB), so a dirty build resolves to its commit too; the
+/// caller says that such a plan cannot be stored.
+void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty, bool preview = false);
 
 /// The three configurations of the study, in canonical order.
 const std::vector<std::string>& all_configurations();

@@ -682,12 +682,12 @@ Campaign load_campaign(const std::string& path) {
   return c;
 }
 
-void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty) {
+void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty, bool preview) {
   if (c.pinned_commit != "build") return;
   if (!std::regex_match(commit, std::regex("[0-9a-f]{40}")))
     throw CampaignError(c.file + ": field pinned_commit: 'build' needs a harness built from a git checkout; this "
                         "build's commit is '" + commit + "'");
-  if (dirty)
+  if (dirty && !preview)
     throw CampaignError(c.file + ": field pinned_commit: 'build' needs a clean build; this harness (" + commit +
                         ") was built with uncommitted changes: commit them and rebuild");
   c.pinned_commit = commit;

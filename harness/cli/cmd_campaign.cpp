@@ -178,7 +178,9 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_option("--out", *out, "also write the schedule JSON here");
     sub->callback([=] {
       if (!db->empty()) harness::cli::check_db_writable_target(*db);
-      const auto c = load_pinned(*file);
+      auto c = hc::load_campaign(*file);
+      const bool dirty_preview = db->empty() && c.pinned_commit == "build" && harness::build::kSourceDirty;
+      hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty, /*preview=*/db->empty());
       const auto s = hc::plan(c);
       if (!out->empty()) {
         std::ofstream o(*out);
@@ -192,7 +194,10 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       std::printf("campaign %s (kind %s): %zu cases on %zu VM(s), design %s\n", c.name.c_str(), c.kind.c_str(),
                   s.cases.size(), c.vms.size(), c.design.c_str());
       std::printf("pinned commit: %s%s\n", c.pinned_commit.c_str(),
-                  c.pinned_commit == harness::build::kSourceCommit ? " (the commit this harness was built from)" : "");
+                  dirty_preview ? " (this harness's commit, built with uncommitted changes: a preview only; storing "
+                                  "the plan with `harness plan FILE DB` needs a clean build)"
+                  : c.pinned_commit == harness::build::kSourceCommit ? " (the commit this harness was built from)"
+                                                                       : "");
       std::vector<std::string> regimes;
       for (const auto& g : c.regimes) regimes.push_back(g.name);
       if (c.design == "pilot")
@@ -202,6 +207,17 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         std::printf("pairs (baseline, candidate) per (vm, regime) stratum, for each of %zu configuration(s):\n%s",
                     c.configurations.size(), hc::stratum_table(s.strata, c.vms, regimes, "pair").c_str());
         for (const auto& v : hc::variant_lines(c)) std::printf("variant %s\n", v.c_str());
+        std::printf("judged by `harness check`: %zu assertion(s); %zu metric tolerance(s), each interval at %g%% "
+                    "(family-wise alpha %g)%s\n",
+                    c.assertions.size(), c.tolerances.size(),
+                    c.tolerances.empty() ? 100.0 : 100.0 * (1 - c.regression_alpha / c.tolerances.size()),
+                    c.regression_alpha, c.tolerances.empty() ? "" : ":");
+        for (const auto& t : c.tolerances) {
+          std::printf("  %s", t.metric.c_str());
+          if (t.min_ratio) std::printf(" min_ratio %g", *t.min_ratio);
+          if (t.max_ratio) std::printf(" max_ratio %g", *t.max_ratio);
+          std::printf("\n");
+        }
       } else
         std::printf("triplets per (vm, regime) stratum%s:\n%s",
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",

@@ -351,8 +351,13 @@ TEST(CampaignPin, BuildMeansTheCleanBuildThatPlansIt) {
   } catch (const hc::CampaignError& e) {
     EXPECT_THAT(e.what(), HasSubstr("field pinned_commit: 'build' needs a clean build"));
   }
+  auto preview = c;  // `harness plan FILE` without a DB: printed, never stored
+  hc::resolve_build_pin(preview, commit, true, /*preview=*/true);
+  EXPECT_EQ(preview.pinned_commit, commit);
   auto unknown = c;
   EXPECT_THROW(hc::resolve_build_pin(unknown, "unknown", false), hc::CampaignError);
+  auto unknown_preview = c;  // a preview still needs a build from a git checkout
+  EXPECT_THROW(hc::resolve_build_pin(unknown_preview, "unknown", false, true), hc::CampaignError);
   hc::resolve_build_pin(c, commit, false);
   EXPECT_EQ(c.pinned_commit, commit);
   EXPECT_EQ(hc::plan(c).cases.front().spec["pinned_commit"], commit);  // the pin is in the preregistered plan

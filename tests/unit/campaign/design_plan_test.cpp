@@ -147,4 +147,7 @@ TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
   EXPECT_THAT(out, ::testing::Not(HasSubstr("triplet")));
   EXPECT_THAT(out, HasSubstr("variant baseline: nothing set (the guest as booted)\n"));
   EXPECT_THAT(out, HasSubstr("variant candidate: sysctl vm.swappiness=200; sysfs /sys/kernel/mm/lru_gen/enabled=y\n"));
+  EXPECT_THAT(out, HasSubstr("judged by `harness check`: 6 assertion(s); 10 metric tolerance(s), each interval at "
+                             "99.5% (family-wise alpha 0.05):\n"));
+  EXPECT_THAT(out, HasSubstr("\n  reclaim_duration max_ratio "));
 }
