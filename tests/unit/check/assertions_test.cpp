@@ -190,7 +190,9 @@ class Check : public ::testing::Test {
     for (const auto& f : o.failures) all += f + "\n";
     EXPECT_EQ(o.passed, pass) << all;
     EXPECT_EQ(o.failures.empty(), pass) << all;
-    if (!pass) EXPECT_NE(all.find(failure_text), std::string::npos) << all;
+    if (!pass) {
+      EXPECT_NE(all.find(failure_text), std::string::npos) << all;
+    }
     EXPECT_EQ(o.junit.find("<failure message=") != std::string::npos, !pass) << o.junit;
     EXPECT_NE(o.junit.find(pass ? "failures=\"0\"" : "failures=\"1\""), std::string::npos) << o.junit;
     if (!via_cli) return;
@@ -198,7 +200,9 @@ class Check : public ::testing::Test {
     EXPECT_EQ(rc, pass ? 0 : 1) << slurp(dbp.string() + ".log");
     EXPECT_NE(xml.find("<testcase"), std::string::npos) << xml;
     EXPECT_EQ(xml.find("<failure message=") != std::string::npos, !pass) << xml;
-    if (!pass) EXPECT_NE(xml.find(failure_text), std::string::npos) << xml;
+    if (!pass) {
+      EXPECT_NE(xml.find(failure_text), std::string::npos) << xml;
+    }
   }
 };
 
