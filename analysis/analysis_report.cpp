@@ -338,6 +338,10 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     r.warnings.push_back(fmt::format(
         "{} case(s) ran under TCG (software emulation, no KVM): absolute timings are inflated under TCG; no timing "
         "claim should be made from them.", tcg));
+  try {
+    if (const auto w = overcommit_warning(data.db_path); !w.empty()) r.warnings.push_back(w);
+  } catch (const std::exception&) {
+  }
   if (!data.infra_failed.empty()) {
     std::string s = fmt::format("{} case(s) are infra_failed (the latest attempt failed before the pressure phase) and "
                                 "not analysed:", data.infra_failed.size());

@@ -62,6 +62,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
   const bool has_env = has_column(db, "cases", "environment_json");
   const bool has_qual = has_column(db, "cases", "qualification_json");
   const bool has_art = has_table(db, "artifacts");
+  const bool has_host = has_column(db, "cases", "host_uri");
+  const bool has_over = has_column(db, "cases", "overcommitted");
   struct Item {
     std::string setting;
     std::function<std::optional<std::string>(const json& env, const json& qual, const json& sqlite)> get;
@@ -70,6 +72,13 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
     return v ? std::optional<std::string>(text(*v)) : std::nullopt;
   };
   const std::vector<Item> items = {
+      // Where the case ran (the runner's columns, put in `env` below under these keys).
+      {"hypervisor host (cases.host_uri)", [&](const json& e, const json&, const json&) { return str(at(e, "host_uri")); }},
+      {"host overcommitted (cases.overcommitted)", [&](const json& e, const json&, const json&) -> std::optional<std::string> {
+         const json* v = at(e, "overcommitted");
+         if (!v || !v->is_number()) return std::nullopt;
+         return std::string(v->get<int>() ? "yes (provider.overcommit: true)" : "no");
+       }},
       {"guest kernel release", [&](const json& e, const json& q, const json&) {
          auto v = str(at(e, "kernel_release"));
          return v ? v : str(at(q, "recorded/kernel_release"));
@@ -134,13 +143,17 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
   std::vector<std::map<std::string, int>> seen(items.size());
   for (const auto& id : case_ids) {
     json env = nullptr, qual = nullptr, sqlite = nullptr;
-    if (has_env || has_qual) {
+    if (has_env || has_qual || has_host || has_over) {
       results::Stmt st(db, std::string("SELECT ") + (has_env ? "environment_json" : "NULL") + ", " +
-                               (has_qual ? "qualification_json" : "NULL") + " FROM cases WHERE case_id = ?1");
+                               (has_qual ? "qualification_json" : "NULL") + ", " + (has_host ? "host_uri" : "NULL") +
+                               ", " + (has_over ? "overcommitted" : "NULL") + " FROM cases WHERE case_id = ?1");
       st.bind(1, id);
       if (st.step()) {
         env = parse_or_null(st.opt_text(0));
         qual = parse_or_null(st.opt_text(1));
+        if (!env.is_object()) env = json::object();
+        if (auto h = st.opt_text(2)) env["host_uri"] = *h;
+        if (auto o = st.opt_int64(3)) env["overcommitted"] = *o;
       }
     }
     if (has_art) {
@@ -171,6 +184,18 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
     out.emplace_back(items[i].setting, value);
   }
   return out;
+}
+
+std::string overcommit_warning(const std::string& db_path) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  if (!has_column(db, "cases", "overcommitted")) return "";
+  results::Stmt q(db, "SELECT count(*), group_concat(DISTINCT host_uri) FROM cases WHERE overcommitted = 1");
+  if (!q.step() || q.int64(0) == 0) return "";
+  return fmt::format(
+      "{} case(s) ran on an overcommitted hypervisor host ({}; provider.overcommit: true allowed more guest vCPUs "
+      "than cores - 1 or more guest memory than available): their timings include the guests' contention for the "
+      "host.",
+      q.int64(0), q.opt_text(1).value_or("host not recorded"));
 }
 
 }  // namespace analysis

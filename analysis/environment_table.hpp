@@ -17,4 +17,10 @@ namespace analysis {
 std::vector<std::pair<std::string, std::string>> environment_rows(const std::string& db_path,
                                                                   const std::vector<std::string>& case_ids);
 
+/// The report warning for cases that ran on an overcommitted hypervisor host
+/// (cases.overcommitted = 1: provider.overcommit allowed more guest vCPUs than cores - 1
+/// or more guest memory than available, harness/pool/capacity.hpp); "" when none did or the
+/// DB predates the column. Errors: results::DbError when the DB cannot be read.
+std::string overcommit_warning(const std::string& db_path);
+
 }  // namespace analysis

@@ -12,6 +12,34 @@ std::string shorten(std::string_view sql) {
     if (c == '\n') c = ' ';
   return sql.size() > 120 ? s + "..." : s;
 }
+
+/// Columns added after schema version 2, in the order schema.sql declares them (ALTER TABLE
+/// appends, so a migrated table has the same column order as a new one).
+struct AddedColumn {
+  const char* table;
+  const char* column;
+  const char* type;
+};
+constexpr AddedColumn kAddedColumns[] = {{"cases", "host_uri", "TEXT"}, {"cases", "overcommitted", "INTEGER"}};
+
+bool has_column(Db& db, const std::string& table, const std::string& column) {
+  Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  q.bind(1, table).bind(2, column);
+  return q.step() && q.int64(0) > 0;
+}
+
+/// Brings a database of an earlier schema version to this one (schema.sql "Version 3").
+void migrate(Db& db) {
+  bool missing = false;
+  for (const auto& c : kAddedColumns) missing = missing || !has_column(db, c.table, c.column);
+  if (!missing) return;
+  db.transaction([&] {
+    for (const auto& c : kAddedColumns)  // again inside the write lock: another writer may have migrated
+      if (!has_column(db, c.table, c.column))
+        db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
+    db.exec("UPDATE schema_info SET value = '3' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 3");
+  });
+}
 }  // namespace
 
 Db::Db(const std::string& path, Mode mode) : path_(path) {
@@ -36,6 +64,7 @@ Db::Db(const std::string& path, Mode mode) : path_(path) {
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec(schema_sql());
+    migrate(*this);
   } else {
     // Fail early with a clear message when the file is not a results database.
     Stmt s(*this, "SELECT value FROM schema_info WHERE key='schema_version'");

@@ -30,8 +30,16 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
       del.bind(1, case_id);
       del.run();
       for (const char* table : kCaseTables) {
-        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " SELECT * FROM bundle." + table +
-                               " WHERE case_id = ?1");
+        // By column name, the columns both have: a bundle of an earlier schema version (an
+        // older agent) lacks the columns added since; they stay NULL (never invented).
+        std::string cols;
+        Stmt q(campaign,
+               "SELECT b.name FROM pragma_table_info(?1, 'bundle') b JOIN pragma_table_info(?1, 'main') m "
+               "USING (name) ORDER BY b.cid");
+        q.bind(1, std::string(table));
+        while (q.step()) cols += (cols.empty() ? "\"" : ", \"") + q.text(0) + "\"";
+        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " (" + cols + ") SELECT " + cols +
+                               " FROM bundle." + table + " WHERE case_id = ?1");
         ins.bind(1, case_id);
         ins.run();
       }

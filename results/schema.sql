@@ -15,7 +15,9 @@ CREATE TABLE IF NOT EXISTS schema_info (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '2');
+-- Version 3 added cases.host_uri and cases.overcommitted; a version-2 database gets them
+-- (NULL for its earlier cases) when it is opened for writing (results/db.cpp migrate).
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '3');
 
 -- One row per case attempt that produced a bundle. In the campaign DB the
 -- latest attempt of a case is the one analysed (see attempts for all).
@@ -49,7 +51,13 @@ CREATE TABLE IF NOT EXISTS cases (
   spec_json          TEXT NOT NULL,      -- the case spec as run (harness/case/SPEC.md)
   environment_json   TEXT,               -- uname, cmdline, THP, swappiness, clocksource, ...
   qualification_json TEXT,               -- `harness qualify --json` report at case start
-  outcome_json       TEXT                -- summary: trigger time, OOM kills, reclaim, restoration
+  outcome_json       TEXT,               -- summary: trigger time, OOM kills, reclaim, restoration
+  -- Where the case ran, written by the runner (harness/campaign/campaign_db.hpp RanOn):
+  host_uri           TEXT,               -- hypervisor host of its guest: "local:HOSTNAME" (local-qemu),
+                                         -- a libvirt URI, a hosts file's hypervisor:; NULL = not known
+  overcommitted      INTEGER             -- 1: that host had more guest vCPUs than cores - 1 or more guest
+                                         -- memory than available (provider.overcommit: true); 0: within;
+                                         -- NULL: not judged (hosts engine, older databases)
 );
 
 -- Phase boundaries: warmup, pressure, recovery, restoration.

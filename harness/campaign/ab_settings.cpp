@@ -43,6 +43,16 @@ void flatten(const nlohmann::json& j, const std::string& path, std::map<std::str
   out[path] = j;
 }
 
+/// provider.*: the kind and what the engine parsed (engine.hpp EngineConfig::settings);
+/// `overcommit` only when true, so campaigns without it keep their digest.
+nlohmann::json provider_settings(const Campaign& c) {
+  nlohmann::json p = c.engine ? c.engine->settings() : nlohmann::json::object();
+  p["kind"] = c.provider;
+  p["vms"] = c.vms;  // design order (design.vms may reorder the provider's)
+  if (c.engine && c.engine->overcommit) p["overcommit"] = true;
+  return p;
+}
+
 }  // namespace
 
 nlohmann::json comparison_settings(const Campaign& c) {
@@ -61,13 +71,7 @@ nlohmann::json comparison_settings(const Campaign& c) {
       {"seed", c.seed},
       {"pinned_commit", c.pinned_commit},
       {"vm", {{"vcpus", c.vcpus}, {"memory_mib", c.memory_mib}}},
-      {"provider",
-       {{"kind", c.provider},
-        {"count", c.vm_count},
-        {"hosts_file", c.hosts_file},
-        {"vms", c.vms},
-        {"fresh_guest_per_case", c.fresh_guest_per_case},
-        {"accelerator", c.accelerator}}},
+      {"provider", provider_settings(c)},
       {"phases_s", {{"warmup", c.warmup_s}, {"pressure", c.pressure_s}, {"recovery", c.recovery_s}}},
       {"cgroups",
        {{"parent", c.cgroup_parent},

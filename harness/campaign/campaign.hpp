@@ -5,7 +5,10 @@
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
 // Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
 // docs/CAMPAIGN.md (checked by tests/unit/docs).
+#include "harness/pool/engine.hpp"
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -38,7 +41,7 @@ struct Assertion {
 /// One side of an A/B comparison (design.kind ab-pairs, issue 15): what differs between the
 /// baseline and the candidate guest. Applied per case: sysctls and sysfs knobs by the case
 /// executor (written before the case, read back, restored at restoration); kernel and
-/// cmdline by the local-qemu provider at the guest's boot (verified by the executor).
+/// cmdline by the engine at the guest's boot (Capabilities::boot_variants; verified by the executor).
 struct Variant {
   std::string name;                      ///< "baseline" | "candidate" (case id suffix)
   /// sysctl name (dotted, `[a-z0-9_.]+`, e.g. "vm.swappiness") -> value written to
@@ -46,10 +49,10 @@ struct Variant {
   std::vector<std::pair<std::string, std::string>> sysctls;
   /// absolute path under /sys/kernel/mm/ (e.g. "/sys/kernel/mm/lru_gen/enabled") -> value.
   std::vector<std::pair<std::string, std::string>> sysfs;
-  /// Extra kernel command-line parameters (local-qemu only), e.g. "transparent_hugepage=never".
+  /// Extra kernel command-line parameters (engines that boot each case's guest), e.g. "transparent_hugepage=never".
   std::vector<std::string> cmdline;
-  /// A guest image directory built by `harness vm image --kernel ... --out DIR` (local-qemu
-  /// only; relative paths: to the campaign file's directory). Empty = the default image.
+  /// A guest image directory built by `harness vm image --kernel ... --out DIR` (engines that
+  /// boot each case's guest; relative paths: to the campaign file's directory). Empty = the default image.
   std::string kernel_image_dir;
   /// uname -r the executor requires (filled from the image's manifest.json at plan time;
   /// empty = not checked).
@@ -81,13 +84,12 @@ struct Campaign {
   int vcpus = 1;                ///< VM shape (study: 1 vCPU, 1 GiB)
   int memory_mib = 1024;
 
-  std::string provider;         ///< "local-qemu" | "hosts"
-  int vm_count = 1;             ///< local-qemu: VMs booted, named vm0..vm{count-1}
-  std::string hosts_file;       ///< provider hosts: hosts file (harness/vm/HOSTS.md)
+  std::string provider;         ///< provider.kind: the engine (harness/pool/README.md), e.g. "local-qemu" | "hosts"
+  /// The engine's parsed `provider:` block (opaque here: harness/pool/engine.hpp): its VMs,
+  /// provider.fresh_guest_per_case, provider.overcommit and the engine's own keys. Never
+  /// null in a loaded campaign.
+  std::shared_ptr<const pool::EngineConfig> engine;
   std::vector<std::string> vms; ///< strata VM names used by the design (design.vms, else the provider's)
-  bool fresh_guest_per_case = true;  ///< local-qemu: `harness vm reboot` before each case
-  std::string accelerator = "auto";  ///< local-qemu: auto | kvm | tcg (harness/vm/accel.hpp);
-                                     ///< --accel and $HARNESS_ACCEL take precedence
 
   int warmup_s = 0, pressure_s = 0, recovery_s = 0;  ///< phase lengths (> 0)
 

@@ -184,7 +184,8 @@ CaseProgress case_progress(results::Db& db, const std::string& case_id) {
 }
 
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
-                           const std::string& accelerator) {
+                           const RanOn& on) {
+  const std::string& accelerator = on.accelerator;
   std::string status;
   AttemptRecord rec = a;
   results::import_bundle(db, bundle_path, a.case_id, [&](results::Db& d) {
@@ -225,6 +226,13 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
       au.bind(1, a.case_id).bind(2, accelerator);
       au.run();
     }
+    results::Stmt hu(d, "UPDATE main.cases SET host_uri = ?2, overcommitted = ?3 WHERE case_id = ?1");
+    hu.bind(1, a.case_id);
+    if (on.host_uri.empty()) hu.bind_null(2);
+    else hu.bind(2, on.host_uri);
+    if (on.overcommitted) hu.bind(3, std::int64_t{*on.overcommitted ? 1 : 0});
+    else hu.bind_null(3);
+    hu.run();
     write_attempt(d, rec, status, error);
     test_pause_point("import", a.case_id);
   });
@@ -305,8 +313,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     results::Stmt ins(db,
                       "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
                       "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
-                      "source_dirty, accelerator) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', ?10, ?11, ?12, ?13, "
-                      "?14, ?15, ?16, ?17)");
+                      "source_dirty, accelerator, host_uri, overcommitted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', "
+                      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
     ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
     ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
     ins.bind(10, why.reason).bind(11, a.started_unix_ns).bind(12, a.ended_unix_ns);
@@ -315,8 +323,12 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     else ins.bind(15, why.source_commit);
     if (why.source_dirty) ins.bind(16, *why.source_dirty ? 1 : 0);
     else ins.bind_null(16);
-    if (why.accelerator.empty()) ins.bind_null(17);
-    else ins.bind(17, why.accelerator);
+    if (why.ran_on.accelerator.empty()) ins.bind_null(17);
+    else ins.bind(17, why.ran_on.accelerator);
+    if (why.ran_on.host_uri.empty()) ins.bind_null(18);
+    else ins.bind(18, why.ran_on.host_uri);
+    if (why.ran_on.overcommitted) ins.bind(19, std::int64_t{*why.ran_on.overcommitted ? 1 : 0});
+    else ins.bind_null(19);
     ins.run();
     write_attempt(db, rec, "lost", why.reason);
   });

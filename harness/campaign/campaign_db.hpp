@@ -95,17 +95,28 @@ std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string
 /// (inside the bundle import transaction, after the rows are copied, before commit).
 void test_pause_point(const std::string& point, const std::string& detail);
 
+/// Where a case ran, as the runner knows it from the pool (harness/pool/pool.hpp Guest) and
+/// the capacity check: written to the case's row on import and for a lost case.
+struct RanOn {
+  /// The engine's or hosts file's accelerator: of the guest (kvm | tcg | real); when not
+  /// empty it becomes cases.accelerator (the hosts file first, else what the guest detected),
+  /// and a different value detected in the guest is kept in the attempts row's detail_json
+  /// as accelerator_detected. "" = what the guest detected (NULL for a lost case).
+  std::string accelerator;
+  std::string host_uri;  ///< cases.host_uri: the hypervisor host (Guest::host); "" = not known (NULL)
+  /// cases.overcommitted: 1 when the capacity check found that host over cores - 1 or its
+  /// memory and the campaign allowed it (provider.overcommit), 0 within capacity; nullopt =
+  /// not judged (the hosts engine): NULL.
+  std::optional<bool> overcommitted;
+};
+
 /// Imports a bundle for `a` in one transaction: bundle rows, cases.attempt, schedule.state
-/// (= the bundle's cases.status) and the attempts row. cases.source_commit/source_dirty
-/// are filled from outcome_json.source {commit, dirty} when the bundle left them NULL.
-/// Returns that status ("completed" | "infra_failed"). Throws results::DbError if the
-/// bundle is unreadable.
-/// `accelerator`: the hosts file's `accelerator:` of the host that ran it; when not empty it
-/// becomes cases.accelerator (issue 19: the hosts file first, else what the guest detected),
-/// and a different value detected in the guest is kept in the attempts row's detail_json
-/// as accelerator_detected.
+/// (= the bundle's cases.status), the attempts row and `on` (cases.accelerator, host_uri,
+/// overcommitted). cases.source_commit/source_dirty are filled from outcome_json.source
+/// {commit, dirty} when the bundle left them NULL. Returns that status ("completed" |
+/// "infra_failed"). Throws results::DbError if the bundle is unreadable.
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
-                           const std::string& accelerator = "");
+                           const RanOn& on = {});
 
 /// Records an attempt that produced no bundle before the pressure phase (agent refused,
 /// reboot failed, lost during setup/warmup): attempts row status infra_failed with `error`,
@@ -121,7 +132,7 @@ struct LostCase {
   /// says otherwise): cases.source_commit / source_dirty. Empty / nullopt = unknown.
   std::string source_commit;
   std::optional<bool> source_dirty;
-  std::string accelerator;  ///< the hosts file's accelerator: of the host ("" = unknown: NULL)
+  RanOn ran_on;  ///< where it ran (cases.accelerator, host_uri, overcommitted; "" / nullopt = NULL)
 };
 
 /// Records a case lost after the pressure phase started, in one transaction: a `cases` row

@@ -1,13 +1,14 @@
 // Campaign YAML loader: strict (unknown keys rejected), every error with file:line:col
-// and the dotted field path. Rules come from the study, docs/PROTOCOL.md and case/SPEC.md.
+// and the dotted field path (the shared reader, harness/yaml/strict_yaml.hpp). The
+// `provider:` block is parsed by its engine (harness/pool/engine.hpp). Rules come from the
+// study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
 #include "analysis/regression.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/variant.hpp"
+#include "harness/yaml/strict_yaml.hpp"
 
 #include <nlohmann/json.hpp>
-
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -26,169 +27,10 @@ const std::vector<std::string>& all_configurations() {
 
 namespace {
 
-std::size_t edit_distance(const std::string& a, const std::string& b);
-
-/// A YAML mapping whose keys are consumed one by one; finish() rejects leftovers.
-class Section {
- public:
-  Section(const YAML::Node& node, std::string path, const std::string& file)
-      : node_(node), path_(std::move(path)), file_(file) {
-    if (!node_.IsMap()) fail(node_, path_, "expected a mapping");
-  }
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& msg) const {
-    const YAML::Mark m = at.Mark();
-    std::ostringstream os;
-    os << file_ << ':' << (m.line + 1) << ':' << (m.column + 1) << ": field " << field << ": " << msg;
-    throw CampaignError(os.str());
-  }
-
-  std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
-  bool has(const std::string& key) const { return static_cast<bool>(node_[key]); }
-
-  /// The child node (marks the key used); throws when required and absent.
-  YAML::Node get(const std::string& key, bool required) {
-    used_.insert(key);
-    YAML::Node n = node_[key];
-    if (!n && required) {
-      // A typo of a required key: name the typo's line, not only the missing key.
-      for (const auto& kv : node_) {
-        const std::string k = kv.first.as<std::string>();
-        if (!used_.count(k) && edit_distance(k, key) <= 2)
-          fail(kv.first, field(k), "unknown key (did you mean '" + key + "'? it is required and missing)");
-      }
-      fail(node_, field(key), "missing (required)");
-    }
-    return n;
-  }
-
-  /// A required scalar.
-  template <typename T>
-  T scalar(const std::string& key) {
-    return as<T>(get(key, true), field(key));
-  }
-
-  /// An optional scalar with a default.
-  template <typename T>
-  T scalar(const std::string& key, T def) {
-    YAML::Node n = get(key, false);
-    if (!n) return def;
-    return as<T>(n, field(key));
-  }
-
-  template <typename T>
-  std::optional<T> optional_scalar(const std::string& key) {
-    YAML::Node n = get(key, false);
-    if (!n || n.IsNull()) return std::nullopt;
-    return as<T>(n, field(key));
-  }
-
-  template <typename T>
-  T as(const YAML::Node& n, const std::string& f) const {
-    if (!n.IsScalar()) fail(n, f, "expected a scalar value");
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-      // YAML 1.1 readers (yaml-cpp among them) take 0300 as octal 192: refuse it.
-      static const std::regex leading_zero("[-+]?0[0-9]+([.][0-9]*)?");
-      if (std::regex_match(n.Scalar(), leading_zero))
-        fail(n, f, "'" + n.Scalar() + "' has a leading zero (YAML 1.1 would read it as octal); write it without");
-    }
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(n, f, "cannot read '" + n.Scalar() + "' as " + type_name<T>());
-    }
-  }
-
-  Section child(const std::string& key, bool required = true) {
-    YAML::Node n = get(key, required);
-    return Section(n ? n : YAML::Node(YAML::NodeType::Map), field(key), file_);
-  }
-
-  /// Rejects keys never asked for (typos, unsupported settings), suggesting the closest
-  /// known key of this section.
-  void finish() const {
-    for (const auto& kv : node_) {
-      const std::string k = kv.first.as<std::string>();
-      if (used_.count(k)) continue;
-      std::string best;
-      std::size_t best_d = 3;  // suggest only within edit distance 2
-      for (const auto& u : used_) {
-        const std::size_t d = edit_distance(k, u);
-        if (d < best_d) best_d = d, best = u;
-      }
-      fail(kv.first, field(k), best.empty() ? "unknown key" : "unknown key (did you mean '" + best + "'?)");
-    }
-  }
-
-  const YAML::Node& node() const { return node_; }
-  const std::string& file() const { return file_; }
-
- private:
-  template <typename T>
-  static const char* type_name() {
-    if constexpr (std::is_same_v<T, bool>) return "a boolean";
-    else if constexpr (std::is_integral_v<T>) return "an integer";
-    else if constexpr (std::is_floating_point_v<T>) return "a number";
-    else return "a string";
-  }
-
-  YAML::Node node_;
-  std::string path_;
-  const std::string& file_;
-  std::set<std::string> used_;
-};
-
-/// Levenshtein distance (for did-you-mean on unknown keys).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// Refuses a key given twice in one mapping anywhere in the document (yaml-cpp would keep
-/// the first silently, other YAML tools the last), naming both places.
-void reject_duplicate_keys(const YAML::Node& n, const std::string& path, const std::string& file) {
-  if (n.IsMap()) {
-    std::map<std::string, YAML::Mark> seen;
-    for (const auto& kv : n) {
-      const std::string k = kv.first.Scalar();
-      const std::string f = path.empty() ? k : path + "." + k;
-      const YAML::Mark m = kv.first.Mark();
-      auto [it, fresh] = seen.emplace(k, m);
-      if (!fresh) {
-        std::ostringstream os;
-        os << file << ':' << (m.line + 1) << ':' << (m.column + 1) << ": field " << f
-           << ": duplicate key (first given at " << file << ':' << (it->second.line + 1) << ':'
-           << (it->second.column + 1) << ")";
-        throw CampaignError(os.str());
-      }
-      reject_duplicate_keys(kv.second, f, file);
-    }
-  } else if (n.IsSequence()) {
-    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(n[i], path + "[" + std::to_string(i) + "]", file);
-  }
-}
-
-std::int64_t positive_int(Section& s, const std::string& key, std::optional<std::int64_t> def = std::nullopt) {
-  const auto v = def ? s.scalar<std::int64_t>(key, *def) : s.scalar<std::int64_t>(key);
-  if (v <= 0) s.fail(s.has(key) ? s.node()[key] : s.node(), s.field(key), "must be > 0 (got " + std::to_string(v) + ")");
-  return v;
-}
-
-void check_name(Section& s, const YAML::Node& at, const std::string& f, const std::string& v, const char* re_text) {
-  if (!std::regex_match(v, std::regex(re_text)))
-    s.fail(at, f, "'" + v + "' does not match " + re_text);
-}
+using yaml::Section;
+using yaml::check_name;
+using yaml::key_node;
+using yaml::positive_int;
 
 /// design.vms (optional): the VMs the design uses, which must be the provider's VMs
 /// (local-qemu: provider.count equals their number and they are vm0..vm{count-1}).
@@ -205,28 +47,46 @@ void design_vms(Section& s, Campaign& c) {
     if (!seen.insert(n).second) s.fail(v[i], f, "duplicate VM '" + n + "'");
     names.push_back(n);
   }
-  if (c.provider == "local-qemu" && static_cast<int>(names.size()) != c.vm_count)
-    s.fail(v, s.field("vms"),
-           "lists " + std::to_string(names.size()) + " VMs but provider.count is " + std::to_string(c.vm_count) +
-               " (local-qemu boots exactly the design's VMs)");
+  if (const auto why = c.engine->count_mismatch(names.size()); !why.empty()) s.fail(v, s.field("vms"), why);
   const std::set<std::string> provided(c.vms.begin(), c.vms.end());
   for (std::size_t i = 0; i < names.size(); ++i)
     if (!provided.count(names[i]))
       s.fail(v[i], s.field("vms") + "[" + std::to_string(i) + "]",
-             "'" + names[i] + "' is not a VM of the provider (" +
-                 (c.provider == "local-qemu" ? "local-qemu names them vm0..vm" + std::to_string(c.vm_count - 1)
-                                             : std::string("provider.vms")) +
-                 ")");
+             "'" + names[i] + "' is not a VM of the provider (" + c.engine->vm_names_source() + ")");
   if (names.size() != provided.size())
     s.fail(v, s.field("vms"), "must list every VM of provider.vms (" + std::to_string(provided.size()) + ")");
   c.vms = names;
 }
 
-/// The key node of `key` in mapping `map` (its Mark() is the key's line), else `map`.
-YAML::Node key_node(const YAML::Node& map, const std::string& key) {
-  for (const auto& kv : map)
-    if (kv.first.Scalar() == key) return kv.first;
-  return map;
+/// The engines whose guests the harness boots per case with a variant's kernel and cmdline.
+std::string booting_engines() {
+  const std::string k = pool::engine_kinds_where([](const pool::Capabilities& x) { return x.boot_variants; });
+  return k.empty() ? std::string("an engine that boots each case's guest") : k;
+}
+
+/// True when the campaign's engine boots each case's guest with its variant.
+bool boots_variants(const Campaign& c) {
+  const auto* e = pool::find_engine(c.provider);
+  return e && e->capabilities.boot_variants;
+}
+
+/// The provider block: `kind` and `overcommit` here, the rest by the engine of that kind.
+void provider_block(Section& top, Campaign& c) {
+  Section s = top.child("provider");
+  c.provider = s.scalar<std::string>("kind");
+  const pool::Engine* e = pool::find_engine(c.provider);
+  if (!e) {
+    std::string kinds;
+    for (const auto& k : pool::engine_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
+    s.fail(s.at("kind"), s.field("kind"), "'" + c.provider + "' is not one of " + kinds);
+  }
+  const bool overcommit = s.scalar<bool>("overcommit", false);
+  auto cfg = e->parse(s, pool::ParseContext{c.file, c.vcpus, c.memory_mib});
+  cfg->kind = c.provider;
+  cfg->overcommit = overcommit;
+  c.vms = cfg->vms;
+  c.engine = std::move(cfg);
+  s.finish();
 }
 
 /// Reads a {name: value} mapping of a variant (sysctls or sysfs), values as text.
@@ -281,8 +141,8 @@ void ab_variants(Section& top, Campaign& c) {
     x.sysfs = variant_knobs(v, "sysfs", true);
     if (YAML::Node cl = v.get("cmdline", false); cl && !cl.IsNull()) {
       if (!cl.IsSequence()) v.fail(cl, v.field("cmdline"), "expected a list of kernel parameters");
-      if (c.provider != "local-qemu")
-        v.fail(cl, v.field("cmdline"), "needs provider.kind local-qemu (the harness boots the guest with it)");
+      if (!boots_variants(c))
+        v.fail(cl, v.field("cmdline"), "needs provider.kind " + booting_engines() + " (the harness boots the guest with it)");
       for (std::size_t i = 0; i < cl.size(); ++i) {
         const std::string f = v.field("cmdline") + "[" + std::to_string(i) + "]";
         const auto p = v.as<std::string>(cl[i], f);
@@ -292,8 +152,8 @@ void ab_variants(Section& top, Campaign& c) {
     }
     if (v.has("kernel")) {
       YAML::Node kn = v.node()["kernel"];
-      if (c.provider != "local-qemu")
-        v.fail(kn, v.field("kernel"), "needs provider.kind local-qemu (the harness boots the guest with it)");
+      if (!boots_variants(c))
+        v.fail(kn, v.field("kernel"), "needs provider.kind " + booting_engines() + " (the harness boots the guest with it)");
       Section k = v.child("kernel");
       const std::string dir = k.scalar<std::string>("image_dir");
       const YAML::Node at = kn["image_dir"];
@@ -322,7 +182,7 @@ void ab_variants(Section& top, Campaign& c) {
   vs.finish();
   bool boots = false;
   for (const auto& x : c.variants) boots = boots || !x.cmdline.empty() || !x.kernel_image_dir.empty();
-  if (boots && !c.fresh_guest_per_case)
+  if (boots && !c.engine->fresh_guest_per_case)
     top.fail(key_node(top.node(), "variants"), "variants",
              "a variant with cmdline or kernel needs provider.fresh_guest_per_case: true (each case boots its "
              "variant's guest)");
@@ -370,16 +230,11 @@ void ab_regression(Section& top, Campaign& c) {
 
 bool allows_any_commit(const std::string& kind) { return kind == "smoke" || kind == "ci"; }
 
-Campaign parse_campaign(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw CampaignError(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                        ": YAML syntax: " + e.msg);
-  }
+namespace {
+
+Campaign parse_campaign_text(const std::string& text, const std::string& file) {
+  const YAML::Node root = yaml::parse(text, file);
   if (!root || root.IsNull()) throw CampaignError(file + ":1:1: empty campaign file");
-  reject_duplicate_keys(root, "", file);
   Campaign c;
   c.file = file;
   c.yaml_text = text;
@@ -400,33 +255,7 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
     c.memory_mib = static_cast<int>(positive_int(s, "memory_mib", 1024));
     s.finish();
   }
-  {
-    Section s = top.child("provider");
-    c.provider = s.scalar<std::string>("kind");
-    if (c.provider == "local-qemu") {
-      c.vm_count = static_cast<int>(positive_int(s, "count"));
-      c.fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", true);
-      c.accelerator = s.scalar<std::string>("accelerator", std::string("auto"));
-      if (c.accelerator != "auto" && c.accelerator != "kvm" && c.accelerator != "tcg")
-        s.fail(s.node()["accelerator"], s.field("accelerator"), "'" + c.accelerator + "' is not one of auto, kvm, tcg");
-      for (int i = 0; i < c.vm_count; ++i) c.vms.push_back("vm" + std::to_string(i));
-    } else if (c.provider == "hosts") {
-      c.hosts_file = s.scalar<std::string>("hosts_file", std::string());
-      c.fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", false);
-      YAML::Node v = s.get("vms", true);
-      if (!v.IsSequence() || v.size() == 0) s.fail(v, s.field("vms"), "expected a non-empty list of VM names");
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string f = s.field("vms") + "[" + std::to_string(i) + "]";
-        const auto n = s.as<std::string>(v[i], f);
-        check_name(s, v[i], f, n, "[A-Za-z0-9_-]{1,32}");
-        c.vms.push_back(n);
-      }
-      c.vm_count = static_cast<int>(c.vms.size());
-    } else {
-      s.fail(s.node()["kind"], s.field("kind"), "'" + c.provider + "' is not one of local-qemu, hosts");
-    }
-    s.finish();
-  }
+  provider_block(top, c);
   {
     Section s = top.child("phases_s");
     c.warmup_s = static_cast<int>(positive_int(s, "warmup"));
@@ -670,12 +499,24 @@ Campaign parse_campaign(const std::string& text, const std::string& file) {
   return c;
 }
 
+}  // namespace
+
+Campaign parse_campaign(const std::string& text, const std::string& file) {
+  try {
+    return parse_campaign_text(text, file);
+  } catch (const yaml::InputError& e) {
+    throw CampaignError(e.what());
+  }
+}
+
 Campaign load_campaign(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CampaignError(path + ": cannot open campaign file");
-  std::ostringstream os;
-  os << in.rdbuf();
-  Campaign c = parse_campaign(os.str(), path);
+  std::string text;
+  try {
+    text = yaml::read_text(path);
+  } catch (const yaml::InputError& e) {
+    throw CampaignError(std::string(e.what()) + " (campaign file)");
+  }
+  Campaign c = parse_campaign(text, path);
   if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative())
     c.dose_from_pilot =
         std::filesystem::absolute(std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();

@@ -9,8 +9,21 @@
 
 namespace harness::campaign {
 
+namespace {
+
+bool has_column(results::Db& db, const std::string& table, const std::string& column) {
+  results::Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  q.bind(1, table).bind(2, column);
+  return q.step() && q.int64(0) > 0;
+}
+
+}  // namespace
+
 std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir, const results::Provenance* provenance) {
   std::filesystem::create_directories(out_dir);
+  // Where each case ran (schema version 3); an older DB has no such columns: empty fields.
+  const std::string where = std::string(has_column(db, "cases", "host_uri") ? "host_uri" : "NULL AS host_uri") + ", " +
+                            (has_column(db, "cases", "overcommitted") ? "overcommitted" : "NULL AS overcommitted");
   // Derived columns follow the study: wake delay = wake - scheduled, service = completion -
   // wake, response = completion - scheduled, deadline miss = completion > next scheduled start.
   const std::vector<std::pair<std::string, std::string>> tables = {
@@ -18,8 +31,8 @@ std::vector<std::string> export_csv(results::Db& db, const std::string& out_dir,
       {"attempts", "SELECT * FROM attempts ORDER BY case_id, attempt"},
       {"cases",
        "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, attempt, status, "
-       "error, accelerator, kernel_release, source_commit, page_size_bytes, started_unix_ns, ended_unix_ns, "
-       "outcome_json FROM cases ORDER BY case_id"},
+       "error, accelerator, " + where + ", kernel_release, source_commit, page_size_bytes, started_unix_ns, "
+       "ended_unix_ns, outcome_json FROM cases ORDER BY case_id"},
       {"phases", "SELECT * FROM phases ORDER BY case_id, start_ns"},
       {"canary_requests",
        "SELECT r.*, r.wake_ns - r.scheduled_ns AS wake_delay_ns, r.completion_ns - r.wake_ns AS service_ns, "

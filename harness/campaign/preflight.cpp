@@ -6,9 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <set>
-#include <thread>
 
 namespace harness::campaign {
 
@@ -98,74 +96,22 @@ Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string
   return out;
 }
 
-Preflight fleet_preflight(const Campaign& c, const std::vector<Host>& hosts) {
+Preflight fleet_preflight(const Campaign& c, const std::vector<pool::Guest>& guests) {
   std::vector<std::pair<std::string, nlohmann::json>> reports;
   for (const auto& vm : c.vms) {
-    const auto it = std::find_if(hosts.begin(), hosts.end(), [&](const Host& h) { return h.name == vm; });
-    if (it == hosts.end()) {
+    const auto it = std::find_if(guests.begin(), guests.end(), [&](const pool::Guest& g) { return g.name == vm; });
+    if (it == guests.end()) {
       reports.emplace_back(vm, nlohmann::json("no host for this VM"));
       continue;
     }
     try {
-      auto client = agent::AgentClient::from_token_file(it->url, it->token_file, client_options(*it));
+      auto client = agent::AgentClient::from_token_file(it->url, it->token_file, pool::client_options(*it));
       reports.emplace_back(vm, client.qualification());
     } catch (const std::exception& e) {
       reports.emplace_back(vm, nlohmann::json(std::string("GET /v1/qualification failed: ") + e.what()));
     }
   }
   return judge_fleet(c, reports);
-}
-
-std::vector<std::string> wait_for_agents(const std::vector<Host>& hosts, const HostWait& w, std::FILE* out) {
-  agent::ClientOptions co;
-  co.get_attempts = 1;  // the backoff is ours, below
-  co.connect_timeout = std::chrono::milliseconds(std::min(5000, w.request_timeout_ms));
-  co.request_timeout = std::chrono::milliseconds(w.request_timeout_ms);
-  std::map<std::string, std::string> waiting;  // host name -> last error
-  auto check = [&](const Host& h) -> std::optional<std::string> {
-    try {
-      agent::AgentClient(h.url, "", h.token_file, client_options(h, co)).health();  // /v1/health needs no token
-      return std::nullopt;
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-  };
-  for (const auto& h : hosts)
-    if (auto err = check(h)) waiting[h.name] = *err;
-  const auto t0 = std::chrono::steady_clock::now();
-  long delay_ms = std::max(1, w.first_backoff_ms);
-  auto waited_s = [&] {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t0).count();
-  };
-  while (!waiting.empty()) {
-    const auto elapsed = std::chrono::steady_clock::now() - t0;
-    if (elapsed + std::chrono::milliseconds(delay_ms) > std::chrono::seconds(w.total_s)) break;
-    for (const auto& h : hosts)
-      if (waiting.count(h.name) && out)
-        std::fprintf(out, "%s: agent at %s not answering (%s); asking again in %.1f s (waited %lld s of at most %d s)\n",
-                     h.name.c_str(), h.url.c_str(), waiting[h.name].c_str(), delay_ms / 1000.0,
-                     static_cast<long long>(waited_s()), w.total_s);
-    if (out) std::fflush(out);
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    delay_ms = std::min<long>(delay_ms * 2, std::max(w.first_backoff_ms, w.max_backoff_ms));
-    for (const auto& h : hosts) {
-      if (!waiting.count(h.name)) continue;
-      if (auto err = check(h)) {
-        waiting[h.name] = *err;
-      } else {
-        waiting.erase(h.name);
-        if (out) std::fprintf(out, "%s: agent at %s answers after %lld s\n", h.name.c_str(), h.url.c_str(),
-                              static_cast<long long>(waited_s()));
-      }
-    }
-  }
-  std::vector<std::string> still;
-  for (const auto& h : hosts)
-    if (waiting.count(h.name))
-      still.push_back(h.name + " (" + h.url + "): agent not answering GET /v1/health after waiting " +
-                      std::to_string(waited_s()) + " s (at most " + std::to_string(w.total_s) +
-                      " s, exponential backoff): " + waiting[h.name]);
-  return still;
 }
 
 }  // namespace harness::campaign

@@ -6,7 +6,8 @@
 // to start when one VM fails, when a pinned campaign meets a different or dirty build, or
 // when the VMs differ in a setting that changes reclaim behaviour.
 #include "harness/campaign/campaign.hpp"
-#include "harness/campaign/hosts.hpp"
+#include "harness/pool/agent_wait.hpp"
+#include "harness/pool/pool.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -46,26 +47,14 @@ struct Preflight {
 /// `c.pinned_commit`, recorded.source_commit must equal it and recorded.source_dirty be false.
 Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string, nlohmann::json>>& reports);
 
-/// Fetches every host's report with the agent client and judges them (judge_fleet).
-Preflight fleet_preflight(const Campaign& c, const std::vector<Host>& hosts);
+/// Fetches every guest's report with the agent client and judges them (judge_fleet).
+Preflight fleet_preflight(const Campaign& c, const std::vector<pool::Guest>& guests);
 
-/// How long and how often the runner waits for an agent that does not answer (ours:
-/// issue 19 "the runner waits instead of burning retries"). A host that does not answer is
-/// waited for, never charged an attempt.
-struct HostWait {
-  int total_s = 600;               ///< bound on one wait, seconds
-  int first_backoff_ms = 1000;     ///< first delay; doubled after each failed check
-  int max_backoff_ms = 60000;      ///< cap of one delay
-  int request_timeout_ms = 10000;  ///< one GET /v1/health (connect + reply)
-};
-
-/// Health preflight: GET /v1/health on every host; the ones that do not answer 200 are asked
-/// again after 1x, 2x, 4x ... first_backoff_ms (capped) until all answer or `w.total_s`
-/// passed. Prints one line per wait to `out` ("vm1: agent at URL not answering (...);
-/// asking again in 2 s (waited 1 s of at most 600 s)"). Returns one line per host still not
-/// answering ("vm1 (URL): agent not answering GET /v1/health after waiting N s: <last
-/// error>"); empty = every host answered.
-std::vector<std::string> wait_for_agents(const std::vector<Host>& hosts, const HostWait& w, std::FILE* out);
+/// How long and how often the runner waits for an agent that does not answer, and the wait
+/// itself (harness/pool/agent_wait.hpp): a host that does not answer is waited for, never
+/// charged an attempt.
+using pool::HostWait;
+using pool::wait_for_agents;
 
 /// Thrown by `harness run` when the preflight refuses (what() holds the table). No case
 /// was submitted and no attempt recorded.

@@ -3,16 +3,15 @@
 
 #include "harness/agent/client.hpp"
 #include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/local_guests.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
-#include "harness/vm/accel.hpp"
-#include "harness/vm/subprocess.hpp"
+#include "harness/pool/agent_wait.hpp"
+#include "harness/pool/capacity.hpp"
+#include "harness/pool/engine.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -28,44 +27,50 @@ namespace fs = std::filesystem;
 
 namespace harness::campaign {
 
-std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt) {
-  std::string file = opt.hosts_file;
-  if (file.empty() && c.provider == "hosts") {
-    if (c.hosts_file.empty())
-      throw CampaignError(c.file + ": field provider.hosts_file: not set and no --hosts given");
-    file = c.hosts_file;
-  }
-  if (file.empty()) file = prepare_local_guests(c, opt, opt.out);  // local-qemu: adopt or boot
-  auto hosts = load_hosts(file);
-  std::set<std::string> have;
-  for (const auto& h : hosts) have.insert(h.name);
-  for (const auto& vm : c.vms)
-    if (!have.count(vm)) throw CampaignError(file + ": no host named '" + vm + "' (the campaign's design uses it)");
-  return hosts;
-}
-
-std::vector<std::string> reboot_argv(const std::string& self_exe, const std::string& vm, const nlohmann::json& spec) {
-  std::vector<std::string> argv{self_exe, "vm", "reboot", vm};
-  if (!spec.contains("variant") || !spec["variant"].is_object()) return argv;
+pool::BootRequest boot_request(const nlohmann::json& spec) {
+  pool::BootRequest r;
+  if (!spec.contains("variant") || !spec["variant"].is_object()) return r;
   const auto& v = spec["variant"];
   if (v.contains("kernel_image_dir") && v["kernel_image_dir"].is_string())
-    argv.insert(argv.end(), {"--image-dir", v["kernel_image_dir"].get<std::string>()});
+    r.image_dir = v["kernel_image_dir"].get<std::string>();
   if (v.contains("cmdline") && v["cmdline"].is_array())
-    for (const auto& p : v["cmdline"]) argv.push_back("--cmdline=" + p.get<std::string>());
-  return argv;
+    for (const auto& p : v["cmdline"]) r.cmdline.push_back(p.get<std::string>());
+  return r;
 }
 
 namespace {
 
-std::string hvm_join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (std::size_t i = 1; i < argv.size(); ++i) s += (i > 1 ? " " : "harness ") + argv[i];
-  return s;
+pool::OpenContext open_context(const Campaign& c, const std::string& hosts_file) {
+  pool::OpenContext o;
+  o.campaign_file = c.file;
+  o.vcpus = c.vcpus;
+  o.memory_mib = c.memory_mib;
+  o.hosts_file = hosts_file;
+  return o;
 }
 
+pool::CapacityVerdict judge(const Campaign& c, pool::Pool& p) {
+  return pool::check_capacity(p.capacity(), pool::GuestShape{c.vcpus, c.memory_mib},
+                              c.engine && c.engine->overcommit, p.kind());
+}
+
+}  // namespace
+
+EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file) {
+  const auto p = pool::open_pool(c.engine, open_context(c, hosts_file));
+  EnginePreview e;
+  e.kind = p->kind();
+  e.describe = p->describe();
+  e.capacity = judge(c, *p);
+  e.fresh_boot_per_case = p->capabilities().fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
+  return e;
+}
+
+namespace {
+
 /// One runner per campaign DB (runner.hpp): flock on DB + ".runner.lock", released by the
-/// kernel when the process dies (kill -9 included). The fd is close-on-exec so that
-/// `vm up` and the qemu it daemonizes never inherit it.
+/// kernel when the process dies (kill -9 included). The fd is close-on-exec so that no
+/// program an engine starts (qemu daemonizing, ...) inherits it.
 class RunnerLock {
  public:
   explicit RunnerLock(const std::string& db_path) {
@@ -97,10 +102,15 @@ class RunnerLock {
 /// One VM's worker: runs its cases in schedule order, one at a time.
 class Worker {
  public:
-  Worker(const Campaign& c, const RunOptions& opt, Host host, std::vector<const ScheduledCase*> cases,
-         Progress& prog, std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
-      : c_(c), opt_(opt), host_(std::move(host)), cases_(std::move(cases)), prog_(prog), attempts_(attempts),
-        takeovers_(takeovers), qual_(std::move(qual)) {}
+  Worker(const Campaign& c, const RunOptions& opt, pool::Pool& pool, pool::Guest guest,
+         std::optional<bool> overcommitted, std::vector<const ScheduledCase*> cases, Progress& prog,
+         std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
+      : c_(c), opt_(opt), pool_(pool), caps_(pool.capabilities()), guest_(std::move(guest)),
+        ran_on_{guest_.accelerator, guest_.host, overcommitted}, cases_(std::move(cases)), prog_(prog),
+        attempts_(attempts), takeovers_(takeovers), qual_(std::move(qual)) {
+    fresh_ = caps_.fresh_boot_per_case && guest_.fresh_boot_per_case;
+    agent_reboot_ = caps_.agent_reboot && guest_.reboot_between_cases;
+  }
 
   /// Set when the host stayed unreachable (its remaining cases stay pending).
   std::string unreachable;
@@ -114,7 +124,7 @@ class Worker {
       db_ = &db;
       agent::ClientOptions co;
       co.request_timeout = std::chrono::milliseconds(opt_.request_timeout_ms);
-      client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(host_.url, host_.token_file, client_options(host_, co)));
+      client_ = std::make_unique<agent::AgentClient>(agent::AgentClient::from_token_file(guest_.url, guest_.token_file, pool::client_options(guest_, co)));
       for (const auto* k : cases_) {
         for (;;) {
           const auto p = case_progress(*db_, k->case_id);
@@ -125,23 +135,23 @@ class Worker {
             continue;
           }
           if (p.runs_since_mark >= 1 + c_.max_infra_retries) break;  // left infra_failed
-          // A local guest that is rebooted before each case needs no wait (the reboot is the remedy).
-          if (!(host_.local && c_.fresh_guest_per_case)) {
-            const auto still = wait_for_agents({host_}, opt_.host_wait, opt_.out);
+          // A guest that gets a fresh boot before each case needs no wait (the boot is the remedy).
+          if (!fresh_) {
+            const auto still = wait_for_agents({guest_}, opt_.host_wait, opt_.out);
             if (!still.empty()) {
               unreachable = still.front();
-              prog_.note(host_.name, unreachable + "; its remaining cases stay pending (no attempt spent)");
+              prog_.note(guest_.name, unreachable + "; its remaining cases stay pending (no attempt spent)");
               db_ = nullptr;
               return;
             }
             if (const auto why = unclean_mark(); !why.empty()) {
-              unusable = host_.name + " (" + host_.url + "): " + why;
-              set_unusable_mark(*db_, host_.name, why);
-              prog_.note(host_.name, "VM unusable: " + why + "; its remaining cases stay pending (no attempt spent)");
+              unusable = guest_.name + " (" + guest_.url + "): " + why;
+              set_unusable_mark(*db_, guest_.name, why);
+              prog_.note(guest_.name, "VM unusable: " + why + "; its remaining cases stay pending (no attempt spent)");
               db_ = nullptr;
               return;
             }
-            set_unusable_mark(*db_, host_.name, "");
+            set_unusable_mark(*db_, guest_.name, "");
           }
           ++attempts_;
           attempt(*k, p.last_attempt + 1);
@@ -149,7 +159,7 @@ class Worker {
       }
     } catch (const std::exception& e) {
       // Host-level problem (token file unreadable, DB error): its cases stay as they are.
-      prog_.note(host_.name, std::string("worker stopped: ") + e.what());
+      prog_.note(guest_.name, std::string("worker stopped: ") + e.what());
     }
     db_ = nullptr;
   }
@@ -162,6 +172,7 @@ class Worker {
   std::string unclean_mark() {
     try {
       const auto h = client_->health();
+      last_boot_id_ = boot_id_of(h);
       if (!h.contains("unclean") || h["unclean"].is_null()) return "";
       const auto& u = h["unclean"];
       std::string why = "restoration of case " +
@@ -174,6 +185,28 @@ class Worker {
     } catch (const agent::AgentError&) {
       return "";  // not answering now: the attempt itself will tell
     }
+  }
+
+  static std::string boot_id_of(const nlohmann::json& health) {
+    return health.contains("boot_id") && health["boot_id"].is_string() ? health["boot_id"].get<std::string>() : "";
+  }
+
+  /// The guest's boot id now (GET /v1/health boot_id); "" when the agent does not say.
+  std::string boot_id() {
+    try {
+      return boot_id_of(client_->health());
+    } catch (const agent::AgentError&) {
+      return "";
+    }
+  }
+
+  /// What the engine can tell of a guest whose case vanished (docs/PROTOCOL.md: evidence for
+  /// the operator; lost vs infra_failed is decided by the phase seen, not by this).
+  void put_guest_evidence(AttemptRecord& a) {
+    if (!caps_.liveness && !caps_.console) return;
+    if (!a.detail.is_object()) a.detail = nlohmann::json::object();
+    a.detail["guest"] = {{"liveness", pool::to_string(pool_.liveness(guest_))},
+                         {"console_tail", caps_.console ? pool_.diagnose(guest_, 4096) : std::string()}};
   }
 
   /// What polling saw of the case (PROTOCOL.md: the last phase decides lost vs infra_failed).
@@ -198,7 +231,7 @@ class Worker {
     a.ended_unix_ns = now();
     record_infra_failure(*db_, a, msg);
     const auto p = case_progress(*db_, a.case_id);
-    prog_.finish(host_.name, a.case_id, "infra_failed", msg, p.runs_since_mark >= 1 + c_.max_infra_retries);
+    prog_.finish(guest_.name, a.case_id, "infra_failed", msg, p.runs_since_mark >= 1 + c_.max_infra_retries);
   }
 
   /// The case vanished after submission (agent or guest lost, case unknown, cancelled,
@@ -207,6 +240,7 @@ class Worker {
   /// submission exceeds warmup + the executor's start lead (case/SPEC.md: 3 s).
   void vanished(const ScheduledCase& k, AttemptRecord& a, const Seen& seen, const std::string& msg) {
     put_seen(a, seen);
+    put_guest_evidence(a);
     bool lost = pressure_started(seen.phase);
     std::string why = msg;
     if (seen.phase.empty()) {
@@ -220,17 +254,17 @@ class Worker {
     a.ended_unix_ns = now();
     record_lost(*db_, k, c_.name, a,
                 LostCase{seen.phase, seen.last_seen_unix_ns, why, qual_.source_commit, qual_.source_dirty,
-                         host_.accelerator});
-    prog_.finish(host_.name, a.case_id, "lost", why, true);
+                         ran_on_});
+    prog_.finish(guest_.name, a.case_id, "lost", why, true);
   }
 
   void attempt(const ScheduledCase& k, int n) {
-    AttemptRecord a{k.case_id, n, host_.name + " " + host_.url, now(), 0, nullptr};
+    AttemptRecord a{k.case_id, n, guest_.name + " " + guest_.url, now(), 0, nullptr};
     const std::string id = agent_case_id(k.case_id, n, db_tag(*db_));
     a.detail = {{"agent_case_id", id}, {"runner_pid", ::getpid()}, {"submitted", false},
                 {"phase", nullptr},    {"last_seen_unix_ns", nullptr}};
     begin_attempt(*db_, a);  // in flight from here on: a killed runner leaves this row (takeover)
-    prog_.start(host_.name, k.case_id, n);
+    prog_.start(guest_.name, k.case_id, n);
     nlohmann::json spec = k.spec;
     spec["case_id"] = id;
     Seen seen;
@@ -240,36 +274,52 @@ class Worker {
     try {
       client_->status(id);
       adopt = true;
-      prog_.note(host_.name, "adopting " + id + " already known to the agent");
+      prog_.note(guest_.name, "adopting " + id + " already known to the agent");
     } catch (const agent::CaseNotFound&) {
     } catch (const agent::AgentError& e) {
-      if (!(host_.local && c_.fresh_guest_per_case)) return fail(a, e.what());
+      if (!fresh_) return fail(a, e.what());
     }
     if (!adopt) {
-      if (host_.local && c_.fresh_guest_per_case) {
-        prog_.phase(host_.name, "reboot");
-        const auto argv = reboot_argv(opt_.self_exe, host_.name, k.spec);
-        const int rc = hvm::run_passthrough(argv);
-        if (rc != 0) return fail(a, "`" + hvm_join(argv) + "` exited with status " + std::to_string(rc));
-        try {
-          write_guest_owner(host_.name, c_.name, opt_.db_path);  // new qemu pid
-        } catch (const std::exception& e) {
-          prog_.note(host_.name, std::string("cannot record guest ownership: ") + e.what());
-        }
-      } else if (host_.reboot_between_cases) {
-        // A reused real VM: a fresh kernel through its agent before the case (HOSTS.md).
-        prog_.phase(host_.name, "reboot");
+      if (fresh_) {
+        // A fresh guest for the case, through the engine (with the case's variant boot).
+        prog_.phase(guest_.name, "reboot");
+        pool::BootRequest r = boot_request(k.spec);
+        r.log_dir = (fs::absolute(opt_.db_path).parent_path() / ".consoles" /
+                     (k.case_id + ".a" + std::to_string(n))).string();
         const std::int64_t t0 = now();
         try {
-          const auto [before, after] = client_->reboot_and_wait(std::chrono::seconds(host_.reboot_timeout_s));
+          const auto b = pool_.fresh_boot(guest_, r);
+          a.detail["boot"] = {{"seconds", static_cast<double>(now() - t0) / 1e9},
+                              {"boot_to_ready_s", b.boot_to_ready_s},
+                              {"accelerator", b.accelerator}};
+          if (!b.note.empty()) prog_.note(guest_.name, b.note);
+          if (const auto id = boot_id(); !id.empty()) a.detail["boot_id"] = id;
+          update_inflight(*db_, a);
+        } catch (const pool::BootError& e) {
+          // The guest never came up: nothing of the case ran. An infra failure before the
+          // case (rerun while retries last), never a lost case; the console says why.
+          a.detail["boot"] = {{"error", e.what()},
+                              {"console_tail", e.console_tail()},
+                              {"seconds", static_cast<double>(now() - t0) / 1e9}};
+          return fail(a, std::string("fresh boot before the case failed: ") + e.what());
+        }
+      } else if (agent_reboot_) {
+        // A reused real VM: a fresh kernel through its agent before the case (HOSTS.md).
+        prog_.phase(guest_.name, "reboot");
+        const std::int64_t t0 = now();
+        try {
+          const auto [before, after] = client_->reboot_and_wait(std::chrono::seconds(guest_.reboot_timeout_s));
           a.detail["reboot"] = {{"boot_id_before", before},
                                 {"boot_id_after", after},
                                 {"seconds", static_cast<double>(now() - t0) / 1e9}};
+          if (!after.empty()) a.detail["boot_id"] = after;
           update_inflight(*db_, a);
         } catch (const agent::AgentError& e) {
           a.detail["reboot"] = {{"error", e.what()}, {"seconds", static_cast<double>(now() - t0) / 1e9}};
           return fail(a, std::string("reboot before the case: ") + e.what());
         }
+      } else if (!last_boot_id_.empty()) {
+        a.detail["boot_id"] = last_boot_id_;  // the boot the reused guest runs this case on
       }
     }
     seen.submitted_unix_ns = now();
@@ -286,7 +336,7 @@ class Worker {
     auto r = inflight_attempt(*db_, k.case_id);
     if (!r) return;
     AttemptRecord a = *r;
-    a.host = host_.name + " " + host_.url;
+    a.host = guest_.name + " " + guest_.url;
     nlohmann::json d = a.detail.is_object() ? a.detail : nlohmann::json::object();
     const std::string id = d.contains("agent_case_id") && d["agent_case_id"].is_string()
                                ? d["agent_case_id"].get<std::string>()
@@ -311,8 +361,8 @@ class Worker {
     seen.submitted_unix_ns = d.contains("submitted_unix_ns") && d["submitted_unix_ns"].is_number_integer()
                                  ? d["submitted_unix_ns"].get<std::int64_t>()
                                  : a.started_unix_ns;
-    prog_.start(host_.name, k.case_id, a.attempt);
-    prog_.note(host_.name, "taking over " + id + " (attempt " + std::to_string(a.attempt) + ", started " +
+    prog_.start(guest_.name, k.case_id, a.attempt);
+    prog_.note(guest_.name, "taking over " + id + " (attempt " + std::to_string(a.attempt) + ", started " +
                                std::to_string((t - a.started_unix_ns) / 1'000'000'000LL) +
                                " s ago) from an interrupted runner" +
                                (seen.phase.empty() ? "" : " (last phase seen: " + seen.phase + ")"));
@@ -360,7 +410,7 @@ class Worker {
           put_seen(a, seen);
           update_inflight(*db_, a);  // a takeover after a kill knows the phase reached
         }
-        if (!st.phase.empty()) prog_.phase(host_.name, st.phase);
+        if (!st.phase.empty()) prog_.phase(guest_.name, st.phase);
         if (st.finished()) break;
       } catch (const agent::CaseNotFound& e) {
         return vanished(k, a, seen, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
@@ -397,13 +447,13 @@ class Worker {
     std::string status;
     try {
       rename_bundle_case(bundle.string(), id, k.case_id);
-      status = import_attempt(*db_, bundle.string(), a, host_.accelerator);
+      status = import_attempt(*db_, bundle.string(), a, ran_on_);
     } catch (const std::exception& e) {
       return fail(a, std::string("bundle import failed (kept at ") + bundle.string() + "): " + e.what());
     }
     std::error_code ec;
     fs::remove(bundle, ec);
-    prog_.finish(host_.name, k.case_id, status, status == "completed" ? "" : st.error,
+    prog_.finish(guest_.name, k.case_id, status, status == "completed" ? "" : st.error,
                  status != "completed" && case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
   }
 
@@ -428,14 +478,14 @@ class Worker {
       } catch (const agent::AgentConflict& e) {
         try {
           client_->status(id);
-          prog_.note(host_.name, "agent already runs " + id + ": adopting it");
+          prog_.note(guest_.name, "agent already runs " + id + ": adopting it");
           return std::nullopt;
         } catch (const agent::AgentError&) {
         }
         if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(c_.case_timeout_s))
           return std::string("agent stayed busy with another case for ") + std::to_string(c_.case_timeout_s) +
                  " s (runner.case_timeout_s): " + e.what();
-        if (!noted_busy) prog_.note(host_.name, std::string("agent busy, waiting: ") + e.what());
+        if (!noted_busy) prog_.note(guest_.name, std::string("agent busy, waiting: ") + e.what());
         noted_busy = true;
         std::this_thread::sleep_for(poll);
       } catch (const agent::SpecRejected& e) {
@@ -450,7 +500,7 @@ class Worker {
         for (;;) {
           try {
             client_->status(id);
-            prog_.note(host_.name, "POST reply lost (" + post_error + "); the agent has " + id + ": adopting it");
+            prog_.note(guest_.name, "POST reply lost (" + post_error + "); the agent has " + id + ": adopting it");
             return std::nullopt;
           } catch (const agent::CaseNotFound&) {
             return "submission not accepted: " + post_error;
@@ -471,7 +521,13 @@ class Worker {
 
   const Campaign& c_;
   const RunOptions& opt_;
-  Host host_;
+  pool::Pool& pool_;
+  const pool::Capabilities caps_;
+  pool::Guest guest_;
+  std::string last_boot_id_;  ///< boot id of the last health answer (reused guests)
+  RanOn ran_on_;        ///< where its cases run (cases.accelerator, host_uri, overcommitted)
+  bool fresh_ = false;  ///< a fresh boot through the pool before each case
+  bool agent_reboot_ = false;  ///< a reboot through the agent before each case
   std::vector<const ScheduledCase*> cases_;
   Progress& prog_;
   std::atomic<int>& attempts_;
@@ -483,7 +539,34 @@ class Worker {
 
 }  // namespace
 
+namespace {
+
+/// A pilot or confirmatory campaign whose guests run under TCG: said loudly at the start
+/// (the study's numbers are latencies; under emulation every one is inflated).
+void warn_if_study_under_tcg(const Campaign& c, const std::vector<pool::Guest>& guests, std::FILE* out) {
+  if (c.kind != "confirmatory" && c.kind != "pilot") return;
+  std::vector<std::string> tcg;
+  for (const auto& g : guests)
+    if (g.accelerator == "tcg") tcg.push_back(g.name);
+  if (tcg.empty()) return;
+  std::string names;
+  for (const auto& n : tcg) names += (names.empty() ? "" : ", ") + n;
+  std::fprintf(out,
+               "\n*** WARNING: this %s campaign runs %zu of its %zu guest(s) (%s) under TCG, software emulation "
+               "without KVM. ***\n*** Every latency, reclaim duration and stall is inflated, and guests sharing "
+               "the host's cores add steal: its timings are not evidence about the study. ***\n*** Run it on KVM or "
+               "real VMs (--hosts FILE, harness/vm/HOSTS.md; or another engine, harness/pool/README.md). ***\n\n",
+               c.kind.c_str(), tcg.size(), guests.size(), names.c_str());
+}
+
+}  // namespace
+
 RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
+  // The engine first: its capacity is judged before anything is stored or booted.
+  const auto pool = pool::open_pool(c.engine, open_context(c, opt.hosts_file));
+  const auto capacity = judge(c, *pool);
+  std::fputs(capacity.table.c_str(), opt.out);
+  if (!capacity.ok) throw pool::CapacityError(capacity.refusal());
   Schedule planned = plan(c);
   Schedule s;
   {
@@ -506,41 +589,45 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       else if ((p.state == "completed" || p.state == "lost") && !p.inflight) ++done_before;
     }
   }
-  std::vector<Host> hosts;
-  bool booted_local = false;
+  pool::AcquireContext ac;
+  ac.campaign = c.name;
+  ac.db_path = opt.db_path;
+  ac.accelerator = opt.accelerator;
+  ac.self_exe = opt.self_exe;
+  ac.out = opt.out;
+  ac.adopt_wait_s = std::min(opt.host_wait.total_s, 60);  // an adopted guest silent for a minute is booted again
+  std::vector<pool::Guest> guests;
+  bool acquired = false;
   if (done_before + skipped_now < sum.planned) {
-    booted_local = opt.hosts_file.empty() && c.provider == "local-qemu";
-    hosts = resolve_hosts(c, opt);
-  } else if (opt.hosts_file.empty() && c.provider == "local-qemu") {
-    stop_owned_local_guests(c, opt);  // an earlier runner was killed after its last import
+    acquired = true;
+    guests = pool->acquire(ac);
+    sum.engine = pool->describe();
+    std::fprintf(opt.out, "%s\n", sum.engine.c_str());
+    warn_if_study_under_tcg(c, guests, opt.out);
+    std::fflush(opt.out);
+  } else {
+    pool->release_orphans(ac);  // an earlier runner was killed after its last import
   }
-  auto stop_local = [&] {  // stop only the guests this run booted or adopted (others may share the cache)
-    if (!booted_local) return;
-    std::vector<std::string> down{opt.self_exe, "vm", "down"};
-    for (const auto& vm : c.vms) down.push_back(vm);
-    hvm::run_passthrough(down);
-    for (const auto& vm : c.vms) clear_guest_owner(vm);
+  auto release = [&] {  // only what this run booted or adopted (others may share the machine)
+    if (acquired) pool->release();
+    acquired = false;
   };
   Preflight pf;
-  if (!hosts.empty()) {
+  if (!guests.empty()) {
     // Health first (unreachable hosts are waited for, never charged), then qualification
-    // before scheduling (study; PROTOCOL.md), after `vm up`.
-    std::vector<Host> fleet;
-    for (const auto& vm : c.vms)
-      for (const auto& h : hosts)
-        if (h.name == vm) fleet.push_back(h);
-    const auto still = wait_for_agents(fleet, opt.host_wait, opt.out);
+    // before scheduling (study; PROTOCOL.md), after the guests are up.
+    const auto still = wait_for_agents(guests, opt.host_wait, opt.out);
     if (!still.empty()) {
       std::string why;
       for (const auto& x : still) why += "  " + x + "\n";
-      stop_local();
+      release();
       throw PreflightRefused("health check before scheduling: host(s) not answering, no case submitted and no "
                              "attempt spent (run the same command again once they answer):\n" + why);
     }
-    pf = fleet_preflight(c, hosts);
+    pf = fleet_preflight(c, guests);
     if (opt.preflight_out) *opt.preflight_out = pf.table;
     if (!pf.ok) {
-      stop_local();
+      release();
       throw PreflightRefused("qualification before scheduling refused the run (no case submitted):\n" + pf.table);
     }
   }
@@ -554,14 +641,15 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       std::vector<const ScheduledCase*> mine;
       for (const auto& k : s.cases)
         if (k.vm == vm && !opt.skip_cases.count(k.case_id)) mine.push_back(&k);  // ordinal order = per-VM order
-      const Host* h = nullptr;
-      for (const auto& x : hosts)
-        if (x.name == vm) h = &x;
-      if (!h) continue;  // nothing left to run
+      const pool::Guest* g = nullptr;
+      for (const auto& x : guests)
+        if (x.name == vm) g = &x;
+      if (!g) continue;  // nothing left to run
       VmQualification q;
       for (const auto& x : pf.vms)
         if (x.vm == vm) q = x;
-      workers.push_back(std::make_unique<Worker>(c, opt, *h, std::move(mine), prog, attempts, takeovers, q));
+      workers.push_back(std::make_unique<Worker>(c, opt, *pool, *g, capacity.overcommitted(g->host), std::move(mine),
+                                                 prog, attempts, takeovers, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();
@@ -571,7 +659,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       if (!w->unusable.empty()) sum.unusable.push_back(w->unusable);
     }
   }
-  stop_local();
+  release();
   results::Db db(opt.db_path, results::Db::Mode::ReadWrite);
   for (const auto& [id, p] : load_progress(db)) {
     if (p.state == "completed") ++sum.completed;

@@ -2,9 +2,21 @@
 // The campaign runner (`harness run`): executes the stored, verified schedule against the
 // VM agents, one case at a time per VM, VMs in parallel (one worker thread per VM).
 //
-// Per case: [`harness vm reboot VM` when local and fresh_guest_per_case] -> submit the
-// spec -> poll status (phase shown live) -> download the bundle next to the DB -> import
-// it in one transaction with schedule.state and its attempts row.
+// Guests come from the campaign's engine, through the pool boundary alone
+// (harness/pool/pool.hpp): the engine of provider.kind, or the hosts engine with
+// RunOptions::hosts_file. Before anything is stored or booted the engine's capacity is
+// judged (harness/pool/capacity.hpp; refused: pool::CapacityError naming host, guests,
+// cores and memory). Then acquire (adopt or boot), and one line saying which engine and
+// accelerator the run uses (a loud warning when a pilot or confirmatory campaign runs
+// under TCG).
+//
+// Per case: [a fresh boot through the pool when the engine gives the guest one per case
+// (Guest::fresh_boot_per_case; a pool::BootError is an infra failure before the case, with
+// the console tail in the attempt's detail_json.boot), or a reboot through the agent when
+// the hosts file says reboot_between_cases] -> submit the spec -> poll status (phase shown
+// live) -> download the bundle next to the DB -> import it in one transaction with
+// schedule.state, its attempts row and where it ran (cases.accelerator, host_uri,
+// overcommitted).
 // Rules (study, docs/PROTOCOL.md): a completed case is never run again; OOM, failed or
 // partial reclaim and slow cases are `completed` outcomes and kept; a case lost after the
 // pressure phase started (guest, agent or case lost, timeout) is the outcome `lost` and
@@ -24,7 +36,7 @@
 // time, detail_json {agent_case_id, runner_pid, submitted, submitted_unix_ns, phase,
 // last_seen_unix_ns}, the phase updated as polling sees it) and replaced by its outcome in
 // the transaction that records the outcome. The next `harness run` (same command, same
-// --db) adopts local guests its campaign's earlier runner booted (local_guests.hpp) and
+// --db) adopts the guests its campaign's earlier runner booted (the engine's acquire) and
 // takes over every 'running' row: the case is followed through the agent's status and its
 // bundle imported once (the import is one transaction with the row); the row keeps its
 // start time and gets kind 'adopted' and detail_json.runner_interrupted = true with
@@ -33,8 +45,9 @@
 // phase seen before the interruption (PROTOCOL.md); one interrupted before it reached the
 // agent gets kind 'interrupted' (not counted against max_infra_retries) and is run again.
 #include "harness/campaign/campaign.hpp"
-#include "harness/campaign/hosts.hpp"
 #include "harness/campaign/preflight.hpp"
+#include "harness/pool/capacity.hpp"
+#include "harness/pool/pool.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -48,12 +61,12 @@ namespace harness::campaign {
 
 struct RunOptions {
   std::string db_path;        ///< campaign DB (created and planned if missing)
-  std::string hosts_file;     ///< overrides the campaign's provider when set
-  std::string self_exe = "/proc/self/exe";  ///< `harness` binary for `vm up` / `vm reboot`
+  std::string hosts_file;     ///< `--hosts FILE`: the hosts engine with this file instead of the campaign's provider
+  std::string self_exe = "/proc/self/exe";  ///< the `harness` binary, for engines that run it
   int progress_tty = -1;      ///< 1 redraw, 0 plain lines, -1 auto (isatty(stderr))
   int request_timeout_ms = 30000;  ///< one agent request (POST, status), ms; a lost POST reply is then asked for
-  std::string accelerator;    ///< local guests: --accel (auto|kvm|tcg); "" = $HARNESS_ACCEL,
-                              ///< else the campaign's provider.accelerator, else auto
+  std::string accelerator;    ///< --accel (auto|kvm|tcg) for engines that boot guests; "" =
+                              ///< $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto
   /// When set, receives the fleet qualification table (preflight.hpp) printed before the run.
   std::string* preflight_out = nullptr;
   HostWait host_wait;         ///< waiting for agents that do not answer (preflight.hpp)
@@ -80,24 +93,34 @@ struct RunSummary {
   /// (agent API `DELETE /v1/unclean`, after fixing or rebooting the VM); their cases stay
   /// pending. Also stored in the DB (campaign_meta `unusable:<vm>`) for `harness status`.
   std::vector<std::string> unusable;
+  std::string engine;    ///< the pool's describe() line after acquire ("" when nothing was left to run)
 };
 
-/// Plans (first time) or verifies (afterwards) the campaign in the DB, qualifies the
-/// fleet (throws PreflightRefused, nothing submitted, when a host stays unreachable or a VM
-/// is not qualified), takes over attempts an interrupted runner left in flight, then runs every case that is
-/// neither completed nor lost and has retries left. Throws ScheduleTampered when the
-/// stored schedule's hash changed or differs from `c`'s plan; CampaignError for host
-/// setup problems (missing VM in the hosts file, `vm up` failing, a guest of another
-/// campaign running) and when another runner holds the DB.
+/// What `harness plan` says of the engine before anything boots.
+struct EnginePreview {
+  std::string kind;                ///< the engine (the hosts engine when hosts_file is set)
+  std::string describe;            ///< its describe() line before acquire
+  pool::CapacityVerdict capacity;  ///< harness/pool/capacity.hpp
+  bool fresh_boot_per_case = false;  ///< the engine boots each case's guest (wall-time estimate)
+};
+
+/// Opens `c`'s engine (the hosts engine with `hosts_file` when set) and judges its capacity;
+/// boots nothing. Throws pool::PoolError when a host cannot be asked.
+EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file = "");
+
+/// Judges capacity (throws pool::CapacityError, nothing stored or booted, when refused),
+/// plans (first time) or verifies (afterwards) the campaign in the DB, acquires the guests,
+/// qualifies the fleet (throws PreflightRefused, nothing submitted, when a host stays
+/// unreachable or a VM is not qualified), takes over attempts an interrupted runner left in
+/// flight, then runs every case that is neither completed nor lost and has retries left.
+/// Throws ScheduleTampered when the stored schedule's hash changed or differs from `c`'s
+/// plan; pool::PoolError / pool::BootError when the engine cannot give the guests (missing
+/// VM in the hosts file, a boot failing, a guest of another campaign running);
+/// CampaignError when another runner holds the DB.
 RunSummary run_campaign(const Campaign& c, const RunOptions& opt);
 
-/// The hosts for campaign `c`: opt.hosts_file, else the campaign's hosts file, else
-/// the local VMs of prepare_local_guests (local_guests.hpp: adopted or booted).
-std::vector<Host> resolve_hosts(const Campaign& c, const RunOptions& opt);
-
-/// argv of the `harness vm reboot` that gives a local guest its fresh boot before a case:
-/// {self_exe, "vm", "reboot", vm} plus, for an A/B case (spec.variant, case/SPEC.md),
-/// "--image-dir" kernel_image_dir and one "--cmdline=P" per cmdline parameter.
-std::vector<std::string> reboot_argv(const std::string& self_exe, const std::string& vm, const nlohmann::json& spec);
+/// What a case's fresh boot needs from its spec: spec.variant.kernel_image_dir and
+/// spec.variant.cmdline (A/B cases, harness/case/SPEC.md "variant"); empty otherwise.
+pool::BootRequest boot_request(const nlohmann::json& spec);
 
 }  // namespace harness::campaign

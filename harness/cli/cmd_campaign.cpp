@@ -10,6 +10,8 @@
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/campaign/status.hpp"
+#include "harness/campaign/wall_time.hpp"
+#include "harness/pool/pool.hpp"
 #include "harness/cli/build_id.hpp"
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
@@ -84,6 +86,10 @@ std::optional<hc::RunSummary> run_printing(const hc::Campaign& c, hc::RunOptions
     print_summary(s);
     return s;
   } catch (const hc::PreflightRefused& e) {
+    std::fprintf(stderr, "harness: %s", e.what());
+    harness::cli::exit_code() = 2;
+    return std::nullopt;
+  } catch (const harness::pool::CapacityError& e) {
     std::fprintf(stderr, "harness: %s", e.what());
     harness::cli::exit_code() = 2;
     return std::nullopt;
@@ -171,7 +177,12 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     auto file = std::make_shared<std::string>();
     auto db = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
+    auto plan_hosts = std::make_shared<std::string>();
     sub->add_option("FILE", *file, "campaign YAML (campaigns/*.yaml)")->required();
+    sub->add_option("--hosts", *plan_hosts,
+                    "hosts file the campaign will run on (`harness run --hosts`): its capacity is judged instead of "
+                    "the campaign provider's")
+        ->check(CLI::ExistingFile);
     sub->add_option("DB,--db", *db,
                     "campaign DB to store the plan in (created; refused if it holds another plan). Without it the "
                     "plan is printed and nothing is stored");
@@ -181,6 +192,15 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       auto c = hc::load_campaign(*file);
       const bool dirty_preview = db->empty() && c.pinned_commit == "build" && harness::build::kSourceDirty;
       hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty, /*preview=*/db->empty());
+      // Capacity before anything is stored (harness/pool/capacity.hpp): refused, nothing planned.
+      const auto engine = hc::preview_engine(c, *plan_hosts);
+      std::printf("%s\n%s", engine.describe.c_str(), engine.capacity.table.c_str());
+      if (!engine.capacity.ok) {
+        std::fprintf(stderr, "harness: %s", engine.capacity.refusal().c_str());
+        std::printf("stored nothing: capacity refused\n");
+        harness::cli::exit_code() = harness::cli::kError;
+        return;
+      }
       const auto s = hc::plan(c);
       if (!out->empty()) {
         std::ofstream o(*out);
@@ -230,6 +250,12 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                     p.at("dose_bytes").get<double>() / (1024.0 * 1024.0), c.dose_from_pilot.c_str(),
                     p.at("pilot_db_sha256").get<std::string>().c_str());
       }
+      std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case).text.c_str());
+      if ((c.kind == "confirmatory" || c.kind == "pilot") && engine.kind == "local-qemu")
+        std::printf("note: provider.kind local-qemu: `harness run` boots this %s campaign's guests on this machine "
+                    "(KVM when a trial boot works, else TCG, whose timings are not evidence); for real VMs give "
+                    "`--hosts FILE` (harness/vm/HOSTS.md)\n",
+                    c.kind.c_str());
       std::printf("schedule sha256 %s\n", s.sha256_hex.c_str());
       if (db->empty())
         std::printf("stored nothing: no DB given (`harness plan FILE DB` preregisters this plan)\n");

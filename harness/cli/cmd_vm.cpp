@@ -2,6 +2,8 @@
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
+#include "harness/pool/capacity.hpp"
+#include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
@@ -106,8 +108,20 @@ void add_vm(CLI::App& app) {
       ->capture_default_str()->check(harness::cli::integer_in(1));
   up->add_option("--accel", fleet->accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
-  up->callback([flags, fleet] {
+  auto overcommit = std::make_shared<bool>(false);
+  up->add_flag("--overcommit", *overcommit,
+               "Boot even when the guests (with the ones already running) need more vCPUs than this machine's "
+               "online cores - 1 or more memory than MemAvailable (harness/pool/capacity.hpp)");
+  up->callback([flags, fleet, overcommit] {
     fleet->cache_dir = flags->cache;
+    // The same capacity rule as `harness plan` and `harness run`, before anything boots.
+    std::vector<std::string> names;
+    for (int i = 0; i < fleet->count; ++i) names.push_back("vm" + std::to_string(fleet->first_index + i));
+    const auto verdict = harness::pool::check_capacity(
+        {harness::pool::local_qemu::local_capacity(names, flags->cache)},
+        harness::pool::GuestShape{fleet->vcpus, fleet->memory_mib}, *overcommit, "local-qemu (harness vm up)");
+    std::fputs(verdict.table.c_str(), stderr);
+    if (!verdict.ok) throw harness::pool::CapacityError(verdict.refusal("give --overcommit"));
     for (const auto& g : hvm::fleet_up(*fleet))
       std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
                   g.accelerator.c_str());

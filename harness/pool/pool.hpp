@@ -1,29 +1,35 @@
 #pragma once
 // The guest-pool boundary (in the style of syzkaller's vm.Pool / vm.Instance): the only
-// thing the campaign runner knows about where its guests come from. One engine per file or
-// folder under harness/pool/ (local-qemu, hosts, libvirt), each registered by its
-// `provider.kind` and parsing its own `provider:` block of the campaign YAML.
+// thing the campaign runner knows about where its guests come from. One engine per folder
+// under harness/pool/ (local_qemu/, hosts/, libvirt/), each registered by its
+// `provider.kind` (engine.hpp) and parsing its own `provider:` block of the campaign YAML.
+// harness/pool/README.md has the table of engines and how to add one.
 //
-// CONTRACT (written before the engines; engines may add, never remove):
+// CONTRACT (engines may add, never remove):
 // - An engine is chosen by the campaign's `provider.kind` (or `--hosts FILE`, which is the
-//   `hosts` engine with that file).
+//   `hosts` engine with that file: engine.hpp open_pool).
 // - parse: the engine validates its own block; errors are campaign errors reading
-//   "FILE:LINE:COL: field provider.KEY: message" (strict_yaml.hpp).
+//   "FILE:LINE:COL: field provider.KEY: message" (harness/yaml/strict_yaml.hpp).
 // - capacity: every engine reports, per hypervisor host, online cores and available memory
 //   (local: online CPUs and MemAvailable; libvirt: virNodeGetInfo + virNodeGetFreeMemory;
-//   hosts: unknown, i.e. not judged). check_capacity refuses a placement that puts more
-//   guests on a host than cores - 1 or more guest memory than it has, unless the campaign
-//   says provider.overcommit: true.
+//   hosts: unknown, i.e. not judged). check_capacity (capacity.hpp) refuses a placement that
+//   puts more guest vCPUs on a host than cores - 1 or more guest memory than it has, unless
+//   the campaign says provider.overcommit: true. capacity() never boots anything.
 // - acquire: adopt the campaign's guests an earlier (killed) runner of the same campaign
 //   and DB left, boot the missing ones; a guest owned by anything else is refused, naming
 //   its owner. Returns one Guest per campaign VM name, in the campaign's order.
 // - fresh_boot: a fresh guest (new kernel boot, fresh data disk) for one case, with the
 //   case's variant image and cmdline; throws BootError (typed; the runner records an
-//   infra failure before the case, never a lost case).
+//   infra failure before the case with the console tail in the attempt, never a lost case).
 // - liveness / diagnose: what the runner needs to decide, from evidence, whether a case whose
 //   agent stopped answering is lost (docs/PROTOCOL.md): is the guest still running, and the
 //   tail of its console.
-// - release: stop and undefine what this pool booted or adopted.
+// - release: stop and undefine what this pool booted or adopted. release_orphans: when
+//   nothing is left to run, stop what an earlier (killed) runner of the same campaign and DB
+//   left running.
+// Threads: the runner has one worker thread per guest; fresh_boot, liveness and diagnose
+// may be called at the same time for different guests. The other calls come from one thread.
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -34,7 +40,8 @@
 
 namespace harness::pool {
 
-/// What an engine can do. The runner decides waits, reboots and evidence from these alone.
+/// What an engine can do. The runner decides waits, reboots and evidence from these alone
+/// (with the per-guest flags of Guest).
 struct Capabilities {
   bool fresh_boot_per_case = false;  ///< fresh_boot() works (local-qemu, libvirt)
   bool boot_variants = false;        ///< fresh_boot() honours BootRequest::image_dir and cmdline
@@ -42,45 +49,58 @@ struct Capabilities {
   bool remote = false;               ///< guests may run on another machine (TLS pin off loopback)
   bool console = false;              ///< diagnose() returns a console tail
   bool liveness = false;             ///< liveness() can say Gone (not only Unknown)
+  bool capacity = false;             ///< capacity() reports cores and memory (hosts: unknown)
 };
 
 /// One hypervisor host's capacity, as the engine read it (not configured).
 struct HostCapacity {
-  std::string host;                 ///< "local", a libvirt URI, or the hosts file's name
-  int cores = 0;                    ///< online CPUs; 0 = unknown (hosts engine)
-  std::int64_t memory_mib = 0;      ///< memory available for guests, MiB; 0 = unknown
+  std::string host;                 ///< Guest::host of its guests: "local:HOSTNAME", a libvirt URI, a hosts-file hypervisor
+  int cores = 0;                    ///< online CPUs; 0 = unknown (not judged)
+  std::int64_t memory_mib = 0;      ///< memory available for guests now, MiB; 0 = unknown (not judged)
   std::vector<std::string> guests;  ///< campaign guests placed on this host
+  /// Of `guests`, those already running (adopted after a killed runner): their memory is
+  /// already taken from memory_mib, so only the others count against it.
+  std::vector<std::string> running;
+  /// Other guests running there (another campaign's, booted by hand): they count against
+  /// the cores, not against memory_mib (already taken).
+  std::vector<std::string> others;
 };
 
 /// A guest of the campaign, as the runner talks to it (its agent).
 struct Guest {
   std::string name;          ///< campaign VM name (vm0..vmN)
-  std::string host;          ///< hypervisor host it runs on: "local", a libvirt URI, "" (hosts engine)
+  std::string host;          ///< hypervisor host it runs on ("local:HOSTNAME", a libvirt URI, a hosts-file
+                             ///< `hypervisor:`); "" = unknown. Recorded per case (cases.host_uri).
   std::string url;           ///< agent base URL
   std::string token_file;    ///< bearer token file (0600)
-  std::string accelerator;   ///< kvm | tcg | real ("" = detected in the guest)
-  std::string tls_ca_file;
-  std::string tls_pin_sha256;
-  bool insecure_plain_http = false;
-  bool reboot_between_cases = false;  ///< hosts engine: POST /v1/reboot before each case
-  int reboot_timeout_s = 600;
+  std::string accelerator;   ///< kvm | tcg | real ("" = detected in the guest); cases.accelerator
+  std::string tls_ca_file;   ///< https: CA bundle that signed the agent certificate
+  std::string tls_pin_sha256;  ///< https: agent public-key pin ("sha256//BASE64")
+  bool insecure_plain_http = false;  ///< allow http:// to a non-loopback agent
+  /// The runner calls fresh_boot() before every case of this guest (the engine decides:
+  /// capabilities().fresh_boot_per_case and the campaign's provider.fresh_guest_per_case).
+  bool fresh_boot_per_case = false;
+  bool reboot_between_cases = false;  ///< POST /v1/reboot through the agent before each case (hosts engine)
+  int reboot_timeout_s = 600;         ///< wait for a new boot id after that reboot, s
 };
 
 /// One case's boot (A/B variants: harness/case/SPEC.md "variant").
 struct BootRequest {
   std::string image_dir;              ///< image from `harness vm image --out DIR`; "" = the default image
   std::vector<std::string> cmdline;   ///< extra kernel parameters
-  std::string log_dir;                ///< where the engine keeps this boot's console log (the attempt's)
+  std::string log_dir;                ///< where the engine may keep this boot's console log (the attempt's; created by the engine)
 };
 
 struct BootResult {
-  double boot_to_ready_s = -1;        ///< engine start -> agent health 200, seconds
+  double boot_to_ready_s = -1;        ///< engine start -> agent health 200, seconds (-1 unknown)
   std::string accelerator;            ///< what this boot runs under (kvm | tcg)
-  std::string accelerator_reason;     ///< why (auto probe result)
+  std::string accelerator_reason;     ///< why (auto probe result); "" when not known
   std::string console_log;            ///< path of this boot's console log ("" = none)
+  std::string note;                   ///< something the runner should show (e.g. ownership not recorded); "" = none
 };
 
-/// The guest did not come up (qemu/libvirt refused, no agent in time). Not a lost case.
+/// The guest did not come up (qemu/libvirt refused, no agent in time). Not a lost case: the
+/// runner records an infra failure before the case, with console_tail() in the attempt.
 class BootError : public std::runtime_error {
  public:
   BootError(const std::string& guest, const std::string& what, std::string console_tail = {})
@@ -98,7 +118,7 @@ class CapacityError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Any other engine failure (adoption refused, daemon unreachable ...).
+/// Any other engine failure (adoption refused, daemon unreachable, hosts file missing ...).
 class PoolError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -106,31 +126,43 @@ class PoolError : public std::runtime_error {
 
 enum class Liveness { Running, Gone, Unknown };
 
-/// What acquire() needs from the runner.
+/// "running" | "gone" | "unknown".
+const char* to_string(Liveness l);
+
+/// What acquire() and release_orphans() need from the runner.
 struct AcquireContext {
   std::string campaign;     ///< campaign name (ownership)
-  std::string db_path;      ///< campaign DB (ownership: absolute, normal)
-  std::string accelerator;  ///< --accel / $HARNESS_ACCEL request ("" = the campaign's)
-  std::string self_exe = "/proc/self/exe";
+  std::string db_path;      ///< campaign DB (ownership: made absolute and normal by the engine)
+  std::string accelerator;  ///< --accel request ("" = $HARNESS_ACCEL, else the campaign's)
+  std::string self_exe = "/proc/self/exe";  ///< the `harness` binary, for engines that run it
   std::FILE* out = stderr;  ///< adoption and boot notes
+  int adopt_wait_s = 60;    ///< an adopted guest whose agent does not answer in this long is booted again, s
 };
 
 class Pool {
  public:
   virtual ~Pool() = default;
   virtual std::string kind() const = 0;
+  /// What this pool can do (after acquire: for the guests it has).
   virtual Capabilities capabilities() const = 0;
   /// Per host: cores, memory and the guests placed there (reads the hosts; no boot).
+  /// Throws PoolError when a host cannot be asked.
   virtual std::vector<HostCapacity> capacity() = 0;
   /// Adopt or boot the campaign's guests; one per VM name, in order. Throws PoolError, BootError.
   virtual std::vector<Guest> acquire(const AcquireContext& ctx) = 0;
-  /// Fresh boot of one guest for a case (capabilities().fresh_boot_per_case). Throws BootError.
+  /// Fresh boot of one guest for a case (Guest::fresh_boot_per_case). Throws BootError.
   virtual BootResult fresh_boot(const Guest& g, const BootRequest& r) = 0;
+  /// Is the guest still running? Unknown when the engine cannot tell. Never throws.
   virtual Liveness liveness(const Guest& g) = 0;
-  /// Last `max_bytes` of the guest's console ("" when the engine has none).
+  /// Last `max_bytes` of the guest's console ("" when the engine has none). Never throws.
   virtual std::string diagnose(const Guest& g, std::size_t max_bytes = 4096) = 0;
   /// Stop (and undefine) every guest this pool booted or adopted. Never throws.
   virtual void release() noexcept = 0;
+  /// Nothing is left to run: stop the guests an earlier runner of ctx.campaign and
+  /// ctx.db_path left running (it was killed after its last import). Never throws.
+  virtual void release_orphans(const AcquireContext& ctx) noexcept = 0;
+  /// One line for the run's start: engine, hosts, accelerator (after acquire: as booted).
+  virtual std::string describe() const = 0;
 };
 
 }  // namespace harness::pool

@@ -349,18 +349,21 @@ TEST(AbPairsPlan, OtherDesignsHaveNoVariantInTheirSpecs) {
   EXPECT_EQ(hc::plan(c).json_text.find("regression"), std::string::npos);
 }
 
-TEST(AbPairsRunner, RebootArgvCarriesTheVariantsBoot) {
+TEST(AbPairsRunner, BootRequestCarriesTheVariantsBoot) {
   nlohmann::json spec = {{"case_id", "x"}};
-  EXPECT_EQ(hc::reboot_argv("/bin/harness", "vm0", spec),
-            (std::vector<std::string>{"/bin/harness", "vm", "reboot", "vm0"}));
+  auto r = hc::boot_request(spec);
+  EXPECT_TRUE(r.image_dir.empty());
+  EXPECT_TRUE(r.cmdline.empty());
   spec["variant"] = {{"name", "candidate"},
                      {"cmdline", {"harness.abtest=1", "transparent_hugepage=never"}},
                      {"kernel_image_dir", "/img/next"},
                      {"kernel_release", "6.12"}};
-  EXPECT_EQ(hc::reboot_argv("/bin/harness", "vm0", spec),
-            (std::vector<std::string>{"/bin/harness", "vm", "reboot", "vm0", "--image-dir", "/img/next",
-                                      "--cmdline=harness.abtest=1", "--cmdline=transparent_hugepage=never"}));
+  r = hc::boot_request(spec);
+  EXPECT_EQ(r.image_dir, "/img/next");
+  EXPECT_EQ(r.cmdline, (std::vector<std::string>{"harness.abtest=1", "transparent_hugepage=never"}));
   spec["variant"]["kernel_image_dir"] = nullptr;
   spec["variant"]["cmdline"] = nlohmann::json::array();
-  EXPECT_EQ(hc::reboot_argv("/bin/harness", "vm0", spec).size(), 4u);
+  r = hc::boot_request(spec);
+  EXPECT_TRUE(r.image_dir.empty());
+  EXPECT_TRUE(r.cmdline.empty());
 }

@@ -75,7 +75,10 @@ TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   EXPECT_EQ(conf.kind, "confirmatory");
   EXPECT_EQ(conf.dose_mib, 96);
   EXPECT_EQ(conf.triplets_per_regime, 15);
-  EXPECT_EQ(conf.vm_count, 9);
+  ASSERT_NE(conf.engine, nullptr);
+  EXPECT_EQ(conf.engine->kind, "local-qemu");
+  EXPECT_EQ(conf.engine->settings().at("count"), 9);
+  EXPECT_TRUE(conf.engine->fresh_guest_per_case);
   EXPECT_EQ(conf.vms, (std::vector<std::string>{"vm0", "vm1", "vm2", "vm3", "vm4", "vm5", "vm6", "vm7", "vm8"}));
   EXPECT_EQ(hc::plan(conf).cases.size(), 180u);
 

@@ -123,7 +123,8 @@ TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   testfiles::TempDir d;
   testfiles::write(d / "confirmatory.yaml", testfiles::with_fixed_pin(testfiles::read(confirmatory())));
-  const auto out = run(harness + " plan " + (d / "confirmatory.yaml") + " 2>&1");
+  const auto out = run(harness + " plan " + (d / "confirmatory.yaml") + " --hosts " +
+                       testfiles::nine_hosts(d / "hosts.yaml") + " 2>&1");
   EXPECT_THAT(out, HasSubstr("campaign confirmatory (kind confirmatory): 180 cases on 9 VM(s), design matched-triplets"));
   EXPECT_THAT(out, HasSubstr("triplets per (vm, regime) stratum (seeded balanced allocation):\n"
                              "vm     slow-structured  slow-random  fast-structured  fast-random  total\n"));

@@ -170,7 +170,10 @@ TEST(PilotDose, HarnessPlanSaysWhereTheDoseCameFrom) {
   text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
   testfiles::write(d / "c.yaml", testfiles::with_fixed_pin(text));
   const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-  ASSERT_EQ(std::system((exe + " plan " + (d / "c.yaml") + " > " + (d / "out.txt") + " 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((exe + " plan " + (d / "c.yaml") + " --hosts " + testfiles::nine_hosts(d / "hosts.yaml") +
+                         " > " + (d / "out.txt") + " 2>&1")
+                            .c_str()),
+            0);
   EXPECT_THAT(read(d / "out.txt"),
               HasSubstr("dose 64 MiB chosen by the pilot rule from " + (d / "pilot.db") + " (sha256 " +
                         harness::digest::sha256_file(d / "pilot.db") + ", preregistered with the plan)"));

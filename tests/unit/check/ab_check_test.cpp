@@ -11,6 +11,7 @@
 #include "harness/campaign/ab_report.hpp"
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
+#include "harness/pool/local_qemu/config.hpp"
 #include "results/db.hpp"
 
 #include <boost/property_tree/ptree.hpp>
@@ -52,7 +53,7 @@ hc::Campaign ab_campaign() {
   c.seed = 42;
   c.pinned_commit = "any";
   c.provider = "local-qemu";
-  c.vm_count = 1;
+  c.engine = harness::pool::local_qemu::make_config(1);
   c.vms = {"vm0"};
   c.warmup_s = 10;
   c.pressure_s = 30;
@@ -111,7 +112,7 @@ TEST(AbSettings, ListsExactlyTheDifferingDottedPaths) {
   b.regimes[1].rate_mib_s = 128;
   b.variants[0].sysctls = {{"vm.swappiness", "10"}};
   b.variants[0].cmdline = {"lru_gen=0"};
-  b.accelerator = "tcg";
+  b.engine = harness::pool::local_qemu::make_config(1, true, "tcg");
   const auto d = hc::differing_settings(hc::comparison_settings(a), hc::comparison_settings(b));
   EXPECT_EQ(paths(d), (std::vector<std::string>{"cgroups.bg_memory_max_mib", "provider.accelerator",
                                                 "regimes[1].rate_mib_s", "seed", "variants.baseline.cmdline",

@@ -10,8 +10,9 @@ templates in the analysis code, scripts, campaign files) and fails when
      development machine's work tree (the patterns are built below, so this file does
      not match itself);
   3. a cited section (`docs/DESIGN.md "The case"`) is not a heading of that page;
-  4. a key the campaign loader (harness/campaign/campaign_yaml.cpp, hosts.cpp) accepts is
-     missing from docs/CAMPAIGN.md.
+  4. a key the campaign loader (harness/campaign/campaign_yaml.cpp), an engine's
+     provider-block parser (harness/pool/*/*.cpp) or the hosts file reader
+     (harness/pool/hosts/hosts_file.cpp) accepts is missing from docs/CAMPAIGN.md.
 
 Usage: check_doc_paths.py SOURCE_DIR     (exit 0 = clean, 1 = findings listed on stderr)
 """
@@ -111,12 +112,18 @@ def main():
                 if not any(section == h or h.startswith(section) for h in hs):
                     problems.append(f"{f}:{n}: cites section \"{m.group(2)}\" of {target}, which has no such heading")
     # 4. campaign keys documented
+    key_re = r"(?:scalar<[^>]+>\(|optional_scalar<[^>]+>\(|positive_int\(\w+, |child\(|get\()\"([a-z_]+)\""
     loader = open(os.path.join(root, "harness/campaign/campaign_yaml.cpp"), encoding="utf-8").read()
-    hosts = open(os.path.join(root, "harness/campaign/hosts.cpp"), encoding="utf-8").read()
+    hosts = open(os.path.join(root, "harness/pool/hosts/hosts_file.cpp"), encoding="utf-8").read()
+    engines = ""
+    for d, _, fs in sorted(os.walk(os.path.join(root, "harness/pool"))):
+        for f in sorted(fs):
+            if f.endswith(".cpp") and f != "hosts_file.cpp":
+                engines += open(os.path.join(d, f), encoding="utf-8").read()
     doc = open(os.path.join(root, "docs/CAMPAIGN.md"), encoding="utf-8").read()
-    keys = set(re.findall(r"(?:scalar<[^>]+>\(|optional_scalar<[^>]+>\(|positive_int\(\w+, |child\(|get\()\"([a-z_]+)\"", loader))
+    keys = set(re.findall(key_re, loader)) | set(re.findall(key_re, engines))
     kinds = set(re.findall(r"\{\"([a-z0-9_]+)\", \{(?:true|false)", loader))
-    host_keys = set(re.findall(r"k == \"([a-z_]+)\"", hosts))
+    host_keys = set(re.findall(key_re, hosts))
     if len(keys) < 30 or len(kinds) < 5 or len(host_keys) < 4:
         problems.append(f"campaign key extraction found too few keys ({len(keys)}, {len(kinds)}, {len(host_keys)}): "
                         "update this check to the loader's code")

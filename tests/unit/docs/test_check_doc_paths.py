@@ -21,8 +21,8 @@ def make_tree(d):
     for rel in check_doc_paths.repo_files(SRC):
         os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
         open(os.path.join(d, rel), "w").close()
-    for rel in ["harness/campaign/campaign_yaml.cpp", "harness/campaign/hosts.cpp", "docs/CAMPAIGN.md",
-                "docs/DESIGN.md"]:
+    pool = [r for r in check_doc_paths.repo_files(SRC) if r.startswith("harness/pool/") and r.endswith(".cpp")]
+    for rel in ["harness/campaign/campaign_yaml.cpp", "docs/CAMPAIGN.md", "docs/DESIGN.md"] + pool:
         os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(SRC, rel), os.path.join(d, rel))
     os.makedirs(os.path.join(d, "harness/case"), exist_ok=True)

@@ -1,0 +1,96 @@
+#pragma once
+// The engine registry: one Engine per `provider.kind`, registered by the engine's own file
+// at static initialisation, e.g. in harness/pool/local_qemu/local_qemu.cpp:
+//
+//   const bool kRegistered = harness::pool::register_engine({
+//       "local-qemu", "qemu guests this machine boots", capabilities, parse, open});
+//
+// Engine libraries are linked whole (harness/pool/CMakeLists.txt harness_pool_engine), so
+// the linker never drops such a registration. The campaign loader parses `provider.kind`
+// and `provider.overcommit` itself, then hands the rest of the block to the engine's parse;
+// the campaign keeps the engine's EngineConfig opaquely (Campaign::engine) and the runner
+// opens a Pool from it (open_pool).
+#include "harness/pool/pool.hpp"
+#include "harness/yaml/strict_yaml.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace harness::pool {
+
+/// An engine's parsed `provider:` block. Engines derive their own config from it.
+class EngineConfig {
+ public:
+  virtual ~EngineConfig() = default;
+  std::string kind;                  ///< provider.kind (set by the loader)
+  bool overcommit = false;           ///< provider.overcommit (every engine; set by the loader)
+  std::vector<std::string> vms;      ///< the campaign's guests, in order (the strata's VM names)
+  bool fresh_guest_per_case = false; ///< provider.fresh_guest_per_case (engine's default)
+  /// The block as parsed, with defaults, WITHOUT `kind` and `overcommit`: the provider part
+  /// of an A/B campaign's comparison settings (harness/campaign/ab_settings.hpp).
+  virtual nlohmann::json settings() const = 0;
+  /// How the engine names its VMs, for design.vms errors ("local-qemu names them vm0..vm8").
+  virtual std::string vm_names_source() const { return "provider.vms"; }
+  /// design.vms lists `n` VMs: "" when the engine has no rule on the number beyond "every
+  /// VM of the provider", else why n is wrong (local-qemu: provider.count).
+  virtual std::string count_mismatch(std::size_t n) const {
+    (void)n;
+    return "";
+  }
+  /// A copy (campaigns are copied and changed in tests and by `harness check`).
+  virtual std::shared_ptr<EngineConfig> clone() const = 0;
+};
+
+/// What an engine's parse sees of the campaign besides its block.
+struct ParseContext {
+  std::string campaign_file;  ///< for errors and paths relative to the campaign's folder
+  int vcpus = 1;              ///< vm.vcpus
+  int memory_mib = 1024;      ///< vm.memory_mib
+};
+
+/// What open_pool passes to an engine's open.
+struct OpenContext {
+  std::string campaign_file;  ///< for errors
+  int vcpus = 1;              ///< guest shape (vm block)
+  int memory_mib = 1024;
+  /// `--hosts FILE`: the hosts engine with this file instead of the campaign's block (its
+  /// VMs and fresh_guest_per_case taken from the campaign's config).
+  std::string hosts_file;
+};
+
+/// One engine.
+struct Engine {
+  std::string kind;       ///< provider.kind, [a-z0-9-]+
+  std::string summary;    ///< one line: where its guests come from
+  Capabilities capabilities;  ///< the most it can do (parse-time checks: boot_variants)
+  /// Reads the block's engine keys (the loader already consumed `kind` and `overcommit`
+  /// and calls finish() afterwards). Errors: s.fail(...) (FILE:LINE:COL). Must fill
+  /// EngineConfig::vms and fresh_guest_per_case.
+  std::function<std::shared_ptr<EngineConfig>(yaml::Section& provider, const ParseContext& ctx)> parse;
+  /// A pool for `config` (which this engine's parse made, except for the hosts engine with
+  /// OpenContext::hosts_file). Must not boot anything. Throws PoolError.
+  std::function<std::unique_ptr<Pool>(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx)> open;
+};
+
+/// Registers `e`. Returns true (for static initialisation). Throws std::logic_error for an
+/// empty or duplicate kind or a missing parse/open.
+bool register_engine(Engine e);
+
+/// The engine of `kind`, nullptr when none is registered.
+const Engine* find_engine(const std::string& kind);
+
+/// Every registered kind, sorted.
+std::vector<std::string> engine_kinds();
+
+/// Kinds whose capabilities say `pred`, sorted, joined with " or " ("local-qemu or libvirt").
+std::string engine_kinds_where(const std::function<bool(const Capabilities&)>& pred);
+
+/// The pool of a campaign: the engine of config->kind, or the `hosts` engine when
+/// ctx.hosts_file is set. Throws PoolError when that engine is not registered.
+std::unique_ptr<Pool> open_pool(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx);
+
+}  // namespace harness::pool

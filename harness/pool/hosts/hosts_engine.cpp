@@ -1,0 +1,182 @@
+// Engine hosts: agents on VMs someone else created (cloud VMs from the .deb and cloud-init,
+// a lab's VMs, or local guests booted by hand with `harness vm up`), listed in a hosts file
+// (harness/vm/HOSTS.md). It boots nothing, except that an entry with `local: true` is a
+// local guest and gets a fresh boot per case (`harness vm reboot`) when the campaign asks
+// provider.fresh_guest_per_case. A VM whose entry says reboot_between_cases is rebooted
+// through its agent by the runner (Capabilities::agent_reboot). Capacity is not judged: the
+// engine cannot see the hypervisors (an entry's `hypervisor:` only names them).
+#include "harness/pool/engine.hpp"
+#include "harness/pool/hosts/config.hpp"
+#include "harness/pool/hosts/hosts_file.hpp"
+#include "harness/pool/local_qemu/guest_ops.hpp"
+#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_qemu/owner.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace harness::pool::hosts {
+
+nlohmann::json Config::settings() const {
+  return {{"count", static_cast<int>(vms.size())},
+          {"hosts_file", hosts_file},
+          {"vms", vms},
+          {"fresh_guest_per_case", fresh_guest_per_case},
+          {"accelerator", "auto"}};
+}
+
+std::shared_ptr<EngineConfig> parse(yaml::Section& s, const ParseContext&) {
+  auto c = std::make_shared<Config>();
+  c->kind = "hosts";
+  c->hosts_file = s.scalar<std::string>("hosts_file", std::string());
+  c->fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", false);
+  YAML::Node v = s.get("vms", true);
+  if (!v.IsSequence() || v.size() == 0) s.fail(v, s.field("vms"), "expected a non-empty list of VM names");
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string f = s.field("vms") + "[" + std::to_string(i) + "]";
+    const auto n = s.as<std::string>(v[i], f);
+    yaml::check_name(s, v[i], f, n, "[A-Za-z0-9_-]{1,32}");
+    c->vms.push_back(n);
+  }
+  return c;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+class HostsPool : public Pool {
+ public:
+  HostsPool(std::string file, std::vector<std::string> vms, bool fresh, std::string campaign_file)
+      : file_(std::move(file)), vms_(std::move(vms)), fresh_(fresh), campaign_file_(std::move(campaign_file)) {}
+
+  std::string kind() const override { return "hosts"; }
+
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.agent_reboot = true;
+    c.remote = true;
+    c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = any_local_;
+    return c;
+  }
+
+  std::vector<HostCapacity> capacity() override {
+    // Group the campaign's VMs by the hypervisor their entries name (when the file is readable
+    // now: `harness plan` may run before it exists); cores and memory stay unknown.
+    std::map<std::string, std::string> where;  // vm -> hypervisor
+    if (!file_.empty() && std::filesystem::exists(file_))
+      for (const auto& e : load_hosts(file_)) where[e.name] = host_of(e);
+    std::vector<HostCapacity> out;
+    std::map<std::string, std::size_t> index;
+    for (const auto& vm : vms_) {
+      const std::string h = where.count(vm) ? where[vm] : "";
+      if (!index.count(h)) {
+        index[h] = out.size();
+        out.push_back(HostCapacity{h.empty() ? "(hypervisor not recorded)" : h, 0, 0, {}, {}, {}});
+      }
+      out[index[h]].guests.push_back(vm);
+    }
+    return out;
+  }
+
+  std::vector<Guest> acquire(const AcquireContext& ctx) override {
+    campaign_ = ctx.campaign;
+    db_ = ctx.db_path;
+    if (file_.empty()) throw PoolError(campaign_file_ + ": field provider.hosts_file: not set and no --hosts given");
+    const auto entries = load_hosts(file_);
+    std::map<std::string, HostEntry> by;
+    for (const auto& e : entries) by[e.name] = e;
+    std::vector<Guest> out;
+    for (const auto& vm : vms_) {
+      const auto it = by.find(vm);
+      if (it == by.end()) throw PoolError(file_ + ": no host named '" + vm + "' (the campaign's design uses it)");
+      const HostEntry& e = it->second;
+      Guest g;
+      g.name = e.name;
+      g.host = host_of(e);
+      g.url = e.url;
+      g.token_file = e.token_file;
+      g.accelerator = e.accelerator;
+      g.tls_ca_file = e.tls_ca_file;
+      g.tls_pin_sha256 = e.tls_pin_sha256;
+      g.insecure_plain_http = e.insecure_plain_http;
+      g.fresh_boot_per_case = e.local && fresh_;
+      g.reboot_between_cases = e.reboot_between_cases;
+      g.reboot_timeout_s = e.reboot_timeout_s;
+      if (e.local) local_.insert(e.name), any_local_ = true;
+      hypervisors_.insert(g.host.empty() ? "not recorded" : g.host);
+      if (!e.accelerator.empty()) accelerators_.insert(e.accelerator);
+      out.push_back(g);
+    }
+    return out;
+  }
+
+  BootResult fresh_boot(const Guest& g, const BootRequest& r) override {
+    if (!local_.count(g.name))
+      throw BootError(g.name, "not a local guest (no `local: true` in " + file_ + "): the hosts engine cannot boot it");
+    return local_qemu::fresh_boot(g.name, r, campaign_, db_);
+  }
+
+  Liveness liveness(const Guest& g) override {
+    return local_.count(g.name) ? local_qemu::liveness(g.name) : Liveness::Unknown;
+  }
+
+  std::string diagnose(const Guest& g, std::size_t max_bytes) override {
+    return local_.count(g.name) ? local_qemu::console_tail(g.name, max_bytes) : std::string();
+  }
+
+  void release() noexcept override {}  // booted by someone else: left running
+  void release_orphans(const AcquireContext&) noexcept override {}
+
+  std::string describe() const override {
+    std::string s = "engine hosts: " + std::to_string(vms_.size()) + " guest(s) (" + join(vms_) + ") from " +
+                    (file_.empty() ? std::string("(no hosts file)") : file_);
+    if (!hypervisors_.empty())
+      s += ", hypervisor(s) " + join(std::vector<std::string>(hypervisors_.begin(), hypervisors_.end()));
+    s += accelerators_.empty()
+             ? ", accelerator detected in each guest"
+             : ", accelerator as listed: " + join(std::vector<std::string>(accelerators_.begin(), accelerators_.end()));
+    return s;
+  }
+
+ private:
+  static std::string host_of(const HostEntry& e) {
+    if (!e.hypervisor.empty()) return e.hypervisor;
+    return e.local ? local_qemu::local_host_name() : "";
+  }
+
+  std::string file_;
+  std::vector<std::string> vms_;
+  bool fresh_ = false;
+  std::string campaign_file_;
+  std::string campaign_, db_;
+  std::set<std::string> local_, hypervisors_, accelerators_;
+  bool any_local_ = false;
+};
+
+std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
+  if (!ctx.hosts_file.empty())  // --hosts FILE: this engine whatever the campaign's kind
+    return std::make_unique<HostsPool>(ctx.hosts_file, config->vms, config->fresh_guest_per_case, ctx.campaign_file);
+  auto cfg = std::dynamic_pointer_cast<const Config>(config);
+  if (!cfg) throw PoolError("hosts: the provider block was not parsed by this engine");
+  return std::make_unique<HostsPool>(cfg->hosts_file, cfg->vms, cfg->fresh_guest_per_case, ctx.campaign_file);
+}
+
+Capabilities engine_capabilities() {
+  Capabilities c;
+  c.agent_reboot = true;
+  c.remote = true;
+  return c;
+}
+
+[[maybe_unused]] const bool kRegistered = register_engine(
+    {"hosts", "agents on VMs listed in a hosts file (harness/vm/HOSTS.md); boots nothing", engine_capabilities(), parse,
+     open});
+
+}  // namespace
+}  // namespace harness::pool::hosts

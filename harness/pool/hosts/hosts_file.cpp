@@ -1,0 +1,59 @@
+// Hosts file reader (harness/vm/HOSTS.md; see hosts_file.hpp).
+#include "harness/pool/hosts/hosts_file.hpp"
+
+#include "harness/agent/client.hpp"
+#include "harness/yaml/strict_yaml.hpp"
+
+#include <set>
+
+namespace harness::pool::hosts {
+
+std::vector<HostEntry> load_hosts(const std::string& path) {
+  const YAML::Node root = yaml::parse_file(path);
+  if (!root.IsMap() || !root["hosts"] || !root["hosts"].IsSequence())
+    throw yaml::InputError(path + ":1:1: field hosts: expected a mapping with a list `hosts:`");
+  yaml::Section top(root, "", path);
+  const YAML::Node list = top.get("hosts", true);
+  top.finish();
+  std::vector<HostEntry> out;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node n = list[i];
+    yaml::Section s(n, "hosts[" + std::to_string(i) + "]", path);
+    HostEntry h;
+    h.name = s.scalar<std::string>("name");
+    h.url = s.scalar<std::string>("url");
+    h.token_file = s.scalar<std::string>("token_file");
+    h.accelerator = s.scalar<std::string>("accelerator", std::string());
+    h.local = s.scalar<bool>("local", false);
+    h.tls_ca_file = s.scalar<std::string>("tls_ca_file", std::string());
+    h.tls_pin_sha256 = s.scalar<std::string>("tls_pin_sha256", std::string());
+    h.insecure_plain_http = s.scalar<bool>("insecure_plain_http", false);
+    h.reboot_between_cases = s.scalar<bool>("reboot_between_cases", false);
+    h.reboot_timeout_s = s.scalar<int>("reboot_timeout_s", 600);
+    h.hypervisor = s.scalar<std::string>("hypervisor", std::string());
+    s.finish();
+    if (h.reboot_timeout_s < 10 || h.reboot_timeout_s > 86400)
+      s.fail(s.at("reboot_timeout_s"), s.field("reboot_timeout_s"), "must be between 10 and 86400 seconds");
+    if (h.name.empty()) s.fail(s.at("name"), s.field("name"), "must not be empty");
+    if (h.url.rfind("http://", 0) != 0 && h.url.rfind("https://", 0) != 0)
+      s.fail(s.at("url"), s.field("url"), "must start with http:// or https://");
+    if (h.token_file.empty()) s.fail(s.at("token_file"), s.field("token_file"), "must not be empty");
+    const bool https = h.url.rfind("https://", 0) == 0;
+    if (!https && (!h.tls_ca_file.empty() || !h.tls_pin_sha256.empty()))
+      s.fail(s.at("url"), s.field("url"), "tls_ca_file / tls_pin_sha256 need an https:// URL");
+    if (!https && !h.insecure_plain_http && !agent::url_is_loopback(h.url))
+      s.fail(s.at("url"), s.field("url"),
+             "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "
+             "tls_pin_sha256 or tls_ca_file (agent --tls-cert/--tls-key), or set insecure_plain_http: true");
+    if (h.local && h.reboot_between_cases)
+      s.fail(s.at("reboot_between_cases"), s.field("reboot_between_cases"),
+             "a local guest is rebooted by `harness vm reboot` (campaign provider.fresh_guest_per_case), not through "
+             "its agent");
+    if (!names.insert(h.name).second) s.fail(s.at("name"), s.field("name"), "duplicate host '" + h.name + "'");
+    out.push_back(h);
+  }
+  return out;
+}
+
+}  // namespace harness::pool::hosts

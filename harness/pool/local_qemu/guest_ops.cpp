@@ -1,0 +1,72 @@
+// One local guest's operations (see guest_ops.hpp).
+#include "harness/pool/local_qemu/guest_ops.hpp"
+
+#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/vm/fleet.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace harness::pool::local_qemu {
+
+std::string console_tail(const std::string& name, std::size_t max_bytes) {
+  try {
+    const std::string path = hvm::console_log_path("", name);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) return "";
+    const std::streamoff size = in.tellg();
+    const std::streamoff from = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
+    in.seekg(from);
+    std::string s(static_cast<std::size_t>(size - from), '\0');
+    in.read(s.data(), static_cast<std::streamsize>(s.size()));
+    s.resize(static_cast<std::size_t>(in.gcount()));
+    return s;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+Liveness liveness(const std::string& name) {
+  try {
+    for (const auto& g : hvm::fleet_list(""))
+      if (g.name == name) return g.running ? Liveness::Running : Liveness::Gone;
+  } catch (const std::exception&) {
+  }
+  return Liveness::Unknown;
+}
+
+BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
+                      const std::string& db, int ready_timeout_s) {
+  hvm::GuestInfo g;
+  try {
+    g = hvm::fleet_reboot("", name, ready_timeout_s, hvm::BootOptions{r.image_dir, r.cmdline});
+  } catch (const std::exception& e) {
+    if (!r.log_dir.empty()) {
+      std::error_code ec;
+      fs::create_directories(r.log_dir, ec);
+      try {
+        fs::copy_file(hvm::console_log_path("", name), fs::path(r.log_dir) / "console.log",
+                      fs::copy_options::overwrite_existing, ec);
+      } catch (const std::exception&) {
+      }
+    }
+    throw BootError(name, std::string("fresh boot (harness vm reboot) failed: ") + e.what(), console_tail(name, 4096));
+  }
+  BootResult b;
+  try {
+    write_guest_owner(name, campaign, db);  // the new qemu pid: a successor adopts this boot
+  } catch (const std::exception& e) {
+    b.note = std::string("cannot record guest ownership: ") + e.what();  // takeover only; the case is not affected
+  }
+  b.boot_to_ready_s = g.boot_to_ready_s;
+  b.accelerator = g.accelerator;
+  try {
+    b.console_log = hvm::console_log_path("", name);
+  } catch (const std::exception&) {
+  }
+  return b;
+}
+
+}  // namespace harness::pool::local_qemu

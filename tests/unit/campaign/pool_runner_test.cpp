@@ -1,0 +1,390 @@
+// The runner through the pool boundary alone (harness/pool/pool.hpp), with an engine this
+// test registers (kind test-pool) whose guests are fake agents on 127.0.0.1: a BootError is
+// an infra failure before the case with the console tail in the attempt (never a lost case,
+// the case never submitted); capacity is refused before anything is stored or booted, or
+// with provider.overcommit recorded per case (cases.overcommitted, the report's warning);
+// every case records its host (cases.host_uri); capabilities decide fresh boots; a vanished
+// case records the engine's evidence; release at the end, release_orphans when nothing is
+// left. And the CLI: `harness plan` refuses a local-qemu campaign that does not fit this
+// machine (exit 2, nothing stored) and prints the wall-time estimate; `harness vm up` applies
+// the same check.
+#include "analysis/environment_table.hpp"
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/runner.hpp"
+#include "harness/pool/engine.hpp"
+#include "harness/pool/local_qemu/local_host.hpp"
+
+#include "fake_agent.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "test_files.hpp"
+#include "tests/common/run_harness.hpp"
+
+namespace hc = harness::campaign;
+namespace hp = harness::pool;
+using testfiles::TempDir;
+using testfiles::write;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+/// What the test engine does; set by each test before run_campaign (one test at a time).
+struct TestPoolState {
+  std::mutex mu;
+  std::map<std::string, std::pair<std::string, std::string>> agents;  // vm -> (url, token file)
+  int cores = 64;
+  std::int64_t memory_mib = 1 << 20;
+  int boot_failures_left = 0;         // the next N fresh boots throw BootError
+  std::vector<std::string> boots;     // guest names, in fresh-boot order
+  int acquires = 0, releases = 0, orphan_releases = 0;
+  void reset() {
+    std::lock_guard<std::mutex> lk(mu);
+    agents.clear();
+    cores = 64;
+    memory_mib = 1 << 20;
+    boot_failures_left = 0;
+    boots.clear();
+    acquires = releases = orphan_releases = 0;
+  }
+};
+TestPoolState& state() {
+  static TestPoolState s;
+  return s;
+}
+
+struct TestConfig : hp::EngineConfig {
+  nlohmann::json settings() const override { return {{"vms", vms}, {"fresh_guest_per_case", fresh_guest_per_case}}; }
+  std::shared_ptr<hp::EngineConfig> clone() const override { return std::make_shared<TestConfig>(*this); }
+};
+
+class TestPool : public hp::Pool {
+ public:
+  explicit TestPool(std::shared_ptr<const hp::EngineConfig> c) : cfg_(std::move(c)) {}
+  std::string kind() const override { return "test-pool"; }
+  hp::Capabilities capabilities() const override {
+    hp::Capabilities c;
+    c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
+    return c;
+  }
+  std::vector<hp::HostCapacity> capacity() override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}}};
+  }
+  std::vector<hp::Guest> acquire(const hp::AcquireContext&) override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    ++state().acquires;
+    std::vector<hp::Guest> out;
+    for (const auto& vm : cfg_->vms) {
+      hp::Guest g;
+      g.name = vm;
+      g.host = "test://hv1";
+      g.url = state().agents.at(vm).first;
+      g.token_file = state().agents.at(vm).second;
+      g.accelerator = "kvm";
+      g.fresh_boot_per_case = cfg_->fresh_guest_per_case;
+      out.push_back(g);
+    }
+    return out;
+  }
+  hp::BootResult fresh_boot(const hp::Guest& g, const hp::BootRequest&) override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    state().boots.push_back(g.name);
+    if (state().boot_failures_left > 0) {
+      --state().boot_failures_left;
+      throw hp::BootError(g.name, "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    }
+    hp::BootResult b;
+    b.boot_to_ready_s = 0.5;
+    b.accelerator = "kvm";
+    return b;
+  }
+  hp::Liveness liveness(const hp::Guest&) override { return hp::Liveness::Gone; }
+  std::string diagnose(const hp::Guest& g, std::size_t) override { return g.name + ": console says goodbye"; }
+  void release() noexcept override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    ++state().releases;
+  }
+  void release_orphans(const hp::AcquireContext&) noexcept override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    ++state().orphan_releases;
+  }
+  std::string describe() const override { return "engine test-pool: guests on test://hv1"; }
+
+ private:
+  std::shared_ptr<const hp::EngineConfig> cfg_;
+};
+
+[[maybe_unused]] const bool kRegistered = hp::register_engine(
+    {"test-pool", "fake agents for the runner's unit tests",
+     [] {
+       hp::Capabilities c;
+       c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
+       return c;
+     }(),
+     [](harness::yaml::Section& s, const hp::ParseContext&) -> std::shared_ptr<hp::EngineConfig> {
+       auto c = std::make_shared<TestConfig>();
+       c->fresh_guest_per_case = s.scalar<bool>("fresh_guest_per_case", true);
+       const YAML::Node v = s.get("vms", true);
+       for (std::size_t i = 0; i < v.size(); ++i) c->vms.push_back(s.as<std::string>(v[i], s.field("vms")));
+       return c;
+     },
+     [](std::shared_ptr<const hp::EngineConfig> c, const hp::OpenContext&) -> std::unique_ptr<hp::Pool> {
+       return std::make_unique<TestPool>(std::move(c));
+     }});
+
+/// One triplet on each of `vms` VMs of the test engine; `provider_extra` adds provider keys.
+std::string campaign_yaml(int vms, int retries, const std::string& provider_extra = "") {
+  std::string v;
+  for (int i = 0; i < vms; ++i) v += (i ? ", vm" : "vm") + std::to_string(i);
+  return "name: t\nkind: smoke\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
+         "provider: {kind: test-pool, vms: [" + v + "]" + provider_extra + "}\n"
+         "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
+         "cgroups: {bg_memory_max_mib: 300}\n"
+         "backend:\n  zram: {disksize_mib: 512, algorithm: lzo-rle, priority: 100}\n"
+         "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n"
+         "pressure: {allocation_mib: 600, active_set_mib: 128}\n"
+         "regimes:\n  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
+         "canaries: {}\ntrigger: {}\n"
+         "configurations: [static-zram, delayed-activation, bounded-reclaim]\n"
+         "design: {kind: matched-triplets, repeats: 1, dose_mib: 96}\n"
+         "runner: {max_infra_retries: " + std::to_string(retries) + ", poll_interval_ms: 20}\n";
+}
+
+std::int64_t count(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  q.step();
+  return q.int64(0);
+}
+
+std::string text(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  if (!q.step() || q.is_null(0)) return "(none)";
+  return q.text(0);
+}
+
+std::string slurp_file(std::FILE* f) {
+  std::rewind(f);
+  std::string out;
+  for (int ch; (ch = std::fgetc(f)) != EOF;) out += static_cast<char>(ch);
+  return out;
+}
+
+/// A run on `n` fake agents through the test engine.
+struct Fleet {
+  TempDir d;
+  std::vector<std::unique_ptr<fake::FakeAgent>> agents;
+  hc::RunOptions o;
+  std::FILE* out = std::tmpfile();
+  explicit Fleet(int n) {
+    state().reset();
+    write(d / "token", "tok");
+    for (int i = 0; i < n; ++i) {
+      agents.push_back(std::make_unique<fake::FakeAgent>(d / ("agent" + std::to_string(i)), "tok"));
+      agents.back()->polls_to_finish = 5;  // walks setup, warmup, pressure, recovery, restoration
+      state().agents["vm" + std::to_string(i)] = {agents.back()->url(), d / "token"};
+    }
+    o.db_path = d / "c.db";
+    o.progress_tty = 0;
+    o.out = out;
+  }
+  ~Fleet() { std::fclose(out); }
+  hc::Campaign campaign(const std::string& yaml) {
+    write(d / "t.yaml", yaml);
+    return hc::load_campaign(d / "t.yaml");
+  }
+  std::string log() { return slurp_file(out); }
+};
+
+}  // namespace
+
+TEST(RunnerPool, BootErrorIsAnInfraFailureBeforeTheCaseWithTheConsoleTail) {
+  Fleet f(1);
+  state().boot_failures_left = 1;
+  const auto c = f.campaign(campaign_yaml(1, 1));
+  const auto s = hc::run_campaign(c, f.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.lost, 0);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 4);  // the failed boot's attempt, its rerun, the two others
+  EXPECT_EQ(state().boots.size(), 4u);
+  EXPECT_EQ(f.agents[0]->posts(), 3);  // the case whose guest never came up was never submitted
+  for (const auto& [id, n] : f.agents[0]->submissions()) EXPECT_EQ(n, 1) << id;
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  const std::string first = "(SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1)";
+  EXPECT_EQ(text(db, "SELECT group_concat(attempt || ':' || status, ' ') FROM (SELECT * FROM attempts WHERE case_id = " +
+                         first + " ORDER BY attempt)"),
+            "1:infra_failed 2:completed");
+  EXPECT_EQ(text(db, "SELECT error FROM attempts WHERE attempt = 1 AND case_id = " + first),
+            "fresh boot before the case failed: vm0: qemu exited with status 1");
+  EXPECT_THAT(text(db, "SELECT json_extract(detail_json, '$.boot.console_tail') FROM attempts WHERE attempt = 1 AND "
+                       "case_id = " + first),
+              HasSubstr("Kernel panic - not syncing"));
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.submitted') FROM attempts WHERE attempt = 1 AND case_id = " +
+                         first),
+            "0");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.boot.accelerator') FROM attempts WHERE attempt = 2 AND "
+                     "case_id = " + first),
+            "kvm");
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'lost'"), 0);
+  EXPECT_EQ(state().releases, 1);
+}
+
+TEST(RunnerPool, CapacityIsRefusedBeforeAnythingIsStoredOrBooted) {
+  Fleet f(3);
+  state().cores = 2;
+  state().memory_mib = 20000;
+  const auto c = f.campaign(campaign_yaml(3, 1));
+  try {
+    hc::run_campaign(c, f.o);
+    ADD_FAILURE() << "a campaign beyond its host's capacity ran";
+  } catch (const hp::CapacityError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("host test://hv1: 3 guest(s) (vm0, vm1, vm2) of 1 vCPU / 1024 MiB, on 2 online "
+                                    "core(s) (at most 1 guest vCPU(s): cores - 1) and 20000 MiB available"));
+    EXPECT_THAT(e.what(), HasSubstr("provider.overcommit: true"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(f.o.db_path));
+  EXPECT_EQ(state().acquires, 0);
+  EXPECT_TRUE(state().boots.empty());
+  for (const auto& a : f.agents) EXPECT_EQ(a->posts(), 0);
+  EXPECT_THAT(f.log(), HasSubstr("REFUSED"));
+  // Memory alone refuses too.
+  state().cores = 64;
+  state().memory_mib = 2000;
+  EXPECT_THROW(hc::run_campaign(c, f.o), hp::CapacityError);
+}
+
+TEST(RunnerPool, OvercommitRunsAndEveryCaseRecordsItAndItsHost) {
+  Fleet f(3);
+  state().cores = 2;
+  const auto c = f.campaign(campaign_yaml(3, 1, ", overcommit: true"));
+  const auto s = hc::run_campaign(c, f.o);
+  EXPECT_EQ(s.completed, 9);
+  EXPECT_EQ(s.engine, "engine test-pool: guests on test://hv1");
+  const std::string log = f.log();
+  EXPECT_THAT(log, HasSubstr("OVERCOMMITTED (provider.overcommit: true)"));
+  EXPECT_THAT(log, HasSubstr("engine test-pool: guests on test://hv1"));
+  {
+    results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE overcommitted = 1 AND host_uri = 'test://hv1'"), 9);
+  }
+  const std::string w = analysis::overcommit_warning(f.o.db_path);
+  EXPECT_THAT(w, HasSubstr("9 case(s) ran on an overcommitted hypervisor host (test://hv1"));
+  bool host_row = false;
+  for (const auto& [k, v] : analysis::environment_rows(f.o.db_path, {"t-vm0-fast-structured-r1-static-zram"}))
+    if (k == "hypervisor host (cases.host_uri)") host_row = v == "test://hv1";
+  EXPECT_TRUE(host_row);
+}
+
+TEST(RunnerPool, WithinCapacityCasesRecordTheirHostAndNoOvercommit) {
+  Fleet f(2);
+  const auto c = f.campaign(campaign_yaml(2, 1, ", overcommit: true"));
+  EXPECT_EQ(hc::run_campaign(c, f.o).completed, 6);
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE overcommitted = 0 AND host_uri = 'test://hv1'"), 6);
+  EXPECT_EQ(analysis::overcommit_warning(f.o.db_path), "");
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot.boot_to_ready_s') = 0.5"), 6);
+}
+
+TEST(RunnerPool, CapabilitiesDecideFreshBootsAndReleaseFollowsTheRun) {
+  Fleet f(1);
+  const auto c = f.campaign(campaign_yaml(1, 1, ", fresh_guest_per_case: false"));
+  EXPECT_EQ(hc::run_campaign(c, f.o).completed, 3);
+  EXPECT_TRUE(state().boots.empty());  // a reused guest: no fresh boot, the agent's health is waited for instead
+  EXPECT_GE(f.agents[0]->health_gets.load(), 3);
+  EXPECT_EQ(state().acquires, 1);
+  EXPECT_EQ(state().releases, 1);
+  // Nothing left: no acquire, the earlier runner's orphans are released instead.
+  EXPECT_EQ(hc::run_campaign(c, f.o).attempts_this_run, 0);
+  EXPECT_EQ(state().acquires, 1);
+  EXPECT_EQ(state().orphan_releases, 1);
+}
+
+TEST(RunnerPool, AVanishedCaseRecordsTheEnginesEvidenceAndStaysLost) {
+  Fleet f(1);
+  const std::string x = "t-vm0-fast-structured-r1-delayed-activation";
+  f.agents[0]->outcome = [&](const std::string& id, int) {
+    return id == x ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
+  };
+  const auto c = f.campaign(campaign_yaml(1, 1));
+  const auto s = hc::run_campaign(c, f.o);
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.completed, 2);
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.liveness') FROM attempts WHERE case_id = '" + x + "'"),
+            "gone");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.console_tail') FROM attempts WHERE case_id = '" + x + "'"),
+            "vm0: console says goodbye");
+  EXPECT_EQ(text(db, "SELECT host_uri FROM cases WHERE case_id = '" + x + "'"), "test://hv1");
+  EXPECT_EQ(text(db, "SELECT accelerator FROM cases WHERE case_id = '" + x + "'"), "kvm");
+}
+
+TEST(RunnerPool, HostsFileOverrideReplacesTheCampaignsEngine) {
+  Fleet f(1);
+  write(f.d / "hosts.yaml", "hosts:\n  - name: vm0\n    url: " + f.agents[0]->url() + "\n    token_file: " +
+                                (f.d / "token") + "\n    accelerator: real\n    hypervisor: hv7\n");
+  const auto c = f.campaign(campaign_yaml(1, 1));
+  f.o.hosts_file = f.d / "hosts.yaml";
+  const auto s = hc::run_campaign(c, f.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(state().acquires, 0);  // the test engine was never asked
+  EXPECT_TRUE(state().boots.empty());
+  EXPECT_THAT(s.engine, HasSubstr("engine hosts: 1 guest(s) (vm0) from " + f.d / "hosts.yaml"));
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE host_uri = 'hv7' AND overcommitted IS NULL AND "
+                      "accelerator = 'real'"),
+            3);
+}
+
+TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEstimate) {
+  TempDir d;
+  const int cores = hp::local_qemu::online_cpus();
+  std::string smoke = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml");
+  const std::string big = std::to_string(cores);  // cores guests > cores - 1
+  std::string vms;
+  for (int i = 0; i < cores; ++i) vms += (i ? ", vm" : "vm") + std::to_string(i);
+  auto replace = [](std::string t, const std::string& from, const std::string& to) {
+    return t.replace(t.find(from), from.size(), to);
+  };
+  write(d / "big.yaml", replace(smoke, "count: 1", "count: " + big));
+  const auto refused = test_support::run_harness("plan " + (d / "big.yaml") + " " + (d / "big.db"), d / "out.txt");
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_THAT(refused.out, HasSubstr("capacity before anything boots (engine local-qemu"));
+  EXPECT_THAT(refused.out, HasSubstr("host " + hp::local_qemu::local_host_name() + ": " + big + " guest(s)"));
+  EXPECT_THAT(refused.out, HasSubstr(std::to_string(cores) + " online core(s)"));
+  EXPECT_THAT(refused.out, HasSubstr("MiB available"));
+  EXPECT_THAT(refused.out, HasSubstr("stored nothing: capacity refused"));
+  EXPECT_FALSE(std::filesystem::exists(d / "big.db"));
+  write(d / "over.yaml", replace(replace(smoke, "count: 1", "count: " + big), "fresh_guest_per_case: true",
+                                 "fresh_guest_per_case: true\n  overcommit: true"));
+  const auto over = test_support::run_harness("plan " + (d / "over.yaml"), d / "out.txt");
+  EXPECT_EQ(over.code, 0) << over.out;
+  EXPECT_THAT(over.out, HasSubstr("OVERCOMMITTED (provider.overcommit: true)"));
+  // smoke: 3 cases on one guest, 50 s of phases + 13.8 s overhead each.
+  const auto ok = test_support::run_harness("plan " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml",
+                                            d / "out.txt");
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr("expected wall time: 3 min 11 s with 1 guest(s) running at once (the busiest runs 3 "
+                                "case(s) of 50 s of phases + 13.8 s overhead: fresh boot 10 s + setup and finish 3.5 s "
+                                "+ restoration 0.3 s"));
+  EXPECT_THAT(ok.out, HasSubstr("engine local-qemu: 1 guest(s) (vm0) on this machine"));
+}
+
+TEST(RunnerPool, HarnessVmUpAppliesTheSameCapacityCheck) {
+  const int cores = hp::local_qemu::online_cpus();
+  if (cores > 64) GTEST_SKIP() << "vm up --count is at most 64; this machine has " << cores << " cores";
+  TempDir d;
+  const auto r = test_support::run_harness("vm up --count " + std::to_string(cores), d / "out.txt",
+                                           test_support::LogMode::Replace, "XDG_CACHE_HOME=" + (d / "xdg") + " ");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("capacity: the guests do not fit their host(s)"));
+  EXPECT_THAT(r.out, HasSubstr("give --overcommit"));
+  EXPECT_FALSE(std::filesystem::exists(d / "xdg/reclaim-harness/vms/vm0/meta.json"));  // nothing booted
+}
