@@ -33,7 +33,7 @@ using yaml::key_node;
 using yaml::positive_int;
 
 /// design.vms (optional): the VMs the design uses, which must be the provider's VMs
-/// (local-qemu: provider.count equals their number and they are vm0..vm{count-1}).
+/// (the engine may fix their number: EngineConfig::count_mismatch).
 void design_vms(Section& s, Campaign& c) {
   YAML::Node v = s.get("vms", false);
   if (!v) return;  // the provider's VMs

@@ -70,7 +70,7 @@ namespace {
 
 /// One runner per campaign DB (runner.hpp): flock on DB + ".runner.lock", released by the
 /// kernel when the process dies (kill -9 included). The fd is close-on-exec so that no
-/// program an engine starts (qemu daemonizing, ...) inherits it.
+/// program an engine starts (a daemonized hypervisor process, ...) inherits it.
 class RunnerLock {
  public:
   explicit RunnerLock(const std::string& db_path) {

@@ -11,7 +11,7 @@ namespace harness::campaign {
 
 /// Per-case overhead beyond the phases, seconds: the one place these figures live.
 /// Measured on the development machine (2 cores, TCG; README "Measured here"): a fresh
-/// local guest is ready 9.2-10.1 s after qemu starts; the executor's start lead before T0
+/// local guest answers 9.2-10.1 s after its boot starts; the executor's start lead before T0
 /// (3 s, case/SPEC.md) plus submission, bundle download and import take about 3.5 s;
 /// restoration took 154-348 ms. Real VMs and KVM boot faster; the estimate is an upper guide.
 struct CaseOverhead {
