@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
+  libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
   rt-tests zstd lz4
   dpkg-dev openssl systemd
 )
