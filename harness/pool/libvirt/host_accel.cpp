@@ -32,8 +32,22 @@ Trial trial_boot(const TrialBoot& t) {
   s.console_log = console;
   const std::string xml = domain_xml(s);
   const auto t0 = std::chrono::steady_clock::now();
+  // libvirt creates the console file even when the domain then fails to start: delete it
+  // on every way out.
+  auto drop_console = [&] {
+    virStoragePoolRefresh(t.pool, 0);
+    try {
+      delete_volume(t.pool, console_name);
+    } catch (const std::exception&) {
+      // a leftover console file of the trial costs nothing
+    }
+  };
   Domain d(virDomainCreateXML(t.conn, xml.c_str(), 0));
-  if (!d) return {false, "libvirt could not start a kvm domain: " + last_error()};
+  if (!d) {
+    Trial failed{false, "libvirt could not start a kvm domain: " + last_error()};
+    drop_console();
+    return failed;
+  }
   Trial r;
   for (;;) {
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -68,11 +82,7 @@ Trial trial_boot(const TrialBoot& t) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
   virDomainDestroy(d.get());
-  try {
-    delete_volume(t.pool, console_name);
-  } catch (const std::exception&) {
-    // a leftover console file of the trial costs nothing
-  }
+  drop_console();
   return r;
 }
 
