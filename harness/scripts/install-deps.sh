@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package the harness needs: build, tests, local VMs,
-# figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify).
+# figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify), the
+# libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
