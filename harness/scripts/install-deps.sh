@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package the harness needs: build, tests, local VMs,
-# figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify).
+# figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify), the
+# libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
@@ -10,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
+  libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
   rt-tests zstd lz4
   dpkg-dev openssl systemd
 )

@@ -83,6 +83,20 @@ void disk_rdump(const std::string& image, const std::string& guest_dir, const st
     throw std::runtime_error("data disk: rdump " + guest_dir + " from " + image + " failed: " + out);
 }
 
+std::uint64_t disk_file_offset(const std::string& image, const std::string& guest_path) {
+  if (!disk_exists(image, guest_path))
+    throw std::runtime_error("data disk: " + guest_path + " not found in " + image);
+  const std::string bmap = debugfs(image, "bmap " + guest_path + " 0", false);
+  const std::string stats = debugfs(image, "stats", false);
+  const auto bs = stats.find("Block size:");
+  unsigned long long block = 0, block_size = 0;
+  if (bs == std::string::npos || std::sscanf(stats.c_str() + bs, "Block size: %llu", &block_size) != 1 || block_size == 0)
+    throw std::runtime_error("data disk: no block size in debugfs stats of " + image);
+  if (std::sscanf(bmap.c_str(), "%llu", &block) != 1 || block == 0)
+    throw std::runtime_error("data disk: " + guest_path + " in " + image + " has no data block: " + bmap);
+  return static_cast<std::uint64_t>(block) * block_size;
+}
+
 bool disk_exists(const std::string& image, const std::string& guest_path) {
   check_guest_path(guest_path);
   RunResult r = run({"debugfs", "-R", "stat " + guest_path, image});

@@ -3,6 +3,7 @@
 // (no mount needed) and edited / read back with `debugfs` (docs/DESIGN.md "Local VMs").
 // Holds the canary SQLite DB, the agent token, the swapfile (created in the guest) and
 // case output. Paths inside the image are absolute from the image root ("/token").
+#include <cstdint>
 #include <string>
 
 namespace hvm {
@@ -26,6 +27,12 @@ void disk_rdump(const std::string& image, const std::string& guest_dir, const st
 
 /// Contents of a file in the image; throws std::runtime_error when it does not exist.
 std::string disk_cat(const std::string& image, const std::string& guest_path);
+
+/// Byte offset in `image` of the first data block of file `guest_path` (debugfs bmap times
+/// the block size): where a file's bytes can be rewritten in place without debugfs, e.g. in
+/// a copy of the image on another machine. Throws std::runtime_error when the file does not
+/// exist or has no data block (empty, or inline data).
+std::uint64_t disk_file_offset(const std::string& image, const std::string& guest_path);
 
 /// True when `guest_path` exists in the image.
 bool disk_exists(const std::string& image, const std::string& guest_path);

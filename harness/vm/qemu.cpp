@@ -19,16 +19,9 @@ std::string tcg_warning() {
          "mechanism, not absolute performance.";
 }
 
-std::vector<std::string> qemu_argv(const QemuConfig& c) {
-  if (c.vcpus < 1) throw std::invalid_argument("vcpus must be >= 1");
-  if (c.memory_mib < 256) throw std::invalid_argument("memory_mib must be >= 256");
-  if (c.vmlinuz.empty() || c.initramfs.empty())
-    throw std::invalid_argument("vmlinuz/initramfs path is empty");
-  if (c.disk.empty()) throw std::invalid_argument("disk path is empty");
-  if (c.console_log.empty()) throw std::invalid_argument("console_log path is empty");
+std::string guest_kernel_cmdline(const QemuConfig& c) {
   if (c.accelerator != "kvm" && c.accelerator != "tcg")
     throw std::invalid_argument("accelerator must be kvm or tcg (choose_accelerator decides), got '" + c.accelerator + "'");
-  const std::string& accel = c.accelerator;
   std::string extra;
   for (const auto& p : c.extra_cmdline) {
     bool ok = !p.empty() && p.size() <= 256;
@@ -37,16 +30,25 @@ std::vector<std::string> qemu_argv(const QemuConfig& c) {
     if (!ok) throw std::invalid_argument("kernel parameter '" + p + "' has characters outside [A-Za-z0-9_.,=:+-]");
     extra += " " + p;
   }
+  return "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode + " harness.name=" + c.name +
+         " harness.accelerator=" + c.accelerator + " harness.swapfile_mib=" + std::to_string(c.swapfile_mib) +
+         " harness.data_disk_cache=none" + extra + (c.guest_reboot ? " harness.allow_reboot=1" : "");
+}
+
+std::vector<std::string> qemu_argv(const QemuConfig& c) {
+  if (c.vcpus < 1) throw std::invalid_argument("vcpus must be >= 1");
+  if (c.memory_mib < 256) throw std::invalid_argument("memory_mib must be >= 256");
+  if (c.vmlinuz.empty() || c.initramfs.empty())
+    throw std::invalid_argument("vmlinuz/initramfs path is empty");
+  if (c.disk.empty()) throw std::invalid_argument("disk path is empty");
+  if (c.console_log.empty()) throw std::invalid_argument("console_log path is empty");
+  const std::string cmdline = guest_kernel_cmdline(c);
+  const std::string& accel = c.accelerator;
   std::vector<std::string> a = {"qemu-system-x86_64", "-name", c.name, "-machine", "q35",
                                 "-accel", accel, "-cpu", accel == "kvm" ? "host" : "max",
                                 "-smp", std::to_string(c.vcpus), "-m", std::to_string(c.memory_mib),
                                 "-kernel", c.vmlinuz, "-initrd", c.initramfs,
-                                "-append",
-                                "console=ttyS0 panic=-1 loglevel=4 harness.mode=" + c.mode +
-                                    " harness.name=" + c.name + " harness.accelerator=" + accel +
-                                    " harness.swapfile_mib=" + std::to_string(c.swapfile_mib) +
-                                    " harness.data_disk_cache=none" + extra +
-                                    (c.guest_reboot ? " harness.allow_reboot=1" : ""),
+                                "-append", cmdline,
                                 // cache=none (O_DIRECT on the host): the guest's swapfile and
                                 // out-dir writes do not sit in the host page cache, so host
                                 // memory state does not shape the guest's I/O latency.

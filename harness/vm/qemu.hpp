@@ -36,6 +36,12 @@ struct QemuConfig {
 /// The warning printed when running under TCG (timings inflated; docs/DESIGN.md "Facts measured").
 std::string tcg_warning();
 
+/// The guest kernel command line of `c` (console, panic, harness.* parameters the guest's
+/// /init reads, then extra_cmdline): what qemu_argv passes to -append and the libvirt engine
+/// writes into <cmdline>. Throws std::invalid_argument when accelerator is not kvm|tcg or an
+/// extra_cmdline parameter has characters outside [A-Za-z0-9_.,=:+-].
+std::string guest_kernel_cmdline(const QemuConfig& c);
+
 /// Full argv for qemu-system-x86_64. Throws std::invalid_argument naming the field when
 /// vcpus < 1, memory_mib < 256, a path is empty, accelerator is not kvm|tcg, or an
 /// extra_cmdline parameter has characters outside [A-Za-z0-9_.,=:+-].

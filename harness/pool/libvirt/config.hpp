@@ -1,0 +1,91 @@
+#pragma once
+// The `provider:` block of a campaign whose guests are libvirt domains (provider.kind:
+// libvirt), parsed and validated here, and the placement rule of its guests (ours):
+// guests vm0..vmN are numbered across `hosts` in the order listed, e.g.
+//   provider: {kind: libvirt, hosts: [{uri: "qemu:///system", guests: 3},
+//                                     {uri: "qemu+ssh://user@hv2/system", guests: 6}]}
+// puts vm0..vm2 on qemu:///system and vm3..vm8 on hv2. README.md in this folder documents
+// every key.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace YAML {
+class Node;
+}
+
+namespace harness::pool::libvirt {
+
+/// A provider block that does not validate. what() reads
+/// "FILE:LINE:COL: field provider.KEY: message" (as every campaign error).
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The parts of a libvirt connection URI the engine needs
+/// (driver[+transport]://[user@][host][:port]/path[?query]; https://libvirt.org/uri.html).
+struct LibvirtUri {
+  std::string text;       ///< as written
+  std::string driver;     ///< "qemu" (or "test" for the unit tests' test:///default)
+  std::string transport;  ///< "" (local), ssh, tcp, tls, unix, libssh, libssh2
+  std::string user;
+  std::string host;       ///< "" = this machine
+  int port = 0;           ///< 0 = transport default
+  std::string path;       ///< "/system"
+  std::string keyfile;    ///< query keyfile= (ssh private key)
+  std::string known_hosts;  ///< query known_hosts=
+  bool no_verify = false;   ///< query no_verify=1 (ssh: do not check the host key)
+  std::string command;      ///< query command= (ssh transport: the program run instead of ssh)
+  /// The hypervisor is this machine: no host, "localhost" or a loopback address (then a
+  /// free port can be checked here).
+  bool same_machine() const;
+  /// The agent is reached through an ssh tunnel (transport ssh; see README.md "How the
+  /// runner reaches the agents").
+  bool tunnel() const { return transport == "ssh" || transport == "libssh" || transport == "libssh2"; }
+};
+
+/// Parses `text`. Throws std::invalid_argument with a message naming what is wrong (no "://",
+/// a port that is not a number, ...).
+LibvirtUri parse_uri(const std::string& text);
+
+/// One hypervisor host of the block.
+struct LibvirtHost {
+  LibvirtUri uri;
+  int guests = 0;  ///< > 0
+};
+
+/// A validated provider block. Defaults are the values used when a key is absent.
+struct LibvirtConfig {
+  std::vector<LibvirtHost> hosts;      ///< in order; guests are numbered across them
+  bool fresh_guest_per_case = true;    ///< destroy and recreate the domain before every case
+  std::string accelerator = "auto";    ///< auto | kvm | tcg (harness/vm/accel.hpp precedence)
+  bool overcommit = false;             ///< placement beyond a host's cores - 1 / memory is allowed
+  std::string name_prefix = "harness-";  ///< domain name = prefix + guest name ([A-Za-z0-9_.-]{0,32})
+  std::string storage_pool = "reclaim-harness";  ///< libvirt storage pool of the harness's volumes
+  /// Directory of that pool on each hypervisor when the engine has to create it (a path the
+  /// libvirt-qemu user can read: not under a home or hidden directory).
+  std::string storage_path = "/var/lib/libvirt/reclaim-harness";
+  int boot_timeout_s = 300;            ///< domain start -> agent GET /v1/health 200, seconds
+  /// Runner-side state (tokens, tunnel logs, console copies): <cache>/libvirt/<domain>/.
+  /// "" = the harness cache (harness/vm/paths.hpp cache_root). Not a YAML key.
+  std::string cache_dir;
+
+  /// Guest names in placement order: vm0..vm{N-1}, N = the sum of hosts[].guests.
+  std::vector<std::string> guest_names() const;
+  /// Index into `hosts` of guest `i` (0-based, placement order). Throws std::out_of_range.
+  std::size_t host_of(std::size_t guest_index) const;
+};
+
+/// Validates the `provider:` mapping `provider` read from campaign file `file` (strict:
+/// unknown and duplicate keys are refused with did-you-mean; `kind` must be libvirt).
+/// Keys: kind, hosts (required: non-empty list of {uri, guests}), fresh_guest_per_case,
+/// accelerator, overcommit, name_prefix, storage_pool, storage_path, boot_timeout_s.
+/// A URI must name the qemu driver's /system instance; a remote one (a host that is not
+/// this machine) must use an ssh transport (the agent is reached through an ssh tunnel).
+/// The same URI twice is refused (it would place guests on one host under two entries).
+/// Throws ConfigError "FILE:LINE:COL: field provider.KEY: message".
+LibvirtConfig parse_libvirt_provider(const YAML::Node& provider, const std::string& file);
+
+}  // namespace harness::pool::libvirt

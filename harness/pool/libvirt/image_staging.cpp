@@ -1,0 +1,83 @@
+// Staging a guest image on a hypervisor (image_staging.hpp).
+#include "harness/pool/libvirt/image_staging.hpp"
+
+#include "harness/pool/pool.hpp"
+#include "harness/vm/data_disk.hpp"
+#include "harness/vm/init_script.hpp"
+#include "harness/vm/paths.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <mutex>
+#include <regex>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace harness::pool::libvirt {
+
+std::string image_volume_prefix(const std::string& image_sha256) {
+  return image_sha256.empty() ? "rh-" : "rh-" + image_sha256.substr(0, 16) + "-";
+}
+
+SlottedDisk slotted_disk(const hvm::Image& img, const std::string& cache_root) {
+  static std::mutex mu;  // one local build at a time in this process
+  std::lock_guard<std::mutex> lock(mu);
+  if (img.sha256.size() < 16) throw std::runtime_error("image " + img.dir + " has no content hash in manifest.json");
+  const fs::path dir = fs::path(cache_root) / "libvirt" / "images" / img.sha256.substr(0, 16);
+  const fs::path disk = dir / "disk-base.img", offset_file = dir / "token-offset";
+  if (fs::exists(disk) && fs::exists(offset_file))
+    return {disk.string(), std::stoull(hvm::read_file(offset_file.string()))};
+  fs::create_directories(dir);
+  const std::string tmp = (dir / ("disk-base.img.tmp." + std::to_string(::getpid()))).string();
+  hvm::copy_disk(img.disk_base, tmp);
+  const std::string placeholder = (dir / ("token-placeholder." + std::to_string(::getpid()))).string();
+  hvm::write_file(placeholder, std::string(kTokenFileBytes - 1, '0') + "\n", 0600);
+  const std::string token_path = hvm::disk_path_of(hvm::guest::kTokenFile);
+  hvm::disk_write(tmp, placeholder, token_path, 0600);
+  fs::remove(placeholder);
+  const std::uint64_t off = hvm::disk_file_offset(tmp, token_path);
+  fs::rename(tmp, disk);
+  hvm::write_file(offset_file.string(), std::to_string(off) + "\n");
+  return {disk.string(), off};
+}
+
+StagedImage stage_image(virConnectPtr conn, virStoragePoolPtr pool, VolumeIo& io, const hvm::Image& img,
+                        const std::string& cache_root) {
+  if (img.sha256.size() < 16) throw PoolError("image " + img.dir + " has no content hash in manifest.json");
+  StagedImage s;
+  s.sha256 = img.sha256;
+  const std::string prefix = image_volume_prefix(img.sha256);
+  bool up = false;
+  s.kernel = volume_path(stage_file(conn, pool, io, prefix + "vmlinuz", img.vmlinuz, &up).get());
+  if (up) s.uploaded.push_back(prefix + "vmlinuz");
+  s.initrd = volume_path(stage_file(conn, pool, io, prefix + "initramfs.cpio.gz", img.initramfs, &up).get());
+  if (up) s.uploaded.push_back(prefix + "initramfs.cpio.gz");
+
+  // The slotted disk: already there under any offset, or built here and uploaded.
+  virStorageVolPtr* vols = nullptr;
+  const int n = virStoragePoolListAllVolumes(pool, &vols, 0);
+  if (n < 0) throw PoolError("cannot list the volumes of storage pool " + std::string(virStoragePoolGetName(pool)) + ": " + last_error());
+  const std::regex re(prefix + "disk-t([0-9]+)\\.img");
+  for (int i = 0; i < n; ++i) {
+    Volume v(vols[i]);
+    std::smatch m;
+    const std::string name = virStorageVolGetName(v.get());
+    if (s.disk_volume.empty() && std::regex_match(name, m, re)) {
+      s.disk_volume = name;
+      s.token_offset = std::stoull(m[1].str());
+    }
+  }
+  std::free(vols);
+  if (s.disk_volume.empty()) {
+    const SlottedDisk d = slotted_disk(img, cache_root);
+    s.disk_volume = prefix + "disk-t" + std::to_string(d.token_offset) + ".img";
+    s.token_offset = d.token_offset;
+    stage_file(conn, pool, io, s.disk_volume, d.path, &up);
+    if (up) s.uploaded.push_back(s.disk_volume);
+  }
+  return s;
+}
+
+}  // namespace harness::pool::libvirt

@@ -1,0 +1,116 @@
+#pragma once
+// The libvirt engine of the guest-pool boundary (harness/pool/pool.hpp; provider.kind:
+// libvirt): one transient domain per campaign guest on the hypervisor hosts of the
+// provider block (config.hpp), driven through the libvirt C API only. README.md in this
+// folder says how a lab is set up and how the runner reaches the agents.
+//
+// - Guests vm0..vmN are placed across the hosts in order; domain name = name_prefix + guest.
+// - The image (`harness vm image`: vmlinuz, initramfs.cpio.gz, disk-base.img) is put on each
+//   hypervisor through the storage API, content-addressed by the image hash (storage.hpp);
+//   every boot gets a fresh copy of the data disk made there, with the guest's agent token
+//   written into a slot of the disk (the base disk carries /token at a known offset).
+// - Domain XML: domain_xml.hpp (the campaign's vCPUs and memory, no balloon, panic device,
+//   on_crash destroy, serial console to a file in the storage pool). The domain type is
+//   kvm or qemu per host (host_accel.hpp); the choice and its reason are in every Guest and
+//   BootResult.
+// - Agent: qemu forwards the guest's 8080 to a port on the hypervisor's loopback; the guest's
+//   URL is that port here (qemu:///system, qemu+tcp://127.0.0.1/...) or the local end of an
+//   ssh tunnel (qemu+ssh URIs; tunnel.hpp). No address of a private range is involved.
+// - Ownership: every domain carries an owner record in its <metadata> (campaign, DB, runner
+//   host and pid, forward port, token hash, image). acquire() adopts a running domain whose
+//   record names this campaign, DB and runner host when its token is the one on file and its
+//   agent answers; it destroys and boots again one of its own that does not, and destroys
+//   its own domains of guests the campaign no longer has. A domain of another campaign or DB
+//   (or one without a record) is refused, naming its owner.
+// - The destructor stops tunnels and leaves domains running (as a runner killed with
+//   kill -9 would): the next acquire() of the same campaign adopts them. release() is the
+//   cleanup; libvirt_down() the `vm down` of this engine.
+#include "harness/pool/libvirt/config.hpp"
+#include "harness/pool/libvirt/storage.hpp"
+#include "harness/pool/pool.hpp"
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::pool::libvirt {
+
+/// The campaign's guest shape (its vm: block; study: 1 vCPU, 1 GiB).
+struct GuestShape {
+  int vcpus = 1;
+  int memory_mib = 1024;
+  int swapfile_mib = 256;  ///< swapfile the guest creates (harness.swapfile_mib), MiB
+};
+
+/// Replaceable parts, for unit tests against libvirt's test driver (which runs no guest and
+/// moves no bytes). Empty members mean the real thing.
+struct PoolHooks {
+  std::shared_ptr<VolumeIo> io;                 ///< volume transfers (stream_volume_io())
+  std::function<bool(const Guest&)> health;     ///< agent answers GET /v1/health with 200
+  std::string default_image_dir;                ///< image of boots without BootRequest::image_dir
+                                                ///< ("" = <cache>/image, hvm::load_image)
+  int adopt_health_timeout_s = 15;              ///< wait for an adopted guest's agent, seconds
+};
+
+class LibvirtPool : public Pool {
+ public:
+  /// No connection is made here (capacity() and acquire() connect). Throws std::invalid_argument
+  /// when `cfg` has no hosts or `shape` is not a valid VM shape.
+  LibvirtPool(LibvirtConfig cfg, GuestShape shape, PoolHooks hooks = {});
+  /// Stops this pool's ssh tunnels; leaves its domains running (see the header comment).
+  ~LibvirtPool() override;
+
+  std::string kind() const override { return "libvirt"; }
+  /// fresh boot per case, boot variants, remote, console and liveness; no agent reboot.
+  Capabilities capabilities() const override;
+  /// Per host entry: virNodeGetInfo's active CPUs; memory = virNodeGetFreeMemory plus the
+  /// host's buffers and page cache (virNodeGetMemoryStats, when the driver reports them: the
+  /// MemAvailable that local guests use) plus the memory of running domains of this pool's
+  /// guest names on that host (acquire() adopts or replaces them). Throws PoolError.
+  std::vector<HostCapacity> capacity() override;
+  /// Adopts or boots every guest (see the header comment), in parallel; prints one line per
+  /// host's accelerator, per adopted, replaced or destroyed domain and per ready guest to
+  /// ctx.out. Throws PoolError (unreachable host, foreign domain, kvm requested but
+  /// unavailable) or BootError (a guest did not come up).
+  std::vector<Guest> acquire(const AcquireContext& ctx) override;
+  /// Destroys the guest's domain (its console goes to the previous boot's log_dir first),
+  /// boots a new one with a fresh data disk, the same token and forward port, r.image_dir's
+  /// image (uploaded when new) and r.cmdline, and waits for its agent. The console of this
+  /// boot is copied to r.log_dir/console.log (at ready, at diagnose() and when the domain is
+  /// destroyed) and the domain XML libvirt runs to r.log_dir/domain.xml. Throws BootError.
+  BootResult fresh_boot(const Guest& g, const BootRequest& r) override;
+  /// From virDomainGetState: running, blocked, paused -> Running; shut off, crashed, no
+  /// domain -> Gone; the hypervisor not answering -> Unknown.
+  Liveness liveness(const Guest& g) override;
+  /// The console's last `max_bytes` (downloaded from the storage pool; also refreshes the
+  /// local copy). "console unavailable: ..." when it cannot be read.
+  std::string diagnose(const Guest& g, std::size_t max_bytes = 4096) override;
+  /// Destroys every domain this pool booted or adopted, deletes their disk and console
+  /// volumes (consoles copied first) and stops the tunnels. Images stay. Never throws.
+  void release() noexcept override;
+
+  /// The XML libvirt runs for guest `name` now. Throws PoolError when it has no domain.
+  std::string live_domain_xml(const std::string& name);
+  /// The last boot of guest `name` by this pool (acquire or fresh_boot); nullopt when adopted.
+  std::optional<BootResult> last_boot(const std::string& name) const;
+  /// Volumes uploaded by this pool (names, in order): what content addressing saved.
+  std::vector<std::string> uploads() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// `harness vm down` for libvirt: on every host of `cfg`, destroys the domains named
+/// name_prefix + ... that carry a harness owner record (only those of `campaign` and `db`
+/// when given: db is compared absolute and normal) and deletes their disk and console
+/// volumes; with `images`, also every image volume of the storage pool. Domains without an
+/// owner record are never touched. Prints one line per domain to `out`; returns
+/// "DOMAIN on URI" per destroyed domain (hosts in order, domains by name). Throws PoolError when a host cannot be reached.
+std::vector<std::string> libvirt_down(const LibvirtConfig& cfg, const std::string& campaign = "",
+                                      const std::string& db = "", bool images = false, std::FILE* out = stderr);
+
+}  // namespace harness::pool::libvirt

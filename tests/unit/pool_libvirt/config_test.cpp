@@ -1,0 +1,150 @@
+// The libvirt provider block: accepted blocks, placement across hosts, and every refusal
+// naming FILE:LINE:COL and the field.
+#include "harness/pool/libvirt/config.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+using harness::pool::libvirt::ConfigError;
+using harness::pool::libvirt::LibvirtConfig;
+using harness::pool::libvirt::parse_libvirt_provider;
+using harness::pool::libvirt::parse_uri;
+
+namespace {
+
+LibvirtConfig parse(const std::string& yaml) {
+  YAML::Node root = YAML::Load(yaml);
+  return parse_libvirt_provider(root["provider"], "c.yaml");
+}
+
+/// The message of the ConfigError that parsing `yaml` throws ("" when it does not throw).
+std::string error_of(const std::string& yaml) {
+  try {
+    parse(yaml);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(LibvirtConfig, IssueExampleAndPlacementAcrossHosts) {
+  const auto c = parse(
+      "provider: {kind: libvirt, hosts: [{uri: \"qemu:///system\", guests: 3}, "
+      "{uri: \"qemu+ssh://user@hv2/system\", guests: 6}]}\n");
+  ASSERT_EQ(c.hosts.size(), 2u);
+  EXPECT_EQ(c.hosts[0].uri.transport, "");
+  EXPECT_EQ(c.hosts[1].uri.transport, "ssh");
+  EXPECT_EQ(c.hosts[1].uri.user, "user");
+  EXPECT_EQ(c.hosts[1].uri.host, "hv2");
+  const auto names = c.guest_names();
+  ASSERT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.front(), "vm0");
+  EXPECT_EQ(names.back(), "vm8");
+  EXPECT_EQ(c.host_of(0), 0u);
+  EXPECT_EQ(c.host_of(2), 0u);
+  EXPECT_EQ(c.host_of(3), 1u);
+  EXPECT_EQ(c.host_of(8), 1u);
+  EXPECT_THROW(c.host_of(9), std::out_of_range);
+  // defaults
+  EXPECT_TRUE(c.fresh_guest_per_case);
+  EXPECT_EQ(c.accelerator, "auto");
+  EXPECT_FALSE(c.overcommit);
+  EXPECT_EQ(c.name_prefix, "harness-");
+  EXPECT_EQ(c.storage_pool, "reclaim-harness");
+  EXPECT_EQ(c.storage_path, "/var/lib/libvirt/reclaim-harness");
+  EXPECT_EQ(c.boot_timeout_s, 300);
+}
+
+TEST(LibvirtConfig, EveryOptionalKey) {
+  const auto c = parse(R"(provider:
+  kind: libvirt
+  hosts:
+    - uri: "qemu+ssh://root@127.0.0.1:2222/system?keyfile=/srv/lab/id%20key&no_verify=1"
+      guests: 1
+  fresh_guest_per_case: false
+  accelerator: tcg
+  overcommit: true
+  name_prefix: lab1-
+  storage_pool: rh2
+  storage_path: /srv/rh
+  boot_timeout_s: 120
+)");
+  EXPECT_FALSE(c.fresh_guest_per_case);
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_TRUE(c.overcommit);
+  EXPECT_EQ(c.name_prefix, "lab1-");
+  EXPECT_EQ(c.storage_pool, "rh2");
+  EXPECT_EQ(c.storage_path, "/srv/rh");
+  EXPECT_EQ(c.boot_timeout_s, 120);
+  const auto& u = c.hosts[0].uri;
+  EXPECT_EQ(u.port, 2222);
+  EXPECT_EQ(u.keyfile, "/srv/lab/id key");
+  EXPECT_TRUE(u.no_verify);
+  EXPECT_TRUE(u.same_machine());
+  EXPECT_TRUE(u.tunnel());
+}
+
+TEST(LibvirtConfig, Errors) {
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  overcomit: true\n"),
+            "c.yaml:4:3: field provider.overcomit: unknown key (did you mean 'overcommit'?)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  host: [{uri: 'qemu:///system', guests: 1}]\n"),
+            "c.yaml:3:3: field provider.host: unknown key (did you mean 'hosts'? it is required and missing)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: []\n"),
+            "c.yaml:3:10: field provider.hosts: expected a non-empty list of {uri: ..., guests: N}");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu:///system', guests: 0}\n"),
+            "c.yaml:4:39: field provider.hosts[0].guests: must be > 0 (got 0)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu:///system', guests: 03}\n"),
+            "c.yaml:4:39: field provider.hosts[0].guests: '03' has a leading zero (YAML 1.1 would read it as octal); "
+            "write it without");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu:///system'}\n"),
+            "c.yaml:4:7: field provider.hosts[0].guests: missing (required)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu:///system', guests: 1}\n"
+                     "    - {uri: 'qemu:///system', guests: 2}\n"),
+            "c.yaml:5:13: field provider.hosts[1].uri: 'qemu:///system' is already provider.hosts[0].uri (give one entry "
+            "per host with its guest count)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  accelerator: hvf\n"),
+            "c.yaml:4:16: field provider.accelerator: 'hvf' is not one of auto, kvm, tcg");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  overcommit: yes\n"),
+            "c.yaml:4:15: field provider.overcommit: 'yes' is not true or false");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  kind: hosts\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n"),
+            "c.yaml:3:3: field provider.kind: duplicate key (first given at c.yaml:2:3)");
+  EXPECT_EQ(error_of("provider:\n  kind: local-qemu\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n"),
+            "c.yaml:2:9: field provider.kind: 'local-qemu' is not libvirt");
+}
+
+TEST(LibvirtConfig, UriRefusals) {
+  const std::string head = "provider:\n  kind: libvirt\n  hosts:\n    - uri: ";
+  auto err = [&](const std::string& uri) { return error_of(head + "'" + uri + "'\n      guests: 1\n"); };
+  EXPECT_EQ(err("qemu+tcp://hv2/system"),
+            "c.yaml:4:12: field provider.hosts[0].uri: 'qemu+tcp://hv2/system': a remote hypervisor must be reached over "
+            "ssh (qemu+ssh://USER@hv2/system): the runner reaches each guest's agent through an ssh tunnel to the "
+            "hypervisor's loopback address (README.md in harness/pool/libvirt)");
+  EXPECT_NE(err("qemu:///session").find("must name the system instance"), std::string::npos);
+  EXPECT_NE(err("xen:///system").find("drives qemu domains"), std::string::npos);
+  EXPECT_NE(err("qemu+ftp://hv2/system").find("unknown transport 'ftp'"), std::string::npos);
+  EXPECT_NE(err("qemu+ssh://hv2:99999/system").find("port 99999 is out of range"), std::string::npos);
+  EXPECT_NE(err("qemu+ssh://hv2:x/system").find("port 'x' is not a number"), std::string::npos);
+  EXPECT_NE(err("hv2").find("is not a libvirt URI"), std::string::npos);
+  EXPECT_NE(err("qemu+ssh:///system").find("an ssh URI needs a host"), std::string::npos);
+  // loopback over tcp is this machine: no tunnel needed, accepted
+  EXPECT_EQ(err("qemu+tcp://127.0.0.1/system"), "");
+}
+
+TEST(LibvirtConfig, UriParts) {
+  const auto u = parse_uri("qemu+ssh://me@[::1]:2200/system?known_hosts=/k&keyfile=/id");
+  EXPECT_EQ(u.driver, "qemu");
+  EXPECT_EQ(u.host, "[::1]");
+  EXPECT_EQ(u.port, 2200);
+  EXPECT_EQ(u.path, "/system");
+  EXPECT_EQ(u.known_hosts, "/k");
+  EXPECT_EQ(u.keyfile, "/id");
+  EXPECT_FALSE(u.no_verify);
+  EXPECT_TRUE(u.same_machine());
+  EXPECT_FALSE(parse_uri("qemu+ssh://hv2.lab/system").same_machine());
+  EXPECT_TRUE(parse_uri("qemu:///system").same_machine());
+  EXPECT_FALSE(parse_uri("qemu:///system").tunnel());
+}

@@ -1,0 +1,442 @@
+// The libvirt engine against libvirt's test driver (test:///default: domains "run" in
+// memory, no guest boots, volumes hold no bytes). The agent's health and the volume
+// transfers are the two parts replaced (PoolHooks); everything else is the engine's real
+// path through the libvirt API: storage pool, content-addressed image volumes, per-boot disk
+// clones, domain XML, owner metadata, adoption, refusal, capacity, liveness, cleanup.
+#include "harness/pool/libvirt/libvirt_pool.hpp"
+
+#include "harness/digest/sha256.hpp"
+#include "harness/pool/libvirt/domain_xml.hpp"
+#include "harness/pool/libvirt/virt.hpp"
+#include "harness/vm/data_disk.hpp"
+#include "harness/vm/paths.hpp"
+#include "harness/vm/subprocess.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace fs = std::filesystem;
+using namespace harness::pool;
+using namespace harness::pool::libvirt;
+
+namespace {
+
+constexpr const char* kTestUri = "test:///default";
+
+/// Counts what the engine would move into and out of volumes.
+struct FakeIo : VolumeIo {
+  std::mutex mu;
+  std::vector<std::string> uploads;                               // volume names
+  std::vector<std::tuple<std::string, std::uint64_t, std::string>> writes;  // volume, offset, bytes
+  void upload_file(virConnectPtr, virStorageVolPtr vol, const std::string& file) override {
+    std::lock_guard<std::mutex> l(mu);
+    EXPECT_TRUE(fs::exists(file)) << file;
+    uploads.push_back(virStorageVolGetName(vol));
+  }
+  void write_at(virConnectPtr, virStorageVolPtr vol, std::uint64_t off, const std::string& data) override {
+    std::lock_guard<std::mutex> l(mu);
+    writes.emplace_back(virStorageVolGetName(vol), off, data);
+  }
+  std::string read_tail(virConnectPtr, virStorageVolPtr vol, std::uint64_t) override {
+    return std::string("console of ") + virStorageVolGetName(vol);
+  }
+};
+
+/// A guest image directory as `harness vm image --out` writes it, small: a real ext4 data
+/// disk (the token slot is found with debugfs), stand-in kernel and initramfs bytes.
+std::string make_image(const fs::path& dir, const std::string& tag) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "vmlinuz") << "kernel " << tag;
+  std::ofstream(dir / "initramfs.cpio.gz") << "initramfs " << tag;
+  hvm::make_ext4((dir / "disk-base.img").string(), 16, "");
+  const std::string sha = harness::digest::sha256_hex("image " + tag);
+  std::ofstream(dir / "manifest.json") << "{\"sha256\":\"" << sha << "\",\"artifacts_sha256\":{\"canary.db\":\"\"},"
+                                       << "\"kernel_release\":\"6.1.0-test\"}";
+  return sha;
+}
+
+std::vector<std::string> domains_with_prefix(virConnectPtr c, const std::string& prefix) {
+  virDomainPtr* doms = nullptr;
+  const int n = virConnectListAllDomains(c, &doms, 0);
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = virDomainGetName(doms[i]);
+    if (name.rfind(prefix, 0) == 0) out.push_back(name);
+    virDomainFree(doms[i]);
+  }
+  std::free(doms);
+  return out;
+}
+
+int domain_id(virConnectPtr c, const std::string& name) {
+  Domain d(virDomainLookupByName(c, name.c_str()));
+  return d ? static_cast<int>(virDomainGetID(d.get())) : -1;
+}
+
+class LibvirtPoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    prefix_ = std::string("t") + info->name() + "-";
+    root_ = fs::temp_directory_path() / ("libvirt-pool-test-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(root_);
+    image_sha_ = make_image(root_ / "image", "A");
+    conn_ = open_connection(kTestUri);  // keeps the test driver's state across pools
+    io_ = std::make_shared<FakeIo>();
+    log_ = root_ / "out.log";
+  }
+  void TearDown() override {
+    for (const auto& n : domains_with_prefix(conn_.get(), prefix_))
+      if (Domain d{virDomainLookupByName(conn_.get(), n.c_str())}) virDomainDestroy(d.get());
+    fs::remove_all(root_);
+  }
+
+  LibvirtConfig config(std::vector<int> guests_per_host) const {
+    LibvirtConfig c;
+    for (int g : guests_per_host) c.hosts.push_back({parse_uri(kTestUri), g});
+    c.name_prefix = prefix_;
+    c.storage_pool = prefix_ + "pool";  // each test its own image cache
+    c.storage_path = "/var/lib/libvirt/" + prefix_ + "pool";
+    c.cache_dir = (root_ / "cache").string();
+    c.boot_timeout_s = 5;
+    return c;
+  }
+
+  PoolHooks hooks() {
+    PoolHooks h;
+    h.io = io_;
+    h.health = [this](const Guest& g) {
+      ++health_calls_;
+      return healthy_.load() && !g.url.empty();
+    };
+    h.default_image_dir = (root_ / "image").string();
+    h.adopt_health_timeout_s = 1;
+    return h;
+  }
+
+  AcquireContext context(const std::string& campaign = "camp", const std::string& db = "camp.db") {
+    AcquireContext c;
+    c.campaign = campaign;
+    c.db_path = (root_ / db).string();
+    c.accelerator = "auto";
+    out_ = std::fopen(log_.c_str(), "a");
+    c.out = out_;
+    return c;
+  }
+
+  std::string output() {
+    if (out_) std::fflush(out_);
+    return hvm::read_file(log_.string());
+  }
+
+  std::string prefix_;
+  fs::path root_, log_;
+  std::string image_sha_;
+  Conn conn_;
+  std::shared_ptr<FakeIo> io_;
+  std::atomic<bool> healthy_{true};
+  std::atomic<int> health_calls_{0};
+  std::FILE* out_ = nullptr;
+};
+
+}  // namespace
+
+TEST_F(LibvirtPoolTest, GuestsAreNamedAcrossHostsInOrder) {
+  LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
+  const auto guests = pool.acquire(context());
+  ASSERT_EQ(guests.size(), 3u);
+  EXPECT_EQ(guests[0].name, "vm0");
+  EXPECT_EQ(guests[1].name, "vm1");
+  EXPECT_EQ(guests[2].name, "vm2");
+  for (const auto& g : guests) {
+    EXPECT_EQ(g.host, kTestUri);
+    EXPECT_EQ(g.accelerator, "tcg");
+    EXPECT_EQ(g.url.rfind("http://127.0.0.1:", 0), 0u) << g.url;
+    EXPECT_TRUE(fs::exists(g.token_file));
+    EXPECT_EQ(fs::status(g.token_file).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  }
+  const auto doms = domains_with_prefix(conn_.get(), prefix_);
+  EXPECT_EQ(doms.size(), 3u);
+  for (const char* n : {"vm0", "vm1", "vm2"}) EXPECT_GT(domain_id(conn_.get(), prefix_ + n), 0) << n;
+  // the accelerator line names the reason (the test driver offers no domain capabilities)
+  EXPECT_NE(output().find("accelerator: tcg (auto: test:///default offers no kvm domain"), std::string::npos) << output();
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, DomainXmlHasTheCampaignShape) {
+  LibvirtPool pool(config({1}), GuestShape{1, 1024, 256}, hooks());
+  pool.acquire(context());
+  const std::string x = pool.live_domain_xml("vm0");
+  EXPECT_NE(x.find("<vcpu placement='static'>1</vcpu>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<memory unit='KiB'>1048576</memory>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<memballoon model='none'/>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<panic model='isa'/>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<on_crash>destroy</on_crash>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<domain type='qemu'"), std::string::npos) << x;
+  const std::string dir = "/var/lib/libvirt/" + prefix_ + "pool/";
+  const std::string img = "rh-" + image_sha_.substr(0, 16) + "-";
+  EXPECT_NE(x.find("<kernel>" + dir + img + "vmlinuz</kernel>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<initrd>" + dir + img + "initramfs.cpio.gz</initrd>"), std::string::npos) << x;
+  EXPECT_NE(x.find("<source file='" + dir + prefix_ + "vm0-disk.img'/>"), std::string::npos) << x;
+  EXPECT_NE(x.find("harness.name=vm0 harness.accelerator=tcg harness.swapfile_mib=256"), std::string::npos) << x;
+  EXPECT_NE(x.find("<rh:campaign>camp</rh:campaign>"), std::string::npos) << x;
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, ImagesAreUploadedOnceAndTheTokenGoesIntoItsSlot) {
+  {
+    LibvirtPool pool(config({2}), GuestShape{}, hooks());
+    pool.acquire(context());
+    // one upload per artifact, although two guests booted
+    ASSERT_EQ(io_->uploads.size(), 3u);
+    EXPECT_EQ(io_->uploads[0], "rh-" + image_sha_.substr(0, 16) + "-vmlinuz.part");
+    EXPECT_EQ(io_->uploads[1], "rh-" + image_sha_.substr(0, 16) + "-initramfs.cpio.gz.part");
+    // the slot: where debugfs puts /token's first block in the slotted local disk
+    const fs::path slotted = root_ / "cache" / "libvirt" / "images" / image_sha_.substr(0, 16) / "disk-base.img";
+    ASSERT_TRUE(fs::exists(slotted));
+    const auto r = hvm::run({"debugfs", "-R", "bmap /token 0", slotted.string()});
+    ASSERT_EQ(r.exit_code, 0);
+    const std::uint64_t offset = std::stoull(r.out) * 1024;  // 16 MiB ext4: 1 KiB blocks
+    EXPECT_EQ(io_->uploads[2], "rh-" + image_sha_.substr(0, 16) + "-disk-t" + std::to_string(offset) + ".img.part");
+    ASSERT_EQ(io_->writes.size(), 2u);
+    for (const auto& [vol, off, data] : io_->writes) {
+      EXPECT_EQ(off, offset);
+      EXPECT_EQ(data.size(), 65u);
+    }
+    EXPECT_EQ(std::get<0>(io_->writes[0]), prefix_ + "vm0-disk.img");
+    EXPECT_EQ(std::get<2>(io_->writes[0]), hvm::read_file((root_ / "cache/libvirt/guests" / (prefix_ + "vm0") / "token").string()));
+    EXPECT_NE(std::get<2>(io_->writes[0]), std::get<2>(io_->writes[1]));  // a token per guest
+    pool.release();
+  }
+  // a later campaign on the same hypervisor: nothing uploaded again, the slotted disk reused
+  LibvirtPool again(config({1}), GuestShape{}, hooks());
+  again.acquire(context("other", "other.db"));
+  EXPECT_EQ(io_->uploads.size(), 3u);
+  EXPECT_TRUE(again.uploads().empty());
+  again.release();
+}
+
+TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
+  virNodeInfo ni{};
+  ASSERT_EQ(virNodeGetInfo(conn_.get(), &ni), 0);
+  int nstats = 0;
+  // the test driver reports no buffers/cache: capacity is free memory alone there
+  ASSERT_NE(virNodeGetMemoryStats(conn_.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &nstats, 0), 0);
+  LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
+  auto cap = pool.capacity();
+  ASSERT_EQ(cap.size(), 2u);
+  const auto free_mib = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
+  EXPECT_EQ(cap[0].host, kTestUri);
+  EXPECT_EQ(cap[0].cores, static_cast<int>(ni.cpus));
+  EXPECT_EQ(cap[0].memory_mib, free_mib);
+  EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
+  EXPECT_EQ(cap[1].guests, (std::vector<std::string>{"vm2"}));
+  // once the guests run, their memory counts as available to them
+  pool.acquire(context());
+  cap = pool.capacity();
+  const auto free_now = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
+  EXPECT_EQ(cap[0].memory_mib, free_now + 2 * 1024);
+  EXPECT_EQ(cap[1].memory_mib, free_now + 1024);
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
+  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  const auto ga = a->acquire(context());
+  const int id0 = domain_id(conn_.get(), prefix_ + "vm0"), id1 = domain_id(conn_.get(), prefix_ + "vm1");
+  ASSERT_GT(id0, 0);
+  // "kill -9": the pool goes away without release(); its domains keep running
+  a.reset();
+  EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
+
+  // another campaign (or the same campaign into another DB) is refused, naming the owner
+  LibvirtPool other(config({2}), GuestShape{}, hooks());
+  try {
+    other.acquire(context("intruder", "camp.db"));
+    FAIL() << "another campaign's acquire succeeded";
+  } catch (const PoolError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("domain " + prefix_ + "vm0 on test:///default belongs to campaign 'camp' (DB " +
+                     (root_ / "camp.db").string()),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("not to 'intruder'"), std::string::npos) << m;
+  }
+  LibvirtPool other_db(config({2}), GuestShape{}, hooks());
+  EXPECT_THROW(other_db.acquire(context("camp", "elsewhere.db")), PoolError);
+  EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);  // refusal touched nothing
+
+  // the same campaign and DB adopts: same domains, same URLs' tokens, no boot
+  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  const auto gb = b.acquire(context());
+  EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);
+  EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm1"), id1);
+  EXPECT_EQ(gb[0].token_file, ga[0].token_file);
+  EXPECT_FALSE(b.last_boot("vm0"));
+  EXPECT_NE(output().find("vm0: adopted domain " + prefix_ + "vm0 on test:///default"), std::string::npos) << output();
+  EXPECT_EQ(io_->uploads.size(), 3u);  // the first pool's uploads only
+  // the record now names the adopting runner
+  EXPECT_NE(b.live_domain_xml("vm0").find("<rh:runner_pid>" + std::to_string(::getpid()) + "</rh:runner_pid>"),
+            std::string::npos);
+  b.release();
+  EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
+}
+
+TEST_F(LibvirtPoolTest, AnUnansweringOrphanIsReplacedAndAnUnownedDomainRefused) {
+  auto a = std::make_unique<LibvirtPool>(config({1}), GuestShape{}, hooks());
+  a->acquire(context());
+  const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
+  a.reset();
+  healthy_ = false;  // the orphan's agent does not answer ...
+  LibvirtPool b(config({1}), GuestShape{}, hooks());
+  std::thread answer_later([this] {
+    // ... until the replacement boots (the adoption wait is 1 s)
+    for (int i = 0; i < 400 && output().find("destroying it and booting again") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    healthy_ = true;
+  });
+  b.acquire(context());
+  answer_later.join();
+  EXPECT_NE(output().find("vm0: domain " + prefix_ + "vm0 on test:///default of this campaign's earlier runner"),
+            std::string::npos)
+      << output();
+  const int id_new = domain_id(conn_.get(), prefix_ + "vm0");
+  EXPECT_GT(id_new, 0);
+  EXPECT_NE(id_new, id0);
+  ASSERT_TRUE(b.last_boot("vm0"));
+  b.release();
+
+  // a domain with a harness name but no owner record: not ours, refused
+  const std::string xml = "<domain type='qemu'><name>" + prefix_ + "vm0</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
+                          "<os><type arch='x86_64' machine='q35'>hvm</type><kernel>/k</kernel></os></domain>";
+  Domain stray(virDomainCreateXML(conn_.get(), xml.c_str(), 0));
+  ASSERT_TRUE(stray) << last_error();
+  LibvirtPool c(config({1}), GuestShape{}, hooks());
+  try {
+    c.acquire(context());
+    FAIL() << "an unowned domain was taken";
+  } catch (const PoolError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no reclaim-harness owner record"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(LibvirtPoolTest, AShrunkCampaignDestroysItsExtraDomains) {
+  auto a = std::make_unique<LibvirtPool>(config({3}), GuestShape{}, hooks());
+  a->acquire(context());
+  a.reset();
+  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  b.acquire(context());
+  EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm2"), -1);
+  EXPECT_NE(output().find("destroying domain " + prefix_ + "vm2 (guest vm2 is no longer in the campaign)"), std::string::npos)
+      << output();
+  b.release();
+}
+
+TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
+  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  const auto g = pool.acquire(context());
+  const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
+  const std::string sha_b = make_image(root_ / "image-b", "B");
+  BootRequest r;
+  r.image_dir = (root_ / "image-b").string();
+  r.cmdline = {"transparent_hugepage=never"};
+  r.log_dir = (root_ / "attempt-1").string();
+  const BootResult br = pool.fresh_boot(g[0], r);
+  const int id1 = domain_id(conn_.get(), prefix_ + "vm0");
+  EXPECT_GT(id1, 0);
+  EXPECT_NE(id1, id0);
+  EXPECT_GE(br.boot_to_ready_s, 0);
+  EXPECT_EQ(br.accelerator, "tcg");
+  EXPECT_NE(br.accelerator_reason.find("offers no kvm domain"), std::string::npos) << br.accelerator_reason;
+  EXPECT_EQ(br.console_log, (root_ / "attempt-1" / "console.log").string());
+  const std::string x = pool.live_domain_xml("vm0");
+  EXPECT_NE(x.find("rh-" + sha_b.substr(0, 16) + "-vmlinuz</kernel>"), std::string::npos) << x;
+  EXPECT_NE(x.find(" transparent_hugepage=never</cmdline>"), std::string::npos) << x;
+  // the XML libvirt runs is kept with the attempt
+  ASSERT_TRUE(fs::exists(root_ / "attempt-1" / "domain.xml"));
+  EXPECT_NE(hvm::read_file((root_ / "attempt-1" / "domain.xml").string()).find("transparent_hugepage=never"), std::string::npos);
+  EXPECT_EQ(pool.uploads().size(), 6u);  // image A at acquire, image B now
+  // the same URL and token across the fresh boot
+  BootRequest again;
+  again.log_dir = (root_ / "attempt-2").string();
+  pool.fresh_boot(g[0], again);
+  EXPECT_EQ(pool.uploads().size(), 6u);  // A is still there
+  EXPECT_EQ(pool.live_domain_xml("vm0").find("transparent_hugepage"), std::string::npos);
+  // a bad kernel parameter is a boot error, not a crash
+  BootRequest bad;
+  bad.cmdline = {"a b"};
+  EXPECT_THROW(pool.fresh_boot(g[0], bad), BootError);
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, LivenessFollowsTheDomainState) {
+  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  const auto g = pool.acquire(context());
+  EXPECT_EQ(pool.liveness(g[0]), Liveness::Running);
+  {
+    Domain d(virDomainLookupByName(conn_.get(), (prefix_ + "vm0").c_str()));
+    ASSERT_TRUE(d);
+    ASSERT_EQ(virDomainSuspend(d.get()), 0);
+    EXPECT_EQ(pool.liveness(g[0]), Liveness::Running);  // paused is not gone
+    ASSERT_EQ(virDomainDestroy(d.get()), 0);
+  }
+  EXPECT_EQ(pool.liveness(g[0]), Liveness::Gone);
+  Guest unknown = g[0];
+  unknown.name = "vm9";
+  EXPECT_EQ(pool.liveness(unknown), Liveness::Unknown);
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, BootErrorWhenTheAgentNeverAnswers) {
+  healthy_ = false;
+  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  try {
+    pool.acquire(context());
+    FAIL() << "acquire succeeded without an agent";
+  } catch (const BootError& e) {
+    EXPECT_EQ(e.guest(), "vm0");
+    EXPECT_NE(std::string(e.what()).find("/v1/health within 5 s"), std::string::npos) << e.what();
+  }
+  EXPECT_GT(health_calls_.load(), 1);
+  pool.release();
+  EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
+}
+
+TEST_F(LibvirtPoolTest, ExplicitKvmWithoutKvmIsAnError) {
+  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  AcquireContext ctx = context();
+  ctx.accelerator = "kvm";
+  try {
+    pool.acquire(ctx);
+    FAIL() << "kvm was accepted";
+  } catch (const PoolError& e) {
+    EXPECT_NE(std::string(e.what()).find("accelerator kvm requested: test:///default offers no kvm domain"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
+}
+
+TEST_F(LibvirtPoolTest, DownDestroysOnlyTheHarnessDomainsAsked) {
+  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  a->acquire(context());
+  a.reset();
+  const std::string xml = "<domain type='qemu'><name>" + prefix_ + "hand</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
+                          "<os><type arch='x86_64' machine='q35'>hvm</type><kernel>/k</kernel></os></domain>";
+  Domain hand(virDomainCreateXML(conn_.get(), xml.c_str(), 0));
+  ASSERT_TRUE(hand);
+  std::FILE* out = std::fopen(log_.c_str(), "a");
+  EXPECT_TRUE(libvirt_down(config({2}), "another", "", false, out).empty());
+  const auto gone = libvirt_down(config({2}), "camp", (root_ / "camp.db").string(), true, out);
+  std::fclose(out);
+  EXPECT_EQ(gone, (std::vector<std::string>{prefix_ + "vm0 on test:///default", prefix_ + "vm1 on test:///default"}));
+  EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_), (std::vector<std::string>{prefix_ + "hand"}));
+  StoragePool p(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str()));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(virStoragePoolNumOfVolumes(p.get()), 0);  // disks and (with images) image volumes
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# A one-machine libvirt "lab" for guest tests (these machines and CI have no systemd):
+#
+#   libvirt_lab.sh start DIR   starts what is missing of virtlogd and libvirtd, and an sshd
+#                              on a free 127.0.0.1 port that accepts a key made here for root;
+#                              writes DIR/lab.env (KEY=VALUE lines, see below)
+#   libvirt_lab.sh stop DIR    stops, by the pids in DIR, only what `start DIR` started
+#
+# DIR/lab.env:
+#   LAB_SSH_PORT=PORT
+#   LAB_SSH_URI=qemu+ssh://root@127.0.0.1:PORT/system?keyfile=DIR/client_key&command=DIR/ssh&no_tty=1
+#   LAB_SYSTEM_URI=qemu:///system
+# DIR/ssh is `ssh` with this lab's known_hosts (the sshd's host key, made here): nothing is
+# written to ~/.ssh, and host keys are still checked. Needs root (libvirtd, sshd).
+# A test uses it as tests/vm/pool_libvirt/libvirt_boot_vm_test.cpp does: `start` in its
+# set-up, the two URIs as provider hosts, `stop` in its tear-down (also after a failure).
+set -euo pipefail
+
+cmd=${1:-}
+dir=${2:-}
+[[ -n "$cmd" && -n "$dir" ]] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
+  local t=$1 what=$2
+  shift 2
+  for ((i = 0; i < t * 10; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "libvirt_lab: $what not ready within $t s" >&2
+  return 1
+}
+
+alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+start() {
+  mkdir -p "$dir" /var/log/libvirt /run/sshd
+  dir=$(cd "$dir" && pwd)
+  # libvirt: only when no daemon answers (another test's or the machine's stays untouched)
+  if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+    if [[ ! -S /run/libvirt/virtlogd-sock ]] || ! alive /run/virtlogd.pid; then
+      virtlogd --daemon --pid-file "$dir/virtlogd.pid"
+      wait_for 10 virtlogd test -S /run/libvirt/virtlogd-sock
+    fi
+    libvirtd --daemon --pid-file "$dir/libvirtd.pid"
+    wait_for 30 libvirtd virsh -c qemu:///system version
+  fi
+  # sshd on loopback with keys made here
+  rm -f "$dir"/host_key* "$dir"/client_key*
+  ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
+  ssh-keygen -q -t ed25519 -N '' -f "$dir/client_key"
+  cp "$dir/client_key.pub" "$dir/authorized_keys"
+  local port
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat > "$dir/sshd_config" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $dir/host_key
+PidFile $dir/sshd.pid
+AuthorizedKeysFile $dir/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+AllowTcpForwarding yes
+EOF
+  /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
+  wait_for 10 sshd test -s "$dir/sshd.pid"
+  echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$dir/host_key.pub")" > "$dir/known_hosts"
+  cat > "$dir/ssh" <<EOF
+#!/bin/sh
+exec ssh -o UserKnownHostsFile=$dir/known_hosts -o StrictHostKeyChecking=yes -o BatchMode=yes "\$@"
+EOF
+  chmod 755 "$dir/ssh"
+  local uri="qemu+ssh://root@127.0.0.1:$port/system?keyfile=$dir/client_key&command=$dir/ssh&no_tty=1"
+  wait_for 20 "libvirt over ssh" virsh -c "$uri" version
+  cat > "$dir/lab.env" <<EOF
+LAB_SSH_PORT=$port
+LAB_SSH_URI=$uri
+LAB_SYSTEM_URI=qemu:///system
+EOF
+  echo "libvirt_lab: ready ($uri)"
+}
+
+stop_pid() {  # stop_pid PIDFILE NAME
+  local f=$1 pid
+  [[ -f "$f" ]] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+  fi
+  rm -f "$f"
+  echo "libvirt_lab: stopped $2 ($pid)"
+}
+
+stop() {
+  [[ -d "$dir" ]] || return 0
+  stop_pid "$dir/sshd.pid" sshd
+  stop_pid "$dir/libvirtd.pid" libvirtd
+  stop_pid "$dir/virtlogd.pid" virtlogd
+}
+
+case "$cmd" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+esac
