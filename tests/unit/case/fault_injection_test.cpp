@@ -9,9 +9,9 @@
 //     ENOMEM/EINTR in teardown is recorded with its errno and makes restoration unclean;
 //   - ReclaimAction: EAGAIN / EINTR from memory.reclaim recorded, and the write made once
 //     (never retried).
-// The whole executor cannot run a case to completion over a fixture tree (mkdir makes
-// empty directories, not cgroups), so the restoration and delayed-swapon cases test the
-// smallest real units that hold the logic: Backend, CaseCgroups, ReclaimAction.
+// The delayed-swapon and teardown cases test the smallest real units that hold the logic
+// (Backend, CaseCgroups, ReclaimAction); restoration as a whole is restoration_test.cpp,
+// and whole cases over the capture are outcome_compat_test.cpp.
 // swapon/swapoff/mkswap are always stubbed (err 0 = pretend success): the tests run as
 // root and must never reach the real syscalls.
 #include <gtest/gtest.h>
@@ -58,7 +58,7 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
     FaultScope f;
     f.fail(c.path, c.err, c.op);  // first match wins: set before the stubs
     stub_swap(f);
-    hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::StaticZram);
+    hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On);
     std::vector<hcase::StepRecord> steps;
     try {
       b.prepare(steps);
@@ -79,7 +79,7 @@ TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   FaultScope f;
   f.fail("/dev/zram1", EBUSY, FsOp::Swapon);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::DelayedActivation);
+  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::Prepared);
   std::vector<hcase::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   // Delayed: zram prepared but not swapped on by prepare (the fault was not consumed).
@@ -111,7 +111,7 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     f.fail("/dev/zram1", err, FsOp::Swapoff);
     stub_swap(f);
     kernel::Fs fsx(t.root());
-    hcase::Backend b(fsx, backend_spec(), hcase::Configuration::BoundedReclaim);
+    hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On);
     std::vector<hcase::StepRecord> steps;
     ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
     std::vector<hcase::StepRecord> down;
@@ -142,8 +142,9 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
 }
 
 // ------------------------------------------- the harness's own zram device ----------
-// issue 13 item 5: hot_add/hot_remove, ownership marker, EBUSY retried and recorded,
-// foreign devices untouched; issue 16: a leftover that cannot be released says why.
+// hot_add/hot_remove, ownership marker, EBUSY retried and recorded, foreign devices
+// untouched (a device another tool set up is never the harness's); a leftover that cannot
+// be released says why (the cause first, so that the operator can act on it).
 
 TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
   Scratch t;
@@ -151,7 +152,7 @@ TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
   FaultScope f;
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram hot_add -> zram1"), nullptr) << dump(steps);
@@ -183,7 +184,7 @@ TEST(ZramOwnership, TransientEbusyOnResetAndHotRemoveIsRetriedAndRecorded) {
   FaultScope f;
   f.fail("zram1/reset", EBUSY, FsOp::Write, 2).fail("zram-control/hot_remove", EBUSY, FsOp::Write, 1);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::BoundedReclaim, fast_retry());
+  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   b.teardown(down);
@@ -209,7 +210,7 @@ TEST(ZramOwnership, PersistentEbusyGivesUpAfterTheBoundAndKeepsTheMarker) {
   f.fail("zram-control/hot_remove", EBUSY, FsOp::Write);
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps));
   b.teardown(down);
@@ -234,7 +235,7 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   FaultScope f;
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram: no /sys/class/zram-control; borrowing unused zram1"), nullptr) << dump(steps);
@@ -246,7 +247,7 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   EXPECT_FALSE(kernel::read_zram_owner(fsx));
   // No spare left (zram1 initialised by somebody): refused, with the module parameter.
   t.put("sys/block/zram1/initstate", "1\n");
-  hcase::Backend b2(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b2(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps2;
   try {
     b2.prepare(steps2);
@@ -458,8 +459,8 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   EXPECT_EQ(te.int64(0), 0);
 }
 
-// issue 16 "the cause, first": a leftover swap device that cannot be released stops the
-// case before any cgroup is created, naming swapoff's errno and who holds the memory.
+// The cause first: a leftover swap device that cannot be released stops the case before
+// any cgroup is created, naming swapoff's errno and who holds the memory.
 TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
   Scratch t;
   const auto o = executor_host(t);
@@ -493,8 +494,8 @@ TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
 
 // ---------------------------------------------------------------- A/B variant ------
 
-// issue 15: the wrong guest (a cmdline parameter missing) is infra_failed before any
-// cgroup exists and before any knob is written.
+// The wrong guest (a cmdline parameter missing) is infra_failed before any cgroup exists
+// and before any knob is written: a candidate case must never run on the baseline's boot.
 TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
   Scratch t;
   FaultScope f;

@@ -46,13 +46,14 @@ nlohmann::json masked(nlohmann::json j, const std::string& dir) {
   return j;
 }
 
-/// A measurement of this run: its value may differ from the fixture's, its type may not.
+/// A measurement of this run, or the build that ran it (source.commit, .dirty): its value
+/// may differ from the fixture's, its type may not.
 bool measured(const std::string& path) {
   std::string key = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
   key = key.substr(0, key.find('['));
   auto ends = [&](const std::string& s) { return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0; };
   return ends("_ns") || key == "pid" || key == "vcpu_fraction" || key == "peak_rss_kib" || key == "peak_rss_sum_kib" ||
-         key == "missed_ticks";
+         key == "missed_ticks" || key == "commit" || key == "dirty";
 }
 
 /// Compares (or, in capture mode, also writes) the outcome of scenario `name`.
