@@ -31,6 +31,15 @@ using kernel::FsOp;
 inline const std::string kCapture = std::string(HARNESS_SOURCE_DIR) + "/tests/fixtures/6.1.0-57-cloud-amd64/root";
 inline const std::string kSwapfile = "/var/lib/harness/swapfile";
 
+/// A valid swapfile of 16 pages (written zeros: no holes; the mkswap signature), as
+/// kernel::validate_swapfile wants it.
+inline std::string swapfile_image() {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::string img(static_cast<size_t>(page) * 16, '\0');
+  std::memcpy(&img[static_cast<size_t>(page) - 10], "SWAPSPACE2", 10);
+  return img;
+}
+
 /// A scratch copy of the capture (removed at destruction).
 class Scratch {
  public:
@@ -39,12 +48,8 @@ class Scratch {
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp");
     dir_ = tmpl;
     fs::copy(kCapture, dir_ / "root", fs::copy_options::recursive);
-    // A valid swapfile (no holes, signature), as validate_swapfile wants it.
-    const long page = ::sysconf(_SC_PAGESIZE);
-    std::string img(static_cast<size_t>(page) * 16, '\0');
-    std::memcpy(&img[static_cast<size_t>(page) - 10], "SWAPSPACE2", 10);
     fs::create_directories(root() / "var/lib/harness");
-    std::ofstream(root() / "var/lib/harness/swapfile", std::ios::binary) << img;
+    std::ofstream(root() / "var/lib/harness/swapfile", std::ios::binary) << swapfile_image();
     // hot_add hands out the capture's unconfigured zram1 (the capture's zram0 is
     // initialised and swapped on: a device the harness must never touch).
     put("sys/class/zram-control/hot_add", "1\n");

@@ -7,12 +7,10 @@
 // swapon/swapoff/mkswap are always stubbed: the tests run as root.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 
 #include "harness/case/backend.hpp"
@@ -21,14 +19,14 @@
 #include "harness/case/restoration.hpp"
 #include "harness/case/variant.hpp"
 #include "harness/kernel/zram_owner.hpp"
+#include "tests/unit/case/case_scratch.hpp"
 #include "tests/unit/kernel/tmp_tree.hpp"
 
+using case_test::kSwapfile;
 using kernel::FaultScope;
 using kernel::FsOp;
 
 namespace {
-
-const std::string kSwapfile = "/var/lib/harness/swapfile";
 
 /// The host files restoration reads everywhere: swaps, meminfo, the VM-settle knobs, the
 /// root cgroup.stat, the boot id and a swappiness sysctl for the variant.
@@ -65,33 +63,12 @@ void write_backend(const kernel_test::TmpTree& t) {
   t.put("sys/block/zram1/disksize", "536870912\n");
   t.put("sys/block/zram1/comp_algorithm", "lzo [lzo-rle] lz4 lz4hc zstd\n");
   t.put("sys/block/zram1/reset", "");
-  const long page = ::sysconf(_SC_PAGESIZE);
-  std::string img(static_cast<std::size_t>(page) * 16, '\0');
-  std::memcpy(&img[static_cast<std::size_t>(page) - 10], "SWAPSPACE2", 10);
-  t.put(kSwapfile.substr(1), img);
+  t.put(kSwapfile.substr(1), case_test::swapfile_image());
 }
 
-hcase::BackendSpec backend_spec() {
-  hcase::BackendSpec b;
-  b.zram_disksize_bytes = 512ll << 20;
-  b.zram_algorithm = "lzo-rle";
-  b.swapfile_path = kSwapfile;
-  return b;
-}
-
-hcase::CgroupsSpec cgroups_spec() {
-  hcase::CgroupsSpec c;
-  c.parent = "harness";
-  c.bg_memory_max_bytes = 200ll << 20;
-  return c;
-}
-
-void stub_swap(FaultScope& f) {
-  for (FsOp op : {FsOp::Swapon, FsOp::Swapoff, FsOp::Mkswap}) {
-    f.fail("/dev/zram1", 0, op);
-    f.fail(kSwapfile, 0, op);
-  }
-}
+using case_test::backend_spec;
+using case_test::cgroups_spec;
+using case_test::stub_swap;
 
 bool has_problem(const hcase::RestorationVerdict& v, const std::string& needle) {
   return std::any_of(v.problems.begin(), v.problems.end(),
