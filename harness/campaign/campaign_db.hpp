@@ -73,6 +73,9 @@ struct AttemptRecord {
   std::string kind = "run";
 };
 
+/// cases/attempts status and schedule.state of a case that ran its schedule to the end
+/// (the executor's "completed"; its outcomes, OOM kills included, are kept).
+inline constexpr const char* kCompletedStatus = "completed";
 /// Status of an attempts row while its attempt is in flight (written by begin_attempt).
 inline constexpr const char* kInflightStatus = "running";
 /// schedule.state of a planned case that has not run (store_plan).
