@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 
+#include "harness/campaign/campaign_db.hpp"
+
 namespace harness::campaign {
 namespace {
 
@@ -25,8 +27,9 @@ double quantile7(const std::vector<double>& v, double p) {
 
 std::vector<std::string> completed_cases(results::Db& db, const std::string& where = "1") {
   std::vector<std::string> out;
-  results::Stmt q(db, "SELECT s.case_id FROM schedule s JOIN cases c USING(case_id) WHERE s.state = 'completed' AND " +
-                          where + " ORDER BY s.ordinal");
+  results::Stmt q(db, "SELECT s.case_id FROM schedule s JOIN cases c USING(case_id) WHERE s.state = ?1 AND (" + where +
+                          ") ORDER BY s.ordinal");
+  q.bind(1, kCompletedStatus);
   while (q.step()) out.push_back(q.text(0));
   return out;
 }

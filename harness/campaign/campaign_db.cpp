@@ -6,13 +6,12 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
-#include <thread>
 #include <stdexcept>
 
 namespace harness::campaign {
 namespace {
+
+ImportObserver g_import_observer = nullptr;  // set_import_observer: none in the shipped CLI
 
 std::optional<std::string> meta(results::Db& db, const std::string& key) {
   results::Stmt s(db, "SELECT value FROM campaign_meta WHERE key = ?1");
@@ -91,10 +90,10 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
     put_meta(db, "planned_unix_ns", std::to_string(unix_now_ns()));
     results::Stmt ins(db,
                       "INSERT INTO schedule(case_id, ordinal, vm, regime, repeat, triplet_id, configuration, "
-                      "dose_bytes, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending')");
+                      "dose_bytes, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     for (const auto& k : s.cases) {
       ins.bind(1, k.case_id).bind(2, k.ordinal).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
-      ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes);
+      ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, std::string(kPendingState));
       ins.run();
     }
   });
@@ -134,16 +133,16 @@ namespace {
 // Retry budget (PROTOCOL.md): run attempts after the latest operator reset (mark-infra or
 // reset-infra row); audit rows and attempts interrupted before the case reached the agent
 // (kind 'interrupted': the runner died, not the case) are not runs.
-constexpr const char* kProgressSql =
-    "SELECT s.case_id, s.state, "
+const std::string kProgressSql =
+    std::string("SELECT s.case_id, s.state, ") +
     "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id), "
     "(SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id "
     "  AND a.kind NOT IN ('mark-infra', 'reset-infra', 'interrupted') AND a.attempt > "
     "  coalesce((SELECT max(m.attempt) FROM attempts m WHERE m.case_id = s.case_id "
     "            AND m.kind IN ('mark-infra', 'reset-infra')), 0)), "
     "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id), "
-    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id AND a.status = 'running') "
-    "FROM schedule s";
+    "(SELECT coalesce(max(attempt), 0) FROM attempts a WHERE a.case_id = s.case_id AND a.status = '" +
+    kInflightStatus + "') FROM schedule s";
 
 CaseProgress progress_row(results::Stmt& q) {
   return CaseProgress{q.text(1), static_cast<int>(q.int64(2)), static_cast<int>(q.int64(3)),
@@ -161,7 +160,8 @@ void write_attempt(results::Db& db, const AttemptRecord& a, const std::string& s
   if (a.detail.is_null()) ins.bind_null(9);
   else ins.bind(9, a.detail.dump());
   ins.run();
-  const std::string state = status == "marked_infra" || status == "reset_infra" ? std::string("infra_failed") : status;
+  const std::string state =
+      status == kMarkedInfraStatus || status == kResetInfraStatus ? std::string(kInfraFailedStatus) : status;
   results::Stmt up(db, "UPDATE schedule SET state = ?2 WHERE case_id = ?1");
   up.bind(1, a.case_id).bind(2, state);
   up.run();
@@ -177,7 +177,7 @@ std::map<std::string, CaseProgress> load_progress(results::Db& db) {
 }
 
 CaseProgress case_progress(results::Db& db, const std::string& case_id) {
-  results::Stmt q(db, std::string(kProgressSql) + " WHERE s.case_id = ?1");
+  results::Stmt q(db, kProgressSql + " WHERE s.case_id = ?1");
   q.bind(1, case_id);
   if (!q.step()) throw std::runtime_error("case " + case_id + " missing from the schedule table");
   return progress_row(q);
@@ -215,7 +215,7 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
         sc.run();
       }
     }
-    if (!accelerator.empty()) {  // the hosts file first, else what the guest detected (issue 19)
+    if (!accelerator.empty()) {  // the hosts file first (it knows what ran the guest), else what the guest detected
       results::Stmt ac(d, "SELECT accelerator FROM main.cases WHERE case_id = ?1");
       ac.bind(1, a.case_id);
       if (ac.step() && ac.opt_text(0) && *ac.opt_text(0) != accelerator) {
@@ -234,7 +234,7 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
     else hu.bind_null(3);
     hu.run();
     write_attempt(d, rec, status, error);
-    test_pause_point("import", a.case_id);
+    if (g_import_observer) g_import_observer(a.case_id);
   });
   return status;
 }
@@ -253,19 +253,19 @@ void begin_attempt(results::Db& db, const AttemptRecord& a) {
 void update_inflight(results::Db& db, const AttemptRecord& a) {
   results::Stmt up(db,
                    "UPDATE attempts SET detail_json = ?3, kind = ?4, host = ?5 WHERE case_id = ?1 AND attempt = ?2 "
-                   "AND status = 'running'");
+                   "AND status = ?6");
   up.bind(1, a.case_id).bind(2, a.attempt);
   if (a.detail.is_null()) up.bind_null(3);
   else up.bind(3, a.detail.dump());
-  up.bind(4, a.kind).bind(5, a.host);
+  up.bind(4, a.kind).bind(5, a.host).bind(6, std::string(kInflightStatus));
   up.run();
 }
 
 std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string& case_id) {
   results::Stmt q(db,
                   "SELECT attempt, host, started_unix_ns, kind, detail_json FROM attempts "
-                  "WHERE case_id = ?1 AND status = 'running' ORDER BY attempt DESC LIMIT 1");
-  q.bind(1, case_id);
+                  "WHERE case_id = ?1 AND status = ?2 ORDER BY attempt DESC LIMIT 1");
+  q.bind(1, case_id).bind(2, std::string(kInflightStatus));
   if (!q.step()) return std::nullopt;
   AttemptRecord a;
   a.case_id = case_id;
@@ -278,21 +278,10 @@ std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string
   return a;
 }
 
-void test_pause_point(const std::string& point, const std::string& detail) {
-  const char* env = std::getenv("HARNESS_TEST_PAUSE_AT");
-  if (!env) return;
-  const std::string v = env;
-  const auto colon = v.find(':');
-  if (colon == std::string::npos || v.substr(0, colon) != point) return;
-  {
-    std::ofstream m(v.substr(colon + 1));
-    m << detail << "\n";
-  }
-  std::this_thread::sleep_for(std::chrono::seconds(600));
-}
+void set_import_observer(ImportObserver observer) { g_import_observer = observer; }
 
 void record_infra_failure(results::Db& db, const AttemptRecord& a, const std::string& error) {
-  db.transaction([&] { write_attempt(db, a, "infra_failed", error); });
+  db.transaction([&] { write_attempt(db, a, kInfraFailedStatus, error); });
 }
 
 void record_lost(results::Db& db, const ScheduledCase& k, const std::string& campaign, const AttemptRecord& a,
@@ -313,7 +302,7 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     results::Stmt ins(db,
                       "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
                       "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
-                      "source_dirty, accelerator, host_uri, overcommitted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'lost', "
+                      "source_dirty, accelerator, host_uri, overcommitted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?20, "
                       "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
     ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
     ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
@@ -329,8 +318,9 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     else ins.bind(18, why.ran_on.host_uri);
     if (why.ran_on.overcommitted) ins.bind(19, std::int64_t{*why.ran_on.overcommitted ? 1 : 0});
     else ins.bind_null(19);
+    ins.bind(20, std::string(kLostStatus));
     ins.run();
-    write_attempt(db, rec, "lost", why.reason);
+    write_attempt(db, rec, kLostStatus, why.reason);
   });
 }
 
@@ -346,7 +336,7 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
     q.bind(1, case_id);
     if (!q.step()) throw std::invalid_argument("mark-infra: no case '" + case_id + "' in the schedule of " + db.path());
     previous = q.text(0);
-    if (previous == "pending")
+    if (previous == kPendingState)
       throw std::invalid_argument("mark-infra: case '" + case_id + "' is pending (never run): nothing to reclassify");
     nlohmann::json prev_case = nullptr;
     {
@@ -370,10 +360,10 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
                 {"previous_status", previous},
                 {"operator", operator_name},
                 {"previous_case", prev_case}};
-    results::Stmt up(db, "UPDATE cases SET status = 'infra_failed', error = ?2 WHERE case_id = ?1");
-    up.bind(1, case_id).bind(2, "mark-infra: " + reason + " (was " + previous + ")");
+    results::Stmt up(db, "UPDATE cases SET status = ?3, error = ?2 WHERE case_id = ?1");
+    up.bind(1, case_id).bind(2, "mark-infra: " + reason + " (was " + previous + ")").bind(3, std::string(kInfraFailedStatus));
     up.run();
-    write_attempt(db, a, "marked_infra", "mark-infra: " + reason, "mark-infra");
+    write_attempt(db, a, kMarkedInfraStatus, "mark-infra: " + reason, "mark-infra");
   });
   return previous;
 }
@@ -392,13 +382,14 @@ std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id
       q.bind(1, case_id);
       if (!q.step())
         throw std::invalid_argument("reset-infra: no case '" + case_id + "' in the schedule of " + db.path());
-      if (q.text(0) != "infra_failed")
+      if (q.text(0) != kInfraFailedStatus)
         throw std::invalid_argument("reset-infra: case '" + case_id + "' is " + q.text(0) +
                                     ", not infra_failed: nothing to reset" +
-                                    (q.text(0) == "lost" ? " (`harness mark-infra` reclassifies a lost case)" : ""));
+                                    (q.text(0) == kLostStatus ? " (`harness mark-infra` reclassifies a lost case)" : ""));
       ids.push_back(case_id);
     } else {
-      results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = 'infra_failed' ORDER BY ordinal");
+      results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = ?1 ORDER BY ordinal");
+      q.bind(1, std::string(kInfraFailedStatus));
       while (q.step()) ids.push_back(q.text(0));
     }
     const std::int64_t now = unix_now_ns();
@@ -411,7 +402,7 @@ std::vector<std::string> reset_infra(results::Db& db, const std::string& case_id
       a.started_unix_ns = a.ended_unix_ns = now;
       a.kind = "reset-infra";
       a.detail = {{"reason", reason}, {"operator", operator_name}, {"previous_runs", p.runs_since_mark}};
-      write_attempt(db, a, "reset_infra", "reset-infra: " + reason);
+      write_attempt(db, a, kResetInfraStatus, "reset-infra: " + reason);
       done.push_back(id);
     }
   });

@@ -73,8 +73,21 @@ struct AttemptRecord {
   std::string kind = "run";
 };
 
+/// cases/attempts status and schedule.state of a case that ran its schedule to the end
+/// (the executor's "completed"; its outcomes, OOM kills included, are kept).
+inline constexpr const char* kCompletedStatus = "completed";
 /// Status of an attempts row while its attempt is in flight (written by begin_attempt).
 inline constexpr const char* kInflightStatus = "running";
+/// schedule.state of a planned case that has not run (store_plan).
+inline constexpr const char* kPendingState = "pending";
+/// schedule.state and cases/attempts status of a case to run again (docs/PROTOCOL.md).
+inline constexpr const char* kInfraFailedStatus = "infra_failed";
+/// attempts.status of the operator's `harness mark-infra` and `harness reset-infra` rows;
+/// both leave schedule.state infra_failed.
+inline constexpr const char* kMarkedInfraStatus = "marked_infra";
+inline constexpr const char* kResetInfraStatus = "reset_infra";
+/// cases/attempts status and schedule.state of a case lost after its pressure phase began.
+inline constexpr const char* kLostStatus = "lost";
 
 /// Writes the attempts row of an attempt that starts now: status 'running', ended NULL,
 /// a.started_unix_ns as its real start, a.detail as detail_json. It is replaced by the
@@ -89,11 +102,15 @@ void update_inflight(results::Db& db, const AttemptRecord& a);
 /// started_unix_ns, kind and detail as stored.
 std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string& case_id);
 
-/// Test hook (documented in tests/README.md): when $HARNESS_TEST_PAUSE_AT is
-/// "<point>:<marker file>" and `point` matches, writes `detail` to the marker file and
-/// sleeps (up to 600 s) so that a test can kill the process exactly there. Points: "import"
-/// (inside the bundle import transaction, after the rows are copied, before commit).
-void test_pause_point(const std::string& point, const std::string& detail);
+/// Called by import_attempt inside its transaction, after every row of the bundle and the
+/// attempts row are written and before the commit, with the case id. The `harness`
+/// executable never sets one (nullptr: nothing is called); it is the seam through which a
+/// test build of the CLI (tests/vm/campaign/import_pause.cpp) stops a runner exactly there
+/// to prove that a kill inside the transaction loses nothing. No environment variable or
+/// flag of the shipped binary reaches it.
+using ImportObserver = void (*)(const std::string& case_id);
+/// Installs `observer` (nullptr removes it). Not thread-safe: set it before any import.
+void set_import_observer(ImportObserver observer);
 
 /// Where a case ran, as the runner knows it from the pool (harness/pool/pool.hpp Guest) and
 /// the capacity check: written to the case's row on import and for a lost case.

@@ -4,7 +4,18 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/campaign/campaign_db.hpp"
+
 namespace harness::campaign {
+
+namespace {
+/// Binds the four schedule states the counts below use: ?1 completed, ?2 infra_failed,
+/// ?3 pending, ?4 lost.
+void bind_states(results::Stmt& q) {
+  q.bind(1, kCompletedStatus).bind(2, kInfraFailedStatus);
+  q.bind(3, kPendingState).bind(4, kLostStatus);
+}
+}  // namespace
 
 std::string status_report(results::Db& db) {
   std::string out;
@@ -14,8 +25,9 @@ std::string status_report(results::Db& db) {
   }
   {
     results::Stmt q(db,
-                    "SELECT count(*), sum(state='completed'), sum(state='infra_failed'), sum(state='pending'), "
-                    "(SELECT count(*) FROM attempts), sum(state='lost') FROM schedule");
+                    "SELECT count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
+                    "(SELECT count(*) FROM attempts), sum(state=?4) FROM schedule");
+    bind_states(q);
     q.step();
     out += fmt::format(
         "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts recorded\n", q.int64(0),
@@ -24,8 +36,9 @@ std::string status_report(results::Db& db) {
   }
   {
     results::Stmt q(db,
-                    "SELECT vm, count(*), sum(state='completed'), sum(state='infra_failed'), sum(state='pending'), "
-                    "sum(state='lost') FROM schedule GROUP BY vm ORDER BY vm");
+                    "SELECT vm, count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
+                    "sum(state=?4) FROM schedule GROUP BY vm ORDER BY vm");
+    bind_states(q);
     while (q.step())
       out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0),
                          q.int64(1), q.int64(2), q.int64(5), q.int64(3), q.int64(4));
@@ -37,7 +50,8 @@ std::string status_report(results::Db& db) {
   {  // Lost after the pressure phase started: outcomes, never rerun (PROTOCOL.md).
     results::Stmt q(db,
                     "SELECT s.case_id, c.outcome_json FROM schedule s LEFT JOIN cases c ON c.case_id = s.case_id "
-                    "WHERE s.state = 'lost' ORDER BY s.ordinal");
+                    "WHERE s.state = ?1 ORDER BY s.ordinal");
+    q.bind(1, kLostStatus);
     bool any = false;
     while (q.step()) {
       if (!any) out += "lost (kept as outcomes; `harness mark-infra DB CASE --reason TEXT` to rerun one):\n";
@@ -54,8 +68,9 @@ std::string status_report(results::Db& db) {
   {  // Attempts in flight: a runner is running, or was interrupted (the next run takes them over).
     results::Stmt q(db,
                     "SELECT case_id, attempt, json_extract(detail_json, '$.phase'), "
-                    "json_extract(detail_json, '$.runner_pid') FROM attempts WHERE status = 'running' "
+                    "json_extract(detail_json, '$.runner_pid') FROM attempts WHERE status = ?1 "
                     "ORDER BY case_id");
+    q.bind(1, kInflightStatus);
     bool any = false;
     while (q.step()) {
       if (!any) out += "in flight (a runner is running, or was interrupted: `harness run` takes these over):\n";
@@ -67,7 +82,8 @@ std::string status_report(results::Db& db) {
   {  // Attempts taken over from an interrupted runner (audit trail).
     results::Stmt q(db,
                     "SELECT case_id, attempt, status, json_array_length(detail_json, '$.takeovers') FROM attempts "
-                    "WHERE kind = 'adopted' AND status != 'running' ORDER BY case_id");
+                    "WHERE kind = 'adopted' AND status != ?1 ORDER BY case_id");
+    q.bind(1, kInflightStatus);
     bool any = false;
     while (q.step()) {
       if (!any) out += "taken over after the runner was interrupted:\n";
@@ -109,7 +125,8 @@ std::string status_report(results::Db& db) {
     results::Stmt q(db,
                     "SELECT s.case_id, (SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id), "
                     "(SELECT error FROM attempts a WHERE a.case_id = s.case_id ORDER BY attempt DESC LIMIT 1) "
-                    "FROM schedule s WHERE s.state = 'infra_failed' ORDER BY s.ordinal");
+                    "FROM schedule s WHERE s.state = ?1 ORDER BY s.ordinal");
+    q.bind(1, kInfraFailedStatus);
     bool any = false;
     while (q.step()) {
       if (!any) out += "infra_failed:\n";
@@ -118,7 +135,8 @@ std::string status_report(results::Db& db) {
     }
   }
   {
-    results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = 'pending' ORDER BY ordinal LIMIT 5");
+    results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = ?1 ORDER BY ordinal LIMIT 5");
+    q.bind(1, kPendingState);
     bool any = false;
     while (q.step()) {
       if (!any) out += "next pending:\n";

@@ -1,7 +1,8 @@
 #pragma once
 // What runs this (guest) system, detected from inside it the way systemd-detect-virt does
-// (ours; issue 19 "Real VMs record what ran them"): DMI strings, the CPUID hypervisor flag,
-// the hypervisor's CPUID vendor leaf and the kvm-clock clocksource.
+// (ours; a timing claim holds only on kvm or real hardware, so the record must say what
+// ran it): DMI strings, the CPUID hypervisor flag, the hypervisor's CPUID vendor leaf and
+// the kvm-clock clocksource.
 #include <string>
 
 #include "harness/kernel/fs.hpp"

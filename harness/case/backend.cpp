@@ -13,8 +13,25 @@
 
 namespace hcase {
 
-Backend::Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf, kernel::BusyRetryPolicy retry)
-    : fs_(fs), spec_(spec), conf_(conf), retry_(std::move(retry)) {}
+Backend::Backend(const kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, kernel::BusyRetryPolicy retry)
+    : fs_(fs), spec_(spec), start_(start), retry_(std::move(retry)) {}
+
+int ZramRecord::ebusy_retries() const {
+  int total = 0;
+  for (const auto& r : retried_steps) total += r.retries;
+  return total;
+}
+
+nlohmann::json to_json(const ZramRecord& z) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& r : z.retried_steps) steps.push_back({{"step", r.step}, {"retries", r.retries}, {"errno", r.err}});
+  return {{"device", z.device},
+          {"id", z.id},
+          {"how", kernel::to_string(z.how)},
+          {"released", z.released},
+          {"ebusy_retries", z.ebusy_retries()},
+          {"retried_steps", steps}};
+}
 
 namespace {
 void must(std::vector<StepRecord>& steps, StepRecord r) {
@@ -50,7 +67,7 @@ std::string failed(const StepRecord& s) {
 }
 
 /// The cause of a swapoff that failed: errno, what is still swapped on the device, and
-/// which processes hold swapped memory (issue 16 "the cause, first").
+/// which processes hold swapped memory: the cause first, so that the operator can act on it.
 std::string swapoff_cause(const kernel::Fs& fs, const StepRecord& s, const std::string& path) {
   std::string msg = failed(s);
   try {
@@ -71,7 +88,7 @@ std::string swapoff_cause(const kernel::Fs& fs, const StepRecord& s, const std::
 
 StepRecord Backend::retried(const std::string& name, const std::function<kernel::WriteResult()>& op) {
   auto r = retried_step(name, op, retry_);
-  if (r.retries > 0) retried_steps_.push_back({{"step", r.step}, {"retries", r.retries}, {"errno", r.err}});
+  if (r.retries > 0) retried_steps_.push_back({r.step, r.retries, r.err});
   return r;
 }
 
@@ -136,7 +153,7 @@ void Backend::prepare(std::vector<StepRecord>& steps) {
   must(steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
                          [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
   swapfile_on_ = true;
-  if (conf_ != Configuration::DelayedActivation) {
+  if (start_ == ZramAtStart::On) {
     must(steps, timed_step(fmt::format("swapon {} prio {}", z.dev_path(), spec_.zram_priority),
                            [&] { return kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
     zram_on_ = zram_was_on_ = true;
@@ -180,16 +197,14 @@ std::vector<std::string> Backend::enabled_paths() const {
   return out;
 }
 
+std::optional<ZramRecord> Backend::zram_record() const {
+  if (!zram_) return std::nullopt;
+  return ZramRecord{zram_->dev_path(), zram_->id(), *how_, zram_released_, retried_steps_};
+}
+
 nlohmann::json Backend::zram_json() const {
-  if (!zram_) return nullptr;
-  int total = 0;
-  for (const auto& r : retried_steps_) total += r["retries"].get<int>();
-  return {{"device", zram_->dev_path()},
-          {"id", zram_->id()},
-          {"how", kernel::to_string(*how_)},
-          {"released", zram_released_},
-          {"ebusy_retries", total},
-          {"retried_steps", retried_steps_}};
+  const auto z = zram_record();
+  return z ? to_json(*z) : nlohmann::json();
 }
 
 LeftoverCleanup Backend::cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps,

@@ -2,16 +2,15 @@
 // The swap backends of a case (study; docs/DESIGN.md "Configurations"): zram is "the backend"
 // (high priority), the swapfile is a low-priority spill device present in every
 // configuration. Priorities are set with swapon(2) (kernel::swapon; busybox has no -p).
+// Whether zram is swapped on at the start (ZramAtStart::On) or only prepared and swapped
+// on by activate() when the trigger fires (ZramAtStart::Prepared) is the configuration's
+// choice (harness/case/actions/).
 //
-//   static-zram         zram swapped on before the case; no action.
-//   delayed-activation  zram prepared (algorithm, disksize, swap header) but off; activate()
-//                       swaps it on once when the trigger fires.
-//   bounded-reclaim     zram swapped on before the case (the action is memory.reclaim).
-//
-// The zram device is the harness's own (issue 13 item 5, kernel/zram_owner.hpp): created
-// with zram-control/hot_add for the case (marker under /run) and removed with hot_remove
-// at teardown; without zram-control an unused spare device is borrowed and reset. Devices
-// the harness did not create are never swapped off, reset or removed.
+// The zram device is the harness's own (kernel/zram_owner.hpp): created with
+// zram-control/hot_add for the case (marker under /run) and removed with hot_remove at
+// teardown, so that a device another tool set up (zram-tools, a distro generator) is never
+// touched; without zram-control an unused spare device is borrowed and reset. Devices the
+// harness did not create are never swapped off, reset or removed.
 #include <functional>
 #include <optional>
 #include <string>
@@ -36,19 +35,42 @@ struct LeftoverCleanup {
   std::string cause;
 };
 
+/// zram at the start of a case: swapped on by prepare(), or prepared (algorithm, disksize,
+/// swap header) and left off until activate().
+enum class ZramAtStart { On, Prepared };
+
+/// One step that was retried on EBUSY (outcome_json.zram.retried_steps).
+struct RetriedStep {
+  std::string step;
+  int retries = 0;
+  int err = 0;  ///< errno of the final attempt
+};
+
+/// outcome_json.zram: the harness's zram device of the case.
+struct ZramRecord {
+  std::string device;  ///< "/dev/zramN"
+  int id = 0;
+  kernel::ZramOrigin how = kernel::ZramOrigin::HotAdd;
+  bool released = false;  ///< removed (hot_add) or reset (spare) at teardown
+  std::vector<RetriedStep> retried_steps;
+  int ebusy_retries() const;  ///< sum over retried_steps
+};
+/// {device, id, how, released, ebusy_retries, retried_steps: [{step, retries, errno}]}.
+nlohmann::json to_json(const ZramRecord& z);
+
 class Backend {
  public:
   /// `retry`: backoff for EBUSY on zram reset/hot_remove (tests pass short delays).
-  Backend(const kernel::Fs& fs, const BackendSpec& spec, Configuration conf, kernel::BusyRetryPolicy retry = {});
+  Backend(const kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, kernel::BusyRetryPolicy retry = {});
 
   /// Validates the swapfile (no holes, signature), takes the harness's own zram device
   /// (hot_add + ownership marker; fallback: an unused spare device), configures it
   /// (comp_algorithm, disksize, swap header), swaps on the swapfile at swapfile_priority
-  /// and, unless delayed-activation, zram at zram_priority. Appends steps. Throws
+  /// and, with ZramAtStart::On, zram at zram_priority. Appends steps. Throws
   /// std::runtime_error naming the step on failure (infra_failed; caller tears down).
   void prepare(std::vector<StepRecord>& steps);
 
-  /// delayed-activation: swapon zram at zram_priority (once). Returns the step (errno as
+  /// ZramAtStart::Prepared: swapon zram at zram_priority (once, when the trigger fires). Returns the step (errno as
   /// data; the case goes on whatever it says).
   StepRecord activate();
 
@@ -79,8 +101,9 @@ class Backend {
   std::optional<kernel::ZramOrigin> zram_origin() const { return how_; }
   /// Devices this case swapped on (for restoration verification).
   std::vector<std::string> enabled_paths() const;
-  /// outcome_json.zram (SPEC.md): {device, id, how, released, ebusy_retries,
-  /// retried_steps:[{step, retries, errno}]}; null before a device was taken.
+  /// The device's record (outcome_json.zram, SPEC.md); nullopt before a device was taken.
+  std::optional<ZramRecord> zram_record() const;
+  /// to_json(*zram_record()), or null.
   nlohmann::json zram_json() const;
 
  private:
@@ -89,7 +112,7 @@ class Backend {
 
   kernel::Fs fs_;
   BackendSpec spec_;
-  Configuration conf_;
+  ZramAtStart start_;
   kernel::BusyRetryPolicy retry_;
   std::optional<kernel::Zram> zram_;
   std::optional<kernel::ZramOrigin> how_;
@@ -97,7 +120,7 @@ class Backend {
   bool swapfile_on_ = false;
   bool zram_was_on_ = false;
   bool zram_released_ = false;
-  nlohmann::json retried_steps_ = nlohmann::json::array();
+  std::vector<RetriedStep> retried_steps_;
 };
 
 }  // namespace hcase

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "harness/build_info.hpp"
 #include "results/db.hpp"
 
 namespace hcase {
@@ -13,6 +14,21 @@ std::optional<std::string> json_or_null(const nlohmann::json& j) {
   return j.dump();
 }
 }  // namespace
+
+void fill_case_row(CaseBundle& b, const CaseSpec& spec, int attempt) {
+  b.case_id = spec.case_id;
+  b.campaign = spec.campaign;
+  b.vm = spec.vm;
+  b.regime = spec.regime;
+  b.repeat = spec.repeat;
+  b.triplet_id = spec.triplet_id;
+  b.configuration = to_string(spec.configuration);
+  b.dose_bytes = spec.dose_bytes;
+  b.attempt = attempt;
+  b.spec_json = spec.raw.dump();
+  b.source_commit = harness::build::kSourceCommit;
+  b.source_dirty = harness::build::kSourceDirty ? 1 : 0;
+}
 
 void write_bundle(const std::string& path, const CaseBundle& b) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix);

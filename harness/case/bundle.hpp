@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/case/reclaim_record.hpp"
+#include "harness/case/spec.hpp"
 #include "harness/case/telemetry_sample.hpp"
 
 namespace hcase {
@@ -80,6 +81,10 @@ struct CaseBundle {
   std::optional<RestorationRow> restoration;
   std::vector<std::pair<std::string, std::string>> artifacts;  ///< (name, content)
 };
+
+/// Fills the `cases` columns that the spec and the build decide: ids, configuration, dose,
+/// attempt, spec_json (the document as given), source commit and dirty flag.
+void fill_case_row(CaseBundle& b, const CaseSpec& spec, int attempt);
 
 /// Writes `b` to a new SQLite file at `path` (an existing file, and its -wal/-shm, is
 /// replaced) with results::Db(Mode::Create), all rows in one transaction.

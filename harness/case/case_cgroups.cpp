@@ -19,6 +19,12 @@ nlohmann::json StepRecord::to_json() const {
   return j;
 }
 
+nlohmann::json steps_json(const std::vector<StepRecord>& steps) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& s : steps) a.push_back(s.to_json());
+  return a;
+}
+
 CaseCgroups::CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec)
     : fs_(fs),
       spec_(spec),
@@ -117,6 +123,26 @@ std::vector<pid_t> CaseCgroups::pids() const {
     }
   }
   return out;
+}
+
+OomCounts CaseCgroups::oom_counts() const {
+  OomCounts o;
+  auto cast = [](std::optional<std::uint64_t> v) {
+    return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
+  };
+  try {
+    auto e = bg_.memory_events();
+    o.bg_oom = cast(e.oom());
+    o.bg_oom_kill = cast(e.oom_kill());
+  } catch (const kernel::Error&) {
+  }
+  try {
+    auto e = fg_.memory_events();
+    o.fg_oom = cast(e.oom());
+    o.fg_oom_kill = cast(e.oom_kill());
+  } catch (const kernel::Error&) {
+  }
+  return o;
 }
 
 }  // namespace hcase

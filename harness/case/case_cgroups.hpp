@@ -5,6 +5,7 @@
 // (original) cgroup: the parent enables +memory for its children, so by the
 // no-internal-process rule it must hold no process itself.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct StepRecord {
   int retries = 0;           ///< EBUSY retries before the final result (zram reset/hot_remove)
   /// {"step","duration_ns","errno","message"} plus "retries" when > 0.
   nlohmann::json to_json() const;
+};
+
+/// The steps as a JSON array of StepRecord::to_json().
+nlohmann::json steps_json(const std::vector<StepRecord>& steps);
+
+/// bg and fg memory.events counters at one moment (nullopt = unreadable).
+struct OomCounts {
+  std::optional<std::int64_t> bg_oom, bg_oom_kill, fg_oom, fg_oom_kill;
 };
 
 /// Runs `fn` (returning kernel::WriteResult), timing it into a StepRecord.
@@ -62,6 +71,8 @@ class CaseCgroups {
   std::vector<std::string> present() const;
   /// Pids still in bg, fg or the parent (cgroup.procs), for the stray-process check.
   std::vector<pid_t> pids() const;
+  /// oom and oom_kill of bg and fg memory.events; a file that cannot be read leaves nullopt.
+  OomCounts oom_counts() const;
 
  private:
   kernel::Fs fs_;

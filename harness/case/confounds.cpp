@@ -1,16 +1,33 @@
 // Steal time and own CPU/RSS readings (formats: proc(5)).
 #include "harness/case/confounds.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <sstream>
+
+#include "harness/kernel/procfs.hpp"
 
 namespace hcase {
 
 long user_hz() {
   const long hz = ::sysconf(_SC_CLK_TCK);
   return hz > 0 ? hz : 100;
+}
+
+std::int64_t thread_cpu_ns() {
+  struct timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::optional<std::string> read_clocksource_or_none(const kernel::Fs& fs) {
+  try {
+    return kernel::read_clocksource(fs);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long hz) {
@@ -78,7 +95,13 @@ std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs) {
   return parse_steal_us(r.text, user_hz());
 }
 
-nlohmann::json steal_summary(const std::vector<TelemetrySample>& samples) {
+nlohmann::json StealSummary::to_json() const {
+  return {{"total_us", total_us ? nlohmann::json(*total_us) : nlohmann::json()},
+          {"max_per_s_us", max_per_s_us ? nlohmann::json(*max_per_s_us) : nlohmann::json()},
+          {"samples", samples}};
+}
+
+StealSummary steal_summary(const std::vector<TelemetrySample>& samples) {
   const TelemetrySample* first = nullptr;
   const TelemetrySample* prev = nullptr;
   std::optional<double> max_per_s;
@@ -94,12 +117,13 @@ nlohmann::json steal_summary(const std::vector<TelemetrySample>& samples) {
     }
     prev = &s;
   }
-  nlohmann::json j{{"total_us", nullptr}, {"max_per_s_us", nullptr}, {"samples", n}};
+  StealSummary out;
+  out.samples = n;
   if (n >= 2) {
-    j["total_us"] = *prev->steal_us - *first->steal_us;
-    if (max_per_s) j["max_per_s_us"] = *max_per_s;
+    out.total_us = *prev->steal_us - *first->steal_us;
+    out.max_per_s_us = max_per_s;
   }
-  return j;
+  return out;
 }
 
 }  // namespace hcase

@@ -41,10 +41,22 @@ SelfUsage read_usage(const kernel::Fs& fs, pid_t pid);
 std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs);
 /// USER_HZ (sysconf(_SC_CLK_TCK)).
 long user_hz();
+/// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), ns.
+std::int64_t thread_cpu_ns();
+/// The current clocksource (/sys/devices/system/clocksource/clocksource0/
+/// current_clocksource), nullopt when unreadable.
+std::optional<std::string> read_clocksource_or_none(const kernel::Fs& fs);
 
-/// outcome_json.steal over the samples (warmup..recovery): {total_us (last - first
-/// steal_us), max_per_s_us (largest growth between consecutive samples, scaled to 1 s by
-/// their t_ns distance), samples}; nulls when fewer than 2 samples carry steal_us.
-nlohmann::json steal_summary(const std::vector<TelemetrySample>& samples);
+/// outcome_json.steal over the samples (warmup..recovery).
+struct StealSummary {
+  std::optional<std::int64_t> total_us;  ///< last - first steal_us; null with fewer than 2 samples
+  /// Largest growth between consecutive samples scaled to 1 s by their t_ns distance, us;
+  /// null with fewer than 2 samples.
+  std::optional<double> max_per_s_us;
+  int samples = 0;  ///< samples that carry steal_us
+  /// {total_us, max_per_s_us, samples}.
+  nlohmann::json to_json() const;
+};
+StealSummary steal_summary(const std::vector<TelemetrySample>& samples);
 
 }  // namespace hcase

@@ -3,9 +3,13 @@
 
 namespace hcase {
 
-Controller::Controller(const TriggerSpec& trigger, Configuration conf, std::int64_t pressure_start_ns,
-                       std::int64_t pressure_end_ns, Action action)
-    : predicate_(trigger), conf_(conf), start_ns_(pressure_start_ns), end_ns_(pressure_end_ns), action_(std::move(action)) {}
+Controller::Controller(const TriggerSpec& trigger, std::int64_t pressure_start_ns, std::int64_t pressure_end_ns,
+                       Action action, std::optional<std::string> no_action_note)
+    : predicate_(trigger),
+      no_action_note_(std::move(no_action_note)),
+      start_ns_(pressure_start_ns),
+      end_ns_(pressure_end_ns),
+      action_(std::move(action)) {}
 
 void Controller::on_sample(const TelemetrySample& s, std::vector<ControllerEvent>& events) {
   if (s.t_ns < start_ns_ || s.t_ns > end_ns_) return;
@@ -26,8 +30,8 @@ void Controller::on_sample(const TelemetrySample& s, std::vector<ControllerEvent
   nlohmann::json detail{{"since_pressure_start_ns", w->t_ns - start_ns_},
                         {"min_increase_us", predicate_.spec().min_increase_us},
                         {"consecutive_windows", predicate_.spec().consecutive_windows}};
-  if (conf_ == Configuration::StaticZram) {
-    detail["note"] = "static-zram: no action; would-be firing time recorded";
+  if (no_action_note_) {
+    detail["note"] = *no_action_note_;
     events.push_back({w->t_ns, "would_trigger", w->some_total_us, w->delta_us, 1, w->consecutive, detail});
     return;
   }

@@ -9,11 +9,14 @@
 // (pressure_start_ns, pressure_end_ns] are evaluated. Warmup and recovery windows are
 // not evaluated (their PSI is in telemetry).
 //
-// Actions: static-zram records `would_trigger` and does nothing; delayed-activation and
-// bounded-reclaim record `trigger` and call the action callback (swapon zram /
-// start the memory.reclaim thread), which appends its own events.
+// The response to a firing window is the configuration's (harness/case/actions/): with a
+// no-action note the window is recorded as `would_trigger` (the note in its detail) and
+// nothing else happens (static-zram); otherwise it is recorded as `trigger` and the action
+// callback runs (swapon zram, start the memory.reclaim thread), appending its own events.
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/case/bundle.hpp"
@@ -25,12 +28,14 @@ namespace hcase {
 
 class Controller {
  public:
-  /// `action(t_ns, events)` runs once, on the firing tick, for the two triggered
-  /// configurations; it must not block for long (bounded-reclaim starts a thread).
+  /// `action(t_ns, events)` runs once, on the firing tick, unless the configuration takes
+  /// no action; it must not block for long (bounded-reclaim starts a thread).
   using Action = std::function<void(std::int64_t t_ns, std::vector<ControllerEvent>& events)>;
 
-  Controller(const TriggerSpec& trigger, Configuration conf, std::int64_t pressure_start_ns,
-             std::int64_t pressure_end_ns, Action action);
+  /// `no_action_note`: set = the configuration takes no action (`would_trigger` with this
+  /// note in the event's detail; `action` is never called).
+  Controller(const TriggerSpec& trigger, std::int64_t pressure_start_ns, std::int64_t pressure_end_ns, Action action,
+             std::optional<std::string> no_action_note = std::nullopt);
 
   /// Handles one tick's sample; appends events (window, trigger/would_trigger, error).
   void on_sample(const TelemetrySample& s, std::vector<ControllerEvent>& events);
@@ -39,7 +44,7 @@ class Controller {
 
  private:
   TriggerPredicate predicate_;
-  Configuration conf_;
+  std::optional<std::string> no_action_note_;
   std::int64_t start_ns_, end_ns_;
   Action action_;
 };

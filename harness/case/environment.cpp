@@ -1,4 +1,5 @@
-// Environment record of a case (docs/DESIGN.md "The case"; issue 4 "Environment record").
+// Environment record of a case (docs/DESIGN.md "The case"): what ran the case, so
+// a result can be traced to its kernel, guest and accelerator.
 #include "harness/case/environment.hpp"
 
 #include <sys/utsname.h>

@@ -1,17 +1,20 @@
 #pragma once
-// `harness case run`: one case end to end (docs/DESIGN.md "The case"; issue 4).
+// `harness case run`: one case end to end (docs/DESIGN.md "The case").
 //
 //   leftover cleanup -> qualification -> setup (cgroups, backend) -> canaries start
 //   -> warmup -> pressure (pressure-gen in bg; controller armed) -> recovery
 //   -> restoration (stop, swapoff, zram reset + hot_remove, rmdir, settle, verify) -> bundle
 // A leftover the cleanup cannot release stops the case before qualification (SPEC.md).
+// executor.cpp is that sequence; each step lives in its own file (harness/case/README.md):
+// preconditions.hpp, tick_loop.hpp + measured_schedule.hpp, actions/ (what each
+// configuration does), restoration.hpp, trace_import.hpp, case_outcome.hpp.
 //
 // Clock: CLOCK_MONOTONIC. The schedule origin T0 = now + start lead; phase boundaries are
 // the scheduled times T0, T0+W, T0+W+P, T0+W+P+R (the canaries' shared --start-at-ns is
 // T0, so "requests whose scheduled start lies in the pressure phase" is exact). Telemetry
 // and the controller tick at T0 + k * telemetry_period on absolute sleeps
 // (clock_nanosleep TIMER_ABSTIME); a tick that is already past is skipped, not
-// caught up (counted in telemetry extra_json.missed_ticks).
+// caught up (counted in telemetry extra_json.missed_ticks; tick_loop.hpp).
 //
 // Status: completed (whatever latency, OOM kills, reclaim errors, partial reclaim,
 // unclean restoration) or infra_failed (qualification failed, setup failed, a workload

@@ -3,27 +3,47 @@
 
 #include <cmath>
 
+#include "harness/case/children.hpp"
+
 namespace hcase {
 
-nlohmann::json load_summary(const CaseSpec& spec, const nlohmann::json& report,
-                            const std::vector<ControllerEvent>& events) {
-  nlohmann::json j;
-  j["nominal_rate_mib_s"] = spec.pressure.rate_mib_s;
-  j["active_set_slide_mib_s"] = spec.pressure.active_set_slide_mib_s;
-  j["allocation_bytes"] = nullptr;
-  j["allocation_elapsed_ns"] = nullptr;
-  j["achieved_rate_mib_s"] = nullptr;
-  j["rate_shortfall"] = nullptr;
+namespace {
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+}  // namespace
+
+nlohmann::json LoadSummary::to_json() const {
+  return {{"nominal_rate_mib_s", nominal_rate_mib_s},
+          {"active_set_slide_mib_s", active_set_slide_mib_s},
+          {"allocation_bytes", opt(allocation_bytes)},
+          {"allocation_elapsed_ns", opt(allocation_elapsed_ns)},
+          {"achieved_rate_mib_s", opt(achieved_rate_mib_s)},
+          {"rate_shortfall", opt(rate_shortfall)},
+          {"episode",
+           {{"first_ns", opt(episode.first_ns)},
+            {"last_ns", opt(episode.last_ns)},
+            {"length_s", opt(episode.length_s)},
+            {"fraction_of_pressure", opt(episode.fraction_of_pressure)},
+            {"windows_with_growth", episode.windows_with_growth}}}};
+}
+
+LoadSummary load_summary(const CaseSpec& spec, const nlohmann::json& report,
+                         const std::vector<ControllerEvent>& events) {
+  LoadSummary j;
+  j.nominal_rate_mib_s = spec.pressure.rate_mib_s;
+  j.active_set_slide_mib_s = spec.pressure.active_set_slide_mib_s;
   if (report.is_object() && report.contains("allocated_mib") && report.contains("allocation_elapsed_s") &&
       report["allocated_mib"].is_number() && report["allocation_elapsed_s"].is_number()) {
     const double mib = report["allocated_mib"].get<double>();
     const double secs = report["allocation_elapsed_s"].get<double>();
-    j["allocation_bytes"] = static_cast<std::int64_t>(std::llround(mib * 1048576.0));
-    j["allocation_elapsed_ns"] = static_cast<std::int64_t>(std::llround(secs * 1e9));
+    j.allocation_bytes = static_cast<std::int64_t>(std::llround(mib * 1048576.0));
+    j.allocation_elapsed_ns = static_cast<std::int64_t>(std::llround(secs * 1e9));
     if (secs > 0) {
       const double rate = mib / secs;
-      j["achieved_rate_mib_s"] = rate;
-      j["rate_shortfall"] = 1.0 - rate / spec.pressure.rate_mib_s;
+      j.achieved_rate_mib_s = rate;
+      j.rate_shortfall = 1.0 - rate / spec.pressure.rate_mib_s;
     }
   }
   std::optional<std::int64_t> first, last;
@@ -35,17 +55,24 @@ nlohmann::json load_summary(const CaseSpec& spec, const nlohmann::json& report,
     last = e.t_ns;
     ++n;
   }
-  nlohmann::json ep{{"first_ns", nullptr}, {"last_ns", nullptr}, {"length_s", nullptr},
-                    {"fraction_of_pressure", nullptr}, {"windows_with_growth", n}};
+  j.episode.windows_with_growth = n;
   if (first && last) {
     const double len_s = static_cast<double>(*last - *first) / 1e9;
-    ep["first_ns"] = *first;
-    ep["last_ns"] = *last;
-    ep["length_s"] = len_s;
-    ep["fraction_of_pressure"] = len_s / static_cast<double>(spec.phases.pressure_s);
+    j.episode.first_ns = *first;
+    j.episode.last_ns = *last;
+    j.episode.length_s = len_s;
+    j.episode.fraction_of_pressure = len_s / static_cast<double>(spec.phases.pressure_s);
   }
-  j["episode"] = ep;
   return j;
+}
+
+nlohmann::json read_pressure_gen_report(const std::string& path) {
+  try {
+    const auto text = read_output(path);
+    if (!text.empty()) return nlohmann::json::parse(text);
+  } catch (const std::exception&) {
+  }
+  return nullptr;
 }
 
 }  // namespace hcase

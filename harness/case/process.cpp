@@ -1,4 +1,5 @@
-// Process placement into a cgroup before exec (docs/DESIGN.md "The case"; issue 4).
+// Process placement into a cgroup before exec (docs/DESIGN.md "The case"): the
+// child joins its cgroup before exec, so none of its memory is charged elsewhere.
 #include "harness/case/process.hpp"
 
 #include <fcntl.h>

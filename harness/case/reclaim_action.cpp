@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "harness/case/confounds.hpp"
 #include "harness/kernel/errors.hpp"
 
 namespace hcase {
@@ -53,11 +54,6 @@ ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requeste
                                  std::optional<PgstealRate> concurrent_rate) {
   ReclaimRecord r;
   r.requested_bytes = requested_bytes;
-  auto thread_cpu_ns = [] {
-    struct timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-  };
   auto before = read_counters(bg, true);
   const std::int64_t cpu0 = thread_cpu_ns();
   auto res = bg.reclaim(static_cast<std::uint64_t>(requested_bytes));

@@ -131,7 +131,7 @@ CaseSpec load_spec_file(const std::string& path);
 /// True when `id` matches [A-Za-z0-9._-]{1,128} and is not "." or ".." (SPEC.md).
 bool valid_case_id(const std::string& id);
 
-/// Why `path` is not a safe absolute path, or nullopt when it is. Safe (issue 16, ours):
+/// Why `path` is not a safe absolute path, or nullopt when it is. Safe (ours):
 /// starts with '/', only the characters [A-Za-z0-9._/-], no "." or ".." component, at most
 /// 4096 characters. Host paths of the spec and the campaign (backend.swapfile_path,
 /// canaries.sqlite_db_path) must be safe: they reach swapon(2), workload argv and the fix

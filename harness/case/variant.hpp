@@ -1,5 +1,5 @@
 #pragma once
-// The A/B variant of a case (design ab-pairs, issue 15; ours): what the executor applies
+// The A/B variant of a case (design.kind ab-pairs, docs/CAMPAIGN.md "variants"; ours): what the executor applies
 // before the case and restores after it (harness/case/SPEC.md "variant").
 //
 //   verify boot -> for each sysctl, then each sysfs knob: read `before`, write, read back
@@ -35,7 +35,7 @@ struct VariantSpec {
   std::optional<std::string> kernel_image_dir;               ///< host path (the runner boots it)
 };
 
-// --- validation rules (ours, issue 15; shared by the campaign loader and parse_spec) ----
+// --- validation rules (ours; shared by the campaign loader and parse_spec) ----
 
 /// sysctl name: `[a-z0-9_.]+` with at least one dot, no empty component ("vm.swappiness").
 bool valid_sysctl_name(const std::string& name);

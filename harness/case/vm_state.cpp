@@ -124,4 +124,21 @@ BaselineCheck check_vm_baseline(const VmState& now, const VmBaseline& baseline) 
   return c;
 }
 
+VmStart record_vm_start(const kernel::Fs& fs, const std::string& case_id) {
+  VmStart v;
+  settle_vm(fs, v.steps);
+  v.state = read_vm_state(fs);
+  v.baseline = read_vm_baseline(fs);
+  if (!v.baseline && v.state.mem_available_kib) {
+    v.baseline = VmBaseline{*v.state.mem_available_kib, case_id, kernel::current_boot_id(fs)};
+    try {
+      write_vm_baseline(fs, *v.baseline);
+      v.established_baseline = true;
+    } catch (const kernel::Error& e) {
+      v.steps.push_back({"write VM baseline", 0, EIO, e.what()});
+    }
+  }
+  return v;
+}
+
 }  // namespace hcase

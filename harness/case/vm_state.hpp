@@ -1,5 +1,5 @@
 #pragma once
-// The VM's state between cases (issue 13 item 4; rules ours): on a reused VM
+// The VM's state between cases (rules ours): on a reused VM
 // (`fresh_guest_per_case: false`) page cache, dying cgroups and fragmentation would carry
 // over from case to case. Around every case the executor
 //   1. settles the VM: sync(2) (live root only), writes 3 to /proc/sys/vm/drop_caches and 1
@@ -69,5 +69,17 @@ struct BaselineCheck {
   nlohmann::json to_json() const;
 };
 BaselineCheck check_vm_baseline(const VmState& now, const VmBaseline& baseline);
+
+/// The VM at the start of a case (outcome_json.vm_state.start and .baseline).
+struct VmStart {
+  VmState state;
+  std::vector<StepRecord> steps;      ///< settle_vm's steps, and a failed baseline write
+  std::optional<VmBaseline> baseline;  ///< this boot's baseline (nullopt: none and none could be taken)
+  bool established_baseline = false;  ///< this case stored it (the first case of the boot)
+};
+/// Settles and reads the VM, reads this boot's baseline, and, when there is none, stores
+/// this reading as the baseline for case `case_id` (a failed write is a step with EIO).
+/// Never throws.
+VmStart record_vm_start(const kernel::Fs& fs, const std::string& case_id);
 
 }  // namespace hcase

@@ -164,8 +164,9 @@ std::string baseline_refusal(const hc::Campaign& c, const std::string& base) {
 /// Completed baseline cases (spec_json variant.name) in a campaign DB.
 std::int64_t baseline_cases(const std::string& db_path) {
   const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
-  results::Stmt q(*dbp, "SELECT count(*) FROM cases WHERE status = 'completed' AND "
+  results::Stmt q(*dbp, "SELECT count(*) FROM cases WHERE status = ?1 AND "
                         "json_extract(spec_json, '$.variant.name') = 'baseline'");
+  q.bind(1, harness::campaign::kCompletedStatus);
   q.step();
   return q.int64(0);
 }

@@ -43,12 +43,12 @@ TEST(Confounds, StealSummary) {
   const std::int64_t t[] = {0, 1'000'000'000, 2'000'000'000, 4'000'000'000};
   const std::int64_t v[] = {1'000, 1'000, 31'000, 71'000};
   for (int i = 0; i < 4; ++i) s[i].t_ns = t[i], s[i].steal_us = v[i];
-  auto j = hcase::steal_summary(s);
+  auto j = hcase::steal_summary(s).to_json();
   EXPECT_EQ(j["total_us"], 70'000);
   EXPECT_DOUBLE_EQ(j["max_per_s_us"].get<double>(), 30'000.0);  // 40,000 over 2 s is 20,000/s
   EXPECT_EQ(j["samples"], 4);
   s.resize(1);
-  EXPECT_TRUE(hcase::steal_summary(s)["total_us"].is_null());
+  EXPECT_TRUE(hcase::steal_summary(s).to_json()["total_us"].is_null());
 }
 
 TEST(LoadSummary, AchievedRateAndEpisode) {
@@ -62,7 +62,7 @@ TEST(LoadSummary, AchievedRateAndEpisode) {
       {13 * S, "window", 0, 5000, 0, 0, nullptr, 2 * S, 1},   // irregular, still pressure
       {70 * S, "window", 0, 1200, 1, 1, nullptr, S, 0},       // last: ends at 70 s
       {71 * S, "window", 0, 0, 0, 0, nullptr, S, 0}};
-  auto j = hcase::load_summary(spec, report, ev);
+  auto j = hcase::load_summary(spec, report, ev).to_json();
   EXPECT_EQ(j["allocation_bytes"], 600ll << 20);
   EXPECT_EQ(j["allocation_elapsed_ns"], 25 * S);
   EXPECT_DOUBLE_EQ(j["achieved_rate_mib_s"].get<double>(), 24.0);
@@ -73,7 +73,7 @@ TEST(LoadSummary, AchievedRateAndEpisode) {
   EXPECT_DOUBLE_EQ(j["episode"]["length_s"].get<double>(), 60.0);
   EXPECT_DOUBLE_EQ(j["episode"]["fraction_of_pressure"].get<double>(), 0.2);
   EXPECT_EQ(j["episode"]["windows_with_growth"], 3);
-  auto none = hcase::load_summary(spec, nullptr, {});
+  auto none = hcase::load_summary(spec, nullptr, {}).to_json();
   EXPECT_TRUE(none["achieved_rate_mib_s"].is_null());
   EXPECT_TRUE(none["episode"]["length_s"].is_null());
   EXPECT_EQ(none["episode"]["windows_with_growth"], 0);

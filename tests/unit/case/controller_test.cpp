@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "harness/case/actions/action.hpp"
 #include "harness/case/controller.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/slurp.hpp"
@@ -34,11 +35,16 @@ struct Run {
 Run drive(Configuration conf, const std::vector<std::optional<std::int64_t>>& totals) {
   Run r;
   const std::int64_t s = 1'000'000'000;
-  hcase::Controller c({}, conf, 5 * s, 25 * s, [&](std::int64_t t, std::vector<ControllerEvent>& ev) {
-    ++r.actions;
-    r.action_t = t;
-    ev.push_back({t, "backend_on", {}, {}, {}, {}, nullptr});
-  });
+  // The configuration's own response (actions/): static-zram has a no-action note.
+  const auto action = hcase::make_action(conf);
+  hcase::Controller c(
+      {}, 5 * s, 25 * s,
+      [&](std::int64_t t, std::vector<ControllerEvent>& ev) {
+        ++r.actions;
+        r.action_t = t;
+        ev.push_back({t, "backend_on", {}, {}, {}, {}, nullptr});
+      },
+      action->no_action_note());
   for (std::size_t i = 0; i < totals.size(); ++i) {
     TelemetrySample x;
     x.t_ns = static_cast<std::int64_t>(i) * s;
@@ -78,7 +84,10 @@ TEST(Controller, StaticZramRecordsTheWouldBeFiringTimeWithoutAction) {
   int would = 0;
   std::int64_t t = -1;
   for (const auto& e : r.events)
-    if (e.kind == "would_trigger") ++would, t = e.t_ns;
+    if (e.kind == "would_trigger") {
+      ++would, t = e.t_ns;
+      EXPECT_EQ(e.detail["note"], "static-zram: no action; would-be firing time recorded");
+    }
   EXPECT_EQ(would, 1);
   // v[i] = rec[i+1]; pressure grows from rec[7] = v[6]: windows at 6,7,8 count -> fires at 8 s.
   EXPECT_EQ(t, 8'000'000'000);

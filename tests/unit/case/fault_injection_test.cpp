@@ -9,9 +9,9 @@
 //     ENOMEM/EINTR in teardown is recorded with its errno and makes restoration unclean;
 //   - ReclaimAction: EAGAIN / EINTR from memory.reclaim recorded, and the write made once
 //     (never retried).
-// The whole executor cannot run a case to completion over a fixture tree (mkdir makes
-// empty directories, not cgroups), so the restoration and delayed-swapon cases test the
-// smallest real units that hold the logic: Backend, CaseCgroups, ReclaimAction.
+// The delayed-swapon and teardown cases test the smallest real units that hold the logic
+// (Backend, CaseCgroups, ReclaimAction); restoration as a whole is restoration_test.cpp,
+// and whole cases over the capture are outcome_compat_test.cpp.
 // swapon/swapoff/mkswap are always stubbed (err 0 = pretend success): the tests run as
 // root and must never reach the real syscalls.
 #include <gtest/gtest.h>
@@ -33,84 +33,12 @@
 #include "harness/kernel/swap.hpp"
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
+#include "tests/unit/case/case_scratch.hpp"
 
 namespace fs = std::filesystem;
 using kernel::FaultScope;
 using kernel::FsOp;
-
-namespace {
-
-const std::string kCapture = std::string(HARNESS_SOURCE_DIR) + "/tests/fixtures/6.1.0-57-cloud-amd64/root";
-const std::string kSwapfile = "/var/lib/harness/swapfile";
-
-/// A scratch copy of the capture (removed at destruction).
-class Scratch {
- public:
-  Scratch() {
-    std::string tmpl = (fs::temp_directory_path() / "hk-case-fault-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp");
-    dir_ = tmpl;
-    fs::copy(kCapture, dir_ / "root", fs::copy_options::recursive);
-    // A valid swapfile (no holes, signature), as validate_swapfile wants it.
-    const long page = ::sysconf(_SC_PAGESIZE);
-    std::string img(static_cast<size_t>(page) * 16, '\0');
-    std::memcpy(&img[static_cast<size_t>(page) - 10], "SWAPSPACE2", 10);
-    fs::create_directories(root() / "var/lib/harness");
-    std::ofstream(root() / "var/lib/harness/swapfile", std::ios::binary) << img;
-    // hot_add hands out the capture's unconfigured zram1 (the capture's zram0 is
-    // initialised and swapped on: a device the harness must never touch).
-    put("sys/class/zram-control/hot_add", "1\n");
-    put("proc/sys/kernel/random/boot_id", "case-fault-boot\n");
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path root() const { return dir_ / "root"; }
-  const fs::path& dir() const { return dir_; }
-  void put(const std::string& rel, const std::string& text) const {
-    fs::create_directories((root() / rel).parent_path());
-    std::ofstream(root() / rel) << text;
-  }
-  std::string get(const std::string& rel) const {
-    return test_support::slurp(root() / rel);
-  }
-
- private:
-  fs::path dir_;
-};
-
-hcase::BackendSpec backend_spec() {
-  hcase::BackendSpec b;
-  b.zram_disksize_bytes = 512ll << 20;
-  b.zram_algorithm = "lzo-rle";
-  b.zram_priority = 100;
-  b.swapfile_path = kSwapfile;
-  b.swapfile_priority = 10;
-  return b;
-}
-
-/// Stubs every swap syscall on the case's devices (pretend success).
-void stub_swap(FaultScope& f) {
-  for (FsOp op : {FsOp::Swapon, FsOp::Swapoff, FsOp::Mkswap}) {
-    f.fail("/dev/zram1", 0, op);
-    f.fail(kSwapfile, 0, op);
-  }
-}
-
-const hcase::StepRecord* find_step(const std::vector<hcase::StepRecord>& steps, const std::string& prefix) {
-  for (const auto& s : steps)
-    if (s.step.rfind(prefix, 0) == 0) return &s;
-  return nullptr;
-}
-
-std::string dump(const std::vector<hcase::StepRecord>& steps) {
-  std::string out;
-  for (const auto& s : steps) out += s.to_json().dump() + "\n";
-  return out;
-}
-
-}  // namespace
+using namespace case_test;
 
 // ---------------------------------------------------------------- Backend ----------
 
@@ -130,7 +58,7 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
     FaultScope f;
     f.fail(c.path, c.err, c.op);  // first match wins: set before the stubs
     stub_swap(f);
-    hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::StaticZram);
+    hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On);
     std::vector<hcase::StepRecord> steps;
     try {
       b.prepare(steps);
@@ -151,7 +79,7 @@ TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   FaultScope f;
   f.fail("/dev/zram1", EBUSY, FsOp::Swapon);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::DelayedActivation);
+  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::Prepared);
   std::vector<hcase::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   // Delayed: zram prepared but not swapped on by prepare (the fault was not consumed).
@@ -183,7 +111,7 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     f.fail("/dev/zram1", err, FsOp::Swapoff);
     stub_swap(f);
     kernel::Fs fsx(t.root());
-    hcase::Backend b(fsx, backend_spec(), hcase::Configuration::BoundedReclaim);
+    hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On);
     std::vector<hcase::StepRecord> steps;
     ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
     std::vector<hcase::StepRecord> down;
@@ -214,10 +142,9 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
 }
 
 // ------------------------------------------- the harness's own zram device ----------
-// issue 13 item 5: hot_add/hot_remove, ownership marker, EBUSY retried and recorded,
-// foreign devices untouched; issue 16: a leftover that cannot be released says why.
-
-kernel::BusyRetryPolicy fast_retry() { return kernel::BusyRetryPolicy{{1'000'000, 1'000'000, 1'000'000}}; }
+// hot_add/hot_remove, ownership marker, EBUSY retried and recorded, foreign devices
+// untouched (a device another tool set up is never the harness's); a leftover that cannot
+// be released says why (the cause first, so that the operator can act on it).
 
 TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
   Scratch t;
@@ -225,7 +152,7 @@ TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
   FaultScope f;
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram hot_add -> zram1"), nullptr) << dump(steps);
@@ -257,7 +184,7 @@ TEST(ZramOwnership, TransientEbusyOnResetAndHotRemoveIsRetriedAndRecorded) {
   FaultScope f;
   f.fail("zram1/reset", EBUSY, FsOp::Write, 2).fail("zram-control/hot_remove", EBUSY, FsOp::Write, 1);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::Configuration::BoundedReclaim, fast_retry());
+  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   b.teardown(down);
@@ -283,7 +210,7 @@ TEST(ZramOwnership, PersistentEbusyGivesUpAfterTheBoundAndKeepsTheMarker) {
   f.fail("zram-control/hot_remove", EBUSY, FsOp::Write);
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps));
   b.teardown(down);
@@ -308,7 +235,7 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   FaultScope f;
   stub_swap(f);
   kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram: no /sys/class/zram-control; borrowing unused zram1"), nullptr) << dump(steps);
@@ -320,7 +247,7 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   EXPECT_FALSE(kernel::read_zram_owner(fsx));
   // No spare left (zram1 initialised by somebody): refused, with the module parameter.
   t.put("sys/block/zram1/initstate", "1\n");
-  hcase::Backend b2(fsx, backend_spec(), hcase::Configuration::StaticZram, fast_retry());
+  hcase::Backend b2(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
   std::vector<hcase::StepRecord> steps2;
   try {
     b2.prepare(steps2);
@@ -384,13 +311,6 @@ TEST(ZramOwnership, LeftoverSwapoffEnomemStopsWithTheCauseAndTheHolders) {
 }
 
 // ---------------------------------------------------------------- CaseCgroups ------
-
-hcase::CgroupsSpec cgroups_spec() {
-  hcase::CgroupsSpec c;
-  c.parent = "harness";
-  c.bg_memory_max_bytes = 200ll << 20;
-  return c;
-}
 
 TEST(FaultCgroups, CreateFailureNamesTheStepAndErrno) {
   Scratch t;
@@ -502,42 +422,6 @@ TEST(FaultReclaim, UnreadableMemoryStatIsNullNotZero) {
 
 // ---------------------------------------------------------------- executor ---------
 
-/// A host with no leftovers (no harness cgroup, no swap active) and workload stand-ins
-/// that leave t.dir()/ran if anything ever starts them; returns the executor options.
-hcase::ExecutorOptions executor_host(const Scratch& t) {
-  fs::remove_all(t.root() / "sys/fs/cgroup/harness");
-  t.put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
-  t.put("proc/self/oom_score_adj", "0\n");
-  t.put("sys/block/zram0/initstate", "0\n");
-  const fs::path bin = t.dir() / "bin";
-  fs::create_directories(bin);
-  for (const char* b : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
-    std::ofstream(bin / b) << "#!/bin/sh\ntouch " << (t.dir() / "ran").string() << "\n";
-    fs::permissions(bin / b, fs::perms::owner_all);
-  }
-  std::ofstream(t.dir() / "canary.db") << "x";
-  hcase::ExecutorOptions o;
-  o.out_dir = (t.dir() / "out").string();
-  o.root = t.root().string();
-  o.bin_dir = bin.string();
-  o.accelerator = "tcg";
-  o.skip_qualification = true;
-  o.start_lead_ns = 0;
-  return o;
-}
-
-/// The valid spec `id` with 1 s phases and its canary DB in `t`, as JSON.
-nlohmann::json executor_spec_json(const Scratch& t, const std::string& id) {
-  auto j = test_support::valid_spec(id);
-  j["canaries"]["sqlite_db_path"] = (t.dir() / "canary.db").string();
-  j["phases_s"] = {{"warmup", 1}, {"pressure", 1}, {"recovery", 1}};
-  return j;
-}
-
-hcase::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
-  return hcase::parse_spec(executor_spec_json(t, id).dump(), "test");
-}
-
 TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   Scratch t;
   const auto o = executor_host(t);
@@ -575,8 +459,8 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   EXPECT_EQ(te.int64(0), 0);
 }
 
-// issue 16 "the cause, first": a leftover swap device that cannot be released stops the
-// case before any cgroup is created, naming swapoff's errno and who holds the memory.
+// The cause first: a leftover swap device that cannot be released stops the case before
+// any cgroup is created, naming swapoff's errno and who holds the memory.
 TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
   Scratch t;
   const auto o = executor_host(t);
@@ -610,31 +494,8 @@ TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
 
 // ---------------------------------------------------------------- A/B variant ------
 
-namespace {
-/// Runs the A/B candidate case `id` (variant name "candidate", pair
-/// vm0/fast-structured/1/bounded-reclaim, plus `knobs`: sysctls / sysfs / cmdline) on a host
-/// with no leftovers in `t` (executor_host), under the caller's faults in `f` (set before the
-/// call: the first match wins) and the swap stubs.
-hcase::ExecutorResult run_candidate(const Scratch& t, FaultScope& f, const std::string& id, nlohmann::json knobs) {
-  const auto o = executor_host(t);
-  auto j = executor_spec_json(t, id);
-  knobs["name"] = "candidate";
-  knobs["pair_id"] = "vm0/fast-structured/1/bounded-reclaim";
-  j["variant"] = knobs;
-  stub_swap(f);
-  return hcase::run_case(hcase::parse_spec(j.dump(), "test"), o);
-}
-
-nlohmann::json bundle_outcome(const std::string& path) {
-  results::Db db(path, results::Db::Mode::ReadOnly);
-  results::Stmt c(db, "SELECT outcome_json FROM cases");
-  if (!c.step()) return nullptr;
-  return nlohmann::json::parse(c.text(0));
-}
-}  // namespace
-
-// issue 15: the wrong guest (a cmdline parameter missing) is infra_failed before any
-// cgroup exists and before any knob is written.
+// The wrong guest (a cmdline parameter missing) is infra_failed before any cgroup exists
+// and before any knob is written: a candidate case must never run on the baseline's boot.
 TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
   Scratch t;
   FaultScope f;

@@ -90,7 +90,7 @@ TEST(WindowLength, ExactConsecutiveValuesAcrossMixedWindows) {
 TEST(WindowLength, ControllerRecordsWindowNsAndIrregular) {
   std::vector<hcase::ControllerEvent> ev;
   int actions = 0;
-  hcase::Controller c({}, hcase::Configuration::BoundedReclaim, 0, 100 * kS,
+  hcase::Controller c({}, 0, 100 * kS,
                       [&](std::int64_t, std::vector<hcase::ControllerEvent>&) { ++actions; });
   const std::int64_t reads[] = {25'000'000, 1'030'000'000, 3'025'000'000, 4'020'000'000};
   for (int i = 0; i < 4; ++i) {

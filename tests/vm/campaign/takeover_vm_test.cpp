@@ -1,7 +1,8 @@
-// Runner takeover on a real local guest (issue 16): `harness run` is killed with SIGKILL in
-// the pressure phase of case 2, then the same command is run again and killed during the
-// import of case 2's bundle (test hook HARNESS_TEST_PAUSE_AT=import:FILE, tests/README.md),
-// then run a third time. It finishes the campaign; every case is in `cases` exactly once;
+// Runner takeover on a real local guest: `harness run` is killed with SIGKILL in the
+// pressure phase of case 2, then the same command is run again and killed during the
+// import of case 2's bundle (run by harness-import-pause, the CLI built with the pause of
+// import_pause.cpp: HARNESS_TEST_PAUSE_AT=import:FILE, tests/README.md), then run a third
+// time with `harness`. It finishes the campaign; every case is in `cases` exactly once;
 // the attempts row of case 2 keeps its real start and records both interruptions and takeovers.
 // Campaign: tests/vm/campaign/takeover.yaml (smoke's mechanism with shorter phases).
 #include "results/db.hpp"
@@ -37,7 +38,8 @@ const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campa
 
 /// Starts `harness run takeover.yaml --db DB --plain` in the background, with `vm`'s
 /// environment and output appended to its log, so that the test can kill it;
-/// `pause_marker` non-empty sets HARNESS_TEST_PAUSE_AT=import:<pause_marker>.
+/// `pause_marker` non-empty runs harness-import-pause instead (the same CLI, plus the
+/// pause) with HARNESS_TEST_PAUSE_AT=import:<pause_marker>.
 pid_t spawn_run(const test_support::CampaignVm& vm, const std::string& db, const std::string& pause_marker) {
   const pid_t pid = fork();
   if (pid == 0) {
@@ -45,7 +47,9 @@ pid_t spawn_run(const test_support::CampaignVm& vm, const std::string& db, const
     std::freopen(vm.log.c_str(), "a", stderr);
     setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
     if (!pause_marker.empty()) setenv("HARNESS_TEST_PAUSE_AT", ("import:" + pause_marker).c_str(), 1);
-    const std::string harness = test_support::harness_binary();
+    const std::string harness = pause_marker.empty()
+                                    ? test_support::harness_binary()
+                                    : std::string(HARNESS_BINARY_DIR) + "/tests/vm/campaign/harness-import-pause";
     execl(harness.c_str(), harness.c_str(), "run", kCampaign.c_str(), "--db", db.c_str(), "--plain",
           static_cast<char*>(nullptr));
     _exit(127);

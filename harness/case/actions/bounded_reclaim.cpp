@@ -1,0 +1,52 @@
+// bounded-reclaim (study): zram swapped on before the case; when the trigger fires, one
+// write of the dose to bg memory.reclaim (reclaim_action.hpp: on its own thread, because
+// the write blocks and telemetry must keep ticking). Its record (reclaim_record.hpp) is
+// the `reclaim_end` event, the reclaim_actions row and outcome_json.reclaim.
+#include "harness/case/actions/action.hpp"
+
+#include "harness/case/reclaim_action.hpp"
+#include "harness/kernel/fs.hpp"
+
+namespace hcase {
+
+namespace {
+class BoundedReclaim final : public ConfigurationAction {
+ public:
+  ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
+
+  void on_trigger(std::int64_t t_ns, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
+    const std::int64_t dose = *ctx.spec.dose_bytes;  // required for bounded-reclaim (parse_spec)
+    events.push_back({kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                      nlohmann::json{{"trigger_t_ns", t_ns}, {"requested_bytes", dose}}});
+    reclaim_.emplace(ctx.bg, ctx.reclaim_settle_ns);
+    // Concurrent limit reclaim: bg pgsteal over the 3 windows up to this tick (its sample
+    // is already the last one).
+    reclaim_->start(dose, pgsteal_rate_before(ctx.telemetry, 3));
+  }
+
+  void finish(ActionContext& ctx, CaseBundle& bundle, CaseOutcome& outcome) override {
+    if (!reclaim_) return;
+    const auto rec = reclaim_->join();
+    if (!rec) return;
+    const std::int64_t page = ctx.page_size_bytes;
+    bundle.events.push_back({rec->end_ns, "reclaim_end", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                             rec->to_json(page)});
+    ReclaimRow row;
+    static_cast<ReclaimReadings&>(row) = *rec;
+    row.achieved_bytes = rec->achieved_bytes(page);
+    row.achieved_counter = rec->counter;
+    row.concurrent_estimate_bytes = rec->concurrent_estimate_bytes(page);
+    row.achieved_conservative_bytes = rec->achieved_conservative_bytes(page);
+    row.achieved_settled_bytes = rec->achieved_settled_bytes(page);
+    bundle.reclaims.push_back(row);
+    outcome.reclaim = ReclaimOutcome{*rec, page};
+  }
+
+ private:
+  std::optional<ReclaimAction> reclaim_;
+};
+}  // namespace
+
+std::unique_ptr<ConfigurationAction> bounded_reclaim_action() { return std::make_unique<BoundedReclaim>(); }
+
+}  // namespace hcase

@@ -1,0 +1,20 @@
+#pragma once
+// The running case's phase as the agent reads it: <out dir>/phase (harness/agent/API.md),
+// one word (warmup | pressure | recovery | restoration), replaced atomically (write +
+// rename) when the phase changes. A progress display only: a write that fails never fails
+// the case.
+#include <string>
+
+namespace hcase {
+
+class PhaseFile {
+ public:
+  explicit PhaseFile(std::string out_dir) : out_dir_(std::move(out_dir)) {}
+  /// Writes `phase` when it differs from the last one written.
+  void report(const std::string& phase);
+
+ private:
+  std::string out_dir_, last_;
+};
+
+}  // namespace hcase

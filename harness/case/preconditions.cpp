@@ -1,0 +1,79 @@
+// Preconditions and qualification of a case (preconditions.hpp).
+#include "harness/case/preconditions.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "harness/case/backend.hpp"
+#include "harness/kernel/procfs.hpp"
+
+namespace hcase {
+
+std::optional<std::string> check_workload_inputs(const std::string& bin_dir, const CaseSpec& spec) {
+  for (const char* bin : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
+    const auto p = std::filesystem::path(bin_dir) / bin;
+    if (::access(p.c_str(), X_OK) != 0)
+      return fmt::format("workload binary {} not executable: {}", p.string(), std::strerror(errno));
+  }
+  if (::access(spec.canaries.sqlite_db_path.c_str(), R_OK) != 0)
+    return fmt::format("canaries.sqlite_db_path {}: {} (build it with `canary-sqlite prepare`)",
+                       spec.canaries.sqlite_db_path, std::strerror(errno));
+  return std::nullopt;
+}
+
+std::optional<std::string> protect_from_oom_killer(const kernel::Fs& fs) {
+  auto adj = kernel::write_oom_score_adj(fs, -1000);
+  if (!adj.ok()) return "cannot set own oom_score_adj to -1000: " + adj.message();
+  return std::nullopt;
+}
+
+std::optional<std::string> clean_leftovers(const kernel::Fs& fs, const CaseCgroups& cgroups,
+                                           const BackendSpec& backend, std::vector<StepRecord>& steps) {
+  if (cgroups.parent().exists()) {
+    steps.push_back(cgroups.kill_all(10'000'000'000));
+    cgroups.remove(steps);
+  }
+  const auto leftovers = Backend::cleanup_leftovers(fs, backend, steps);
+  if (!leftovers.released) return leftovers.cause;
+  if (!cgroups.present().empty())
+    return fmt::format("leftover cgroup {} could not be removed", cgroups.present().front());
+  return std::nullopt;
+}
+
+qualify::Options qualification_options(const CaseSpec& spec, const ExecutorOptions& opt) {
+  qualify::Options q;
+  q.root = opt.root;
+  q.swapfile_path = spec.backend.swapfile_path;
+  q.zram_algorithm = spec.backend.zram_algorithm;  // the campaign's compressor must be available
+  q.case_min_swap_priority = spec.backend.swapfile_priority;  // foreign active swap must sit below
+  q.vcpus = static_cast<unsigned>(spec.vm_vcpus);
+  q.memory_mib = static_cast<std::uint64_t>(spec.vm_memory_mib);
+  q.pinned_commit = spec.pinned_commit;
+  q.disk_path = opt.out_dir;
+  q.min_free_disk_bytes = opt.min_free_disk_bytes;
+  return q;
+}
+
+Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {
+  Qualification out;
+  if (opt.skip_qualification) {
+    out.skipped = true;
+    out.report = {{"skipped", true}, {"note", "--skip-qualification (development only)"}};
+    return out;
+  }
+  const auto rep = qualify::run(qualification_options(spec, opt));
+  out.report = rep.to_json();
+  if (!rep.passed) {
+    std::string why;
+    for (const auto& r : rep.reasons()) why += (why.empty() ? "" : "; ") + r;
+    out.failure = "host not qualified: " + why;
+  }
+  return out;
+}
+
+}  // namespace hcase
