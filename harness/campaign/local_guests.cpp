@@ -1,5 +1,6 @@
 // Local guests of a campaign and their takeover (see local_guests.hpp).
 #include "harness/campaign/local_guests.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/preflight.hpp"
@@ -34,7 +35,7 @@ std::string owner_db_path(const std::string& db) { return fs::absolute(db).lexic
 
 std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
   try {
-    const auto j = nlohmann::json::parse(hvm::read_file(owner_path(state_dir)));
+    const auto j = hjson::parse_file(owner_path(state_dir));
     GuestOwner o;
     o.campaign = j.at("campaign").get<std::string>();
     o.db = j.at("db").get<std::string>();
