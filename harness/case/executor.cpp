@@ -27,6 +27,7 @@
 #include "harness/case/environment.hpp"
 #include "harness/case/load_summary.hpp"
 #include "harness/case/process.hpp"
+#include "harness/case/qualification_options.hpp"
 #include "harness/case/reclaim_action.hpp"
 #include "harness/case/restoration_check.hpp"
 #include "harness/case/telemetry.hpp"
@@ -469,17 +470,7 @@ ExecutorResult CaseRun::run_inner() {
     b_.qualification_json = nlohmann::json{{"skipped", true}, {"note", "--skip-qualification (development only)"}}.dump();
     outcome_["qualification_skipped"] = true;
   } else {
-    qualify::Options q;
-    q.root = opt_.root;
-    q.swapfile_path = spec_.backend.swapfile_path;
-    q.zram_algorithm = spec_.backend.zram_algorithm;  // the campaign's compressor must be available
-    q.case_min_swap_priority = spec_.backend.swapfile_priority;  // foreign active swap must sit below
-    q.vcpus = static_cast<unsigned>(spec_.vm_vcpus);
-    q.memory_mib = static_cast<std::uint64_t>(spec_.vm_memory_mib);
-    q.pinned_commit = spec_.pinned_commit;
-    q.disk_path = opt_.out_dir;
-    q.min_free_disk_bytes = opt_.min_free_disk_bytes;
-    auto rep = qualify::run(q);
+    auto rep = qualify::run(case_qualification_options(spec_, opt_.root, opt_.out_dir, opt_.min_free_disk_bytes));
     b_.qualification_json = rep.to_json().dump();
     if (!rep.passed) {
       std::string why;
