@@ -145,11 +145,11 @@ class WireStream final : public httplib::Stream {
       std::memcpy(ptr, buf_.data() + pos_, n);
       const std::size_t body_part = pos_ + n > head_end_ ? pos_ + n - std::max(pos_, head_end_) : 0;
       pos_ += n;
-      if (body_part > body_budget_) return fail_over();
+      if (body_part > body_budget_) return fail();
       body_budget_ -= body_part;
       return static_cast<ssize_t>(n);
     }
-    if (body_budget_ == 0) return fail_over();
+    if (body_budget_ == 0) return fail();  // more raw body than the limit allows
     const ssize_t n = wire_read(ptr, std::min(size, body_budget_), body_deadline_);
     if (n > 0) body_budget_ -= static_cast<std::size_t>(n);
     // A body that stalls past its deadline: the handler still answers (408), then the
@@ -304,7 +304,6 @@ class WireStream final : public httplib::Stream {
     failed_ = true;
     return -1;
   }
-  ssize_t fail_over() { return fail(); }
 
   /// One header line: rejects obs-fold and ambiguous framing; notes the framing.
   static bool check_header(std::string_view line, bool& content_length, bool& chunked, unsigned long long& length,

@@ -392,7 +392,7 @@ struct Server::Impl {
     try {
       p = read_small_file(c.dir / "out" / "phase", 64).value_or("");
     } catch (const std::exception&) {
-      p = "";  // the executor replaces the file: a torn read is the previous phase's
+      p = "";  // unreadable: reported as setup (the phase is for display, never judged)
     }
     while (!p.empty() && (p.back() == '\n' || p.back() == ' ')) p.pop_back();
     static const char* known[] = {"setup", "warmup", "pressure", "recovery", "restoration", "done"};

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -65,9 +66,11 @@ class AgentFixture : public ::testing::Test {
 
   void SetUp() override {
     std::signal(SIGPIPE, SIG_IGN);  // the agent may close a TLS connection while a client writes
-    dir = fs::temp_directory_path() /
-          ("agent-test-" + std::to_string(getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterised test's name holds a '/' ("Name/Tls"): flattened, so that TearDown
+    // removes the whole directory rather than leaving an empty parent in /tmp.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    dir = fs::temp_directory_path() / ("agent-test-" + std::to_string(getpid()) + "-" + name);
     fs::remove_all(dir);
     fs::create_directories(dir);
     marker = dir / "ran.txt";

@@ -76,36 +76,30 @@ class Raw {
     return true;
   }
 
-  /// Everything the agent sends until it closes the connection or `timeout` passes.
-  std::string read_until_closed(milliseconds timeout) {
-    std::string out;
+  /// Reads into received() until `done()` holds, the agent closes the connection or
+  /// `timeout` passes.
+  template <typename Done>
+  void read_until(Done done, milliseconds timeout) {
     const auto until = Clock::now() + timeout;
-    while (Clock::now() < until) {
-      if (!readable(until)) break;
+    while (!closed_ && !done() && readable(until)) {  // at least one look, even when timeout is 0
       char buf[4096];
       const int n = ssl_ ? SSL_read(ssl_, buf, sizeof buf) : static_cast<int>(::recv(fd_, buf, sizeof buf, 0));
-      if (n <= 0) {
+      if (n <= 0)
         closed_ = true;
-        break;
-      }
-      out.append(buf, static_cast<std::size_t>(n));
+      else
+        got_.append(buf, static_cast<std::size_t>(n));
     }
-    return out;
+  }
+
+  /// Everything the agent sends until it closes the connection or `timeout` passes.
+  std::string read_until_closed(milliseconds timeout) {
+    read_until([] { return false; }, timeout);
+    return got_;
   }
 
   /// The first line the agent sends within `timeout` ("" when none came).
   std::string status_line(milliseconds timeout) {
-    const auto until = Clock::now() + timeout;
-    while (Clock::now() < until && got_.find("\r\n") == std::string::npos) {
-      if (!readable(until)) break;
-      char buf[4096];
-      const int n = ssl_ ? SSL_read(ssl_, buf, sizeof buf) : static_cast<int>(::recv(fd_, buf, sizeof buf, 0));
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      got_.append(buf, static_cast<std::size_t>(n));
-    }
+    read_until([this] { return got_.find("\r\n") != std::string::npos; }, timeout);
     return got_.substr(0, got_.find("\r\n"));
   }
   const std::string& received() const { return got_; }
@@ -120,16 +114,7 @@ class Raw {
 
   /// True when the agent closes the connection within `timeout` (anything it sends first is kept).
   bool closed_within(milliseconds timeout) {
-    const auto until = Clock::now() + timeout;
-    while (!closed_ && Clock::now() < until) {
-      if (!readable(until)) break;
-      char buf[4096];
-      const int n = ssl_ ? SSL_read(ssl_, buf, sizeof buf) : static_cast<int>(::recv(fd_, buf, sizeof buf, 0));
-      if (n <= 0)
-        closed_ = true;
-      else
-        got_.append(buf, static_cast<std::size_t>(n));
-    }
+    read_until([] { return false; }, timeout);
     return closed_;
   }
 
@@ -150,7 +135,9 @@ long rss_kib(pid_t pid) {
   return 0;
 }
 
-/// Bytes the process has read with read(2)/recv(2) so far (/proc/<pid>/io rchar).
+/// Bytes the process has read with read(2) so far (/proc/<pid>/io rchar). OpenSSL reads
+/// its socket with read(2), so over TLS this counts what the agent took off the wire;
+/// httplib's plain sockets use recv(2), which rchar does not count.
 long long read_bytes(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/io");
   for (std::string l; std::getline(in, l);)
@@ -364,8 +351,9 @@ TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
   EXPECT_EQ(health_within_1s(), 200);
 }
 
-// One million header lines: 431 after the first 64, the agent stops reading, its memory
-// does not grow by the 8 MB sent (it grew from 22 to 150 MB and kept it).
+// One million header lines: 431 after the first 64, the agent stops reading and closes
+// (the client cannot get all 8 MB out: only what the socket buffers hold), and its memory
+// does not grow by what was sent (it grew by about 110 MB and kept it).
 TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   ASSERT_TRUE(start());
   ASSERT_EQ(health_within_1s(), 200);
@@ -390,12 +378,16 @@ TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   std::printf("agent RSS before %ld KiB, after one million header lines %ld KiB; it read %lld bytes; the client "
               "got %d lines out before the agent closed\n",
               rss0, rss1, read_by_agent, sent_lines);
-  EXPECT_LT(read_by_agent, 4 << 20) << "the agent kept reading the header lines";
+  if (tls) {
+    EXPECT_LT(read_by_agent, 4 << 20) << "the agent kept reading the header lines";
+  }
   EXPECT_LT(sent_lines, 1000000) << "the agent accepted all one million header lines";
+  EXPECT_LT(rss1 - rss0, 32 * 1024) << "the agent's RSS grew by " << (rss1 - rss0) << " KiB";
 }
 
-// A body declared at 50 MB: 413 at once, and the agent reads only a bounded part of it
-// (it used to read all 50 MB, holding a thread).
+// A body declared at 50 MB: 413 at once, and the agent reads only a bounded part of it and
+// closes (it used to read all 50 MB, holding a thread): the client cannot get all 50 MiB
+// out, only what the socket buffers hold.
 TEST_P(AgentHostile, DeclaredFiftyMegabyteBodyIsRefusedUnread) {
   ASSERT_TRUE(start());
   ASSERT_EQ(health_within_1s(), 200);
@@ -411,20 +403,26 @@ TEST_P(AgentHostile, DeclaredFiftyMegabyteBodyIsRefusedUnread) {
   const long long read_by_agent = read_bytes(pid) - read0;
   std::printf("50 MB body: the client sent %d MiB before the agent closed; the agent read %lld bytes\n", sent,
               read_by_agent);
-  EXPECT_LT(read_by_agent, 8 << 20) << "the agent read the refused body";
+  if (tls) {
+    EXPECT_LT(read_by_agent, 8 << 20) << "the agent read the refused body";
+  }
+  EXPECT_LT(sent, 50) << "the agent read all of the refused body";
   EXPECT_TRUE(runs().empty());
   EXPECT_TRUE(fs::is_empty(state / "cases"));
 }
 
-// The rest of a refused chunked body is never parsed as further requests: one answer (413)
-// and the connection closes.
+// What follows a refused chunked body is never parsed as further requests: one answer
+// (413) and the connection closes. The request after the body is sent once the 413 has
+// arrived (the library used to keep the connection and answer it despite its own
+// "Connection: close").
 TEST_P(AgentHostile, RefusedChunkedBodyIsNotParsedAsFurtherRequests) {
   ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--max-body-bytes", "4096"}));
   Raw r(port, tls);
   ASSERT_TRUE(r.ok());
-  const std::string smuggled = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
   ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Transfer-Encoding: chunked\r\n\r\n1388\r\n" +
-                     std::string(5000, 'x') + "\r\n" + smuggled + smuggled));
+                     std::string(5000, 'x')));
+  ASSERT_EQ(r.status_line(seconds(10)), "HTTP/1.1 413 Payload Too Large") << r.received();
+  r.send("\r\nGET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");  // fails once the agent has closed
   const std::string all = r.read_until_closed(seconds(10));
   std::size_t answers = 0;
   for (std::size_t p = all.find("HTTP/1.1 "); p != std::string::npos; p = all.find("HTTP/1.1 ", p + 1)) ++answers;
@@ -468,8 +466,8 @@ TEST_P(AgentHostile, CancelledCaseWithAnUncleanRestorationMarksTheVm) {
   EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
   EXPECT_EQ(fin["exit_code"], 0) << "the executor must end on SIGTERM after its restoration, not by SIGKILL";
   EXPECT_TRUE(fs::exists(dir / "restored"));
-  EXPECT_EQ(fin["restoration"]["clean"], false) << fin.dump();
-  ASSERT_TRUE(fs::exists(state / "unclean.json"));
+  EXPECT_EQ(fin.value(json::json_pointer("/restoration/clean"), json()), false) << fin.dump();
+  EXPECT_TRUE(fs::exists(state / "unclean.json"));
   std::string body;
   EXPECT_EQ(post_spec(valid_spec("case-next"), &body), 412);
   EXPECT_NE(body.find("zram device /dev/zram1 still active"), std::string::npos) << body;
@@ -598,7 +596,8 @@ TEST_P(AgentHostile, SpecsAimedAtTheVmsOwnServicesGet400) {
     ASSERT_TRUE(r) << b.what;
     EXPECT_EQ(r->status, 400) << b.what << ": " << r->body;
     const json j = json::parse(r->body);
-    EXPECT_EQ(j["field"], b.field) << b.what << ": " << r->body;
+    EXPECT_EQ(j.value("field", json()), b.field) << b.what << ": " << r->body;
+    if (r->status == 202) wait_final(spec["case_id"].get<std::string>());  // accepted: the next input is judged alone
   }
   EXPECT_TRUE(runs().empty());
   EXPECT_TRUE(fs::is_empty(state / "cases"));
