@@ -1,5 +1,6 @@
 // Attempts audit trail (see attempts_audit.hpp).
 #include "analysis/attempts_audit.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "analysis/db_columns.hpp"
 
@@ -26,7 +27,7 @@ std::vector<AttemptRow> load_attempts(results::Db& db) {
     r.configuration = st.text(4);
     r.kind = st.opt_text(5).value_or("run");
     if (auto d = st.opt_text(6)) {
-      const auto j = nlohmann::json::parse(*d, nullptr, false);
+      const auto j = hjson::parse_or_discarded(*d);
       if (j.is_object() && j.contains("reason") && j["reason"].is_string()) r.reason = j["reason"].get<std::string>();
     }
     out.push_back(std::move(r));

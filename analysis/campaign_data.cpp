@@ -1,5 +1,6 @@
 // Campaign DB loading (see campaign_data.hpp).
 #include "analysis/campaign_data.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "analysis/db_columns.hpp"
 #include "results/db.hpp"
@@ -160,7 +161,7 @@ CampaignData load_campaign(const std::string& db_path) {
     c.accelerator = cs.opt_text(9).value_or("unknown");
     c.kernel_release = cs.opt_text(10).value_or("");
     c.page_size_bytes = cs.opt_int64(11).value_or(4096);
-    if (auto oj = cs.opt_text(13)) c.outcome_json = nlohmann::json::parse(*oj, nullptr, false);
+    if (auto oj = cs.opt_text(13)) c.outcome_json = hjson::parse_or_discarded(*oj);
     if (c.outcome_json.is_discarded()) {
       out.warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
       c.outcome_json = nullptr;
@@ -171,7 +172,7 @@ CampaignData load_campaign(const std::string& db_path) {
       out.warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
     };
     try {
-      c.spec = nlohmann::json::parse(cs.text(12));
+      c.spec = hjson::parse(cs.text(12), "cases.spec_json");
     } catch (const std::exception& e) {
       if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
     }

@@ -1,5 +1,6 @@
 // Table 1 environment rows (see environment_table.hpp).
 #include "analysis/environment_table.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "analysis/db_columns.hpp"
 #include "results/db.hpp"
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 json parse_or_null(const std::optional<std::string>& s) {
   if (!s) return nullptr;
-  json j = json::parse(*s, nullptr, false);
+  json j = hjson::parse_or_discarded(*s);
   return j.is_discarded() ? json(nullptr) : j;
 }
 

@@ -1,5 +1,6 @@
 // Pilot dose selection (see pilot.hpp).
 #include "analysis/pilot.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "analysis/campaign_settings.hpp"
 #include "analysis/case_outcome.hpp"
@@ -111,7 +112,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     }
     if (n == 0) fail("no memory.reclaim write recorded (trigger never fired?)");
     if (auto oj = cs.opt_text(4)) {  // outcome_json.oom_kills {bg, fg} (harness/case/SPEC.md)
-      const auto j = nlohmann::json::parse(*oj, nullptr, false);
+      const auto j = hjson::parse_or_discarded(*oj);
       const auto bg = json_number(j, {"oom_kills", "bg"}), fg = json_number(j, {"oom_kills", "fg"});
       if (bg.value_or(0) > 0 || fg.value_or(0) > 0)
         fail(fmt::format("OOM: outcome_json.oom_kills bg {} fg {}", bg.value_or(0), fg.value_or(0)));

@@ -1,5 +1,6 @@
 // Report rendering (see report_table.hpp).
 #include "analysis/report_table.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "analysis/quantile.hpp"
 #include "analysis/report_html.hpp"
@@ -146,7 +147,7 @@ std::string render_csv(const Table& t) {
 
 nlohmann::json render_json(const Report& r) {
   nlohmann::json j = {{"title", r.title}, {"warnings", r.warnings}, {"summary", r.summary}};
-  if (r.provenance) j["provenance"] = nlohmann::json::parse(results::provenance_json(*r.provenance));
+  if (r.provenance) j["provenance"] = hjson::parse(results::provenance_json(*r.provenance), "provenance");
   j["tables"] = nlohmann::json::array();
   for (const auto& t : r.tables) {
     nlohmann::json cols = nlohmann::json::array(), names = nlohmann::json::array();

@@ -37,7 +37,8 @@ struct Options {
   std::optional<std::string> source_commit;
   /// Whether this build had uncommitted changes (default harness::build::kSourceDirty).
   std::optional<bool> source_dirty;
-  /// Directory whose filesystem must have min_free_disk_bytes free (DB, traces, swapfile).
+  /// Directory whose filesystem must have min_free_disk_bytes free (DB, traces, swapfile);
+  /// when it does not exist yet, its nearest existing ancestor is judged.
   std::string disk_path = "/";
   /// Default kMinFreeDiskMiB (thresholds.hpp), the same number a case demands.
   std::uint64_t min_free_disk_bytes = kMinFreeDiskMiB << 20;

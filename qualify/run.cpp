@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 
@@ -399,7 +400,11 @@ void check_swapfile(Ctx& x) {
 
 void check_disk(Ctx& x) {
   auto& c = x.add("free_disk");
-  const auto p = x.fs.path(x.opt.disk_path);
+  // The case's output directory may not exist yet (the agent qualifies a case before it
+  // creates it): judge the filesystem it will be created on, its nearest existing ancestor.
+  auto p = x.fs.path(x.opt.disk_path);
+  std::error_code ec;
+  while (!std::filesystem::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
   struct statvfs sv;
   if (::statvfs(p.c_str(), &sv) != 0) {
     c.found = p.string() + ": " + std::strerror(errno);

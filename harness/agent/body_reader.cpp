@@ -24,8 +24,11 @@ BodyRead read_body_limited(const httplib::ContentReader& reader, std::size_t max
     return true;
   });
   if (!ok && r.status == 0) {
+    // (A read that the transport ended at its body deadline is told apart by the caller:
+    // guarded_server.hpp body_deadline_passed.)
     r.status = 400;
-    r.message = "request body could not be read (connection closed or malformed chunked encoding)";
+    r.message = "request body could not be read (connection closed, malformed chunked encoding, or more "
+                "framing than body)";
   }
   if (r.status != 0) body.clear();
   return r;

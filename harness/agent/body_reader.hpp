@@ -3,7 +3,8 @@
 //
 // cpp-httplib (Debian 12: 0.11) checks its payload limit only against Content-Length: a
 // chunked body, or one without a length, is read whole into memory. The agent therefore
-// reads every body itself through a ContentReader and stops at the limit.
+// reads every body itself through a ContentReader and stops at the limit (the transport,
+// guarded_server.hpp, bounds the raw bytes and the time of the same read).
 #include <httplib.h>
 
 #include <chrono>

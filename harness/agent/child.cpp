@@ -2,18 +2,29 @@
 #include "harness/agent/child.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace harness::agent {
+namespace {
 
-pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
+// Through syscall(2): glibc 2.36's <sys/pidfd.h> declares the wrappers without C linkage.
+int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+int pidfd_signal(int pidfd, int sig) { return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0)); }
+
+}  // namespace
+
+ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) throw std::runtime_error("spawn: empty command");
   // argv is built before fork: no allocation between fork and exec (the agent is threaded)
   std::vector<char*> args;
@@ -41,6 +52,8 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_p
     (void)!write(ep[1], &e, sizeof e);
     _exit(127);
   }
+  // The parent sets the group too: signals sent before the child ran setpgid must reach it.
+  setpgid(pid, pid);
   close(ep[1]);
   int e = 0;
   ssize_t n = read(ep[0], &e, sizeof e);
@@ -49,7 +62,48 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_p
     waitpid(pid, nullptr, 0);
     throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(e));
   }
-  return pid;
+  ChildHandle h;
+  h.pid = pid;
+  h.pidfd = open_pidfd(pid);  // the child is unreaped: this names it, whatever happens later
+  if (h.pidfd >= 0) fcntl(h.pidfd, F_SETFD, FD_CLOEXEC);
+  return h;
+}
+
+bool wait_exit_unreaped(const ChildHandle& child, std::chrono::milliseconds timeout) {
+  if (child.pid <= 0) return true;
+  if (child.pidfd >= 0) {
+    pollfd p{child.pidfd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    if (r < 0) return false;  // EINTR: the caller loops
+    if (r == 0) return false;
+  } else {
+    std::this_thread::sleep_for(std::min(timeout, std::chrono::milliseconds(100)));
+  }
+  siginfo_t si{};
+  si.si_pid = 0;
+  if (::waitid(P_PID, static_cast<id_t>(child.pid), &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
+  return si.si_pid == child.pid;
+}
+
+int reap_child(ChildHandle& child) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(child.pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  if (child.pidfd >= 0) close(child.pidfd);
+  child = ChildHandle{};
+  if (r < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void signal_child(const ChildHandle& child, int sig) {
+  if (child.pid <= 0) return;
+  if (::kill(-child.pid, sig) == 0 || errno != ESRCH) return;
+  if (child.pidfd >= 0)
+    pidfd_signal(child.pidfd, sig);
+  else
+    ::kill(child.pid, sig);  // unreaped (child.hpp): cannot be another process
 }
 
 int wait_child(pid_t pid) {
@@ -58,11 +112,6 @@ int wait_child(pid_t pid) {
     if (errno != EINTR) return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-void signal_child(pid_t pid, int sig) {
-  if (pid <= 0) return;
-  if (kill(-pid, sig) != 0) kill(pid, sig);
 }
 
 std::vector<std::string> split_command(const std::string& cmd) {

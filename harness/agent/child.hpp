@@ -1,24 +1,47 @@
 #pragma once
 // The executor child of the agent: one process (in its own process group) per case,
-// stdout/stderr to a log file, waited for by a watcher thread.
+// stdout/stderr to a log file, watched by a watcher thread.
+//
+// Signals never reach a reused pid: the child is reaped only after the agent has stopped
+// signalling it (reap_child), and until then its pid and process-group id stay reserved
+// (a zombie keeps both). A pidfd, opened while the child cannot yet have been reaped,
+// names this process and no later one that gets the same pid.
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace harness::agent {
 
+/// A started child: its pid (= its process-group id) and a pidfd (-1 when the kernel has
+/// no pidfd_open, Linux < 5.3: then the unreaped-child rule alone protects the pid).
+struct ChildHandle {
+  pid_t pid = -1;
+  int pidfd = -1;
+};
+
 /// Starts argv (no shell; argv[0] looked up in PATH) with stdin /dev/null and
-/// stdout+stderr appended to `log_path`, in a new process group. Returns the pid.
+/// stdout+stderr appended to `log_path`, in a new process group, and opens its pidfd.
 /// Throws std::runtime_error naming the program when fork fails or exec fails (exec
 /// errors are reported back through a CLOEXEC pipe, not as a silent exit 127).
-pid_t spawn_child(const std::vector<std::string>& argv, const std::string& log_path);
+ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path);
 
-/// Blocks until `pid` exits; returns its exit code, or 128+signal when killed.
+/// Waits at most `timeout` for the child to exit, without reaping it. True once it has
+/// exited (it is then a zombie until reap_child). Returns early, false, on EINTR.
+bool wait_exit_unreaped(const ChildHandle& child, std::chrono::milliseconds timeout);
+
+/// Reaps the exited (or exiting) child, closes its pidfd and clears `child`. Returns its
+/// exit code, or 128+signal when a signal ended it, or -1 when waitpid failed.
+int reap_child(ChildHandle& child);
+
+/// Sends `sig` to the child's process group; when that group is gone (the child moved to
+/// another group), to the child itself through its pidfd. Only valid before reap_child.
+void signal_child(const ChildHandle& child, int sig);
+
+/// Blocks until `pid` exits and reaps it; returns its exit code, or 128+signal when killed
+/// (for short helper commands such as --qualify-cmd).
 int wait_child(pid_t pid);
-
-/// Sends `sig` to the child's process group (falls back to the pid alone).
-void signal_child(pid_t pid, int sig);
 
 /// Splits a command line on whitespace into argv (no quoting rules: for --executor and
 /// --qualify-cmd overrides, which take plain paths and flags).

@@ -2,20 +2,18 @@
 #include "harness/agent/server.hpp"
 
 #include "harness/agent/body_reader.hpp"
-
 #include "harness/agent/case_id.hpp"
 #include "harness/agent/child.hpp"
+#include "harness/agent/durable_file.hpp"
+#include "harness/agent/guarded_server.hpp"
 #include "harness/agent/token.hpp"
+#include "harness/case/qualification_options.hpp"
+#include "harness/case/spec.hpp"
+#include "harness/json/limited_parse.hpp"
+#include "qualify/qualify.hpp"
 #include "results/db.hpp"
 
 #include <harness/build_info.hpp>
-
-#ifdef HK_AGENT_HAVE_CASE_SPEC
-#include "harness/case/spec.hpp"
-#endif
-#ifdef HK_AGENT_HAVE_QUALIFY
-#include "qualify/qualify.hpp"
-#endif
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -23,19 +21,17 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/reboot.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
-#include <chrono>
-#include <ctime>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -43,36 +39,38 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
 namespace harness::agent {
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return {};
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+/// status.json, unclean.json and a qualification command's report: at most this many bytes.
+constexpr std::size_t kStateFileMax = 1 << 20;
+
+/// JSON text of `j`; bytes that are not UTF-8 (a path, an error text) become U+FFFD
+/// instead of throwing, so an answer can always be written.
+std::string dump(const json& j, int indent = -1) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
+
+std::string str_or(const json& j, const char* key, const std::string& dflt) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : dflt;
 }
 
-void spit(const fs::path& p, const std::string& s) {
-  fs::path tmp = p;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << s;
-  }
-  fs::rename(tmp, p);
-}
-
-/// The HTTP or HTTPS server for `o`, after the transport checks (server.hpp).
-std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o) {
+/// The HTTP or HTTPS server for `o`, after the transport checks (server.hpp). `deepen`
+/// receives the server's deepen_backlog (called after bind).
+std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o, std::function<void()>& deepen) {
   const bool tls = !o.tls_cert_file.empty() || !o.tls_key_file.empty();
+  ConnectionLimits limits = o.limits;
+  limits.max_body_bytes = o.max_body_bytes;
+  limits.body_deadline_ms = o.body_deadline_s * 1000;
   if (!tls) {
     if (!is_loopback_address(o.bind) && !o.insecure_plain_http)
       throw std::runtime_error("--bind " + o.bind +
                                ": refusing plain HTTP on a non-loopback address (the bearer token would "
                                "cross the network in clear text); give --tls-cert and --tls-key, or "
                                "--insecure-plain-http for a network you trust");
-    return std::make_unique<httplib::Server>();
+    auto s = std::make_unique<GuardedServer>(limits);
+    deepen = [p = s.get()] { p->deepen_backlog(); };
+    return s;
   }
   if (o.tls_cert_file.empty() || o.tls_key_file.empty())
     throw std::runtime_error("--tls-cert and --tls-key go together (got only " +
@@ -80,23 +78,25 @@ std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o) {
   for (const auto& [flag, file] : {std::pair{"--tls-cert", o.tls_cert_file}, std::pair{"--tls-key", o.tls_key_file}})
     if (::access(file.c_str(), R_OK) != 0)
       throw std::runtime_error(std::string(flag) + " " + file + ": cannot read");
-  auto s = std::make_unique<httplib::SSLServer>(o.tls_cert_file.c_str(), o.tls_key_file.c_str());
+  auto s = std::make_unique<GuardedSslServer>(o.tls_cert_file.c_str(), o.tls_key_file.c_str(), limits);
   if (!s->is_valid())
     throw std::runtime_error("--tls-cert " + o.tls_cert_file + " / --tls-key " + o.tls_key_file +
                              ": not a usable PEM certificate and matching private key");
+  deepen = [p = s.get()] { p->deepen_backlog(); };
   return s;
 }
 
-void send_error(httplib::Response& res, int status, const std::string& msg,
-                const std::string& field = "", const json& extra = json::object()) {
+void send_error(httplib::Response& res, int status, const std::string& msg, const std::string& field = "",
+                const json& extra = json::object()) {
   json j = extra;
   j["error"] = msg;
   j["field"] = field.empty() ? json(nullptr) : json(field);
   res.status = status;
-  res.set_content(j.dump(), "application/json");
+  res.set_content(dump(j), "application/json");
 }
 
-// Runs `argv` and returns its stdout (for --qualify-cmd).
+/// Runs `argv` and returns its exit code and stdout, at most kStateFileMax + 1 bytes of it
+/// (for --qualify-cmd).
 std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
   std::vector<char*> a;  // built before fork: no allocation in the child (threaded server)
   for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
@@ -116,43 +116,74 @@ std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
   std::string out;
   char buf[4096];
   ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  while ((n = read(p[0], buf, sizeof buf)) > 0)
+    if (out.size() <= kStateFileMax) out.append(buf, static_cast<std::size_t>(n));
   close(p[0]);
   return {wait_child(pid), out};
 }
-
-}  // namespace
-
-/// A case known to the agent (in memory; mirrored in cases/<id>/status.json when done).
-struct CaseRec {
-  std::string id;
-  std::string state = "queued";  // queued|running|completed|infra_failed|cancelled
-  std::string error;             // "" = null
-  fs::path dir;
-  pid_t pid = -1;
-  int exit_code = -1;
-  bool cancel_requested = false;
-  std::chrono::steady_clock::time_point cancel_at{};
-};
 
 /// True when the request announces a body (Content-Length or Transfer-Encoding). A POST
 /// with neither has no body (RFC 9112 section 6.3); httplib would instead read until the
 /// client closes, so a plain `curl -X POST` to a body-less endpoint would wait for its read
 /// timeout and fail.
-static bool has_body_framing(const httplib::Request& req) {
+bool has_body_framing(const httplib::Request& req) {
   return req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
 }
+
+/// The paths the agent serves, by method (anything else is 404 before a body is read).
+bool known_route(const httplib::Request& req) {
+  const std::string& p = req.path;
+  const bool under_cases = p.rfind("/v1/cases/", 0) == 0;
+  if (req.method == "GET") return p == "/v1/health" || p == "/v1/qualification" || under_cases;
+  if (req.method == "POST") return p == "/v1/cases" || p == "/v1/reboot" || under_cases;
+  if (req.method == "DELETE") return p == "/v1/unclean";
+  return false;
+}
+
+bool is_final(const std::string& state) {
+  return state == "completed" || state == "infra_failed" || state == "cancelled";
+}
+
+}  // namespace
+
+/// A case known to the agent (in memory; its final state also in cases/<id>/status.json).
+struct CaseRec {
+  std::string id;
+  /// queued | qualifying | running | finishing (executor exited, verdict being read) |
+  /// completed | infra_failed | cancelled
+  std::string state = "queued";
+  std::string error;  // "" = null
+  fs::path dir;
+  ChildHandle child;  // pid > 0 while the agent may signal the executor (child.hpp)
+  int exit_code = -1;
+  bool cancel_requested = false;
+  Clock::time_point kill_at{};  // a cancel's SIGKILL deadline
+  int grace_s = 60;             // SIGTERM -> SIGKILL of a cancel, s
+  json restoration = nullptr;   // {"clean": bool|null, "problems": [...]} once the bundle is read
+};
+
+/// What a finished executor left: the bundle's case row and restoration verdict.
+struct BundleOutcome {
+  std::string state = "infra_failed";  // completed | infra_failed
+  std::string error;
+  json restoration = nullptr;
+  bool unclean = false;  // the VM must not run another case until the operator clears it
+  json problems = json::array();
+};
 
 struct Server::Impl {
   AgentOptions opts;
   std::string token;
-  std::unique_ptr<httplib::Server> server;  // httplib::SSLServer when TLS is on
-  httplib::Server& http_ref() { return *server; }
+  std::unique_ptr<httplib::Server> server;  // GuardedServer or GuardedSslServer
+  std::function<void()> deepen_backlog;
+  std::vector<std::string> allowed_dirs;  // data_dir + allow_paths
+  // The registry: guarded by `mu`; nothing under it touches a file, SQLite or a pipe.
   std::mutex mu;
   std::map<std::string, std::shared_ptr<CaseRec>> cases;
-  std::string busy_id;  // "" = idle
+  std::string busy_id;         // "" = idle; a case id, "(qualification)" or "(reboot)"
+  json last_report;            // last qualification report (served while busy)
+  json mark_not_written;       // an unclean mark that could not be written (null = none)
   std::thread watcher;
-  json last_report;     // last qualification report (served while busy)
   int bound_port = -1;
   std::vector<std::string> executor;
   std::atomic<bool> stop_requested{false};  // set by stop(); async-signal-safe
@@ -166,6 +197,12 @@ struct Server::Impl {
     return id;
   }
 
+  std::string busy_message() const {
+    if (busy_id == "(qualification)") return "busy: a qualification is running";
+    if (busy_id == "(reboot)") return "busy: the VM is about to reboot";
+    return "busy: case " + busy_id + " is running";
+  }
+
   // POST /v1/reboot: refused while a case runs; otherwise the agent answers 202, marks
   // itself busy with "(reboot)" so no case starts in between, and reboots 500 ms later
   // (after the answer is out): `systemctl reboot` under systemd, else sync() +
@@ -175,13 +212,12 @@ struct Server::Impl {
       return send_error(res, 403, "reboot not allowed on this agent (start it with --allow-reboot)", "");
     {
       std::lock_guard<std::mutex> lk(mu);
-      if (!busy_id.empty())
-        return send_error(res, 409, "busy: case " + busy_id + " is running", "", {{"running_case_id", busy_id}});
+      if (!busy_id.empty()) return send_error(res, 409, busy_message(), "", {{"running_case_id", busy_id}});
       busy_id = "(reboot)";
     }
     const std::string before = boot_id();
     res.status = 202;
-    res.set_content(json{{"boot_id", before}, {"reboot_in_ms", 500}}.dump(), "application/json");
+    res.set_content(dump(json{{"boot_id", before}, {"reboot_in_ms", 500}}), "application/json");
     if (rebooter.joinable()) rebooter.join();
     rebooter = std::thread([this] {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -204,71 +240,135 @@ struct Server::Impl {
 
   fs::path case_dir(const std::string& id) const { return fs::path(opts.state_dir) / "cases" / id; }
 
-  // --- unclean restoration (issue 13 item 4) ----------------------------------
-  // A case whose restoration was unclean leaves <state>/unclean.json; until it is cleared
-  // (DELETE /v1/unclean, or removing the file) every submission gets 412: the VM's state
-  // is nobody's next case's problem.
+  // --- unclean restoration ------------------------------------------------------------
+  // A case whose restoration was unclean (or unknown) leaves <state>/unclean.json; until it
+  // is cleared (DELETE /v1/unclean, or removing the file) every submission gets 412: the
+  // VM's state is nobody's next case's problem. A mark that could not be written is kept
+  // in memory (mark_not_written) and refuses cases the same way.
   fs::path unclean_path() const { return fs::path(opts.state_dir) / "unclean.json"; }
-  json unclean() const {
-    if (!fs::exists(unclean_path())) return nullptr;
+
+  /// The mark (or the one that could not be written), or null. Reads the file without the lock.
+  json unclean() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (!mark_not_written.is_null()) return mark_not_written;
+    }
     try {
-      return json::parse(slurp(unclean_path()));
+      const auto text = read_small_file(unclean_path(), kStateFileMax);
+      if (!text) return nullptr;
+      json j = hjson::parse_or_discarded(*text);
+      if (j.is_object()) return j;
+      return json{{"case_id", nullptr}, {"problems", {"unclean.json is not a JSON object"}}};
     } catch (const std::exception& e) {
       return json{{"case_id", nullptr}, {"problems", {std::string("unclean.json unreadable: ") + e.what()}}};
     }
   }
+
   static std::string unclean_message(const json& u) {
     std::string problems;
     if (u.contains("problems") && u["problems"].is_array())
-      for (const auto& p : u["problems"]) problems += (problems.empty() ? "" : "; ") + p.get<std::string>();
-    return "VM unusable: the restoration of case " + (u["case_id"].is_string() ? u["case_id"].get<std::string>() : "?") +
-           " was unclean (" + problems + "); fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean";
+      for (const auto& p : u["problems"]) problems += (problems.empty() ? "" : "; ") + (p.is_string() ? p.get<std::string>() : dump(p));
+    std::string msg = "VM unusable: the restoration of case " + str_or(u, "case_id", "?") + " was unclean (" + problems +
+                      "); fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean";
+    if (u.contains("not_written")) msg += " (the mark could not be written: " + str_or(u, "not_written", "?") + ")";
+    return msg;
   }
-  /// After a case: marks the VM unusable when the bundle's restoration row says unclean.
-  void mark_if_unclean(const CaseRec& c, results::Db& db) {
-    results::Stmt r(db, "SELECT clean, detail_json FROM restoration");
-    if (!r.step() || r.is_null(0) || r.int64(0) != 0) return;
-    json problems = json::array();
-    try {
-      problems = json::parse(r.text(1)).at("verdict").at("problems");
-    } catch (const std::exception&) {
+
+  /// Reads the case row and restoration verdict of a finished executor's bundle. No lock
+  /// held (SQLite may wait up to its busy timeout).
+  BundleOutcome read_bundle(const std::string& id, const fs::path& bundle, int exit_code) const {
+    BundleOutcome o;
+    std::error_code ec;
+    if (!fs::exists(bundle, ec)) {
+      o.error = "executor exited with code " + std::to_string(exit_code) + " without writing a bundle (see executor.log)";
+      o.unclean = true;
+      o.problems.push_back("no restoration verdict: the executor exited with code " + std::to_string(exit_code) +
+                           " without writing a bundle, so the VM's state is unknown");
+      o.restoration = {{"clean", nullptr}, {"problems", o.problems}};
+      return o;
     }
-    json u{{"case_id", c.id}, {"problems", problems}, {"marked_unix_s", static_cast<std::int64_t>(::time(nullptr))}};
     try {
-      spit(unclean_path(), u.dump(2) + "\n");
-    } catch (const std::exception&) {
+      results::Db db(bundle.string(), results::Db::Mode::ReadOnly);
+      results::Stmt st(db, "SELECT status, error FROM cases WHERE case_id = ?");
+      st.bind(1, id);
+      if (st.step()) {
+        o.state = st.text(0) == "completed" ? "completed" : "infra_failed";
+        o.error = st.opt_text(1).value_or("");
+      } else {
+        o.error = "bundle " + bundle.string() + " has no row for this case";
+      }
+      results::Stmt r(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?");
+      r.bind(1, id);
+      if (!r.step()) {
+        // The executor ended before it set anything up (restoration runs once anything is).
+        o.restoration = {{"clean", nullptr}, {"problems", json::array()}, {"ran", false}};
+        return o;
+      }
+      const bool clean = !r.is_null(0) && r.int64(0) != 0;
+      const json detail = r.is_null(1) ? json() : hjson::parse_or_discarded(r.text(1));
+      if (detail.is_object() && detail.contains("verdict") && detail["verdict"].is_object() &&
+          detail["verdict"].contains("problems") && detail["verdict"]["problems"].is_array())
+        o.problems = detail["verdict"]["problems"];
+      if (!clean && o.problems.empty()) o.problems.push_back("restoration.clean = 0 (no problems listed)");
+      o.unclean = !clean;
+      o.restoration = {{"clean", clean}, {"problems", o.problems}, {"ran", true}};
+    } catch (const std::exception& e) {
+      o.state = "infra_failed";
+      o.error = std::string("bundle unreadable: ") + e.what();
+      o.unclean = true;
+      o.problems = json::array({"no restoration verdict: the bundle is unreadable (" + std::string(e.what()) +
+                                "), so the VM's state is unknown"});
+      o.restoration = {{"clean", nullptr}, {"problems", o.problems}};
+    }
+    return o;
+  }
+
+  /// Marks the VM unusable (unclean.json, durably) before the case's result is reported;
+  /// when the mark cannot be written, the agent keeps it in memory and says why.
+  void write_mark(const std::string& id, const json& problems) {
+    json mark{{"case_id", id}, {"problems", problems}, {"marked_unix_s", static_cast<std::int64_t>(::time(nullptr))}};
+    try {
+      write_file_durably(unclean_path(), dump(mark, 2) + "\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "agent: cannot write the unclean mark of case %s: %s; refusing cases until DELETE /v1/unclean\n",
+                   id.c_str(), e.what());
+      mark["not_written"] = e.what();
+      std::lock_guard<std::mutex> lk(mu);
+      mark_not_written = mark;
     }
   }
 
   // --- qualification --------------------------------------------------------
-  json qualify(const std::string& pinned, const std::string& swapfile, unsigned vcpus,
-               std::uint64_t memory_mib) {
+  /// The qualification report: the case's (case_qualification_options, the executor's
+  /// own) when `spec` is given, else the agent's flags (GET /v1/qualification).
+  json qualify(const hcase::CaseSpec* spec, const fs::path& out_dir) {
     if (!opts.qualify_cmd.empty()) {
       auto [rc, out] = capture(split_command(opts.qualify_cmd));
       try {
-        json j = json::parse(out);
+        json j = hjson::parse(out, "qualification command output");
         if (!j.is_object() || !j.contains("passed")) throw std::runtime_error("no 'passed' field");
         return j;
       } catch (const std::exception& e) {
         return json{{"passed", false},
                     {"checks", json::array()},
-                    {"reasons", {"qualification command '" + opts.qualify_cmd + "' exited " +
-                                 std::to_string(rc) + " without a JSON report: " + e.what()}}};
+                    {"reasons", {"qualification command '" + opts.qualify_cmd + "' exited " + std::to_string(rc) +
+                                 " without a JSON report: " + e.what()}}};
       }
     }
-#ifdef HK_AGENT_HAVE_QUALIFY
     qualify::Options q;
-    q.swapfile_path = swapfile;
-    q.vcpus = vcpus;
-    q.memory_mib = memory_mib;
-    q.pinned_commit = pinned;
-    q.disk_path = opts.state_dir;
-    return qualify::run(q).to_json();
-#else
-    (void)pinned; (void)swapfile; (void)vcpus; (void)memory_mib;
-    return json{{"passed", false}, {"checks", json::array()},
-                {"reasons", {"this build has no hk_qualify library and no --qualify-cmd"}}};
-#endif
+    if (spec) {
+      q = hcase::case_qualification_options(*spec, "/", out_dir.string());
+    } else {
+      q.swapfile_path = opts.swapfile;
+      q.vcpus = opts.vcpus;
+      q.memory_mib = opts.memory_mib;
+      q.disk_path = (fs::path(opts.state_dir) / "cases").string();
+    }
+    try {
+      return qualify::run(q).to_json();
+    } catch (const std::exception& e) {
+      return json{{"passed", false}, {"checks", json::array()}, {"reasons", {std::string("qualification failed: ") + e.what()}}};
+    }
   }
 
   static json reasons_of(const json& report) {
@@ -277,17 +377,23 @@ struct Server::Impl {
     json r = json::array();
     if (report.contains("checks") && report["checks"].is_array())
       for (const auto& c : report["checks"])
-        if (c.is_object() && !c.value("passed", true) && c.value("required", true))
-          r.push_back(c.value("name", "?") + ": " + c.value("found", ""));
+        if (c.is_object() && c.contains("passed") && c["passed"] == false && !(c.contains("required") && c["required"] == false))
+          r.push_back(str_or(c, "name", "?") + ": " + str_or(c, "found", ""));
     if (r.empty()) r.push_back("qualification report says passed=false");
     return r;
   }
 
   // --- case lifecycle ---------------------------------------------------------
-  std::string phase_of(const CaseRec& c) const {
-    if (c.state == "queued") return "setup";
+  /// The phase of a case (a copy, read without the lock): running -> <out>/phase.
+  static std::string phase_of(const CaseRec& c) {
+    if (c.state == "queued" || c.state == "qualifying") return "setup";
     if (c.state != "running") return "done";
-    std::string p = slurp(c.dir / "out" / "phase");
+    std::string p;
+    try {
+      p = read_small_file(c.dir / "out" / "phase", 64).value_or("");
+    } catch (const std::exception&) {
+      p = "";  // unreadable: reported as setup (the phase is for display, never judged)
+    }
     while (!p.empty() && (p.back() == '\n' || p.back() == ' ')) p.pop_back();
     static const char* known[] = {"setup", "warmup", "pressure", "recovery", "restoration", "done"};
     for (const char* k : known)
@@ -295,106 +401,123 @@ struct Server::Impl {
     return "setup";
   }
 
-  json status_json(const CaseRec& c) const {
+  static json status_json(const CaseRec& c, const std::string& phase) {
     return json{{"case_id", c.id},
                 {"state", c.state},
-                {"phase", phase_of(c)},
+                {"phase", phase},
                 {"error", c.error.empty() ? json(nullptr) : json(c.error)},
-                {"exit_code", c.exit_code < 0 ? json(nullptr) : json(c.exit_code)}};
+                {"exit_code", c.exit_code < 0 ? json(nullptr) : json(c.exit_code)},
+                {"cancel_requested", c.cancel_requested},
+                {"restoration", c.restoration}};
+  }
+
+  json status_of(const std::shared_ptr<CaseRec>& c) {
+    CaseRec copy;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      copy = *c;
+    }
+    return status_json(copy, phase_of(copy));
   }
 
   fs::path bundle_path(const CaseRec& c) const { return c.dir / "out" / (c.id + ".db"); }
 
-  // A case from an earlier agent run (status.json on disk), or nullptr.
-  std::shared_ptr<CaseRec> lookup(const std::string& id) {
-    auto it = cases.find(id);
-    if (it != cases.end()) return it->second;
-    fs::path d = case_dir(id);
-    if (!fs::exists(d / "status.json")) return nullptr;
+  /// A case of this run, or of an earlier agent run (its status.json, read without the
+  /// lock), or nullptr.
+  std::shared_ptr<CaseRec> find_case(const std::string& id) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      auto it = cases.find(id);
+      if (it != cases.end()) return it->second;
+    }
+    const fs::path d = case_dir(id);
+    std::optional<std::string> text;
     try {
-      json j = json::parse(slurp(d / "status.json"));
-      auto c = std::make_shared<CaseRec>();
-      c->id = id;
-      c->dir = d;
-      c->state = j.value("state", "infra_failed");
-      c->error = j["error"].is_string() ? j["error"].get<std::string>() : "";
-      c->exit_code = j["exit_code"].is_number() ? j["exit_code"].get<int>() : -1;
-      cases[id] = c;
-      return c;
-    } catch (const std::exception&) {
+      text = read_small_file(d / "status.json", kStateFileMax);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "agent: case %s: %s\n", id.c_str(), e.what());
       return nullptr;
     }
-  }
-
-  void finish(const std::shared_ptr<CaseRec>& c, int code) {
+    if (!text) return nullptr;
+    const json j = hjson::parse_or_discarded(*text);
+    if (!j.is_object()) {
+      std::fprintf(stderr, "agent: case %s: status.json is not a JSON object\n", id.c_str());
+      return nullptr;
+    }
+    auto c = std::make_shared<CaseRec>();
+    c->id = id;
+    c->dir = d;
+    c->state = str_or(j, "state", "infra_failed");
+    if (!is_final(c->state)) c->state = "infra_failed";  // an earlier run's unfinished case
+    c->error = str_or(j, "error", "");
+    c->exit_code = j.contains("exit_code") && j["exit_code"].is_number_integer() ? j["exit_code"].get<int>() : -1;
+    c->cancel_requested = j.contains("cancel_requested") && j["cancel_requested"] == true;
+    if (j.contains("restoration")) c->restoration = j["restoration"];
     std::lock_guard<std::mutex> lk(mu);
-    c->exit_code = code;
-    c->pid = -1;
-    fs::path b = bundle_path(*c);
-    if (c->cancel_requested) {
-      c->state = "cancelled";
-      c->error = "cancelled by request";
-    } else if (fs::exists(b)) {
-      try {
-        results::Db db(b.string(), results::Db::Mode::ReadOnly);
-        results::Stmt st(db, "SELECT status, error FROM cases WHERE case_id = ?");
-        st.bind(1, c->id);
-        if (st.step()) {
-          c->state = st.text(0) == "completed" ? "completed" : "infra_failed";
-          c->error = st.opt_text(1).value_or("");
-          mark_if_unclean(*c, db);
-        } else {
-          c->state = "infra_failed";
-          c->error = "bundle " + b.string() + " has no row for this case";
-        }
-      } catch (const std::exception& e) {
-        c->state = "infra_failed";
-        c->error = std::string("bundle unreadable: ") + e.what();
-      }
-    } else {
-      c->state = "infra_failed";
-      c->error = "executor exited with code " + std::to_string(code) +
-                 " without writing a bundle (see executor.log)";
-    }
-    try {
-      spit(c->dir / "status.json", status_json(*c).dump(2) + "\n");
-    } catch (const std::exception&) {
-    }
-    busy_id.clear();
+    return cases.emplace(id, c).first->second;
   }
 
-  void watch(std::shared_ptr<CaseRec> c, pid_t pid) {
-    int status = 0;
+  /// Publishes the final state of `c` (writes status.json first, without the lock). A
+  /// cancel that arrives while status.json is written makes the state "cancelled" and
+  /// status.json is written again.
+  void publish_final(const std::shared_ptr<CaseRec>& c, const std::string& state, const std::string& error,
+                     int exit_code, const json& restoration) {
     for (;;) {
-      pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid) break;
-      if (w < 0 && errno != EINTR) {
-        status = -1;
-        break;
-      }
+      CaseRec fin;
       {
         std::lock_guard<std::mutex> lk(mu);
-        if (c->cancel_requested && std::chrono::steady_clock::now() > c->cancel_at)
-          signal_child(pid, SIGKILL);
+        fin = *c;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      fin.child = ChildHandle{};
+      fin.exit_code = exit_code;
+      fin.restoration = restoration;
+      fin.state = fin.cancel_requested ? "cancelled" : state;
+      fin.error = fin.cancel_requested ? "cancelled by request" + (error.empty() ? std::string() : " (" + error + ")") : error;
+      try {
+        write_file_durably(c->dir / "status.json", dump(status_json(fin, "done"), 2) + "\n");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "agent: case %s: cannot write status.json: %s\n", c->id.c_str(), e.what());
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      if (c->cancel_requested != fin.cancel_requested) continue;  // cancelled meanwhile: write again
+      c->state = fin.state;
+      c->error = fin.error;
+      c->exit_code = fin.exit_code;
+      c->restoration = fin.restoration;
+      c->child = ChildHandle{};
+      if (busy_id == c->id) busy_id.clear();
+      return;
     }
-    int code = status < 0 ? -1 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    // Cancelled: the leader may have exited on SIGTERM while others of its process group
-    // ignore it; they get SIGKILL at the end of the grace too (the group id cannot be
-    // reused while any member lives; only the group is signalled, never the reaped pid).
+  }
+
+  /// After the executor exited (reaped): its verdict, the unclean mark, the final state.
+  void finish(const std::shared_ptr<CaseRec>& c, int code) {
+    const BundleOutcome o = read_bundle(c->id, bundle_path(*c), code);
+    if (o.unclean) write_mark(c->id, o.problems);  // durable before the result is reported
+    publish_final(c, o.state, o.error, code, o.restoration);
+  }
+
+  void watch(std::shared_ptr<CaseRec> c, ChildHandle child) {
+    bool killed = false;
+    while (!wait_exit_unreaped(child, std::chrono::milliseconds(100))) {
+      std::lock_guard<std::mutex> lk(mu);
+      if (c->cancel_requested && !killed && Clock::now() >= c->kill_at) {
+        signal_child(child, SIGKILL);  // the executor ignored SIGTERM for the whole grace
+        killed = true;
+      }
+    }
     bool cancelled = false;
-    std::chrono::steady_clock::time_point kill_at;
     {
       std::lock_guard<std::mutex> lk(mu);
       cancelled = c->cancel_requested;
-      kill_at = c->cancel_at;
+      c->child = ChildHandle{};  // no signal from here on: the pid is about to be released
+      c->state = "finishing";
     }
-    if (cancelled) {
-      while (::kill(-pid, 0) == 0 && std::chrono::steady_clock::now() < kill_at)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      ::kill(-pid, SIGKILL);
-    }
+    // The leader has exited but is not reaped yet, so its process-group id is still its
+    // own: a cancelled case's stragglers (group members that ignored SIGTERM) are killed
+    // now. The executor itself has restored the host before exiting.
+    if (cancelled) ::kill(-child.pid, SIGKILL);
+    const int code = reap_child(child);
     finish(c, code);
   }
 
@@ -403,105 +526,127 @@ struct Server::Impl {
   /// connection closed after it) when it was refused.
   bool read_body(const httplib::ContentReader& reader, httplib::Response& res, std::string& body) {
     BodyRead r = read_body_limited(reader, opts.max_body_bytes, std::chrono::seconds(opts.body_deadline_s), body);
-    if (r.status == 0) return true;
-    if (res.status == 413) {  // the library refused a Content-Length above the limit before reading
-      r.status = 413;
-      r.message = "request body too large (Content-Length above the limit of " + std::to_string(opts.max_body_bytes) +
-                  " bytes)";
+    if (r.status == 0) {
+      mark_body_consumed();
+      return true;
     }
-    res.set_header("Connection", "close");  // the rest of an unread body must not be parsed as a request
+    if (r.status == 400 && body_deadline_passed()) {
+      r.status = 408;
+      r.message = "request body not received within " + std::to_string(opts.body_deadline_s) + " s";
+    }
+    close_after_response();  // the rest of an unread body must not be parsed as a request
+    res.set_header("Connection", "close");
     send_error(res, r.status, r.message, "");
     return false;
   }
 
+  /// A case that ends before its executor started (cancelled while qualifying, or the
+  /// executor could not be started).
+  void end_unstarted(const std::shared_ptr<CaseRec>& c, const std::string& state, const std::string& error) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (state == "cancelled") c->cancel_requested = true;
+    }
+    publish_final(c, state, error, -1, nullptr);
+  }
+
   void submit(const std::string& body, httplib::Response& res) {
-    std::string id, pinned = "any", swapfile = opts.swapfile;
-    unsigned vcpus = opts.vcpus;
-    std::uint64_t memory_mib = opts.memory_mib;
-#ifdef HK_AGENT_HAVE_CASE_SPEC
+    hcase::CaseSpec s;
     try {
-      hcase::CaseSpec s = hcase::parse_spec(body, "request body");
-      id = s.case_id;
-      pinned = s.pinned_commit;
-      swapfile = s.backend.swapfile_path;
-      vcpus = static_cast<unsigned>(s.vm_vcpus);
-      memory_mib = static_cast<std::uint64_t>(s.vm_memory_mib);
+      s = hcase::parse_spec(body, "request body");
     } catch (const hcase::SpecError& e) {
       return send_error(res, 400, e.what(), e.field());
     }
-#else
-    json j;
-    try {
-      j = json::parse(body);
-    } catch (const json::exception& e) {
-      return send_error(res, 400, std::string("request body is not JSON: ") + e.what(), "");
-    }
-    if (!j.is_object()) return send_error(res, 400, "case spec must be a JSON object", "");
-    if (!j.contains("case_id") || !j["case_id"].is_string())
-      return send_error(res, 400, "case_id: required string", "case_id");
-    id = j["case_id"].get<std::string>();
-#endif
+    for (const auto& [field, path] : {std::pair<std::string, std::string>{"backend.swapfile_path", s.backend.swapfile_path},
+                                      {"canaries.sqlite_db_path", s.canaries.sqlite_db_path}})
+      if (auto why = hcase::path_outside_reason(path, allowed_dirs))
+        return send_error(res, 400, "request body: field '" + field + "': " + path + " " + *why, field);
+    const std::string id = s.case_id;
     if (!safe_case_id(id))
-      return send_error(res, 400, "case_id must match [A-Za-z0-9._-]{1,128} and not be . or ..",
-                        "case_id");
-    if (json u = unclean(); !u.is_null())
-      return send_error(res, 412, unclean_message(u), "", {{"reasons", {"unclean_restoration: " + unclean_message(u)}}});
+      return send_error(res, 400, "case_id must match [A-Za-z0-9._-]{1,128} and not be . or ..", "case_id");
     std::shared_ptr<CaseRec> c;
     {
       std::lock_guard<std::mutex> lk(mu);
-      if (!busy_id.empty())
-        return send_error(res, 409, "busy: case " + busy_id + " is running", "",
-                          {{"running_case_id", busy_id}});
-      if (lookup(id) || fs::exists(case_dir(id)))
-        return send_error(res, 409, "case id " + id + " already used on this agent", "case_id");
+      if (!mark_not_written.is_null())
+        return send_error(res, 412, unclean_message(mark_not_written), "",
+                          {{"reasons", {"unclean_restoration: " + unclean_message(mark_not_written)}}});
+      if (!busy_id.empty()) return send_error(res, 409, busy_message(), "", {{"running_case_id", busy_id}});
+      if (cases.count(id)) return send_error(res, 409, "case id " + id + " already used on this agent", "case_id");
       c = std::make_shared<CaseRec>();
       c->id = id;
       c->dir = case_dir(id);
-      busy_id = id;
+      c->grace_s = opts.cancel_grace_s > 0 ? opts.cancel_grace_s : s.restoration_timeout_s + 60;
+      busy_id = id;  // from here on no other submission, qualification or reboot starts
       cases[id] = c;
     }
-    json report;
-    try {
-      report = qualify(pinned, swapfile, vcpus, memory_mib);
-    } catch (const std::exception& e) {
-      report = json{{"passed", false}, {"reasons", {std::string("qualification failed: ") + e.what()}}};
+    auto release = [&] {
+      std::lock_guard<std::mutex> lk(mu);
+      cases.erase(id);
+      if (busy_id == id) busy_id.clear();
+    };
+    // Disk checks without the lock (the busy slot keeps everything else out meanwhile).
+    if (json u = unclean(); !u.is_null()) {
+      release();
+      return send_error(res, 412, unclean_message(u), "", {{"reasons", {"unclean_restoration: " + unclean_message(u)}}});
     }
+    std::error_code ec;
+    if (fs::exists(c->dir, ec)) {
+      release();
+      return send_error(res, 409, "case id " + id + " already used on this agent", "case_id");
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      c->state = "qualifying";
+    }
+    json report = qualify(&s, c->dir / "out");
     {
       std::lock_guard<std::mutex> lk(mu);
       last_report = report;
     }
-    if (!report.value("passed", false)) {
-      std::lock_guard<std::mutex> lk(mu);
-      cases.erase(id);
-      busy_id.clear();
+    if (!(report.contains("passed") && report["passed"] == true)) {
+      release();
       return send_error(res, 412, "host not qualified", "", {{"reasons", reasons_of(report)}});
     }
     try {
       fs::create_directories(c->dir / "out");
-      spit(c->dir / "spec.json", body);
-      std::vector<std::string> argv = executor;
-      argv.insert(argv.end(), {"--spec", (c->dir / "spec.json").string(), "--out", (c->dir / "out").string()});
-      if (watcher.joinable()) watcher.join();
-      pid_t pid = spawn_child(argv, (c->dir / "executor.log").string());
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        c->pid = pid;
-        c->state = "running";
-      }
-      watcher = std::thread([this, c, pid] { watch(c, pid); });
+      write_file_durably(c->dir / "spec.json", body);
     } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lk(mu);
-      c->state = "infra_failed";
-      c->error = std::string("could not start the executor: ") + e.what();
-      busy_id.clear();
-      try {
-        spit(c->dir / "status.json", status_json(*c).dump(2) + "\n");
-      } catch (...) {
-      }
-      return send_error(res, 500, c->error, "");
+      end_unstarted(c, "infra_failed", std::string("could not write the case's spec: ") + e.what());
+      return send_error(res, 500, std::string("could not write the case's spec: ") + e.what(), "");
     }
+    bool cancelled = false;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      cancelled = c->cancel_requested;
+    }
+    if (cancelled) {  // cancelled while queued or qualifying: the executor never starts
+      end_unstarted(c, "cancelled", "before the executor started");
+      res.status = 202;
+      res.set_content(dump(json{{"case_id", id}, {"state", "cancelled"}}), "application/json");
+      return;
+    }
+    std::vector<std::string> argv = executor;
+    argv.insert(argv.end(), {"--spec", (c->dir / "spec.json").string(), "--out", (c->dir / "out").string()});
+    if (watcher.joinable()) watcher.join();  // the previous case's: it has freed the busy slot
+    ChildHandle h;
+    try {
+      h = spawn_child(argv, (c->dir / "executor.log").string());
+    } catch (const std::exception& e) {
+      end_unstarted(c, "infra_failed", std::string("could not start the executor: ") + e.what());
+      return send_error(res, 500, std::string("could not start the executor: ") + e.what(), "");
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      c->child = h;
+      c->state = "running";
+      if (c->cancel_requested) {  // cancelled between the check above and the spawn
+        c->kill_at = Clock::now() + std::chrono::seconds(c->grace_s);
+        signal_child(h, SIGTERM);
+      }
+    }
+    watcher = std::thread([this, c, h] { watch(c, h); });
     res.status = 202;
-    res.set_content(json{{"case_id", id}}.dump(), "application/json");
+    res.set_content(dump(json{{"case_id", id}}), "application/json");
   }
 
   // /v1/cases/<rest>: routes status, bundle, cancel; every id is checked first.
@@ -518,36 +663,48 @@ struct Server::Impl {
       }
     }
     if (!safe_case_id(rest))
-      return send_error(res, 400, "bad case id: must match [A-Za-z0-9._-]{1,128} and not be . or ..",
-                        "case_id");
-    bool is_post = req.method == "POST";
-    if ((action == "cancel") != is_post)
-      return send_error(res, 405, "method not allowed for this path", "");
-    std::unique_lock<std::mutex> lk(mu);
-    auto c = lookup(rest);
+      return send_error(res, 400, "bad case id: must match [A-Za-z0-9._-]{1,128} and not be . or ..", "case_id");
+    const bool is_post = req.method == "POST";
+    if ((action == "cancel") != is_post) return send_error(res, 405, "method not allowed for this path", "");
+    auto c = find_case(rest);
     if (!c) return send_error(res, 404, "unknown case id " + rest, "case_id");
     if (action.empty()) {
-      res.set_content(status_json(*c).dump(), "application/json");
+      res.set_content(dump(status_of(c)), "application/json");
       return;
     }
     if (action == "cancel") {
-      if (c->state == "running" || c->state == "queued") {
-        c->cancel_requested = true;
-        c->cancel_at = std::chrono::steady_clock::now() + std::chrono::seconds(opts.cancel_grace_s);
-        if (c->pid > 0) signal_child(c->pid, SIGTERM);
+      // Honoured in every state before the final one: queued and qualifying (the executor
+      // never starts), running (SIGTERM: the executor restores, then exits; SIGKILL only
+      // after the grace), finishing (the final state becomes cancelled).
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!is_final(c->state) && !c->cancel_requested) {
+          c->cancel_requested = true;
+          c->kill_at = Clock::now() + std::chrono::seconds(c->grace_s);
+          if (c->child.pid > 0) signal_child(c->child, SIGTERM);
+        }
       }
       res.status = 202;
-      res.set_content(status_json(*c).dump(), "application/json");
+      res.set_content(dump(status_of(c)), "application/json");
       return;
     }
     // bundle
-    if (c->state == "queued" || c->state == "running")
-      return send_error(res, 409, "case " + rest + " has not finished (state " + c->state + ")", "");
-    fs::path b = bundle_path(*c);
-    if (!fs::exists(b))
-      return send_error(res, 404, "case " + rest + " has no bundle (state " + c->state + ")", "");
-    lk.unlock();
-    std::string data = slurp(b);
+    std::string state;
+    fs::path b;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      state = c->state;
+      b = bundle_path(*c);
+    }
+    if (!is_final(state)) return send_error(res, 409, "case " + rest + " has not finished (state " + state + ")", "");
+    std::string data;
+    try {
+      std::ifstream in(b, std::ios::binary);
+      if (!in) return send_error(res, 404, "case " + rest + " has no bundle (state " + state + ")", "");
+      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::exception& e) {
+      return send_error(res, 500, "cannot read the bundle of case " + rest + ": " + e.what(), "");
+    }
     res.set_content(std::move(data), "application/vnd.sqlite3");
   }
 
@@ -555,21 +712,54 @@ struct Server::Impl {
     {
       std::lock_guard<std::mutex> lk(mu);
       if (!busy_id.empty()) {
-        // Qualification probes memory.reclaim: never run it under a case.
-        if (last_report.is_null())
-          return send_error(res, 409, "busy: case " + busy_id + " is running; no earlier report", "");
+        // Qualification probes memory.reclaim and swapon: never concurrently with a case,
+        // a submission's qualification or another qualification.
+        if (last_report.is_null()) return send_error(res, 409, busy_message() + "; no earlier report", "");
         json j = last_report;
         j["stale_while_busy"] = true;
-        res.set_content(j.dump(), "application/json");
+        res.set_content(dump(j), "application/json");
         return;
       }
+      busy_id = "(qualification)";
     }
-    json r = qualify("any", opts.swapfile, opts.vcpus, opts.memory_mib);
+    json r = qualify(nullptr, {});
     {
       std::lock_guard<std::mutex> lk(mu);
       last_report = r;
+      if (busy_id == "(qualification)") busy_id.clear();
     }
-    res.set_content(r.dump(), "application/json");
+    res.set_content(dump(r), "application/json");
+  }
+
+  void health(httplib::Response& res) {
+    bool busy;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      busy = !busy_id.empty();
+    }
+    const json u = unclean();
+    json j{{"status", "ok"},
+           {"version", harness::build::kVersion},
+           {"source_commit", harness::build::kSourceCommit},
+           {"busy", busy},
+           {"boot_id", boot_id()},
+           {"unclean", u},
+           {"accepting_cases", u.is_null()},
+           {"refusal", u.is_null() ? json(nullptr) : json(unclean_message(u))}};
+    res.set_content(dump(j), "application/json");
+  }
+
+  void clear_unclean(httplib::Response& res) {
+    const json u = unclean();
+    if (u.is_null()) return send_error(res, 404, "the VM is not marked unclean", "");
+    std::error_code ec;
+    fs::remove(unclean_path(), ec);
+    if (ec) return send_error(res, 500, "cannot remove " + unclean_path().string() + ": " + ec.message(), "");
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      mark_not_written = nullptr;
+    }
+    res.set_content(dump(json{{"cleared", u}}), "application/json");
   }
 };
 
@@ -580,11 +770,18 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   m.token = load_token(m.opts.token_file);
   if (m.opts.state_dir.empty()) throw std::runtime_error("--state-dir is required");
   if (m.opts.max_body_bytes == 0) throw std::runtime_error("--max-body-bytes must be > 0");
+  if (m.opts.data_dir.empty() || m.opts.data_dir.front() != '/')
+    throw std::runtime_error("--data-dir " + m.opts.data_dir + ": must be an absolute directory");
+  m.allowed_dirs = {fs::path(m.opts.data_dir).lexically_normal().string()};
+  for (const auto& a : m.opts.allow_paths) {
+    if (a.empty() || a.front() != '/') throw std::runtime_error("--allow-path " + a + ": must be an absolute directory");
+    m.allowed_dirs.push_back(fs::path(a).lexically_normal().string());
+  }
   std::error_code ec;
   fs::create_directories(fs::path(m.opts.state_dir) / "cases", ec);
   if (ec) throw std::runtime_error("--state-dir " + m.opts.state_dir + ": " + ec.message());
   m.opts.state_dir = fs::absolute(m.opts.state_dir).string();
-  m.server = make_http_server(m.opts);
+  m.server = make_http_server(m.opts, m.deepen_backlog);
   // A client that closes a TLS connection early must not kill the agent: OpenSSL writes
   // with write(2), which raises SIGPIPE (plain sockets use MSG_NOSIGNAL).
   std::signal(SIGPIPE, SIG_IGN);
@@ -594,11 +791,6 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     m.executor = split_command(m.opts.executor);
     if (m.executor.empty()) throw std::runtime_error("--executor is empty");
   }
-#ifndef HK_AGENT_HAVE_QUALIFY
-  if (m.opts.qualify_cmd.empty())
-    std::fprintf(stderr, "agent: WARNING: built without hk_qualify and no --qualify-cmd: "
-                         "every submission will get 412\n");
-#endif
   if (m.opts.oom_protect) {
     std::ofstream adj("/proc/self/oom_score_adj");
     adj << "-1000\n";
@@ -607,23 +799,46 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
       std::fprintf(stderr, "agent: WARNING: cannot set oom_score_adj -1000 (needs CAP_SYS_RESOURCE)\n");
   }
 
-  auto& http = m.http_ref();
-  http.set_payload_max_length(m.opts.max_body_bytes);
-  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+  auto& http = *m.server;
+  const std::size_t max_body = m.opts.max_body_bytes;
+  http.set_pre_routing_handler([this, max_body](const httplib::Request& req, httplib::Response& res) {
+    const bool body = req.has_header("Transfer-Encoding") || req.get_header_value<std::uint64_t>("Content-Length") > 0;
     // Only POST takes a body; the library would read any other method's body whole.
-    if (req.method != "POST" && (req.has_header("Transfer-Encoding") ||
-                                 req.get_header_value<std::uint64_t>("Content-Length") > 0)) {
+    if (req.method != "POST" && body) {
+      close_after_response();
       res.set_header("Connection", "close");
       send_error(res, 413, "request body not accepted on " + req.method, "");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // A declared length above the limit: refused before a byte of it is read.
+    if (req.get_header_value<std::uint64_t>("Content-Length") > max_body) {
+      close_after_response();
+      res.set_header("Connection", "close");
+      send_error(res, 413, "request body too large (Content-Length above the limit of " + std::to_string(max_body) +
+                               " bytes)", "");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method == "GET" && req.path == "/v1/health") return httplib::Server::HandlerResponse::Unhandled;
-    if (!bearer_ok(req.get_header_value("Authorization"), impl_->token)) {
+    // The whole header value (the guard refuses a NUL already; the library's string
+    // accessors would stop at one).
+    const auto auth = req.headers.find("Authorization");
+    const bool ok = auth != req.headers.end() && auth->second.find('\0') == std::string::npos &&
+                    req.headers.count("Authorization") == 1 && bearer_ok(auth->second, impl_->token);
+    if (!ok) {
+      if (body) close_after_response();
       res.set_header("WWW-Authenticate", "Bearer");
       send_error(res, 401, "missing or wrong bearer token", "");
       return httplib::Server::HandlerResponse::Handled;
     }
+    if (!known_route(req)) {
+      if (body) close_after_response();
+      send_error(res, 404, "no such path", "");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http.set_expect_100_continue_handler([max_body](const httplib::Request& req, httplib::Response&) {
+    return req.get_header_value<std::uint64_t>("Content-Length") > max_body ? 413 : 100;
   });
   http.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request&, httplib::Response& res) {
@@ -641,23 +856,11 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     } catch (const std::exception& e) {
       msg += std::string(": ") + e.what();
     } catch (...) {
+      msg += ": an exception that is not a std::exception";
     }
     send_error(res, 500, msg, "");
   });
-  http.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) {
-    bool busy;
-    {
-      std::lock_guard<std::mutex> lk(impl_->mu);
-      busy = !impl_->busy_id.empty();
-    }
-    json j{{"status", "ok"},
-           {"version", harness::build::kVersion},
-           {"source_commit", harness::build::kSourceCommit},
-           {"busy", busy},
-           {"boot_id", Impl::boot_id()},
-           {"unclean", impl_->unclean()}};
-    res.set_content(j.dump(), "application/json");
-  });
+  http.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) { impl_->health(res); });
   http.Get("/v1/qualification",
            [this](const httplib::Request&, httplib::Response& res) { impl_->get_qualification(res); });
   // POST bodies are read by read_body_limited (the library's own limit only sees Content-Length).
@@ -669,14 +872,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     std::string body;  // takes no body; any body is still bounded
     if (!has_body_framing(req) || impl_->read_body(rd, res, body)) impl_->reboot(res);
   });
-  http.Delete("/v1/unclean", [this](const httplib::Request&, httplib::Response& res) {
-    json u = impl_->unclean();
-    if (u.is_null()) return send_error(res, 404, "the VM is not marked unclean", "");
-    std::error_code ec;
-    fs::remove(impl_->unclean_path(), ec);
-    if (ec) return send_error(res, 500, "cannot remove " + impl_->unclean_path().string() + ": " + ec.message(), "");
-    res.set_content(json{{"cleared", u}}.dump(), "application/json");
-  });
+  http.Delete("/v1/unclean", [this](const httplib::Request&, httplib::Response& res) { impl_->clear_unclean(res); });
   http.Get(R"(/v1/cases/.*)",
            [this](const httplib::Request& req, httplib::Response& res) { impl_->case_route(req, res); });
   http.Post(R"(/v1/cases/.*)",
@@ -708,6 +904,7 @@ int Server::bind() {
   }
   if (m.bound_port <= 0)
     throw std::runtime_error("agent: cannot bind " + m.opts.bind + ":" + std::to_string(m.opts.port));
+  m.deepen_backlog();
   return m.bound_port;
 }
 

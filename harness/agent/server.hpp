@@ -1,12 +1,20 @@
 #pragma once
-// The agent HTTP server (harness/agent/API.md, version 1; issue 5): health,
-// qualification, case submission (one case at a time), case status with phase, bundle
-// download, cancel. Bearer token (0600 file, constant-time compare) on every path except
-// GET /v1/health; 401/400/409/412/413 reject a request before anything runs.
+// The agent HTTP server (harness/agent/API.md, version 1): health, qualification, case
+// submission (one case at a time), case status with phase, bundle download, cancel.
+// Bearer token (0600 file, constant-time compare) on every path except GET /v1/health;
+// 400/401/404/409/412/413 reject a request before anything runs. The transport limits
+// (guarded_server.hpp) hold before any handler runs.
+//
+// Threads: connection threads answer requests; one watcher thread per running case.
+// The registry mutex guards the in-memory cases and the busy slot only: no file, SQLite
+// or process I/O is done under it, so /v1/health never waits for a case's files.
+#include "harness/agent/connection_limits.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace harness::agent {
 
@@ -19,6 +27,13 @@ struct AgentOptions {
   std::size_t max_body_bytes = 1 << 20;  ///< request bodies above this get 413 (API.md: 1 MiB),
                                          ///< counted as received (chunked or no length too)
   int body_deadline_s = 30;              ///< a body not received within this gets 408 (slow drip)
+  /// Head deadline, header limits, connection limits (API.md "Limits"). Its
+  /// max_body_bytes and body_deadline_ms are taken from the two fields above.
+  ConnectionLimits limits;
+  /// Spec paths the executor opens as root (backend.swapfile_path, canaries.sqlite_db_path)
+  /// must lie under this directory or one of allow_paths (API.md "Paths"; ours).
+  std::string data_dir = "/var/lib/harness";
+  std::vector<std::string> allow_paths;  ///< further directories (--allow-path, repeatable)
   /// Executor command prefix; the agent appends `--spec FILE --out DIR`.
   /// Empty = "<this harness> case run". Override for tests.
   std::string executor;
@@ -28,7 +43,10 @@ struct AgentOptions {
   std::string swapfile = "/var/lib/harness/swapfile";  ///< qualification: swapfile to check
   unsigned vcpus = 1;              ///< qualification: expected VM shape (study: 1 vCPU)
   std::uint64_t memory_mib = 1024; ///< qualification: expected memory, MiB (study: 1 GiB)
-  int cancel_grace_s = 60;         ///< SIGTERM -> SIGKILL (process group) after this, seconds
+  /// Cancel: SIGTERM to the executor's process group, SIGKILL after this many seconds.
+  /// 0 = per case: its restoration_timeout_s + 60 s (the executor restores on SIGTERM; the
+  /// SIGKILL is for an executor that hangs, never the normal end of a cancel).
+  int cancel_grace_s = 0;
   bool oom_protect = true;         ///< write -1000 to /proc/self/oom_score_adj at start
   /// TLS (HTTPS) with this certificate chain and private key (PEM files). Both or neither.
   std::string tls_cert_file;
@@ -51,7 +69,8 @@ bool is_loopback_address(const std::string& bind);
 class Server {
  public:
   /// Throws std::runtime_error naming the flag/file: token file unreadable or not 0600,
-  /// state dir not creatable, max_body_bytes 0, no qualification available, only one of
+  /// state dir not creatable, max_body_bytes 0, data_dir or an allow_paths entry not
+  /// absolute, no qualification available, only one of
   /// the TLS cert/key given or either unreadable/invalid, plain HTTP on a non-loopback
   /// bind without insecure_plain_http.
   explicit Server(AgentOptions opts);

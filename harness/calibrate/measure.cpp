@@ -1,5 +1,6 @@
 // Mechanism counters of one calibration bundle (definitions: analysis/campaign_data.cpp).
 #include "harness/calibrate/measure.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include <vector>
 
@@ -20,7 +21,7 @@ Measured measure_bundle(const std::string& path, double target_s) {
     m.status = c.text(1);
     page = c.opt_int64(2).value_or(4096);
     if (auto o = c.opt_text(3)) {
-      auto j = nlohmann::json::parse(*o, nullptr, false);
+      auto j = hjson::parse_or_discarded(*o);
       if (j.is_object() && j.contains("load") && j["load"].is_object()) {
         const auto& l = j["load"];
         if (l["achieved_rate_mib_s"].is_number()) m.achieved_rate_mib_s = l["achieved_rate_mib_s"].get<double>();

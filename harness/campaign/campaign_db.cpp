@@ -1,5 +1,6 @@
 // Campaign DB: stored plan, verification, progress, attempts (see campaign_db.hpp).
 #include "harness/campaign/campaign_db.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
@@ -201,7 +202,7 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
     // The binaries that ran the case (PROTOCOL.md): the columns when the executor set
     // them, else outcome_json.source {commit, dirty}.
     if (outcome) {
-      const auto j = nlohmann::json::parse(*outcome, nullptr, false);
+      const auto j = hjson::parse_or_discarded(*outcome);
       if (j.is_object() && j.contains("source") && j["source"].is_object()) {
         const auto& src = j["source"];
         results::Stmt sc(d,
@@ -273,7 +274,7 @@ std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string
   a.host = q.opt_text(1).value_or("");
   a.started_unix_ns = q.opt_int64(2).value_or(0);
   a.kind = q.text(3);
-  if (auto d = q.opt_text(4)) a.detail = nlohmann::json::parse(*d, nullptr, false);
+  if (auto d = q.opt_text(4)) a.detail = hjson::parse_or_discarded(*d);
   if (a.detail.is_discarded()) a.detail = nullptr;
   return a;
 }
@@ -347,7 +348,7 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
         prev_case = {{"status", c.text(0)},
                      {"error", c.opt_text(1) ? nlohmann::json(*c.opt_text(1)) : nlohmann::json(nullptr)},
                      {"attempt", c.int64(2)},
-                     {"outcome_json", outcome ? nlohmann::json::parse(*outcome, nullptr, false) : nlohmann::json(nullptr)}};
+                     {"outcome_json", outcome ? hjson::parse_or_discarded(*outcome) : nlohmann::json(nullptr)}};
       }
     }
     const auto p = case_progress(db, case_id);

@@ -3,6 +3,7 @@
 // `provider:` block is parsed by its engine (harness/pool/engine.hpp). Rules come from the
 // study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
+#include "harness/json/limited_parse.hpp"
 #include "analysis/regression.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/variant.hpp"
@@ -102,8 +103,8 @@ std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const
     const std::string kf = f + "." + k;
     if (sysfs) {
       if (auto why = hcase::sysfs_path_problem(k)) v.fail(kv.first, kf, "'" + k + "' " + *why);
-    } else if (!hcase::valid_sysctl_name(k)) {
-      v.fail(kv.first, kf, "'" + k + "' is not a sysctl name ([a-z0-9_.]+ with a dot, e.g. vm.swappiness)");
+    } else if (auto why = hcase::sysctl_name_problem(k)) {
+      v.fail(kv.first, kf, "'" + k + "' " + *why);
     }
     if (!kv.second.IsScalar() || kv.second.IsNull())
       v.fail(kv.second.IsDefined() && !kv.second.IsNull() ? kv.second : kv.first, kf, "expected a scalar value");
@@ -162,14 +163,15 @@ void ab_variants(Section& top, Campaign& c) {
       if (p.is_relative()) p = base_dir / p;
       p = std::filesystem::absolute(p).lexically_normal();
       const auto mf = p / "manifest.json";
-      std::ifstream in(mf);
-      if (!in)
+      if (!std::filesystem::exists(mf))
         k.fail(at, k.field("image_dir"),
                "'" + p.string() + "' holds no manifest.json (build it with `harness vm image --kernel ... --out DIR`)");
       try {
-        const auto m = nlohmann::json::parse(in);
-        x.kernel_release = m.value("kernel_release", "");
-      } catch (const nlohmann::json::exception& e) {
+        const auto m = hjson::parse_file(mf.string());
+        x.kernel_release = m.is_object() && m.contains("kernel_release") && m["kernel_release"].is_string()
+                               ? m["kernel_release"].get<std::string>()
+                               : "";
+      } catch (const std::exception& e) {
         k.fail(at, k.field("image_dir"), mf.string() + ": " + e.what());
       }
       if (x.kernel_release.empty()) k.fail(at, k.field("image_dir"), mf.string() + " names no kernel_release");
@@ -266,8 +268,8 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
   {
     Section s = top.child("cgroups");
     c.cgroup_parent = s.scalar<std::string>("parent", std::string("harness"));
-    check_name(s, s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"), c.cgroup_parent,
-               "[A-Za-z0-9_.-]{1,64}");
+    if (auto why = hcase::cgroup_parent_problem(c.cgroup_parent))
+      s.fail(s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"), "'" + c.cgroup_parent + "' " + *why);
     c.bg_memory_max_mib = positive_int(s, "bg_memory_max_mib");
     c.bg_memory_high_mib = s.optional_scalar<std::int64_t>("bg_memory_high_mib");
     c.fg_memory_max_mib = s.optional_scalar<std::int64_t>("fg_memory_max_mib");

@@ -1,5 +1,6 @@
 // Planning: campaign -> seeded schedule -> canonical JSON -> SHA-256.
 #include "harness/campaign/schedule.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/campaign/pilot_dose.hpp"
 #include "harness/campaign/seeding.hpp"
@@ -238,7 +239,7 @@ Schedule plan(const Campaign& c) {
 Schedule schedule_from_json(const std::string& json_text) {
   Schedule s;
   try {
-    const auto doc = nlohmann::json::parse(json_text);
+    const auto doc = hjson::parse(json_text, "schedule JSON");
     if (doc.at("format") != "reclaim-harness-schedule/1") throw std::runtime_error("unknown schedule format");
     s.campaign = doc.at("campaign").get<std::string>();
     s.seed = doc.at("seed").get<std::uint64_t>();

@@ -1,5 +1,6 @@
 // Campaign status report (see status.hpp).
 #include "harness/campaign/status.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -56,7 +57,7 @@ std::string status_report(results::Db& db) {
     while (q.step()) {
       if (!any) out += "lost (kept as outcomes; `harness mark-infra DB CASE --reason TEXT` to rerun one):\n";
       any = true;
-      const auto j = nlohmann::json::parse(q.opt_text(1).value_or("{}"), nullptr, false);
+      const auto j = hjson::parse_or_discarded(q.opt_text(1).value_or("{}"));
       const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
       out += fmt::format("  {} (phase {}): {}\n", q.text(0),
                          lost.contains("phase") && lost["phase"].is_string() ? lost["phase"].get<std::string>()
@@ -113,7 +114,7 @@ std::string status_report(results::Db& db) {
     while (q.step()) {
       if (!any) out += "mark-infra (operator reclassified as infra_failed):\n";
       any = true;
-      const auto j = nlohmann::json::parse(q.opt_text(2).value_or("{}"), nullptr, false);
+      const auto j = hjson::parse_or_discarded(q.opt_text(2).value_or("{}"));
       auto str = [&](const char* k) {
         return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
       };

@@ -1,5 +1,6 @@
 // Preconditions and qualification of a case (preconditions.hpp).
 #include "harness/case/preconditions.hpp"
+#include "harness/case/qualification_options.hpp"
 
 #include <unistd.h>
 
@@ -45,20 +46,6 @@ std::optional<std::string> clean_leftovers(const kernel::Fs& fs, const CaseCgrou
   return std::nullopt;
 }
 
-qualify::Options qualification_options(const CaseSpec& spec, const ExecutorOptions& opt) {
-  qualify::Options q;
-  q.root = opt.root;
-  q.swapfile_path = spec.backend.swapfile_path;
-  q.zram_algorithm = spec.backend.zram_algorithm;  // the campaign's compressor must be available
-  q.case_min_swap_priority = spec.backend.swapfile_priority;  // foreign active swap must sit below
-  q.vcpus = static_cast<unsigned>(spec.vm_vcpus);
-  q.memory_mib = static_cast<std::uint64_t>(spec.vm_memory_mib);
-  q.pinned_commit = spec.pinned_commit;
-  q.disk_path = opt.out_dir;
-  q.min_free_disk_bytes = opt.min_free_disk_bytes;
-  return q;
-}
-
 Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {
   Qualification out;
   if (opt.skip_qualification) {
@@ -66,7 +53,7 @@ Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {
     out.report = {{"skipped", true}, {"note", "--skip-qualification (development only)"}};
     return out;
   }
-  const auto rep = qualify::run(qualification_options(spec, opt));
+  const auto rep = qualify::run(case_qualification_options(spec, opt.root, opt.out_dir, opt.min_free_disk_bytes));
   out.report = rep.to_json();
   if (!rep.passed) {
     std::string why;

@@ -32,10 +32,6 @@ std::optional<std::string> protect_from_oom_killer(const kernel::Fs& fs);
 std::optional<std::string> clean_leftovers(const kernel::Fs& fs, const CaseCgroups& cgroups,
                                            const BackendSpec& backend, std::vector<StepRecord>& steps);
 
-/// qualify::Options for the case: the spec's swapfile, compressor, lowest swap priority,
-/// VM shape and pinned commit, the out dir's disk.
-qualify::Options qualification_options(const CaseSpec& spec, const ExecutorOptions& opt);
-
 /// The qualification of the host for the case.
 struct Qualification {
   nlohmann::json report;  ///< cases.qualification_json

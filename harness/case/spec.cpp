@@ -1,13 +1,15 @@
 // Case spec parsing and validation (rules: harness/case/SPEC.md; defaults: the study).
 #include "harness/case/spec.hpp"
 
+#include "harness/json/limited_parse.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 namespace hcase {
 
@@ -105,12 +107,43 @@ class Obj {
   const std::string& source_;
 };
 
-bool valid_component(const std::string& s) {
-  static const std::regex re("[A-Za-z0-9._-]{1,64}");
-  return s != "." && s != ".." && std::regex_match(s, re);
+}  // namespace
+
+std::optional<std::string> cgroup_parent_problem(const std::string& name) {
+  static const std::regex re("harness(-[A-Za-z0-9_-]{1,56})?");
+  if (std::regex_match(name, re)) return std::nullopt;
+  return std::string("must be 'harness' or 'harness-<suffix>' ([A-Za-z0-9_-]{1,56}): a new cgroup under the "
+                     "cgroup2 root that only the harness creates, never an existing one such as system.slice, "
+                     "user.slice or init.scope (the executor kills every process in the parent)");
 }
 
-}  // namespace
+std::optional<std::string> path_outside_reason(const std::string& path, const std::vector<std::string>& allowed) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::path(path).lexically_normal();
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  auto inside = [](const fs::path& child, const fs::path& dir) {
+    const std::string c = child.string(), d = dir.string();
+    if (d.empty()) return false;
+    const std::string prefix = d.back() == '/' ? d : d + "/";
+    return c.size() > prefix.size() && c.compare(0, prefix.size(), prefix) == 0;
+  };
+  std::error_code ec;
+  const bool exists = fs::exists(fs::symlink_status(p, ec));
+  const fs::path real = exists ? fs::weakly_canonical(p, ec) : p;
+  for (const auto& a : allowed) {
+    const fs::path dir = fs::path(a).lexically_normal();
+    if (!inside(p, dir)) continue;
+    if (!exists) return std::nullopt;
+    std::error_code ec2;
+    const fs::path real_dir = fs::weakly_canonical(dir, ec2);
+    if (!ec && !ec2 && inside(real, real_dir)) return std::nullopt;
+    return fmt::format("resolves to {} (symlinks followed), outside the allowed directories ({})", real.string(),
+                       list);
+  }
+  return fmt::format("is not under the allowed directories ({}; start the agent with --allow-path DIR to add one)",
+                     list.empty() ? std::string("none") : list);
+}
 
 std::optional<std::string> unsafe_path_reason(const std::string& path) {
   if (path.empty() || path.front() != '/') return std::string("must be an absolute path (start with '/')");
@@ -138,9 +171,9 @@ std::optional<std::string> unsafe_path_reason(const std::string& path) {
 CaseSpec parse_spec(const std::string& text, const std::string& source) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw SpecError("", fmt::format("{}: malformed JSON: {}", source, e.what()));
+    doc = hjson::parse(text, source);  // size and depth limits before anything copies it
+  } catch (const hjson::Error& e) {
+    throw SpecError("", e.what());
   }
   Obj root(doc, "", source);
   root.only({"case_id", "campaign", "vm", "regime", "repeat", "triplet_id", "configuration",
@@ -192,8 +225,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
     o.only({"parent", "bg_memory_max_bytes", "bg_memory_high_bytes", "fg_memory_max_bytes",
             "fg_memory_low_bytes"});
     s.cgroups.parent = o.str("parent");
-    if (!valid_component(s.cgroups.parent))
-      o.fail(o.path("parent"), "must be one path component [A-Za-z0-9._-]{1,64} under the cgroup2 root");
+    if (auto why = cgroup_parent_problem(s.cgroups.parent)) o.fail(o.path("parent"), *why);
     s.cgroups.bg_memory_max_bytes = o.i64("bg_memory_max_bytes");
     if (s.cgroups.bg_memory_max_bytes < 4096)
       o.fail(o.path("bg_memory_max_bytes"), "must be >= 4096 bytes");
@@ -314,8 +346,8 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
         const std::string f = o.path(key) + "." + it.key();
         if (sysfs) {
           if (auto why = sysfs_path_problem(it.key())) o.fail(f, *why);
-        } else if (!valid_sysctl_name(it.key())) {
-          o.fail(f, "is not a sysctl name ([a-z0-9_.]+ with a dot, e.g. vm.swappiness)");
+        } else if (auto why = sysctl_name_problem(it.key())) {
+          o.fail(f, *why);
         }
         if (!it.value().is_string() || !valid_variant_value(it.value().get<std::string>()))
           o.fail(f, "value must be a string matching [A-Za-z0-9 _.,:=+-]{1,64}");
@@ -354,11 +386,16 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
 }
 
 CaseSpec load_spec_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError("", fmt::format("{}: cannot read spec file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_spec(ss.str(), path);
+  // Read at most one byte more than the JSON size limit: a larger file is refused unread.
+  const std::size_t limit = hjson::kDefaultLimits.max_bytes;
+  std::string text;
+  char buf[65536];
+  while (text.size() <= limit && in.read(buf, sizeof buf).gcount() > 0)
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw SpecError("", fmt::format("{}: read error", path));
+  return parse_spec(text, path);
 }
 
 }  // namespace hcase

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "harness/case/variant.hpp"
 
@@ -130,6 +131,21 @@ CaseSpec load_spec_file(const std::string& path);
 
 /// True when `id` matches [A-Za-z0-9._-]{1,128} and is not "." or ".." (SPEC.md).
 bool valid_case_id(const std::string& id);
+
+/// Why `name` cannot be the case's parent cgroup (cgroups.parent), or nullopt. Rule (ours):
+/// exactly "harness" or "harness-<suffix>" with a suffix of [A-Za-z0-9_-]{1,56}: a child of
+/// the cgroup2 root that only the harness creates. The executor writes cgroup.kill into the
+/// parent and removes it (leftovers at a case's start, restoration at its end), so an
+/// existing cgroup such as system.slice, user.slice or init.scope would lose every process
+/// in it, the agent included. Shared by parse_spec and the campaign loader.
+std::optional<std::string> cgroup_parent_problem(const std::string& name);
+
+/// Why `path` (already safe: unsafe_path_reason) does not lie inside one of the
+/// directories `allowed` (absolute, e.g. the agent's data directory /var/lib/harness), or
+/// nullopt. Inside = the lexically normal path starts with "<dir>/"; when the path exists
+/// its canonical path (symlinks resolved) must be inside the canonical dir as well.
+/// E.g. "is not under /var/lib/harness (allowed: /var/lib/harness)".
+std::optional<std::string> path_outside_reason(const std::string& path, const std::vector<std::string>& allowed);
 
 /// Why `path` is not a safe absolute path, or nullopt when it is. Safe (ours):
 /// starts with '/', only the characters [A-Za-z0-9._/-], no "." or ".." component, at most

@@ -46,8 +46,49 @@ std::string err_text(int err) { return fmt::format("{} ({}, errno {})", std::str
 }  // namespace
 
 bool valid_sysctl_name(const std::string& name) {
-  static const std::regex re("[a-z0-9_]+([.][a-z0-9_]+)+");
+  static const std::regex re("[a-z0-9_]+([.][a-z0-9_-]+)+");
   return name.size() <= 128 && std::regex_match(name, re);
+}
+
+const std::vector<std::string>& allowed_sysctls() {
+  // What an A/B comparison of reclaim may vary; every other sysctl (kernel.panic_on_oops,
+  // vm.panic_on_oom, vm.overcommit_*, vm.drop_caches, ...) is refused: a variant runs as
+  // root on the VM and must not be able to panic, reboot or starve it.
+  static const std::vector<std::string> names{
+      "vm.swappiness",           "vm.page-cluster",          "vm.watermark_scale_factor",
+      "vm.watermark_boost_factor", "vm.min_free_kbytes",     "vm.vfs_cache_pressure",
+      "vm.dirty_ratio",          "vm.dirty_background_ratio", "vm.dirty_bytes",
+      "vm.dirty_background_bytes", "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs",
+      "vm.compaction_proactiveness", "vm.extfrag_threshold",  "vm.percpu_pagelist_high_fraction",
+      "vm.zone_reclaim_mode",    "vm.stat_interval"};
+  return names;
+}
+
+const std::vector<std::string>& allowed_sysfs_knobs() {
+  static const std::vector<std::string> paths{
+      "/sys/kernel/mm/lru_gen/enabled",
+      "/sys/kernel/mm/lru_gen/min_ttl_ms",
+      "/sys/kernel/mm/transparent_hugepage/enabled",
+      "/sys/kernel/mm/transparent_hugepage/defrag",
+      "/sys/kernel/mm/transparent_hugepage/shmem_enabled",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_swap",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs",
+      "/sys/kernel/mm/transparent_hugepage/khugepaged/alloc_sleep_millisecs",
+      "/sys/kernel/mm/swap/vma_ra_enabled"};
+  return paths;
+}
+
+std::optional<std::string> sysctl_name_problem(const std::string& name) {
+  if (!valid_sysctl_name(name))
+    return std::string("is not a sysctl name ([a-z0-9_.-]+ with a dot, e.g. vm.swappiness)");
+  const auto& ok = allowed_sysctls();
+  if (std::find(ok.begin(), ok.end(), name) == ok.end())
+    return std::string("is not a sysctl a variant may set (the vm.* reclaim, swap, watermark, writeback and "
+                       "compaction knobs listed in docs/CAMPAIGN.md \"variants\")");
+  return std::nullopt;
 }
 
 std::string sysctl_path(const std::string& name) {
@@ -62,6 +103,10 @@ std::optional<std::string> sysfs_path_problem(const std::string& path) {
   if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size())
     return std::string("must be a file under /sys/kernel/mm/ (the only sysfs knobs a variant may set)");
   if (path.back() == '/') return std::string("must name a file, not a directory");
+  const auto& ok = allowed_sysfs_knobs();
+  if (std::find(ok.begin(), ok.end(), path) == ok.end())
+    return std::string("is not a sysfs knob a variant may set (the MGLRU, THP and swap readahead files listed in "
+                       "docs/CAMPAIGN.md \"variants\")");
   return std::nullopt;
 }
 

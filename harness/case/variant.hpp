@@ -37,12 +37,26 @@ struct VariantSpec {
 
 // --- validation rules (ours; shared by the campaign loader and parse_spec) ----
 
-/// sysctl name: `[a-z0-9_.]+` with at least one dot, no empty component ("vm.swappiness").
+/// sysctl name: `[a-z0-9_.-]+` with at least one dot, no empty component, the first
+/// component without '-' ("vm.swappiness", "vm.page-cluster"). Syntax only; see
+/// sysctl_name_problem() for what a variant may set.
 bool valid_sysctl_name(const std::string& name);
+/// The sysctls a variant may set (ours, docs/CAMPAIGN.md "variants"): the vm.* reclaim,
+/// swap, watermark, writeback and compaction knobs an A/B campaign compares, nothing
+/// that panics, reboots or changes the OOM policy (kernel.*, vm.panic_on_oom, ...).
+const std::vector<std::string>& allowed_sysctls();
+/// The sysfs knobs a variant may set (ours, docs/CAMPAIGN.md): MGLRU, THP and swap
+/// readahead files under /sys/kernel/mm/.
+const std::vector<std::string>& allowed_sysfs_knobs();
+/// Why `name` is not a sysctl a variant may set, or nullopt: not a sysctl name
+/// ("is not a sysctl name ..."), or not in allowed_sysctls() ("is not a sysctl a variant
+/// may set ..."). Used by the campaign loader and parse_spec.
+std::optional<std::string> sysctl_name_problem(const std::string& name);
 /// /proc/sys path of a sysctl name, root-relative: "proc/sys/vm/swappiness".
 std::string sysctl_path(const std::string& name);
 /// Why `path` is not an allowed sysfs knob, or nullopt: absolute, under /sys/kernel/mm/,
-/// safe characters only, no "." or ".." component (unsafe_path_reason in spec.hpp).
+/// safe characters only, no "." or ".." component (unsafe_path_reason in spec.hpp), and
+/// one of allowed_sysfs_knobs().
 std::optional<std::string> sysfs_path_problem(const std::string& path);
 /// Knob value: `[A-Za-z0-9 _.,:=+-]{1,64}`.
 bool valid_variant_value(const std::string& value);

@@ -32,13 +32,35 @@ void add_agent(CLI::App& app) {
       ->capture_default_str()->check(harness::cli::integer_in(1));
   sub->add_option("--body-deadline-s", o->body_deadline_s, "A request body not received within this gets 408, seconds")
       ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
+  auto head_deadline_s = std::make_shared<int>(o->limits.head_deadline_ms / 1000);
+  sub->add_option("--header-deadline-s", *head_deadline_s,
+                  "Request line and headers (and a TLS handshake) not received within this get 408 and the "
+                  "connection is closed, seconds")
+      ->capture_default_str()->check(harness::cli::integer_in(1, 3600));
+  sub->add_option("--max-header-bytes", o->limits.max_head_bytes, "Larger request heads get 431, bytes")
+      ->capture_default_str()->check(harness::cli::integer_in(1024, 1 << 20));
+  sub->add_option("--max-header-lines", o->limits.max_header_lines, "Requests with more header lines get 431")
+      ->capture_default_str()->check(harness::cli::integer_in(8, 10000));
+  sub->add_option("--max-connections", o->limits.max_connections,
+                  "Open connections, all clients together; more get 503 and are closed")
+      ->capture_default_str()->check(harness::cli::integer_in(2, 4096));
+  sub->add_option("--max-connections-per-address", o->limits.max_connections_per_address,
+                  "Open connections from one client address; more get 503 and are closed")
+      ->capture_default_str()->check(harness::cli::integer_in(1, 4096));
+  sub->add_option("--data-dir", o->data_dir,
+                  "Spec paths the executor opens as root (swapfile, canary DB) must lie under this directory")
+      ->capture_default_str();
+  sub->add_option("--allow-path", o->allow_paths,
+                  "A further directory spec paths may lie under (repeatable)");
   sub->add_option("--swapfile", o->swapfile, "Swapfile checked by qualification")->capture_default_str();
   sub->add_option("--vcpus", o->vcpus, "Expected vCPUs (qualification)")->capture_default_str()
       ->check(harness::cli::integer_in(1, 4096));
   sub->add_option("--memory-mib", o->memory_mib, "Expected memory, MiB (qualification)")->capture_default_str()
       ->check(harness::cli::integer_in(1));
-  sub->add_option("--cancel-grace-s", o->cancel_grace_s, "Cancel: SIGTERM, then SIGKILL after N s")
-      ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
+  sub->add_option("--cancel-grace-s", o->cancel_grace_s,
+                  "Cancel: SIGTERM (the executor restores the VM), then SIGKILL after N s if it has not exited; "
+                  "0 = the case's restoration_timeout_s + 60")
+      ->capture_default_str()->check(harness::cli::integer_in(0, 86400));
   sub->add_option("--executor", o->executor,
                   "TEST OVERRIDE: executor command prefix (default '<harness> case run'); "
                   "'--spec FILE --out DIR' is appended");
@@ -57,7 +79,8 @@ void add_agent(CLI::App& app) {
                 "refused (409) while a case runs");
   sub->add_option("--reboot-cmd", o->reboot_cmd,
                   "TEST OVERRIDE: run this (sh -c) instead of sync() + reboot(RB_AUTOBOOT)");
-  sub->callback([o] {
+  sub->callback([o, head_deadline_s] {
+    o->limits.head_deadline_ms = *head_deadline_s * 1000;
     harness::agent::Server server(*o);
     int port = server.bind();
     g_server = &server;

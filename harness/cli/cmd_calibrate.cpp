@@ -8,6 +8,7 @@
 // one fresh guest (`harness vm exec`; each case cleans up the previous one's leftovers),
 // collects DIR/collect/bundles/calib-<point>.db and prints the table (also DIR/table.md).
 #include <cstdio>
+#include "harness/json/limited_parse.hpp"
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -39,7 +40,7 @@ int report(const std::string& dir) {
     std::fprintf(stderr, "harness calibrate: %s/grid.json missing (run `harness calibrate run` first)\n", dir.c_str());
     return 2;
   }
-  auto g = nlohmann::json::parse(in);
+  auto g = hjson::parse_file((fs::path(dir) / "grid.json").string());
   std::vector<calib::Point> points;
   std::vector<calib::Measured> ms;
   for (const auto& p : g["points"]) {

@@ -1,5 +1,6 @@
 // Accelerator choice by a trial boot (see accel.hpp).
 #include "harness/vm/accel.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/paths.hpp"
 #include "harness/vm/qemu.hpp"
@@ -165,7 +166,7 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
   const fs::path cache_file = req.cache_dir.empty() ? fs::path() : fs::path(req.cache_dir) / "accel-probe.json";
   if (!cache_file.empty() && fs::exists(cache_file)) {
     try {
-      auto j = nlohmann::json::parse(slurp(cache_file));
+      auto j = hjson::parse(slurp(cache_file), cache_file.string());
       if (j.value("key", "") == key) {
         pr.ok = j.at("kvm_ok").get<bool>();
         pr.detail = j.at("detail").get<std::string>();

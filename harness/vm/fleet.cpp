@@ -1,5 +1,6 @@
 // Local guest fleet: up/down/list/reboot/console (see fleet.hpp).
 #include "harness/vm/fleet.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/accel.hpp"
 
@@ -78,7 +79,7 @@ void stop_pid(int pid) {
 
 json read_meta(const fs::path& dir) {
   try {
-    return json::parse(read_file((dir / "meta.json").string()));
+    return hjson::parse_file((dir / "meta.json").string());
   } catch (const std::exception& e) {
     throw std::runtime_error("guest state " + (dir / "meta.json").string() + ": " + e.what());
   }

@@ -1,5 +1,6 @@
 // Guest image build: kernel, initramfs, base data disk, content hash (see image.hpp).
 #include "harness/vm/image.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/cpio.hpp"
 #include "harness/vm/data_disk.hpp"
@@ -252,8 +253,8 @@ Image load_image_dir(const std::string& dir_text) {
                              "image --out " + dir.string() + "`)");
   nlohmann::json m;
   try {
-    m = nlohmann::json::parse(read_file(mf.string()));
-  } catch (const nlohmann::json::exception& e) {
+    m = hjson::parse_file(mf.string());
+  } catch (const std::exception& e) {
     throw std::runtime_error(mf.string() + ": " + e.what());
   }
   Image img;

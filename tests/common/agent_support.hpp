@@ -22,8 +22,9 @@ inline httplib::Client agent_client(int port, const std::string& token, int read
   return c;
 }
 
-/// Polls GET /v1/cases/<id> every `poll` until the state is neither queued nor running
-/// or `timeout` passed; returns the last status document (empty when none was read).
+/// Polls GET /v1/cases/<id> every `poll` until the state is final (completed, infra_failed
+/// or cancelled) or `timeout` passed; returns the last status document (empty when none
+/// was read).
 inline nlohmann::json wait_final(httplib::Client& c, const std::string& id, std::chrono::seconds timeout,
                                  std::chrono::milliseconds poll = std::chrono::milliseconds(100)) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -33,7 +34,7 @@ inline nlohmann::json wait_final(httplib::Client& c, const std::string& id, std:
     if (r && r->status == 200) {
       j = nlohmann::json::parse(r->body);
       const std::string s = j["state"];
-      if (s != "queued" && s != "running") return j;
+      if (s == "completed" || s == "infra_failed" || s == "cancelled") return j;
     }
     std::this_thread::sleep_for(poll);
   }

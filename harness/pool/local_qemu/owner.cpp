@@ -1,5 +1,6 @@
 // Ownership of local guests (see owner.hpp).
 #include "harness/pool/local_qemu/owner.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/paths.hpp"
@@ -38,7 +39,7 @@ bool owned_by(const std::optional<GuestOwner>& o, const std::string& campaign, c
 
 std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
   try {
-    const auto j = nlohmann::json::parse(hvm::read_file(owner_path(state_dir)));
+    const auto j = hjson::parse_file(owner_path(state_dir));
     GuestOwner o;
     o.campaign = j.at("campaign").get<std::string>();
     o.db = j.at("db").get<std::string>();

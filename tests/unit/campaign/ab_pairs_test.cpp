@@ -120,6 +120,12 @@ TEST(AbPairsYaml, BadValuesNameFileLineAndField) {
   const std::vector<Case> cases{
       {"vm.swappiness: 200", "VM.Swappiness: 200", "vm.dirty_ratio", "variants.candidate.sysctls.VM.Swappiness",
        "is not a sysctl name"},
+      {"vm.swappiness: 200", "kernel.panic_on_oops: 1", "vm.dirty_ratio",
+       "variants.candidate.sysctls.kernel.panic_on_oops", "is not a sysctl a variant may set"},
+      {"vm.swappiness: 200", "vm.panic_on_oom: 1", "vm.dirty_ratio", "variants.candidate.sysctls.vm.panic_on_oom",
+       "is not a sysctl a variant may set"},
+      {"/sys/kernel/mm/lru_gen/enabled", "/sys/kernel/mm/ksm/run", "sysfs:",
+       "variants.candidate.sysfs./sys/kernel/mm/ksm/run", "is not a sysfs knob a variant may set"},
       {"vm.swappiness: 200", "vm.swappiness: \"1;reboot\"", "vm.dirty_ratio",
        "variants.candidate.sysctls.vm.swappiness", "does not match"},
       {"vm.swappiness: 200", "vm.swappiness: null", "vm.dirty_ratio", "variants.candidate.sysctls.vm.swappiness",

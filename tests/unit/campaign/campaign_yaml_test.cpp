@@ -187,6 +187,17 @@ TEST(CampaignErrors, BrokenCopyRejectedWithFileLineAndField) {
               HasSubstr("field cgroups.bg_memory_max_mib: cannot read 'lots' as an integer"));
 }
 
+// The parent cgroup is a new one the harness creates, never one of the VM's own (the
+// executor kills every process in its parent): refused at load, naming file, line, field.
+TEST(CampaignErrors, ParentCgroupMustBeHarnessOwned) {
+  const int l = line_of("parent: harness");
+  for (const char* p : {"system.slice", "user.slice", "init.scope"}) {
+    const auto e = error_of("parent: harness", std::string("parent: ") + p);
+    EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l) + ":"));
+    EXPECT_THAT(e, HasSubstr(std::string("field cgroups.parent: '") + p + "' must be 'harness' or 'harness-<suffix>'"));
+  }
+}
+
 TEST(CampaignErrors, UnknownKeyRejected) {
   const int l = line_of("allocation_mib: 600");
   const auto e = error_of("allocation_mib: 600", "allocation_mib: 600\n  alocation_rate: 5");

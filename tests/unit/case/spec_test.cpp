@@ -201,3 +201,46 @@ TEST(CaseSpec, HostPathsMustBeSafeAbsolutePaths) {
   EXPECT_TRUE(hcase::unsafe_path_reason(""));
   EXPECT_TRUE(hcase::unsafe_path_reason("/" + std::string(4096, 'a')));
 }
+
+// The parent cgroup is one the harness creates: "harness" or "harness-<suffix>", never an
+// existing cgroup of the VM (the executor kills every process in its parent).
+TEST(CaseSpec, ParentCgroupMustBeHarnessOwned) {
+  for (const char* p : {"system.slice", "user.slice", "init.scope", "harness.slice", "harnessx", "harness-", "x"}) {
+    auto j = study();
+    j["cgroups"]["parent"] = p;
+    const std::string msg = refused_field(j, "cgroups.parent");
+    EXPECT_NE(msg.find("only the harness creates"), std::string::npos) << p << ": " << msg;
+  }
+  for (const char* p : {"harness", "harness-ab", "harness-vm0_2"}) {
+    auto j = study();
+    j["cgroups"]["parent"] = p;
+    EXPECT_NO_THROW(parse_spec(j.dump(), "spec.json")) << p;
+  }
+}
+
+// Size and depth limits hold before the document is copied (a 100,000-deep array used to
+// overflow the stack), and malformed JSON of every kind is a SpecError, not another exception.
+TEST(CaseSpec, DeepOrMalformedJsonIsASpecError) {
+  std::string deep = study().dump();
+  deep.replace(deep.find("\"campaign\":") + 11, 0, std::string(100000, '[') + std::string(100000, ']') + ",\"x\":");
+  try {
+    parse_spec(deep, "deep.json");
+    ADD_FAILURE() << "a 100,000-deep document was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("deep.json: JSON nests arrays/objects deeper than 64 levels (limit 64)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string big = study().dump();
+  big.replace(big.find("\"repeat\":") + 9, 1, "1e400");
+  EXPECT_THROW(parse_spec(big, "spec.json"), SpecError);
+  std::string utf = study().dump();
+  utf.replace(utf.find("\"campaign\":\"") + 12, 0, "\xff");
+  try {
+    parse_spec(utf, "spec.json");
+    ADD_FAILURE() << "invalid UTF-8 was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_TRUE(json::accept(json(std::string(e.what())).dump())) << "the message must be printable as JSON";
+    EXPECT_EQ(std::string(e.what()).find('\xff'), std::string::npos) << "raw input bytes in the message";
+  }
+}

@@ -6,7 +6,8 @@
 //     values are refused, never replaced (--seed -1, -B 0, -B below the minimum);
 //   - the DB is positional for plan/run/check with --db still accepted;
 //   - the free-disk option has one name (--min-free-disk-mib UINT); the old spelling warns;
-//   - pilot-select refuses a matched-triplet DB and analyze refuses a pilot DB (both 2).
+//   - pilot-select refuses a matched-triplet DB and analyze refuses a pilot DB (both 2);
+//   - `harness case check` on a spec nested 100,000 deep refuses it (2) naming the limit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -190,4 +191,14 @@ TEST_F(Cli, PilotSelectAndAnalyzeRefuseTheOtherKindOfDb) {
   EXPECT_EQ(an.code, 2) << an.out;
   EXPECT_THAT(an.out, HasSubstr("is a pilot DB"));
   EXPECT_THAT(an.out, HasSubstr("harness pilot-select " + pilot));
+}
+
+// A 201 KB spec nested 100,000 deep: a refused spec (2) naming the depth limit, not a
+// crash (it overflowed the stack when the parsed document was copied: exit 139).
+TEST_F(Cli, CaseCheckRefusesADeeplyNestedSpecNamingTheLimit) {
+  const std::string spec = file("deep.json", "{\"case_id\": \"x\", \"campaign\": " + std::string(100000, '[') +
+                                                 std::string(100000, ']') + "}");
+  const Result r = harness("case check --spec " + spec);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("deep.json: JSON nests arrays/objects deeper than 64 levels (limit 64)"));
 }

@@ -1,0 +1,72 @@
+#pragma once
+// The agent's HTTP(S) transport: cpp-httplib's Server and SSLServer with the connection
+// limits that the installed httplib (Debian 12: 0.11.4, a compiled library) lacks.
+//
+// httplib 0.11 serves each connection on one of 8 pool threads with a 5 s timeout per
+// read but no deadline for a request's head, no limit on its header count (a header line
+// is buffered whole, every header is kept), a TLS handshake paced by the client, and a
+// refused body that is read to its end or parsed as further requests. So the agent owns
+// every accepted socket (process_and_close_socket, a virtual of httplib::Server) and
+// hands httplib only a complete, checked request head:
+//
+//   accept -> per-address and total connection limits (over: 503, closed)
+//          -> TLS handshake within the head deadline
+//          -> request line + headers read by the guard within the head deadline, at most
+//             max_head_bytes and max_header_lines, no NUL or other control byte, no bare
+//             LF, framing (Content-Length / Transfer-Encoding: chunked) unambiguous
+//             (else 408 / 431 / 400, closed)
+//          -> httplib parses and routes it; the body is read through the guard, at most
+//             2 x max_body_bytes + 64 KiB of raw bytes (framing included) within the body
+//             deadline
+//          -> after a request whose body was not read completely (refused, 413, 404...)
+//             the connection is closed: nothing after it is parsed as a request.
+//
+// Connections run on their own threads (up to max_connections + 16 at once), so a slow
+// client holds one thread for at most the head deadline and never delays another client.
+// Rules and defaults: ours (harness/agent/API.md "Limits").
+#include "harness/agent/connection_limits.hpp"
+
+#include <httplib.h>
+
+#include <memory>
+
+namespace harness::agent {
+
+/// For a request handler, on the connection's thread: the current request's body has been
+/// read completely, so the connection may carry a next request.
+void mark_body_consumed();
+/// For a request handler that refused a request: close the connection after this answer
+/// and read nothing more of it.
+void close_after_response();
+/// For a request handler whose body read failed: true when the transport stopped waiting
+/// for the body at the body deadline (a slow drip: 408), false for any other failure.
+bool body_deadline_passed();
+
+class ConnectionGuard;
+
+/// httplib::Server behind the guard (plain HTTP).
+class GuardedServer : public httplib::Server {
+ public:
+  explicit GuardedServer(const ConnectionLimits& limits);
+  ~GuardedServer() override;
+  /// After bind_to_port / bind_to_any_port: a deeper listen backlog (httplib's is 5).
+  void deepen_backlog(int backlog = 128);
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  std::shared_ptr<ConnectionGuard> guard_;
+};
+
+/// httplib::SSLServer behind the guard (HTTPS; the handshake runs under the head deadline).
+class GuardedSslServer : public httplib::SSLServer {
+ public:
+  GuardedSslServer(const char* cert_path, const char* key_path, const ConnectionLimits& limits);
+  ~GuardedSslServer() override;
+  void deepen_backlog(int backlog = 128);
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+  std::shared_ptr<ConnectionGuard> guard_;
+};
+
+}  // namespace harness::agent

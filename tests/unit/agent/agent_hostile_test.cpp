@@ -1,0 +1,743 @@
+// Hostile and unlucky clients against a real `harness agent` process on loopback (raw
+// sockets and the httplib client; plain HTTP and TLS): deep or malformed JSON, slow and
+// oversized request heads, many connections, refused bodies, a cancel in every state of a
+// case, an unclean or unknown restoration, specs aimed at the VM's own services, serialised
+// qualification, the executor's pid after it is reaped. Every test is bounded: a fixed
+// number of connections and bytes, waits that poll with a deadline and fail loudly.
+#include "harness/agent/server.hpp"
+#include "tests/unit/agent/agent_fixture.hpp"
+
+#include <gtest/gtest.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace {
+
+using namespace agent_test;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+/// One connection to the agent from a chosen loopback source address (all of 127/8 is
+/// loopback), plain or TLS (the certificate is not checked: these tests are about the
+/// transport's limits, not about authenticating the agent).
+class Raw {
+ public:
+  Raw(int port, bool tls, const std::string& source = "127.0.0.1", bool handshake = true) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source.c_str(), &src.sin_addr);
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0) return;
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return;
+    timeval tv{30, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    timeval hs{10, 0};  // a handshake the agent never answers fails instead of hanging the test
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &hs, sizeof hs);
+    if (tls && handshake) {
+      ctx_ = SSL_CTX_new(TLS_client_method());
+      ssl_ = SSL_new(ctx_);
+      SSL_set_fd(ssl_, fd_);
+      if (SSL_connect(ssl_) != 1) return;
+    }
+    ok_ = true;
+  }
+  ~Raw() {
+    if (ssl_) SSL_free(ssl_);
+    if (ctx_) SSL_CTX_free(ctx_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Raw(const Raw&) = delete;
+  Raw& operator=(const Raw&) = delete;
+
+  bool ok() const { return ok_; }
+
+  /// Sends all of `b`; false once the agent has closed (or reset) the connection.
+  bool send(const std::string& b) {
+    if (!ok_) return false;
+    if (ssl_) return SSL_write(ssl_, b.data(), static_cast<int>(b.size())) > 0;
+    std::size_t off = 0;
+    while (off < b.size()) {
+      const ssize_t n = ::send(fd_, b.data() + off, b.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      off += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+  /// Reads into received() until `done()` holds, the agent closes the connection or
+  /// `timeout` passes.
+  template <typename Done>
+  void read_until(Done done, milliseconds timeout) {
+    const auto until = Clock::now() + timeout;
+    while (!closed_ && !done() && readable(until)) {  // at least one look, even when timeout is 0
+      char buf[4096];
+      const int n = ssl_ ? SSL_read(ssl_, buf, sizeof buf) : static_cast<int>(::recv(fd_, buf, sizeof buf, 0));
+      if (n <= 0)
+        closed_ = true;
+      else
+        got_.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+
+  /// Everything the agent sends until it closes the connection or `timeout` passes.
+  std::string read_until_closed(milliseconds timeout) {
+    read_until([] { return false; }, timeout);
+    return got_;
+  }
+
+  /// The first line the agent sends within `timeout` ("" when none came).
+  std::string status_line(milliseconds timeout) {
+    read_until([this] { return got_.find("\r\n") != std::string::npos; }, timeout);
+    return got_.substr(0, got_.find("\r\n"));
+  }
+  const std::string& received() const { return got_; }
+
+  /// True when there is something to read (data or end of stream) right now or before `until`.
+  bool readable(Clock::time_point until) {
+    if (ssl_ && SSL_pending(ssl_) > 0) return true;
+    pollfd p{fd_, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now()).count();
+    return ::poll(&p, 1, static_cast<int>(std::max<long long>(0, left))) > 0;
+  }
+
+  /// True when the agent closes the connection within `timeout` (anything it sends first is kept).
+  bool closed_within(milliseconds timeout) {
+    read_until([] { return false; }, timeout);
+    return closed_;
+  }
+
+ private:
+  int fd_ = -1;
+  SSL_CTX* ctx_ = nullptr;
+  SSL* ssl_ = nullptr;
+  bool ok_ = false;
+  bool closed_ = false;
+  std::string got_;
+};
+
+/// /proc/<pid>/status VmRSS, KiB (0 when unreadable).
+long rss_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("VmRSS:", 0) == 0) return std::stol(l.substr(6));
+  return 0;
+}
+
+/// Bytes the process has read with read(2) so far (/proc/<pid>/io rchar). OpenSSL reads
+/// its socket with read(2), so over TLS this counts what the agent took off the wire;
+/// httplib's plain sockets use recv(2), which rchar does not count.
+long long read_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/io");
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("rchar:", 0) == 0) return std::stoll(l.substr(6));
+  return -1;
+}
+
+/// Waits until `pred` holds, polling every 20 ms, at most `timeout`; returns whether it held.
+template <typename Pred>
+bool eventually(Pred pred, milliseconds timeout = seconds(30)) {
+  const auto until = Clock::now() + timeout;
+  while (Clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return pred();
+}
+
+std::string auth_head(const std::string& method, const std::string& path) {
+  return method + " " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + std::string(kToken) + "\r\n";
+}
+
+/// The agent tests of this file, over plain HTTP and over TLS.
+class AgentHostile : public AgentFixture, public ::testing::WithParamInterface<bool> {
+ protected:
+  void SetUp() override {
+    AgentFixture::SetUp();
+    tls = GetParam();
+  }
+
+  /// GET /v1/health from `source`: its status when the answer came within 1 s of the
+  /// connect (TLS handshake included), else 0.
+  int health_within_1s(const std::string& source = "127.0.0.1") {
+    const auto t0 = Clock::now();
+    Raw r(port, tls, source);
+    if (!r.ok() || !r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) return 0;
+    const auto left = milliseconds(1000) - std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
+    if (left <= milliseconds(0)) return 0;
+    const std::string line = r.status_line(left);
+    return line.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(line.substr(9, 3)) : 0;
+  }
+
+  /// The state of case `id` as GET /v1/cases/<id> gives it within 2 s ("" otherwise).
+  std::string state_within_2s(const std::string& id) {
+    auto c = client();
+    c.set_read_timeout(2, 0);
+    auto r = c.Get(("/v1/cases/" + id).c_str());
+    if (!r || r->status != 200) return "";
+    const json j = json::parse(r->body, nullptr, false);
+    return j.is_object() && j["state"].is_string() ? j["state"].get<std::string>() : "";
+  }
+
+  std::string phase_of(const std::string& id) {
+    auto r = client().Get(("/v1/cases/" + id).c_str());
+    if (!r || r->status != 200) return "";
+    const json j = json::parse(r->body, nullptr, false);
+    return j.is_object() && j["phase"].is_string() ? j["phase"].get<std::string>() : "";
+  }
+
+  /// A bundle for `id` whose restoration row says unclean with `problem`.
+  void make_unclean_bundle(const std::string& id, const std::string& problem) {
+    make_bundle(id);
+    results::Db db((dir / "bundles" / (id + ".db")).string(), results::Db::Mode::ReadWrite);
+    results::Stmt st(db, "INSERT INTO restoration(case_id,start_ns,end_ns,clean,detail_json) VALUES(?,1,2,0,?)");
+    st.bind(1, id);
+    st.bind(2, json{{"verdict", {{"clean", false}, {"problems", {problem}}}}}.dump());
+    st.run();
+  }
+
+  int post_spec(const json& spec, std::string* body = nullptr) {
+    auto r = client().Post("/v1/cases", spec.dump(), "application/json");
+    if (!r) return 0;
+    if (body) *body = r->body;
+    return r->status;
+  }
+};
+
+// ---- finding 1: deep and malformed JSON ------------------------------------------------
+
+// A 201 KB spec whose `campaign` is an array nested 100,000 deep: refused with a 400 that
+// names the limit, before anything copies it (it used to overflow the agent's stack).
+TEST_P(AgentHostile, DeepJsonGets400NamingTheDepthLimit) {
+  ASSERT_TRUE(start());
+  std::string spec = valid_spec("case-deep").dump();
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto at = spec.find("\"smoke\"");
+  ASSERT_NE(at, std::string::npos);
+  spec.replace(at, 7, deep);
+  std::string body;
+  auto r = client().Post("/v1/cases", spec, "application/json");
+  ASSERT_TRUE(r) << "no answer: the agent died on a deep document";
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_NE(r->body.find("deeper than 64 levels (limit 64)"), std::string::npos) << r->body;
+  EXPECT_EQ(health_within_1s(), 200);
+  EXPECT_TRUE(runs().empty());
+  EXPECT_TRUE(fs::is_empty(state / "cases"));
+}
+
+// A number beyond double (1e400) and a string that is not UTF-8: 400, not 500.
+TEST_P(AgentHostile, NumberOutOfRangeAndInvalidUtf8Get400) {
+  ASSERT_TRUE(start());
+  std::string big = valid_spec("case-num").dump();
+  const auto at = big.find("\"repeat\":1");
+  ASSERT_NE(at, std::string::npos);
+  big.replace(at, 10, "\"repeat\":1e400");
+  auto r = client().Post("/v1/cases", big, "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_NE(r->body.find("malformed JSON"), std::string::npos) << r->body;
+  std::string bad = valid_spec("case-utf").dump();
+  bad.replace(bad.find("\"smoke\""), 7, "\"sm\xff\xfeoke\"");
+  r = client().Post("/v1/cases", bad, "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_TRUE(json::accept(r->body)) << "the error answer itself must be JSON";
+  EXPECT_TRUE(runs().empty());
+}
+
+// ---- finding 2: slow clients, huge heads, refused bodies ---------------------------------
+
+// 64 clients that send a request head (or, over TLS, a ClientHello) one byte at a time,
+// 8 of them from the address /v1/health then comes from: health still answers within 1 s.
+TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--header-deadline-s", "60"}));
+  std::vector<std::unique_ptr<Raw>> slow;
+  for (int i = 0; i < 64; ++i) {
+    const std::string src = i < 8 ? "127.0.0.1" : "127.0.0." + std::to_string(i - 6);
+    slow.push_back(std::make_unique<Raw>(port, tls, src, /*handshake=*/false));
+    ASSERT_TRUE(slow.back()->ok()) << "connection " << i;
+  }
+  // One byte per slow client every 200 ms while health is asked (a ClientHello's first
+  // bytes over TLS, a header line over plain HTTP): no per-read timeout ever fires.
+  const std::string drip = tls ? std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11)
+                               : std::string("GET /v1/health HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa");
+  std::atomic<bool> done{false};
+  std::thread dripper([&] {
+    for (std::size_t k = 0; !done && k < drip.size() * 4; ++k) {
+      for (auto& s : slow) s->send(std::string(1, drip[k % drip.size()]));
+      for (int t = 0; t < 10 && !done; ++t) std::this_thread::sleep_for(milliseconds(20));
+    }
+  });
+  const auto t0 = Clock::now();
+  const int status = health_within_1s("127.0.0.1");
+  const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+  done = true;
+  dripper.join();
+  EXPECT_EQ(status, 200) << "health took " << took << " ms with 64 slow clients connected";
+}
+
+// More connections from one address than --max-connections-per-address: the surplus is
+// refused at once (503 over plain HTTP, closed over TLS); another address is served.
+TEST_P(AgentHostile, ConnectionsPerAddressAreBounded) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--max-connections-per-address", "4", "--header-deadline-s", "60"}));
+  std::vector<std::unique_ptr<Raw>> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(std::make_unique<Raw>(port, tls, "127.0.0.3", false));
+    ASSERT_TRUE(held.back()->ok());
+    held.back()->send(tls ? std::string("\x16", 1) : std::string("GET /v1/he"));
+  }
+  // The agent must have admitted all four before the fifth is judged: wait until a fifth
+  // from the same address is refused (each try is a new connection).
+  bool refused = eventually(
+      [&] {
+        Raw extra(port, tls, "127.0.0.3", false);
+        if (!extra.ok()) return false;
+        if (!tls) return extra.status_line(milliseconds(2000)).rfind("HTTP/1.1 503", 0) == 0;
+        return extra.closed_within(milliseconds(2000));
+      },
+      seconds(20));
+  EXPECT_TRUE(refused) << "a fifth connection from 127.0.0.3 was not refused";
+  if (!tls) {
+    Raw extra(port, false, "127.0.0.3", false);
+    ASSERT_TRUE(extra.ok());
+    EXPECT_EQ(extra.status_line(milliseconds(2000)), "HTTP/1.1 503 Service Unavailable");
+    EXPECT_TRUE(extra.closed_within(milliseconds(2000)));
+    EXPECT_NE(extra.received().find("per client address"), std::string::npos) << extra.received();
+  }
+  EXPECT_EQ(health_within_1s("127.0.0.4"), 200);
+  for (auto& h : held) EXPECT_FALSE(h->closed_within(milliseconds(0))) << "an admitted slow client was dropped";
+}
+
+// A head that keeps trickling in gets 408 at the head deadline and the connection is
+// closed (over TLS: after the handshake; and a ClientHello that trickles is cut off).
+TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--header-deadline-s", "2"}));
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nX-Slow: "));
+  std::string line;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 40 && line.empty(); ++i) {  // 1 byte per 250 ms, for at most 10 s
+    if (!r.send("a")) break;
+    if (r.readable(Clock::now() + milliseconds(250))) line = r.status_line(milliseconds(1000));
+  }
+  if (line.empty()) line = r.status_line(milliseconds(1000));
+  EXPECT_EQ(line, "HTTP/1.1 408 Request Timeout") << "after "
+                                                  << std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count()
+                                                  << " ms";
+  EXPECT_TRUE(r.closed_within(seconds(5)));
+  if (tls) {
+    Raw hello(port, true, "127.0.0.1", /*handshake=*/false);
+    ASSERT_TRUE(hello.ok());
+    const std::string ch("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11);
+    bool closed = false;
+    for (std::size_t i = 0; i < 40 && !closed; ++i) {
+      hello.send(std::string(1, ch[i % ch.size()]));
+      closed = hello.closed_within(milliseconds(250));
+    }
+    EXPECT_TRUE(closed) << "a ClientHello sent one byte per 250 ms was not cut off at the 2 s head deadline";
+  }
+  EXPECT_EQ(health_within_1s(), 200);
+}
+
+// One million header lines: 431 after the first 64, the agent stops reading and closes
+// (the client cannot get all 8 MB out: only what the socket buffers hold), and its memory
+// does not grow by what was sent (it grew by about 110 MB and kept it).
+TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
+  ASSERT_TRUE(start());
+  ASSERT_EQ(health_within_1s(), 200);
+  const long rss0 = rss_kib(pid);
+  const long long read0 = read_bytes(pid);
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n"));
+  std::string batch;
+  for (int i = 0; i < 8192; ++i) batch += "X-A: b\r\n";
+  int sent_lines = 0;
+  for (int b = 0; b < 1000000 / 8192 + 1 && r.send(batch); ++b) sent_lines += 8192;
+  const std::string line = r.status_line(seconds(10));
+  EXPECT_EQ(line, "HTTP/1.1 431 Request Header Fields Too Large") << r.received().substr(0, 300);
+  EXPECT_NE(r.received().find("more than 64 header lines"), std::string::npos) << r.received().substr(0, 300);
+  ASSERT_EQ(health_within_1s(), 200);
+  const long rss1 = rss_kib(pid);
+  const long long read_by_agent = read_bytes(pid) - read0;
+  RecordProperty("rss_before_kib", std::to_string(rss0));
+  RecordProperty("rss_after_kib", std::to_string(rss1));
+  RecordProperty("bytes_read_by_agent", std::to_string(read_by_agent));
+  std::printf("agent RSS before %ld KiB, after one million header lines %ld KiB; it read %lld bytes; the client "
+              "got %d lines out before the agent closed\n",
+              rss0, rss1, read_by_agent, sent_lines);
+  if (tls) {
+    EXPECT_LT(read_by_agent, 4 << 20) << "the agent kept reading the header lines";
+  }
+  EXPECT_LT(sent_lines, 1000000) << "the agent accepted all one million header lines";
+  EXPECT_LT(rss1 - rss0, 32 * 1024) << "the agent's RSS grew by " << (rss1 - rss0) << " KiB";
+}
+
+// A body declared at 50 MB: 413 at once, and the agent reads only a bounded part of it and
+// closes (it used to read all 50 MB, holding a thread): the client cannot get all 50 MiB
+// out, only what the socket buffers hold.
+TEST_P(AgentHostile, DeclaredFiftyMegabyteBodyIsRefusedUnread) {
+  ASSERT_TRUE(start());
+  ASSERT_EQ(health_within_1s(), 200);
+  const long long read0 = read_bytes(pid);
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nContent-Length: " +
+                     std::to_string(50u << 20) + "\r\n\r\n"));
+  const std::string mib(1 << 20, 'x');
+  int sent = 0;
+  while (sent < 50 && r.send(mib)) ++sent;
+  EXPECT_EQ(r.status_line(seconds(10)), "HTTP/1.1 413 Payload Too Large");
+  const long long read_by_agent = read_bytes(pid) - read0;
+  std::printf("50 MB body: the client sent %d MiB before the agent closed; the agent read %lld bytes\n", sent,
+              read_by_agent);
+  if (tls) {
+    EXPECT_LT(read_by_agent, 8 << 20) << "the agent read the refused body";
+  }
+  EXPECT_LT(sent, 50) << "the agent read all of the refused body";
+  EXPECT_TRUE(runs().empty());
+  EXPECT_TRUE(fs::is_empty(state / "cases"));
+}
+
+// What follows a refused chunked body is never parsed as further requests: one answer
+// (413) and the connection closes. The request after the body is sent once the 413 has
+// arrived (the library used to keep the connection and answer it despite its own
+// "Connection: close").
+TEST_P(AgentHostile, RefusedChunkedBodyIsNotParsedAsFurtherRequests) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--max-body-bytes", "4096"}));
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Transfer-Encoding: chunked\r\n\r\n1388\r\n" +
+                     std::string(5000, 'x')));
+  ASSERT_EQ(r.status_line(seconds(10)), "HTTP/1.1 413 Payload Too Large") << r.received();
+  r.send("\r\nGET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n");  // fails once the agent has closed
+  const std::string all = r.read_until_closed(seconds(10));
+  std::size_t answers = 0;
+  for (std::size_t p = all.find("HTTP/1.1 "); p != std::string::npos; p = all.find("HTTP/1.1 ", p + 1)) ++answers;
+  EXPECT_EQ(answers, 1u) << all;
+  EXPECT_EQ(all.rfind("HTTP/1.1 413 Payload Too Large", 0), 0u) << all;
+}
+
+// A NUL inside the Authorization header is refused (the library's accessors would read
+// the value only up to it).
+TEST_P(AgentHostile, NulInTheAuthorizationHeaderIsRefused) {
+  ASSERT_TRUE(start());
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send("GET /v1/qualification HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + std::string(kToken) +
+                     std::string(1, '\0') + "junk\r\n\r\n"));
+  EXPECT_EQ(r.status_line(seconds(10)), "HTTP/1.1 400 Bad Request") << r.received();
+}
+
+// ---- finding 3: the unclean-VM guard --------------------------------------------------
+
+// A cancelled case's bundle is judged too: the executor restores on SIGTERM (no SIGKILL),
+// reports an unclean restoration, and the VM refuses the next case.
+TEST_P(AgentHostile, CancelledCaseWithAnUncleanRestorationMarksTheVm) {
+  make_unclean_bundle("case-cu", "zram device /dev/zram1 still active");
+  make_bundle("case-next");
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "out=\"$4\"; id=$(basename \"$(dirname \"$out\")\")\n"
+             "echo \"$id\" >> " + marker.string() + "\n"
+             "trap 'cp " + (dir / "bundles").string() + "/$id.db \"$out/$id.db\"; echo restored > " +
+                 (dir / "restored").string() + "; exit 0' TERM\n"
+             "echo pressure > \"$out/phase\"\n"
+             "i=0; while [ $i -lt 600 ]; do sleep 0.1 & wait $!; i=$((i+1)); done\n");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(post_spec(valid_spec("case-cu")), 202);
+  ASSERT_TRUE(eventually([&] { return phase_of("case-cu") == "pressure"; }));
+  auto k = client().Post("/v1/cases/case-cu/cancel", "", "application/json");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, 202);
+  const json fin = wait_final("case-cu");
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  EXPECT_EQ(fin["exit_code"], 0) << "the executor must end on SIGTERM after its restoration, not by SIGKILL";
+  EXPECT_TRUE(fs::exists(dir / "restored"));
+  EXPECT_EQ(fin.value(json::json_pointer("/restoration/clean"), json()), false) << fin.dump();
+  EXPECT_TRUE(fs::exists(state / "unclean.json"));
+  std::string body;
+  EXPECT_EQ(post_spec(valid_spec("case-next"), &body), 412);
+  EXPECT_NE(body.find("zram device /dev/zram1 still active"), std::string::npos) << body;
+  EXPECT_EQ(runs(), std::vector<std::string>{"case-cu"});
+}
+
+// The unclean mark cannot be written (its temporary file is a symlink to nowhere): the
+// agent refuses cases and says why on /v1/health, until the operator clears it.
+TEST_P(AgentHostile, UnwritableUncleanMarkRefusesCasesAndHealthSaysWhy) {
+  make_unclean_bundle("case-u", "cgroup sys/fs/cgroup/harness/bg still exists");
+  make_bundle("case-next");
+  ASSERT_TRUE(start());
+  fs::create_symlink("/nonexistent-directory/unclean.json", state / "unclean.json.tmp");
+  ASSERT_EQ(post_spec(valid_spec("case-u")), 202);
+  EXPECT_EQ(wait_final("case-u")["state"], "completed");
+  auto h = client(false).Get("/v1/health");
+  ASSERT_TRUE(h);
+  const json hj = json::parse(h->body);
+  EXPECT_EQ(hj["accepting_cases"], false) << h->body;
+  ASSERT_TRUE(hj["unclean"].is_object()) << h->body;
+  EXPECT_EQ(hj["unclean"]["case_id"], "case-u") << h->body;
+  EXPECT_TRUE(hj["unclean"]["not_written"].is_string()) << h->body;
+  std::string body;
+  EXPECT_EQ(post_spec(valid_spec("case-next"), &body), 412) << body;
+  EXPECT_NE(body.find("could not be written"), std::string::npos) << body;
+  EXPECT_EQ(runs(), std::vector<std::string>{"case-u"});
+  ASSERT_EQ(client().Delete("/v1/unclean")->status, 200);
+  EXPECT_EQ(post_spec(valid_spec("case-next")), 202);
+  EXPECT_EQ(wait_final("case-next")["state"], "completed");
+}
+
+// ---- finding 4: cancel in every state ---------------------------------------------------
+
+// A cancel that arrives while the case is being qualified: the executor never starts.
+TEST_P(AgentHostile, CancelDuringQualificationStartsNoExecutor) {
+  write_exec(dir / "qualify-slow.sh",
+             "#!/bin/sh\ntouch " + (dir / "qualifying").string() +
+                 "\ni=0; while [ ! -e " + (dir / "release").string() +
+                 " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n"
+                 "echo '{\"passed\":true,\"checks\":[]}'\n");
+  make_bundle("case-q");
+  ASSERT_TRUE(start("qualify-slow.sh"));
+  auto submitted = std::async(std::launch::async, [&] {
+    auto r = client().Post("/v1/cases", valid_spec("case-q").dump(), "application/json");
+    return r ? r->status : 0;
+  });
+  ASSERT_TRUE(eventually([&] { return fs::exists(dir / "qualifying"); }));
+  auto s = client().Get("/v1/cases/case-q");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(json::parse(s->body)["state"], "qualifying") << s->body;
+  auto k = client().Post("/v1/cases/case-q/cancel", "", "application/json");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, 202) << k->body;
+  { std::ofstream(dir / "release") << "1"; }
+  EXPECT_EQ(submitted.get(), 202);
+  const json fin = wait_final("case-q");
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  EXPECT_TRUE(runs().empty()) << "the executor ran although the case was cancelled before it started";
+  EXPECT_EQ(json::parse(client(false).Get("/v1/health")->body)["busy"], false);
+}
+
+// A cancel while the agent reads a finished case's bundle (here held locked by another
+// process): /v1/health still answers at once, the case reads "finishing", and the cancel
+// is honoured.
+TEST_P(AgentHostile, CancelWhileFinishingIsHonouredAndHealthDoesNotWait) {
+  make_bundle("case-f");
+  const fs::path locked = dir / "locked", release = dir / "release";
+  write_exec(dir / "locker.py",
+             "#!/usr/bin/python3\nimport os, sqlite3, sys, time\n"
+             "con = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+             "con.execute('PRAGMA journal_mode=DELETE')\ncon.execute('BEGIN EXCLUSIVE')\n"
+             "open('" + locked.string() + "', 'w').close()\n"
+             "for _ in range(400):\n    if os.path.exists('" + release.string() + "'): break\n    time.sleep(0.05)\n"
+             "con.execute('ROLLBACK')\n");
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "out=\"$4\"; id=$(basename \"$(dirname \"$out\")\")\n"
+             "echo \"$id\" >> " + marker.string() + "\n"
+             "cp " + (dir / "bundles").string() + "/$id.db \"$out/$id.db\"\n" +
+             (dir / "locker.py").string() + " \"$out/$id.db\" &\n"
+             "i=0; while [ ! -e " + locked.string() + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(post_spec(valid_spec("case-f")), 202);
+  ASSERT_TRUE(eventually([&] { return fs::exists(locked); }));
+  const bool finishing = eventually([&] { return state_within_2s("case-f") == "finishing"; }, seconds(8));
+  EXPECT_TRUE(finishing) << "the case never read 'finishing' while its bundle was locked";
+  EXPECT_EQ(health_within_1s(), 200) << "health waited for the bundle";
+  auto k = client().Post("/v1/cases/case-f/cancel", "", "application/json");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->status, 202);
+  { std::ofstream(release) << "1"; }
+  const json fin = wait_final("case-f");
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+}
+
+// ---- finding 5: specs aimed at the VM's own services ---------------------------------------
+
+TEST_P(AgentHostile, SpecsAimedAtTheVmsOwnServicesGet400) {
+  ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--allow-path", "/srv/harness-extra"}));
+  struct Bad {
+    const char* what;
+    std::function<void(json&)> edit;
+    const char* field;
+  };
+  const std::vector<Bad> bad{
+      {"system.slice", [](json& j) { j["cgroups"]["parent"] = "system.slice"; }, "cgroups.parent"},
+      {"user.slice", [](json& j) { j["cgroups"]["parent"] = "user.slice"; }, "cgroups.parent"},
+      {"init.scope", [](json& j) { j["cgroups"]["parent"] = "init.scope"; }, "cgroups.parent"},
+      {"kernel.panic_on_oops",
+       [](json& j) { j["variant"] = {{"name", "candidate"}, {"pair_id", "p"}, {"sysctls", {{"kernel.panic_on_oops", "1"}}}}; },
+       "variant.sysctls.kernel.panic_on_oops"},
+      {"vm.panic_on_oom",
+       [](json& j) { j["variant"] = {{"name", "candidate"}, {"pair_id", "p"}, {"sysctls", {{"vm.panic_on_oom", "1"}}}}; },
+       "variant.sysctls.vm.panic_on_oom"},
+      {"ksm",
+       [](json& j) { j["variant"] = {{"name", "candidate"}, {"pair_id", "p"}, {"sysfs", {{"/sys/kernel/mm/ksm/run", "1"}}}}; },
+       "variant.sysfs./sys/kernel/mm/ksm/run"},
+      {"/etc/shadow", [](json& j) { j["backend"]["swapfile_path"] = "/etc/shadow"; }, "backend.swapfile_path"},
+      {"/dev/sda", [](json& j) { j["canaries"]["sqlite_db_path"] = "/dev/sda"; }, "canaries.sqlite_db_path"},
+  };
+  int n = 0;
+  for (const auto& b : bad) {
+    json spec = valid_spec("case-bad" + std::to_string(n++));
+    b.edit(spec);
+    auto r = client().Post("/v1/cases", spec.dump(), "application/json");
+    ASSERT_TRUE(r) << b.what;
+    EXPECT_EQ(r->status, 400) << b.what << ": " << r->body;
+    const json j = json::parse(r->body);
+    EXPECT_EQ(j.value("field", json()), b.field) << b.what << ": " << r->body;
+    if (r->status == 202) wait_final(spec["case_id"].get<std::string>());  // accepted: the next input is judged alone
+  }
+  EXPECT_TRUE(runs().empty());
+  EXPECT_TRUE(fs::is_empty(state / "cases"));
+  // What the A/B campaigns use passes, and a directory given with --allow-path is accepted.
+  json ok = valid_spec("case-ok");
+  ok["cgroups"]["parent"] = "harness-ab";
+  ok["variant"] = {{"name", "candidate"},
+                   {"pair_id", "p"},
+                   {"sysctls", {{"vm.swappiness", "100"}}},
+                   {"sysfs", {{"/sys/kernel/mm/lru_gen/enabled", "y"}}}};
+  ok["backend"]["swapfile_path"] = "/srv/harness-extra/swapfile";
+  make_bundle("case-ok");
+  std::string body;
+  EXPECT_EQ(post_spec(ok, &body), 202) << body;
+  EXPECT_EQ(wait_final("case-ok")["state"], "completed");
+}
+
+// ---- finding 6: qualification, options, pids ------------------------------------------------
+
+// GET /v1/qualification runs alone: a second one and a submission that come meanwhile are
+// answered at once (409), not run concurrently with it.
+TEST_P(AgentHostile, QualificationIsSerialisedWithItselfAndWithSubmissions) {
+  const fs::path log = dir / "qualify.log", release = dir / "release";
+  write_exec(dir / "qualify-slow.sh",
+             "#!/bin/sh\necho begin >> " + log.string() + "\ni=0; while [ ! -e " + release.string() +
+                 " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\necho end >> " + log.string() +
+                 "\necho '{\"passed\":true,\"checks\":[]}'\n");
+  ASSERT_TRUE(start("qualify-slow.sh"));
+  auto first = std::async(std::launch::async, [&] {
+    auto r = client().Get("/v1/qualification");
+    return r ? r->status : 0;
+  });
+  ASSERT_TRUE(eventually([&] { return test_support::slurp(log).find("begin") != std::string::npos; }));
+  auto second = std::async(std::launch::async, [&] {
+    auto r = client().Get("/v1/qualification");
+    return r ? r->status : 0;
+  });
+  auto submission = std::async(std::launch::async, [&] {
+    auto r = client().Post("/v1/cases", valid_spec("case-s").dump(), "application/json");
+    return r ? std::make_pair(r->status, r->body) : std::make_pair(0, std::string());
+  });
+  const bool answered = second.wait_for(seconds(10)) == std::future_status::ready &&
+                        submission.wait_for(seconds(10)) == std::future_status::ready;
+  const std::string during = test_support::slurp(log);
+  { std::ofstream(release) << "1"; }
+  EXPECT_TRUE(answered) << "a request waited for the running qualification";
+  EXPECT_EQ(during, "begin\n") << "qualifications ran concurrently";
+  EXPECT_EQ(second.get(), 409);
+  const auto [st, body] = submission.get();
+  EXPECT_EQ(st, 409) << body;
+  EXPECT_NE(body.find("a qualification is running"), std::string::npos) << body;
+  EXPECT_EQ(first.get(), 200);
+  EXPECT_TRUE(runs().empty());
+}
+
+// The submission's qualification is the executor's (case_qualification_options): the
+// spec's compressor is checked at submission, so a missing one is a 412, not an
+// infra_failed case after a 202.
+TEST_P(AgentHostile, SubmissionQualifiesWithTheExecutorsOptions) {
+  ASSERT_TRUE(start(""));  // the agent's own qualification of this host
+  json spec = valid_spec("case-alg");
+  spec["backend"]["zram_algorithm"] = "nosuchcompressor";
+  std::string body;
+  EXPECT_EQ(post_spec(spec, &body), 412) << body;
+  EXPECT_NE(body.find("zram_algorithm: nosuchcompressor not found"), std::string::npos) << body;
+  EXPECT_TRUE(runs().empty());
+}
+
+// After the executor has been reaped, no cancel signals its pid: here a process that got
+// the same pid (and made itself a group leader) survives a second cancel and the end of
+// the grace. Needs root (pids are chosen through /proc/sys/kernel/ns_last_pid).
+TEST_F(AgentFixture, CancelAfterTheExecutorIsReapedNeverSignalsItsPid) {
+  if (::access("/proc/sys/kernel/ns_last_pid", W_OK) != 0)
+    GTEST_SKIP() << "needs a writable /proc/sys/kernel/ns_last_pid (root) to give a process a chosen pid";
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);  // the executor's orphan comes to this process
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "trap 'exit 0' TERM\n"
+             "echo $$ > " + (dir / "executor.pid").string() + "\n"
+             "(trap '' TERM; exec sleep 300) &\n"
+             "echo $! > " + (dir / "child.pid").string() + "\n"
+             "while :; do sleep 1 & wait $!; done\n");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-p").dump(), "application/json")->status, 202);
+  const pid_t exec_pid = read_pid(dir / "executor.pid");
+  const pid_t child_pid = read_pid(dir / "child.pid");
+  ASSERT_GT(exec_pid, 0);
+  ASSERT_GT(child_pid, 0);
+  ASSERT_EQ(client().Post("/v1/cases/case-p/cancel", "", "application/json")->status, 202);
+  // The executor exits on SIGTERM; once it is reaped its pid is free as soon as the
+  // TERM-ignoring child (its group's last member) is gone too.
+  ASSERT_TRUE(eventually([&] { return !fs::exists("/proc/" + std::to_string(exec_pid)); }, seconds(20)));
+  // Members of the executor's group that outlived it are this process's children now
+  // (subreaper): kill and reap them all, so that the group id, and with it the pid, is free.
+  ::kill(child_pid, SIGKILL);
+  ASSERT_TRUE(eventually([&] {
+    while (::waitpid(-exec_pid, nullptr, WNOHANG) > 0) {
+      // reaped one; look for more
+    }
+    return live_group_members(exec_pid).empty() && !fs::exists("/proc/" + std::to_string(child_pid));
+  }));
+  // A process with the executor's pid, leader of its own group.
+  pid_t decoy = -1;
+  struct KillAtEnd {
+    pid_t& p;
+    ~KillAtEnd() {
+      if (p > 0) {
+        ::kill(p, SIGKILL);
+        ::waitpid(p, nullptr, 0);
+      }
+      ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    }
+  } cleanup{decoy};
+  for (int attempt = 0; attempt < 200 && decoy != exec_pid; ++attempt) {
+    if (decoy > 0) {
+      ::kill(decoy, SIGKILL);
+      ::waitpid(decoy, nullptr, 0);
+    }
+    { std::ofstream("/proc/sys/kernel/ns_last_pid") << exec_pid - 1; }
+    decoy = fork();
+    if (decoy == 0) {
+      setpgid(0, 0);
+      ::close(1);  // nothing of the test's output stays open in it
+      ::close(2);
+      for (;;) pause();
+    }
+  }
+  ASSERT_EQ(decoy, exec_pid) << "could not give a process the executor's pid";
+  setpgid(decoy, decoy);
+  ASSERT_EQ(client().Post("/v1/cases/case-p/cancel", "", "application/json")->status, 202);
+  const json fin = wait_final("case-p");
+  EXPECT_EQ(fin["state"], "cancelled") << fin.dump();
+  int st = 0;
+  const pid_t gone = ::waitpid(decoy, &st, WNOHANG);
+  EXPECT_EQ(gone, 0) << "the process that reused the executor's pid was killed by signal "
+                     << (gone == decoy && WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  if (gone == decoy) decoy = -1;  // already reaped
+}
+
+INSTANTIATE_TEST_SUITE_P(Transport, AgentHostile, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Tls" : "PlainHttp"; });
+
+}  // namespace
