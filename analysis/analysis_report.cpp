@@ -5,6 +5,8 @@
 
 #include "analysis/campaign_settings.hpp"
 #include "analysis/coverage.hpp"
+#include "analysis/coverage_report.hpp"
+#include "analysis/overrides.hpp"
 #include "analysis/environment_table.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
@@ -57,6 +59,16 @@ std::vector<const CaseSummary*> triplet_cases(const TripletSet& ts) {
   return v;
 }
 
+// Every completed and lost case of the campaign (a triplet_id: not a pilot case), complete
+// triplet or not: the population of the secondary tables (study: "the 60 cases in each
+// configuration").
+std::vector<const CaseSummary*> campaign_cases(const CampaignData& data) {
+  std::vector<const CaseSummary*> v;
+  for (const auto& c : data.cases)
+    if (!c.triplet_id.empty()) v.push_back(&c);
+  return v;
+}
+
 Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases) {
   Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
           {{"setting", 0}, {"value", 0}}, {}, {}};
@@ -102,6 +114,16 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   } catch (const std::exception& e) {
     t.notes.push_back(std::string("Environment rows not available: ") + e.what());
   }
+  // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
+  for (const auto& [k, v] : std::vector<std::pair<const char*, const char*>>{
+           {"lost case in Table 4", "p99 imputed as the worst observed of its canary (docs/PROTOCOL.md)"},
+           {"Table 4 sensitivity rows", "complete cases (triplets with a lost member left out); original outcomes of "
+                                        "overridden cases reinstated (p99s only)"},
+           {"lost case in Tables 5, 5b, 6, mechanism", "in the p99 medians with its imputed p99, in no other column"},
+           {"attempts", "finished runs (kind run or adopted), as harness status counts them"},
+           {"expected coverage", "analytic: equal within-stratum variances, normal errors, t df and kurtosis terms; "
+                                 "joint = product of the four"}})
+    t.add({std::string("analysis rule (ours): ") + k, v});
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
     for (std::size_t i = 0; i < varying.size(); ++i) s += (i ? ", " : "") + varying[i];
@@ -145,18 +167,35 @@ Table table2(const TripletSet& ts) {
   return t;
 }
 
-Table table4(const PrimaryResult& pr) {
+// A sensitivity analysis of Table 4: the same estimator and bootstrap on other data.
+struct Sensitivity {
+  std::string name;                 ///< the "analysis" column
+  std::optional<PrimaryResult> pr;  ///< nullopt: nothing left to analyse (why_none)
+  std::string why_none;
+  std::string note;
+};
+
+Table table4(const PrimaryResult& pr, const std::vector<Sensitivity>& sens) {
   const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
   Table t{"table4_primary",
           "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator",
           {{"comparison", 0}, {"triplets", 0}, {"ratio", 3, "ratio"}, {"lower (" + lv + ")", 3, "ratio_lower"},
            {"upper (" + lv + ")", 3, "ratio_upper"}, {"change (%)", 1, "change_pct"}, {"harm", 0},
-           {"corrected lower (secondary)", 3, "corrected_lower"}, {"corrected upper (secondary)", 3, "corrected_upper"}},
+           {"corrected lower (secondary)", 3, "corrected_lower"}, {"corrected upper (secondary)", 3, "corrected_upper"},
+           {"analysis", 0}},
           {}, {}};
-  for (const auto& c : pr.comparisons)
-    t.add({c.label, c.triplets, num(c.estimate), num(c.lower), num(c.upper), num(c.percent_change),
-           !pr.verdict.assessable ? "not assessable" : c.lower > 1 ? "HARM" : "no", num(c.corrected_lower),
-           num(c.corrected_upper)});
+  auto rows = [&](const PrimaryResult& p, const std::string& analysis) {
+    for (const auto& c : p.comparisons)
+      t.add({c.label, c.triplets, num(c.estimate), num(c.lower), num(c.upper), num(c.percent_change),
+             !p.verdict.assessable ? "not assessable" : c.lower > 1 ? "HARM" : "no", num(c.corrected_lower),
+             num(c.corrected_upper), analysis});
+  };
+  rows(pr, "primary");
+  for (const auto& s : sens) {
+    if (s.pr) rows(*s.pr, s.name);
+    else t.notes.push_back(fmt::format("Sensitivity \"{}\": not computed: {}.", s.name, s.why_none));
+    if (!s.note.empty()) t.notes.push_back(s.note);
+  }
   t.notes.push_back(fmt::format(
       "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
       "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
@@ -166,6 +205,11 @@ Table table4(const PrimaryResult& pr) {
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
       "sqrt(n/(n-1)) (analysis/README.md); it does not enter the verdict.");
+  t.notes.push_back(
+      "Column analysis: \"primary\" rows decide the verdict. Sensitivity rows (same estimator, B and seed; never in "
+      "the verdict): \"complete cases\" leaves out every triplet with a lost member instead of imputing its p99 "
+      "(strata left without a triplet drop out); \"original outcomes reinstated\" puts back the outcome of every case "
+      "an operator overrode with harness mark-infra --override-outcome (docs/PROTOCOL.md).");
   return t;
 }
 
@@ -174,41 +218,75 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
           {{"quantity", 0}, {"value", 4}}, {}, {}};
   std::vector<int> n = pr.stratum_sizes;
   std::sort(n.begin(), n.end());
+  const auto& d = pr.coverage;
   t.add({"strata (vm, regime)", static_cast<int>(n.size())});
   t.add({"triplets", static_cast<int>(ts.triplets.size())});
+  t.add({"design", design_text(n)});
   t.add({"triplets per stratum (min / median / max)", fmt::format("{} / {} / {}", n.front(), n[n.size() / 2], n.back())});
   t.add({"strata with one triplet", static_cast<int>(std::count(n.begin(), n.end(), 1))});
   t.add({"nominal level per comparison", num(pr.level)});
-  t.add({"expected coverage per comparison, prespecified interval", num(pr.expected_coverage)});
-  t.add({"expected coverage per comparison, corrected interval", num(pr.expected_coverage_corrected)});
-  t.add({"joint coverage of four, Bonferroni lower bound, prespecified", num(std::max(0.0, 1 - 4 * (1 - pr.expected_coverage)))});
-  t.add({"joint coverage of four, Bonferroni lower bound, corrected", num(std::max(0.0, 1 - 4 * (1 - pr.expected_coverage_corrected)))});
+  t.add({"bootstrap variance factor f / degrees of freedom, prespecified", fmt::format("{:.4f} / {:.1f}", d.variance_factor, d.df)});
+  t.add({"expected coverage per comparison, prespecified interval (analytic)", num(d.per_comparison)});
+  t.add({"expected coverage per comparison, corrected interval (analytic)", num(d.corrected_per_comparison)});
+  t.add({fmt::format("joint coverage of all {}, lower bound (analytic), prespecified", pr.m), num(d.joint)});
+  t.add({fmt::format("joint coverage of all {}, lower bound (analytic), corrected", pr.m), num(d.corrected_joint)});
+  if (const auto* m = simulated_coverage_for(pr.stratum_sizes, pr.level)) {
+    t.add({"measured coverage per comparison, prespecified (simulation)", num(m->plain_pooled)});
+    t.add({"measured coverage per comparison, corrected (simulation)", num(m->corrected_pooled)});
+    t.add({"measured joint coverage, prespecified (simulation; triplet-correlated errors)",
+           fmt::format("{:.4f} ({:.4f})", m->plain_joint, m->plain_joint_triplet)});
+    t.add({"measured joint coverage, corrected (simulation; triplet-correlated errors)",
+           fmt::format("{:.4f} ({:.4f})", m->corrected_joint, m->corrected_joint_triplet)});
+    t.notes.push_back(fmt::format(
+        "Measured coverage: this design ({}) is simulated by tests/statistics/analysis ({}): {} synthetic datasets with "
+        "known truth x B = {}, seed {}, through the same estimator and percentile interval (analysis/coverage_sim.hpp).",
+        design_text(n), m->campaigns, m->datasets, m->replicates, m->seed));
+  } else {
+    t.add({"measured coverage (simulation)", "not simulated for this design: harness plan FILE --simulate-coverage"});
+  }
   t.notes.push_back(
-      "Expected coverage is ANALYTIC: a resampled mean of n units has variance (n-1)/n of the true one "
-      "(analysis/README.md); with equal within-stratum variances the bootstrap variance factor is "
-      "f = sum (n_s-1)/n_s^2 / sum 1/n_s and coverage = 2 Phi(z sqrt(f)) - 1. Checked against simulation in "
-      "tests/statistics/analysis (design named there).");
+      "Expected coverage is ANALYTIC (analysis/coverage.hpp): a resampled mean of n units has variance (n-1)/n of the "
+      "true one; with equal within-stratum variances the bootstrap variance factor is f = sum (n_s-1)/n_s^2 / sum "
+      "1/n_s, estimated on Satterthwaite's degrees of freedom df; the percentile reaches z' = z + g/24 (z^3 - 3z) for the bootstrap distribution's excess kurtosis g (light tails of small strata), and coverage = 2 F_t(z' sqrt(f); df) - 1. The joint "
+      "bound is the product of the per-comparison figures (Sidak; equal to it for independent comparisons).");
   return t;
 }
+
+// A value enters a descriptive median only from a case that measured it: a completed case
+// without a recording error. A lost case has no trace and no telemetry (docs/PROTOCOL.md); it
+// enters the p99 medians with its imputed value (as in Table 4) and nothing else.
+bool measured(const CaseSummary& c) { return !c.lost() && c.usable; }
+bool imputed_p99(const CaseSummary& c) { return c.lost() && c.usable; }
 
 Table table5(const std::vector<const CaseSummary*>& cases) {
   Table t{"table5_wake_service",
           "Table 5. Wake delay and service time: medians over cases of each case's pressure-phase quantiles "
           "(ms); deadline misses and requests summed over cases",
-          {{"configuration", 0}, {"canary", 0}, {"cases", 0}, {"wake p50 median (ms)", 2}, {"wake p99 median (ms)", 2},
-           {"service p50 median (ms)", 2}, {"service p99 median (ms)", 2}, {"response p99 median (ms)", 2},
-           {"deadline misses, sum over cases", 0, "deadline_misses_sum"}, {"requests, sum over cases", 0, "requests_sum"},
+          {{"configuration", 0}, {"canary", 0}, {"cases (completed + lost)", 0, "cases"}, {"lost", 0},
+           {"measured cases", 0}, {"wake p50 median (ms)", 2}, {"wake p99 median (ms)", 2},
+           {"service p50 median (ms)", 2}, {"service p99 median (ms)", 2},
+           {"response p99: cases (imputed)", 0, "response_p99_cases"}, {"response p99 median (ms)", 2},
+           {"deadline misses, sum over measured cases", 0, "deadline_misses_sum"},
+           {"requests, sum over measured cases", 0, "requests_sum"},
            {"flagged p99 (censored / imputed)", 0, "flagged_p99_censored_imputed"}}, {}, {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       std::vector<std::optional<double>> w50, w99, s50, s99, r99;
       long long misses = 0, reqs = 0;
-      int n = 0, censored = 0, imputed = 0;
+      int n = 0, lost = 0, meas = 0, censored = 0, imputed = 0;
       for (const auto* c : cases) {
         if (c->configuration != cf) continue;
+        ++n;
+        lost += c->lost();
         const auto& l = c->latency[static_cast<int>(k)];
         if (!l) continue;
-        ++n;
+        if (imputed_p99(*c)) {
+          r99.push_back(l->p99_us);
+          ++imputed;
+          continue;
+        }
+        if (!measured(*c)) continue;
+        ++meas;
         if (l->has_wake) {
           w50.push_back(l->wake_p50_us);
           w99.push_back(l->wake_p99_us);
@@ -217,57 +295,105 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
         }
         r99.push_back(l->p99_us);
         censored += l->censored > 0;
-        imputed += l->imputed;
         misses += static_cast<long long>(l->deadline_misses);
         reqs += static_cast<long long>(l->requests);
       }
-      t.add({config_name(cf), canary_name(k), n, med_ms(w50), med_ms(w99), med_ms(s50), med_ms(s99), med_ms(r99), misses,
-             reqs, fmt::format("{} / {}", censored, imputed)});
+      t.add({config_name(cf), canary_name(k), n, lost, meas, med_ms(w50), med_ms(w99), med_ms(s50), med_ms(s99),
+             fmt::format("{} ({})", r99.size(), imputed), med_ms(r99), misses, reqs,
+             fmt::format("{} / {}", censored, imputed)});
     }
-  t.notes.push_back("Each case contributes its pressure-phase p50/p99 per canary; the table shows the median of those "
-                    "over the configuration's cases. Deadline misses and requests are totals over the same cases. "
-                    "Wake delay = wake - scheduled start; service = completion - wake; deadline miss = completion "
-                    "after the next scheduled start (or censored). Requests whose scheduled start lies in the "
-                    "pressure phase. Response p99 includes censored lower bounds and lost cases' imputed values "
-                    "(flagged column: cases with a censored p99 / lost cases with an imputed p99); wake and service "
-                    "are from completed requests only.");
+  t.notes.push_back("Cases: every completed and lost case of the configuration (study: the 60 cases of each "
+                    "configuration), whether or not its triplet is complete. Each measured case (completed, no "
+                    "recording error) contributes its pressure-phase p50/p99 per canary; the table shows the median "
+                    "of those. A lost case has no trace: it enters the response p99 median with its imputed (worst "
+                    "observed) p99, as in Table 4, and is left out of the wake, service, deadline-miss and request "
+                    "columns (docs/PROTOCOL.md); the counts say how many cases each column holds. Wake delay = wake - "
+                    "scheduled start; service = completion - wake; deadline miss = completion after the next "
+                    "scheduled start (or censored). Requests whose scheduled start lies in the pressure phase. "
+                    "Censored p99 = a lower bound (flagged column: measured cases with a censored p99 / lost cases "
+                    "with an imputed p99); wake and service are from completed requests only.");
+  return t;
+}
+
+Table table5_usage(const std::vector<const CaseSummary*>& cases) {
+  Table t{"table5b_faults_context_switches",
+          "Table 5b. Page faults and context switches of the canaries per configuration: per-case sums over the "
+          "pressure-phase requests",
+          {{"configuration", 0}, {"canary", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
+           {"minor faults median", 0}, {"major faults median", 0}, {"voluntary switches median", 0},
+           {"involuntary switches median", 0}, {"minor faults, sum", 0}, {"major faults, sum", 0},
+           {"voluntary switches, sum", 0}, {"involuntary switches, sum", 0}}, {}, {}};
+  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
+    for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+      int n = 0, meas = 0;
+      std::vector<std::optional<double>> v[4];
+      long long sum[4] = {0, 0, 0, 0};
+      for (const auto* c : cases) {
+        if (c->configuration != cf) continue;
+        ++n;
+        const auto& u = c->usage[static_cast<int>(k)];
+        if (!measured(*c) || !u) continue;
+        ++meas;
+        const std::int64_t x[4] = {u->minflt, u->majflt, u->nvcsw, u->nivcsw};
+        for (int i = 0; i < 4; ++i) {
+          v[i].push_back(static_cast<double>(x[i]));
+          sum[i] += x[i];
+        }
+      }
+      auto total = [&](int i) { return meas ? json(sum[i]) : json(kNotMeasured); };
+      t.add({config_name(cf), canary_name(k), n, meas, med(v[0]), med(v[1]), med(v[2]), med(v[3]), total(0), total(1),
+             total(2), total(3)});
+    }
+  t.notes.push_back("Study: each trace recorded faults and context switches. Per request the canary records its "
+                    "thread's getrusage(RUSAGE_THREAD) deltas (canary_requests minflt, majflt, nvcsw, nivcsw); each "
+                    "case contributes the sums over its pressure-phase requests. Major faults needed I/O (swap-in "
+                    "from zram or the swapfile). Lost cases have no trace and are not in the measured cases.");
   return t;
 }
 
 Table table6(const std::vector<const CaseSummary*>& cases) {
   Table t{"table6_regime_medians", "Table 6. Median pressure-phase p99 per regime and configuration (descriptive, unpaired)",
-          {{"regime", 0}, {"configuration", 0}, {"cases", 0}, {"compute p99 median (ms)", 2}, {"sqlite p99 median (ms)", 2}},
+          {{"regime", 0}, {"configuration", 0}, {"cases (completed + lost)", 0, "cases"},
+           {"lost (p99 imputed)", 0, "lost_imputed"}, {"compute p99 median (ms)", 2}, {"sqlite p99 median (ms)", 2}},
           {}, {}};
   std::set<std::string> regimes;
   for (const auto* c : cases) regimes.insert(c->regime);
   for (const auto& rg : regimes)
     for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
       std::vector<std::optional<double>> a, b;
-      int n = 0;
+      int n = 0, lost = 0;
       for (const auto* c : cases) {
         if (c->regime != rg || c->configuration != cf) continue;
         ++n;
+        lost += c->lost();
+        if (!c->usable) continue;
         a.push_back(c->latency[0] ? std::optional<double>(c->latency[0]->p99_us) : std::nullopt);
         b.push_back(c->latency[1] ? std::optional<double>(c->latency[1]->p99_us) : std::nullopt);
       }
-      t.add({rg, config_name(cf), n, med_ms(a), med_ms(b)});
+      t.add({rg, config_name(cf), n, lost, med_ms(a), med_ms(b)});
     }
-  t.notes.push_back("Unpaired cell medians; the paired analysis in Table 4 determines the primary conclusions (study).");
+  t.notes.push_back("Unpaired cell medians over every completed and lost case of the cell (study: 15 cases per cell); "
+                    "a lost case enters with its imputed (worst observed) p99, as in Table 4; a case excluded for a "
+                    "recording error is counted in the cases but not in the medians. The paired analysis in Table 4 "
+                    "determines the primary conclusions (study).");
   return t;
 }
 
 Table mechanism(const std::vector<const CaseSummary*>& cases) {
   Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
-          {{"configuration", 0}, {"cases", 0}, {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
+          {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
+           {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
            {"fg PSI some stall (s)", 3}, {"refaults", 0}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
     std::vector<std::optional<double>> v[8];
-    int n = 0;
+    int n = 0, meas = 0;
     for (const auto* c : cases) {
       if (c->configuration != cf) continue;
       ++n;
+      if (!measured(*c)) continue;
+      ++meas;
       const auto& m = c->mech;
       v[0].push_back(m.bg_some_stall_s);
       v[1].push_back(m.bg_full_stall_s);
@@ -279,14 +405,16 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
       v[7].push_back(m.zram_mem_used_peak_mib);
     }
     const auto& st = kStudyMechanism[static_cast<int>(cf)];
-    t.add({config_name(cf), n, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]), med(v[7]),
-           num(st.swapout_kib), num(st.refaults), num(st.bg_some_s), num(st.bg_full_s)});
+    t.add({config_name(cf), n, meas, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]),
+           med(v[7]), num(st.swapout_kib), num(st.refaults), num(st.bg_some_s), num(st.bg_full_s)});
   }
-  t.notes.push_back("Stall = difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
+  t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
+                    "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
                     "of the pressure phase; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "
-                    "delta x page size; zram = maximum of mm_stat columns in the phase. n/a = not sampled (lost cases have "
-                    "none). Study columns: the study's published medians (60 cases per configuration), not "
-                    "computed from this campaign.");
+                    "delta x page size; zram = maximum of mm_stat columns in the phase. Medians over the measured "
+                    "cases: a lost case has no telemetry (excluded, the difference between the two counts), as has a "
+                    "case excluded for a recording error; n/a = not sampled. Study columns: the study's published "
+                    "medians (60 cases per configuration), not computed from this campaign.");
   t.notes.push_back("bg PSI full: the bg cgroup here holds one task (pressure-gen), so full equals some whenever it "
                     "stalls; the study's bg full was below its some, so its background load had more than one task. "
                     "Read the full columns side by side with that in mind (campaigns/README.md, Table 1).");
@@ -362,6 +490,53 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
         "{} lost case(s) (lost after the pressure phase started): kept in their triplets with the worst observed p99 "
         "per canary imputed (flagged; docs/PROTOCOL.md assumption)", lost));
   for (const auto& w : measurement_warnings(cases)) r.warnings.push_back(w);
+  // Sensitivity analyses of Table 4 (never in the verdict): same estimator, B and seed.
+  const PrimaryOptions sopt{{pr.replicates, pr.seed, 0}, pr.alpha, pr.m};
+  std::vector<Sensitivity> sens;
+  {
+    int with_lost = 0;
+    for (const auto& t : ts.triplets)
+      with_lost += std::any_of(t.cases.begin(), t.cases.end(), [](const CaseSummary* c) { return c->lost(); });
+    if (with_lost > 0) {
+      Sensitivity x;
+      x.name = fmt::format("complete cases ({} triplet(s) with a lost member left out)", with_lost);
+      const TripletSet cc = without_lost_cases(ts);
+      if (cc.triplets.empty()) x.why_none = "every triplet has a lost member";
+      else x.pr = run_primary(cc, sopt);
+      sens.push_back(std::move(x));
+    }
+  }
+  const auto overridden = overridden_cases(data);
+  if (!overridden.empty()) {
+    std::vector<std::string> notes;
+    const CampaignData original = with_original_outcomes(data, overridden, notes);
+    const TripletSet ots = build_triplets(original);
+    Sensitivity x;
+    x.name = fmt::format("original outcomes reinstated ({} overridden case(s))", overridden.size());
+    if (ots.triplets.empty()) x.why_none = "no complete triplet with the original outcomes";
+    else x.pr = run_primary(ots, sopt);
+    for (const auto& n : notes) x.note += (x.note.empty() ? "Original outcomes reinstated: " : " ") + n + ".";
+    sens.push_back(std::move(x));
+    for (const auto& o : overridden) {
+      std::string p99 = o.original_p99_text();
+      if (o.original_status == "lost") {  // imputed: what the reinstated campaign imputes for it
+        p99.clear();
+        for (const auto& c : original.cases)
+          if (c.case_id == o.case_id)
+            for (Canary k : {Canary::Compute, Canary::Sqlite})
+              if (const auto& l = c.latency[static_cast<int>(k)])
+                p99 += fmt::format("{}{} {:.3f} ms", p99.empty() ? "" : ", ", canary_name(k), l->p99_us / 1000.0);
+        p99 = "imputed (worst observed): " + (p99.empty() ? std::string("n/a") : p99);
+      }
+      r.warnings.push_back(fmt::format(
+          "case {} ({}): its {} outcome was overridden by the operator (harness mark-infra --override-outcome, "
+          "attempt {}, by {}: {}); original p99: {}; analysed now as {}. Table 4 also shows the estimates with the "
+          "original outcomes reinstated (sensitivity; study: every case retains its original outcome).",
+          o.case_id, o.configuration, o.original_status, o.attempt, o.operator_name.empty() ? "?" : o.operator_name,
+          o.reason.empty() ? "(no reason recorded)" : o.reason, p99,
+          o.status_now.empty() ? std::string("no case record") : o.status_now));
+    }
+  }
   {
     const int singles = static_cast<int>(std::count(pr.stratum_sizes.begin(), pr.stratum_sizes.end(), 1));
     if (singles > 0 && singles < static_cast<int>(pr.stratum_sizes.size()))
@@ -369,12 +544,18 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
           "Strata differ in size ({} of {} strata have one triplet); strata keep equal weight in the estimate (study).",
           singles, pr.stratum_sizes.size()));
   }
-  if (pr.expected_coverage < pr.level - 0.005)
+  if (pr.expected_coverage < pr.level - 0.005) {
+    const auto* m = simulated_coverage_for(pr.stratum_sizes, pr.level);
     r.warnings.push_back(fmt::format(
-        "Small-sample caution: with this design (triplets per stratum as in the design table) the prespecified "
-        "{:.2f}% intervals are expected to cover only about {:.1f}% per comparison (analytic); the corrected "
-        "secondary interval is expected to cover about {:.1f}% (docs/DESIGN.md \"Small-sample caution\").",
-        pr.level * 100, pr.expected_coverage * 100, pr.expected_coverage_corrected * 100));
+        "Small-sample caution: with this design ({}) the prespecified {:.2f}% intervals are expected to cover only "
+        "about {:.1f}% per comparison and all {} together at least {:.1f}% (analytic){}; the corrected secondary "
+        "interval is expected to cover about {:.1f}% (design table; docs/PROTOCOL.md \"Design\").",
+        design_text(pr.stratum_sizes), pr.level * 100, pr.expected_coverage * 100, pr.m, pr.coverage.joint * 100,
+        m ? fmt::format("; measured by simulation at this design: {:.1f}% per comparison, {:.1f}% jointly",
+                        m->plain_pooled * 100, m->plain_joint * 100)
+          : std::string(),
+        pr.expected_coverage_corrected * 100));
+  }
   // Summary.
   r.summary.insert(r.summary.begin(), "**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
   std::string s = "Estimates: ";
@@ -386,12 +567,14 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   r.summary.push_back(s + ".");
   r.tables.push_back(table1(data, cases));
   r.tables.push_back(table2(ts));
-  r.tables.push_back(table4(pr));
+  r.tables.push_back(table4(pr, sens));
   r.tables.push_back(design_table(pr, ts));
   r.tables.push_back(absdiff(pr));
-  r.tables.push_back(table5(cases));
-  r.tables.push_back(table6(cases));
-  r.tables.push_back(mechanism(cases));
+  const auto all = campaign_cases(data);
+  r.tables.push_back(table5(all));
+  r.tables.push_back(table5_usage(all));
+  r.tables.push_back(table6(all));
+  r.tables.push_back(mechanism(all));
   r.tables.push_back(reclaim_execution_table(cases));
   r.tables.push_back(outcome_counts_table(data, ts));
   r.tables.push_back(attempts_table(data));
@@ -410,6 +593,24 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
              {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
              {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg},
              {"lost_cases", lost}, {"excluded_triplets", ts.excluded}};
+  json sj = json::array();
+  for (const auto& x : sens) {
+    json c = json::array();
+    if (x.pr)
+      for (const auto& k : x.pr->comparisons)
+        c.push_back({{"label", k.label}, {"estimate", k.estimate}, {"lower", k.lower}, {"upper", k.upper},
+                     {"triplets", k.triplets}});
+    sj.push_back({{"analysis", x.name}, {"comparisons", c}, {"why_none", x.why_none}});
+  }
+  r.extra["sensitivity"] = sj;
+  json ov = json::array();
+  for (const auto& o : overridden)
+    ov.push_back({{"case_id", o.case_id}, {"original_status", o.original_status}, {"original", o.original},
+                  {"status_now", o.status_now}, {"operator", o.operator_name}, {"reason", o.reason}});
+  r.extra["overridden_cases"] = ov;
+  r.extra["coverage"] = {{"per_comparison", pr.coverage.per_comparison}, {"joint", pr.coverage.joint},
+                         {"corrected_per_comparison", pr.coverage.corrected_per_comparison},
+                         {"corrected_joint", pr.coverage.corrected_joint}, {"df", pr.coverage.df}};
   json inc = json::array();
   for (const auto& i : ts.incomplete) inc.push_back({{"triplet", i.id}, {"never_run", i.never_run}});
   r.extra["incomplete_triplets"] = inc;

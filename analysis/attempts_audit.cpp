@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 namespace analysis {
 
 std::vector<AttemptRow> load_attempts(results::Db& db) {
@@ -29,10 +31,35 @@ std::vector<AttemptRow> load_attempts(results::Db& db) {
     if (auto d = st.opt_text(6)) {
       const auto j = hjson::parse_or_discarded(*d);
       if (j.is_object() && j.contains("reason") && j["reason"].is_string()) r.reason = j["reason"].get<std::string>();
+      if (!j.is_discarded()) r.detail = j;
     }
     out.push_back(std::move(r));
   }
   return out;
+}
+
+bool is_operator_action(const AttemptRow& a) { return a.kind == "mark-infra" || a.kind == "reset-infra"; }
+
+AttemptCounts count_attempts(const std::vector<AttemptRow>& rows, const std::string& configuration) {
+  AttemptCounts n;
+  std::map<std::string, int> runs_of_case;
+  for (const auto& a : rows) {
+    if (!configuration.empty() && a.configuration != configuration) continue;
+    if (is_operator_action(a)) {
+      ++n.operator_actions;
+    } else if (a.status == "running") {
+      ++n.in_flight;
+    } else if (a.kind == "interrupted") {
+      ++n.interrupted;
+    } else {
+      ++n.attempts;
+      n.completed += a.status == "completed";
+      n.infra_failed += a.status == "infra_failed";
+      n.lost += a.status == "lost";
+      if (runs_of_case[a.case_id]++ > 0) ++n.reruns;
+    }
+  }
+  return n;
 }
 
 }  // namespace analysis

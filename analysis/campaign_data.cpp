@@ -15,14 +15,28 @@ namespace analysis {
 namespace {
 
 /// Case `case_id`'s requests of `canary` in seq order into `out` (cleared; its capacity is
-/// reused from case to case, so 2 M records cost no reallocation per case).
-void read_requests(results::Db& db, const std::string& case_id, Canary canary, std::vector<RawRequest>& out) {
+/// reused from case to case, so 2 M records cost no reallocation per case). With `usage`,
+/// also sums the getrusage deltas (minflt, majflt, nvcsw, nivcsw) of the requests scheduled
+/// in [start_ns, end_ns) into it (nullopt when none of them carries them).
+void read_requests(results::Db& db, const std::string& case_id, Canary canary, std::vector<RawRequest>& out,
+                   std::optional<RequestUsage>* usage = nullptr, std::int64_t start_ns = 0, std::int64_t end_ns = 0) {
   results::Stmt st(db,
-                   "SELECT seq, scheduled_ns, wake_ns, completion_ns FROM canary_requests "
+                   "SELECT seq, scheduled_ns, wake_ns, completion_ns, minflt, majflt, nvcsw, nivcsw FROM canary_requests "
                    "WHERE case_id = ?1 AND canary = ?2 ORDER BY seq");
   st.bind(1, case_id).bind(2, canary_name(canary));
   out.clear();
-  while (st.step()) out.push_back({st.int64(0), st.int64(1), st.opt_int64(2), st.opt_int64(3)});
+  if (usage) usage->reset();
+  while (st.step()) {
+    out.push_back({st.int64(0), st.int64(1), st.opt_int64(2), st.opt_int64(3)});
+    if (!usage || out.back().scheduled_ns < start_ns || out.back().scheduled_ns >= end_ns || st.is_null(4)) continue;
+    if (!*usage) *usage = RequestUsage{};
+    auto& u = **usage;
+    ++u.requests;
+    u.minflt += st.int64(4);
+    u.majflt += st.opt_int64(5).value_or(0);
+    u.nvcsw += st.opt_int64(6).value_or(0);
+    u.nivcsw += st.opt_int64(7).value_or(0);
+  }
 }
 
 // Cumulative counter delta between the first and last non-NULL sample (t_ns ascending).
@@ -94,8 +108,6 @@ std::vector<RawRequest> load_requests(const std::string& db_path, const std::str
   return out;
 }
 
-namespace {
-
 // Worst-observed imputation of lost cases (docs/PROTOCOL.md assumption; see campaign_data.hpp).
 void impute_lost(CampaignData& out) {
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
@@ -125,7 +137,121 @@ void impute_lost(CampaignData& out) {
   }
 }
 
+namespace {
+
+constexpr const char* kCaseSelect =
+    "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, status, accelerator, "
+    "kernel_release, page_size_bytes, spec_json, outcome_json FROM cases";
+
+/// Summarises the completed or lost case at the current row of `cs` (kCaseSelect). A lost case
+/// gets no latency here (imputed once every completed case is known). Loading problems are
+/// appended to `warnings`; `no_restoration` is set when the observation end had to fall back
+/// to the latest phase end.
+CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawRequest>& reqs,
+                          std::vector<std::string>& warnings, bool& no_restoration) {
+  CaseSummary c;
+  c.case_id = cs.text(0);
+  c.status = cs.text(8);
+  c.campaign = cs.text(1);
+  c.vm = cs.text(2);
+  c.regime = cs.text(3);
+  c.repeat = cs.int64(4);
+  c.triplet_id = cs.opt_text(5).value_or("");  // NULL: pilot case, not part of a triplet
+  c.configuration = *parse_config(cs.text(6));  // CHECK constraint guarantees a known name
+  c.dose_bytes = cs.opt_int64(7);
+  c.accelerator = cs.opt_text(9).value_or("unknown");
+  c.kernel_release = cs.opt_text(10).value_or("");
+  c.page_size_bytes = cs.opt_int64(11).value_or(4096);
+  if (auto oj = cs.opt_text(13)) c.outcome_json = hjson::parse_or_discarded(*oj);
+  if (c.outcome_json.is_discarded()) {
+    warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
+    c.outcome_json = nullptr;
+  }
+  auto mark = [&](std::string why) {
+    c.usable = false;
+    c.excluded_because = why;
+    warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
+  };
+  try {
+    c.spec = hjson::parse(cs.text(12), "cases.spec_json");
+  } catch (const std::exception& e) {
+    if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
+  }
+  std::int64_t period_ns = 100'000'000;
+  if (c.spec.is_object() && c.spec.contains("canaries") && c.spec["canaries"].contains("period_ms") &&
+      c.spec["canaries"]["period_ms"].is_number())
+    period_ns = static_cast<std::int64_t>(c.spec["canaries"]["period_ms"].get<double>() * 1e6);
+
+  std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>> phases;
+  {
+    results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+    ph.bind(1, c.case_id);
+    while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
+  }
+  const auto pit = phases.find("pressure");
+  if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
+  c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
+                                pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
+  if (c.lost()) return c;  // no trace: latency imputed once every completed case is known
+  if (pit == phases.end() || !pit->second.second) {
+    if (c.usable) mark("no pressure phase with start_ns and end_ns in table phases");
+    return c;
+  }
+  c.pressure_end_ns = *pit->second.second;
+  PhaseWindow w;
+  w.start_ns = c.pressure_start_ns;
+  w.end_ns = c.pressure_end_ns;
+  w.period_ns = period_ns;
+  if (auto r = phases.find("restoration"); r != phases.end()) {
+    w.observation_end_ns = r->second.first;
+  } else {
+    no_restoration = true;
+    w.observation_end_ns = c.pressure_end_ns;
+    for (const auto& [name, se] : phases) w.observation_end_ns = std::max(w.observation_end_ns, se.second.value_or(se.first));
+  }
+  const auto wit = phases.find("warmup");
+  const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
+  for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+    read_requests(db, c.case_id, k, reqs, &c.usage[static_cast<int>(k)], w.start_ns, w.end_ns);
+    w.origin_ns = t0;
+    if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
+        c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())
+      w.origin_ns += static_cast<std::int64_t>(c.spec["canaries"]["sqlite_offset_ms"].get<double>() * 1e6);
+    try {
+      auto s = summarize_requests(reqs, w);
+      if (s.nonpositive > 0 && c.usable)
+        mark(fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
+                         canary_name(k), s.nonpositive, s.first_nonpositive_seq));
+      if (s.censored > 0)
+        warnings.push_back(fmt::format(
+            "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
+            "a truncated trace): each enters the p99 as the lower bound restoration start - scheduled start; the "
+            "case's p99 is a lower bound",
+            c.case_id, canary_name(k), s.censored, s.requests, s.incomplete, s.missing));
+      c.latency[static_cast<int>(k)] = s;
+    } catch (const std::invalid_argument& e) {
+      warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
+    }
+  }
+  c.mech = read_mechanism(db, c);
+  return c;
+}
+
 }  // namespace
+
+std::optional<CaseSummary> load_case(results::Db& db, const std::string& case_id, std::vector<std::string>& warnings) {
+  results::Stmt cs(db, std::string(kCaseSelect) + " WHERE case_id = ?1");
+  cs.bind(1, case_id);
+  if (!cs.step()) return std::nullopt;
+  if (cs.text(8) != "completed" && cs.text(8) != "lost") return std::nullopt;
+  std::vector<RawRequest> reqs;
+  bool no_restoration = false;
+  auto c = summarize_row(db, cs, reqs, warnings, no_restoration);
+  if (no_restoration)
+    warnings.push_back(fmt::format("case {} has no restoration phase: censored requests use the latest phase end as "
+                                   "observation end (assumption)", case_id));
+  return c;
+}
 
 CampaignData load_campaign(const std::string& db_path) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
@@ -137,107 +263,17 @@ CampaignData load_campaign(const std::string& db_path) {
     while (st.step()) out.meta[st.text(0)] = st.text(1);
   }
   std::set<std::string> known;
-  results::Stmt cs(db,
-                   "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
-                   "status, accelerator, kernel_release, page_size_bytes, spec_json, outcome_json FROM cases "
-                   "ORDER BY case_id");
+  results::Stmt cs(db, std::string(kCaseSelect) + " ORDER BY case_id");
   int no_restoration = 0;
   while (cs.step()) {
-    CaseSummary c;
-    c.case_id = cs.text(0);
-    known.insert(c.case_id);
-    c.status = cs.text(8);
-    if (c.status != "completed" && c.status != "lost") {
-      out.infra_failed.push_back(c.case_id);
+    known.insert(cs.text(0));
+    if (cs.text(8) != "completed" && cs.text(8) != "lost") {
+      out.infra_failed.push_back(cs.text(0));
       continue;
     }
-    c.campaign = cs.text(1);
-    c.vm = cs.text(2);
-    c.regime = cs.text(3);
-    c.repeat = cs.int64(4);
-    c.triplet_id = cs.opt_text(5).value_or("");  // NULL: pilot case, not part of a triplet
-    c.configuration = *parse_config(cs.text(6));  // CHECK constraint guarantees a known name
-    c.dose_bytes = cs.opt_int64(7);
-    c.accelerator = cs.opt_text(9).value_or("unknown");
-    c.kernel_release = cs.opt_text(10).value_or("");
-    c.page_size_bytes = cs.opt_int64(11).value_or(4096);
-    if (auto oj = cs.opt_text(13)) c.outcome_json = hjson::parse_or_discarded(*oj);
-    if (c.outcome_json.is_discarded()) {
-      out.warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
-      c.outcome_json = nullptr;
-    }
-    auto mark = [&](std::string why) {
-      c.usable = false;
-      c.excluded_because = why;
-      out.warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
-    };
-    try {
-      c.spec = hjson::parse(cs.text(12), "cases.spec_json");
-    } catch (const std::exception& e) {
-      if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
-    }
-    std::int64_t period_ns = 100'000'000;
-    if (c.spec.is_object() && c.spec.contains("canaries") && c.spec["canaries"].contains("period_ms") &&
-        c.spec["canaries"]["period_ms"].is_number())
-      period_ns = static_cast<std::int64_t>(c.spec["canaries"]["period_ms"].get<double>() * 1e6);
-
-    std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>> phases;
-    {
-      results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
-      ph.bind(1, c.case_id);
-      while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
-    }
-    const auto pit = phases.find("pressure");
-    if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
-    c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
-                                  pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
-    if (c.lost()) {  // no trace: latency imputed once every completed case is known
-      out.cases.push_back(std::move(c));
-      continue;
-    }
-    if (pit == phases.end() || !pit->second.second) {
-      if (c.usable) mark("no pressure phase with start_ns and end_ns in table phases");
-      out.cases.push_back(std::move(c));
-      continue;
-    }
-    c.pressure_end_ns = *pit->second.second;
-    PhaseWindow w;
-    w.start_ns = c.pressure_start_ns;
-    w.end_ns = c.pressure_end_ns;
-    w.period_ns = period_ns;
-    if (auto r = phases.find("restoration"); r != phases.end()) {
-      w.observation_end_ns = r->second.first;
-    } else {
-      ++no_restoration;
-      w.observation_end_ns = c.pressure_end_ns;
-      for (const auto& [name, se] : phases) w.observation_end_ns = std::max(w.observation_end_ns, se.second.value_or(se.first));
-    }
-    const auto wit = phases.find("warmup");
-    const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
-    for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-      read_requests(db, c.case_id, k, reqs);
-      w.origin_ns = t0;
-      if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
-          c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())
-        w.origin_ns += static_cast<std::int64_t>(c.spec["canaries"]["sqlite_offset_ms"].get<double>() * 1e6);
-      try {
-        auto s = summarize_requests(reqs, w);
-        if (s.nonpositive > 0 && c.usable)
-          mark(fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
-                           canary_name(k), s.nonpositive, s.first_nonpositive_seq));
-        if (s.censored > 0)
-          out.warnings.push_back(fmt::format(
-              "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
-              "a truncated trace): each enters the p99 as the lower bound restoration start - scheduled start; the "
-              "case's p99 is a lower bound",
-              c.case_id, canary_name(k), s.censored, s.requests, s.incomplete, s.missing));
-        c.latency[static_cast<int>(k)] = s;
-      } catch (const std::invalid_argument& e) {
-        out.warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
-      }
-    }
-    c.mech = read_mechanism(db, c);
-    out.cases.push_back(std::move(c));
+    bool fallback = false;
+    out.cases.push_back(summarize_row(db, cs, reqs, out.warnings, fallback));
+    no_restoration += fallback;
   }
   if (no_restoration > 0)
     out.warnings.push_back(fmt::format(

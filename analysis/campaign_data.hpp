@@ -6,6 +6,7 @@
 #include "analysis/case_summary.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,16 @@ struct CampaignData {
 /// Observation end for censoring = restoration start; without a restoration phase, the latest
 /// phase end_ns (assumption, warned). Errors: results::DbError (file unreadable, not a campaign DB).
 CampaignData load_campaign(const std::string& db_path);
+
+/// Summarises one case of `db` as load_campaign does (a lost case without its imputation, which
+/// needs the whole campaign: impute_lost). nullopt when there is no such case or its status is
+/// neither completed nor lost. Loading problems are appended to `warnings`. Errors: results::DbError.
+std::optional<CaseSummary> load_case(results::Db& db, const std::string& case_id, std::vector<std::string>& warnings);
+
+/// Worst-observed imputation (docs/PROTOCOL.md assumption) of every lost case in `data`: per
+/// canary, p50/p95/p99 = the largest of that canary among the usable completed cases; a lost
+/// case with nothing to impute from is marked unusable with the reason.
+void impute_lost(CampaignData& data);
 
 /// Loads raw canary requests of one case and canary ordered by seq (for figures / the Python module).
 std::vector<RawRequest> load_requests(const std::string& db_path, const std::string& case_id, Canary canary);

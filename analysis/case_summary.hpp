@@ -88,6 +88,15 @@ struct Mechanism {
   std::optional<double> oom_kills;        ///< bg+fg memory.events oom_kill delta
 };
 
+/// Sums of the canary's per-request getrusage(RUSAGE_THREAD) deltas (canary_requests minflt,
+/// majflt, nvcsw, nivcsw; canaries/trace_record.hpp) over the requests scheduled in the pressure
+/// phase. Counts.
+struct RequestUsage {
+  std::int64_t requests = 0;          ///< pressure-phase requests that carry the columns
+  std::int64_t minflt = 0, majflt = 0;  ///< minor / major page faults
+  std::int64_t nvcsw = 0, nivcsw = 0;   ///< voluntary / involuntary context switches
+};
+
 /// Everything the reports need about one case (latest attempt): a `completed` case, or a `lost`
 /// case (status "lost": no trace, latency imputed, see campaign_data.hpp).
 struct CaseSummary {
@@ -99,6 +108,7 @@ struct CaseSummary {
   nlohmann::json spec;                   ///< spec_json (harness/case/SPEC.md)
   std::int64_t pressure_start_ns = 0, pressure_end_ns = 0;
   std::array<std::optional<LatencySummary>, 2> latency;  ///< per Canary; empty = no requests
+  std::array<std::optional<RequestUsage>, 2> usage;      ///< per Canary; empty = no trace (lost) or not recorded
   Mechanism mech;
   nlohmann::json outcome_json;           ///< cases.outcome_json (null when absent or invalid)
   CaseOutcome outcome;                   ///< outcome counts and secondary measurements

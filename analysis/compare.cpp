@@ -53,7 +53,11 @@ CompareSide side_from_report(const Report& r, const std::string& label) {
   const Table& t4 = find_table(r, "table4_primary");
   const auto ci = col(t4, "comparison"), ti = col(t4, "triplets"), ei = col(t4, "ratio"), li = col(t4, "ratio_lower"),
              ui = col(t4, "ratio_upper");
+  std::optional<std::size_t> ai;  // sensitivity rows (column analysis) are not the primary comparisons
+  for (std::size_t j = 0; j < t4.columns.size(); ++j)
+    if (column_name(t4.columns[j]) == "analysis") ai = j;
   for (const auto& row : t4.rows) {
+    if (ai && row[*ai] != "primary") continue;
     SideRatio x;
     x.label = row[ci].get<std::string>();
     x.estimate = row[ei].get<double>();

@@ -118,6 +118,10 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
          if (!v || !v->is_number()) return std::nullopt;
          return fmt::format("{:g}", v->get<double>() / 1024.0);
        }},
+      {"zswap (/sys/module/zswap/parameters/enabled)", [&](const json& e, const json& q, const json&) {
+         auto v = str(at(e, "zswap_enabled"));
+         return v ? v : str(at(q, "recorded/zswap_enabled"));
+       }},
       {"data disk cache mode (qemu)", [&](const json& e, const json&, const json&) { return str(at(e, "data_disk_cache")); }},
       {"PSI (CONFIG_PSI / CONFIG_PSI_DEFAULT_DISABLED)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* a = at(q, "recorded/kernel_config/CONFIG_PSI");

@@ -1,6 +1,8 @@
 // Outcome and protocol-quality tables (see outcome_tables.hpp).
 #include "analysis/outcome_tables.hpp"
 
+#include "analysis/overrides.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,47 +93,47 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
 Table attempts_table(const CampaignData& data) {
   Table t{"attempts", "Attempts per configuration (audit trail, table attempts)",
           {{"configuration", 0}, {"attempts", 0}, {"infra failures", 0}, {"lost", 0}, {"reruns", 0},
-           {"operator actions", 0}}, {}, {}};
-  std::map<std::string, std::array<int, 5>> by;
-  std::map<std::string, int> runs_of_case;
-  for (const auto& a : data.attempts) {
-    if (a.status == "running") continue;  // in flight while the DB was read: not an attempt yet
-    auto& v = by[a.configuration];
-    if (a.kind == "mark-infra" || a.kind == "reset-infra") {  // operator actions, not runs
-      ++v[4];
-      continue;
-    }
-    ++v[0];
-    if (a.status == "infra_failed") ++v[1];
-    if (a.status == "lost") ++v[2];
-    if (runs_of_case[a.case_id]++ > 0) ++v[3];
-  }
-  for (Config cf : kConfigs) {
-    const auto it = by.find(config_name(cf));
-    const std::array<int, 5> v = it == by.end() ? std::array<int, 5>{} : it->second;
-    t.add({config_name(cf), v[0], v[1], v[2], v[3], v[4]});
-  }
-  if (by.count("?")) {
-    const auto& v = by["?"];
-    t.add({"unknown (no case or schedule row)", v[0], v[1], v[2], v[3], v[4]});
-  }
+           {"in flight", 0}, {"interrupted before the agent", 0, "interrupted"}, {"operator actions", 0}}, {}, {}};
+  auto row = [&](const std::string& label, const AttemptCounts& n) {
+    t.add({label, n.attempts, n.infra_failed, n.lost, n.reruns, n.in_flight, n.interrupted, n.operator_actions});
+  };
+  for (Config cf : kConfigs) row(config_name(cf), count_attempts(data.attempts, config_name(cf)));
+  if (const auto unknown = count_attempts(data.attempts, "?");
+      unknown.attempts + unknown.in_flight + unknown.interrupted + unknown.operator_actions > 0)
+    row("unknown (no case or schedule row)", unknown);
   if (data.attempts.empty())
     t.notes.push_back("No attempts recorded (table attempts absent or empty: a bundle, or a DB before schema version 2).");
-  t.notes.push_back("Reruns: attempts of a case after its first (runner or adopted); only infra failures before the "
-                    "pressure phase are rerun (study). Lost cases are never rerun automatically (docs/PROTOCOL.md).");
-  t.notes.push_back("Operator actions (harness mark-infra, harness reset-infra) are audit rows, not attempts; they are "
-                    "listed in the next table.");
+  t.notes.push_back("Attempts: finished runs of a case (attempts rows of kind run or adopted), counted the same way as "
+                    "`harness status` does (analysis/attempts_audit.hpp). Reruns: attempts of a case after its first; "
+                    "only infra failures before the pressure phase are rerun (study). Lost cases are never rerun "
+                    "automatically (docs/PROTOCOL.md).");
+  t.notes.push_back("Apart: rows in flight while the DB was read, runs interrupted before the case reached an agent "
+                    "(the runner stopped; nothing ran), and operator actions (harness mark-infra, harness "
+                    "reset-infra), which are listed in the next table.");
   return t;
 }
 
 Table reclassifications_table(const CampaignData& data) {
   Table t{"mark_infra", "Operator actions (harness mark-infra, harness reset-infra)",
-          {{"case", 0}, {"attempt", 0}, {"configuration", 0}, {"action", 0}, {"reason", 0}}, {}, {}};
-  for (const auto& a : data.attempts)
-    if (a.kind == "mark-infra" || a.kind == "reset-infra")
-      t.add({a.case_id, a.attempt, a.configuration, a.kind,
-             a.reason.empty() ? std::string("(no reason recorded)") : a.reason});
+          {{"case", 0}, {"attempt", 0}, {"configuration", 0}, {"action", 0}, {"reason", 0}, {"previous status", 0},
+           {"original p99 (overridden outcome)", 0, "original_p99"}}, {}, {}};
+  std::map<std::pair<std::string, std::int64_t>, std::string> original;  // (case, attempt) -> p99 text
+  for (const auto& o : overridden_cases(data))
+    original[{o.case_id, o.attempt}] = o.original_status == "lost" ? "lost (imputed)" : o.original_p99_text();
+  for (const auto& a : data.attempts) {
+    if (!is_operator_action(a)) continue;
+    const auto& d = a.detail;
+    const std::string prev = d.is_object() && d.contains("previous_status") && d["previous_status"].is_string()
+                                 ? d["previous_status"].get<std::string>()
+                                 : std::string("-");
+    const auto it = original.find({a.case_id, a.attempt});
+    t.add({a.case_id, a.attempt, a.configuration, a.kind, a.reason.empty() ? std::string("(no reason recorded)") : a.reason,
+           prev, it == original.end() ? std::string("-") : it->second});
+  }
   if (t.rows.empty()) t.notes.push_back("None.");
+  else
+    t.notes.push_back("A completed or lost case reclassified with --override-outcome is an overridden outcome: the "
+                      "warnings name it with its original p99s and Table 4 shows the original outcomes reinstated.");
   return t;
 }
 

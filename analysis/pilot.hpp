@@ -31,10 +31,9 @@ struct DoseResult {
   bool incomplete = false;                    ///< a regime without exactly one completed case: not eligible
   int requests = 0;                           ///< reclaim_actions rows
   std::optional<double> worst_duration_s;     ///< max duration_ns / 1e9, s
-  std::optional<double> min_achieved_ratio;   ///< min achieved_bytes / requested_bytes (across the write)
-  std::optional<double> min_conservative_ratio;  ///< min achieved_conservative_bytes / requested_bytes
-  int fallback_requests = 0;                  ///< judged on achieved_bytes: conservative column NULL
-  int eagain = 0;                             ///< writes that returned EAGAIN (partial / no progress)
+  std::optional<double> min_achieved_ratio;   ///< min achieved_bytes / requested_bytes (across the write): judged
+  std::optional<double> min_conservative_ratio;  ///< min achieved_conservative_bytes / requested_bytes: reported
+  int eagain = 0;                             ///< writes that returned EAGAIN (partial): interface errors
   bool eligible = false;
   std::vector<std::string> failed;            ///< failed criteria, each naming the case
 };

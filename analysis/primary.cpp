@@ -36,8 +36,9 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
   r.seed = opt.bootstrap.seed;
   BootstrapResult b = stratified_bootstrap(all, strata, opt.bootstrap);
   r.stratum_sizes = b.stratum_sizes;
-  r.expected_coverage = expected_coverage(bootstrap_variance_factor(b.stratum_sizes), r.level);
-  r.expected_coverage_corrected = expected_coverage(corrected_variance_factor(b.stratum_sizes), r.level);
+  r.coverage = expected_design_coverage(b.stratum_sizes, r.level, opt.comparisons);
+  r.expected_coverage = r.coverage.per_comparison;
+  r.expected_coverage_corrected = r.coverage.corrected_per_comparison;
 
   const auto& defs = primary_comparisons();
   std::array<RatioInterval, 4> for_rule;

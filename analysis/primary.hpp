@@ -4,6 +4,7 @@
 // diagnostic, absolute p95/p99 differences in us, and the verdict. Rules: study (Table 4, decision
 // rule); analysis/README.md (estimator, small-sample caution, not-assessable verdict, minimum B).
 #include "analysis/bootstrap.hpp"
+#include "analysis/coverage.hpp"
 #include "analysis/triplets.hpp"
 #include "analysis/verdict.hpp"
 
@@ -49,8 +50,9 @@ struct PrimaryResult {
   std::array<ComparisonResult, 4> comparisons;
   std::vector<AbsDiffResult> abs_diffs;       ///< 8: per comparison p95 then p99
   std::vector<int> stratum_sizes;             ///< triplets per stratum
-  double expected_coverage = 0;               ///< plain interval, analytic (coverage.hpp)
-  double expected_coverage_corrected = 0;     ///< corrected interval, analytic
+  double expected_coverage = 0;               ///< plain interval, analytic (coverage.hpp) = coverage.per_comparison
+  double expected_coverage_corrected = 0;     ///< corrected interval, analytic = coverage.corrected_per_comparison
+  DesignCoverage coverage;                    ///< the whole analytic diagnostic at this design
   Verdict verdict;
   BootstrapResult log_bootstrap;              ///< replicates of the four mean log ratios (B x 4)
 };

@@ -55,6 +55,47 @@ double quantile7(std::span<const double> values, double p) {
   return quantile7_sorted(v, p);
 }
 
+bool quantile7_interval_contains(std::span<const double> x, double p_lo, double p_hi, double t) {
+  if (x.empty()) throw std::invalid_argument("quantile7: empty sample");
+  check_p(p_lo);
+  check_p(p_hi);
+  if (p_lo > p_hi) throw std::invalid_argument("quantile7_interval_contains: p_lo > p_hi");
+  if (std::isnan(t)) throw std::invalid_argument("quantile7_interval_contains: NaN bound");
+  const double inf = std::numeric_limits<double>::infinity();
+  std::size_t le = 0, lt = 0;  // #{x <= t}, #{x < t}
+  double max_le = -inf, max_lt = -inf, min_gt = inf, min_ge = inf;
+  for (double v : x) {
+    if (std::isnan(v)) throw std::invalid_argument("quantile7: NaN in sample");
+    if (v < t) {
+      ++lt;
+      ++le;
+      max_lt = std::max(max_lt, v);
+      max_le = std::max(max_le, v);
+    } else if (v == t) {
+      ++le;
+      max_le = std::max(max_le, v);
+      min_ge = std::min(min_ge, v);
+    } else {
+      min_gt = std::min(min_gt, v);
+      min_ge = std::min(min_ge, v);
+    }
+  }
+  const std::size_t n = x.size();
+  // q(p_lo) <= t: x(k) and x(k+1) both <= t, or the interpolation between the last value
+  // <= t (then x(k)) and the first one above it (x(k+1)) lands at or below t.
+  const std::size_t klo = lower_index(n, p_lo);
+  bool lower_ok;
+  if (le >= klo + 2) lower_ok = true;
+  else if (le <= klo) lower_ok = false;
+  else lower_ok = interpolate7(n, p_lo, max_le, klo + 1 < n ? &min_gt : nullptr) <= t;
+  if (!lower_ok) return false;
+  // q(p_hi) >= t: the mirror image with the values < t.
+  const std::size_t khi = lower_index(n, p_hi);
+  if (lt <= khi) return true;
+  if (lt >= khi + 2) return false;
+  return interpolate7(n, p_hi, max_lt, khi + 1 < n ? &min_ge : nullptr) >= t;
+}
+
 std::vector<double> quantiles7(std::span<const double> values, std::span<const double> probs) {
   std::vector<double> v(values.begin(), values.end());
   std::vector<double> out;

@@ -21,6 +21,13 @@ double quantile7(std::span<const double> values, double p);
 /// one minimum, O(n)) instead of a sort; reorders `values`. Same errors.
 double quantile7_select(std::vector<double>& values, double p);
 
+/// Whether the type-7 interval [quantile7(values, p_lo), quantile7(values, p_hi)] contains t
+/// (both ends inclusive), decided in one pass without sorting or copying: the same answer as
+/// computing the two quantiles (the order statistics next to t enter the same interpolation).
+/// For coverage counting over many intervals. Same errors as quantile7_sorted, and
+/// std::invalid_argument when p_lo > p_hi.
+bool quantile7_interval_contains(std::span<const double> values, double p_lo, double p_hi, double t);
+
 /// Several probabilities at once (one sort). Output has probs.size() entries.
 std::vector<double> quantiles7(std::span<const double> values, std::span<const double> probs);
 

@@ -105,7 +105,15 @@ struct CaseWriter {
           {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
                     {"episode", {{"fraction_of_pressure", 0.8}}}}},
           {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
-          {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}}};
+          {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}},
+          // The backend as the executor records it: zram swapped on in setup except for
+          // delayed activation, which swaps it on after the trigger (backend_on event).
+          {"zram_device", "/dev/zram1"},
+          {"setup_steps", config == 1 ? nlohmann::json::array()
+                                      : nlohmann::json::array({{{"step", "swapon /dev/zram1 prio 100"},
+                                                                {"duration_ns", 1'000'000},
+                                                                {"errno", 0},
+                                                                {"message", ""}}})}};
       ins_case.bind(13, outcome.dump());
     } else {
       ins_case.bind_null(13);
@@ -157,6 +165,12 @@ struct CaseWriter {
     const std::int64_t trig = tp + 4 * s;
     ins_ev.bind(1, id).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
         .bind(5, std::int64_t{6000}).bind(6, 1).bind(7, 3).run();
+    if (config == 1) {
+      results::Stmt on(db, "INSERT INTO controller_events(case_id,t_ns,kind,detail_json) VALUES(?1,?2,'backend_on',?3)");
+      on.bind(1, id).bind(2, trig + 1'000'000)
+          .bind(3, nlohmann::json{{"trigger_t_ns", trig}, {"step", {{"step", "swapon /dev/zram1 prio 100"}, {"errno", 0}}}}.dump())
+          .run();
+    }
     if (config == 2) {
       const std::int64_t dur = ll(reclaim_s * 1e9);
       const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);

@@ -137,6 +137,24 @@ TripletSet build_triplets(const CampaignData& data) {
   return ts;
 }
 
+TripletSet without_lost_cases(const TripletSet& ts) {
+  TripletSet out;
+  out.incomplete = ts.incomplete;
+  out.excluded = ts.excluded;
+  std::map<int, int> renumber;
+  for (const auto& t : ts.triplets) {
+    if (std::any_of(t.cases.begin(), t.cases.end(), [](const CaseSummary* c) { return c->lost(); })) continue;
+    if (!renumber.count(t.stratum)) {
+      renumber[t.stratum] = static_cast<int>(out.strata.size());
+      out.strata.push_back(ts.strata[static_cast<std::size_t>(t.stratum)]);
+    }
+    Triplet k = t;
+    k.stratum = renumber[t.stratum];
+    out.triplets.push_back(k);
+  }
+  return out;
+}
+
 Eigen::MatrixXd log_ratio_matrix(const TripletSet& ts) {
   const auto& defs = primary_comparisons();
   Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), 4);

@@ -43,6 +43,11 @@ struct TripletSet {
 /// finite (log ratio undefined). `data` must outlive the result (pointers into data.cases).
 TripletSet build_triplets(const CampaignData& data);
 
+/// Complete-case subset (Table 4's sensitivity row; ours): the triplets of `ts` none of whose
+/// members is lost (an imputed p99), strata renumbered over the ones that keep a triplet (a
+/// stratum whose every triplet had a lost member drops out). Incomplete/excluded lists are kept.
+TripletSet without_lost_cases(const TripletSet& ts);
+
 /// The four primary comparisons (study Table 4 order): bounded reclaim versus comparator per canary.
 struct ComparisonDef {
   Canary canary;

@@ -7,7 +7,12 @@
 // qualify::run(Options) -> Report. Every check has a name, whether it is required, what
 // was found, and (when failing) how to fix it. Report::passed is true iff every required
 // check passed. Recorded items (cmdline, THP, swappiness, clocksource, zram algorithms,
-// MGLRU, kernel config) are not judged.
+// compressors, MGLRU, kernel config, zswap state) are not judged here; the fleet preflight
+// (harness/campaign/preflight.hpp) compares the ones that must be equal across VMs. A feature
+// the experiment needs that is compiled out is told from one switched off at boot by the
+// kernel config and /proc/cmdline: the fix names the boot parameter (psi=1,
+// cgroup_disable=memory removed, zswap.enabled=0) when the kernel has the feature. zswap
+// enabled fails qualification (check `zswap`: it would intercept the pages zram should get).
 #include "qualify/thresholds.hpp"
 #include <cstdint>
 #include <optional>
@@ -94,6 +99,14 @@ struct Report {
 /// Runs every check. Never throws for host problems (they become failing checks);
 /// only std::bad_alloc-like failures propagate.
 Report run(const Options& opt);
+
+/// The compressors zram can use (6.1: crypto API names), in the order recorded in
+/// `recorded.compressors` (name -> where available, null = nowhere).
+const std::vector<std::string>& known_compressors();
+
+/// The kernel config item that builds compressor `alg` ("lzo-rle" -> "CONFIG_CRYPTO_LZO");
+/// "" for a name not in known_compressors(). Recorded in `recorded.kernel_config`.
+std::string compressor_config_item(const std::string& alg);
 
 /// True for "any" or exactly 40 lowercase/uppercase hex digits.
 bool valid_pinned_commit(const std::string& s);

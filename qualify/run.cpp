@@ -39,6 +39,11 @@ struct Ctx {
   Report& rep;
   std::optional<std::string> cg2;  // cgroup2 mount point, absolute
   bool root = false;
+  std::optional<kernel::KernelConfig> config;  // the running kernel's .config, when found
+
+  /// Value of CONFIG_X in the kernel config ("y", "m", "n", ...); nullopt when no config was
+  /// found or it does not mention the item.
+  std::optional<std::string> cfg(const char* item) const { return config ? config->get(item) : std::nullopt; }
 
   Check& add(std::string name, bool required = true) {
     rep.checks.push_back(Check{std::move(name), required, false, "", ""});
@@ -55,6 +60,24 @@ void guarded(Check& c, const std::function<void()>& body, const std::string& fix
     c.found = e.what();
     c.fix = fix_on_error;
   }
+}
+
+/// The value of the last `name=` parameter on the kernel command line (the kernel honours the
+/// last), nullopt when absent or /proc/cmdline is unreadable.
+std::optional<std::string> cmdline_param(const Ctx& x, const std::string& name) {
+  std::optional<std::string> v;
+  try {
+    std::istringstream in(kernel::kernel_cmdline(x.fs));
+    for (std::string w; in >> w;)
+      if (w.rfind(name + "=", 0) == 0) v = w.substr(name.size() + 1);
+  } catch (const std::exception&) {
+  }
+  return v;
+}
+
+/// kstrtobool's false: 0, n, N, off (and "no", "false" as people write them).
+bool is_false_word(const std::string& v) {
+  return v == "0" || v == "n" || v == "N" || v == "off" || v == "no" || v == "false";
 }
 
 void check_root(Ctx& x) {
@@ -83,10 +106,17 @@ void check_kernel(Ctx& x) {
           jc["source"] = cfg->source;
           for (const char* k : {"CONFIG_PSI", "CONFIG_PSI_DEFAULT_DISABLED", "CONFIG_CGROUPS", "CONFIG_MEMCG",
                                 "CONFIG_SWAP", "CONFIG_ZRAM", "CONFIG_ZSMALLOC", "CONFIG_ZRAM_DEF_COMP",
-                                "CONFIG_LRU_GEN", "CONFIG_LRU_GEN_ENABLED", "CONFIG_TRANSPARENT_HUGEPAGE"}) {
+                                "CONFIG_LRU_GEN", "CONFIG_LRU_GEN_ENABLED", "CONFIG_TRANSPARENT_HUGEPAGE",
+                                "CONFIG_ZSWAP", "CONFIG_ZSWAP_DEFAULT_ON"}) {
             auto v = cfg->get(k);
             jc[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
           }
+          for (const auto& alg : known_compressors()) {  // the zram compressors' crypto items
+            const std::string k = compressor_config_item(alg);
+            auto v = cfg->get(k);
+            jc[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+          }
+          x.config = std::move(*cfg);
           c.found += "; config " + cfg->source;
         } else {
           jc["source"] = nullptr;
@@ -105,12 +135,34 @@ void check_psi(Ctx& x) {
     c.found = "/proc/pressure/memory readable (some total " + std::to_string(p.some.total_us) + " us)";
   } catch (const kernel::IoError& e) {
     c.found = e.what();
-    if (e.err() == ENOENT)
-      c.fix = "use a kernel built with CONFIG_PSI=y (Debian cloud kernels have it)";
-    else if (e.err() == EOPNOTSUPP)
-      c.fix = "PSI is compiled in but disabled (CONFIG_PSI_DEFAULT_DISABLED): boot with psi=1";
-    else
+    if (e.err() == ENOENT || e.err() == EOPNOTSUPP) {
+      // Compiled out, or compiled in and switched off at boot: the kernel config and the
+      // command line tell them apart (psi= is a kstrtobool: 0/n/off disable it).
+      const auto psi = x.cfg("CONFIG_PSI");
+      const auto boot = cmdline_param(x, "psi");
+      const bool boot_off = boot && is_false_word(*boot);
+      const bool default_off = x.cfg("CONFIG_PSI_DEFAULT_DISABLED").value_or("n") == "y";
+      if (x.config && psi.value_or("n") != "y") {
+        c.found += "; the kernel is built without PSI (CONFIG_PSI " + psi.value_or("not set") + " in " +
+                   x.config->source + ")";
+        c.fix = "use a kernel built with CONFIG_PSI=y (Debian cloud kernels have it)";
+      } else if (boot_off) {
+        c.found += "; PSI is disabled at boot (psi=" + *boot + " on the kernel command line)" +
+                   (psi ? std::string("; the kernel has CONFIG_PSI=y") : std::string());
+        c.fix = "boot with psi=1 (remove psi=" + *boot + " from the kernel command line)";
+      } else if (default_off && !boot) {
+        c.found += "; PSI is compiled in but off by default (CONFIG_PSI_DEFAULT_DISABLED=y)";
+        c.fix = "boot with psi=1";
+      } else if (x.config) {
+        c.fix = "the kernel has CONFIG_PSI=y and nothing on the command line disables it: boot with psi=1 and check "
+                "that /proc is mounted";
+      } else {
+        c.fix = "no kernel config found to tell: if the kernel is built with CONFIG_PSI=y, boot with psi=1; otherwise "
+                "use a kernel built with CONFIG_PSI=y (Debian cloud kernels have it)";
+      }
+    } else {
       c.fix = "make /proc/pressure/memory readable";
+    }
   } catch (const kernel::Error& e) {
     c.found = e.what();
     c.fix = "unexpected /proc/pressure/memory format: report it with the file's contents";
@@ -130,7 +182,16 @@ void check_cgroup2_memory(Ctx& x) {
     auto& ch = x.rep.checks[ic];
     if (!p.compiled_in && !p.in_cgroup2_root) {
       a.found = "no memory controller in /proc/cgroups and none in cgroup2";
-      a.fix = "use a kernel with CONFIG_MEMCG=y and boot without cgroup_disable=memory";
+      const auto memcg = x.cfg("CONFIG_MEMCG");
+      const auto disable = cmdline_param(x, "cgroup_disable");
+      if (x.config && memcg.value_or("n") != "y")
+        a.fix = "use a kernel built with CONFIG_MEMCG=y (CONFIG_MEMCG " + memcg.value_or("not set") + " in " +
+                x.config->source + ")";
+      else if (disable && disable->find("memory") != std::string::npos)
+        a.fix = "remove cgroup_disable=" + *disable + " from the kernel command line" +
+                (memcg ? std::string(" (the kernel has CONFIG_MEMCG=y)") : std::string());
+      else
+        a.fix = "use a kernel with CONFIG_MEMCG=y and boot without cgroup_disable=memory";
     } else if (p.compiled_in && !p.enabled) {
       a.found = "memory controller disabled (/proc/cgroups enabled=0)";
       a.fix = "remove cgroup_disable=memory from the kernel command line";
@@ -281,10 +342,16 @@ void check_zram(Ctx& x) {
         if (c.passed && !control)
           c.found += "; without hot_add the harness borrows an unused device (load zram with num_devices=N to "
                      "have a spare)";
-        if (!c.passed)
-          c.fix =
-              "load zram: modprobe zram (or insmod zsmalloc.ko, lzo.ko, lzo-rle.ko, zram.ko from the kernel "
-              "package's lib/modules)";
+        if (!c.passed) {
+          const auto zram = x.cfg("CONFIG_ZRAM");
+          if (x.config && zram.value_or("n") != "y" && zram.value_or("n") != "m")
+            c.fix = "use a kernel built with CONFIG_ZRAM=y or m (CONFIG_ZRAM " + zram.value_or("not set") + " in " +
+                    x.config->source + ")";
+          else
+            c.fix =
+                "load zram: modprobe zram (or insmod zsmalloc.ko, lzo.ko, lzo-rle.ko, zram.ko from the kernel "
+                "package's lib/modules)";
+        }
         // Informational: an unconfigured or idle foreign device (the zram0 a module load
         // creates) is harmless, since the harness never touches it; one in use as swap is
         // worth a look (clean_swap judges it against the case's priorities).
@@ -335,11 +402,9 @@ void trial_swapon(Ctx& x, Check& c) {
   c.found += "; trial swapon/swapoff ok";
 }
 
-void check_zram_algorithm(Ctx& x) {
-  if (x.opt.zram_algorithm.empty()) return;
-  auto& c = x.add("zram_algorithm");
-  const std::string& alg = x.opt.zram_algorithm;
-  std::vector<std::string> seen;
+/// Where compressor `alg` is available to zram ("" = nowhere): a zram device lists it, or
+/// /proc/crypto has it, or the kernel has its module. `seen` collects the devices' algorithms.
+std::string compressor_source(Ctx& x, const std::string& alg, std::vector<std::string>& seen) {
   std::string where;
   try {
     for (int id : kernel::list_zram_devices(x.fs)) {
@@ -371,15 +436,74 @@ void check_zram_algorithm(Ctx& x) {
     for (const char* ext : {".ko", ".ko.xz", ".ko.zst", ".ko.gz"})
       if (x.fs.exists(dir + alg + ext)) where = dir + alg + ext;
   }
+  return where;
+}
+
+/// recorded.compressors: every compressor zram knows -> where it is available (null: nowhere),
+/// so the fleet preflight can compare the campaign's compressor across VMs.
+void record_compressors(Ctx& x) {
+  nlohmann::json j = nlohmann::json::object();
+  std::vector<std::string> seen;
+  for (const auto& alg : known_compressors()) {
+    const auto where = compressor_source(x, alg, seen);
+    j[alg] = where.empty() ? nlohmann::json(nullptr) : nlohmann::json(where);
+  }
+  x.rep.recorded["compressors"] = j;
+}
+
+void check_zram_algorithm(Ctx& x) {
+  if (x.opt.zram_algorithm.empty()) return;
+  auto& c = x.add("zram_algorithm");
+  const std::string& alg = x.opt.zram_algorithm;
+  std::vector<std::string> seen;
+  const std::string where = compressor_source(x, alg, seen);
   c.passed = !where.empty();
   std::string avail;
   for (const auto& a : seen) avail += (avail.empty() ? "" : ", ") + a;
   c.found = c.passed ? alg + " available (" + where + ")"
                      : alg + " not found in zram comp_algorithm (" + (avail.empty() ? "no device" : avail) +
                            "), /proc/crypto or the kernel's modules";
-  if (!c.passed)
-    c.fix = "load the compressor (modprobe " + shell_quote(alg) + ", or insmod its module from lib/modules) or choose one of: " +
-            (avail.empty() ? std::string("lzo, lzo-rle, lz4, zstd") : avail);
+  if (!c.passed) {
+    const std::string item = compressor_config_item(alg);
+    const auto v = item.empty() ? std::nullopt : x.cfg(item.c_str());
+    if (x.config && !item.empty() && v.value_or("n") != "y" && v.value_or("n") != "m")
+      c.fix = "the kernel is built without " + alg + " (" + item + " " + v.value_or("not set") + " in " +
+              x.config->source + "): use a kernel with " + item + "=y or m, or choose one of: " +
+              (avail.empty() ? std::string("lzo, lzo-rle, lz4, zstd") : avail);
+    else
+      c.fix = "load the compressor (modprobe " + shell_quote(alg) +
+              ", or insmod its module from lib/modules) or choose one of: " +
+              (avail.empty() ? std::string("lzo, lzo-rle, lz4, zstd") : avail);
+  }
+}
+
+// zswap in front of the swap devices keeps the pages zram should receive in its own
+// compressed pool (ours: a distro default on some kernels): qualification fails while it is
+// enabled. /sys/module/zswap absent = not built in.
+void check_zswap(Ctx& x) {
+  auto& c = x.add("zswap");
+  const auto r = x.fs.try_read("/sys/module/zswap/parameters/enabled");
+  if (!r.ok()) {
+    x.rep.recorded["zswap_enabled"] = "absent";
+    c.passed = true;
+    c.found = "zswap not in this kernel (no /sys/module/zswap/parameters/enabled)";
+    return;
+  }
+  std::string v = r.text.substr(0, r.text.find_first_of("\n "));
+  x.rep.recorded["zswap_enabled"] = v;
+  c.passed = is_false_word(v);
+  const auto boot = cmdline_param(x, "zswap.enabled");
+  if (c.passed) {
+    c.found = "zswap disabled (/sys/module/zswap/parameters/enabled = " + v + ")";
+    return;
+  }
+  c.found = "zswap enabled (/sys/module/zswap/parameters/enabled = " + v + ")" +
+            (boot ? "; zswap.enabled=" + *boot + " on the kernel command line"
+                  : x.cfg("CONFIG_ZSWAP_DEFAULT_ON").value_or("n") == "y" ? std::string("; CONFIG_ZSWAP_DEFAULT_ON=y")
+                                                                          : std::string()) +
+            ": it would take the pages zram should receive";
+  c.fix = "boot with zswap.enabled=0" + (boot ? " (instead of zswap.enabled=" + *boot + ")" : std::string()) +
+          ", or echo 0 > /sys/module/zswap/parameters/enabled before the campaign";
 }
 
 void check_swapfile(Ctx& x) {
@@ -564,6 +688,21 @@ void record(Ctx& x) {
 
 }  // namespace
 
+const std::vector<std::string>& known_compressors() {
+  static const std::vector<std::string> v{"lzo", "lzo-rle", "lz4", "lz4hc", "zstd", "842", "deflate"};
+  return v;
+}
+
+std::string compressor_config_item(const std::string& alg) {
+  if (alg == "lzo" || alg == "lzo-rle") return "CONFIG_CRYPTO_LZO";  // crypto/lzo.c and lzo-rle.c
+  if (alg == "lz4") return "CONFIG_CRYPTO_LZ4";
+  if (alg == "lz4hc") return "CONFIG_CRYPTO_LZ4HC";
+  if (alg == "zstd") return "CONFIG_CRYPTO_ZSTD";
+  if (alg == "842") return "CONFIG_CRYPTO_842";
+  if (alg == "deflate") return "CONFIG_CRYPTO_DEFLATE";
+  return "";
+}
+
 bool valid_pinned_commit(const std::string& s) {
   if (s == "any") return true;
   if (s.size() != 40) return false;
@@ -575,7 +714,7 @@ bool valid_pinned_commit(const std::string& s) {
 Report run(const Options& opt) {
   Report rep;
   rep.checks.reserve(16);
-  Ctx x{opt, Fs(opt.root), rep, std::nullopt, false};
+  Ctx x{opt, Fs(opt.root), rep, std::nullopt, false, std::nullopt};
   check_root(x);
   check_kernel(x);
   check_psi(x);
@@ -584,6 +723,8 @@ Report run(const Options& opt) {
   check_memory_reclaim(x, memory_ok);
   check_zram(x);
   check_zram_algorithm(x);
+  record_compressors(x);
+  check_zswap(x);
   check_swapfile(x);
   check_disk(x);
   check_clean_swap(x);

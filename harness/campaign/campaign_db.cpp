@@ -2,6 +2,7 @@
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/json/limited_parse.hpp"
 
+#include "analysis/overrides.hpp"
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
 
@@ -326,7 +327,7 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
 }
 
 std::string mark_infra(results::Db& db, const std::string& case_id, const std::string& reason,
-                       const std::string& operator_name) {
+                       const std::string& operator_name, bool override_outcome) {
   bool blank = true;
   for (char ch : reason)
     if (!std::isspace(static_cast<unsigned char>(ch))) blank = false;
@@ -339,6 +340,16 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
     previous = q.text(0);
     if (previous == kPendingState)
       throw std::invalid_argument("mark-infra: case '" + case_id + "' is pending (never run): nothing to reclassify");
+    const bool outcome = previous == kCompletedStatus || previous == kLostStatus;
+    if (outcome && !override_outcome)
+      throw std::invalid_argument(
+          "mark-infra: case '" + case_id + "' is " + previous +
+          ": that is its outcome, and it stands (study: a case is rerun only after an infrastructure failure, never "
+          "after an OOM, failed or partial reclaim or an unfavourable latency result). If the infrastructure, not "
+          "the treatment, decided it, give --override-outcome: the original outcome is kept in the audit row, the "
+          "report names the case with its original p99s and shows Table 4 with it reinstated");
+    // The original outcome as the analysis used it (its p99s), before a rerun replaces the rows.
+    const nlohmann::json original = outcome ? analysis::original_outcome_record(db, case_id) : nlohmann::json(nullptr);
     nlohmann::json prev_case = nullptr;
     {
       results::Stmt c(db, "SELECT status, error, attempt, outcome_json FROM cases WHERE case_id = ?1");
@@ -360,7 +371,9 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
     a.detail = {{"reason", reason},
                 {"previous_status", previous},
                 {"operator", operator_name},
-                {"previous_case", prev_case}};
+                {"previous_case", prev_case},
+                {"override_outcome", outcome}};
+    if (outcome) a.detail["original_outcome"] = original;
     results::Stmt up(db, "UPDATE cases SET status = ?3, error = ?2 WHERE case_id = ?1");
     up.bind(1, case_id).bind(2, "mark-infra: " + reason + " (was " + previous + ")").bind(3, std::string(kInfraFailedStatus));
     up.run();

@@ -160,15 +160,20 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
                  const LostCase& why);
 
 /// `harness mark-infra` (PROTOCOL.md: an operator may reclassify a case; audited):
-/// reclassifies case `case_id` (status lost, completed or
-/// infra_failed) as infra_failed so that the next `harness run` reruns it, in one
-/// transaction: attempts row kind 'mark-infra', status 'marked_infra', detail_json
-/// {reason, previous_status, operator, previous_case: {status, error, attempt,
-/// outcome_json}}; the cases row is kept (status infra_failed, error "mark-infra: REASON")
-/// until the rerun replaces it; schedule.state infra_failed. Returns the previous status.
-/// Throws std::invalid_argument for an unknown case, an empty reason or a pending case.
+/// reclassifies case `case_id` as infra_failed so that the next `harness run` reruns it, in
+/// one transaction: attempts row kind 'mark-infra', status 'marked_infra', detail_json
+/// {reason, previous_status, operator, previous_case: {status, error, attempt, outcome_json},
+/// override_outcome, original_outcome}; the cases row is kept (status infra_failed, error
+/// "mark-infra: REASON") until the rerun replaces it; schedule.state infra_failed. Returns
+/// the previous status. A completed or lost case is an outcome (study: "Every case retained
+/// its original outcome"): it is reclassified only with `override_outcome`, and then
+/// original_outcome keeps what the analysis used (analysis/overrides.hpp: its p99s, or
+/// "lost"), for the report's warning and Table 4's sensitivity row. An infra_failed case
+/// needs no flag (its retry budget restarts). Throws std::invalid_argument for an unknown
+/// case, an empty reason, a pending case, or a completed or lost case without
+/// `override_outcome` (the message names the flag).
 std::string mark_infra(results::Db& db, const std::string& case_id, const std::string& reason,
-                       const std::string& operator_name);
+                       const std::string& operator_name, bool override_outcome = false);
 
 /// `harness reset-infra` (PROTOCOL.md: audited operator action): makes infra_failed cases
 /// runnable again by restarting their retry budget (max_infra_retries counts run attempts

@@ -24,12 +24,20 @@ namespace harness::campaign {
 /// (/sys/kernel/mm/transparent_hugepage/enabled), clocksource. PROTOCOL.md.
 const std::vector<std::string>& fleet_uniform_keys();
 
+/// Kernel configuration items the experiment depends on, compared across the fleet like
+/// fleet_uniform_keys() (dotted paths into the report's `recorded`): CONFIG_PSI, CONFIG_ZRAM,
+/// CONFIG_MEMCG, CONFIG_LRU_GEN. judge_fleet adds the campaign's compressor's item
+/// (qualify::compressor_config_item) and its availability (recorded.compressors), which must
+/// also be "yes" on every VM. zswap is judged by each VM's own qualification (check zswap).
+const std::vector<std::string>& fleet_kernel_config_keys();
+
 /// One VM's qualification as the preflight judged it.
 struct VmQualification {
   std::string vm;
   bool passed = false;                       ///< report passed and the commit pin holds
   std::vector<std::string> reasons;          ///< why not (report reasons, commit, no answer)
-  std::map<std::string, std::string> values; ///< fleet_uniform_keys() + source_commit, as text
+  std::map<std::string, std::string> values; ///< fleet_uniform_keys(), source_commit, the kernel config keys and
+                                             ///< "<compressor> available", as text
   std::string source_commit;                 ///< recorded.source_commit ("" = not reported)
   std::optional<bool> source_dirty;          ///< recorded.source_dirty
 };

@@ -2,6 +2,8 @@
 #include "harness/campaign/status.hpp"
 #include "harness/json/limited_parse.hpp"
 
+#include "analysis/attempts_audit.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -20,20 +22,25 @@ void bind_states(results::Stmt& q) {
 
 std::string status_report(results::Db& db) {
   std::string out;
+  const auto attempts = analysis::load_attempts(db);
   {
     results::Stmt q(db, "SELECT key, value FROM campaign_meta WHERE key IN ('name','schedule_sha256') ORDER BY key");
     while (q.step()) out += fmt::format("{}: {}\n", q.text(0), q.text(1));
   }
   {
+    // Attempts counted as the report counts them (analysis/attempts_audit.hpp): finished runs;
+    // in-flight rows, interrupted runs and operator actions apart.
+    const auto n = analysis::count_attempts(attempts);
     results::Stmt q(db,
                     "SELECT count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
-                    "(SELECT count(*) FROM attempts), sum(state=?4) FROM schedule");
+                    "sum(state=?4) FROM schedule");
     bind_states(q);
     q.step();
     out += fmt::format(
-        "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts recorded\n", q.int64(0),
-        q.opt_int64(1).value_or(0), q.opt_int64(5).value_or(0), q.opt_int64(2).value_or(0), q.opt_int64(3).value_or(0),
-        q.int64(4));
+        "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts ({} reruns), {} in "
+        "flight, {} interrupted before reaching an agent, {} operator actions\n",
+        q.int64(0), q.opt_int64(1).value_or(0), q.opt_int64(4).value_or(0), q.opt_int64(2).value_or(0),
+        q.opt_int64(3).value_or(0), n.attempts, n.reruns, n.in_flight, n.interrupted, n.operator_actions);
   }
   {
     results::Stmt q(db,
@@ -55,7 +62,9 @@ std::string status_report(results::Db& db) {
     q.bind(1, kLostStatus);
     bool any = false;
     while (q.step()) {
-      if (!any) out += "lost (kept as outcomes; `harness mark-infra DB CASE --reason TEXT` to rerun one):\n";
+      if (!any)
+        out += "lost (kept as outcomes; only if the infrastructure decided one: `harness mark-infra DB CASE --reason "
+               "TEXT --override-outcome`, audited and reported):\n";
       any = true;
       const auto j = hjson::parse_or_discarded(q.opt_text(1).value_or("{}"));
       const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
@@ -118,13 +127,14 @@ std::string status_report(results::Db& db) {
       auto str = [&](const char* k) {
         return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
       };
-      out += fmt::format("  {} (attempt {}): was {}, by {}: {}\n", q.text(0), q.int64(1), str("previous_status"),
-                         str("operator"), str("reason"));
+      const bool overridden = str("previous_status") == "completed" || str("previous_status") == "lost";
+      out += fmt::format("  {} (attempt {}): was {}{}, by {}: {}\n", q.text(0), q.int64(1), str("previous_status"),
+                         overridden ? " (outcome overridden)" : "", str("operator"), str("reason"));
     }
   }
   {
     results::Stmt q(db,
-                    "SELECT s.case_id, (SELECT count(*) FROM attempts a WHERE a.case_id = s.case_id), "
+                    "SELECT s.case_id, "
                     "(SELECT error FROM attempts a WHERE a.case_id = s.case_id ORDER BY attempt DESC LIMIT 1) "
                     "FROM schedule s WHERE s.state = ?1 ORDER BY s.ordinal");
     q.bind(1, kInfraFailedStatus);
@@ -132,7 +142,11 @@ std::string status_report(results::Db& db) {
     while (q.step()) {
       if (!any) out += "infra_failed:\n";
       any = true;
-      out += fmt::format("  {} ({} attempts): {}\n", q.text(0), q.int64(1), q.opt_text(2).value_or(""));
+      std::vector<analysis::AttemptRow> mine;
+      for (const auto& a : attempts)
+        if (a.case_id == q.text(0)) mine.push_back(a);
+      out += fmt::format("  {} ({} attempts): {}\n", q.text(0), analysis::count_attempts(mine).attempts,
+                         q.opt_text(1).value_or(""));
     }
   }
   {

@@ -54,6 +54,11 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
     auto m = kernel::read_mglru_enabled(fs);
     return m ? nlohmann::json(*m) : nlohmann::json("absent");
   });
+  // zswap in front of zram would take the pages zram should get (qualification fails on it).
+  item("zswap_enabled", [&] {
+    const auto r = fs.try_read("/sys/module/zswap/parameters/enabled");
+    return r.ok() ? r.text.substr(0, r.text.find_first_of("\n ")) : std::string("absent");
+  });
   item("online_cpus", [&] { return kernel::read_online_cpus(fs); });
   item("memtotal_kib", [&] {
     auto v = kernel::read_meminfo(fs).get("MemTotal");

@@ -1,6 +1,7 @@
 #pragma once
 // The environment record of a case (cases.environment_json): uname, /proc/cmdline, THP
-// mode, swappiness, clocksource, MGLRU state, page size, online CPUs, MemTotal, the
+// mode, swappiness, clocksource, MGLRU state, zswap state (/sys/module/zswap/parameters/
+// enabled: Y | N, or "absent" when zswap is not in the kernel), page size, online CPUs, MemTotal, the
 // accelerator and data_disk_cache (qemu cache mode of the data disk: `none` for local
 // guests, from harness.data_disk_cache= on /proc/cmdline; `unknown` elsewhere). Read through hk_kernel; an unreadable item is recorded as
 // {"error": "..."} instead of a value (never guessed).

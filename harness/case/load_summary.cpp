@@ -1,5 +1,6 @@
 // outcome_json.load: achieved allocation rate and the pressure episode (SPEC.md v2).
 #include "harness/case/load_summary.hpp"
+#include "harness/json/limited_parse.hpp"
 
 #include <cmath>
 
@@ -69,7 +70,7 @@ LoadSummary load_summary(const CaseSpec& spec, const nlohmann::json& report,
 nlohmann::json read_pressure_gen_report(const std::string& path) {
   try {
     const auto text = read_output(path);
-    if (!text.empty()) return nlohmann::json::parse(text);
+    if (!text.empty()) return hjson::parse(text, path);
   } catch (const std::exception&) {
   }
   return nullptr;

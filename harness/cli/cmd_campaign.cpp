@@ -1,4 +1,7 @@
 // `harness plan | run | status | export | check | mark-infra | reset-infra`: campaigns and the runner.
+#include "analysis/bootstrap.hpp"
+#include "analysis/coverage_report.hpp"
+#include "analysis/coverage_sim.hpp"
 #include "analysis/regression.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "harness/campaign/ab_report.hpp"
@@ -189,6 +192,10 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                     "campaign DB to store the plan in (created; refused if it holds another plan). Without it the "
                     "plan is printed and nothing is stored");
     sub->add_option("--out", *out, "also write the schedule JSON here");
+    auto simulate = std::make_shared<bool>(false);
+    sub->add_flag("--simulate-coverage", *simulate,
+                  "matched-triplets: also measure the coverage of the primary intervals at this design by simulation "
+                  "(2,000 synthetic datasets x B = 10,000, seeded; analysis/coverage_sim.hpp)");
     sub->callback([=] {
       if (!db->empty()) harness::cli::check_db_writable_target(*db);
       auto c = hc::load_campaign(*file);
@@ -240,10 +247,26 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
           if (t.max_ratio) std::printf(" max_ratio %g", *t.max_ratio);
           std::printf("\n");
         }
-      } else
+      } else {
         std::printf("triplets per (vm, regime) stratum%s:\n%s",
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
                     hc::stratum_table(s.strata, c.vms, regimes).c_str());
+        // Coverage known before the run (the study's level: 0.05 over its 4 comparisons).
+        std::vector<int> sizes;
+        for (const auto& [vm, per] : s.strata)
+          for (const auto& [regime, n] : per)
+            if (n > 0) sizes.push_back(n);
+        const double level = analysis::simultaneous_level(0.05, 4);
+        if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level).c_str(), stdout);
+        if (*simulate && !sizes.empty()) {
+          analysis::CoverageSimOptions so;
+          so.level = level;
+          std::fputs(analysis::format_coverage_sim(analysis::simulate_coverage(sizes, so)).c_str(), stdout);
+        }
+      }
+      if (*simulate && c.design != "matched-triplets")
+        std::printf("--simulate-coverage: only for design matched-triplets (this is %s): nothing simulated\n",
+                    c.design.c_str());
       for (const auto& k : s.cases)
         std::printf("  %4d %-5s %s\n", k.ordinal, k.vm.c_str(), k.case_id.c_str());
       if (!c.dose_from_pilot.empty()) {  // the resolved dose and the pilot DB it came from
@@ -316,21 +339,26 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
   }
   {
     auto* sub = app.add_subcommand("mark-infra",
-                                   "Reclassify a lost (or completed) case as infra_failed so the next run reruns it "
-                                   "(audited in attempts: kind mark-infra)");
+                                   "Reclassify a case as infra_failed so the next run reruns it (audited in "
+                                   "attempts: kind mark-infra); a completed or lost case only with --override-outcome");
     auto db = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
     auto reason = std::make_shared<std::string>();
+    auto override_outcome = std::make_shared<bool>(false);
     sub->add_option("DB", *db, "campaign DB")->required();
     sub->add_option("CASE", *id, "case id (as in `harness status`)")->required();
     sub->add_option("--reason", *reason, "why this was an infrastructure failure (kept in the audit trail)")->required();
+    sub->add_flag("--override-outcome", *override_outcome,
+                  "allow reclassifying a completed or lost case (its outcome): the original outcome and its p99s are "
+                  "kept in the audit row, the report names the case and shows Table 4 with it reinstated");
     sub->callback([=] {
       const auto dp = harness::cli::open_db_rw(*db, harness::cli::DbKind::Campaign);
       auto& d = *dp;
       try {
-        const auto prev = hc::mark_infra(d, *id, *reason, operator_name());
-        std::printf("%s: %s -> infra_failed (marked by %s); the next `harness run` reruns it\n", id->c_str(),
-                    prev.c_str(), operator_name().c_str());
+        const auto prev = hc::mark_infra(d, *id, *reason, operator_name(), *override_outcome);
+        std::printf("%s: %s -> infra_failed (marked by %s%s); the next `harness run` reruns it\n", id->c_str(),
+                    prev.c_str(), operator_name().c_str(),
+                    prev == "completed" || prev == "lost" ? ", outcome overridden: the original is kept in the audit" : "");
       } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "harness: %s\n", e.what());
         harness::cli::exit_code() = 2;

@@ -78,6 +78,9 @@ void add_vm(CLI::App& app) {
   exec->add_option("--swapfile-mib", flags->exec.swapfile_mib, "Swapfile created in the guest, MiB")
       ->capture_default_str()->check(CLI::Range(16, 1 << 20));
   exec->add_flag("--network", flags->exec.network, "Give the guest a user-mode NIC (eth0)");
+  exec->add_option("--cmdline", flags->exec.extra_cmdline,
+                   "Extra kernel parameter for this boot (repeatable), e.g. psi=0")
+      ->allow_extra_args(false);
   exec->add_option("--accel", flags->exec.accelerator, "Accelerator: auto (trial-boot KVM, fall back to TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else auto")
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   exec->callback([flags] {

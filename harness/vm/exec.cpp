@@ -63,6 +63,7 @@ ExecResult exec_once(const ExecOptions& opts) {
   qc.accelerator = accel.accelerator;
   res.accelerator = qc.accelerator;
   qc.user_network = opts.network;
+  qc.extra_cmdline = opts.extra_cmdline;
   auto argv = qemu_argv(qc);
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = spawn_logged(argv, (work / "qemu.log").string());

@@ -3,6 +3,7 @@
 // disk), runs a script as root inside it with /out on the data disk, powers off, and
 // copies /out and the console log back to the host.
 #include <string>
+#include <vector>
 
 namespace hvm {
 
@@ -17,6 +18,9 @@ struct ExecOptions {
   int swapfile_mib = 256;    ///< swapfile created in the guest, MiB
   bool network = false;      ///< attach user-mode networking (no port forward)
   std::string accelerator;   ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto (accel.hpp)
+  /// Extra kernel parameters for this boot (`--cmdline`, e.g. psi=0), appended as
+  /// QemuConfig::extra_cmdline (same character rule, checked there).
+  std::vector<std::string> extra_cmdline;
 };
 
 /// What happened.

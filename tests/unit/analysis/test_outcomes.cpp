@@ -153,10 +153,11 @@ TEST(Outcomes, LostCaseAfterPressureStartIsImputedWorstObserved) {
   EXPECT_EQ(row(t, 0)[8], 1);  // lost cases, static
   EXPECT_EQ(row(t, 0)[9], 2);  // imputed p99 values (one per canary)
   EXPECT_EQ(row(t, 1)[8], 0);
-  const auto& a = table(r, "attempts");  // configuration, attempts, infra, lost, reruns, operator actions
-  EXPECT_EQ(a.rows[0], (std::vector<nlohmann::json>{"static-zram", 1, 0, 1, 0, 0}));
-  EXPECT_EQ(a.rows[1], (std::vector<nlohmann::json>{"delayed-activation", 2, 1, 0, 1, 0}));
-  EXPECT_EQ(a.rows[2], (std::vector<nlohmann::json>{"bounded-reclaim", 1, 0, 0, 0, 1}));  // the mark is no attempt
+  // configuration, attempts, infra, lost, reruns, in flight, interrupted, operator actions
+  const auto& a = table(r, "attempts");
+  EXPECT_EQ(a.rows[0], (std::vector<nlohmann::json>{"static-zram", 1, 0, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(a.rows[1], (std::vector<nlohmann::json>{"delayed-activation", 2, 1, 0, 1, 0, 0, 0}));
+  EXPECT_EQ(a.rows[2], (std::vector<nlohmann::json>{"bounded-reclaim", 1, 0, 0, 0, 0, 0, 1}));  // the mark is no attempt
   const auto& m = table(r, "mark_infra");
   ASSERT_EQ(m.rows.size(), 1u);
   EXPECT_EQ(m.rows[0][0], "vm1-r-3-bounded-reclaim");

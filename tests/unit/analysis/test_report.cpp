@@ -24,7 +24,8 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   std::vector<std::string> ids;
   for (const auto& t : r.tables) ids.push_back(t.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"table1_constants", "table2_regimes", "table4_primary", "design_coverage",
-                                           "absolute_differences", "table5_wake_service", "table6_regime_medians",
+                                           "absolute_differences", "table5_wake_service",
+                                           "table5b_faults_context_switches", "table6_regime_medians",
                                            "mechanism", "reclaim_execution", "outcome_counts", "attempts", "mark_infra",
                                            "measurement_quality"}));
   const auto& t2 = r.tables[1];

@@ -97,7 +97,7 @@ TEST(ReportProvenance, EveryCsvHeaderIsTidyAndUnique) {
   }
   const std::string t4 = analysis::render_csv(table(r, "table4_primary"));
   EXPECT_EQ(t4.substr(0, t4.find('\n')),
-            "comparison,triplets,ratio,ratio_lower,ratio_upper,change_pct,harm,corrected_lower,corrected_upper");
+            "comparison,triplets,ratio,ratio_lower,ratio_upper,change_pct,harm,corrected_lower,corrected_upper,analysis");
   const std::string t5 = analysis::render_csv(table(r, "table5_wake_service"));
   EXPECT_NE(t5.find("wake_p50_median_ms"), std::string::npos) << t5;
   EXPECT_NE(t5.find("deadline_misses_sum"), std::string::npos) << t5;
@@ -112,14 +112,14 @@ TEST(ReportProvenance, LatencyTablesInMsAndTable5SaysSums) {
   const auto& t6 = table(r, "table6_regime_medians");
   ASSERT_EQ(t6.rows.size(), 3u);
   EXPECT_EQ(t6.rows[0][1], "static-zram");
-  EXPECT_DOUBLE_EQ(t6.rows[0][3].get<double>(), 10.0);  // ms
-  EXPECT_DOUBLE_EQ(t6.rows[1][3].get<double>(), 12.0);
-  EXPECT_DOUBLE_EQ(t6.rows[0][4].get<double>(), 20.0);  // sqlite static 20,000 us
+  EXPECT_DOUBLE_EQ(t6.rows[0][4].get<double>(), 10.0);  // ms
+  EXPECT_DOUBLE_EQ(t6.rows[1][4].get<double>(), 12.0);
+  EXPECT_DOUBLE_EQ(t6.rows[0][5].get<double>(), 20.0);  // sqlite static 20,000 us
   const auto& t5 = table(r, "table5_wake_service");
   EXPECT_NE(t5.title.find("summed over cases"), std::string::npos) << t5.title;
-  EXPECT_DOUBLE_EQ(t5.rows[0][7].get<double>(), 10.0);  // response p99 median, static compute, ms
+  EXPECT_DOUBLE_EQ(t5.rows[0][10].get<double>(), 10.0);  // response p99 median, static compute, ms
   // deadline misses and requests are sums over the 6 static cases (101 pressure requests each)
-  EXPECT_EQ(t5.rows[0][9], 6 * 101);
+  EXPECT_EQ(t5.rows[0][12], 6 * 101);
   const auto& ad = table(r, "absolute_differences");
   for (const auto& c : ad.columns) EXPECT_EQ(c.header.find("(us"), std::string::npos) << c.header;
 }

@@ -130,7 +130,32 @@ TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
                              "vm     slow-structured  slow-random  fast-structured  fast-random  total\n"));
   EXPECT_THAT(out, HasSubstr("total               15           15               15           15     60\n"
                              "12 of 36 strata have one triplet\n"));
+  // Coverage known before the run: analytic per comparison and jointly, the warning, the
+  // measured (simulated) figure of this design and how to simulate another.
+  EXPECT_THAT(out, HasSubstr("expected coverage of the primary intervals at this design (24 strata of 2, 12 strata of 1; "
+                             "analytic"));
+  EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: 0.769 per comparison (variance factor 0.250, 24 df); all "
+                             "4 jointly >= 0.349 (target 0.95)\n"));
+  EXPECT_THAT(out, HasSubstr("  corrected interval (secondary): 0.905 per comparison (variance factor 0.500, 24 df); "
+                             "all 4 jointly >= 0.670\n"));
+  EXPECT_THAT(out, HasSubstr("WARNING: below the nominal level: the prespecified 98.75% intervals are expected to cover "
+                             "76.9% per comparison and all 4 together at least 34.9% (target 95%); 12 of 36 strata "
+                             "have one triplet"));
+  EXPECT_THAT(out, HasSubstr("  measured by simulation (tests/statistics/analysis, 2000 datasets x B = 10000, seed 1): "
+                             "prespecified 0.76"));
   EXPECT_THAT(out, HasSubstr("stored nothing: no DB given"));
+}
+
+TEST(DesignPlan, HarnessPlanSimulatesCoverageOnRequest) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  // smoke.yaml: one stratum of one triplet, the cheapest design: a zero-width interval never
+  // covers (the estimate is a draw, the truth is not), and both analyses say so.
+  const auto out = run(harness + " plan " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml --simulate-coverage 2>&1");
+  EXPECT_THAT(out, HasSubstr("expected coverage of the primary intervals at this design (1 stratum of 1;"));
+  EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: 0.000 per comparison"));
+  EXPECT_THAT(out, HasSubstr("  not simulated for this design: `harness plan FILE --simulate-coverage`"));
+  EXPECT_THAT(out, HasSubstr("simulated coverage (1 stratum of 1; 2000 datasets x B = 10000, seed 1, independent errors"));
+  EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: per comparison 0.0000 0.0000 0.0000 0.0000, pooled 0.0000"));
 }
 
 TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {

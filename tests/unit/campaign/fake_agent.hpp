@@ -50,7 +50,17 @@ inline nlohmann::json passing_qualification(const std::string& commit = "0123456
             {"thp_enabled", "madvise"},
             {"clocksource", "kvm-clock"},
             {"source_commit", commit},
-            {"source_dirty", dirty}}}};
+            {"source_dirty", dirty},
+            {"kernel_config",
+             {{"source", "/boot/config-6.1.0-57-cloud-amd64"},
+              {"CONFIG_PSI", "y"},
+              {"CONFIG_ZRAM", "m"},
+              {"CONFIG_MEMCG", "y"},
+              {"CONFIG_LRU_GEN", "y"},
+              {"CONFIG_CRYPTO_LZO", "y"},
+              {"CONFIG_CRYPTO_ZSTD", "m"}}},
+            {"compressors", {{"lzo", "/proc/crypto"}, {"lzo-rle", "/proc/crypto"}, {"zstd", nullptr}}},
+            {"zswap_enabled", "N"}}}};
 }
 
 /// Writes a bundle for `spec` at `path` (results schema). Completed bundles carry phases,

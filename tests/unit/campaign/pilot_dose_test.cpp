@@ -42,7 +42,8 @@ void build_pilot_db(const std::string& path, const std::function<double(std::int
                         "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, dose_bytes, status, "
                         "accelerator, kernel_release, page_size_bytes, spec_json, outcome_json) VALUES "
                         "(?1, 'pilot', ?2, ?3, ?4, 'bounded-reclaim', ?5, 'completed', 'kvm', '6.1.0-57-cloud-amd64', "
-                        "4096, ?6, '{}')");
+                        "4096, ?6, '{\"zram_device\":\"/dev/zram0\",\"setup_steps\":[{\"step\":\"swapon /dev/zram0 prio 100\","
+                        "\"errno\":0}]}')");
       ins.bind(1, k.case_id).bind(2, k.vm).bind(3, k.regime).bind(4, k.repeat).bind(5, dose).bind(6, k.spec.dump());
       ins.run();
       const char* phases[] = {"warmup", "pressure", "recovery", "restoration"};
@@ -51,7 +52,7 @@ void build_pilot_db(const std::string& path, const std::function<double(std::int
         p.bind(1, k.case_id).bind(2, phases[i]).bind(3, t0 + i * 10'000'000'000L).bind(4, t0 + (i + 1) * 10'000'000'000L);
         p.run();
       }
-      for (int i = 0; i < 5; ++i) {
+      for (int i = 0; i <= 10; ++i) {  // 1 Hz through the pressure phase [10 s, 20 s]
         results::Stmt t(db,
                         "INSERT INTO telemetry(case_id, t_ns, phase, bg_some_us, bg_oom_kill, fg_oom_kill, "
                         "zram_orig_data_bytes, zram_swap_used_kib, read_ns) VALUES (?1, ?2, 'pressure', ?3, 0, 0, ?4, ?5, ?2)");

@@ -449,7 +449,19 @@ TEST(RunnerLost, MarkInfraIsAuditedAndMakesTheCaseRunnableAgain) {
     EXPECT_THROW(hc::mark_infra(db, "t-no-such-case", "host died", "alice"), std::invalid_argument);
     EXPECT_THROW(hc::mark_infra(db, x, "  ", "alice"), std::invalid_argument);
     EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE kind = 'mark-infra'"), 0);
-    EXPECT_EQ(hc::mark_infra(db, x, "host kernel panic, not the treatment", "alice"), "lost");
+    // A lost or completed case is an outcome: refused unless the override is explicit.
+    try {
+      hc::mark_infra(db, x, "host kernel panic, not the treatment", "alice");
+      ADD_FAILURE() << "a lost case was reclassified without --override-outcome";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("is lost: that is its outcome, and it stands"));
+      EXPECT_THAT(e.what(), HasSubstr("give --override-outcome"));
+    }
+    const std::string done = "t-vm0-fast-structured-r1-static-zram";
+    EXPECT_THROW(hc::mark_infra(db, done, "looked slow", "alice"), std::invalid_argument);
+    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE kind = 'mark-infra'"), 0);
+    EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + done + "'"), "completed");
+    EXPECT_EQ(hc::mark_infra(db, x, "host kernel panic, not the treatment", "alice", /*override_outcome=*/true), "lost");
     results::Stmt q(db,
                     "SELECT attempt, status, kind, json_extract(detail_json, '$.reason'), "
                     "json_extract(detail_json, '$.previous_status'), json_extract(detail_json, '$.operator'), "
@@ -464,15 +476,29 @@ TEST(RunnerLost, MarkInfraIsAuditedAndMakesTheCaseRunnableAgain) {
     EXPECT_EQ(q.text(4), "lost");
     EXPECT_EQ(q.text(5), "alice");
     EXPECT_EQ(q.text(6), "pressure");  // the old row's data stays visible in the audit trail
+    EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.override_outcome') || ':' || "
+                       "json_extract(detail_json, '$.original_outcome.status') FROM attempts WHERE case_id = '" + x +
+                           "' AND kind = 'mark-infra'"),
+              "1:lost");
     EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + x + "'"), "infra_failed");
     EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "infra_failed");
-    EXPECT_THAT(hc::status_report(db), HasSubstr("  " + x + " (attempt 2): was lost, by alice: host kernel panic"));
+    EXPECT_THAT(hc::status_report(db),
+                HasSubstr("  " + x + " (attempt 2): was lost (outcome overridden), by alice: host kernel panic"));
+    // status counts attempts as the report does: 3 runs, the operator action apart.
+    EXPECT_THAT(hc::status_report(db), HasSubstr("; 3 attempts (0 reruns), 0 in flight, 0 interrupted before reaching "
+                                                 "an agent, 1 operator actions\n"));
+    // Overriding a completed case keeps the p99s the analysis used.
+    EXPECT_EQ(hc::mark_infra(db, done, "the host's disk failed during the case", "alice", true), "completed");
+    EXPECT_GT(std::stod(text(db, "SELECT json_extract(detail_json, '$.original_outcome.canaries.compute.p99_us') FROM "
+                                 "attempts WHERE case_id = '" + done + "' AND kind = 'mark-infra'")),
+              0.0);
   }
   const auto s2 = hc::run_campaign(v.c, v.o);
-  EXPECT_EQ(s2.attempts_this_run, 1);
+  EXPECT_EQ(s2.attempts_this_run, 2);
   EXPECT_EQ(s2.completed, 3);
   EXPECT_EQ(s2.lost, 0);
   EXPECT_EQ(v.a0.submissions()[x], 2);
+  EXPECT_EQ(v.a0.submissions()["t-vm0-fast-structured-r1-static-zram"], 2);
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(text(db, "SELECT group_concat(attempt || ':' || status || ':' || kind, ' ') FROM "
                      "(SELECT * FROM attempts WHERE case_id = '" + x + "' ORDER BY attempt)"),
@@ -581,6 +607,40 @@ TEST(RunnerPreflight, PinnedCommitMustMatchACleanBuild) {
   // `any` (smoke, ci): the commit is shown, not judged.
   c.pinned_commit = "any";
   EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", ok}, {"vm1", other}}).ok);
+}
+
+TEST(RunnerPreflight, KernelConfigAndTheCompressorAreComparedAcrossTheFleet) {
+  TempDir d;
+  write(d / "t.yaml", campaign_yaml(2, 1, 2));
+  const auto c = hc::load_campaign(d / "t.yaml");  // backend zram algorithm lzo-rle
+  const auto ok = fake::passing_qualification();
+  EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", ok}, {"vm1", ok}}).ok);
+  auto no_lru = ok;
+  no_lru["recorded"]["kernel_config"]["CONFIG_LRU_GEN"] = "n";
+  const auto p1 = hc::judge_fleet(c, {{"vm0", ok}, {"vm1", no_lru}});
+  EXPECT_FALSE(p1.ok);
+  ASSERT_EQ(p1.problems.size(), 1u);
+  EXPECT_EQ(p1.problems[0], "VMs differ in kernel_config.CONFIG_LRU_GEN: vm0 y, vm1 n");
+  EXPECT_THAT(p1.table, HasSubstr("CONFIG_PSI  CONFIG_ZRAM  CONFIG_MEMCG  CONFIG_LRU_GEN  CONFIG_CRYPTO_LZO  lzo-rle available"));
+  // The campaign's compressor: its config item compared, and available on every VM.
+  auto no_lzo = ok;
+  no_lzo["recorded"]["kernel_config"]["CONFIG_CRYPTO_LZO"] = "n";
+  no_lzo["recorded"]["compressors"]["lzo-rle"] = nullptr;
+  const auto p2 = hc::judge_fleet(c, {{"vm0", no_lzo}, {"vm1", ok}});
+  EXPECT_FALSE(p2.ok);
+  EXPECT_THAT(p2.problems, ::testing::Contains("vm0 not qualified: compressor: the campaign's zram compressor lzo-rle is "
+                                               "not available on this VM (load its module, or use a kernel with "
+                                               "CONFIG_CRYPTO_LZO=y or m)"));
+  EXPECT_THAT(p2.problems, ::testing::Contains("VMs differ in kernel_config.CONFIG_CRYPTO_LZO: vm0 n, vm1 y"));
+  EXPECT_THAT(p2.problems, ::testing::Contains("VMs differ in lzo-rle available: vm0 no, vm1 yes"));
+  // An agent that records no compressors: its zram devices' list decides, else "not reported".
+  auto old_agent = ok;
+  old_agent["recorded"].erase("compressors");
+  old_agent["recorded"]["zram_algorithms"] = {"lzo", "lzo-rle", "lz4"};
+  EXPECT_TRUE(hc::judge_fleet(c, {{"vm0", old_agent}, {"vm1", ok}}).ok);
+  old_agent["recorded"].erase("zram_algorithms");
+  const auto p3 = hc::judge_fleet(c, {{"vm0", old_agent}, {"vm1", ok}});
+  EXPECT_THAT(p3.problems, ::testing::Contains(::testing::HasSubstr("lzo-rle availability is not reported by the agent")));
 }
 
 TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {

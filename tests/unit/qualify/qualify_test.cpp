@@ -434,6 +434,153 @@ TEST(QualifyOwnership, FixLinesQuoteTheirArguments) {
   EXPECT_EQ(sw.fix.find("of=/swap file"), std::string::npos) << sw.fix;
   // A compressor name is quoted too (it reaches `modprobe`).
   o.zram_algorithm = "lz4;reboot";
-  const auto& alg = find(qualify::run(o), "zram_algorithm");
+  const auto rep = qualify::run(o);  // the check refers into the report: keep it alive
+  const auto& alg = find(rep, "zram_algorithm");
   EXPECT_NE(alg.fix.find("modprobe 'lz4;reboot'"), std::string::npos) << alg.fix;
+}
+
+// A feature the experiment needs, compiled out or switched off at boot: the kernel config
+// (boot/config-<release>, written by the test into a copy of the 6.1 guest capture) and
+// /proc/cmdline tell them apart, and the fix names the boot parameter when the kernel has it.
+namespace {
+const char* kRelease = "6.1.0-57-cloud-amd64";
+void put_config(const Scratch& s, const std::string& lines) { put(s, std::string("boot/config-") + kRelease, lines); }
+void no_psi(const Scratch& s) { std::filesystem::remove_all(s.dir / "proc/pressure"); }
+}  // namespace
+
+TEST(QualifyBootSwitches, PsiOffAtBootOnAKernelWithPsiNamesPsi1) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  no_psi(s);
+  put_config(s, "CONFIG_PSI=y\n# CONFIG_PSI_DEFAULT_DISABLED is not set\nCONFIG_MEMCG=y\nCONFIG_ZRAM=m\n");
+  put(s, "proc/cmdline", "console=ttyS0 quiet panic=-1 psi=0\n");
+  const auto r = qualify::run(base(s.dir.string()));
+  const auto& psi = find(r, "psi");
+  EXPECT_FALSE(psi.passed);
+  EXPECT_NE(psi.found.find("PSI is disabled at boot (psi=0 on the kernel command line); the kernel has CONFIG_PSI=y"),
+            std::string::npos) << psi.found;
+  EXPECT_EQ(psi.fix, "boot with psi=1 (remove psi=0 from the kernel command line)");
+  EXPECT_EQ(r.recorded["kernel_config"]["CONFIG_PSI"], "y");
+}
+
+TEST(QualifyBootSwitches, PsiCompiledOutNamesTheKernelBuild) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  no_psi(s);
+  put_config(s, "# CONFIG_PSI is not set\nCONFIG_MEMCG=y\n");
+  put(s, "proc/cmdline", "console=ttyS0 psi=0\n");  // psi=0 too: the config decides
+  const auto rep_psi = qualify::run(base(s.dir.string()));
+  const auto& psi = find(rep_psi, "psi");
+  EXPECT_FALSE(psi.passed);
+  EXPECT_NE(psi.found.find("the kernel is built without PSI (CONFIG_PSI n in /boot/config-6.1.0-57-cloud-amd64)"),
+            std::string::npos) << psi.found;
+  EXPECT_EQ(psi.fix, "use a kernel built with CONFIG_PSI=y (Debian cloud kernels have it)");
+}
+
+TEST(QualifyBootSwitches, PsiOffByDefaultAndPsiOffWithoutAConfig) {
+  {
+    Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+    no_psi(s);
+    put_config(s, "CONFIG_PSI=y\nCONFIG_PSI_DEFAULT_DISABLED=y\n");
+    const auto rep_psi = qualify::run(base(s.dir.string()));
+    const auto& psi = find(rep_psi, "psi");
+    EXPECT_NE(psi.found.find("off by default (CONFIG_PSI_DEFAULT_DISABLED=y)"), std::string::npos) << psi.found;
+    EXPECT_EQ(psi.fix, "boot with psi=1");
+  }
+  {
+    Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");  // no boot/config-*: the command line still tells
+    no_psi(s);
+    put(s, "proc/cmdline", "console=ttyS0 psi=off\n");
+    const auto rep_psi = qualify::run(base(s.dir.string()));
+    const auto& psi = find(rep_psi, "psi");
+    EXPECT_EQ(psi.fix, "boot with psi=1 (remove psi=off from the kernel command line)");
+  }
+  {
+    Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");  // neither: both remedies, conditionally
+    no_psi(s);
+    const auto rep_psi = qualify::run(base(s.dir.string()));
+    const auto& psi = find(rep_psi, "psi");
+    EXPECT_NE(psi.fix.find("if the kernel is built with CONFIG_PSI=y, boot with psi=1; otherwise use a kernel built "
+                           "with CONFIG_PSI=y"),
+              std::string::npos) << psi.fix;
+  }
+}
+
+TEST(QualifyBootSwitches, ZswapEnabledFailsNamingZswapEnabled0) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  {  // the capture has no /sys/module/zswap: not in the kernel, passes
+    const auto r = qualify::run(base(s.dir.string()));
+    EXPECT_TRUE(find(r, "zswap").passed);
+    EXPECT_EQ(r.recorded["zswap_enabled"], "absent");
+  }
+  put(s, "sys/module/zswap/parameters/enabled", "N\n");
+  {
+    const auto r = qualify::run(base(s.dir.string()));
+    EXPECT_TRUE(find(r, "zswap").passed) << find(r, "zswap").found;
+    EXPECT_EQ(r.recorded["zswap_enabled"], "N");
+  }
+  put(s, "sys/module/zswap/parameters/enabled", "Y\n");
+  put(s, "proc/cmdline", "console=ttyS0 zswap.enabled=1\n");
+  const auto r = qualify::run(base(s.dir.string()));
+  const auto& z = find(r, "zswap");
+  EXPECT_FALSE(z.passed);
+  EXPECT_TRUE(z.required);
+  EXPECT_NE(z.found.find("zswap enabled (/sys/module/zswap/parameters/enabled = Y); zswap.enabled=1 on the kernel "
+                         "command line"),
+            std::string::npos) << z.found;
+  EXPECT_EQ(z.fix.rfind("boot with zswap.enabled=0 (instead of zswap.enabled=1)", 0), 0u) << z.fix;
+  EXPECT_EQ(r.recorded["zswap_enabled"], "Y");
+  bool listed = false;
+  for (const auto& reason : r.reasons()) listed = listed || reason.rfind("zswap:", 0) == 0;
+  EXPECT_TRUE(listed);
+}
+
+TEST(QualifyBootSwitches, MemcgAndZramCompiledOutVersusSwitchedOff) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  // No memory controller anywhere (/proc/cgroups without it, cgroup2 root without it).
+  std::string cg;
+  {
+    std::ifstream in(s.dir / "proc/cgroups");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("memory", 0) != 0) cg += line + "\n";
+  }
+  put(s, "proc/cgroups", cg);
+  put(s, "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io pids\n");
+  put_config(s, "CONFIG_PSI=y\n# CONFIG_MEMCG is not set\n# CONFIG_ZRAM is not set\n");
+  std::filesystem::remove_all(s.dir / "sys/block/zram0");
+  std::filesystem::remove_all(s.dir / "sys/block/zram1");
+  std::filesystem::remove_all(s.dir / "sys/class/zram-control");
+  auto r = qualify::run(base(s.dir.string()));
+  EXPECT_EQ(find(r, "cgroup2_memory").fix,
+            "use a kernel built with CONFIG_MEMCG=y (CONFIG_MEMCG n in /boot/config-6.1.0-57-cloud-amd64)");
+  EXPECT_EQ(find(r, "zram").fix,
+            "use a kernel built with CONFIG_ZRAM=y or m (CONFIG_ZRAM n in /boot/config-6.1.0-57-cloud-amd64)");
+  // The same kernel built with both, memcg disabled at boot, zram a module not loaded.
+  put_config(s, "CONFIG_PSI=y\nCONFIG_MEMCG=y\nCONFIG_ZRAM=m\n");
+  put(s, "proc/cmdline", "console=ttyS0 cgroup_disable=memory\n");
+  r = qualify::run(base(s.dir.string()));
+  EXPECT_EQ(find(r, "cgroup2_memory").fix,
+            "remove cgroup_disable=memory from the kernel command line (the kernel has CONFIG_MEMCG=y)");
+  EXPECT_NE(find(r, "zram").fix.find("load zram: modprobe zram"), std::string::npos) << find(r, "zram").fix;
+}
+
+TEST(QualifyBootSwitches, CompressorsAndTheirConfigItemsAreRecorded) {
+  Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
+  put_config(s, "CONFIG_PSI=y\nCONFIG_CRYPTO_LZO=y\n# CONFIG_CRYPTO_842 is not set\nCONFIG_ZSWAP=y\n");
+  auto o = base(s.dir.string());
+  auto r = qualify::run(o);
+  EXPECT_EQ(r.recorded["compressors"]["lzo-rle"], "/sys/block/zram0/comp_algorithm");
+  EXPECT_EQ(r.recorded["compressors"]["zstd"], "/sys/block/zram0/comp_algorithm");
+  EXPECT_TRUE(r.recorded["compressors"]["842"].is_null());
+  EXPECT_EQ(r.recorded["kernel_config"]["CONFIG_CRYPTO_LZO"], "y");
+  EXPECT_EQ(r.recorded["kernel_config"]["CONFIG_CRYPTO_842"], "n");
+  EXPECT_TRUE(r.recorded["kernel_config"]["CONFIG_CRYPTO_ZSTD"].is_null());  // not mentioned
+  EXPECT_EQ(r.recorded["kernel_config"]["CONFIG_ZSWAP"], "y");
+  EXPECT_EQ(qualify::compressor_config_item("lzo-rle"), "CONFIG_CRYPTO_LZO");
+  EXPECT_EQ(qualify::compressor_config_item("nope"), "");
+  // The campaign's compressor compiled out: the fix names the config item, not modprobe.
+  o.zram_algorithm = "842";
+  const auto rep_alg = qualify::run(o);
+  const auto& alg = find(rep_alg, "zram_algorithm");
+  EXPECT_FALSE(alg.passed);
+  EXPECT_EQ(alg.fix.rfind("the kernel is built without 842 (CONFIG_CRYPTO_842 n in /boot/config-6.1.0-57-cloud-amd64)", 0),
+            0u) << alg.fix;
 }

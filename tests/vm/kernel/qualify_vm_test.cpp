@@ -4,15 +4,20 @@
 // required check must pass on a fresh guest, including the real memory.reclaim probe
 // (EAGAIN on the empty scratch cgroup = writable). Needs the image built from this build:
 // the test builds it into <build>/qualify-vm-cache (set HARNESS_CACHE=DIR to use an existing
-// cache whose image was built by `harness vm --cache DIR image` instead).
+// cache whose image was built by `harness vm --cache DIR image` instead). A second guest boots
+// with psi=0 (`harness vm exec --cmdline psi=0`): its qualification must tell PSI switched off
+// at boot from PSI compiled out, and name psi=1.
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
 
 namespace {
@@ -45,21 +50,32 @@ std::string first_line(const std::string& path) {
   std::getline(in, s);
   return s;
 }
+
+/// The cache with an image built from this build, built once per test process (HARNESS_CACHE
+/// overrides it). Empty on a failed build (the log is named by the assertion).
+std::string image_cache() {
+  static std::once_flag once;
+  static std::string dir;
+  std::call_once(once, [] {
+    if (const char* c = std::getenv("HARNESS_CACHE")) {
+      dir = c;
+      return;
+    }
+    const std::string d = std::string(HARNESS_BINARY_DIR) + "/qualify-vm-cache";
+    const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+    if (std::system((harness + " vm --cache " + d + " image > " + d + ".image.log 2>&1").c_str()) == 0) dir = d;
+  });
+  return dir;
+}
 }  // namespace
 
 TEST(QualifyVm, FreshGuestQualifies) {
   hvm::FleetOptions o;
   // A private cache with an image built from this build (a new machine has no image in
   // ~/.cache, and a shared one may be stale); HARNESS_CACHE overrides it.
-  if (const char* c = std::getenv("HARNESS_CACHE")) {
-    o.cache_dir = c;
-  } else {
-    o.cache_dir = std::string(HARNESS_BINARY_DIR) + "/qualify-vm-cache";
-    const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
-    ASSERT_EQ(std::system((harness + " vm --cache " + o.cache_dir + " image > " + o.cache_dir + ".image.log 2>&1").c_str()),
-              0)
-        << "guest image build failed: see " << o.cache_dir << ".image.log";
-  }
+  o.cache_dir = image_cache();
+  ASSERT_FALSE(o.cache_dir.empty()) << "guest image build failed: see " << HARNESS_BINARY_DIR
+                                    << "/qualify-vm-cache.image.log";
   o.count = 1;
   o.first_index = 90;  // vm90: away from guests other tests or people start
   o.swapfile_mib = 64;
@@ -86,4 +102,46 @@ TEST(QualifyVm, FreshGuestQualifies) {
   EXPECT_EQ(j["recorded"]["kernel_release"].get<std::string>().rfind("6.1.", 0), 0u);
   EXPECT_EQ(j["recorded"]["cgroup2_mount"], "/sys/fs/cgroup");
   EXPECT_EQ(j["recorded"]["swaps"].size(), 0u);  // clean start: nothing swapped on
+  // What the fleet preflight compares: the kernel config items and the compressors.
+  EXPECT_EQ(j["recorded"]["kernel_config"]["CONFIG_PSI"], "y") << j["recorded"]["kernel_config"].dump();
+  EXPECT_TRUE(j["recorded"]["compressors"]["lzo-rle"].is_string()) << j["recorded"]["compressors"].dump();
+  EXPECT_NE(j["recorded"]["zswap_enabled"], "Y");  // the zswap check passed above
+}
+
+TEST(QualifyVm, GuestBootedWithPsi0IsToldToBootWithPsi1) {
+  const std::string cache = image_cache();
+  ASSERT_FALSE(cache.empty()) << "guest image build failed: see " << HARNESS_BINARY_DIR << "/qualify-vm-cache.image.log";
+  const std::string dir = std::string(HARNESS_BINARY_DIR) + "/qualify-vm-psi0";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream sh(dir + "/script.sh");
+    sh << "cat /proc/cmdline > /out/cmdline\n"
+          "harness qualify --json --no-reclaim-probe > /out/qualify.json\n"
+          "echo $? > /out/rc\n";
+  }
+  hvm::ExecOptions e;
+  e.cache_dir = cache;
+  e.script = dir + "/script.sh";
+  e.collect_dir = dir + "/out";
+  e.timeout_s = 400;
+  e.swapfile_mib = 16;
+  e.extra_cmdline = {"psi=0"};
+  const auto r = hvm::exec_once(e);
+  ASSERT_FALSE(r.timed_out) << r.console_log;
+  ASSERT_EQ(r.script_status, 0) << r.console_log;
+  EXPECT_NE(first_line(e.collect_dir + "/cmdline").find(" psi=0"), std::string::npos);
+  std::ifstream in(e.collect_dir + "/qualify.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["passed"], false);
+  nlohmann::json psi;
+  for (const auto& c : j["checks"])
+    if (c["name"] == "psi") psi = c;
+  ASSERT_TRUE(psi.is_object()) << j["checks"].dump();
+  EXPECT_FALSE(psi["passed"].get<bool>());
+  EXPECT_NE(psi["found"].get<std::string>().find("PSI is disabled at boot (psi=0 on the kernel command line); the "
+                                                 "kernel has CONFIG_PSI=y"),
+            std::string::npos) << psi.dump();
+  EXPECT_EQ(psi["fix"], "boot with psi=1 (remove psi=0 from the kernel command line)");
+  EXPECT_EQ(psi["fix"].get<std::string>().find("use a kernel built with"), std::string::npos);
 }
