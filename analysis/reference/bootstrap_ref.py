@@ -1,17 +1,35 @@
 #!/usr/bin/python3
 """Independent NumPy reference of the primary estimator (docs/DESIGN.md "Analysis").
 
-Written without reference to the C++ code: reads the campaign DB with sqlite3, computes each
-completed case's pressure-phase p99 response time per canary (numpy.quantile, method="linear" =
-Hyndman-Fan type 7), forms matched triplets (same triplet_id, one case per configuration),
-d = ln(p99_reclaim / p99_comparator) for the four comparisons, strata = (vm, regime) with equal
-weights, point estimate = exp(mean over strata of stratum means), and a stratified bootstrap that
-resamples triplets with replacement within each stratum (same indices for all four comparisons),
-percentile interval at 1 - alpha/4 on the log scale (type 7), exponentiated. The corrected
-interval rescales each resampled stratum mean about the stratum mean by sqrt(n/(n-1)).
+Written from docs/PROTOCOL.md and analysis/README.md "Decisions", without reference to the C++
+code: reads the campaign DB with sqlite3, computes each case's pressure-phase p99 response time per
+canary (numpy.quantile, method="linear" = Hyndman-Fan type 7), forms matched triplets (same
+triplet_id, one case per configuration), d = ln(p99_reclaim / p99_comparator) for the four
+comparisons, strata = (vm, regime) with equal weights, point estimate = exp(mean over strata of
+stratum means), and a stratified bootstrap that resamples triplets with replacement within each
+stratum (same indices for all four comparisons), percentile interval at 1 - alpha/4 on the log scale
+(type 7), exponentiated. The corrected interval rescales each resampled stratum mean about the
+stratum mean by sqrt(n/(n-1)).
+
+Outcomes (docs/PROTOCOL.md "Every case keeps its outcome"):
+  - a pressure-phase request (scheduled_ns in [pressure start, pressure end)) without a completion
+    time is censored: it enters the quantile as (observation end - scheduled start), observation
+    end = the start of the case's restoration phase (no restoration phase: the latest phase end);
+  - a request the schedule implies but the trace lacks (truncated trace, seq gaps) is censored the
+    same way; the schedule is origin + seq x period (period = spec canaries.period_ms), origin =
+    scheduled_ns - seq x period of the first recorded request, or for an empty trace the warmup
+    start (+ canaries.sqlite_offset_ms for SQLite when the spec has it);
+  - a `lost` case has no trace: its p99 per canary is the largest p99 of that canary among the
+    usable completed cases (worst-observed imputation); its triplet is kept;
+  - a completed case with a response <= 0 or without a pressure phase is a recording error: the
+    case, and so its triplet, is excluded.
+Per configuration the output counts completed and lost cases, imputed p99 values, censored requests
+per canary, cases with a truncated trace and cases with a censored p99 ("counts"), and gives every
+case's p99 per canary ("case_p99", imputed ones flagged).
 
 The generator is numpy's PCG64, so bounds agree with the C++ (mt19937_64) only within Monte
-Carlo tolerance; point estimates agree to rounding.
+Carlo tolerance ("lower_band" / "upper_band": the range another bootstrap's bound falls in);
+point estimates agree to rounding.
 
 Usage:
   bootstrap_ref.py DB [--replicates B] [--seed S] [--alpha A]          -> JSON on stdout
@@ -26,47 +44,122 @@ import time
 
 import numpy as np
 
+CONFIGS = ("static-zram", "delayed-activation", "bounded-reclaim")
+CANARIES = ("compute", "sqlite")
 COMPARISONS = [("compute", "static-zram"), ("compute", "delayed-activation"),
                ("sqlite", "static-zram"), ("sqlite", "delayed-activation")]
 LABELS = ["compute: reclaim / static", "compute: reclaim / delayed",
           "sqlite: reclaim / static", "sqlite: reclaim / delayed"]
 
 
-def case_p99(con, case_id, canary):
-    row = con.execute("SELECT start_ns, end_ns FROM phases WHERE case_id=? AND phase='pressure'",
-                      (case_id,)).fetchone()
-    if row is None or row[1] is None:
+def case_latency(con, case_id, canary, spec):
+    """(p99 us, censored requests, truncated) of one completed case and canary; None when the case
+    has no pressure phase or no request scheduled in it; p99 None for a response <= 0."""
+    phases = {p: (s, e) for p, s, e in
+              con.execute("SELECT phase, start_ns, end_ns FROM phases WHERE case_id=?", (case_id,))}
+    if "pressure" not in phases or phases["pressure"][1] is None:
         return None
-    start, end = row
-    rows = con.execute("SELECT scheduled_ns, completion_ns FROM canary_requests WHERE case_id=? AND canary=? "
-                       "AND scheduled_ns >= ? AND scheduled_ns < ?", (case_id, canary, start, end)).fetchall()
-    if not rows:
+    start, end = phases["pressure"]
+    if "restoration" in phases and phases["restoration"][0] is not None:
+        obs_end = phases["restoration"][0]
+    else:
+        obs_end = max(e for _, e in phases.values() if e is not None)
+    canaries = spec.get("canaries", {}) if isinstance(spec, dict) else {}
+    period = int(canaries.get("period_ms", 100)) * 1_000_000
+    rows = con.execute("SELECT seq, scheduled_ns, completion_ns FROM canary_requests WHERE case_id=? AND canary=? "
+                       "ORDER BY seq", (case_id, canary)).fetchall()
+    if rows:
+        origin = rows[0][1] - rows[0][0] * period
+    else:
+        origin = phases.get("warmup", (start, None))[0]
+        if canary == "sqlite":
+            origin += int(canaries.get("sqlite_offset_ms", 0)) * 1_000_000
+    resp, censored, nonpositive = [], 0, False
+    recorded = set()
+    for seq, sched, comp in rows:
+        recorded.add(seq)
+        if not start <= sched < end:
+            continue
+        if comp is None:
+            resp.append((obs_end - sched) / 1000.0)
+            censored += 1
+        else:
+            resp.append((comp - sched) / 1000.0)
+            nonpositive = nonpositive or comp <= sched
+    # Every seq whose scheduled start lies in the pressure phase, recorded or not.
+    k_lo = max(0, -(-(start - origin) // period))
+    k_hi = -(-(end - origin) // period)
+    missing = [k for k in range(k_lo, k_hi) if k not in recorded]
+    for k in missing:
+        resp.append((obs_end - (origin + k * period)) / 1000.0)
+    censored += len(missing)
+    if not resp:
         return None
-    resp = np.array([np.inf if c is None else (c - s) / 1000.0 for s, c in rows], dtype=float)
-    return float(np.quantile(resp, 0.99, method="linear"))
+    p99 = None if nonpositive else float(np.quantile(np.array(resp), 0.99, method="linear"))
+    return p99, censored, len(missing) > 0
 
 
 def load_matrix_from_db(path):
+    """(d matrix, strata, {"counts": per configuration, "case_p99": per case})."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    cases = con.execute("SELECT case_id, vm, regime, triplet_id, configuration FROM cases "
-                        "WHERE status='completed' AND triplet_id IS NOT NULL").fetchall()
+    cases = con.execute("SELECT case_id, vm, regime, triplet_id, configuration, status, spec_json FROM cases "
+                        "WHERE status IN ('completed', 'lost') AND triplet_id IS NOT NULL").fetchall()
+    counts = {c: {"completed": 0, "lost": 0, "imputed_p99": 0, "truncated_traces": 0, "censored_p99": 0,
+                  "censored_requests": {k: 0 for k in CANARIES}} for c in CONFIGS}
+    p99, usable = {}, {}
+    for case_id, _vm, _regime, _tid, conf, status, spec_json in cases:
+        if conf not in counts:
+            continue
+        counts[conf][status] += 1
+        if status != "completed":
+            continue
+        try:
+            spec = json.loads(spec_json) if spec_json else {}
+        except ValueError:
+            spec = None
+        ok, truncated, censored = spec is not None, False, False
+        for can in CANARIES:
+            lat = case_latency(con, case_id, can, spec) if ok else None
+            if lat is None or lat[0] is None:
+                ok = False
+                continue
+            p99[(case_id, can)] = lat[0]
+            counts[conf]["censored_requests"][can] += lat[1]
+            censored = censored or lat[1] > 0
+            truncated = truncated or lat[2]
+        counts[conf]["truncated_traces"] += 1 if truncated else 0
+        counts[conf]["censored_p99"] += 1 if censored else 0
+        usable[case_id] = ok
+    worst = {can: max((v for (cid, c), v in p99.items() if c == can and usable.get(cid)), default=None)
+             for can in CANARIES}
+    for case_id, _vm, _regime, _tid, conf, status, _spec in cases:
+        if status == "lost" and conf in counts:
+            for can in CANARIES:
+                if worst[can] is not None:
+                    p99[(case_id, can)] = worst[can]
+                    counts[conf]["imputed_p99"] += 1
+            usable[case_id] = all(worst[can] is not None for can in CANARIES)
     trip = {}
-    for case_id, vm, regime, tid, conf in cases:
-        trip.setdefault(tid, {"vm": vm, "regime": regime, "cases": {}})["cases"][conf] = case_id
+    for case_id, vm, regime, tid, conf, _status, _spec in cases:
+        trip.setdefault(tid, {"vm": vm, "regime": regime, "cases": {}})["cases"].setdefault(conf, []).append(case_id)
+    case_p99 = {cid: {"compute": p99.get((cid, "compute")), "sqlite": p99.get((cid, "sqlite")),
+                      "imputed": st == "lost"} for cid, _v, _r, _t, _c, st, _s in cases}
     rows, strata_keys = [], []
     for tid in sorted(trip):
         t = trip[tid]
-        if set(t["cases"]) != {"static-zram", "delayed-activation", "bounded-reclaim"}:
+        if set(t["cases"]) != set(CONFIGS) or any(len(v) != 1 for v in t["cases"].values()):
             continue
-        p = {(conf, can): case_p99(con, cid, can) for conf, cid in t["cases"].items()
-             for can in ("compute", "sqlite")}
-        if any(v is None or not np.isfinite(v) or v <= 0 for v in p.values()):
+        ids = {conf: v[0] for conf, v in t["cases"].items()}
+        if not all(usable.get(cid) for cid in ids.values()):
+            continue
+        p = {(conf, can): p99[(cid, can)] for conf, cid in ids.items() for can in CANARIES}
+        if any(not np.isfinite(v) or v <= 0 for v in p.values()):
             continue
         rows.append([np.log(p[("bounded-reclaim", can)] / p[(comp, can)]) for can, comp in COMPARISONS])
         strata_keys.append((t["vm"], t["regime"]))
     names = sorted(set(strata_keys))
     strata = np.array([names.index(k) for k in strata_keys], dtype=int)
-    return np.array(rows, dtype=float), strata
+    return np.array(rows, dtype=float), strata, {"counts": counts, "case_p99": case_p99}
 
 
 def estimate(d, strata, replicates, seed, alpha):
@@ -90,6 +183,13 @@ def estimate(d, strata, replicates, seed, alpha):
     a = (1 - level) / 2
     lo, hi = np.quantile(plain, [a, 1 - a], axis=0, method="linear")
     clo, chi = np.quantile(corr, [a, 1 - a], axis=0, method="linear")
+    # Distribution-free Monte Carlo band of each bound: another bootstrap of B replicates (the
+    # C++ one) puts its a-quantile within the quantiles at a -/+ 5 x sqrt(2 a (1 - a) / B) of this
+    # one (binomial count of replicates below the bound; valid for discrete, heavy-tailed
+    # replicate distributions, where a normal-density tolerance is not).
+    delta = 5 * np.sqrt(2 * a * (1 - a) / replicates)
+    band = lambda q: np.quantile(plain, [max(0.0, q - delta), min(1.0, q + delta)], axis=0, method="linear")
+    lo_band, hi_band = band(a), band(1 - a)
     return {
         "labels": LABELS, "level": level, "replicates": replicates, "seed": seed,
         "triplets": int(d.shape[0]), "strata": S,
@@ -97,6 +197,7 @@ def estimate(d, strata, replicates, seed, alpha):
         "lower": np.exp(lo).tolist(), "upper": np.exp(hi).tolist(),
         "corrected_lower": np.exp(clo).tolist(), "corrected_upper": np.exp(chi).tolist(),
         "log_sd": plain.std(axis=0, ddof=1).tolist(),
+        "lower_band": np.exp(lo_band).T.tolist(), "upper_band": np.exp(hi_band).T.tolist(),
     }
 
 
@@ -108,12 +209,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--alpha", type=float, default=0.05)
     a = ap.parse_args()
+    extra = None
     if a.matrix:
         raw = np.genfromtxt(a.matrix, delimiter=",", skip_header=0)
         raw = raw[~np.isnan(raw).any(axis=1)]
         strata, d = raw[:, 0].astype(int), raw[:, 1:]
     elif a.db:
-        d, strata = load_matrix_from_db(a.db)
+        d, strata, extra = load_matrix_from_db(a.db)
     else:
         ap.error("give a DB or --matrix CSV")
     if len(d) == 0:
@@ -121,6 +223,8 @@ def main():
     t0 = time.perf_counter()
     out = estimate(d, strata, a.replicates, a.seed, a.alpha)
     out["elapsed_s"] = time.perf_counter() - t0
+    if extra is not None:
+        out.update(extra)
     json.dump(out, sys.stdout, indent=1)
     print()
 

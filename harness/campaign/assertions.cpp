@@ -1,5 +1,6 @@
 // CI assertion evaluation and JUnit XML (see assertions.hpp).
 #include "harness/campaign/assertions.hpp"
+#include "harness/campaign/xml_text.hpp"
 
 #include <fmt/format.h>
 
@@ -186,22 +187,6 @@ AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std
   return r;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') o += ' ';
-        else o += ch;
-    }
-  }
-  return o;
-}
-
 }  // namespace
 
 std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign& c,
@@ -251,7 +236,7 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
       skipped += m.verdict == "no data" ? 1 : 0;
     }
   auto prop = [&](const std::string& name, const std::string& value) {
-    o << "      <property name=\"" << xml_escape(name) << "\" value=\"" << xml_escape(value) << "\"/>\n";
+    o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
   };
   auto prov_props = [&] {
     if (!prov) return;
@@ -261,12 +246,12 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
     prop("command_line", or_unknown(prov->command_line));
   };
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << results.size() + n_metrics << "\" failures=\""
+  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << results.size() + n_metrics << "\" failures=\""
     << failures << "\" errors=\"0\" skipped=\"" << skipped << "\"";
-  if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_escape(prov->generated_utc) << "\"";
+  if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_text(prov->generated_utc) << "\"";
   o << ">\n";
   for (const auto& r : results) {
-    o << "  <testcase classname=\"" << xml_escape(suite) << "\" name=\"" << xml_escape(r.name) << "\">\n";
+    o << "  <testcase classname=\"" << xml_text(suite) << "\" name=\"" << xml_text(r.name) << "\">\n";
     o << "    <properties>\n";
     prov_props();
     prop("kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
@@ -286,7 +271,7 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
     if (!r.passed) {
       std::string body;
       for (const auto& f : r.failures) body += f + "\n";
-      o << "    <failure message=\"" << xml_escape(r.failures.front()) << "\">" << xml_escape(body) << "</failure>\n";
+      o << "    <failure message=\"" << xml_text(r.failures.front()) << "\">" << xml_text(body) << "</failure>\n";
     }
     std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
     for (const auto& m : r.measured) {
@@ -298,13 +283,13 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
                              c.attempt, c.started_unix_ns ? utc(*c.started_unix_ns) : "unknown",
                              c.ended_unix_ns ? utc(*c.ended_unix_ns) : "unknown");
     }
-    o << "    <system-out>" << xml_escape(out) << "</system-out>\n";
+    o << "    <system-out>" << xml_text(out) << "</system-out>\n";
     o << "  </testcase>\n";
   }
   if (metrics) {
     auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
     for (const auto& m : *metrics) {
-      o << "  <testcase classname=\"" << xml_escape(suite + ".regression") << "\" name=\"" << xml_escape(m.metric)
+      o << "  <testcase classname=\"" << xml_text(suite + ".regression") << "\" name=\"" << xml_text(m.metric)
         << "\">\n";
       o << "    <properties>\n";
       prov_props();
@@ -323,10 +308,10 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
       o << "    </properties>\n";
       const std::string msg = m.metric + ": " + m.detail;
       if (m.verdict == "regression")
-        o << "    <failure message=\"" << xml_escape(msg) << "\">" << xml_escape(msg) << "</failure>\n";
+        o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
       else if (m.verdict == "no data")
-        o << "    <skipped message=\"" << xml_escape(msg) << "\"/>\n";
-      o << "    <system-out>" << xml_escape(m.verdict + ": " + msg + "\n") << "</system-out>\n";
+        o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
+      o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
       o << "  </testcase>\n";
     }
   }

@@ -5,6 +5,8 @@
 # CAMPAIGN=campaigns/pilot.yaml OUT=out/pilot harness/scripts/main.sh runs another campaign;
 # a pilot campaign (design pilot) ends with Table 3 and the chosen dose (harness pilot-select)
 # instead of the analysis, and exits 1 when no dose is eligible.
+# HOSTS=hosts.yaml runs the campaign on the agents listed there (real VMs, harness/vm/HOSTS.md)
+# instead of the campaign's provider.
 # SKIP_BUILD=1 skips install-deps and the build (uses ${BUILD_DIR:-build} as it is; tests).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +23,9 @@ echo "== guest image"
 "$harness" vm image
 echo "== campaign $(basename "$campaign") (database: $out/campaign.db)"
 "$harness" plan "$campaign" "$out/campaign.db" | tee "$out/plan.txt"
-"$harness" run "$campaign" "$out/campaign.db"
+hosts_args=()
+if [[ -n "${HOSTS:-}" ]]; then hosts_args=(--hosts "$HOSTS"); fi
+"$harness" run "$campaign" "$out/campaign.db" "${hosts_args[@]}"
 if grep -Eq '^campaign .*, design pilot$' "$out/plan.txt"; then
   # A pilot DB has no matched triplets: Table 3 and the dose chosen by the study's rule.
   echo "== pilot dose selection"

@@ -2,6 +2,7 @@
 # README command 2: install what is missing, build, run every test (unit,
 # statistics and the vm-labelled tests that boot a qemu guest).
 # Fast tests only: LABELS=unit harness/scripts/test.sh
+# CTEST_JUNIT=FILE also writes ctest's JUnit report there (.ci/run judges it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 "$root/harness/scripts/install-deps.sh"
@@ -9,4 +10,5 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 args=(--test-dir "$build" --output-on-failure)
 if [[ -n "${LABELS:-}" ]]; then args+=(-L "$LABELS"); fi
+if [[ -n "${CTEST_JUNIT:-}" ]]; then args+=(--output-junit "$CTEST_JUNIT"); fi
 ctest "${args[@]}"

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the vm-labelled tests that run one shell script in a fresh guest
-// (`harness vm image` then `harness vm exec`): tests/vm/case/{case,reclaim}_vm_test.cpp;
+// (`harness vm image` then `harness vm exec`): tests/vm/case/*_vm_test.cpp and others;
 // it brings test_support::slurp (tests/common/slurp.hpp) to the vm tests.
 // Header-only; include as "tests/common/guest_exec.hpp". Needs HARNESS_BINARY_DIR.
 #include <sys/wait.h>
@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "tests/common/slurp.hpp"
 
@@ -27,8 +29,17 @@ struct GuestRun {
   std::filesystem::path dir;
   bool image_ok = false;
   int exec_rc = -1;
+  std::string setup_error;  ///< why the guest never ran the script ("" when it did)
   std::filesystem::path out(const std::string& f) const { return dir / "collect" / f; }
 };
+
+/// The rule for a suite that runs one guest in SetUpTestSuite: a failed setup must fail every
+/// test of the suite, never skip it (a fatal failure in GoogleTest's SetUpTestSuite skips the
+/// suite's tests). SetUpTestSuite only records the run; each test's SetUp() calls this first,
+/// as ASSERT_NO_FATAL_FAILURE(test_support::require_guest_ran(run_)).
+inline void require_guest_ran(const GuestRun& g) {
+  ASSERT_TRUE(g.setup_error.empty()) << g.setup_error;
+}
 
 /// Builds (or reuses) the image in the cache ($HARNESS_VM_CASE_CACHE, default
 /// <build>/case-vm-cache: a private cache, so that other builds sharing ~/.cache cannot
@@ -39,6 +50,10 @@ inline GuestRun run_in_guest(const std::string& script, const char* keep_env, co
   namespace fs = std::filesystem;
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   GuestRun g;
+  if (!fs::exists(harness)) {
+    g.setup_error = "no harness binary at " + harness + " (build it first)";
+    return g;
+  }
   const char* keep = std::getenv(keep_env);
   g.dir = keep ? fs::path(keep) : fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   fs::remove_all(g.dir);
@@ -48,7 +63,10 @@ inline GuestRun run_in_guest(const std::string& script, const char* keep_env, co
   const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
   const std::string d = g.dir.string();
   g.image_ok = sh(harness + " vm --cache " + cache + " image > " + d + "/image.log 2>&1") == 0;
-  if (!g.image_ok) return g;
+  if (!g.image_ok) {
+    g.setup_error = "harness vm image failed:\n" + slurp(g.dir / "image.log");
+    return g;
+  }
   g.exec_rc = sh(harness + " vm --cache " + cache + " exec --script " + d + "/script.sh --collect " + d +
                  "/collect --timeout-s " + std::to_string(timeout_s) + " > " + d + "/exec.log 2>&1");
   return g;

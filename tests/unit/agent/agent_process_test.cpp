@@ -442,7 +442,15 @@ TEST_P(AgentProcess, RebootRunsAfterTheAnswerAndNotDuringACase) {
   for (int i = 0; i < 200 && (all = text()).find('\n') == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(fs::exists(rebooted));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a second run would have written by now
+  // The agent is idle again only once its reboot thread returned from the command: no second
+  // run can come after that (a 60 s deadline fails the test).
+  bool idle = false;
+  for (auto t0 = std::chrono::steady_clock::now(); !idle && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60);) {
+    auto h = client(false).Get("/v1/health");
+    idle = h && h->status == 200 && !json::parse(h->body).value("busy", true);
+    if (!idle) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(idle) << "the agent still reports busy 60 s after the reboot command ran";
   EXPECT_EQ(text(), "reboot\n");
   // The host did not really reboot: a client waiting for a new boot id gives up and says so.
   harness::agent::ClientOptions o;

@@ -4,20 +4,25 @@
 //
 // Behaviour per submission is chosen by `outcome(agent_case_id, base_case_id, n)` (n = how
 // many times that base case was submitted, 1-based). A case becomes terminal after
-// `polls_to_finish` status requests, walking through the phases on the way.
+// `polls_to_finish` status requests, walking through the phases on the way. A test that must
+// act while a given case is in flight holds it (`hold_submission`): that case stays in its
+// pressure phase until release_hold(), and wait_until_held() waits for it (no timing guess).
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
+#include "tests/common/wait_until.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -150,6 +155,7 @@ class FakeAgent {
     int polls = 0;
     std::string state = "queued";
     std::string last_phase;  ///< last phase reported by GET status
+    bool held = false;       ///< stays in "pressure" until release_hold()
     std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   };
 
@@ -158,7 +164,9 @@ class FakeAgent {
     install();
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!test_support::wait_until([this] { return server_.is_running(); }, std::chrono::seconds(30)))
+      throw std::runtime_error("fake agent: the HTTP server on port " + std::to_string(port_) +
+                               " was not listening after 30 s");
   }
   ~FakeAgent() {
     server_.stop();
@@ -188,6 +196,22 @@ class FakeAgent {
   /// GET /v1/health "unclean" (null = usable; an object marks the VM unusable, as the real
   /// agent does after an unclean restoration).
   nlohmann::json unclean = nullptr;
+
+  /// The `hold_submission`-th accepted POST (1-based, every case counted; 0 = none) is held:
+  /// its status walks to "pressure" and stays there until release_hold().
+  int hold_submission = 0;
+  /// Waits until the held case has answered a status poll in its pressure phase (the runner
+  /// is then following it and can go no further on this agent); false after `limit`.
+  bool wait_until_held(std::chrono::milliseconds limit) {
+    std::unique_lock<std::mutex> lk(mu_);
+    return held_cv_.wait_for(lk, limit, [this] { return held_seen_; });
+  }
+  /// Lets the held case finish (its remaining polls as usual).
+  void release_hold() {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& [id, c] : cases_) c.held = false;
+    hold_submission = 0;
+  }
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
   std::map<std::string, int> submissions() {
@@ -257,7 +281,8 @@ class FakeAgent {
           return;
         }
         const int n = ++submissions_[base_id(id)];
-        cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", std::chrono::steady_clock::now()};
+        cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", false, std::chrono::steady_clock::now()};
+        cases_[id].held = ++accepted_ == hold_submission;
       }
       if (post_reply_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(post_reply_delay_ms));
       res.status = 202;
@@ -298,8 +323,15 @@ class FakeAgent {
       }
       static const char* phases[] = {"setup", "warmup", "pressure", "recovery", "restoration"};
       std::string phase = "done";
-      if (c.polls < polls_to_finish) {
-        int idx = std::min(4, c.polls * 5 / std::max(1, polls_to_finish));
+      const int idx_now = std::min(4, c.polls * 5 / std::max(1, polls_to_finish));
+      if (c.held && (c.polls >= polls_to_finish || idx_now >= 2)) {
+        phase = "pressure";
+        c.last_phase = phase;
+        c.state = "running";
+        held_seen_ = true;
+        held_cv_.notify_all();
+      } else if (c.polls < polls_to_finish) {
+        int idx = idx_now;
         if (c.outcome == Outcome::InfraNoBundleInWarmup) idx = std::min(idx, 1);
         phase = phases[idx];
         c.last_phase = phase;
@@ -345,6 +377,9 @@ class FakeAgent {
   std::mutex mu_;
   std::map<std::string, Case> cases_;
   std::map<std::string, int> submissions_;
+  int accepted_ = 0;          ///< POSTs accepted (under mu_)
+  bool held_seen_ = false;    ///< the held case answered a poll in pressure (under mu_)
+  std::condition_variable held_cv_;
   std::atomic<int> posts_{0}, gets_{0};
 };
 

@@ -26,6 +26,7 @@
 
 #include "test_files.hpp"
 #include "tests/common/run_harness.hpp"
+#include "tests/common/wait_until.hpp"
 
 namespace hc = harness::campaign;
 using testfiles::TempDir;
@@ -253,6 +254,7 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   write(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
   a0.polls_to_finish = 6;  // ~6 x 20 ms poll per case
+  a0.hold_submission = 5;  // the 5th case stays in its pressure phase until released
   write(d / "hosts.yaml", hosts_yaml({&a0}, d / "token"));
   write(d / "t.yaml", campaign_yaml(1, 4, 0));  // 12 cases on vm0
   const std::string db_path = d / "c.db";
@@ -278,19 +280,20 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
     }
   };
   const pid_t first = spawn();
-  const auto t0 = std::chrono::steady_clock::now();
-  // Kill once 4 cases are imported and the 5th is submitted (in flight on the agent): the
-  // resumed runner must adopt it from the agent rather than submit it again.
-  while ((completed() < 4 || a0.submissions().size() < 5) &&
-         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Kill once 4 cases are imported and the 5th is in flight on the agent (held there, so the
+  // runner can go no further): the resumed runner must adopt it rather than submit it again.
+  ASSERT_TRUE(a0.wait_until_held(std::chrono::seconds(120)))
+      << "the 5th case was never followed in its pressure phase; run.log:\n" << test_support::slurp(d / "run.log");
+  ASSERT_TRUE(test_support::wait_until([&] { return completed() >= 4; }, std::chrono::seconds(60)))
+      << "the 4 cases before the held one were not imported; run.log:\n" << test_support::slurp(d / "run.log");
   ASSERT_EQ(kill(first, SIGKILL), 0);
   int st = 0;
   waitpid(first, &st, 0);
   ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "runner finished before it was killed";
   const auto at_kill = completed();
-  EXPECT_GE(at_kill, 4);
-  EXPECT_LT(at_kill, 12) << "nothing left to resume; the kill came too late";
+  EXPECT_EQ(at_kill, 4);
+  EXPECT_EQ(a0.submissions().size(), 5u);
+  a0.release_hold();
 
   std::printf("killed the runner with %lld of 12 cases imported, %zu submitted\n", static_cast<long long>(at_kill),
               a0.submissions().size());
@@ -333,7 +336,7 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
 TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
   const std::string harness = test_support::harness_binary();
   OneVm v;
-  v.a0.polls_to_finish = 200;  // the first runner stays busy for a few seconds
+  v.a0.hold_submission = 1;  // the first runner follows its first case until released
   const pid_t first = fork();
   if (first == 0) {
     std::freopen("/dev/null", "w", stderr);
@@ -342,9 +345,7 @@ TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
           v.o.hosts_file.c_str(), "--plain", static_cast<char*>(nullptr));
     _exit(127);
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  while (v.a0.posts() < 1 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(v.a0.wait_until_held(std::chrono::seconds(60))) << "the first runner never followed its first case";
   try {
     hc::run_campaign(v.c, v.o);
     ADD_FAILURE() << "a second runner ran the same DB";
@@ -354,6 +355,7 @@ TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
   kill(first, SIGKILL);
   int st = 0;
   waitpid(first, &st, 0);
+  v.a0.release_hold();
   // The kernel released the lock with the killed runner: the same command now takes over.
   const auto s = hc::run_campaign(v.c, v.o);
   EXPECT_EQ(s.completed, 3);

@@ -70,3 +70,25 @@ TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
   EXPECT_TRUE(x.extra["errors"].contains("bg.memory.stat"));
   EXPECT_FALSE(x.extra["errors"].contains("fg.memory.pressure"));
 }
+
+// The OOM capture (tests/fixtures/6.1.0-57-cloud-amd64/oom, README there): the kernel killed
+// processes in both cgroups, and bg oom 1 / oom_kill 4, fg oom 2 / oom_kill 6 all differ, so a
+// sampler (or kernel layer) that swaps bg and fg, or oom and oom_kill, fails here.
+TEST(Telemetry, OomCountersOfACapturedGuestLandInTheirOwnColumns) {
+  kernel::Fs fs("tests/fixtures/6.1.0-57-cloud-amd64/oom/root");
+  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  const auto bg = parent.child("bg").memory_events(), fg = parent.child("fg").memory_events();
+  EXPECT_EQ(bg.oom(), 1u);
+  EXPECT_EQ(bg.oom_kill(), 4u);
+  EXPECT_EQ(fg.oom(), 2u);
+  EXPECT_EQ(fg.oom_kill(), 6u);
+  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  const auto x = s.sample(7, "pressure");
+  EXPECT_EQ(x.bg_oom, 1);
+  EXPECT_EQ(x.bg_oom_kill, 4);
+  EXPECT_EQ(x.fg_oom, 2);
+  EXPECT_EQ(x.fg_oom_kill, 6);
+  ASSERT_TRUE(x.extra.contains("errors")) << x.extra.dump();
+  EXPECT_FALSE(x.extra["errors"].contains("bg.memory.events")) << x.extra.dump();
+  EXPECT_FALSE(x.extra["errors"].contains("fg.memory.events")) << x.extra.dump();
+}

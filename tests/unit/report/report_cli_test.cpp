@@ -104,8 +104,9 @@ TEST_F(ReportCli, CompareWithPublished) {
 }
 
 TEST_F(ReportCli, ArchiveBundlesEverything) {
-  if (sh("command -v tar >/dev/null && command -v zstd >/dev/null").code != 0)
-    GTEST_SKIP() << "tar or zstd missing (harness/scripts/install-deps.sh installs them)";
+  // A missing tool fails (tests/README.md: a precondition is never a skip).
+  ASSERT_EQ(sh("command -v tar >/dev/null && command -v zstd >/dev/null").code, 0)
+      << "tar or zstd missing (harness/scripts/install-deps.sh installs them)";
   const auto a = synthetic("camp-x", 0.9);
   const auto out = (dir / "x.tar.zst").string();
   const auto r = sh(harness + " archive " + a + " " + out + " --no-figures");
