@@ -435,6 +435,22 @@ Table absdiff(const PrimaryResult& pr) {
 
 }  // namespace
 
+std::string pipeline_test_dose_warning(const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find("schedule_json");
+  if (it == meta.end()) return "";
+  const json plan = json::parse(it->second, nullptr, false);
+  if (!plan.is_object() || !plan.contains("dose_from_pilot")) return "";
+  const json& p = plan["dose_from_pilot"];
+  if (!p.is_object() || !p.contains("pipeline_test")) return "";
+  const double mib = p.value("dose_bytes", 0.0) / (1024.0 * 1024.0);
+  const json acc = p["pipeline_test"].value("pilot_accelerators", json::object());
+  return fmt::format(
+      "PIPELINE TEST: the bounded-reclaim dose ({:.0f} MiB) was chosen by the pilot rule from a pilot DB whose cases ran "
+      "under {} and was planned with `harness plan --pipeline-test-dose`: it tests the pipeline; it is not a "
+      "preregistered dose, and nothing here is evidence about the study's dose.",
+      mib, acc.dump());
+}
+
 std::string campaign_kind(const std::map<std::string, std::string>& meta) {
   if (auto it = meta.find("kind"); it != meta.end() && !it->second.empty()) return it->second;
   const auto s = read_campaign_settings(meta);
@@ -470,6 +486,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     if (const auto w = overcommit_warning(data.db_path); !w.empty()) r.warnings.push_back(w);
   } catch (const std::exception&) {
   }
+  if (const auto w = pipeline_test_dose_warning(data.meta); !w.empty()) r.warnings.push_back(w);
   if (!data.infra_failed.empty()) {
     std::string s = fmt::format("{} case(s) are infra_failed (the latest attempt failed before the pressure phase) and "
                                 "not analysed:", data.infra_failed.size());

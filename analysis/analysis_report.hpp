@@ -17,6 +17,11 @@ namespace analysis {
 /// for a pilot design, else "" (not recorded).
 std::string campaign_kind(const std::map<std::string, std::string>& meta);
 
+/// The report's warning for a plan whose from_pilot dose was declared a pipeline test
+/// (`harness plan --pipeline-test-dose`: schedule JSON dose_from_pilot.pipeline_test, in
+/// campaign_meta.schedule_json), naming the dose and the pilot's accelerators; "" otherwise.
+std::string pipeline_test_dose_warning(const std::map<std::string, std::string>& meta);
+
 /// Report title following the campaign kind: smoke / ci / pilot / confirmatory / not recorded,
 /// naming the campaign (campaign_meta.name, else the DB path).
 std::string report_title(const CampaignData& data);
@@ -24,7 +29,8 @@ std::string report_title(const CampaignData& data);
 /// Builds the full report from loaded data, the triplets and the primary result.
 /// Warnings on top: loading problems, censored requests, incomplete and excluded triplets, lost
 /// cases, one-triplet strata, infra_failed and missing cases, TCG-accelerated cases (timings
-/// inflated), allocation-rate shortfall and steal flags, the small-sample coverage diagnostic.
+/// inflated), a from_pilot dose declared a pipeline test, allocation-rate shortfall and steal
+/// flags, the small-sample coverage diagnostic.
 Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr);
 
 /// Convenience: load, build triplets, run the primary analysis, build the report.

@@ -24,17 +24,8 @@ const std::vector<std::pair<std::string, std::string>>& quantities() {
   return q;
 }
 
-const Table& find_table(const Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::invalid_argument("compare: the report of " + r.title + " has no table " + id);
-}
-
-std::size_t col(const Table& t, const std::string& name) {
-  for (std::size_t j = 0; j < t.columns.size(); ++j)
-    if (column_name(t.columns[j]) == name) return j;
-  throw std::invalid_argument("compare: table " + t.id + " has no column " + name);
-}
+const Table& find_table(const Report& r, const std::string& id) { return find_report_table(r, id); }
+std::size_t col(const Table& t, const std::string& name) { return column_index(t, name); }
 
 std::optional<double> number(const json& c) {
   return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
@@ -43,6 +34,18 @@ std::optional<double> number(const json& c) {
 json opt(const std::optional<double>& v) { return v ? num(*v) : json(nullptr); }
 
 }  // namespace
+
+const Table& find_report_table(const Report& r, const std::string& id) {
+  for (const auto& t : r.tables)
+    if (t.id == id) return t;
+  throw std::invalid_argument("compare: the report of " + r.title + " has no table " + id);
+}
+
+std::size_t column_index(const Table& t, const std::string& name) {
+  for (std::size_t j = 0; j < t.columns.size(); ++j)
+    if (column_name(t.columns[j]) == name) return j;
+  throw std::invalid_argument("compare: table " + t.id + " has no column " + name);
+}
 
 CompareSide side_from_report(const Report& r, const std::string& label) {
   CompareSide s;
@@ -92,29 +95,32 @@ CompareSide published_side() {
   return s;
 }
 
-Report compare_sides(const CompareSide& a, const CompareSide& b) {
+Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames& names) {
   Report r;
-  r.title = fmt::format("Reclaim ablation: comparison, A = {}, B = {}", a.label, b.label);
-  for (const auto& [side, s] : {std::pair<const char*, const CompareSide*>{"A", &a}, {"B", &b}})
+  const std::string& A = names.a;
+  const std::string& B = names.b;
+  const std::string ta = tidy_name(A), tb = tidy_name(B);
+  r.title = fmt::format("Reclaim ablation: comparison, {} = {}, {} = {}", A, a.label, B, b.label);
+  for (const auto& [side, s] : {std::pair<const std::string*, const CompareSide*>{&A, &a}, {&B, &b}})
     if (s->accelerators.find("tcg") != std::string::npos)
       r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
                                        "ratios is not timing evidence.",
-                                       side, s->label));
+                                       *side, s->label));
   Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, bounded reclaim / comparator",
           {{"comparison", 0},
-           {"A triplets", 0, "a_triplets"},
-           {"A ratio", 3, "a_ratio"},
-           {"A lower", 3, "a_ratio_lower"},
-           {"A upper", 3, "a_ratio_upper"},
-           {"B triplets", 0, "b_triplets"},
-           {"B ratio", 3, "b_ratio"},
-           {"B lower", 3, "b_ratio_lower"},
-           {"B upper", 3, "b_ratio_upper"},
-           {"B / A", 3, "ratio_b_over_a"},
-           {"B - A", 3, "ratio_b_minus_a"},
+           {A + " triplets", 0, ta + "_triplets"},
+           {A + " ratio", 3, ta + "_ratio"},
+           {A + " lower", 3, ta + "_ratio_lower"},
+           {A + " upper", 3, ta + "_ratio_upper"},
+           {B + " triplets", 0, tb + "_triplets"},
+           {B + " ratio", 3, tb + "_ratio"},
+           {B + " lower", 3, tb + "_ratio_lower"},
+           {B + " upper", 3, tb + "_ratio_upper"},
+           {B + " / " + A, 3, "ratio_" + tb + "_over_" + ta},
+           {B + " - " + A, 3, "ratio_" + tb + "_minus_" + ta},
            {"intervals overlap", 0},
-           {"A estimate in B interval", 0, "a_in_b_interval"},
-           {"B estimate in A interval", 0, "b_in_a_interval"}},
+           {A + " estimate in " + B + " interval", 0, ta + "_in_" + tb + "_interval"},
+           {B + " estimate in " + A + " interval", 0, tb + "_in_" + ta + "_interval"}},
           {},
           {}};
   for (const auto& x : a.table4) {
@@ -124,7 +130,7 @@ Report compare_sides(const CompareSide& a, const CompareSide& b) {
     auto trip = [](const SideRatio* s) { return s && s->triplets ? json(*s->triplets) : json(nullptr); };
     if (!y) {
       t.add({x.label, trip(&x), num(x.estimate), num(x.lower), num(x.upper), nullptr, nullptr, nullptr, nullptr, nullptr,
-             nullptr, "B lacks it", nullptr, nullptr});
+             nullptr, B + " lacks it", nullptr, nullptr});
       continue;
     }
     const bool overlap = x.lower <= y->upper && y->lower <= x.upper;
@@ -140,8 +146,8 @@ Report compare_sides(const CompareSide& a, const CompareSide& b) {
   r.tables.push_back(std::move(t));
 
   Table m{"compare_mechanism", "Mechanism medians side by side (pressure phase, per configuration)",
-          {{"configuration", 0}, {"quantity", 0}, {"A", 3, "a"}, {"B", 3, "b"}, {"B - A", 3, "b_minus_a"},
-           {"B / A - 1 (%)", 1, "b_over_a_change_pct"}},
+          {{"configuration", 0}, {"quantity", 0}, {A, 3, ta}, {B, 3, tb}, {B + " - " + A, 3, tb + "_minus_" + ta},
+           {B + " / " + A + " - 1 (%)", 1, tb + "_over_" + ta + "_change_pct"}},
           {},
           {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {

@@ -37,10 +37,22 @@ CompareSide side_from_report(const Report& r, const std::string& label);
 /// quantities the study reports: swap-out, refaults, bg PSI some/full stall).
 CompareSide published_side();
 
+/// Short names of the two sides in column headers (e.g. "study" and "this campaign"); the
+/// CSV names use tidy_name of each ("a", "b" by default).
+struct SideNames {
+  std::string a = "A", b = "B";
+};
+
 /// Tables "compare_table4" (per comparison: both ratios and intervals, B / A, B - A, whether
 /// the intervals overlap and whether each estimate lies in the other's interval) and
 /// "compare_mechanism" (per configuration and quantity: A, B, B - A, B / A - 1 in %);
-/// a quantity one side lacks shows n/a. Title names both sides.
-Report compare_sides(const CompareSide& a, const CompareSide& b);
+/// a quantity one side lacks shows n/a. Title names both sides; headers use `names`.
+Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames& names = {});
+
+/// The table `id` of report `r`. Errors: std::invalid_argument naming the report and table.
+const Table& find_report_table(const Report& r, const std::string& id);
+
+/// Index of the column whose CSV name (column_name) is `name`. Errors: std::invalid_argument.
+std::size_t column_index(const Table& t, const std::string& name);
 
 }  // namespace analysis

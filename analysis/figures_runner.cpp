@@ -23,7 +23,7 @@ std::string quote(const std::string& s) {
 }  // namespace
 
 std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
-                                     unsigned long long seed) {
+                                     unsigned long long seed, const std::string& timeseries_case) {
   const std::string py = env_or("HARNESS_PYTHON", "/usr/bin/python3");
   const std::string pydir = env_or("HARNESS_ANALYSIS_PYDIR", HK_ANALYSIS_PYDIR);
   const std::string script = env_or("HARNESS_FIGURES_SCRIPT", HK_ANALYSIS_SRCDIR "/figures.py");
@@ -37,7 +37,8 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
                              " (build target harness_analysis, or set HARNESS_ANALYSIS_PYDIR)");
   const std::string cmd = fmt::format("PYTHONPATH={} MPLBACKEND=Agg {} {} --db {} --out {} --replicates {} --seed {}",
                                       quote(pydir), quote(py), quote(script), quote(db_path), quote(out_dir),
-                                      replicates, seed);
+                                      replicates, seed) +
+                          (timeseries_case.empty() ? std::string() : " --case " + quote(timeseries_case));
   const int rc = std::system(cmd.c_str());
   if (rc != 0)
     throw std::runtime_error(fmt::format("figures: `{}` failed (status {})", cmd, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));

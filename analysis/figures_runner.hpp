@@ -6,11 +6,13 @@
 
 namespace analysis {
 
-/// Produces PNGs in out_dir (forest plot, p99 by regime x configuration, one case's time series).
+/// Produces PNGs in out_dir (analysis/figures.py: forest plot, p99 by regime x configuration, one
+/// case's time series, zram time course, reclaim execution). `timeseries_case`: the case of the
+/// time-series figure ("" = the script's default, the first completed bounded-reclaim case).
 /// Returns the PNG paths in out_dir, forest.png and p99_by_regime.png first, then by name. Environment overrides: HARNESS_PYTHON (interpreter),
 /// HARNESS_ANALYSIS_PYDIR (module dir), HARNESS_FIGURES_SCRIPT. Errors: std::runtime_error with the
 /// command line and exit status when the script fails or the module is not built.
 std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
-                                     unsigned long long seed);
+                                     unsigned long long seed, const std::string& timeseries_case = "");
 
 }  // namespace analysis

@@ -112,12 +112,14 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
     nodata += m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? 1 : 0;
   }
   std::string md = "## harness check: " + cell(o.campaign) + "\n\n";
-  md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed", o.findings() ? "FAIL" : "PASS",
+  if (!o.refusal.empty()) md += "The candidate was not compared with the baseline:\n\n```\n" + o.refusal + "```\n\n";
+  md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed", !o.refusal.empty() ? "REFUSED" : o.findings() ? "FAIL" : "PASS",
                     regressions, o.metrics.size(), failed, o.assertions.size());
   if (inconclusive)
     md += fmt::format("; {} inconclusive (ratio past its tolerance, interval not wholly beyond it)", inconclusive);
   if (nodata) md += fmt::format("; {} metric(s) with a tolerance had no data", nodata);
   md += ".\n\n";
+  for (const auto& w : o.warnings) md += "> **Warning:** " + cell(w) + "\n\n";
   if (!o.variants.empty()) {
     md += "Variants:\n";
     for (const auto& v : o.variants) md += "- " + cell(v) + "\n";
@@ -159,6 +161,7 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
             " | " + cell(a.failures.empty() ? "" : a.failures.front()) + " |\n";
     md += "\n";
   }
+  md += o.environment_markdown;
   md += "Database: `" + o.db_path + "`\n\n";
   if (prov) md += results::provenance_markdown(*prov);
   return md;

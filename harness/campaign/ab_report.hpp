@@ -23,6 +23,13 @@ struct CheckOutcome {
   int bootstrap_replicates = 0;                      ///< B of the intervals
   std::uint64_t seed = 0;                            ///< bootstrap seed
   double regression_alpha = 0;                       ///< family-wise alpha over metrics with a tolerance
+  /// Warnings shown under the verdict line (e.g. ab_environment.hpp same_environment_warning,
+  /// environment drift allowed with --allow-env-drift).
+  std::vector<std::string> warnings;
+  /// The "Environment" section (ab_environment.hpp environment_markdown); "" = none.
+  std::string environment_markdown;
+  /// Why the comparison was refused (ab_environment.hpp drift_refusal); "" = it was made.
+  std::string refusal;
   /// Failed assertions plus metrics with verdict "regression".
   int findings() const;
 };
@@ -37,11 +44,12 @@ std::vector<std::string> variant_lines(const Campaign& c);
 /// ratio, interval, change, tolerance, verdict (numbers to 3 significant digits; "-" when absent).
 std::string regression_table(const std::vector<analysis::MetricComparison>& metrics);
 
-/// Markdown summary: a verdict line, the metric table (metric, unit, pairs, baseline,
+/// Markdown summary: a verdict line (REFUSED with the reason when o.refusal is set), the
+/// warnings, the metric table (metric, unit, pairs, baseline,
 /// candidate, ratio, interval, change, tolerance, verdict; regressions in bold, inconclusive
 /// in italics), the assertion
-/// table (assertion, cases, result, first failure), how the intervals were made, and the
-/// provenance block (results/provenance.hpp). `prov` may be null.
+/// table (assertion, cases, result, first failure), how the intervals were made, the
+/// environment section, and the provenance block (results/provenance.hpp). `prov` may be null.
 std::string check_markdown(const CheckOutcome& o, const results::Provenance* prov);
 
 /// Writes check_markdown to `path`. Throws std::runtime_error naming the path.

@@ -1,11 +1,14 @@
 // Campaign archive for artifact evaluation (see archive.hpp).
 #include "harness/campaign/archive.hpp"
 
+#include "harness/campaign/campaign.hpp"
+
 #include "harness/digest/sha256.hpp"
 #include "harness/vm/subprocess.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -49,6 +52,53 @@ struct TempDir {
 
 }  // namespace
 
+std::optional<PilotDependency> pilot_dependency(const std::string& db_path) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  const auto plan = nlohmann::json::parse(meta(db, "schedule_json"), nullptr, false);
+  if (!plan.is_object() || !plan.contains("dose_from_pilot") || !plan["dose_from_pilot"].is_object()) return std::nullopt;
+  PilotDependency p;
+  p.plan_sha256 = plan["dose_from_pilot"].value("pilot_db_sha256", "");
+  p.dose_bytes = plan["dose_from_pilot"].value("dose_bytes", std::int64_t{0});
+  const std::string yaml = meta(db, "campaign_yaml"), file = meta(db, "campaign_file");
+  const auto c = parse_campaign(yaml, (file.empty() ? db_path : file) + " (as stored in " + db_path + ")");
+  if (c.dose_from_pilot.empty())
+    throw std::runtime_error("archive: " + db_path + ": the plan took its dose from a pilot DB, but the stored campaign "
+                             "YAML names none (design.dose_mib.from_pilot)");
+  p.as_written = c.dose_from_pilot;
+  fs::path path(c.dose_from_pilot);
+  if (path.is_relative() && !file.empty()) path = fs::path(file).parent_path() / path;  // as load_campaign does
+  p.path = path.lexically_normal().string();
+  return p;
+}
+
+std::string rewrite_from_pilot(const std::string& yaml, const std::string& new_path) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < yaml.size()) {
+    auto end = yaml.find('\n', start);
+    std::string line = yaml.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const auto key = line.find("from_pilot:");
+    const auto hash = line.find('#');
+    if (key != std::string::npos && (hash == std::string::npos || hash > key)) {
+      std::size_t v = key + std::string("from_pilot:").size();
+      while (v < line.size() && line[v] == ' ') ++v;
+      std::size_t e = v;
+      if (v < line.size() && (line[v] == '"' || line[v] == '\'')) {
+        e = line.find(line[v], v + 1);
+        e = e == std::string::npos ? line.size() : e + 1;
+      } else {
+        while (e < line.size() && line[e] != ',' && line[e] != '}' && line[e] != ' ' && line[e] != '#') ++e;
+      }
+      line = line.substr(0, v) + new_path + line.substr(e);
+    }
+    out += line;
+    if (end == std::string::npos) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 void require_archive_name(const std::string& out_path) {
   const std::string ext = ".tar.zst";
   const std::string name = fs::path(out_path).filename().string();
@@ -57,7 +107,7 @@ void require_archive_name(const std::string& out_path) {
 }
 
 ArchiveResult write_archive(const std::string& db_path, const std::string& out_path, const std::string& report_dir,
-                            const results::Provenance& provenance) {
+                            const results::Provenance& provenance, const std::string& pilot_report_dir) {
   if (!fs::exists(db_path)) throw std::runtime_error("archive: database not found: " + db_path);
   require_archive_name(out_path);
   const fs::path out = fs::absolute(out_path);
@@ -95,6 +145,61 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
   }
   put(top / "build.json", results::provenance_json(provenance) + "\n");
   r.files.push_back("build.json");
+  if (const auto pilot = pilot_dependency(db_path)) {
+    // The dose came from a pilot DB: archive it so that the dose can be checked, point the
+    // archived campaign file at it, and keep the file as planned beside it.
+    const std::string archived = "pilot/campaign.db";
+    fs::create_directories(top / "pilot");
+    const std::string yaml = meta(db, "campaign_yaml");
+    put(top / "campaign.as-planned.yaml", yaml);
+    r.files.push_back("campaign.as-planned.yaml");
+    put(top / "campaign.yaml",
+        "# Archived copy (harness archive): design.dose_mib.from_pilot points at the archived pilot DB\n"
+        "# " + archived + " (it said: " + pilot->as_written + "). campaign.as-planned.yaml is the file as planned.\n" +
+            rewrite_from_pilot(yaml, archived));
+    if (fs::is_regular_file(pilot->path)) {
+      fs::copy_file(pilot->path, top / archived);  // byte for byte: its SHA-256 is the plan's
+      r.files.push_back(archived);
+      for (const char* suffix : {"-wal"})  // an unfinished write-ahead log would be part of what the rule read
+        if (fs::exists(pilot->path + suffix) && fs::file_size(pilot->path + suffix) > 0)
+          r.notes.push_back(fmt::format("the pilot DB {} has a non-empty {}{}: not archived (the plan hashed the main "
+                                        "file only)", pilot->path, pilot->path, suffix));
+      const std::string got = harness::digest::sha256_file((top / archived).string());
+      if (got == pilot->plan_sha256)
+        r.notes.push_back("pilot DB " + pilot->path + " archived as " + archived +
+                          "; its SHA-256 equals the plan's (check: sha256sum -c pilot/pilot.sha256)");
+      else
+        r.notes.push_back("WARNING: the pilot DB " + pilot->path + " has SHA-256 " + got + ", the plan preregistered " +
+                          pilot->plan_sha256 + ": it changed after planning; pilot/pilot.sha256 fails");
+    } else {
+      r.notes.push_back("WARNING: the pilot DB " + pilot->path + " (design.dose_mib.from_pilot) is missing: not "
+                        "archived; pilot/pilot.sha256 fails");
+    }
+    put(top / "pilot/pilot.sha256", pilot->plan_sha256 + "  " + archived + "\n");
+    r.files.push_back("pilot/pilot.sha256");
+    put(top / "pilot/README.txt",
+        fmt::format("The bounded-reclaim dose of this campaign ({} MiB) was chosen at plan time by the pilot rule "
+                    "from the pilot DB\n{} (archived here as {}).\n\n"
+                    "Check it, from the archive's top folder:\n"
+                    "  sha256sum -c pilot/pilot.sha256        # the pilot DB is the one the plan preregistered\n"
+                    "                                        # (plan.json dose_from_pilot.pilot_db_sha256)\n"
+                    "  harness pilot-select pilot/campaign.db # Table 3 and the chosen dose again\n"
+                    "  harness plan campaign.yaml             # the same schedule SHA-256 as plan.sha256\n"
+                    "                                        # (pinned_commit: build needs the same harness commit)\n"
+                    "pilot/report/ holds Table 3 as harness archive made it.\n",
+                    pilot->dose_bytes / (1024 * 1024), pilot->path, archived));
+    r.files.push_back("pilot/README.txt");
+    if (!pilot_report_dir.empty() && fs::is_directory(pilot_report_dir)) {
+      fs::copy(pilot_report_dir, top / "pilot/report", fs::copy_options::recursive);
+      std::vector<std::string> rep;
+      for (const auto& e : fs::recursive_directory_iterator(top / "pilot/report"))
+        if (e.is_regular_file()) rep.push_back(fs::relative(e.path(), top).string());
+      std::sort(rep.begin(), rep.end());
+      r.files.insert(r.files.end(), rep.begin(), rep.end());
+    } else {
+      r.notes.push_back("no pilot report (Table 3) included");
+    }
+  }
   if (!report_dir.empty() && fs::is_directory(report_dir)) {
     fs::copy(report_dir, top / "report", fs::copy_options::recursive);
     std::vector<std::string> rep;

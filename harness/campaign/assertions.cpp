@@ -224,7 +224,8 @@ std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s;
 }  // namespace
 
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
-                 const results::Provenance* prov, const std::vector<analysis::MetricComparison>* metrics) {
+                 const results::Provenance* prov, const std::vector<analysis::MetricComparison>* metrics,
+                 const std::vector<JUnitExtraCase>* extra) {
   std::ofstream o(path);
   if (!o) throw std::runtime_error(path + ": cannot write JUnit XML");
   int failures = 0, skipped = 0;
@@ -234,6 +235,13 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
     for (const auto& m : *metrics) {
       failures += m.verdict == "regression" ? 1 : 0;
       skipped += m.verdict == "no data" ? 1 : 0;
+    }
+  int errors = 0;
+  const std::size_t n_extra = extra ? extra->size() : 0;
+  if (extra)
+    for (const auto& x : *extra) {
+      errors += x.error.empty() ? 0 : 1;
+      failures += x.error.empty() && !x.failure.empty() ? 1 : 0;
     }
   auto prop = [&](const std::string& name, const std::string& value) {
     o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
@@ -246,8 +254,8 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
     prop("command_line", or_unknown(prov->command_line));
   };
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << results.size() + n_metrics << "\" failures=\""
-    << failures << "\" errors=\"0\" skipped=\"" << skipped << "\"";
+  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << results.size() + n_metrics + n_extra
+    << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\"";
   if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_text(prov->generated_utc) << "\"";
   o << ">\n";
   for (const auto& r : results) {
@@ -315,6 +323,21 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
       o << "  </testcase>\n";
     }
   }
+  if (extra)
+    for (const auto& x : *extra) {
+      o << "  <testcase classname=\"" << xml_text(suite + "." + x.classname_suffix) << "\" name=\""
+        << xml_text(x.name) << "\">\n";
+      o << "    <properties>\n";
+      prov_props();
+      for (const auto& [k, v] : x.properties) prop(k, v);
+      o << "    </properties>\n";
+      if (!x.error.empty())
+        o << "    <error message=\"" << xml_text(x.error) << "\">" << xml_text(x.error) << "</error>\n";
+      else if (!x.failure.empty())
+        o << "    <failure message=\"" << xml_text(x.failure) << "\">" << xml_text(x.failure) << "</failure>\n";
+      o << "    <system-out>" << xml_text(x.system_out) << "</system-out>\n";
+      o << "  </testcase>\n";
+    }
   o << "</testsuite>\n";
   if (!o) throw std::runtime_error(path + ": write failed");
 }

@@ -75,9 +75,21 @@ std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign
 /// strata, means, ratio, interval, level, tolerance, verdict) and the detail line in
 /// <system-out>; verdict "regression" -> <failure> whose message carries ratio, interval,
 /// level, tolerance and pairs; "no data" -> <skipped> with the reason; "ok" and
-/// "reported" -> passed. Throws std::runtime_error if `path` cannot be written.
+/// "reported" -> passed. `extra` (nullable): further testcases (JUnitExtraCase), after the
+/// metrics. Throws std::runtime_error if `path` cannot be written.
+/// A further <testcase> of the JUnit file (e.g. the A/B environment comparison): classname
+/// `<suite>.<classname_suffix>`, its properties in order, <system-out>, and an <error> (could
+/// not judge: counted in the suite's errors) or a <failure> when not empty.
+struct JUnitExtraCase {
+  std::string classname_suffix, name;
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::string system_out;
+  std::string error, failure;
+};
+
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
                  const results::Provenance* prov = nullptr,
-                 const std::vector<analysis::MetricComparison>* metrics = nullptr);
+                 const std::vector<analysis::MetricComparison>* metrics = nullptr,
+                 const std::vector<JUnitExtraCase>* extra = nullptr);
 
 }  // namespace harness::campaign

@@ -130,6 +130,11 @@ struct Campaign {
   /// design.dose_mib: {from_pilot: PATH}: the pilot DB whose rule chooses the dose at plan
   /// time (relative paths: to the campaign file's directory). Empty = dose_mib given.
   std::string dose_from_pilot;
+  /// `harness plan --pipeline-test-dose` (not a YAML key): the from_pilot dose is for a
+  /// pipeline test, so a pilot DB whose cases ran under TCG is accepted (refused otherwise:
+  /// the 1 s duration criterion is meaningless there). Recorded in the plan JSON
+  /// (dose_from_pilot.pipeline_test) only when set, so other plans keep their hash.
+  bool dose_pipeline_test = false;
   std::vector<std::int64_t> pilot_doses_mib; ///< pilot: candidate doses
 
   int max_infra_retries = 2;         ///< reruns of an infra_failed case (attempts = 1 + this)

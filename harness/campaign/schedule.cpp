@@ -87,7 +87,8 @@ Schedule plan(const Campaign& c) {
   std::optional<PilotDose> pilot;
   if (c.design == "matched-triplets" || c.design == "ab-pairs") {
     if (!c.dose_from_pilot.empty()) {
-      pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio);
+      pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio,
+                                 c.dose_pipeline_test);
       dose_bytes = pilot->dose_bytes;
     } else {
       dose_bytes = *c.dose_mib * kMiB;
@@ -229,8 +230,12 @@ Schedule plan(const Campaign& c) {
                        {"min_ratio", t.min_ratio ? nlohmann::json(*t.min_ratio) : nlohmann::json(nullptr)}};
     doc["regression"] = {{"alpha", c.regression_alpha}, {"tolerances", tol}};
   }
-  if (pilot)
+  if (pilot) {
     doc["dose_from_pilot"] = {{"pilot_db_sha256", pilot->sha256_hex}, {"dose_bytes", pilot->dose_bytes}};
+    // Only when declared (harness plan --pipeline-test-dose): other plans keep their hash.
+    if (c.dose_pipeline_test)
+      doc["dose_from_pilot"]["pipeline_test"] = {{"declared", true}, {"pilot_accelerators", pilot->accelerators}};
+  }
   s.json_text = doc.dump();
   s.sha256_hex = harness::digest::sha256_hex(s.json_text);
   return s;

@@ -9,18 +9,91 @@
 
 #include "harness/campaign/campaign_db.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
 namespace harness::campaign {
 
 namespace {
+
 /// Binds the four schedule states the counts below use: ?1 completed, ?2 infra_failed,
 /// ?3 pending, ?4 lost.
 void bind_states(results::Stmt& q) {
   q.bind(1, kCompletedStatus).bind(2, kInfraFailedStatus);
   q.bind(3, kPendingState).bind(4, kLostStatus);
 }
+
+std::string duration_text(double s) {
+  const auto t = static_cast<long long>(s + 0.5);
+  if (t < 60) return fmt::format("{} s", t);
+  if (t < 3600) return fmt::format("{} min {:02d} s", t / 60, static_cast<int>(t % 60));
+  return fmt::format("{} h {:02d} min", t / 3600, static_cast<int>((t % 3600) / 60));
+}
+
+std::string utc_text(std::int64_t unix_ns) {
+  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
+
 }  // namespace
 
-std::string status_report(results::Db& db) {
+std::string progress_lines(results::Db& db, std::int64_t now) {
+  results::Stmt span(db, "SELECT min(started_unix_ns), max(ended_unix_ns), sum(status = ?1) FROM attempts "
+                         "WHERE kind NOT IN ('mark-infra', 'reset-infra') AND started_unix_ns IS NOT NULL");
+  span.bind(1, kInflightStatus);
+  if (!span.step() || span.is_null(0)) return "elapsed: nothing started yet\n";
+  const std::int64_t first = span.int64(0);
+  const std::int64_t last = span.opt_int64(1).value_or(first);
+  const bool running = span.opt_int64(2).value_or(0) > 0;
+  // Finished cases: the duration of the attempt that produced their outcome.
+  results::Stmt fin(db, "SELECT avg(a.ended_unix_ns - a.started_unix_ns), count(*) FROM schedule s JOIN attempts a "
+                        "ON a.case_id = s.case_id AND a.status = s.state WHERE s.state IN (?1, ?2) AND "
+                        "a.ended_unix_ns IS NOT NULL AND a.attempt = (SELECT max(b.attempt) FROM attempts b WHERE "
+                        "b.case_id = s.case_id AND b.status = s.state)");
+  fin.bind(1, kCompletedStatus).bind(2, kLostStatus);
+  fin.step();
+  const std::int64_t finished = fin.opt_int64(1).value_or(0);
+  results::Stmt pend(db, "SELECT vm, count(*) FROM schedule WHERE state = ?1 GROUP BY vm ORDER BY vm");
+  pend.bind(1, kPendingState);
+  std::int64_t pending = 0, most = 0, vms = 0;
+  while (pend.step()) {
+    pending += pend.int64(1);
+    most = std::max(most, pend.int64(1));
+    ++vms;
+  }
+  std::string out;
+  if (pending == 0 && !running) {
+    out += fmt::format("elapsed: {} from the first attempt's start ({}) to the last end ({})\n",
+                       duration_text((last - first) / 1e9), utc_text(first), utc_text(last));
+    if (finished) out += fmt::format("a finished case took {} on average\n", duration_text(fin.is_null(0) ? 0 : fin.int64(0) / 1e9));
+    return out;
+  }
+  out += fmt::format("elapsed: {} since the first attempt started ({})\n", duration_text((now - first) / 1e9),
+                     utc_text(first));
+  if (finished == 0 || fin.is_null(0)) {
+    out += fmt::format("ETA: not known yet (no case finished; {} pending)\n", pending);
+    return out;
+  }
+  const double mean_s = static_cast<double>(fin.int64(0)) / 1e9;
+  const double eta_s = static_cast<double>(most) * mean_s;
+  out += fmt::format(
+      "ETA: about {} for {} pending case(s) on {} VM(s) at {} per case (mean of {} finished case(s), the VMs in "
+      "parallel): {}\n",
+      duration_text(eta_s), pending, vms, duration_text(mean_s), finished,
+      utc_text(now + static_cast<std::int64_t>(eta_s * 1e9)));
+  return out;
+}
+
+std::string status_report(results::Db& db, std::int64_t now_unix_ns) {
+  if (now_unix_ns == 0)
+    now_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
   std::string out;
   const auto attempts = analysis::load_attempts(db);
   {
@@ -51,6 +124,7 @@ std::string status_report(results::Db& db) {
       out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0),
                          q.int64(1), q.int64(2), q.int64(5), q.int64(3), q.int64(4));
   }
+  out += progress_lines(db, now_unix_ns);
   {  // VMs an agent marked unusable after an unclean restoration (runner.hpp RunSummary::unusable).
     results::Stmt q(db, "SELECT substr(key, 10), value FROM campaign_meta WHERE key LIKE 'unusable:%' ORDER BY key");
     while (q.step()) out += fmt::format("  {} UNUSABLE: {}\n", q.text(0), q.text(1));

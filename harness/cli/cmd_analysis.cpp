@@ -30,6 +30,7 @@ struct AnalyzeArgs {
   std::optional<std::uint64_t> seed;   // unset: campaign_meta.seed, else 1
   unsigned threads = 0;
   bool figures = true;
+  std::string timeseries_case;  // "" = the first completed bounded-reclaim case
 };
 
 struct PilotArgs {
@@ -69,6 +70,13 @@ int run_analyze(const AnalyzeArgs& a) {
     for (const auto& w : ts.warnings) why += "\n  " + w;
     throw std::runtime_error(why);
   }
+  if (!a.timeseries_case.empty()) {  // a case the figure can draw: one of this DB's
+    bool known = false;
+    for (const auto& c : data.cases) known = known || c.case_id == a.timeseries_case;
+    if (!known)
+      throw std::runtime_error(a.db + ": --timeseries-case " + a.timeseries_case +
+                               ": no such completed case (see `harness status` or the cases table)");
+  }
   analysis::Report r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
   r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
   {
@@ -80,7 +88,8 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
-        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed);
+        auto pngs =
+            analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed, a.timeseries_case);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {
@@ -126,14 +135,23 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
   auto aa = std::make_shared<AnalyzeArgs>();
   auto* an = app.add_subcommand("analyze",
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
-                                "p95/p99 differences, the verdict by the predefined rule, figures");
+                                "p95/p99 differences, the verdict by the predefined rule, figures; with --out DIR "
+                                "also report.md, report.json, report.html (one self-contained page, figures "
+                                "embedded, for sharing), one CSV per table with a .meta.json provenance sidecar, and "
+                                "the PNG figures");
   an->add_option("DB", aa->db, "campaign DB (results/schema.sql); a pilot DB is refused (use pilot-select)")->required();
   harness::cli::add_analysis_flags(*an, aa->replicates, aa->seed);
   an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)")
       ->check(harness::cli::integer_in(0, 4096));
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
-  an->add_option("--out", aa->out, "directory for report.md, report.json, <table>.csv and PNG figures");
+  an->add_option("--out", aa->out,
+                 "directory for report.md, report.json, report.html (self-contained, figures embedded), "
+                 "<table>.csv with <table>.csv.meta.json, and the PNG figures (forest, p99_by_regime, "
+                 "timeseries_<case>, zram_timecourse, reclaim_execution)");
   an->add_flag("!--no-figures", aa->figures, "skip the matplotlib figures");
+  an->add_option("--timeseries-case", aa->timeseries_case,
+                 "case id of the time-series figure timeseries_<case>.png (default: the first completed "
+                 "bounded-reclaim case)");
   an->callback([aa] { harness::cli::exit_code() = run_analyze(*aa); });
 
   auto pa = std::make_shared<PilotArgs>();

@@ -4,6 +4,7 @@
 #include "analysis/coverage_sim.hpp"
 #include "analysis/regression.hpp"
 #include "harness/json/limited_parse.hpp"
+#include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/ab_report.hpp"
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
@@ -22,6 +23,7 @@
 #include "harness/cli/registry.hpp"
 #include "results/provenance.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <unistd.h>
 
 #include "harness/build_info.hpp"
@@ -46,9 +49,24 @@ hc::Campaign load_pinned(const std::string& file) {
   return c;
 }
 
+/// Whether the plan stored in `db_path` declared its from_pilot dose a pipeline test
+/// (`harness plan --pipeline-test-dose`: schedule JSON dose_from_pilot.pipeline_test). False
+/// when the DB does not exist or holds no plan. A run plans again, so it must plan the same.
+bool stored_pipeline_test(const std::string& db_path) {
+  if (!std::filesystem::exists(db_path) || std::filesystem::file_size(db_path) == 0) return false;
+  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
+  results::Stmt q(*dbp, "SELECT json_extract(value, '$.dose_from_pilot.pipeline_test.declared') FROM campaign_meta "
+                        "WHERE key = 'schedule_json'");
+  return q.step() && !q.is_null(0) && q.int64(0) == 1;
+}
+
 /// The campaign of a run: FILE when given, else the YAML stored in the DB at plan time.
 hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
-  if (!file.empty()) return load_pinned(file);
+  if (!file.empty()) {
+    auto c = load_pinned(file);
+    c.dose_pipeline_test = stored_pipeline_test(db_path);
+    return c;
+  }
   if (!std::filesystem::exists(db_path))
     throw std::runtime_error(db_path + ": no such campaign DB (give the campaign FILE to plan it: `harness run FILE " +
                              db_path + "`)");
@@ -64,6 +82,7 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
     c.dose_from_pilot =
         (std::filesystem::path(*q.opt_text(1)).parent_path() / c.dose_from_pilot).lexically_normal().string();
   hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
+  c.dose_pipeline_test = stored_pipeline_test(db_path);
   return c;
 }
 
@@ -165,6 +184,33 @@ std::string baseline_refusal(const hc::Campaign& c, const std::string& base) {
   return msg;
 }
 
+/// The A/B environment comparison as a JUnit testcase (classname <campaign>.environment):
+/// both sides' values per field as properties, the table in <system-out>, an <error> when
+/// the comparison was refused.
+hc::JUnitExtraCase environment_testcase(const hc::EnvironmentComparison& e, const std::string& warning,
+                                        const std::string& refusal) {
+  hc::JUnitExtraCase x;
+  x.classname_suffix = "environment";
+  x.name = "baseline and candidate environment";
+  auto key = [](const std::string& f) {
+    std::string k;
+    for (char ch : f) k += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return k;
+  };
+  x.properties.emplace_back("baseline.db", e.baseline.db);
+  x.properties.emplace_back("baseline.cases", std::to_string(e.baseline.cases));
+  x.properties.emplace_back("candidate.db", e.candidate.db);
+  x.properties.emplace_back("candidate.cases", std::to_string(e.candidate.cases));
+  for (const auto& f : e.fields) {
+    x.properties.emplace_back("baseline." + key(f.field), f.baseline);
+    x.properties.emplace_back("candidate." + key(f.field), f.candidate);
+  }
+  if (!warning.empty()) x.properties.emplace_back("warning", warning);
+  x.system_out = hc::environment_text(e) + (warning.empty() ? "" : "WARNING: " + warning + "\n");
+  x.error = refusal;
+  return x;
+}
+
 /// Completed baseline cases (spec_json variant.name) in a campaign DB.
 std::int64_t baseline_cases(const std::string& db_path) {
   const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
@@ -196,9 +242,18 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
     sub->add_flag("--simulate-coverage", *simulate,
                   "matched-triplets: also measure the coverage of the primary intervals at this design by simulation "
                   "(2,000 synthetic datasets x B = 10,000, seeded; analysis/coverage_sim.hpp)");
+    auto pipeline_test = std::make_shared<bool>(false);
+    sub->add_flag("--pipeline-test-dose", *pipeline_test,
+                  "design.dose_mib {from_pilot}: accept a pilot DB whose cases ran under TCG, declaring the dose a "
+                  "pipeline test, not a dose to preregister (stored with the plan, shown by `harness analyze`); "
+                  "without it such a pilot DB is refused");
     sub->callback([=] {
       if (!db->empty()) harness::cli::check_db_writable_target(*db);
       auto c = hc::load_campaign(*file);
+      if (*pipeline_test && c.dose_from_pilot.empty())
+        throw CLI::ValidationError("--pipeline-test-dose", *file + " takes no dose from a pilot (design.dose_mib is "
+                                                                   "not {from_pilot: ...})");
+      c.dose_pipeline_test = *pipeline_test;
       const bool dirty_preview = db->empty() && c.pinned_commit == "build" && harness::build::kSourceDirty;
       hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty, /*preview=*/db->empty());
       // Capacity before anything is stored (harness/pool/capacity.hpp): refused, nothing planned.
@@ -274,6 +329,11 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         std::printf("dose %.0f MiB chosen by the pilot rule from %s (sha256 %s, preregistered with the plan)\n",
                     p.at("dose_bytes").get<double>() / (1024.0 * 1024.0), c.dose_from_pilot.c_str(),
                     p.at("pilot_db_sha256").get<std::string>().c_str());
+        if (c.dose_pipeline_test)
+          std::printf("PIPELINE TEST: --pipeline-test-dose declares this dose a pipeline test (pilot cases by "
+                      "accelerator: %s), not a dose to preregister; the plan records it and `harness analyze` says "
+                      "so\n",
+                      p.at("pipeline_test").at("pilot_accelerators").dump().c_str());
       }
       std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case).text.c_str());
       if ((c.kind == "confirmatory" || c.kind == "pilot") && engine.kind == "local-qemu")
@@ -431,8 +491,15 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                     "other campaigns: only when given)");
     sub->add_option("--baseline-db", *baseline_db,
                     "A/B campaigns: take the baseline cases from this earlier run's DB and run only the candidate "
-                    "cases (refused, exit 2, when it is missing, holds no baseline case or its comparison settings differ; "
-                    "the refusal lists them)");
+                    "cases (refused, exit 2, when it is missing, holds no baseline case, its comparison settings "
+                    "differ, or its cases ran in another environment than the candidate's in what the campaign does "
+                    "not change: accelerator, kernel release, cmdline, knobs read back, harness commit, host engine; "
+                    "the refusal lists each; see --allow-env-drift)");
+    auto allow_drift = std::make_shared<bool>(false);
+    sub->add_flag("--allow-env-drift", *allow_drift,
+                  "with --baseline-db: compare even when the baseline's cases ran in another environment (accelerator, "
+                  "kernel release, cmdline, knobs read back, harness commit, host engine) in what the campaign does not "
+                  "ask to change; both environments are recorded in the JUnit and Markdown");
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
@@ -458,6 +525,23 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
           if (baseline_cases(*baseline_db) == 0) {
             std::fprintf(stderr, "harness check: --baseline-db %s holds no completed baseline case\n",
                          baseline_db->c_str());
+            harness::cli::exit_code() = harness::cli::kError;
+            return;
+          }
+          // Known before anything runs: the harness build. The rest of the environment is
+          // compared once the candidate's cases have run.
+          const std::string ours =
+              std::string(harness::build::kSourceCommit) + (harness::build::kSourceDirty ? "+dirty" : "");
+          const auto bdb = harness::cli::open_db(*baseline_db, harness::cli::DbKind::Campaign);
+          const auto theirs = hc::recorded_commits(*bdb, "baseline");
+          if (!*allow_drift && theirs != std::set<std::string>{ours}) {
+            std::string list;
+            for (const auto& t : theirs) list += (list.empty() ? "" : ", ") + t;
+            std::fprintf(stderr,
+                         "harness check: --baseline-db %s: its baseline cases ran harness commit %s, this harness is "
+                         "%s; refusing to compare (nothing was run). Run the baseline again with this build "
+                         "(docs/CI.md \"Storing and refreshing the baseline DB\"), or give --allow-env-drift\n",
+                         baseline_db->c_str(), list.c_str(), ours.c_str());
             harness::cli::exit_code() = harness::cli::kError;
             return;
           }
@@ -517,7 +601,43 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
         failed += r.passed ? 0 : 1;
       }
       int regressions = 0;
+      std::vector<hc::JUnitExtraCase> extra;
       if (ab) {
+        // Where the two sides ran, as their cases recorded it (ab_environment.hpp).
+        const std::string base_path = baseline_db->empty() ? o.db_path : *baseline_db;
+        hc::EnvironmentComparison env;
+        {
+          const auto bdb = harness::cli::open_db(base_path, harness::cli::DbKind::Campaign);
+          env = hc::compare_environments(hc::read_variant_environment(*bdb, "baseline", base_path),
+                                         hc::read_variant_environment(*d, "candidate", o.db_path), c);
+        }
+        const std::string same = hc::same_environment_warning(env, c);
+        std::printf("\nenvironment (what the cases recorded):\n%s", hc::environment_text(env).c_str());
+        if (!same.empty()) {
+          std::printf("WARNING: %s\n", same.c_str());
+          out.warnings.push_back(same);
+        }
+        out.environment_markdown = hc::environment_markdown(env);
+        const auto drift = env.unrequested();
+        if (!drift.empty() && !baseline_db->empty() && !*allow_drift) {
+          out.refusal = hc::drift_refusal(env, *baseline_db);
+          std::fputs(out.refusal.c_str(), stderr);
+          extra.push_back(environment_testcase(env, same, out.refusal));
+          if (!junit->empty()) hc::write_junit(*junit, c.name, out.assertions, &prov, nullptr, &extra);
+          const std::string md = !markdown->empty() ? *markdown : hc::default_markdown_path(o.db_path);
+          hc::write_check_markdown(md, out, &prov);
+          std::printf("markdown summary: %s\n", md.c_str());
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        for (const auto& f : drift) {
+          const std::string w = (baseline_db->empty() ? "the baseline and candidate cases of this run differ in "
+                                                      : "environment drift allowed (--allow-env-drift): ") +
+                                f.field + ": " + f.baseline + " vs " + f.candidate;
+          std::printf("WARNING: %s\n", w.c_str());
+          out.warnings.push_back(w);
+        }
+        extra.push_back(environment_testcase(env, same, ""));
         try {
           out.metrics = analysis::compare_variants(baseline_db->empty() ? o.db_path : *baseline_db, o.db_path, c);
         } catch (const std::exception& e) {
@@ -542,7 +662,8 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
           if (tag) std::printf("  %s %s: %s\n", tag, m.metric.c_str(), m.detail.c_str());
         }
       }
-      if (!junit->empty()) hc::write_junit(*junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr);
+      if (!junit->empty())
+        hc::write_junit(*junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr, ab ? &extra : nullptr);
       const std::string md = !markdown->empty() ? *markdown : ab ? hc::default_markdown_path(o.db_path) : "";
       if (!md.empty()) {
         hc::write_check_markdown(md, out, &prov);

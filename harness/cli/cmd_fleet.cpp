@@ -16,9 +16,12 @@ void add_fleet(CLI::App& app) {
   {
     auto o = std::make_shared<harness::packaging::CloudInitOptions>();
     auto* sub = fleet->add_subcommand(
-        "cloud-init", "Print #cloud-config user-data that installs the reclaim-harness .deb and starts the agent");
+        "cloud-init", "Print #cloud-config user-data that installs the reclaim-harness .deb and starts the agent "
+                      "(it carries the token, and the TLS key when given, in clear text: keep it private)");
     sub->add_option("--token-file", o->token_file, "Bearer token for every VM (mode 0600)")->required();
-    sub->add_option("--deb", o->deb_path, "The .deb to embed (harness/scripts/package.sh)");
+    sub->add_option("--deb", o->deb_path,
+                    "The reclaim-harness .deb to embed (harness/scripts/package.sh; another package or file is "
+                    "refused)");
     sub->add_option("--deb-url", o->deb_url, "URL each VM downloads the .deb from (instead of --deb)");
     sub->add_option("--deb-sha256", o->deb_sha256, "SHA-256 of the .deb at --deb-url (64 hex)");
     sub->add_option("--tls-cert", o->tls_cert_file,
@@ -28,6 +31,12 @@ void add_fleet(CLI::App& app) {
     sub->callback([o] {
       const std::string y = harness::packaging::cloud_init_user_data(*o);
       std::fputs(y.c_str(), stdout);
+      std::fprintf(stderr,
+                   "harness: warning: this user-data carries the agent's bearer token%s in clear text: anyone who can "
+                   "read it (the file, the cloud's metadata service or console, an image snapshot) can drive the "
+                   "agents%s. Keep the file private (chmod 600), and remove it once the VMs are up\n",
+                   o->tls_key_file.empty() ? "" : " and the TLS private key",
+                   o->tls_key_file.empty() ? "" : " and impersonate them");
       if (y.size() > 16 * 1024)
         std::fprintf(stderr,
                      "harness: note: user-data is %zu KiB; many clouds cap it at 16 KiB (libvirt/NoCloud do not): "

@@ -11,6 +11,7 @@
 #include "analysis/analysis_report.hpp"
 #include "analysis/campaign_settings.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/compare_published.hpp"
 #include "harness/campaign/archive.hpp"
 #include "harness/vm/subprocess.hpp"
 #include "results/db.hpp"
@@ -85,7 +86,7 @@ int run_compare(const CompareArgs& a) {
   std::vector<results::Provenance> provs;
   if (a.published) {
     const auto ra = analyse(a.dbs[0], a);
-    r = analysis::compare_sides(analysis::side_from_report(ra, a.dbs[0]), analysis::published_side());
+    r = analysis::compare_with_study(ra, a.dbs[0]);
     provs.push_back(*ra.provenance);
   } else {
     const auto ra = analyse(a.dbs[0], a), rb = analyse(a.dbs[1], a);
@@ -129,14 +130,32 @@ int run_archive(const ArchiveArgs& a) {
                  res.exit_code);
     std::ofstream(report / "REPORT_FAILED.txt") << hvm::render(argv) << "\nexit " << res.exit_code << "\n" << res.err;
   }
+  // A dose from a pilot DB: that DB's Table 3 too (pilot-select of the pilot DB the plan names).
+  const fs::path pilot_report = report.string() + "-pilot";
+  fs::remove_all(pilot_report);
+  if (const auto pilot = harness::campaign::pilot_dependency(a.db); pilot && fs::is_regular_file(pilot->path)) {
+    const std::vector<std::string> pargv = {self, "pilot-select", pilot->path, "--format", "json", "--out",
+                                            pilot_report.string()};
+    std::fprintf(stderr, "harness archive: the plan's dose came from a pilot DB; its Table 3: %s\n",
+                 hvm::render(pargv).c_str());
+    const auto pres = hvm::run(pargv);
+    if (pres.exit_code != 0 && pres.exit_code != harness::cli::kFinding) {
+      fs::create_directories(pilot_report);
+      std::ofstream(pilot_report / "REPORT_FAILED.txt") << hvm::render(pargv) << "\nexit " << pres.exit_code << "\n"
+                                                        << pres.err;
+    }
+  }
   harness::campaign::ArchiveResult r;
   try {
-    r = harness::campaign::write_archive(a.db, a.out, report.string(), prov);
+    r = harness::campaign::write_archive(a.db, a.out, report.string(), prov,
+                                         fs::is_directory(pilot_report) ? pilot_report.string() : "");
   } catch (...) {
     fs::remove_all(report);
+    fs::remove_all(pilot_report);
     throw;
   }
   fs::remove_all(report);
+  fs::remove_all(pilot_report);
   std::cout << "harness archive: wrote " << a.out << " (" << r.top << "/: " << r.files.size() << " files)\n";
   for (const auto& f : r.files) std::cout << "  " << r.top << "/" << f << "\n";
   for (const auto& n : r.notes) std::cout << "  note: " << n << "\n";
@@ -148,12 +167,16 @@ const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& 
   auto* cmp = app.add_subcommand(
       "compare",
       "Table 4 and the mechanism medians of two campaigns side by side with their differences "
-      "(harness compare A.db B.db), or one campaign beside the study's published Table 4 and medians "
+      "(harness compare A.db B.db), or one campaign beside the study's published results: whether each finding "
+      "is reproduced, the all-four rule, the setting's differences, Tables 5 and 6, mechanism medians "
       "(harness compare --published DB)");
   cmp->add_option("DB", ca->dbs, "campaign database(s): A.db B.db, or one DB with --published")->required();
   cmp->add_flag("--published", ca->published,
-                "compare with the study's published values: 0.938 [0.906, 0.971], 0.704 [0.675, 0.735], "
-                "0.993 [0.968, 1.020], 0.765 [0.726, 0.806]");
+                "compare with the study's published results: per comparison whether its finding is reproduced "
+                "(its Table 4: 0.938 [0.906, 0.971], 0.704 [0.675, 0.735], 0.993 [0.968, 1.020], 0.765 [0.726, "
+                "0.806]), whether the all-four rule gives its verdict, every difference from its setting, its "
+                "statements on Tables 5 and 6 checked, and its mechanism medians; a campaign that is not assessable "
+                "is said to be so");
   harness::cli::add_analysis_flags(*cmp, ca->replicates, ca->seed);
   cmp->add_option("--format", ca->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   cmp->add_option("--out", ca->out, "directory for report.md, report.json, report.html and one CSV per table");
@@ -164,7 +187,9 @@ const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& 
   auto* ar = app.add_subcommand(
       "archive",
       "Bundle a campaign for artifact evaluation: DB (consistent copy), campaign YAML, plan and its SHA-256, "
-      "report (analyze, or pilot-select for a pilot DB), build info and a SHA-256 manifest, in one .tar.zst");
+      "report (analyze, or pilot-select for a pilot DB), build info and a SHA-256 manifest, in one .tar.zst; a plan "
+      "whose dose came from a pilot DB (from_pilot) also gets that pilot DB, its Table 3 and a check of its SHA-256 "
+      "against the plan's (pilot/)");
   ar->add_option("DB", aa->db, "campaign database")->required();
   ar->add_option("OUT", aa->out, "archive to write, ending in .tar.zst")->required();
   ar->add_flag("!--no-figures", aa->figures, "report without the matplotlib figures");

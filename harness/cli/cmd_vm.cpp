@@ -31,10 +31,19 @@ void add_vm(CLI::App& app) {
 
   auto* image = vm->add_subcommand(
       "image", "Build, cache and content-hash the guest kernel, initramfs and base data disk");
-  image->add_option("--kernel", flags->image.kernel, "bzImage to boot instead of the Debian cloud kernel");
+  image->add_option("--kernel", flags->image.kernel,
+                    "bzImage to boot instead of the Debian cloud kernel; needs --out DIR (its own image directory, "
+                    "for variants.<v>.kernel.image_dir) or --as-default");
   image->add_option("--modules", flags->image.modules, "lib/modules/<release> matching --kernel");
+  image->add_option("--kernel-config", flags->image.kernel_config,
+                    "the kernel's .config, checked for PSI, memcg, zram, compressors and virtio (default: found next "
+                    "to --kernel, in its build tree, in --modules or /boot/config-<release>)");
   image->add_option("--kernel-package", flags->image.kernel_package,
-                    "Debian kernel package (default: resolved from linux-image-cloud-amd64)");
+                    "Debian kernel package, e.g. linux-image-6.1.0-56-cloud-amd64 (default: the one "
+                    "linux-image-cloud-amd64 depends on); like --kernel, needs --out DIR or --as-default");
+  image->add_flag("--as-default", flags->image.as_default,
+                  "let --kernel/--kernel-package replace the default image <cache>/image, which every campaign "
+                  "boots for `baseline: {}` (without it they are refused unless --out names another directory)");
   image->add_option("--bin-dir", flags->image.bin_dir,
                     "Directory searched first for pressure-gen, canary-compute, canary-sqlite");
   image->add_option("--busybox", flags->image.busybox, "Static busybox binary")->capture_default_str();
@@ -56,6 +65,10 @@ void add_vm(CLI::App& app) {
                 img.kernel_package.empty() ? "user-supplied" : img.kernel_package.c_str(),
                 img.binaries.size(), img.missing_binaries.size(), img.modules.size(),
                 img.build_seconds);
+    if (!flags->image.out_dir.empty() && !flags->image.as_default)
+      std::printf("this is not the default image: a campaign boots it for a variant with "
+                  "`kernel: {image_dir: %s}` (relative paths: from the campaign file's folder)\n",
+                  img.dir.c_str());
     // Decide (and cache) the accelerator now, so the first `vm up` does not pay the probe.
     hvm::AccelRequest req;
     req.requested = *image_accel;
@@ -95,7 +108,10 @@ void add_vm(CLI::App& app) {
   auto fleet = std::make_shared<hvm::FleetOptions>();
   auto* up = vm->add_subcommand("up", "Boot local guests running `harness agent`; write the hosts file");
   up->add_option("--count", fleet->count, "Number of guests (vm0..)")->capture_default_str()->check(CLI::Range(1, 64));
-  up->add_option("--first-index", fleet->first_index, "Index of the first guest name")->capture_default_str();
+  up->add_option("--first-index", fleet->first_index,
+                 "Index of the first guest name: --count 2 --first-index 3 boots vm3 and vm4 (guests already up keep "
+                 "running; e.g. to add VMs to a hosts file)")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 20));
   up->add_option("--hosts-file", fleet->hosts_file, "Hosts file to write (default <cache>/hosts.yaml)");
   up->add_option("--memory-mib", fleet->memory_mib, "Guest memory, MiB (study: 1024)")
       ->capture_default_str()->check(CLI::Range(256, 1 << 20));

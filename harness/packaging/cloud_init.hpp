@@ -19,10 +19,18 @@ struct CloudInitOptions {
   std::string swapfile_mib;   ///< optional override of HARNESS_SWAPFILE_MIB (digits)
 };
 
+/// The Debian package this project builds (harness/scripts/package.sh).
+inline constexpr const char* kPackageName = "reclaim-harness";
+
+/// The `Package:` field of a .deb (`dpkg-deb --field`). Throws std::runtime_error naming
+/// --deb when the file cannot be read or is not a Debian package.
+std::string deb_package_name(const std::string& deb_path);
+
 /// The #cloud-config document. Throws std::runtime_error naming the option or file when
 /// the token file is missing, empty or not 0600, neither or both of deb_path / deb_url are
-/// given, deb_url lacks a valid deb_sha256, only one of the TLS files is given, or a file
-/// cannot be read.
+/// given, deb_path is not a Debian package named reclaim-harness, deb_url lacks a valid
+/// deb_sha256, only one of the TLS files is given, or a file cannot be read. The document's
+/// header says it carries the token (and the TLS key, when given) in clear text.
 std::string cloud_init_user_data(const CloudInitOptions& o);
 
 }  // namespace harness::packaging

@@ -6,6 +6,7 @@
 #include "harness/vm/data_disk.hpp"
 #include "harness/vm/init_script.hpp"
 #include "harness/vm/kernel_fetch.hpp"
+#include "harness/vm/kernel_requirements.hpp"
 #include "harness/vm/modinfo.hpp"
 #include "harness/vm/paths.hpp"
 #include "harness/digest/sha256.hpp"
@@ -99,19 +100,45 @@ std::string prepare_canary_db(const std::string& cache, const std::string& canar
 }
 }  // namespace
 
+void require_own_image_dir(const ImageOptions& opts, const std::string& default_dir) {
+  const bool other_kernel = !opts.kernel.empty() || !opts.modules.empty() || !opts.kernel_package.empty();
+  if (!other_kernel || opts.as_default) return;
+  const std::string flag = !opts.kernel.empty() || !opts.modules.empty() ? "--kernel" : "--kernel-package";
+  const auto target = opts.out_dir.empty() ? fs::path(default_dir)
+                                           : fs::absolute(fs::path(opts.out_dir)).lexically_normal();
+  if (target != fs::path(default_dir).lexically_normal()) return;
+  throw std::runtime_error(
+      flag + " without --out would rebuild the default image " + default_dir +
+      ", which every campaign boots for `baseline: {}` and for every variant without kernel.image_dir: baseline and "
+      "candidate would then both run this kernel, an A/A comparison that passes whatever regressed. Build the "
+      "candidate into its own directory and point the campaign at it:\n"
+      "  harness vm image                       # the baseline: the default image (Debian's cloud kernel)\n"
+      "  harness vm image " + flag + " ... --out images/candidate\n"
+      "  # campaign: variants.candidate.kernel.image_dir: images/candidate (relative to the campaign file)\n"
+      "(README \"CI use\"). To make this kernel the default image on purpose, add --as-default.");
+}
+
 Image build_image(const ImageOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   std::string cache = cache_root(opts.cache_dir);
+  require_own_image_dir(opts, (fs::path(cache) / "image").string());
   GuestKernel k;
+  std::string what;
   if (!opts.kernel.empty() || !opts.modules.empty()) {
     if (opts.kernel.empty() || opts.modules.empty())
       throw std::runtime_error("--kernel and --modules must be given together");
     k = user_kernel(opts.kernel, opts.modules);
+    what = "--kernel " + opts.kernel;
   } else {
     std::string pkg = opts.kernel_package.empty() ? resolve_kernel_package() : opts.kernel_package;
     progress("kernel package " + pkg);
     k = fetch_debian_kernel(cache, pkg);
+    what = "kernel package " + pkg;
   }
+  // Before anything is built: a kernel without PSI, memcg, zram or virtio would boot a guest
+  // that cannot run a case (the error lists what is missing).
+  const auto kcheck = require_guest_kernel(k.vmlinuz, k.modules_dir, k.release, opts.kernel_config, what);
+  progress("kernel " + k.release + ": configuration " + kcheck.config_path + " has what the harness needs");
   if (!fs::is_regular_file(opts.busybox))
     throw std::runtime_error("busybox not found at " + opts.busybox + " (install busybox-static)");
 
@@ -126,6 +153,7 @@ Image build_image(const ImageOptions& opts) {
   img.dir = dir.string();
   img.kernel_release = k.release;
   img.kernel_package = k.package;
+  img.kernel_config = kcheck.config_path;
   fs::copy_file(k.vmlinuz, tmp / "vmlinuz", fs::copy_options::overwrite_existing);
 
   // --- initramfs
@@ -146,8 +174,7 @@ Image build_image(const ImageOptions& opts) {
     }
     cpio.add_file("init", init_script(), 0755);
     // the kernel config, so that qualification can record CONFIG_PSI and friends
-    fs::path config = fs::path(k.vmlinuz).parent_path() / ("config-" + k.release);
-    if (fs::is_regular_file(config)) cpio.add_host_file("boot/config-" + k.release, config.string(), 0644);
+    cpio.add_host_file("boot/config-" + k.release, kcheck.config_path, 0644);
     cpio.add_file("etc/hosts", "127.0.0.1 localhost\n", 0644);
     cpio.add_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0644);
     cpio.add_file("etc/group", "root:x:0:\n", 0644);
@@ -155,7 +182,10 @@ Image build_image(const ImageOptions& opts) {
 
     // modules, dependency order
     auto index = index_modules(k.modules_dir);
-    auto order = module_load_order(index, wanted_modules(), read_builtin(k.modules_dir));
+    // built in: from modules.builtin, and from the configuration (a tree installed without it)
+    auto builtin = read_builtin(k.modules_dir);
+    builtin.insert(builtin.end(), kcheck.builtin_modules.begin(), kcheck.builtin_modules.end());
+    auto order = module_load_order(index, wanted_modules(), builtin);
     std::string list_txt;
     for (const auto& ko : order) {
       std::string guest_path = "lib/modules/" + k.release + "/" +
@@ -228,6 +258,7 @@ Image build_image(const ImageOptions& opts) {
                       {"hash_rule", "sha256 of artifacts_sha256 serialized as compact JSON"},
                       {"kernel_release", img.kernel_release},
                       {"kernel_package", img.kernel_package},
+                      {"kernel_config", img.kernel_config},
                       {"binaries", img.binaries},
                       {"missing_binaries", img.missing_binaries},
                       {"modules", img.modules},
@@ -265,6 +296,7 @@ Image load_image_dir(const std::string& dir_text) {
   img.sha256 = m.value("sha256", "");
   img.kernel_release = m.value("kernel_release", "");
   img.kernel_package = m.value("kernel_package", "");
+  img.kernel_config = m.value("kernel_config", "");
   img.binaries = m.value("binaries", std::vector<std::string>{});
   img.missing_binaries = m.value("missing_binaries", std::vector<std::string>{});
   img.modules = m.value("modules", std::vector<std::string>{});

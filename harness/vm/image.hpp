@@ -22,7 +22,20 @@ struct ImageOptions {
   /// candidate kernel for an A/B campaign: variants.candidate.kernel.image_dir). Replaced
   /// atomically when it holds an earlier build. "" = <cache>/image.
   std::string out_dir;
+  /// --kernel-config: the kernel's build configuration (default: found next to the kernel,
+  /// kernel_requirements.hpp find_kernel_config).
+  std::string kernel_config;
+  /// --as-default: a kernel other than the Debian default (kernel or kernel_package) may
+  /// replace the default image <cache>/image. Without it such a build needs out_dir naming
+  /// another directory (ours: the default image is what `baseline: {}` boots, so replacing
+  /// it silently makes an A/B comparison compare the new kernel with itself).
+  bool as_default = false;
 };
+
+/// Refuses a build that would put a kernel other than Debian's default into the default
+/// image without --as-default (ImageOptions::as_default). `default_dir` is <cache>/image.
+/// Throws std::runtime_error whose message shows the two-image recipe (README "CI use").
+void require_own_image_dir(const ImageOptions& opts, const std::string& default_dir);
 
 /// A built image (also the content of <dir>/manifest.json).
 struct Image {
@@ -32,6 +45,7 @@ struct Image {
   std::string disk_base;    ///< disk-base.img (ext4), copied per guest
   std::string kernel_release;
   std::string kernel_package;  ///< "" when user-supplied
+  std::string kernel_config;   ///< the build configuration checked (kernel_requirements.hpp); "" = none found (old manifest)
   std::vector<std::string> binaries;  ///< harness binaries included (names)
   std::vector<std::string> missing_binaries;  ///< looked for, not found (warned)
   std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
@@ -54,6 +68,8 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
 std::vector<std::string> shared_libraries(const std::string& binary);
 
 /// Builds (or rebuilds) the image into <cache>/image (or opts.out_dir). Progress goes to stderr.
+/// First refuses what require_own_image_dir refuses, then checks the kernel's configuration
+/// (kernel_requirements.hpp require_guest_kernel: PSI, memcg, zram, compressors, virtio).
 /// Throws std::runtime_error on any failure, naming the step and file.
 Image build_image(const ImageOptions& opts);
 

@@ -1,5 +1,6 @@
 // design.dose_mib {from_pilot: PATH}: the dose comes from the pilot rule over a pilot DB at
 // plan time, and the pilot DB's SHA-256 is part of the preregistered plan.
+#include "analysis/analysis_report.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/pilot_dose.hpp"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
 
 #include "test_files.hpp"
 
@@ -21,6 +23,7 @@ namespace hc = harness::campaign;
 using testfiles::TempDir;
 using testfiles::read;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -178,4 +181,84 @@ TEST(PilotDose, HarnessPlanSaysWhereTheDoseCameFrom) {
   EXPECT_THAT(read(d / "out.txt"),
               HasSubstr("dose 64 MiB chosen by the pilot rule from " + (d / "pilot.db") + " (sha256 " +
                         harness::digest::sha256_file(d / "pilot.db") + ", preregistered with the plan)"));
+}
+
+namespace {
+/// Marks every case of a pilot DB as run under `accelerator` (as cases.accelerator records it).
+void set_accelerator(const std::string& db_path, const std::string& accelerator) {
+  results::Db db(db_path, results::Db::Mode::ReadWrite);
+  results::Stmt u(db, "UPDATE cases SET accelerator = ?1");
+  u.bind(1, accelerator);
+  u.run();
+}
+}  // namespace
+
+TEST(PilotDose, ATcgPilotIsRefusedUnlessDeclaredAPipelineTest) {
+  TempDir d;
+  build_pilot_db(d / "pilot.db", [](std::int64_t, const std::string&) { return 0.2; });
+  set_accelerator(d / "pilot.db", "tcg");
+  auto c = confirmatory_from(d / "pilot.db");
+  try {
+    hc::plan(c);
+    ADD_FAILURE() << "a dose from a TCG pilot was planned";
+  } catch (const hc::PilotDoseError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("16 of 16 pilot case(s) ran under TCG"));
+    EXPECT_THAT(e.what(), HasSubstr("duration criterion (every write within 1 s) is meaningless there"));
+    EXPECT_THAT(e.what(), HasSubstr("(96 MiB) is not one to preregister"));
+    EXPECT_THAT(e.what(), HasSubstr("--pipeline-test-dose"));
+  }
+  c.dose_pipeline_test = true;
+  const auto s = hc::plan(c);
+  const auto doc = nlohmann::json::parse(s.json_text);
+  EXPECT_EQ(doc.at("dose_from_pilot").at("dose_bytes"), 96 * kMiB);
+  EXPECT_EQ(doc.at("dose_from_pilot").at("pipeline_test"),
+            (nlohmann::json{{"declared", true}, {"pilot_accelerators", {{"tcg", 16}}}}));
+  // The report says so, from the plan stored in campaign_meta.
+  const auto w = analysis::pipeline_test_dose_warning({{"schedule_json", s.json_text}});
+  EXPECT_THAT(w, HasSubstr("PIPELINE TEST: the bounded-reclaim dose (96 MiB)"));
+  EXPECT_THAT(w, HasSubstr("{\"tcg\":16}"));
+  EXPECT_THAT(w, HasSubstr("not a preregistered dose"));
+  // Undeclared plans carry no such key (their hash is as before) and no warning.
+  set_accelerator(d / "pilot.db", "kvm");
+  c.dose_pipeline_test = false;
+  const auto k = hc::plan(c);
+  EXPECT_FALSE(nlohmann::json::parse(k.json_text).at("dose_from_pilot").contains("pipeline_test"));
+  EXPECT_EQ(analysis::pipeline_test_dose_warning({{"schedule_json", k.json_text}}), "");
+}
+
+TEST(PilotDose, HarnessPlanRefusesATcgPilotAndStoresTheDeclaration) {
+  TempDir d;
+  build_pilot_db(d / "pilot.db", [](std::int64_t, const std::string&) { return 0.2; });
+  set_accelerator(d / "pilot.db", "tcg");
+  std::string text = read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml");
+  const auto p = text.find("  dose_mib: 96\n");
+  ASSERT_NE(p, std::string::npos);
+  text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
+  testfiles::write(d / "c.yaml", testfiles::with_fixed_pin(text));
+  const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  auto sh = [&](const std::string& args) {
+    const int rc = std::system((exe + " " + args + " > " + (d / "out.txt") + " 2>&1").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(sh("plan " + (d / "c.yaml") + " " + (d / "c.db")), 2) << read(d / "out.txt");
+  EXPECT_THAT(read(d / "out.txt"), HasSubstr("ran under TCG"));
+  EXPECT_FALSE(std::filesystem::exists(d / "c.db"));  // refused before anything is stored
+  ASSERT_EQ(sh("plan " + (d / "c.yaml") + " " + (d / "c2.db") + " --pipeline-test-dose"), 0) << read(d / "out.txt");
+  EXPECT_THAT(read(d / "out.txt"), HasSubstr("PIPELINE TEST: --pipeline-test-dose declares this dose a pipeline test"));
+  {
+    results::Db db(d / "c2.db", results::Db::Mode::ReadOnly);
+    results::Stmt q(db, "SELECT json_extract(value, '$.dose_from_pilot.pipeline_test.declared') FROM campaign_meta "
+                        "WHERE key = 'schedule_json'");
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 1);
+  }
+  // `harness run` plans again from the same file: it takes the declaration from the stored
+  // plan (no TCG refusal, no changed-plan refusal) and only then meets the missing hosts file.
+  EXPECT_NE(sh("run " + (d / "c.yaml") + " " + (d / "c2.db") + " --hosts " + (d / "no-such-hosts.yaml")), 0);
+  EXPECT_THAT(read(d / "out.txt"), Not(HasSubstr("ran under TCG")));
+  EXPECT_THAT(read(d / "out.txt"), Not(HasSubstr("is not the plan of")));
+  EXPECT_THAT(read(d / "out.txt"), HasSubstr("no-such-hosts.yaml"));
+  // The flag on a campaign whose dose is not from a pilot is a usage error.
+  EXPECT_EQ(sh("plan " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml --pipeline-test-dose"), 64)
+      << read(d / "out.txt");
 }

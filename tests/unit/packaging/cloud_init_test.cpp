@@ -28,7 +28,20 @@ class CloudInit : public ::testing::Test {
     fs::create_directories(dir);
     std::ofstream(dir / "token") << "tok-123\n";
     chmod((dir / "token").c_str(), 0600);
-    std::ofstream(dir / "x.deb", std::ios::binary) << std::string("!<arch>\n\x01\x02\xff", 11);
+    make_deb("reclaim-harness", dir / "x.deb");
+    make_deb("some-other-package", dir / "other.deb");
+    std::ofstream(dir / "not.deb", std::ios::binary) << std::string("!<arch>\n\x01\x02\xff", 11);
+  }
+  // A minimal real package (dpkg-deb --build) named `name`.
+  void make_deb(const std::string& name, const fs::path& out) {
+    const fs::path root = dir / ("root-" + name);
+    fs::create_directories(root / "DEBIAN");
+    std::ofstream(root / "DEBIAN/control") << "Package: " << name
+                                           << "\nVersion: 0.1.0\nArchitecture: amd64\nMaintainer: t <t@example.org>\n"
+                                              "Description: test package\n";
+    ASSERT_EQ(std::system(("dpkg-deb --root-owner-group --build " + root.string() + " " + out.string() +
+                           " >/dev/null").c_str()),
+              0);
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -74,7 +87,11 @@ TEST_F(CloudInit, EmbeddedPackageTokenAndAgentEnabled) {
   ASSERT_TRUE(file(doc, "/var/cache/reclaim-harness/reclaim-harness.deb", f));
   EXPECT_EQ(f["encoding"].as<std::string>(), "b64");
   // EVP_DecodeBlock pads to a multiple of 3: the package bytes are a prefix.
-  EXPECT_EQ(decode_b64(f["content"].as<std::string>()).substr(0, 11), std::string("!<arch>\n\x01\x02\xff", 11));
+  std::ifstream deb(dir / "x.deb", std::ios::binary);
+  const std::string bytes(std::istreambuf_iterator<char>(deb), {});
+  EXPECT_EQ(decode_b64(f["content"].as<std::string>()).substr(0, bytes.size()), bytes);
+  // The file says it is a secret.
+  EXPECT_NE(y.find("# SECRET: it carries the agent's bearer token in clear text"), std::string::npos) << y;
   std::string cmds;
   for (const auto& c : doc["runcmd"]) {
     for (const auto& w : c) cmds += w.as<std::string>() + " ";
@@ -143,6 +160,20 @@ TEST_F(CloudInit, BadInputsNameTheOption) {
   EXPECT_NE(error_of(o).find("mode must be 0600"), std::string::npos);
   o.token_file = (dir / "missing").string();
   EXPECT_NE(error_of(o).find("--token-file"), std::string::npos);
+}
+
+TEST_F(CloudInit, OnlyThisProjectsPackageIsEmbedded) {
+  CloudInitOptions o;
+  o.token_file = (dir / "token").string();
+  o.deb_path = (dir / "not.deb").string();
+  EXPECT_NE(error_of(o).find("--deb " + (dir / "not.deb").string() + ": not a Debian package"), std::string::npos)
+      << error_of(o);
+  o.deb_path = (dir / "other.deb").string();
+  EXPECT_NE(error_of(o).find("Debian package 'some-other-package', not reclaim-harness"), std::string::npos)
+      << error_of(o);
+  o.deb_path = (dir / "missing.deb").string();
+  EXPECT_NE(error_of(o).find("cannot read"), std::string::npos) << error_of(o);
+  EXPECT_EQ(harness::packaging::deb_package_name((dir / "x.deb").string()), "reclaim-harness");
 }
 
 }  // namespace

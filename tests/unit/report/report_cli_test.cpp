@@ -1,6 +1,8 @@
 // `harness compare A B`, `harness compare --published DB` and `harness archive DB OUT.tar.zst`
-// through the real executable, on synthetic campaign DBs (analysis/synthetic.hpp).
+// through the real executable, on synthetic campaign DBs (analysis/synthetic.hpp): what is
+// reproduced of the study, a not-assessable campaign, and the pilot DB a from_pilot plan needs.
 #include "analysis/synthetic.hpp"
+#include "harness/campaign/archive.hpp"
 #include "harness/digest/sha256.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
@@ -89,18 +91,118 @@ TEST_F(ReportCli, CompareTwoCampaigns) {
   EXPECT_NE(slurp(dir / "cmp" / "compare_table4.csv").find("a_ratio,a_ratio_lower"), std::string::npos);
 }
 
-TEST_F(ReportCli, CompareWithPublished) {
+namespace {
+/// The row of table `id` whose first cell is `first` (and second cell `second` when given).
+nlohmann::json row_of(const nlohmann::json& report, const std::string& id, const std::string& first,
+                      const std::string& second = "") {
+  for (const auto& t : report["tables"])
+    if (t["id"] == id)
+      for (const auto& r : t["rows"])
+        if (r[0] == first && (second.empty() || r[1] == second)) return r;
+  return nullptr;
+}
+nlohmann::json column_names(const nlohmann::json& report, const std::string& id) {
+  for (const auto& t : report["tables"])
+    if (t["id"] == id) return t["column_names"];
+  return nullptr;
+}
+}  // namespace
+
+TEST_F(ReportCli, CompareWithPublishedSaysWhatIsReproduced) {
+  // True ratios: the study's estimates, nearly noiseless. compute/static 0.938 stays below 1
+  // (the study's finding, reproduced); sqlite/static 0.993 gets an interval wholly below 1,
+  // where the study's contains 1: not reproduced. The all-four rule: no general benefit in
+  // both (0.993 > 0.95), no harm: the same verdict.
   const auto a = synthetic("camp-p", 0.938);
-  const auto r = sh(harness + " compare --published " + a);
+  const auto r = sh(harness + " compare --published " + a + " --format json --out " + (dir / "pub").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("B = study (published)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("0.938"), std::string::npos);
-  EXPECT_NE(r.out.find("0.675"), std::string::npos);
-  EXPECT_NE(r.out.find("1.020"), std::string::npos);
-  EXPECT_NE(r.out.find("0.806"), std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto cs = row_of(j, "published_table4", "compute: reclaim / static");
+  ASSERT_FALSE(cs.is_null()) << r.out;
+  const auto names = column_names(j, "published_table4");
+  auto at = [&](const nlohmann::json& row, const std::string& name) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return row[i];
+    ADD_FAILURE() << "no column " << name;
+    return nlohmann::json();
+  };
+  EXPECT_EQ(at(cs, "study_ratio"), 0.938);
+  EXPECT_EQ(at(cs, "study_ratio_lower"), 0.906);
+  EXPECT_EQ(at(cs, "study_finding"), "below 1 (favours bounded reclaim)");
+  EXPECT_EQ(at(cs, "this_finding"), "below 1 (favours bounded reclaim)");
+  EXPECT_EQ(at(cs, "finding_reproduced"), "yes");
+  EXPECT_NEAR(at(cs, "ratio_this_over_study").get<double>(), 1.0, 0.02);
+  const auto ss = row_of(j, "published_table4", "sqlite: reclaim / static");
+  EXPECT_EQ(at(ss, "study_finding"), "contains 1 (no clear difference)");
+  EXPECT_EQ(at(ss, "this_finding"), "below 1 (favours bounded reclaim)");
+  EXPECT_EQ(at(ss, "finding_reproduced"), "no");
+  EXPECT_EQ(at(ss, "same_direction"), "yes");
+  EXPECT_EQ(j["extra"]["reproduced"][2]["reproduced"], false);
+  EXPECT_EQ(j["extra"]["reproduced"][0]["reproduced"], true);
+  // No "B / A": every comparison column names its side.
+  for (const auto& n : names) EXPECT_EQ(n.get<std::string>().find("_b_"), std::string::npos) << n;
+  const auto rule = row_of(j, "published_rule", "general benefit iff all four upper bounds < 1 and all four estimates "
+                                                "<= 0.95; harm iff a lower bound > 1");
+  ASSERT_FALSE(rule.is_null());
+  EXPECT_EQ(rule[1], "no general responsiveness benefit, no harm detected");
+  EXPECT_EQ(rule[2], "no general responsiveness benefit, no harm detected");
+  EXPECT_EQ(rule[3], "yes");
+  EXPECT_EQ(j["extra"]["rule_same_verdict"], true);
+  // Every difference from the study's setting is listed (2 VMs, 16 triplets, 2/5/2 s phases).
+  EXPECT_EQ(row_of(j, "published_setting", "VMs")[3], "yes");
+  EXPECT_EQ(row_of(j, "published_setting", "VMs")[2], "2");
+  EXPECT_EQ(row_of(j, "published_setting", "phases warmup / pressure / recovery")[2], "2 / 5 / 2 s");
+  EXPECT_EQ(row_of(j, "published_setting", "matched triplets")[2], "16");
+  EXPECT_EQ(row_of(j, "published_setting", "canary period")[3], "no");
+  EXPECT_EQ(row_of(j, "published_setting", "accelerator")[2], "kvm");
+  EXPECT_EQ(row_of(j, "published_setting", "accelerator")[3], "no");
+  EXPECT_EQ(row_of(j, "published_setting", "bounded-reclaim dose")[3], "no");
+  bool listed = false;
+  for (const auto& w : j["warnings"]) listed = listed || w.get<std::string>().find("differs from the study's setting in") != std::string::npos;
+  EXPECT_TRUE(listed) << j["warnings"].dump();
+  // Tables 5 and 6: the study's statements, checked, and this campaign's tables beside them.
+  EXPECT_FALSE(row_of(j, "published_table5", "Delayed activation's larger response times coincided with larger "
+                                             "wake-delay medians", "compute").is_null());
+  EXPECT_FALSE(row_of(j, "published_table6", "Delayed activation had the highest median p99 in every regime",
+                      "sqlite").is_null());
+  EXPECT_FALSE(row_of(j, "table5_wake_service", "static-zram", "compute").is_null());
+  EXPECT_FALSE(row_of(j, "table6_regime_medians", "fast-random", "bounded-reclaim").is_null());
+  // Mechanism medians name their sides too.
+  EXPECT_EQ(column_names(j, "compare_mechanism")[2], "study");
+  EXPECT_EQ(column_names(j, "compare_mechanism")[3], "this_campaign");
+  EXPECT_TRUE(fs::exists(dir / "pub" / "published_table4.csv"));
+  // Markdown: the words a reader sees.
+  const auto md = sh(harness + " compare --published " + a);
+  EXPECT_NE(md.out.find("finding reproduced"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("primary comparisons reproduce the study's finding"), std::string::npos) << md.out;
   // Wrong arity: a usage/could-not-run error, not a comparison.
   EXPECT_NE(sh(harness + " compare " + a + " 2>/dev/null").code, 0);
   EXPECT_NE(sh(harness + " compare --published " + a + " " + a + " 2>/dev/null").code, 0);
+}
+
+TEST_F(ReportCli, CompareWithPublishedQualifiesANotAssessableCampaign) {
+  // One triplet per stratum, TCG: zero-width intervals. Nothing is "reproduced" and no
+  // overlap is claimed.
+  const auto path = (dir / "one.db").string();
+  analysis::SyntheticOptions o = test_support::small_synthetic("tcg");
+  o.triplets_per_stratum = 1;
+  analysis::write_synthetic_campaign(path, o);
+  const auto r = sh(harness + " compare --published " + path + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["warnings"].empty());
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("NOT ASSESSABLE"), std::string::npos) << j["warnings"].dump();
+  bool tcg = false;
+  for (const auto& w : j["warnings"]) tcg = tcg || w.get<std::string>().find("TCG") != std::string::npos;
+  EXPECT_TRUE(tcg);
+  EXPECT_EQ(j["extra"]["assessable"], false);
+  for (const auto& x : j["extra"]["reproduced"]) EXPECT_TRUE(x["reproduced"].is_null()) << x.dump();
+  EXPECT_TRUE(j["extra"]["rule_same_verdict"].is_null());
+  const auto cs = row_of(j, "published_table4", "compute: reclaim / static");
+  EXPECT_EQ(cs[9], "not assessable");
+  EXPECT_EQ(cs[12], "not assessable (zero-width interval)");
+  EXPECT_EQ(cs[13], "not assessable");
+  EXPECT_EQ(row_of(j, "published_setting", "accelerator")[3], "yes");
 }
 
 TEST_F(ReportCli, ArchiveBundlesEverything) {
@@ -139,4 +241,81 @@ TEST_F(ReportCli, ArchiveBundlesEverything) {
   // A name without .tar.zst is refused, and nothing is written.
   EXPECT_EQ(sh(harness + " archive " + a + " " + (dir / "y.tar").string() + " 2>/dev/null").code, 2);
   EXPECT_FALSE(fs::exists(dir / "y.tar"));
+}
+
+TEST_F(ReportCli, ArchiveOfAFromPilotPlanHoldsThePilotDbAndChecksIt) {
+  if (sh("command -v tar >/dev/null && command -v zstd >/dev/null && command -v sha256sum >/dev/null").code != 0)
+    GTEST_SKIP() << "tar, zstd or sha256sum missing (harness/scripts/install-deps.sh installs them)";
+  // The pilot DB (16..96 MiB all eligible) and a confirmatory campaign DB whose stored plan
+  // took its dose from it, as `harness plan` stores it.
+  fs::create_directories(dir / "out/pilot");
+  fs::create_directories(dir / "campaigns");
+  const auto pilot = (dir / "out/pilot/campaign.db").string();
+  analysis::write_synthetic_pilot(pilot, {{16LL << 20}, {32LL << 20}, {64LL << 20}, {96LL << 20}});
+  const std::string pilot_sha = harness::digest::sha256_file(pilot);
+  const auto a = synthetic("camp-f", 0.9);
+  std::string yaml = slurp(std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml");
+  const std::string fixed = "  dose_mib: 96\n";
+  ASSERT_NE(yaml.find(fixed), std::string::npos);
+  yaml.replace(yaml.find(fixed), fixed.size(), "  dose_mib: {from_pilot: ../out/pilot/campaign.db}\n");
+  yaml.replace(yaml.find("bootstrap_replicates: 10000"), std::string("bootstrap_replicates: 10000").size(),
+               "bootstrap_replicates: 2000");
+  const std::string plan = "{\"cases\":[],\"dose_from_pilot\":{\"dose_bytes\":100663296,\"pilot_db_sha256\":\"" +
+                           pilot_sha + "\"}}";
+  {
+    results::Db db(a, results::Db::Mode::ReadWrite);
+    results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES(?1,?2)");
+    st.bind(1, "campaign_yaml").bind(2, yaml).run();
+    st.bind(1, "campaign_file").bind(2, (dir / "campaigns/confirmatory.yaml").string()).run();
+    st.bind(1, "schedule_json").bind(2, plan).run();
+    st.bind(1, "schedule_sha256").bind(2, harness::digest::sha256_hex(plan)).run();
+  }
+  const auto out = (dir / "f.tar.zst").string();
+  const auto r = sh(harness + " archive " + a + " " + out + " --no-figures");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("its SHA-256 equals the plan's"), std::string::npos) << r.out;
+  const auto x = dir / "extract";
+  fs::create_directories(x);
+  ASSERT_EQ(sh("tar --zstd -xf " + out + " -C " + x.string()).code, 0);
+  const auto top = x / "camp-f-archive";
+  for (const char* f : {"pilot/campaign.db", "pilot/pilot.sha256", "pilot/README.txt", "pilot/report/report.md",
+                        "pilot/report/report.json", "campaign.as-planned.yaml"})
+    EXPECT_TRUE(fs::exists(top / f)) << f;
+  // The pilot DB is the one the plan preregistered, checked inside the archive.
+  EXPECT_EQ(slurp(top / "pilot/pilot.sha256"), pilot_sha + "  pilot/campaign.db\n");
+  EXPECT_EQ(sh("cd " + top.string() + " && sha256sum -c --quiet pilot/pilot.sha256").code, 0);
+  EXPECT_EQ(sh("cd " + top.string() + " && sha256sum -c --quiet MANIFEST.sha256").code, 0);
+  EXPECT_NE(slurp(top / "MANIFEST.sha256").find("  pilot/campaign.db\n"), std::string::npos);
+  // Table 3 of that pilot DB.
+  EXPECT_NE(slurp(top / "pilot/report/report.md").find("Table 3"), std::string::npos);
+  // The archived campaign file points at the archived pilot DB; the planned one is kept as it was.
+  EXPECT_EQ(slurp(top / "campaign.as-planned.yaml"), yaml);
+  const auto archived_yaml = slurp(top / "campaign.yaml");
+  EXPECT_NE(archived_yaml.find("  dose_mib: {from_pilot: pilot/campaign.db}\n"), std::string::npos) << archived_yaml;
+  EXPECT_EQ(archived_yaml.find("from_pilot: ../out/pilot/campaign.db}"), std::string::npos);
+
+  // The pilot DB changed after planning: archived with a warning, and the check fails.
+  {
+    results::Db db(pilot, results::Db::Mode::ReadWrite);
+    db.exec("INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('touched','after planning')");
+  }
+  ASSERT_NE(harness::digest::sha256_file(pilot), pilot_sha);
+  const auto out2 = (dir / "g.tar.zst").string();
+  const auto r2 = sh(harness + " archive " + a + " " + out2 + " --no-figures");
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_NE(r2.out.find("it changed after planning; pilot/pilot.sha256 fails"), std::string::npos) << r2.out;
+  const auto x2 = dir / "extract2";
+  fs::create_directories(x2);
+  ASSERT_EQ(sh("tar --zstd -xf " + out2 + " -C " + x2.string()).code, 0);
+  EXPECT_NE(sh("cd " + (x2 / "camp-f-archive").string() + " && sha256sum -c --quiet pilot/pilot.sha256 2>/dev/null").code, 0);
+}
+
+TEST(ArchiveYaml, FromPilotIsRewrittenOutsideCommentsOnly) {
+  EXPECT_EQ(harness::campaign::rewrite_from_pilot("design:\n  dose_mib: {from_pilot: ../p.db}\n", "pilot/campaign.db"),
+            "design:\n  dose_mib: {from_pilot: pilot/campaign.db}\n");
+  EXPECT_EQ(harness::campaign::rewrite_from_pilot("  dose_mib:\n    from_pilot: \"/abs/p q.db\"  # the pilot\n", "x.db"),
+            "  dose_mib:\n    from_pilot: x.db  # the pilot\n");
+  const std::string comment = "  # dose_mib: {from_pilot: ../out/pilot/campaign.db}\n  dose_mib: 96\n";
+  EXPECT_EQ(harness::campaign::rewrite_from_pilot(comment, "x.db"), comment);
+  EXPECT_EQ(harness::campaign::rewrite_from_pilot("a: 1", "x.db"), "a: 1");
 }

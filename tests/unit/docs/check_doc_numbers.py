@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""Numbers the documentation quotes, held to their source (ours).
+
+Each rule names the quoting files and the source; a finding says what differs.
+
+  ci-budget     the shipped CI run's wall time: README.md "CI use" (twice), the header of
+                campaigns/ci-regression.yaml and docs/CI.md "Budgets" say the same "N min M s"
+  study-table4  the study's Table 4 in analysis/study_medians.hpp (kStudyTable4) is what
+                README.md, analysis/README.md and `harness compare --published --help`
+                (harness/cli/cmd_report.cpp) quote
+  study-medians the study's static-zram swap-out and refault medians (kStudyMechanism) are
+                what campaigns/README.md quotes
+  figures       every figure analysis/figures.py writes (its docstring) is named in README.md
+                "Outputs", and the count in words is right
+  kernel-config every option harness/vm/kernel_requirements.cpp requires is in docs/CI.md's table
+  smoke-run     README.md "Measured here": the Table 4 ratios are those of the committed run
+                docs/runs/smoke/table4_primary.csv, and the commit and date named are its
+                sidecar's (table4_primary.csv.meta.json)
+  ci-sample     docs/CI.md's sample: docs/ci-sample/{junit.xml,summary.md} exist, the kernels
+                CI.md names are the JUnit environment's, the wall time in docs/CI.md "Budgets" is
+                docs/ci-sample/README.md's
+
+Usage: check_doc_numbers.py SOURCE_DIR     (exit 0 = consistent, 1 = findings on stderr)
+"""
+import csv
+import json
+import os
+import re
+import sys
+
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def flat(text):
+    """Whitespace (line breaks of wrapped prose, comment markers) collapsed to one space."""
+    return re.sub(r"\s+(#\s+)?", " ", text)
+
+
+def section(md, heading):
+    m = re.search(r"^## " + re.escape(heading) + r".*?$(.*?)(?=^## |\Z)", md, re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def ci_budget(root, problems):
+    readme = flat(section(read(root, "README.md"), "CI use"))
+    yaml = flat(read(root, "campaigns/ci-regression.yaml"))
+    ci = flat(read(root, "docs/CI.md"))
+    m = re.search(r"took (\d+ min \d+ s) wall", readme)
+    if not m:
+        problems.append("ci-budget: README.md \"CI use\" no longer says \"took N min M s wall\"")
+        return
+    budget = m.group(1)
+    if budget + " under TCG" not in readme:
+        problems.append(f"ci-budget: README.md \"CI use\" opening does not quote the measured {budget} under TCG")
+    y = re.search(r"Budget: .*?(\d+ min \d+ s) wall", yaml)
+    if not y or y.group(1) != budget:
+        problems.append(f"ci-budget: campaigns/ci-regression.yaml header says {y.group(1) if y else 'no N min M s'}, "
+                        f"README.md measured {budget}")
+    if f"| {budget} |" not in ci:
+        problems.append(f"ci-budget: docs/CI.md \"Budgets\" does not quote the shipped run's {budget}")
+
+
+def study_numbers(root):
+    h = read(root, "analysis/study_medians.hpp")
+    t4 = re.search(r"kStudyTable4\[4\] = \{(.*?)\};", h, re.S).group(1)
+    rows = [tuple(float(x) for x in r.split(",")) for r in re.findall(r"\{([0-9., ]+)\}", t4)]
+    mech = re.search(r"kStudyMechanism\[3\] = \{(.*?)\};", h, re.S).group(1)
+    med = [tuple(float(x) for x in r.split(",")) for r in re.findall(r"\{([0-9., ]+)\}", mech)]
+    return rows, med
+
+
+def study_table4(root, problems):
+    rows, med = study_numbers(root)
+    if len(rows) != 4:
+        problems.append(f"study-table4: found {len(rows)} rows of kStudyTable4 in analysis/study_medians.hpp")
+        return
+    quoted = [f"{e:.3f} [{lo:.3f}, {up:.3f}]" for e, lo, up in rows]
+    for rel in ["README.md", "harness/cli/cmd_report.cpp"]:
+        text = flat(read(root, rel)).replace('" "', "")  # C++ string literals split over lines
+        for q in quoted:
+            if q not in text:
+                problems.append(f"study-table4: {rel} does not quote the study's {q} (analysis/study_medians.hpp)")
+    if quoted[2] not in flat(read(root, "analysis/README.md")):
+        problems.append(f"study-table4: analysis/README.md does not quote SQLite / static as {quoted[2]}")
+    static = med[0]
+    text = flat(read(root, "campaigns/README.md"))
+    for v, what in [(static[0], "swap-out KiB"), (static[1], "refaults")]:
+        q = f"{int(v):,}"
+        if q not in text:
+            problems.append(f"study-medians: campaigns/README.md does not quote the study's static-zram {what} {q}")
+
+
+def figures(root, problems):
+    doc = read(root, "analysis/figures.py").split('"""')[1]
+    names = re.findall(r"^  ([a-z0-9_<>]+\.png)", doc, re.M)
+    out = flat(section(read(root, "README.md"), "Outputs"))
+    for n in names:
+        if f"`{n}`" not in out:
+            problems.append(f"figures: README.md \"Outputs\" does not name {n} (analysis/figures.py writes it)")
+    word = WORDS.get(len(names), str(len(names)))
+    if f"{word} figures" not in out:
+        problems.append(f"figures: README.md \"Outputs\" should say \"{word} figures\" (analysis/figures.py writes "
+                        f"{len(names)})")
+
+
+def kernel_config(root, problems):
+    opts = re.findall(r'\{"(CONFIG_[A-Z0-9_]+)"', read(root, "harness/vm/kernel_requirements.cpp"))
+    ci = section(read(root, "docs/CI.md"), "The kernel configuration a candidate kernel needs")
+    if len(opts) < 10:
+        problems.append(f"kernel-config: found only {len(opts)} options in harness/vm/kernel_requirements.cpp")
+    for o in opts:
+        if f"`{o}`" not in ci:
+            problems.append(f"kernel-config: docs/CI.md does not list {o} (harness/vm/kernel_requirements.cpp needs it)")
+
+
+def smoke_run(root, problems):
+    measured = flat(section(read(root, "README.md"), "Measured here"))
+    table = os.path.join(root, "docs/runs/smoke/table4_primary.csv")
+    if not os.path.exists(table):
+        problems.append("smoke-run: docs/runs/smoke/table4_primary.csv (the run README.md quotes) is missing")
+        return
+    with open(table, encoding="utf-8") as f:
+        ratios = [float(r["ratio"]) for r in csv.DictReader(f)]
+    quoted = ", ".join(f"{x:.3f}" for x in ratios[:-1]) + f" and {ratios[-1]:.3f}"
+    if f"Table 4 ratios were {quoted}" not in measured:
+        problems.append(f"smoke-run: README.md \"Measured here\" should quote the run's Table 4 ratios as "
+                        f"\"Table 4 ratios were {quoted}\" (docs/runs/smoke/table4_primary.csv)")
+    meta = json.load(open(table + ".meta.json", encoding="utf-8"))
+    commit = meta.get("source_commit", "")
+    m = re.search(r"commit ([0-9a-f]{7,40})", measured)
+    if not m or not commit.startswith(m.group(1)):
+        problems.append(f"smoke-run: README.md \"Measured here\" names commit {m.group(1) if m else '(none)'}, the "
+                        f"run's sidecar says {commit}")
+    day = meta.get("generated_utc", "")[:10]
+    if day not in measured:
+        problems.append(f"smoke-run: README.md \"Measured here\" does not give the run's date {day}")
+
+
+def ci_sample(root, problems):
+    for f in ["docs/ci-sample/junit.xml", "docs/ci-sample/summary.md", "docs/ci-sample/README.md"]:
+        if not os.path.exists(os.path.join(root, f)):
+            problems.append(f"ci-sample: {f} is missing (docs/CI.md shows it)")
+            return
+    junit = read(root, "docs/ci-sample/junit.xml")
+    ci = flat(read(root, "docs/CI.md"))
+    for side in ["baseline", "candidate"]:
+        m = re.search(r'name="' + side + r'\.kernel_release" value="([^"]+)"', junit)
+        if not m:
+            problems.append(f"ci-sample: docs/ci-sample/junit.xml has no {side}.kernel_release property")
+        elif f"`{m.group(1)}`" not in ci:
+            problems.append(f"ci-sample: docs/CI.md does not name the sample's {side} kernel {m.group(1)}")
+    w = re.search(r"wall time: (\d+ min \d+ s)", read(root, "docs/ci-sample/README.md"))
+    if not w:
+        problems.append("ci-sample: docs/ci-sample/README.md gives no \"wall time: N min M s\"")
+    elif f"| {w.group(1)} |" not in ci:
+        problems.append(f"ci-sample: docs/CI.md \"Budgets\" does not quote the sample run's {w.group(1)}")
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    problems = []
+    for rule in [ci_budget, study_table4, figures, kernel_config, smoke_run, ci_sample]:
+        try:
+            rule(root, problems)
+        except (OSError, AttributeError, IndexError, ValueError, KeyError) as e:
+            problems.append(f"{rule.__name__}: cannot check: {e}")
+    print(f"check_doc_numbers: 6 rules, {len(problems)} finding(s)", file=sys.stderr)
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
