@@ -91,6 +91,12 @@ class LibvirtPool : public Pool {
   /// Destroys every domain this pool booted or adopted, deletes their disk and console
   /// volumes (consoles copied first) and stops the tunnels. Images stay. Never throws.
   void release() noexcept override;
+  /// libvirt_down of ctx.campaign and ctx.db_path on every host (domains an earlier runner
+  /// of the same campaign and DB left running, with their disk and console volumes). Never throws.
+  void release_orphans(const AcquireContext& ctx) noexcept override;
+  /// "engine libvirt: N guest(s) (vm0 ..) on URI (vm0, vm1), URI (vm2); accelerator ..."
+  /// (per host, as chosen once acquire() ran; before it: the request).
+  std::string describe() const override;
 
   /// The XML libvirt runs for guest `name` now. Throws PoolError when it has no domain.
   std::string live_domain_xml(const std::string& name);
