@@ -64,12 +64,13 @@ class LibvirtPool : public Pool {
   ~LibvirtPool() override;
 
   std::string kind() const override { return "libvirt"; }
-  /// fresh boot per case, boot variants, remote, console and liveness; no agent reboot.
+  /// fresh boot per case, boot variants, remote, console, liveness and capacity; no agent reboot.
   Capabilities capabilities() const override;
   /// Per host entry: virNodeGetInfo's active CPUs; memory = virNodeGetFreeMemory plus the
   /// host's buffers and page cache (virNodeGetMemoryStats, when the driver reports them: the
-  /// MemAvailable that local guests use) plus the memory of running domains of this pool's
-  /// guest names on that host (acquire() adopts or replaces them). Throws PoolError.
+  /// MemAvailable that local guests use); `running` = this pool's guests whose domains are
+  /// active there (acquire() adopts or replaces them: their memory is already taken), `others`
+  /// = every other active domain there (sorted). Throws PoolError.
   std::vector<HostCapacity> capacity() override;
   /// Adopts or boots every guest (see the header comment), in parallel; prints one line per
   /// host's accelerator, per adopted, replaced or destroyed domain and per ready guest to
