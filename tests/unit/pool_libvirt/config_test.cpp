@@ -5,6 +5,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/yaml/strict_yaml.hpp"
+#include "tests/common/small_campaign.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,19 +39,9 @@ std::string error_of(const std::string& yaml) {
   return "";
 }
 
-/// A whole campaign whose provider block is `provider` (one line) and design lists `vms`.
+/// A whole campaign whose provider block is `provider` (one line, line 6) and design lists `vms`.
 std::string campaign(const std::string& provider, const std::string& vms = "") {
-  return "name: t\nkind: smoke\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
-         "provider: " + provider + "\n"
-         "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
-         "cgroups: {bg_memory_max_mib: 300}\n"
-         "backend:\n  zram: {disksize_mib: 512, algorithm: lzo-rle, priority: 100}\n"
-         "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n"
-         "pressure: {allocation_mib: 600, active_set_mib: 128}\n"
-         "regimes:\n  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
-         "canaries: {}\ntrigger: {}\n"
-         "configurations: [static-zram, delayed-activation, bounded-reclaim]\n"
-         "design: {kind: matched-triplets, repeats: 1, dose_mib: 96" + (vms.empty() ? "" : ", vms: " + vms) + "}\n";
+  return test_support::small_campaign_yaml(provider, "repeats: 1, dose_mib: 96" + (vms.empty() ? "" : ", vms: " + vms));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "harness/pool/libvirt/virt.hpp"
 #include "results/db.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/db_query.hpp"
 #include "tests/common/guest_exec.hpp"
 #include "tests/common/slurp.hpp"
 
@@ -52,18 +53,6 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-std::int64_t count(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return -1;
-  return q.int64(0);
-}
-
-std::string text(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return "(none)";
-  return q.text(0);
-}
-
 /// Domains (defined or running) of the campaign's prefix on `uri`.
 std::vector<std::string> campaign_domains(const std::string& uri) {
   Conn c = open_connection(uri);
@@ -77,22 +66,6 @@ std::vector<std::string> campaign_domains(const std::string& uri) {
   }
   std::free(doms);
   return out;
-}
-
-/// Polls `sql` (one integer) until it is >= 1 or `limit` passes; false on timeout.
-bool wait_for(const std::string& db_path, const std::string& sql, std::chrono::seconds limit) {
-  const auto t0 = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - t0 < limit) {
-    if (fs::exists(db_path)) {
-      try {
-        results::Db db(db_path, results::Db::Mode::ReadOnly);
-        if (count(db, sql) >= 1) return true;
-      } catch (const results::DbError&) {
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return false;
 }
 
 class LibvirtCampaign : public ::testing::Test {
@@ -160,7 +133,7 @@ TEST_F(LibvirtCampaign, OneTripletOverTwoHostsSurvivesAKilledRunnerAndLeavesNoDo
 
   // 1. Killed (SIGKILL) once case 2 is in its pressure phase: the guest keeps running it.
   const pid_t first = spawn_run();
-  ASSERT_TRUE(wait_for(db_,
+  ASSERT_TRUE(test_support::wait_for_db(db_,
                        "SELECT count(*) FROM attempts WHERE case_id = " + case2 +
                            " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'",
                        std::chrono::seconds(480)))
@@ -186,17 +159,17 @@ TEST_F(LibvirtCampaign, OneTripletOverTwoHostsSurvivesAKilledRunnerAndLeavesNoDo
 
   results::Db db(db_, results::Db::Mode::ReadOnly);
   // nothing lost, nothing run twice
-  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm_.log;
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 3);
-  EXPECT_EQ(count(db, "SELECT count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
-  EXPECT_EQ(text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "completed/adopted");
-  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.runner_interrupted') FROM attempts WHERE case_id = " + case2), 1);
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm_.log;
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM cases"), 3);
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM attempts"), 3);
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
+  EXPECT_EQ(test_support::db_text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "completed/adopted");
+  EXPECT_EQ(test_support::db_count(db, "SELECT json_extract(detail_json, '$.runner_interrupted') FROM attempts WHERE case_id = " + case2), 1);
   // every case names the URI of its guest's host (seed 1: the triplet is vm1's, over ssh)
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE vm = 'vm1' AND host_uri = '" + ssh_uri_ + "'"), 3)
-      << text(db, "SELECT group_concat(vm || ' ' || ifnull(host_uri, 'NULL'), '; ') FROM cases");
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM cases WHERE vm = 'vm1' AND host_uri = '" + ssh_uri_ + "'"), 3)
+      << test_support::db_text(db, "SELECT group_concat(vm || ' ' || ifnull(host_uri, 'NULL'), '; ') FROM cases");
+  EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
 
   // the domain XML libvirt ran, stored with each attempt: the campaign's vm block, no balloon
   results::Stmt q(db, "SELECT case_id, attempt, json_extract(detail_json, '$.boot.boot_to_ready_s') FROM attempts ORDER BY case_id");
