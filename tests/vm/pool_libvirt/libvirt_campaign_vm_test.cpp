@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -53,7 +54,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-/// Domains (defined or running) of the campaign's prefix on `uri`.
+/// Domains (defined or running) of the campaign's prefix on `uri`, by name.
 std::vector<std::string> campaign_domains(const std::string& uri) {
   Conn c = open_connection(uri);
   virDomainPtr* doms = nullptr;
@@ -65,6 +66,7 @@ std::vector<std::string> campaign_domains(const std::string& uri) {
     virDomainFree(doms[i]);
   }
   std::free(doms);
+  std::sort(out.begin(), out.end());  // libvirt lists by domain id, which a fresh boot renews
   return out;
 }
 
