@@ -2,7 +2,9 @@
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
+#include "harness/campaign/campaign.hpp"
 #include "harness/pool/capacity.hpp"
+#include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
@@ -147,10 +149,44 @@ void add_vm(CLI::App& app) {
   });
 
   auto names = std::make_shared<std::vector<std::string>>();
-  auto* down = vm->add_subcommand("down", "Stop local guests (all when no name is given)");
-  down->add_option("names", *names, "Guest names");
-  down->callback([flags, names] {
-    for (const auto& n : hvm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
+  auto down_campaign = std::make_shared<std::string>();
+  auto down_db = std::make_shared<std::string>();
+  auto down_images = std::make_shared<bool>(false);
+  auto* down = vm->add_subcommand(
+      "down", "Stop local guests (all when no name is given), or with --campaign FILE the guests its engine booted "
+              "for that campaign (local-qemu, libvirt)");
+  auto* down_names = down->add_option("names", *names, "Guest names");
+  auto* down_file =
+      down->add_option("--campaign", *down_campaign,
+                       "Campaign file: stop the guests the harness booted for it on its provider's hosts (whatever "
+                       "runner booted them; guests of other campaigns and domains without a harness owner record are "
+                       "never touched)")
+          ->check(CLI::ExistingFile)
+          ->excludes(down_names);
+  down->add_option("--db", *down_db, "With --campaign: only the guests serving this campaign DB")->needs(down_file);
+  down->add_flag("--images", *down_images,
+                 "With --campaign: also delete the images stored on the provider's hosts (libvirt: the image "
+                 "volumes of its storage pool)")
+      ->needs(down_file);
+  down->callback([flags, names, down_campaign, down_db, down_images] {
+    if (down_campaign->empty()) {
+      for (const auto& n : hvm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
+      return;
+    }
+    const auto c = harness::campaign::load_campaign(*down_campaign);
+    const auto* e = harness::pool::find_engine(c.provider);
+    if (!e || !e->down) {
+      std::printf("engine %s boots no guests: nothing to stop\n", c.provider.c_str());
+      return;
+    }
+    harness::pool::DownContext ctx;
+    ctx.campaign = c.name;
+    ctx.db_path = *down_db;
+    ctx.images = *down_images;
+    ctx.out = stderr;
+    const auto stopped = e->down(c.engine, ctx);
+    for (const auto& n : stopped) std::printf("stopped %s\n", n.c_str());
+    if (stopped.empty()) std::printf("no running guest of campaign %s\n", c.name.c_str());
   });
 
   auto* list = vm->add_subcommand("list", "List local guests");

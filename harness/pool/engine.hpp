@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,6 +63,14 @@ struct OpenContext {
   std::string hosts_file;
 };
 
+/// What `harness vm down --campaign FILE` passes to an engine's down.
+struct DownContext {
+  std::string campaign;     ///< campaign name (owner records)
+  std::string db_path;      ///< "" = every DB of that campaign; else only guests serving this DB
+  bool images = false;      ///< also delete the engine's stored images on its hosts (libvirt volumes)
+  std::FILE* out = stderr;  ///< one line per guest stopped
+};
+
 /// One engine.
 struct Engine {
   std::string kind;       ///< provider.kind, [a-z0-9-]+
@@ -74,6 +83,12 @@ struct Engine {
   /// A pool for `config` (which this engine's parse made, except for the hosts engine with
   /// OpenContext::hosts_file). Must not boot anything. Throws PoolError.
   std::function<std::unique_ptr<Pool>(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx)> open;
+  /// Optional (`harness vm down --campaign FILE`): stop the guests the harness booted for
+  /// ctx.campaign (and ctx.db_path) on the hosts of `config`, whatever runner booted them;
+  /// guests of other campaigns and guests without an owner record are never touched. Returns
+  /// one "GUEST on HOST" per guest stopped. Empty for an engine that boots nothing (hosts).
+  /// Throws PoolError when a host cannot be reached.
+  std::function<std::vector<std::string>(std::shared_ptr<const EngineConfig> config, const DownContext& ctx)> down;
 };
 
 /// Registers `e`. Returns true (for static initialisation). Throws std::logic_error for an

@@ -176,7 +176,7 @@ Capabilities engine_capabilities() {
 
 [[maybe_unused]] const bool kRegistered = register_engine(
     {"hosts", "agents on VMs listed in a hosts file (harness/vm/HOSTS.md); boots nothing", engine_capabilities(), parse,
-     open});
+     open, nullptr});  // boots nothing: no down
 
 }  // namespace
 }  // namespace harness::pool::hosts

@@ -6,23 +6,16 @@
 //                                     {uri: "qemu+ssh://user@hv2/system", guests: 6}]}
 // puts vm0..vm2 on qemu:///system and vm3..vm8 on hv2. README.md in this folder documents
 // every key.
+#include "harness/pool/engine.hpp"
+#include "harness/yaml/strict_yaml.hpp"
+
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace YAML {
-class Node;
-}
-
 namespace harness::pool::libvirt {
-
-/// A provider block that does not validate. what() reads
-/// "FILE:LINE:COL: field provider.KEY: message" (as every campaign error).
-class ConfigError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// The parts of a libvirt connection URI the engine needs
 /// (driver[+transport]://[user@][host][:port]/path[?query]; https://libvirt.org/uri.html).
@@ -61,7 +54,6 @@ struct LibvirtConfig {
   std::vector<LibvirtHost> hosts;      ///< in order; guests are numbered across them
   bool fresh_guest_per_case = true;    ///< destroy and recreate the domain before every case
   std::string accelerator = "auto";    ///< auto | kvm | tcg (harness/vm/accel.hpp precedence)
-  bool overcommit = false;             ///< placement beyond a host's cores - 1 / memory is allowed
   std::string name_prefix = "harness-";  ///< domain name = prefix + guest name ([A-Za-z0-9_.-]{0,32})
   std::string storage_pool = "reclaim-harness";  ///< libvirt storage pool of the harness's volumes
   /// Directory of that pool on each hypervisor when the engine has to create it (a path the
@@ -78,14 +70,29 @@ struct LibvirtConfig {
   std::size_t host_of(std::size_t guest_index) const;
 };
 
-/// Validates the `provider:` mapping `provider` read from campaign file `file` (strict:
-/// unknown and duplicate keys are refused with did-you-mean; `kind` must be libvirt).
-/// Keys: kind, hosts (required: non-empty list of {uri, guests}), fresh_guest_per_case,
-/// accelerator, overcommit, name_prefix, storage_pool, storage_path, boot_timeout_s.
-/// A URI must name the qemu driver's /system instance; a remote one (a host that is not
-/// this machine) must use an ssh transport (the agent is reached through an ssh tunnel).
-/// The same URI twice is refused (it would place guests on one host under two entries).
-/// Throws ConfigError "FILE:LINE:COL: field provider.KEY: message".
-LibvirtConfig parse_libvirt_provider(const YAML::Node& provider, const std::string& file);
+/// Reads the libvirt keys of a campaign's `provider:` section `s` (the campaign loader has
+/// already read `kind` and `overcommit` and calls s.finish() afterwards; every hosts[] entry
+/// is finished here). Keys: hosts (required: non-empty list of {uri, guests}),
+/// fresh_guest_per_case, accelerator, name_prefix, storage_pool, storage_path,
+/// boot_timeout_s. A URI must name the qemu driver's /system instance; a remote one (a host
+/// that is not this machine) must use an ssh transport (the agent is reached through an ssh
+/// tunnel). The same URI twice is refused (it would place guests on one host under two
+/// entries). Throws yaml::InputError "FILE:LINE:COL: field provider.KEY: message".
+LibvirtConfig parse_libvirt_block(yaml::Section& s);
+
+/// The engine's EngineConfig (Campaign::engine of a `provider.kind: libvirt` campaign).
+class Config : public EngineConfig {
+ public:
+  LibvirtConfig libvirt;
+  /// {hosts: [{uri, guests}], vms, fresh_guest_per_case, accelerator, name_prefix,
+  /// storage_pool, storage_path, boot_timeout_s}.
+  nlohmann::json settings() const override;
+  std::string vm_names_source() const override;
+  std::string count_mismatch(std::size_t n) const override;
+  std::shared_ptr<EngineConfig> clone() const override { return std::make_shared<Config>(*this); }
+};
+
+/// Engine parse (engine.hpp): parse_libvirt_block, then vms = guest_names().
+std::shared_ptr<EngineConfig> parse(yaml::Section& s, const ParseContext& ctx);
 
 }  // namespace harness::pool::libvirt

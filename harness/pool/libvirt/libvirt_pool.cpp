@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -134,6 +135,7 @@ struct LibvirtPool::Impl {
     p.url = "http://127.0.0.1:" + std::to_string(g.local_port);
     p.token_file = g.token_file;
     p.accelerator = g.accelerator;
+    p.fresh_boot_per_case = cfg.fresh_guest_per_case;
     return p;
   }
 
@@ -501,6 +503,7 @@ Capabilities LibvirtPool::capabilities() const {
   c.remote = true;
   c.console = true;
   c.liveness = true;
+  c.capacity = true;
   return c;
 }
 
@@ -526,14 +529,27 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
     HostCapacity c;
     c.host = h.cfg.uri.text;
     c.cores = static_cast<int>(ni.cpus);
+    // Free memory already excludes what running domains take: this campaign's running guests
+    // (adopted by acquire) go to `running`, every other running domain there to `others`.
+    std::set<std::string> ours;
+    for (const auto& g : m.guests) ours.insert(g->domain);
     for (const auto& g : m.guests) {
       if (g->host != i) continue;
       c.guests.push_back(g->name);
-      if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())}) {
-        virDomainInfo di{};
-        if (virDomainGetInfo(d.get(), &di) == 0 && di.state != VIR_DOMAIN_SHUTOFF) kib += static_cast<std::int64_t>(di.memory);
-      }
+      if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
+        if (virDomainIsActive(d.get()) == 1) c.running.push_back(g->name);
     }
+    virDomainPtr* doms = nullptr;
+    const int nd = virConnectListAllDomains(h.conn.get(), &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+    if (nd < 0) throw PoolError("libvirt " + h.cfg.uri.text + ": cannot list its domains: " + last_error());
+    std::vector<Domain> active;
+    for (int k = 0; k < nd; ++k) active.emplace_back(doms[k]);
+    std::free(doms);
+    for (const auto& d : active) {
+      const std::string name = virDomainGetName(d.get());
+      if (!ours.count(name)) c.others.push_back(name);
+    }
+    std::sort(c.others.begin(), c.others.end());
     c.memory_mib = kib / 1024;
     out.push_back(c);
   }
@@ -678,6 +694,47 @@ void LibvirtPool::release() noexcept {
     }
     if (g.tunnel) g.tunnel->stop();
   }
+}
+
+void LibvirtPool::release_orphans(const AcquireContext& ctx) noexcept {
+  std::FILE* out = ctx.out ? ctx.out : stderr;
+  try {
+    const auto gone = libvirt_down(impl_->cfg, ctx.campaign, ctx.db_path, false, out);
+    if (!gone.empty())
+      std::fprintf(out, "libvirt: stopped %zu domain(s) an earlier runner of campaign %s left running (nothing left to run)\n",
+                   gone.size(), ctx.campaign.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(out, "libvirt: could not stop what an earlier runner left: %s\n", e.what());
+  }
+}
+
+std::string LibvirtPool::describe() const {
+  const Impl& m = *impl_;
+  std::string s = "engine libvirt: " + std::to_string(m.guests.size()) + " guest(s) on ";
+  for (std::size_t i = 0; i < m.hosts.size(); ++i) {
+    std::string names;
+    for (const auto& g : m.guests)
+      if (g->host == i) names += (names.empty() ? "" : ", ") + g->name;
+    HostState& h = *m.hosts[i];
+    std::string accel;
+    {
+      std::lock_guard<std::mutex> lock(h.mu);
+      if (h.accel) accel = "; " + h.accel->accelerator + ": " + h.accel->reason;
+    }
+    if (accel.empty()) {  // adopted guests only: as their owner records say
+      std::set<std::string> a;
+      for (const auto& g : m.guests)
+        if (g->host == i && !g->accelerator.empty()) a.insert(g->accelerator);
+      for (const auto& x : a) accel += (accel.empty() ? "; " : ", ") + x;
+      if (!accel.empty()) accel += " as adopted";
+    }
+    s += (i ? "; " : "") + h.cfg.uri.text + " (" + names + accel + ")";
+  }
+  if (m.accel_request.empty())
+    s += ", accelerator request " + m.cfg.accelerator + " (decided per host when the guests boot: kvm when the host "
+         "offers it and a trial boot works, else tcg)";
+  s += m.cfg.fresh_guest_per_case ? ", a fresh domain per case" : ", one domain per guest for the whole run";
+  return s;
 }
 
 std::string LibvirtPool::live_domain_xml(const std::string& name) {

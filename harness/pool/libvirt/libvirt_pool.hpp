@@ -64,12 +64,13 @@ class LibvirtPool : public Pool {
   ~LibvirtPool() override;
 
   std::string kind() const override { return "libvirt"; }
-  /// fresh boot per case, boot variants, remote, console and liveness; no agent reboot.
+  /// fresh boot per case, boot variants, remote, console, liveness and capacity; no agent reboot.
   Capabilities capabilities() const override;
   /// Per host entry: virNodeGetInfo's active CPUs; memory = virNodeGetFreeMemory plus the
   /// host's buffers and page cache (virNodeGetMemoryStats, when the driver reports them: the
-  /// MemAvailable that local guests use) plus the memory of running domains of this pool's
-  /// guest names on that host (acquire() adopts or replaces them). Throws PoolError.
+  /// MemAvailable that local guests use); `running` = this pool's guests whose domains are
+  /// active there (acquire() adopts or replaces them: their memory is already taken), `others`
+  /// = every other active domain there (sorted). Throws PoolError.
   std::vector<HostCapacity> capacity() override;
   /// Adopts or boots every guest (see the header comment), in parallel; prints one line per
   /// host's accelerator, per adopted, replaced or destroyed domain and per ready guest to
@@ -91,6 +92,12 @@ class LibvirtPool : public Pool {
   /// Destroys every domain this pool booted or adopted, deletes their disk and console
   /// volumes (consoles copied first) and stops the tunnels. Images stay. Never throws.
   void release() noexcept override;
+  /// libvirt_down of ctx.campaign and ctx.db_path on every host (domains an earlier runner
+  /// of the same campaign and DB left running, with their disk and console volumes). Never throws.
+  void release_orphans(const AcquireContext& ctx) noexcept override;
+  /// "engine libvirt: N guest(s) (vm0 ..) on URI (vm0, vm1), URI (vm2); accelerator ..."
+  /// (per host, as chosen once acquire() ran; before it: the request).
+  std::string describe() const override;
 
   /// The XML libvirt runs for guest `name` now. Throws PoolError when it has no domain.
   std::string live_domain_xml(const std::string& name);

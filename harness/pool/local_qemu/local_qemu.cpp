@@ -258,6 +258,22 @@ std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const Ope
   return std::make_unique<LocalQemuPool>(std::move(cfg), ctx);
 }
 
+std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const DownContext& ctx) {
+  std::vector<std::string> stopped;
+  for (const auto& vm : config->vms) {
+    const auto g = guest_info(vm);
+    if (!g || !g->running) continue;
+    const auto o = read_guest_owner(g->state_dir);
+    if (!o || o->campaign != ctx.campaign || (!ctx.db_path.empty() && !owned_by(o, ctx.campaign, ctx.db_path))) continue;
+    hvm::fleet_down("", {vm});
+    clear_guest_owner(vm);
+    std::fprintf(ctx.out, "%s: stopped (qemu pid %d, campaign %s, DB %s)\n", vm.c_str(), g->pid, o->campaign.c_str(),
+                 o->db.c_str());
+    stopped.push_back(vm + " on " + local_host_name());
+  }
+  return stopped;
+}
+
 Capabilities engine_capabilities() {
   Capabilities c;
   c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
@@ -266,7 +282,7 @@ Capabilities engine_capabilities() {
 
 [[maybe_unused]] const bool kRegistered = register_engine(
     {"local-qemu", "qemu guests this machine boots itself (harness vm up), KVM when a trial boot works, else TCG",
-     engine_capabilities(), parse, open});
+     engine_capabilities(), parse, open, down});
 
 }  // namespace
 }  // namespace harness::pool::local_qemu

@@ -204,14 +204,14 @@ TEST(AbPairsYaml, DesignAndProviderRules) {
     hc::parse_campaign(text, "ab.yaml");
     ADD_FAILURE() << "accepted";
   } catch (const hc::CampaignError& err) {
-    EXPECT_THAT(err.what(), HasSubstr("field variants.candidate.cmdline: needs provider.kind local-qemu"));
+    EXPECT_THAT(err.what(), HasSubstr("field variants.candidate.cmdline: needs provider.kind libvirt or local-qemu"));
   }
   text.replace(text.find("    cmdline: [harness.abtest=1]\n"), 31, "    kernel: {image_dir: next}\n");
   try {
     hc::parse_campaign(text, "ab.yaml");
     ADD_FAILURE() << "accepted";
   } catch (const hc::CampaignError& err) {
-    EXPECT_THAT(err.what(), HasSubstr("field variants.candidate.kernel: needs provider.kind local-qemu"));
+    EXPECT_THAT(err.what(), HasSubstr("field variants.candidate.kernel: needs provider.kind libvirt or local-qemu"));
   }
   // without cmdline/kernel, a hosts provider is fine
   text.replace(text.find("    kernel: {image_dir: next}\n"), 30, "");

@@ -25,6 +25,7 @@
 
 #include "test_files.hpp"
 #include "tests/common/run_harness.hpp"
+#include "tests/common/small_campaign.hpp"
 
 namespace hc = harness::campaign;
 namespace hp = harness::pool;
@@ -137,24 +138,17 @@ class TestPool : public hp::Pool {
      },
      [](std::shared_ptr<const hp::EngineConfig> c, const hp::OpenContext&) -> std::unique_ptr<hp::Pool> {
        return std::make_unique<TestPool>(std::move(c));
-     }});
+     },
+     nullptr});  // no `vm down` for the test engine
 
 /// One triplet on each of `vms` VMs of the test engine; `provider_extra` adds provider keys.
 std::string campaign_yaml(int vms, int retries, const std::string& provider_extra = "") {
   std::string v;
   for (int i = 0; i < vms; ++i) v += (i ? ", vm" : "vm") + std::to_string(i);
-  return "name: t\nkind: smoke\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
-         "provider: {kind: test-pool, vms: [" + v + "]" + provider_extra + "}\n"
-         "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
-         "cgroups: {bg_memory_max_mib: 300}\n"
-         "backend:\n  zram: {disksize_mib: 512, algorithm: lzo-rle, priority: 100}\n"
-         "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n"
-         "pressure: {allocation_mib: 600, active_set_mib: 128}\n"
-         "regimes:\n  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
-         "canaries: {}\ntrigger: {}\n"
-         "configurations: [static-zram, delayed-activation, bounded-reclaim]\n"
-         "design: {kind: matched-triplets, repeats: 1, dose_mib: 96}\n"
-         "runner: {max_infra_retries: " + std::to_string(retries) + ", poll_interval_ms: 20}\n";
+  return test_support::small_campaign_yaml("{kind: test-pool, vms: [" + v + "]" + provider_extra + "}",
+                                           "repeats: 1, dose_mib: 96",
+                                           "runner: {max_infra_retries: " + std::to_string(retries) +
+                                               ", poll_interval_ms: 20}\n");
 }
 
 std::int64_t count(results::Db& db, const std::string& sql) {

@@ -26,6 +26,7 @@
 
 #include "test_files.hpp"
 #include "tests/common/run_harness.hpp"
+#include "tests/common/small_campaign.hpp"
 #include "tests/common/wait_until.hpp"
 
 namespace hc = harness::campaign;
@@ -41,18 +42,10 @@ namespace {
 std::string campaign_yaml(int vms, int repeats, int retries, const std::string& extra = "") {
   std::string v;
   for (int i = 0; i < vms; ++i) v += (i ? ", vm" : "vm") + std::to_string(i);
-  return "name: t\nkind: smoke\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
-         "provider: {kind: hosts, vms: [" + v + "]}\n"
-         "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n"
-         "cgroups: {bg_memory_max_mib: 300}\n"
-         "backend:\n  zram: {disksize_mib: 512, algorithm: lzo-rle, priority: 100}\n"
-         "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n"
-         "pressure: {allocation_mib: 600, active_set_mib: 128}\n"
-         "regimes:\n  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
-         "canaries: {}\ntrigger: {}\n"
-         "configurations: [static-zram, delayed-activation, bounded-reclaim]\n"
-         "design: {kind: matched-triplets, repeats: " + std::to_string(repeats) + ", dose_mib: 96}\n"
-         "runner: {max_infra_retries: " + std::to_string(retries) + ", poll_interval_ms: 20}\n" + extra;
+  return test_support::small_campaign_yaml("{kind: hosts, vms: [" + v + "]}",
+                                           "repeats: " + std::to_string(repeats) + ", dose_mib: 96",
+                                           "runner: {max_infra_retries: " + std::to_string(retries) +
+                                               ", poll_interval_ms: 20}\n" + extra);
 }
 
 std::string hosts_yaml(const std::vector<const fake::FakeAgent*>& agents, const std::string& token_file) {

@@ -2,31 +2,46 @@
 // naming FILE:LINE:COL and the field.
 #include "harness/pool/libvirt/config.hpp"
 
+#include "harness/campaign/campaign.hpp"
+#include "harness/pool/engine.hpp"
+#include "harness/yaml/strict_yaml.hpp"
+#include "tests/common/small_campaign.hpp"
+
 #include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
 
 #include <string>
 
-using harness::pool::libvirt::ConfigError;
 using harness::pool::libvirt::LibvirtConfig;
-using harness::pool::libvirt::parse_libvirt_provider;
+using harness::pool::libvirt::parse_libvirt_block;
 using harness::pool::libvirt::parse_uri;
 
 namespace {
 
+/// The provider block of `yaml` as the campaign loader reads it: the strict reader, `kind`
+/// and `overcommit` consumed, the engine's keys, then finish().
 LibvirtConfig parse(const std::string& yaml) {
-  YAML::Node root = YAML::Load(yaml);
-  return parse_libvirt_provider(root["provider"], "c.yaml");
+  const YAML::Node root = harness::yaml::parse(yaml, "c.yaml");
+  harness::yaml::Section s(root["provider"], "provider", "c.yaml");
+  s.scalar<std::string>("kind");
+  s.scalar<bool>("overcommit", false);
+  LibvirtConfig c = parse_libvirt_block(s);
+  s.finish();
+  return c;
 }
 
-/// The message of the ConfigError that parsing `yaml` throws ("" when it does not throw).
+/// The message of the InputError that parsing `yaml` throws ("" when it does not throw).
 std::string error_of(const std::string& yaml) {
   try {
     parse(yaml);
-  } catch (const ConfigError& e) {
+  } catch (const harness::yaml::InputError& e) {
     return e.what();
   }
   return "";
+}
+
+/// A whole campaign whose provider block is `provider` (one line, line 6) and design lists `vms`.
+std::string campaign(const std::string& provider, const std::string& vms = "") {
+  return test_support::small_campaign_yaml(provider, "repeats: 1, dose_mib: 96" + (vms.empty() ? "" : ", vms: " + vms));
 }
 
 }  // namespace
@@ -52,7 +67,6 @@ TEST(LibvirtConfig, IssueExampleAndPlacementAcrossHosts) {
   // defaults
   EXPECT_TRUE(c.fresh_guest_per_case);
   EXPECT_EQ(c.accelerator, "auto");
-  EXPECT_FALSE(c.overcommit);
   EXPECT_EQ(c.name_prefix, "harness-");
   EXPECT_EQ(c.storage_pool, "reclaim-harness");
   EXPECT_EQ(c.storage_path, "/var/lib/libvirt/reclaim-harness");
@@ -75,7 +89,6 @@ TEST(LibvirtConfig, EveryOptionalKey) {
 )");
   EXPECT_FALSE(c.fresh_guest_per_case);
   EXPECT_EQ(c.accelerator, "tcg");
-  EXPECT_TRUE(c.overcommit);
   EXPECT_EQ(c.name_prefix, "lab1-");
   EXPECT_EQ(c.storage_pool, "rh2");
   EXPECT_EQ(c.storage_path, "/srv/rh");
@@ -108,12 +121,55 @@ TEST(LibvirtConfig, Errors) {
             "per host with its guest count)");
   EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  accelerator: hvf\n"),
             "c.yaml:4:16: field provider.accelerator: 'hvf' is not one of auto, kvm, tcg");
-  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  overcommit: yes\n"),
-            "c.yaml:4:15: field provider.overcommit: 'yes' is not true or false");
-  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  kind: hosts\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n"),
-            "c.yaml:3:3: field provider.kind: duplicate key (first given at c.yaml:2:3)");
-  EXPECT_EQ(error_of("provider:\n  kind: local-qemu\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n"),
-            "c.yaml:2:9: field provider.kind: 'local-qemu' is not libvirt");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  name_prefix: 'a b'\n"),
+            "c.yaml:4:16: field provider.name_prefix: 'a b' does not match [A-Za-z0-9_.-]{0,32}");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu:///system', guests: 1, gests: 2}\n"),
+            "c.yaml:4:42: field provider.hosts[0].gests: unknown key (did you mean 'guests'?)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  boot_timeout_s: 7200\n"),
+            "c.yaml:4:19: field provider.boot_timeout_s: must be <= 3600 (got 7200)");
+}
+
+TEST(LibvirtEngine, RegisteredAndParsedThroughTheCampaignLoader) {
+  const auto* e = harness::pool::find_engine("libvirt");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->capabilities.capacity);
+  EXPECT_TRUE(e->capabilities.boot_variants);
+  EXPECT_TRUE(static_cast<bool>(e->down));
+  const auto c = harness::campaign::parse_campaign(
+      campaign("{kind: libvirt, overcommit: true, fresh_guest_per_case: false, hosts: [{uri: 'qemu:///system', guests: 1}, "
+               "{uri: 'qemu+ssh://u@127.0.0.1/system', guests: 2}]}"),
+      "c.yaml");
+  EXPECT_EQ(c.provider, "libvirt");
+  EXPECT_EQ(c.vms, (std::vector<std::string>{"vm0", "vm1", "vm2"}));
+  ASSERT_TRUE(c.engine);
+  EXPECT_TRUE(c.engine->overcommit);
+  EXPECT_FALSE(c.engine->fresh_guest_per_case);
+  const auto cfg = std::dynamic_pointer_cast<const harness::pool::libvirt::Config>(c.engine);
+  ASSERT_TRUE(cfg);
+  EXPECT_EQ(cfg->libvirt.host_of(2), 1u);
+  const auto st = c.engine->settings();
+  EXPECT_EQ(st["hosts"][1]["uri"], "qemu+ssh://u@127.0.0.1/system");
+  EXPECT_EQ(st["hosts"][1]["guests"], 2);
+  EXPECT_EQ(st.count("overcommit"), 0u);
+  EXPECT_EQ(st.count("kind"), 0u);
+  EXPECT_TRUE(c.engine->clone()->settings() == st);
+  // errors name the campaign file, line and column, from the engine and from the design
+  try {
+    harness::campaign::parse_campaign(campaign("{kind: libvirt, hosts: [{uri: 'qemu:///system', guests: 1}], acelerator: tcg}"),
+                                      "c.yaml");
+    FAIL() << "a misspelt key was accepted";
+  } catch (const std::exception& ex) {
+    EXPECT_STREQ(ex.what(), "c.yaml:6:72: field provider.acelerator: unknown key (did you mean 'accelerator'?)");
+  }
+  try {
+    harness::campaign::parse_campaign(campaign("{kind: libvirt, hosts: [{uri: 'qemu:///system', guests: 2}]}", "[vm0]"),
+                                      "c.yaml");
+    FAIL() << "design.vms with one of the two placed guests was accepted";
+  } catch (const std::exception& ex) {
+    EXPECT_NE(std::string(ex.what()).find("field design.vms: lists 1 VMs but provider.hosts places 2 (vm0, vm1"),
+              std::string::npos)
+        << ex.what();
+  }
 }
 
 TEST(LibvirtConfig, UriRefusals) {

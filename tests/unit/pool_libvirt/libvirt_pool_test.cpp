@@ -237,13 +237,66 @@ TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
   EXPECT_EQ(cap[0].memory_mib, free_mib);
   EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
   EXPECT_EQ(cap[1].guests, (std::vector<std::string>{"vm2"}));
-  // once the guests run, their memory counts as available to them
+  EXPECT_TRUE(cap[0].running.empty());
+  // the test driver's own running domain "test" is another guest on that host
+  EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
+  // once the guests run (adopted by the next acquire), they are `running`: their memory is
+  // already out of the free memory, and they are not others of any entry
   pool.acquire(context());
   cap = pool.capacity();
   const auto free_now = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
-  EXPECT_EQ(cap[0].memory_mib, free_now + 2 * 1024);
-  EXPECT_EQ(cap[1].memory_mib, free_now + 1024);
+  EXPECT_EQ(cap[0].memory_mib, free_now);
+  EXPECT_EQ(cap[0].running, (std::vector<std::string>{"vm0", "vm1"}));
+  EXPECT_EQ(cap[1].running, (std::vector<std::string>{"vm2"}));
+  EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
+  EXPECT_EQ(cap[1].others, (std::vector<std::string>{"test"}));
+  EXPECT_TRUE(pool.capabilities().capacity);
   pool.release();
+}
+
+TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {
+  LibvirtConfig c = config({1});
+  c.fresh_guest_per_case = false;
+  LibvirtPool pool(c, GuestShape{}, hooks());
+  EXPECT_NE(pool.describe().find("engine libvirt: 1 guest(s) on test:///default (vm0)"), std::string::npos)
+      << pool.describe();
+  const auto g = pool.acquire(context());
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_FALSE(g[0].fresh_boot_per_case);
+  EXPECT_EQ(g[0].host, kTestUri);
+  EXPECT_NE(pool.describe().find("test:///default (vm0; tcg: auto: test:///default offers no kvm domain"), std::string::npos)
+      << pool.describe();
+  EXPECT_NE(pool.describe().find("one domain per guest for the whole run"), std::string::npos) << pool.describe();
+  pool.release();
+  LibvirtPool fresh(config({1}), GuestShape{}, hooks());
+  EXPECT_TRUE(fresh.acquire(context())[0].fresh_boot_per_case);
+  fresh.release();
+}
+
+TEST_F(LibvirtPoolTest, ReleaseOrphansStopsOnlyThisCampaignsDomains) {
+  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  a->acquire(context());
+  a.reset();  // killed after its last import: its domains keep running
+  ASSERT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
+  // another campaign's runner with nothing left to run touches none of them
+  LibvirtPool other(config({2}), GuestShape{}, hooks());
+  other.release_orphans(context("other", "camp.db"));
+  EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
+  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  b.release_orphans(context());
+  EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
+  EXPECT_NE(output().find("stopped 2 domain(s) an earlier runner of campaign camp left running"), std::string::npos)
+      << output();
+  StoragePool p(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str()));
+  ASSERT_TRUE(p);
+  virStoragePoolRefresh(p.get(), 0);
+  EXPECT_FALSE(Volume(virStorageVolLookupByName(p.get(), (prefix_ + "vm0-disk.img").c_str())));
+  // a host that cannot be reached is reported, not thrown
+  LibvirtConfig bad = config({1});
+  bad.hosts[0].uri = parse_uri("qemu+tcp://127.0.0.1:1/system");
+  LibvirtPool unreachable(bad, GuestShape{}, hooks());
+  unreachable.release_orphans(context());
+  EXPECT_NE(output().find("libvirt: could not stop what an earlier runner left"), std::string::npos) << output();
 }
 
 TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
