@@ -68,7 +68,9 @@ class CaseNotFound : public AgentError {
 /// phase setup|warmup|pressure|recovery|restoration|done, error (empty when null).
 struct CaseStatus {
   std::string case_id, state, phase, error;
-  bool finished() const { return state == "completed" || state == "infra_failed" || state == "cancelled"; }
+  bool finished() const {
+    return state == "completed" || state == "lost" || state == "infra_failed" || state == "cancelled";
+  }
 };
 
 /// Timeouts and retry policy. Defaults suit a TCG guest behind qemu user networking.

@@ -141,7 +141,7 @@ bool known_route(const httplib::Request& req) {
 }
 
 bool is_final(const std::string& state) {
-  return state == "completed" || state == "infra_failed" || state == "cancelled";
+  return state == "completed" || state == "lost" || state == "infra_failed" || state == "cancelled";
 }
 
 }  // namespace
@@ -150,7 +150,7 @@ bool is_final(const std::string& state) {
 struct CaseRec {
   std::string id;
   /// queued | qualifying | running | finishing (executor exited, verdict being read) |
-  /// completed | infra_failed | cancelled
+  /// completed | lost | infra_failed | cancelled
   std::string state = "queued";
   std::string error;  // "" = null
   fs::path dir;
@@ -164,7 +164,7 @@ struct CaseRec {
 
 /// What a finished executor left: the bundle's case row and restoration verdict.
 struct BundleOutcome {
-  std::string state = "infra_failed";  // completed | infra_failed
+  std::string state = "infra_failed";  // completed | lost | infra_failed (the bundle's cases.status)
   std::string error;
   json restoration = nullptr;
   bool unclean = false;  // the VM must not run another case until the operator clears it
@@ -292,7 +292,8 @@ struct Server::Impl {
       results::Stmt st(db, "SELECT status, error FROM cases WHERE case_id = ?");
       st.bind(1, id);
       if (st.step()) {
-        o.state = st.text(0) == "completed" ? "completed" : "infra_failed";
+        const std::string status = st.text(0);
+        o.state = status == "completed" || status == "lost" ? status : "infra_failed";
         o.error = st.opt_text(1).value_or("");
       } else {
         o.error = "bundle " + bundle.string() + " has no row for this case";

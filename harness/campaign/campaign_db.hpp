@@ -130,7 +130,7 @@ struct RanOn {
 /// Imports a bundle for `a` in one transaction: bundle rows, cases.attempt, schedule.state
 /// (= the bundle's cases.status), the attempts row and `on` (cases.accelerator, host_uri,
 /// overcommitted). cases.source_commit/source_dirty are filled from outcome_json.source
-/// {commit, dirty} when the bundle left them NULL. Returns that status ("completed" |
+/// {commit, dirty} when the bundle left them NULL. Returns that status ("completed" | "lost" |
 /// "infra_failed"). Throws results::DbError if the bundle is unreadable.
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
                            const RanOn& on = {});

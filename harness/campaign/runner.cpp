@@ -393,18 +393,115 @@ class Worker {
     follow(k, a, id, seen);
   }
 
+  /// The case's own deadline (PROTOCOL.md "A silent agent"): submission + start lead +
+  /// phases + restoration timeout + SilenceRules::deadline_margin_s, unix ns.
+  std::int64_t case_deadline_unix_ns(const Seen& seen) const {
+    const std::int64_t s = kStartLeadS + c_.warmup_s + c_.pressure_s + c_.recovery_s + c_.restoration_timeout_s +
+                           opt_.silence.deadline_margin_s;
+    return seen.submitted_unix_ns + s * 1'000'000'000LL;
+  }
+
+  /// One silence of the agent while a case runs, and what was learnt during it (stored in
+  /// detail_json.silence for the operator and the lost rule).
+  struct Silence {
+    std::optional<std::chrono::steady_clock::time_point> since;  ///< open episode (steady clock)
+    std::int64_t since_unix_ns = 0;
+    std::string last_liveness;  ///< last engine answer recorded in the open episode
+  };
+
+  /// Appends `id` to detail_json.silence.boot_ids_seen when it is new there.
+  static void note_boot_id(AttemptRecord& a, const std::string& id) {
+    if (id.empty()) return;
+    auto& ids = a.detail["silence"]["boot_ids_seen"];
+    if (!ids.is_array()) ids = nlohmann::json::array();
+    for (const auto& x : ids)
+      if (x == id) return;
+    ids.push_back(id);
+  }
+
+  /// The open silence episode of detail_json.silence.episodes (created by open_silence).
+  static nlohmann::json& open_episode(AttemptRecord& a) { return a.detail["silence"]["episodes"].back(); }
+
+  /// Opens an episode that began when the first unanswered request was sent (`steady`, `unix_ns`).
+  void open_silence(AttemptRecord& a, Silence& s, const Seen& seen, const std::string& error,
+                    std::chrono::steady_clock::time_point steady, std::int64_t unix_ns) {
+    s.since = steady;
+    s.since_unix_ns = unix_ns;
+    s.last_liveness.clear();
+    auto& sj = a.detail["silence"];
+    if (!sj.is_object()) sj = nlohmann::json::object();
+    if (!sj.contains("episodes")) sj["episodes"] = nlohmann::json::array();
+    sj["deadline_unix_ns"] = case_deadline_unix_ns(seen);
+    sj["episodes"].push_back({{"start_unix_ns", s.since_unix_ns},
+                              {"end_unix_ns", nullptr},
+                              {"seconds", nullptr},
+                              {"phase", seen.phase.empty() ? nlohmann::json(nullptr) : nlohmann::json(seen.phase)},
+                              {"first_error", error},
+                              {"liveness", nlohmann::json::array()}});
+    prog_.note(guest_.name, "agent silent (" + error + "); last phase seen: " +
+                                (seen.phase.empty() ? std::string("none") : seen.phase));
+    update_inflight(*db_, a);
+  }
+
+  void close_silence(AttemptRecord& a, Silence& s) {
+    auto& e = open_episode(a);
+    const std::int64_t t = now();
+    e["end_unix_ns"] = t;
+    e["seconds"] = static_cast<double>(t - s.since_unix_ns) / 1e9;
+    prog_.note(guest_.name, "agent answers again after " + std::to_string((t - s.since_unix_ns) / 1'000'000LL) +
+                                " ms of silence");
+    s.since.reset();
+  }
+
+  /// Asks the engine whether the guest still runs, recording each new answer in the open
+  /// episode. True when it says Gone.
+  bool guest_gone(AttemptRecord& a, Silence& s) {
+    if (!caps_.liveness) return false;
+    const std::string l = pool::to_string(pool_.liveness(guest_));
+    if (l != s.last_liveness) {
+      open_episode(a)["liveness"].push_back({{"t_unix_ns", now()}, {"answer", l}});
+      s.last_liveness = l;
+      update_inflight(*db_, a);
+    }
+    return l == pool::to_string(pool::Liveness::Gone);
+  }
+
   /// Polls the submitted (or taken over) case until it finishes, then imports its bundle
   /// with the attempts row in one transaction; or records it lost / infra_failed.
+  /// A silent agent (docs/PROTOCOL.md "A silent agent"): before the pressure phase, a
+  /// silence longer than SilenceRules::before_pressure means the case vanished; from the
+  /// pressure phase on the runner keeps asking until the case's own deadline, and the case
+  /// is lost only when the engine says the guest is gone, the boot id changed, or that
+  /// deadline passed.
   void follow(const ScheduledCase& k, AttemptRecord& a, const std::string& id, Seen& seen) {
     const auto timeout_ns = static_cast<std::int64_t>(c_.case_timeout_s) * 1'000'000'000LL;
-    const auto lost_after = std::max(std::chrono::milliseconds(60000), std::chrono::milliseconds(c_.poll_interval_ms) * 10);
-    std::optional<std::chrono::steady_clock::time_point> lost_since;
+    const auto grace = std::max(opt_.silence.before_pressure, std::chrono::milliseconds(c_.poll_interval_ms) * 10);
+    if (!a.detail.is_object()) a.detail = nlohmann::json::object();
+    // The boot the case runs on: the one recorded before submission, else the agent's now.
+    std::string boot = a.detail.contains("boot_id") && a.detail["boot_id"].is_string()
+                           ? a.detail["boot_id"].get<std::string>()
+                           : boot_id();
+    if (!boot.empty() && !a.detail.contains("boot_id")) a.detail["boot_id"] = boot;
+    Silence silence;
     agent::CaseStatus st;
     for (;;) {
+      const auto asked = std::chrono::steady_clock::now();
+      const std::int64_t asked_unix_ns = now();
       try {
         st = client_->status(id);
-        lost_since.reset();
         seen.last_seen_unix_ns = now();
+        if (silence.since) {
+          close_silence(a, silence);
+          // Did the guest reboot while the agent was silent? A new boot id means the case's
+          // kernel is gone, whatever the agent says of the case now.
+          const std::string b = boot_id();
+          note_boot_id(a, boot);
+          note_boot_id(a, b);
+          update_inflight(*db_, a);
+          if (!boot.empty() && !b.empty() && b != boot)
+            return vanished(k, a, seen, "the guest rebooted while its agent was silent (boot id " + boot + " -> " + b + ")");
+          if (boot.empty()) boot = b;
+        }
         if (!st.phase.empty() && st.phase != "done" && st.phase != seen.phase) {
           seen.phase = st.phase;
           put_seen(a, seen);
@@ -413,11 +510,27 @@ class Worker {
         if (!st.phase.empty()) prog_.phase(guest_.name, st.phase);
         if (st.finished()) break;
       } catch (const agent::CaseNotFound& e) {
+        if (silence.since) close_silence(a, silence);
         return vanished(k, a, seen, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
       } catch (const agent::AgentError& e) {
-        const auto t = std::chrono::steady_clock::now();
-        if (!lost_since) lost_since = t;
-        if (t - *lost_since > lost_after) return vanished(k, a, seen, std::string("agent lost: ") + e.what());
+        if (!silence.since) open_silence(a, silence, seen, e.what(), asked, asked_unix_ns);
+        const auto silent_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *silence.since);
+        if (!pressure_started(seen.phase)) {
+          if (silent_ms > grace)
+            return vanished(k, a, seen,
+                            std::string("agent lost: silent for ") + std::to_string(silent_ms.count()) +
+                                " ms before the pressure phase was seen: " + e.what());
+        } else if (guest_gone(a, silence)) {
+          return vanished(k, a, seen,
+                          "the engine says the guest is gone (liveness) after " + std::to_string(silent_ms.count()) +
+                              " ms of agent silence: " + e.what());
+        } else if (now() > case_deadline_unix_ns(seen)) {
+          return vanished(k, a, seen,
+                          "agent silent for " + std::to_string(silent_ms.count()) +
+                              " ms and the case's deadline passed (start lead + phases + restoration timeout + " +
+                              std::to_string(opt_.silence.deadline_margin_s) + " s margin): " + e.what());
+        }
       }
       if (now() - seen.submitted_unix_ns > timeout_ns) {
         try {
@@ -453,8 +566,11 @@ class Worker {
     }
     std::error_code ec;
     fs::remove(bundle, ec);
+    // A lost bundle (the executor's own failure after the pressure phase started) is an
+    // outcome like a completed one: final, never rerun (PROTOCOL.md).
+    const bool outcome = status == "completed" || status == "lost";
     prog_.finish(guest_.name, k.case_id, status, status == "completed" ? "" : st.error,
-                 status != "completed" && case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
+                 outcome || case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
   }
 
   /// POSTs the spec and makes sure an accepted case is never lost (issue: a POST whose
@@ -469,7 +585,7 @@ class Worker {
   std::optional<std::string> submit_or_adopt(const nlohmann::json& spec, const std::string& id) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto poll = std::chrono::milliseconds(c_.poll_interval_ms);
-    const auto grace = std::max(std::chrono::milliseconds(60000), poll * 10);
+    const auto grace = std::max(opt_.silence.before_pressure, poll * 10);
     bool noted_busy = false;
     for (;;) {
       try {

@@ -20,9 +20,13 @@
 // Rules (study, docs/PROTOCOL.md): a completed case is never run again; OOM, failed or
 // partial reclaim and slow cases are `completed` outcomes and kept; a case lost after the
 // pressure phase started (guest, agent or case lost, timeout) is the outcome `lost` and
-// never rerun automatically; only infra_failed cases (failures before the pressure phase)
-// are retried (up to max_infra_retries since the last `harness mark-infra` or
-// `harness reset-infra`), every attempt recorded.
+// never rerun automatically. An agent that stops answering after the pressure phase
+// started is asked again until the case's own deadline (SilenceRules): the bundle is
+// imported when it answers; the case is lost only when the engine says the guest is gone,
+// its boot id changed, or the deadline passed, with the evidence in the attempt's
+// detail_json.silence (episodes, liveness answers, boot ids seen). Only infra_failed
+// cases (failures before the pressure phase) are retried (up to max_infra_retries since
+// the last `harness mark-infra` or `harness reset-infra`), every attempt recorded.
 //
 // Before any case (preflight.hpp): every host's agent must answer GET /v1/health (a host
 // that does not is waited for with exponential backoff, bounded by RunOptions::host_wait,
@@ -51,6 +55,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 
 #include <set>
@@ -58,6 +63,21 @@
 #include <vector>
 
 namespace harness::campaign {
+
+/// How long the runner keeps asking an agent that stopped answering (docs/PROTOCOL.md "A
+/// silent agent"). The defaults are the rule; unit tests shorten them so no test waits a
+/// minute (not exposed on the command line).
+struct SilenceRules {
+  /// Before the pressure phase started (last phase seen setup or warmup, or none): a
+  /// silence this long means the case vanished (infra_failed, or the phase-never-seen rule).
+  std::chrono::milliseconds before_pressure{60000};
+  /// From the pressure phase on, the runner keeps asking until the case's own deadline:
+  /// submission + start lead (3 s) + warmup + pressure + recovery + restoration_timeout_s +
+  /// this margin, seconds. **Assumption** (ours; campaigns/README.md Table 1): 300 s covers
+  /// the executor's setup and qualification before T0, trace import and the bundle write
+  /// under TCG.
+  int deadline_margin_s = 300;
+};
 
 struct RunOptions {
   std::string db_path;        ///< campaign DB (created and planned if missing)
@@ -75,6 +95,7 @@ struct RunOptions {
   /// campaign (the stored baseline DB supplies them; the plan and its SHA-256 are unchanged).
   std::set<std::string> skip_cases;
   std::FILE* out = stderr;    ///< progress, waits and takeover notes
+  SilenceRules silence;       ///< a silent agent (PROTOCOL.md); defaults are the rule
 };
 
 struct RunSummary {

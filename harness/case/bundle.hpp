@@ -65,7 +65,7 @@ struct CaseBundle {
   std::string configuration;  ///< static-zram | delayed-activation | bounded-reclaim
   std::optional<std::int64_t> dose_bytes;
   std::int64_t attempt = 1;
-  std::string status;  ///< completed | infra_failed
+  std::string status;  ///< completed | infra_failed | lost (executor.hpp classify)
   std::optional<std::string> error;
   std::optional<std::string> accelerator, kernel_release, source_commit;
   std::optional<std::int64_t> source_dirty;  ///< 1 = the build had uncommitted changes

@@ -1,6 +1,7 @@
 #pragma once
 // Cancelling a running case with SIGTERM or SIGINT (SPEC.md "Executor decisions", Status:
-// a cancelled case is infra_failed and its restoration still runs). The handler only
+// a cancelled case is infra_failed before the pressure phase was reported and lost from
+// then on, executor.hpp classify; its restoration still runs). The handler only
 // stores the signal's number; the schedule's sleep wakes on it (the handlers are installed
 // without SA_RESTART, so clock_nanosleep returns EINTR) and the tick loop stops there.
 #include <signal.h>

@@ -33,6 +33,16 @@ std::int64_t unix_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+}  // namespace
+
+ExecutorResult classify(const std::optional<std::string>& failure, bool pressure_reported) {
+  if (!failure) return {0, "completed", "", ""};
+  if (pressure_reported) return {4, "lost", "", *failure};
+  return {3, "infra_failed", "", *failure};
+}
+
+namespace {
+
 class CaseRun {
  public:
   CaseRun(const CaseSpec& spec, const ExecutorOptions& opt)
@@ -213,7 +223,9 @@ ExecutorResult CaseRun::run_schedule() {
 }
 
 void CaseRun::restore() {
-  phase_.report("restoration");
+  // The runner counts `restoration` as after the pressure phase (PROTOCOL.md): a case that
+  // never reached pressure keeps showing its last phase while it restores.
+  if (phase_.pressure_reported()) phase_.report("restoration");
   auto& vm = out_.vm_state ? *out_.vm_state : out_.vm_state.emplace();
   RestorationInputs in{fs_, cg_, backend_, children_, spec_.restoration_timeout_s, oom_start_,
                        vm.start ? vm.start->baseline : std::nullopt, variant_ ? &*variant_ : nullptr};
@@ -229,7 +241,7 @@ void CaseRun::restore() {
 }
 
 ExecutorResult CaseRun::finish() {
-  ExecutorResult r{error_ ? 3 : 0, error_ ? "infra_failed" : "completed", "", error_.value_or("")};
+  ExecutorResult r = classify(error_, phase_.pressure_reported());
   b_.status = r.status;
   if (error_ && !error_->empty()) b_.error = error_;
   if (variant_) {  // an exit before restore() (qualification failed): knobs back now
@@ -247,7 +259,8 @@ ExecutorResult CaseRun::finish() {
     write_bundle(path, b_);
     r.bundle_path = path;
   } catch (const std::exception& e) {
-    r = {3, "infra_failed", "", (r.error.empty() ? "" : r.error + "; ") + "writing the bundle failed: " + e.what()};
+    r = classify((r.error.empty() ? "" : r.error + "; ") + "writing the bundle failed: " + e.what(),
+                 phase_.pressure_reported());
   }
   return r;
 }

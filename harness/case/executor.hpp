@@ -17,11 +17,16 @@
 // caught up (counted in telemetry extra_json.missed_ticks; tick_loop.hpp).
 //
 // Status: completed (whatever latency, OOM kills, reclaim errors, partial reclaim,
-// unclean restoration) or infra_failed (qualification failed, setup failed, a workload
-// could not start, a canary left no trace without having been OOM-killed, cancelled by
-// SIGTERM/SIGINT). Exit codes: 0 completed, 3 infra_failed (a bundle is written in both
-// cases when the out dir is writable).
+// unclean restoration); otherwise a failure the executor detects itself (qualification
+// failed, setup failed, a workload could not start, a canary left no trace without having
+// been OOM-killed, cancelled by SIGTERM/SIGINT, an executor error, the bundle write) is
+// classified by the phase the agent may have shown the runner, exactly as the runner
+// decides a vanished case (docs/PROTOCOL.md): infra_failed (rerun) before the pressure
+// phase was reported, lost (an outcome, never rerun; study: reruns only after an
+// infrastructure failure) once it was. Exit codes: 0 completed, 3 infra_failed, 4 lost (a
+// bundle is written in every case when the out dir is writable).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/case/spec.hpp"
@@ -44,13 +49,18 @@ struct ExecutorOptions {
 };
 
 struct ExecutorResult {
-  int exit_code = 3;        ///< 0 completed, 3 infra_failed
-  std::string status;       ///< completed | infra_failed
+  int exit_code = 3;        ///< 0 completed, 3 infra_failed, 4 lost
+  std::string status;       ///< completed | infra_failed | lost
   std::string bundle_path;  ///< "" when no bundle could be written
-  std::string error;        ///< infra_failed reason
+  std::string error;        ///< the failure (infra_failed or lost)
 };
 
-/// Runs one already-validated case. Never throws: failures become infra_failed.
+/// The status of a case that ended with `failure` (none = completed): lost once the phase
+/// file reported pressure (`pressure_reported`), infra_failed before (docs/PROTOCOL.md).
+ExecutorResult classify(const std::optional<std::string>& failure, bool pressure_reported);
+
+/// Runs one already-validated case. Never throws: failures become infra_failed or lost
+/// by the phase reached (classify).
 ExecutorResult run_case(const CaseSpec& spec, const ExecutorOptions& opt);
 
 }  // namespace hcase

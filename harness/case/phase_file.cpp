@@ -9,6 +9,7 @@ namespace hcase {
 void PhaseFile::report(const std::string& phase) {
   if (phase == last_) return;
   last_ = phase;
+  if (phase == "pressure" || phase == "recovery") pressure_reported_ = true;
   const auto dst = std::filesystem::path(out_dir_) / "phase";
   const auto tmp = std::filesystem::path(out_dir_) / "phase.tmp";
   {

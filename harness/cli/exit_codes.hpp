@@ -6,7 +6,7 @@
 // wrong type or out of range: validators.hpp) exits with kUsage instead of CLI11's own
 // codes (105, 106, ...). A file the command line names that is missing or of the wrong
 // kind (a missing DB, a non-DB file) is kError from every subcommand (open_db.hpp).
-// Older per-command codes kept for their callers: `harness case run` 3 = infra_failed (the
+// Older per-command codes kept for their callers: `harness case run` 3 = infra_failed, 4 = lost (the
 // agent reads it), `harness vm exec` 124 = guest timed out (timeout(1) convention).
 namespace harness::cli {
 

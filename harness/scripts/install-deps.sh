@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package the harness needs: build, tests, local VMs,
 # figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify), the
-# libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh).
+# libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh),
+# iptables (the partition guest test blocks an agent's forwarded port).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
@@ -13,7 +14,7 @@ PACKAGES=(
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
   rt-tests zstd lz4
-  dpkg-dev openssl systemd
+  dpkg-dev openssl systemd iptables
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -34,7 +34,7 @@ inline nlohmann::json wait_final(httplib::Client& c, const std::string& id, std:
     if (r && r->status == 200) {
       j = nlohmann::json::parse(r->body);
       const std::string s = j["state"];
-      if (s == "completed" || s == "infra_failed" || s == "cancelled") return j;
+      if (s == "completed" || s == "lost" || s == "infra_failed" || s == "cancelled") return j;
     }
     std::this_thread::sleep_for(poll);
   }

@@ -98,12 +98,12 @@ class AgentFixture : public ::testing::Test {
                "\"passed\":false,\"found\":\"memory.reclaim missing\"}]}'\n");
   }
 
-  // A bundle in the results schema holding case `id` (what `harness case run` writes).
-  void make_bundle(const std::string& id) {
+  // A bundle in the results schema holding case `id` with `status` (what `harness case run` writes).
+  void make_bundle(const std::string& id, const std::string& status = "completed") {
     results::Db db((dir / "bundles" / (id + ".db")).string(), results::Db::Mode::Create);
     results::Stmt st(db, "INSERT INTO cases(case_id,campaign,vm,regime,repeat,configuration,status,spec_json) "
-                         "VALUES(?,'smoke','vm0','fast-structured',1,'static-zram','completed','{}')");
-    st.bind(1, id);
+                         "VALUES(?,'smoke','vm0','fast-structured',1,'static-zram',?,'{}')");
+    st.bind(1, id).bind(2, status);
     st.run();
   }
 

@@ -371,6 +371,17 @@ TEST_P(AgentProcess, ExecutorDeathWithoutBundleIsInfraFailed) {
   EXPECT_EQ(fin["exit_code"], 3);
 }
 
+// The executor's own failure after the pressure phase started: its bundle says lost, and so
+// does the case's state (the runner imports it as that outcome, never reruns it).
+TEST_P(AgentProcess, ALostBundleIsStateLostWithItsBundle) {
+  make_bundle("case-l", "lost");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(client().Post("/v1/cases", valid_spec("case-l").dump(), "application/json")->status, 202);
+  const json fin = wait_final("case-l");
+  EXPECT_EQ(fin["state"], "lost") << fin.dump();
+  EXPECT_EQ(client().Get("/v1/cases/case-l/bundle")->status, 200);
+}
+
 TEST_P(AgentProcess, StatusSurvivesAgentRestart) {
   make_bundle("case-r");
   ASSERT_TRUE(start());

@@ -32,6 +32,7 @@ enum class Outcome {
   Completed,      ///< completed bundle, trigger + reclaim + clean restoration
   Oom,            ///< completed bundle whose telemetry shows a foreground OOM kill
   InfraBundle,    ///< bundle with cases.status infra_failed
+  LostBundle,     ///< bundle with cases.status lost (the executor's own failure after pressure), state lost
   InfraNoBundle,  ///< state infra_failed, bundle 404 (child died without a bundle)
   InfraNoBundleInWarmup,  ///< as InfraNoBundle, but the phase never gets past warmup
   LostInWarmup,   ///< the agent forgets the case (404) right after reporting warmup
@@ -93,8 +94,10 @@ inline void write_bundle(const std::string& path, const nlohmann::json& spec, Ou
     c.bind(7, spec.at("configuration").get<std::string>());
     if (spec.contains("dose_bytes")) c.bind(8, spec["dose_bytes"].get<std::int64_t>());
     else c.bind_null(8);
-    c.bind(9, infra ? "infra_failed" : "completed");
+    const bool lost = o == Outcome::LostBundle;
+    c.bind(9, infra ? "infra_failed" : lost ? "lost" : "completed");
     if (infra) c.bind(10, "fake: pressure-gen did not start");
+    else if (lost) c.bind(10, "canary-sqlite left no readable trace (fake) and fg saw no OOM kill");
     else c.bind_null(10);
     c.bind(11, spec.dump());
     if (outcome_source.empty()) {
@@ -193,6 +196,21 @@ class FakeAgent {
   std::atomic<int> health_503_left{0};  ///< answer this many GET /v1/health with 503 first
   std::atomic<bool> health_down{false};  ///< answer every GET /v1/health with 503 while set
   std::atomic<int> health_gets{0};
+  /// While set, every request (health, status, bundle, POST) is answered 503: a network
+  /// partition as the runner sees it. silent_answers counts those answers.
+  std::atomic<bool> silent{false};
+  std::atomic<int> silent_answers{0};
+  /// GET /v1/health boot_id ("" = not reported). Changing it is a reboot of the guest.
+  std::string boot_id() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return boot_id_;
+  }
+  void set_boot_id(const std::string& id) {
+    std::lock_guard<std::mutex> lk(mu_);
+    boot_id_ = id;
+  }
+  /// Bundles downloaded (GET .../bundle answered 200).
+  std::atomic<int> bundle_downloads{0};
   /// GET /v1/health "unclean" (null = usable; an object marks the VM unusable, as the real
   /// agent does after an unclean restoration).
   nlohmann::json unclean = nullptr;
@@ -234,6 +252,12 @@ class FakeAgent {
   }
 
   void install() {
+    server_.set_pre_routing_handler([this](const httplib::Request&, httplib::Response& res) {
+      if (!silent) return httplib::Server::HandlerResponse::Unhandled;
+      ++silent_answers;
+      res.status = 503;
+      return httplib::Server::HandlerResponse::Handled;
+    });
     server_.Get("/v1/health", [this](const httplib::Request&, httplib::Response& res) {
       ++gets_;
       ++health_gets;
@@ -246,6 +270,7 @@ class FakeAgent {
       {
         std::lock_guard<std::mutex> lk(mu_);
         h["unclean"] = unclean;
+        if (!boot_id_.empty()) h["boot_id"] = boot_id_;
       }
       res.set_content(h.dump(), "application/json");
     });
@@ -337,17 +362,20 @@ class FakeAgent {
         c.last_phase = phase;
         c.state = "running";
         ++c.polls;
-      } else if (c.state != "completed" && c.state != "infra_failed") {
+      } else if (c.state != "completed" && c.state != "infra_failed" && c.state != "lost") {
         const std::string path = dir_ + "/" + it->first + ".db";
         if (c.outcome == Outcome::InfraNoBundle || c.outcome == Outcome::InfraNoBundleInWarmup) {
           c.state = "infra_failed";
         } else {
           write_bundle(path, c.spec, c.outcome, bundle_source_commit);
-          c.state = c.outcome == Outcome::InfraBundle ? "infra_failed" : "completed";
+          c.state = c.outcome == Outcome::InfraBundle  ? "infra_failed"
+                    : c.outcome == Outcome::LostBundle ? "lost"
+                                                       : "completed";
         }
       }
       nlohmann::json j{{"case_id", it->first}, {"state", c.state}, {"phase", phase}, {"error", nullptr}};
       if (c.state == "infra_failed") j["error"] = "fake: child died";
+      if (c.state == "lost") j["error"] = "canary-sqlite left no readable trace (fake)";
       res.set_content(j.dump(), "application/json");
     });
     server_.Get(R"(/v1/cases/([A-Za-z0-9._-]+)/bundle)", [this](const httplib::Request& req, httplib::Response& res) {
@@ -361,6 +389,7 @@ class FakeAgent {
         res.set_content(R"({"error":"no bundle"})", "application/json");
         return;
       }
+      ++bundle_downloads;
       res.set_content(test_support::slurp(path), "application/vnd.sqlite3");
     });
     server_.Post(R"(/v1/cases/([A-Za-z0-9._-]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
@@ -371,6 +400,7 @@ class FakeAgent {
   }
 
   std::string dir_, token_;
+  std::string boot_id_;  ///< under mu_
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;

@@ -21,11 +21,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <atomic>
 #include <mutex>
+#include <thread>
 
 #include "test_files.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/common/small_campaign.hpp"
+#include "tests/common/wait_until.hpp"
 
 namespace hc = harness::campaign;
 namespace hp = harness::pool;
@@ -45,6 +48,8 @@ struct TestPoolState {
   int boot_failures_left = 0;         // the next N fresh boots throw BootError
   std::vector<std::string> boots;     // guest names, in fresh-boot order
   int acquires = 0, releases = 0, orphan_releases = 0;
+  hp::Liveness liveness = hp::Liveness::Gone;  // what liveness() answers
+  std::atomic<int> liveness_calls{0};
   void reset() {
     std::lock_guard<std::mutex> lk(mu);
     agents.clear();
@@ -53,6 +58,8 @@ struct TestPoolState {
     boot_failures_left = 0;
     boots.clear();
     acquires = releases = orphan_releases = 0;
+    liveness = hp::Liveness::Gone;
+    liveness_calls = 0;
   }
 };
 TestPoolState& state() {
@@ -106,7 +113,11 @@ class TestPool : public hp::Pool {
     b.accelerator = "kvm";
     return b;
   }
-  hp::Liveness liveness(const hp::Guest&) override { return hp::Liveness::Gone; }
+  hp::Liveness liveness(const hp::Guest&) override {
+    ++state().liveness_calls;
+    std::lock_guard<std::mutex> lk(state().mu);
+    return state().liveness;
+  }
   std::string diagnose(const hp::Guest& g, std::size_t) override { return g.name + ": console says goodbye"; }
   void release() noexcept override {
     std::lock_guard<std::mutex> lk(state().mu);
@@ -381,4 +392,70 @@ TEST(RunnerPool, HarnessVmUpAppliesTheSameCapacityCheck) {
   EXPECT_THAT(r.out, HasSubstr("capacity: the guests do not fit their host(s)"));
   EXPECT_THAT(r.out, HasSubstr("give --overcommit"));
   EXPECT_FALSE(std::filesystem::exists(d / "xdg/reclaim-harness/vms/vm0/meta.json"));  // nothing booted
+}
+
+TEST(RunnerPool, ASilentAgentWhoseGuestIsGoneIsLostWithTheEvidence) {
+  // The pre-pressure grace is shortened so that a 60 s rule could not be what decides.
+  Fleet f(1);
+  f.o.silence.before_pressure = std::chrono::milliseconds(200);
+  f.agents[0]->hold_submission = 1;
+  const auto c = f.campaign(campaign_yaml(1, 1));
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(c, f.o); });
+  const bool held = f.agents[0]->wait_until_held(std::chrono::seconds(60));
+  f.agents[0]->silent = true;
+  // The engine is asked during the silence and again for the lost case's evidence.
+  const bool asked = test_support::wait_until([] { return state().liveness_calls.load() >= 2; },
+                                              std::chrono::seconds(60));
+  f.agents[0]->silent = false;
+  f.agents[0]->release_hold();
+  run.join();
+  ASSERT_TRUE(held && asked) << "held " << held << ", liveness asked " << state().liveness_calls.load();
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.completed, 2);
+  for (const auto& [id, n] : f.agents[0]->submissions()) EXPECT_EQ(n, 1) << id;
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  const std::string x = text(db, "SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1");
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+  EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+              HasSubstr("the engine says the guest is gone (liveness)"));
+  const std::string at = "FROM attempts WHERE case_id = '" + x + "'";
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer') " + at), "gone");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase') " + at), "pressure");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.liveness') " + at), "gone");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.console_tail') " + at), "vm0: console says goodbye");
+}
+
+TEST(RunnerPool, ASilentAgentWhoseGuestRunsIsAskedAgainAndImported) {
+  Fleet f(1);
+  f.o.silence.before_pressure = std::chrono::milliseconds(200);
+  state().liveness = hp::Liveness::Running;
+  f.agents[0]->hold_submission = 1;
+  const auto c = f.campaign(campaign_yaml(1, 1));
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(c, f.o); });
+  const bool held = f.agents[0]->wait_until_held(std::chrono::seconds(60));
+  const auto t0 = std::chrono::steady_clock::now();
+  f.agents[0]->silent = true;
+  const bool asked = test_support::wait_until(
+      [&] {
+        return state().liveness_calls.load() >= 3 && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1);
+      },
+      std::chrono::seconds(60));
+  f.agents[0]->silent = false;
+  f.agents[0]->release_hold();
+  run.join();
+  ASSERT_TRUE(held && asked) << "held " << held << ", liveness asked " << state().liveness_calls.load();
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.lost, 0);
+  EXPECT_EQ(f.agents[0]->bundle_downloads.load(), 3);
+  results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
+  const std::string x = text(db, "SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1");
+  const std::string at = "FROM attempts WHERE case_id = '" + x + "'";
+  EXPECT_EQ(text(db, "SELECT status " + at), "completed");
+  // Liveness answers are recorded when they change: one "running" for the whole silence,
+  // although the engine was asked at every unanswered poll.
+  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.episodes[0].liveness') " + at), 1);
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer') " + at), "running");
+  EXPECT_NE(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns') " + at), "(none)");
 }

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "test_files.hpp"
 #include "tests/common/run_harness.hpp"
@@ -430,6 +431,37 @@ TEST(RunnerLost, GuestLostInWarmupIsInfraFailedAndRerun) {
   EXPECT_EQ(q.text(2), "restoration");
   EXPECT_FALSE(q.step());
   EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + y + "'"), "completed");
+}
+
+// The executor's own failure after the pressure phase started comes as a bundle with status
+// lost (harness/case/executor.hpp classify): imported as that outcome, with its rows, and
+// never rerun, in this run or the next.
+TEST(RunnerLost, ALostBundleIsImportedAsTheOutcomeAndNeverRerun) {
+  OneVm v;
+  const std::string y = "t-vm0-fast-structured-r1-bounded-reclaim";
+  v.a0.outcome = [&](const std::string& id, int) {
+    return id == y ? fake::Outcome::LostBundle : fake::Outcome::Completed;
+  };
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 3);
+  EXPECT_EQ(v.a0.submissions()[y], 1);
+  {
+    results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+    EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + y + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + y + "'"), "lost");
+    EXPECT_EQ(text(db, "SELECT group_concat(status || '/' || kind) FROM attempts WHERE case_id = '" + y + "'"),
+              "lost/run");
+    EXPECT_THAT(text(db, "SELECT error FROM cases WHERE case_id = '" + y + "'"), HasSubstr("left no readable trace"));
+    // The bundle's rows came in (kept for inspection; the analysis imputes a lost case's p99).
+    EXPECT_GT(count(db, "SELECT count(*) FROM telemetry WHERE case_id = '" + y + "'"), 0);
+  }
+  const auto s2 = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s2.attempts_this_run, 0);
+  EXPECT_EQ(s2.lost, 1);
+  EXPECT_EQ(v.a0.submissions()[y], 1);
 }
 
 TEST(RunnerLost, MarkInfraIsAuditedAndMakesTheCaseRunnableAgain) {
@@ -992,4 +1024,126 @@ TEST(Runner, SkipCasesAreNotSubmittedAndStayPending) {
   EXPECT_EQ(s2.skipped, 0);
   EXPECT_EQ(s2.attempts_this_run, 1);
   EXPECT_EQ(v.a0.submissions().count(skipped), 1u);
+}
+
+// A silent agent (PROTOCOL.md "A silent agent"): from the pressure phase on the runner keeps
+// asking within the case's own deadline; the network alone never decides an outcome. The
+// pre-pressure grace (60 s in a campaign) is shortened to 200 ms so that the silences below
+// outlast it many times over without a test waiting a minute.
+namespace {
+
+/// OneVm whose first case is held in its pressure phase, with boot id boot-1.
+struct SilentVm : OneVm {
+  explicit SilentVm(const std::string& extra = "") {
+    if (!extra.empty()) c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, 2, extra));
+    a0.set_boot_id("boot-1");
+    a0.hold_submission = 1;
+    o.silence.before_pressure = std::chrono::milliseconds(200);
+  }
+  /// The held case: the first of the schedule.
+  std::string held() {
+    results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+    return text(db, "SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1");
+  }
+};
+
+/// Waits until the runner follows the held case, makes the agent silent, and waits until
+/// the runner's status polls have met the silence for `polls` answers and 5x the grace.
+bool silence_past_the_grace(SilentVm& v, int polls) {
+  if (!v.a0.wait_until_held(std::chrono::seconds(60))) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  v.a0.silent = true;
+  return test_support::wait_until(
+      [&] {
+        return v.a0.silent_answers.load() >= polls &&
+               std::chrono::steady_clock::now() - t0 > 5 * v.o.silence.before_pressure;
+      },
+      std::chrono::seconds(60));
+}
+
+}  // namespace
+
+TEST(RunnerSilence, AgentSilentInPressureLongerThanTheGraceThenAnsweringIsCompletedAndImportedOnce) {
+  SilentVm v;
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
+  const bool silenced = silence_past_the_grace(v, 8);  // >= 2 status requests of 4 tries each
+  v.a0.silent = false;
+  v.a0.release_hold();
+  run.join();
+  ASSERT_TRUE(silenced) << "the runner never met the silence";
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(s.lost, 0);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.attempts_this_run, 3);
+  for (const auto& [id, n] : v.a0.submissions()) EXPECT_EQ(n, 1) << id;
+  EXPECT_EQ(v.a0.bundle_downloads.load(), 3);  // imported once each
+  const std::string x = v.held();
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "completed");
+  EXPECT_EQ(text(db, "SELECT group_concat(status) FROM attempts WHERE case_id = '" + x + "'"), "completed");
+  const std::string at = "FROM attempts WHERE case_id = '" + x + "'";
+  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.episodes') " + at), 1);
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase') " + at), "pressure");
+  EXPECT_GT(std::stod(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].seconds') " + at)), 0.2 * 5);
+  EXPECT_GT(count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns') - "
+                      "json_extract(detail_json, '$.silence.episodes[0].start_unix_ns') " + at),
+            1'000'000'000LL);
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.boot_ids_seen') " + at), "[\"boot-1\"]");
+  EXPECT_GT(count(db, "SELECT json_extract(detail_json, '$.silence.deadline_unix_ns') " + at), 0);
+}
+
+TEST(RunnerSilence, ANewBootIdAfterTheSilenceMakesTheCaseLost) {
+  SilentVm v;
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
+  const bool silenced = silence_past_the_grace(v, 4);
+  v.a0.set_boot_id("boot-2");  // the guest rebooted while the runner could not reach it
+  v.a0.silent = false;
+  v.a0.release_hold();
+  run.join();
+  ASSERT_TRUE(silenced) << "the runner never met the silence";
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.completed, 2);
+  for (const auto& [id, n] : v.a0.submissions()) EXPECT_EQ(n, 1) << id;  // never rerun
+  const std::string x = v.held();
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+  EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+              HasSubstr("rebooted while its agent was silent (boot id boot-1 -> boot-2)"));
+  const std::string at = "FROM attempts WHERE case_id = '" + x + "'";
+  EXPECT_EQ(text(db, "SELECT status " + at), "lost");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.boot_ids_seen') " + at), "[\"boot-1\",\"boot-2\"]");
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.phase') " + at), "pressure");
+}
+
+TEST(RunnerSilence, SilentPastTheCasesOwnDeadlineIsLostWithTheSilenceRecorded) {
+  // Deadline = submission + 3 s start lead + 3 s of phases + 1 s restoration timeout + 0 s margin.
+  SilentVm v("restoration_timeout_s: 1\n");
+  v.o.silence.deadline_margin_s = 0;
+  v.o.host_wait.total_s = 1;  // the agent stays silent: the other cases stay pending
+  v.o.host_wait.first_backoff_ms = 100;
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
+  const bool silenced = silence_past_the_grace(v, 4);
+  run.join();  // the agent never answers again: the deadline ends the case
+  ASSERT_TRUE(silenced) << "the runner never met the silence";
+  EXPECT_EQ(s.lost, 1);
+  EXPECT_EQ(s.completed, 0);
+  EXPECT_EQ(s.infra_failed, 0);
+  EXPECT_EQ(s.pending, 2);
+  const std::string x = v.held();
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + x + "'"), "lost");
+  EXPECT_THAT(text(db, "SELECT json_extract(outcome_json, '$.lost.reason') FROM cases WHERE case_id = '" + x + "'"),
+              HasSubstr("the case's deadline passed (start lead + phases + restoration timeout + 0 s margin)"));
+  const std::string at = "FROM attempts WHERE case_id = '" + x + "'";
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase') " + at), "pressure");
+  EXPECT_EQ(text(db, "SELECT coalesce(json_extract(detail_json, '$.silence.episodes[0].end_unix_ns'), 'open') " + at),
+            "open");
+  // Lost only after the deadline: the last poll came after submission + 7 s.
+  EXPECT_GE(count(db, "SELECT ended_unix_ns - json_extract(detail_json, '$.submitted_unix_ns') " + at),
+            7'000'000'000LL);
+  EXPECT_GE(count(db, "SELECT ended_unix_ns " + at),
+            count(db, "SELECT json_extract(detail_json, '$.silence.deadline_unix_ns') " + at));
 }

@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "canaries/trace_file.hpp"
 #include "tests/common/json_compare.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/unit/case/case_scratch.hpp"
@@ -71,39 +70,6 @@ void expect_outcome(const std::string& name, const std::string& bundle_path, con
   std::string all;
   for (const auto& d : diff) all += "\n  " + d;
   EXPECT_TRUE(diff.empty()) << name << ": outcome_json differs from " << file << ":" << all;
-}
-
-/// A host on which a whole case runs: the case's cgroups are real (empty) directories of the
-/// scratch tree, so the writes into them that a kernel would take are stubbed (err 0), and
-/// the workload stand-ins copy a prepared trace to their --trace argument. Restoration
-/// gets a 1 s budget (the empty parent has no cgroup.events: cgroup.kill's wait times out).
-struct RunnableHost {
-  hcase::ExecutorOptions o;
-  nlohmann::json spec;
-};
-RunnableHost runnable_host(const Scratch& t, FaultScope& f, const std::string& id, const std::string& configuration) {
-  RunnableHost h{executor_host(t), executor_spec_json(t, id)};
-  h.spec["configuration"] = configuration;
-  h.spec["restoration_timeout_s"] = 1;
-  for (const char* name : {"compute", "sqlite"}) {
-    canaries::TraceHeader hd{name, 100'000'000, 1'000'000'000, 0};
-    std::vector<canaries::TraceRecord> recs;
-    for (std::uint64_t s = 0; s < 3; ++s)
-      recs.push_back({s, 1'000'000'000 + static_cast<std::int64_t>(s) * 100'000'000,
-                      1'000'100'000 + static_cast<std::int64_t>(s) * 100'000'000,
-                      1'002'000'000 + static_cast<std::int64_t>(s) * 100'000'000, 1, 0, 1, 0});
-    canaries::write_trace((t.dir() / (std::string(name) + ".trace-src")).string(), hd, recs);
-    const auto bin = t.dir() / "bin" / (std::string("canary-") + name);
-    std::ofstream(bin) << "#!/bin/sh\nprev=\nfor a; do [ \"$prev\" = --trace ] && cp " << (t.dir() / name).string()
-                       << ".trace-src \"$a\"; prev=$a; done\necho '{}'\n";
-    std::filesystem::permissions(bin, std::filesystem::perms::owner_all);
-  }
-  std::ofstream(t.dir() / "bin" / "pressure-gen") << "#!/bin/sh\necho '{\"allocated_mib\": 600, \"allocation_elapsed_s\": 20}'\n";
-  for (const char* w : {"harness/cgroup.subtree_control", "harness/bg/memory.max", "harness/bg/cgroup.procs",
-                        "harness/fg/cgroup.procs", "oom_score_adj", "harness/cgroup.kill"})
-    f.fail(w, 0, FsOp::Write);
-  stub_swap(f);
-  return h;
 }
 
 }  // namespace

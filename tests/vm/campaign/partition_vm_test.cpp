@@ -1,0 +1,195 @@
+// A network partition does not decide an outcome (docs/PROTOCOL.md "A silent agent"): one
+// local guest (`harness vm up`, listed with `local: true`) runs tests/vm/campaign/
+// partition.yaml; in the first case's pressure phase the test drops every TCP packet to the
+// agent's forwarded port on the host (iptables, loopback) for longer than the runner's old
+// 60 s rule, then lets them through again. The case finishes inside the guest meanwhile;
+// the runner keeps asking within the case's deadline, the engine says the guest runs, and
+// the bundle is imported once when the agent answers: the case is `completed`, never
+// `lost`, and its attempt holds the silence. The timeline is printed.
+#include "harness/vm/fleet.hpp"
+#include "results/db.hpp"
+#include "tests/common/campaign_vm.hpp"
+#include "tests/common/wait_until.hpp"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/partition.yaml";
+/// How long the agent's port stays blocked: longer than the old rule's 60 s.
+constexpr auto kBlock = std::chrono::seconds(75);
+
+std::int64_t count(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  if (!q.step() || q.is_null(0)) return -1;
+  return q.int64(0);
+}
+
+std::string text(results::Db& db, const std::string& sql) {
+  results::Stmt q(db, sql);
+  if (!q.step() || q.is_null(0)) return "(none)";
+  return q.text(0);
+}
+
+std::int64_t unix_ns() {
+  struct timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+/// `sql` (one integer) on the DB at `path`, -1 while the DB cannot be read.
+std::int64_t poll_db(const std::string& path, const std::string& sql) {
+  if (!std::filesystem::exists(path)) return -1;
+  try {
+    results::Db db(path, results::Db::Mode::ReadOnly);
+    return count(db, sql);
+  } catch (const results::DbError&) {
+    return -1;
+  }
+}
+
+/// The DROP rule on the agent's port, removed on destruction whatever the test gave.
+class PortBlock {
+ public:
+  explicit PortBlock(int port) : rule_("INPUT -i lo -p tcp --dport " + std::to_string(port) +
+                                       " -m comment --comment reclaim-harness-partition-test -j DROP") {}
+  bool block() {
+    blocked_ = std::system(("iptables -I " + rule_).c_str()) == 0;
+    return blocked_;
+  }
+  bool unblock() {
+    if (!blocked_) return true;
+    blocked_ = std::system(("iptables -D " + rule_).c_str()) != 0;
+    return !blocked_;
+  }
+  ~PortBlock() { unblock(); }
+
+ private:
+  std::string rule_;
+  bool blocked_ = false;
+};
+
+double seconds_between(std::int64_t a_ns, std::int64_t b_ns) { return static_cast<double>(b_ns - a_ns) / 1e9; }
+
+}  // namespace
+
+TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImportedOnce) {
+  ASSERT_EQ(std::system("iptables -L INPUT -n >/dev/null 2>&1"), 0)
+      << "iptables cannot list INPUT here (harness/scripts/install-deps.sh installs it; the test runs as root)";
+  const test_support::CampaignVm vm("partition");
+  const std::string db_path = vm.dir + "/partition.db";
+  vm.harness("vm down vm0");  // leftovers of an aborted run
+  auto up = vm.harness("vm image");
+  if (up.code == 0) up = vm.harness("vm up --count 1");
+  ASSERT_EQ(up.code, 0) << "vm image / vm up failed; see " << vm.log;
+  const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
+  ASSERT_EQ(guests.size(), 1u);
+  const std::string& url = guests[0].url;
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  const std::string hosts = vm.dir + "/hosts.yaml";
+  std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << url << "\n    token_file: " << guests[0].token_file
+                       << "\n    accelerator: " << guests[0].accelerator << "\n    local: true\n";
+
+  const pid_t runner = fork();
+  if (runner == 0) {
+    std::freopen(vm.log.c_str(), "a", stdout);
+    std::freopen(vm.log.c_str(), "a", stderr);
+    setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
+    const std::string harness = test_support::harness_binary();
+    execl(harness.c_str(), harness.c_str(), "run", kCampaign.c_str(), "--db", db_path.c_str(), "--hosts",
+          hosts.c_str(), "--plain", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string first = "(SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1)";
+  const std::string row = " FROM attempts WHERE case_id = " + first;
+  const bool in_pressure = test_support::wait_until(
+      [&] {
+        return poll_db(db_path, "SELECT count(*)" + row +
+                                    " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'") >= 1;
+      },
+      std::chrono::minutes(5), std::chrono::milliseconds(200));
+  PortBlock blk(port);
+  std::int64_t blocked_ns = 0, unblocked_ns = 0;
+  std::chrono::steady_clock::time_point block_start;
+  bool met = false, unblocked = false;
+  if (in_pressure && blk.block()) {
+    blocked_ns = unix_ns();
+    block_start = std::chrono::steady_clock::now();
+    std::printf("blocked tcp port %d (agent %s) in the first case's pressure phase\n", port, url.c_str());
+    std::fflush(stdout);
+    // The runner meets the silence (its attempt row records the episode) ...
+    met = test_support::wait_until(
+        [&] { return poll_db(db_path, "SELECT json_array_length(detail_json, '$.silence.episodes')" + row) >= 1; },
+        std::chrono::minutes(2), std::chrono::milliseconds(200));
+    // ... and the partition lasts kBlock: a duration the test imposes (the treatment), not a
+    // wait standing in for an event.
+    std::this_thread::sleep_until(block_start + kBlock);
+    unblocked = blk.unblock();
+    unblocked_ns = unix_ns();
+    std::printf("unblocked after %.1f s\n", seconds_between(blocked_ns, unblocked_ns));
+    std::fflush(stdout);
+  }
+  int st = 0;
+  const bool ended = test_support::wait_until([&] { return waitpid(runner, &st, WNOHANG) == runner; },
+                                              std::chrono::minutes(6), std::chrono::milliseconds(200));
+  if (!ended) {
+    kill(runner, SIGKILL);
+    waitpid(runner, nullptr, 0);
+  }
+  vm.harness("vm down vm0");
+  ASSERT_TRUE(in_pressure) << "the first case never reached its pressure phase; see " << vm.log;
+  ASSERT_NE(blocked_ns, 0) << "iptables -I failed; see " << vm.log;
+  ASSERT_TRUE(unblocked) << "iptables -D failed";
+  ASSERT_TRUE(met) << "the runner never recorded the silence; see " << vm.log;
+  ASSERT_TRUE(ended) << "the runner did not finish within 6 min of the partition; see " << vm.log;
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "see " << vm.log;
+
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm.log;
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 3);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'lost'"), 0);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);  // nothing rerun
+  EXPECT_EQ(text(db, "SELECT status || '/' || kind" + row), "completed/run");
+  // Imported once, with the guest's data.
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE case_id = " + first), 1);
+  EXPECT_GT(count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + first), 5);
+  EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + first), 0);
+  // The silence as the runner saw it: one episode in pressure, longer than the old 60 s.
+  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.episodes')" + row), 1);
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase')" + row), "pressure");
+  const std::int64_t s0 = count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].start_unix_ns')" + row);
+  const std::int64_t s1 = count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns')" + row);
+  EXPECT_GT(s1 - s0, 60'000'000'000LL);
+  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer')" + row), "running");
+  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.boot_ids_seen')" + row), 1);  // no reboot
+  const std::int64_t case_end = count(db, "SELECT ended_unix_ns FROM cases WHERE case_id = " + first);
+  const std::int64_t imported = count(db, "SELECT ended_unix_ns" + row);
+  const std::int64_t submitted = count(db, "SELECT json_extract(detail_json, '$.submitted_unix_ns')" + row);
+  EXPECT_GE(imported, unblocked_ns);
+  std::printf("timeline of the first case (s after submission):\n"
+              "  port blocked                %7.1f\n"
+              "  runner's silence start      %7.1f  (first unanswered status request sent)\n"
+              "  case ended in the guest     %7.1f  (cases.ended_unix_ns, while blocked: %s)\n"
+              "  port unblocked              %7.1f\n"
+              "  runner's silence end        %7.1f  (silence %.1f s)\n"
+              "  bundle imported             %7.1f  (attempts.ended_unix_ns)\n",
+              seconds_between(submitted, blocked_ns), seconds_between(submitted, s0),
+              seconds_between(submitted, case_end), case_end < unblocked_ns ? "yes" : "no",
+              seconds_between(submitted, unblocked_ns), seconds_between(submitted, s1), seconds_between(s0, s1),
+              seconds_between(submitted, imported));
+  std::fflush(stdout);
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(vm.dir);
+}
