@@ -69,7 +69,8 @@ int run_analyze(const AnalyzeArgs& a) {
     for (const auto& w : ts.warnings) why += "\n  " + w;
     throw std::runtime_error(why);
   }
-  analysis::Report r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
+  const analysis::PrimaryResult primary = analysis::run_primary(ts, opt);
+  analysis::Report r = analysis::build_analysis_report(data, ts, primary);
   r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
   {
     results::Db db(a.db, results::Db::Mode::ReadOnly);
@@ -80,7 +81,7 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
-        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed);
+        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed, &primary);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {
