@@ -281,10 +281,18 @@ Result run_fleet(int n, int cases, const Size& z, const fs::path& dir) {
 
 /// Import time per bundle into the campaign DB `db` (already holding a fleet's cases): k
 /// study-sized bundles, each renamed from its agent id and imported with its attempts row,
-/// one at a time (what a worker does after the download). Returns ms per bundle.
-double time_imports(const fs::path& db_path, int k, const Size& z, const fs::path& dir) {
+/// one at a time (what a worker does after the download). Per bundle, ms.
+struct ImportTimes {
+  double rename_wall = 0, rename_cpu = 0, import_wall = 0, import_cpu = 0;
+};
+double thread_cpu_ms() {
+  rusage r{};
+  ::getrusage(RUSAGE_THREAD, &r);
+  return cpu_s(r) * 1e3;
+}
+ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs::path& dir) {
   results::Db db(db_path.string(), results::Db::Mode::ReadWrite);
-  std::int64_t total = 0;
+  ImportTimes t;
   for (int i = 0; i < k; ++i) {
     const std::string id = "imp-" + std::to_string(i);
     const nlohmann::json spec = {{"case_id", id + ".a1-x"}, {"campaign", "fleet"}, {"vm", "vm0"},
@@ -303,14 +311,20 @@ double time_imports(const fs::path& db_path, int k, const Size& z, const fs::pat
     a.host = "vm0";
     a.started_unix_ns = 1;
     hc::begin_attempt(db, a);
-    const std::int64_t t = now_ns();
+    const std::int64_t w0 = now_ns();
+    const double c0 = thread_cpu_ms();
     hc::rename_bundle_case(bundle, id + ".a1-x", id);
+    const std::int64_t w1 = now_ns();
+    const double c1 = thread_cpu_ms();
     if (hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}) != "completed")
       throw std::runtime_error(bundle + ": not imported as completed");
-    total += now_ns() - t;
+    t.rename_wall += (w1 - w0) / 1e6 / k;
+    t.import_wall += (now_ns() - w1) / 1e6 / k;
+    t.rename_cpu += (c1 - c0) / k;
+    t.import_cpu += (thread_cpu_ms() - c1) / k;
     fs::remove(bundle);
   }
-  return total / 1e6 / k;
+  return t;
 }
 
 std::vector<int> parse_list(const std::string& s) {
@@ -350,11 +364,13 @@ int main(int argc, char** argv) {
                   r.wall_ms, r.stub_ms, r.wall_ms - r.stub_ms, r.db_bytes / 1024);
       std::fflush(stdout);
       rs.push_back(r);
-      if (rs.size() > 1) fs::remove_all(rs[rs.size() - 2].db.parent_path() / ".bundles");
+      if (rs.size() > 1) fs::remove_all(rs[rs.size() - 2].db.parent_path());  // keep the last DB only
     }
-    const double imp = time_imports(rs.back().db, imports, z, work);
-    std::printf("import per bundle (rename + import_attempt, %d bundles one at a time into the %d-host DB): %.2f ms\n",
-                imports, rs.back().hosts, imp);
+    const ImportTimes imp = time_imports(rs.back().db, imports, z, work);
+    std::printf("import per bundle (%d bundles one at a time into the %d-host DB): %.2f ms wall, %.2f ms CPU "
+                "(rename_bundle_case %.2f ms wall / %.2f ms CPU, import_attempt %.2f ms wall / %.2f ms CPU)\n",
+                imports, rs.back().hosts, imp.rename_wall + imp.import_wall, imp.rename_cpu + imp.import_cpu,
+                imp.rename_wall, imp.rename_cpu, imp.import_wall, imp.import_cpu);
     std::printf("curve over hosts (each over the first row): ");
     for (const auto& r : rs)
       std::printf(" N=%d: CPU/case x%.2f, wall/case beyond stub x%.2f;", r.hosts, r.runner_cpu_ms / rs[0].runner_cpu_ms,
