@@ -12,11 +12,17 @@
                           requested across the write and conservative (minus concurrent limit reclaim)
 
 Usage: PYTHONPATH=<build>/analysis/python /usr/bin/python3 analysis/figures.py --db DB --out DIR
-       [--replicates B] [--seed S] [--case CASE_ID]
+       [--replicates B] [--seed S] [--case CASE_ID] [--primary-json FILE] [--jobs N]
+       (--primary-json: the primary result `harness analyze` computed, in harness_analysis.primary()'s
+       keys; without it the script runs the bootstrap itself; --jobs: figures drawn in N processes
+       forked after the data are loaded, default 2, at most the usable cores)
 """
 import argparse
+import json
+import math
 import os
 import sys
+import traceback
 
 import matplotlib
 matplotlib.use("Agg")
@@ -196,7 +202,7 @@ def zram_timecourse(db, cases, out):
         for cid, k, st in zip(ids, conf, status):
             if k != c or st != "completed":
                 continue
-            ts = ha.case_timeseries(db, cid)
+            ts = ha.case_timeseries(db, cid, canaries=False)  # telemetry only: no request rows read
             t, z = ts["telemetry"]["t_s"], ts["telemetry"]["zram_orig_data_bytes"]
             ok = np.isfinite(z)
             if ok.sum() < 2:
@@ -271,9 +277,9 @@ def reclaim_execution(cases, out):
         ax.scatter(n, a, s=16, color=COLORS["bounded-reclaim"], label="across the write")
     if np.isfinite(k).any():
         ax.scatter(n, k, s=16, marker="v", color="0.3", label="conservative (minus concurrent estimate)")
-        for i in n:
-            if np.isfinite(a[i]) and np.isfinite(k[i]):
-                ax.plot([i, i], [k[i], a[i]], color="0.6", lw=0.8)
+        both = np.isfinite(a) & np.isfinite(k)
+        if both.any():  # one collection for every case's connector (one Line2D each is slow to draw)
+            ax.vlines(n[both], k[both], a[both], color="0.6", lw=0.8)
     else:
         ax.text(0.5, 0.05, "conservative: not measured", ha="center", transform=ax.transAxes, fontsize=8)
     ax.axhline(1.0, color="0.3", lw=1)
@@ -289,6 +295,37 @@ def reclaim_execution(cases, out):
     plt.close(fig)
 
 
+def run_parallel(jobs, workers):
+    """Runs the figure jobs in `workers` processes (fork after the data are loaded: each draws its
+    share into its own PNGs, nothing returns). A failing job fails the whole run."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    shares = [jobs[i::workers] for i in range(workers)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pids = []
+    for share in shares[1:]:
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                for job in share:
+                    job()
+            except BaseException:  # noqa: BLE001 - reported, then the exit status says it failed
+                traceback.print_exc()
+                code = 1
+            sys.stderr.flush()
+            os._exit(code)
+        pids.append(pid)
+    for job in shares[0]:
+        job()
+    failed = [pid for pid in pids if os.waitpid(pid, 0)[1] != 0]
+    if failed:
+        sys.exit(f"figures.py: {len(failed)} figure worker(s) failed (traceback above)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", required=True)
@@ -296,21 +333,34 @@ def main():
     ap.add_argument("--replicates", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--case", help="case for the time-series figure (default: first bounded-reclaim case)")
+    ap.add_argument("--jobs", type=int, default=2, help="figure processes (at most the usable cores)")
+    ap.add_argument("--primary-json", help="primary result computed by `harness analyze` (skips the bootstrap here)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     data = ha.load_campaign(a.db)
     cases = data["cases"]
-    prim = ha.primary(a.db, replicates=a.replicates, seed=a.seed)
-    forest(prim, cases, os.path.join(a.out, "forest.png"))
-    p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png"))
+    if a.primary_json:
+        with open(a.primary_json) as f:
+            prim = json.load(f)
+        for c in prim["comparisons"]:  # JSON null = NaN (an interval the design cannot give)
+            for k, v in c.items():
+                if v is None:
+                    c[k] = math.nan
+    else:
+        prim = ha.primary(a.db, replicates=a.replicates, seed=a.seed)
     case = a.case
     if case is None:
         reclaim = [c for c, k, st in zip(cases["case_id"], cases["configuration"], cases["status"])
                    if k == "bounded-reclaim" and st == "completed"]
         case = reclaim[0] if reclaim else cases["case_id"][0]
-    timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png"))
-    zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png"))
-    reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png"))
+    # Two shares of about equal drawing time (the zram time course reads every case's
+    # telemetry; the time series draws every request of one case).
+    jobs = [lambda: zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png")),
+            lambda: timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png")),
+            lambda: forest(prim, cases, os.path.join(a.out, "forest.png")),
+            lambda: p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png")),
+            lambda: reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png"))]
+    run_parallel(jobs, min(a.jobs, len(os.sched_getaffinity(0))))
     print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png, zram_timecourse.png, "
           f"reclaim_execution.png to {a.out}", file=sys.stderr)
 

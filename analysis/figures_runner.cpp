@@ -2,10 +2,12 @@
 #include "analysis/figures_runner.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <sys/wait.h>
 
@@ -20,10 +22,29 @@ std::string quote(const std::string& s) {
   for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return o + "'";
 }
+/// What the forest plot draws, in the keys of harness_analysis.primary() (analysis/python/module.cpp).
+nlohmann::json primary_for_figures(const PrimaryResult& pr) {
+  nlohmann::json comps = nlohmann::json::array();
+  for (const auto& c : pr.comparisons)
+    comps.push_back({{"label", c.label},
+                     {"estimate", c.estimate},
+                     {"lower", c.lower},
+                     {"upper", c.upper},
+                     {"corrected_lower", c.corrected_lower},
+                     {"corrected_upper", c.corrected_upper},
+                     {"percent_change", c.percent_change},
+                     {"triplets", c.triplets}});
+  return {{"comparisons", comps},
+          {"level", pr.level},
+          {"assessable", pr.verdict.assessable},
+          {"general_benefit", pr.verdict.general_benefit},
+          {"harm", pr.verdict.harm}};
+}
 }  // namespace
 
 std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
-                                     unsigned long long seed, const std::string& timeseries_case) {
+                                     unsigned long long seed, const std::string& timeseries_case,
+                                     const PrimaryResult* primary) {
   const std::string py = env_or("HARNESS_PYTHON", "/usr/bin/python3");
   const std::string pydir = env_or("HARNESS_ANALYSIS_PYDIR", HK_ANALYSIS_PYDIR);
   const std::string script = env_or("HARNESS_FIGURES_SCRIPT", HK_ANALYSIS_SRCDIR "/figures.py");
@@ -35,11 +56,19 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
   if (!module_found)
     throw std::runtime_error("figures: pybind11 module harness_analysis not found in " + pydir +
                              " (build target harness_analysis, or set HARNESS_ANALYSIS_PYDIR)");
-  const std::string cmd = fmt::format("PYTHONPATH={} MPLBACKEND=Agg {} {} --db {} --out {} --replicates {} --seed {}",
-                                      quote(pydir), quote(py), quote(script), quote(db_path), quote(out_dir),
-                                      replicates, seed) +
-                          (timeseries_case.empty() ? std::string() : " --case " + quote(timeseries_case));
+  std::string cmd = fmt::format("PYTHONPATH={} MPLBACKEND=Agg {} {} --db {} --out {} --replicates {} --seed {}",
+                                quote(pydir), quote(py), quote(script), quote(db_path), quote(out_dir), replicates,
+                                seed);
+  const std::string primary_file = (std::filesystem::path(out_dir) / ".figures_primary.json").string();
+  if (primary) {
+    std::ofstream f(primary_file);
+    f << primary_for_figures(*primary).dump();
+    if (!f) throw std::runtime_error("figures: cannot write " + primary_file);
+    cmd += " --primary-json " + quote(primary_file);
+  }
+  if (!timeseries_case.empty()) cmd += " --case " + quote(timeseries_case);
   const int rc = std::system(cmd.c_str());
+  if (primary) std::filesystem::remove(primary_file);
   if (rc != 0)
     throw std::runtime_error(fmt::format("figures: `{}` failed (status {})", cmd, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));
   std::vector<std::string> out;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/primary.hpp"
+
 namespace analysis {
 
 /// Produces PNGs in out_dir (analysis/figures.py: forest plot, p99 by regime x configuration, one
@@ -12,7 +14,12 @@ namespace analysis {
 /// Returns the PNG paths in out_dir, forest.png and p99_by_regime.png first, then by name. Environment overrides: HARNESS_PYTHON (interpreter),
 /// HARNESS_ANALYSIS_PYDIR (module dir), HARNESS_FIGURES_SCRIPT. Errors: std::runtime_error with the
 /// command line and exit status when the script fails or the module is not built.
+/// `primary`: the primary result the caller already computed (`harness analyze`); given, it is
+/// handed to the script as JSON (out_dir/.figures_primary.json, removed afterwards) and the
+/// forest plot draws it instead of running the bootstrap a second time (same numbers: the
+/// same DB, replicates and seed). nullptr: the script computes it (replicates, seed).
 std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
-                                     unsigned long long seed, const std::string& timeseries_case = "");
+                                     unsigned long long seed, const std::string& timeseries_case = "",
+                                     const PrimaryResult* primary = nullptr);
 
 }  // namespace analysis

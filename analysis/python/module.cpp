@@ -152,8 +152,9 @@ py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, u
 }
 
 // One case's time series: telemetry columns, canary responses, controller events, phases.
-// Times in seconds relative to the pressure-phase start.
-py::dict case_timeseries(const std::string& db_path, const std::string& case_id) {
+// Times in seconds relative to the pressure-phase start. canaries = false leaves "canaries"
+// empty (no request rows read: the zram time course needs only the telemetry of every case).
+py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   py::dict out;
   std::int64_t t0 = 0;
@@ -212,6 +213,7 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id)
   }
   py::dict can;
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+    if (!canaries) break;
     const auto reqs = load_requests(db_path, case_id, k);
     std::vector<double> s, r;
     std::vector<bool> censored;
@@ -264,9 +266,9 @@ PYBIND11_MODULE(harness_analysis, m) {
         "corrected (B x K). Bit-identical for a seed whatever the thread count.");
   m.def("primary", &primary_py, py::arg("db"), py::arg("replicates") = 10000, py::arg("seed") = 1,
         py::arg("threads") = 0, "Table 4: four ratios, 98.75% intervals, corrected intervals, verdict.");
-  m.def("case_timeseries", &case_timeseries, py::arg("db"), py::arg("case_id"),
-        "One case's telemetry, canary responses (us), controller events and reclaim actions; times in s from the "
-        "pressure-phase start.");
+  m.def("case_timeseries", &case_timeseries, py::arg("db"), py::arg("case_id"), py::arg("canaries") = true,
+        "One case's telemetry, canary responses (us; canaries=False: none read, an empty dict), controller events "
+        "and reclaim actions; times in s from the pressure-phase start.");
   m.def("quantile7", [](std::vector<double> v, double p) { return quantile7(v, p); }, py::arg("values"), py::arg("p"),
         "Type-7 quantile (numpy's default).");
   m.def("pilot", [](const std::string& db) {

@@ -77,7 +77,8 @@ int run_analyze(const AnalyzeArgs& a) {
       throw std::runtime_error(a.db + ": --timeseries-case " + a.timeseries_case +
                                ": no such completed case (see `harness status` or the cases table)");
   }
-  analysis::Report r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
+  const analysis::PrimaryResult primary = analysis::run_primary(ts, opt);
+  analysis::Report r = analysis::build_analysis_report(data, ts, primary);
   r.warnings.insert(r.warnings.end(), warnings.begin(), warnings.end());
   {
     results::Db db(a.db, results::Db::Mode::ReadOnly);
@@ -88,8 +89,8 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.figures) {
       try {
         std::filesystem::create_directories(a.out);
-        auto pngs =
-            analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed, a.timeseries_case);
+        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed,
+                                          a.timeseries_case, &primary);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {

@@ -2,7 +2,7 @@
 // GET retried with backoff, POST never retried.
 #include "harness/agent/client.hpp"
 
-#include "fake_agent.hpp"
+#include "tests/common/fake_agent.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

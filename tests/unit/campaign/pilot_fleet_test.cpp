@@ -4,7 +4,7 @@
 // on vm0 only, qualifies only vm0, and `harness pilot-select DB` then reads Table 3 from them.
 #include "results/db.hpp"
 
-#include "fake_agent.hpp"
+#include "tests/common/fake_agent.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -15,7 +15,7 @@
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 
-#include "fake_agent.hpp"
+#include "tests/common/fake_agent.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -11,7 +11,7 @@
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/status.hpp"
 
-#include "fake_agent.hpp"
+#include "tests/common/fake_agent.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // `harness check` never judges stale data (issue 19), shown end to end with the real
-// binary against a fake agent on 127.0.0.1 (tests/unit/campaign/fake_agent.hpp):
+// binary against a fake agent on 127.0.0.1 (tests/common/fake_agent.hpp):
 //   - the same command line twice without a DB: two new DBs, each with its own attempts
 //     (the second run submits every case again, to a fresh agent as a fresh guest);
 //   - the same command line twice with a named DB: the second is refused (exit 2, no new
@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <set>
 
-#include "../campaign/fake_agent.hpp"
+#include "tests/common/fake_agent.hpp"
 #include "../campaign/test_files.hpp"
 #include "results/db.hpp"
 

@@ -1,6 +1,7 @@
 #pragma once
-// A fake agent for unit tests: cpp-httplib server on 127.0.0.1 (free port) implementing
-// harness/agent/API.md v1, returning canned bundles built with results::Db. Unit tests only.
+// A fake agent for unit tests and the runner's fleet bench (tests/bench/campaign): a
+// cpp-httplib server on 127.0.0.1 (free port) implementing harness/agent/API.md v1, returning
+// canned bundles built with results::Db (or by `bundle_writer`). Never shipped.
 //
 // Behaviour per submission is chosen by `outcome(agent_case_id, base_case_id, n)` (n = how
 // many times that base case was submitted, 1-based). A case becomes terminal after
@@ -187,6 +188,9 @@ class FakeAgent {
   int unseen_lost_after_ms = 0;  ///< Outcome::LostUnseen: 503 for this long, then 404
   /// Non-empty: bundles carry the source commit only in outcome_json.source (see write_bundle).
   std::string bundle_source_commit;
+  /// Set: writes the bundle of a finished case at `path` instead of write_bundle (the fleet
+  /// bench writes study-sized bundles with hcase::write_bundle). Called once per case.
+  std::function<void(const std::string& path, const nlohmann::json& spec, Outcome o)> bundle_writer;
   /// Answer of GET /v1/qualification (default: passing_qualification()).
   nlohmann::json qualification = passing_qualification();
   std::atomic<int> qualification_gets{0};
@@ -367,7 +371,8 @@ class FakeAgent {
         if (c.outcome == Outcome::InfraNoBundle || c.outcome == Outcome::InfraNoBundleInWarmup) {
           c.state = "infra_failed";
         } else {
-          write_bundle(path, c.spec, c.outcome, bundle_source_commit);
+          if (bundle_writer) bundle_writer(path, c.spec, c.outcome);
+          else write_bundle(path, c.spec, c.outcome, bundle_source_commit);
           c.state = c.outcome == Outcome::InfraBundle  ? "infra_failed"
                     : c.outcome == Outcome::LostBundle ? "lost"
                                                        : "completed";
