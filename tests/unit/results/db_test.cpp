@@ -73,8 +73,8 @@ TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   const auto path = TempDb::fresh("migrate_v3");
   {
     results::Db db(path, results::Db::Mode::Create);
-    db.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status) "
-            "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed')");
+    db.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
+            "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}')");
     db.exec("INSERT INTO telemetry(case_id, t_ns, bg_some_us) VALUES ('c1', 5, 17)");
     for (const char* c : {"bg_cpu_some_us", "bg_cpu_full_us", "bg_io_some_us", "bg_io_full_us", "fg_cpu_some_us",
                           "fg_cpu_full_us", "fg_io_some_us", "fg_io_full_us", "sys_cpu_some_us", "sys_cpu_full_us",
