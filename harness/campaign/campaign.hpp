@@ -5,6 +5,7 @@
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
 // Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
 // docs/CAMPAIGN.md (checked by tests/unit/docs).
+#include "harness/case/spec.hpp"
 #include "harness/pool/engine.hpp"
 
 #include <cstdint>
