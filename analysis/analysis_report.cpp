@@ -383,11 +383,16 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
   Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
            {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
-           {"fg PSI some stall (s)", 3}, {"refaults", 0}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
+           {"fg PSI some stall (s)", 3}, {"bg CPU PSI some (s)", 3}, {"fg CPU PSI some (s)", 3},
+           {"system CPU PSI some (s)", 3}, {"bg IO PSI some (s)", 3}, {"fg IO PSI some (s)", 3},
+           {"system IO PSI some (s)", 3}, {"system IO PSI full (s)", 3},
+           {"memory.reclaim write CPU (ms)", 1}, {"refaults", 0},
+           {"swapfile used peak (MiB)", 1}, {"zram swap used peak (MiB)", 1},
+           {"swapfile used before trigger peak (MiB)", 1}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
   for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
-    std::vector<std::optional<double>> v[8];
+    std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3];
     int n = 0, meas = 0;
     for (const auto* c : cases) {
       if (c->configuration != cf) continue;
@@ -403,14 +408,35 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
       v[5].push_back(m.zram_orig_peak_mib);
       v[6].push_back(m.zram_compr_peak_mib);
       v[7].push_back(m.zram_mem_used_peak_mib);
+      const std::optional<double> psi[7] = {m.bg_cpu_some_s, m.fg_cpu_some_s, m.sys_cpu_some_s, m.bg_io_some_s,
+                                            m.fg_io_some_s,  m.sys_io_some_s, m.sys_io_full_s};
+      for (int i = 0; i < 7; ++i) p[i].push_back(psi[i]);
+      swp[0].push_back(m.swapfile_used_peak_mib);
+      swp[1].push_back(m.zram_swap_used_peak_mib);
+      swp[2].push_back(m.swapfile_before_trigger_peak_mib);
+      for (const auto& r : c->outcome.reclaim)
+        if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
     }
     const auto& st = kStudyMechanism[static_cast<int>(cf)];
-    t.add({config_name(cf), n, meas, med(v[0]), med(v[1]), med(v[2]), med(v[3]), med(v[4]), med(v[5]), med(v[6]),
+    t.add({config_name(cf), n, meas, med(v[0]), med(v[1]), med(v[2]), med(p[0]), med(p[1]), med(p[2]), med(p[3]),
+           med(p[4]), med(p[5]), med(p[6]),
+           cf == Config::Reclaim ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
+           median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
+           median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
            med(v[7]), num(st.swapout_kib), num(st.refaults), num(st.bg_some_s), num(st.bg_full_s)});
   }
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
                     "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
-                    "of the pressure phase; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "
+                    "of the pressure phase, for memory.pressure and likewise for cpu.pressure and io.pressure "
+                    "(bg, fg) and /proc/pressure/cpu, /proc/pressure/io (system), so a latency difference can be "
+                    "told apart as a memory stall, CPU contention on the vCPU (zram compression and reclaim run "
+                    "there) or I/O wait on the swapfile; memory.reclaim write CPU = CPU time of the writing "
+                    "thread during write(2) (CLOCK_THREAD_CPUTIME_ID), median over the writes; swapfile / zram swap "
+                    "used = maximum of the device's /proc/swaps Used column (telemetry) in the pressure phase, "
+                    "and for the swapfile also before the trigger (would_trigger for static-zram): where "
+                    "pressure went; in delayed-activation the swapfile before the trigger is the campaign's "
+                    "backend.delayed_swapfile (docs/CAMPAIGN.md); not active = the device had no /proc/swaps "
+                    "row in any sample; refaults = bg+fg workingset_refault_anon+file delta; swap-out = pswpout "
                     "delta x page size; zram = maximum of mm_stat columns in the phase. Medians over the measured "
                     "cases: a lost case has no telemetry (excluded, the difference between the two counts), as has a "
                     "case excluded for a recording error; n/a = not sampled. Study columns: the study's published "

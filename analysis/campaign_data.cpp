@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -53,15 +54,24 @@ struct Series {
 };
 
 Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
+  // cpu/io PSI columns (schema version 4): NULL when the DB predates them.
+  static const char* kPsi[] = {"bg_cpu_some_us", "fg_cpu_some_us", "sys_cpu_some_us", "bg_io_some_us",
+                               "fg_io_some_us",  "sys_io_some_us", "sys_io_full_us"};
+  const bool v4 = has_column(db, "telemetry", "bg_cpu_some_us");
+  std::string psi_cols;
+  for (const char* k : kPsi) psi_cols += std::string(", ") + (v4 ? k : "NULL");
   results::Stmt st(db,
                    "SELECT bg_some_us, bg_full_us, fg_some_us, fg_full_us, "
                    "bg_workingset_refault_anon, bg_workingset_refault_file, "
                    "fg_workingset_refault_anon, fg_workingset_refault_file, pswpout, "
                    "zram_orig_data_bytes, zram_compr_data_bytes, zram_mem_used_bytes, "
-                   "bg_oom_kill, fg_oom_kill FROM telemetry "
+                   "bg_oom_kill, fg_oom_kill" + psi_cols + ", t_ns, swapfile_used_kib, zram_swap_used_kib FROM telemetry "
                    "WHERE case_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3 ORDER BY t_ns");
   st.bind(1, c.case_id).bind(2, c.pressure_start_ns).bind(3, c.pressure_end_ns);
   Series bs, bf, fs, ff, refault, swp, zo, zc, zm, oom;
+  Series psi[7], sw, zsw, sw_before;
+  std::optional<std::int64_t> trigger_ns;  // the trigger (or would_trigger) tick
+  if (c.outcome.trigger_delay_s) trigger_ns = c.pressure_start_ns + std::llround(*c.outcome.trigger_delay_s * 1e9);
   int samples = 0;
   while (st.step()) {
     ++samples;
@@ -79,6 +89,12 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
     zm.add(st.opt_int64(11));
     auto k1 = st.opt_int64(12), k2 = st.opt_int64(13);
     if (k1 || k2) oom.add(k1.value_or(0) + k2.value_or(0));
+    for (int i = 0; i < 7; ++i) psi[i].add(st.opt_int64(14 + i));
+    const auto t = st.int64(21);
+    const auto swapfile = st.opt_int64(22);
+    sw.add(swapfile);
+    zsw.add(st.opt_int64(23));
+    if (trigger_ns && t < *trigger_ns) sw_before.add(swapfile);
   }
   Mechanism m;
   auto delta = [&](const Series& s, double scale) -> std::optional<double> {
@@ -92,6 +108,16 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
   m.refaults = delta(refault, 1.0);
   m.swapout_kib = delta(swp, static_cast<double>(c.page_size_bytes) / 1024.0);
   m.oom_kills = delta(oom, 1.0);
+  m.bg_cpu_some_s = delta(psi[0], 1e-6);
+  m.fg_cpu_some_s = delta(psi[1], 1e-6);
+  m.sys_cpu_some_s = delta(psi[2], 1e-6);
+  m.bg_io_some_s = delta(psi[3], 1e-6);
+  m.fg_io_some_s = delta(psi[4], 1e-6);
+  m.sys_io_some_s = delta(psi[5], 1e-6);
+  m.sys_io_full_s = delta(psi[6], 1e-6);
+  if (sw.peak) m.swapfile_used_peak_mib = *sw.peak / 1024.0;
+  if (zsw.peak) m.zram_swap_used_peak_mib = *zsw.peak / 1024.0;
+  if (sw_before.peak) m.swapfile_before_trigger_peak_mib = *sw_before.peak / 1024.0;
   constexpr double mib = 1.0 / (1024.0 * 1024.0);
   if (zo.peak) m.zram_orig_peak_mib = *zo.peak * mib;
   if (zc.peak) m.zram_compr_peak_mib = *zc.peak * mib;

@@ -4,6 +4,7 @@
 #include "analysis/db_columns.hpp"
 
 #include <cmath>
+#include <map>
 
 namespace analysis {
 
@@ -24,6 +25,18 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
   if (auto v = json_number(outcome, {"oom_kills", "bg"})) o.oom_kills_bg = std::llround(*v);
   if (auto v = json_number(outcome, {"oom_kills", "fg"})) o.oom_kills_fg = std::llround(*v);
   if (auto v = json_number(outcome, {"trigger", "since_pressure_start_ns"})) o.trigger_delay_s = *v / 1e9;
+  if (outcome.is_object() && outcome.contains("trigger") && outcome["trigger"].is_object() &&
+      outcome["trigger"].contains("earlier_without_length_rule_t_ns")) {
+    o.length_rule_counterfactual_recorded = true;
+    const auto fired = json_number(outcome, {"trigger", "t_ns"});
+    const auto since = json_number(outcome, {"trigger", "since_pressure_start_ns"});
+    const auto cf = json_number(outcome, {"trigger", "earlier_without_length_rule_t_ns"});
+    // Pressure start from the firing (t_ns - since) or the phase rows' start.
+    std::optional<double> start;
+    if (fired && since) start = *fired - *since;
+    else if (pressure_start_ns) start = static_cast<double>(*pressure_start_ns);
+    if (cf && start) o.without_length_rule_delay_s = (*cf - *start) / 1e9;
+  }
   o.achieved_rate_mib_s = json_number(outcome, {"load", "achieved_rate_mib_s"});
   o.nominal_rate_mib_s = json_number(outcome, {"load", "nominal_rate_mib_s"});
   o.episode_fraction = json_number(outcome, {"load", "episode", "fraction_of_pressure"});
@@ -66,6 +79,12 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
                           : "SELECT requested_bytes, start_ns, duration_ns, write_errno, achieved_bytes "
                             "FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns");
   ra.bind(1, case_id);
+  std::map<std::int64_t, std::int64_t> cpu_us;  // start_ns -> write_cpu_us (schema version 4)
+  if (has_column(db, "reclaim_actions", "write_cpu_us")) {
+    results::Stmt q(db, "SELECT start_ns, write_cpu_us FROM reclaim_actions WHERE case_id = ?1 AND write_cpu_us IS NOT NULL");
+    q.bind(1, case_id);
+    while (q.step()) cpu_us[q.int64(0)] = q.int64(1);
+  }
   while (ra.step()) {
     ReclaimRecord r;
     r.requested_bytes = ra.int64(0);
@@ -78,6 +97,7 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
       r.achieved_conservative_bytes = ra.opt_int64(6);
       r.achieved_counter = ra.opt_text(7);
     }
+    if (auto it = cpu_us.find(r.start_ns); it != cpu_us.end()) r.write_cpu_us = it->second;
     o.reclaim.push_back(r);
   }
   return o;

@@ -23,6 +23,7 @@ struct ReclaimRecord {
   std::optional<std::int64_t> concurrent_estimate_bytes;    ///< limit reclaim beside the write (estimate)
   std::optional<std::int64_t> achieved_conservative_bytes;  ///< max(0, achieved - estimate)
   std::optional<std::string> achieved_counter;              ///< pgsteal_proactive | pgsteal
+  std::optional<std::int64_t> write_cpu_us;                 ///< CPU time of the writing thread in write(2), us
 };
 
 /// What the report needs about one case's outcome besides latency.
@@ -32,6 +33,12 @@ struct CaseOutcome {
   std::vector<ReclaimRecord> reclaim;        ///< memory.reclaim writes, by start_ns
   std::optional<std::int64_t> windows;       ///< controller windows judged with a recorded `irregular`
   std::optional<std::int64_t> irregular_windows;  ///< of those, irregular = 1 (nullopt: not measured)
+  /// The window-length rule's counterfactual (outcome_json.trigger.earlier_without_length_rule_t_ns,
+  /// harness/case/trigger.hpp): false = not recorded (older bundle).
+  bool length_rule_counterfactual_recorded = false;
+  /// When the trigger would have fired without the rule, since pressure start, s; nullopt = the
+  /// rule delayed nothing (or not recorded).
+  std::optional<double> without_length_rule_delay_s;
   std::optional<double> achieved_rate_mib_s, nominal_rate_mib_s;  ///< outcome_json.load, MiB/s
   std::optional<double> episode_fraction;    ///< outcome_json.load.episode.fraction_of_pressure
   std::optional<double> steal_total_us;      ///< outcome_json.steal.total_us (warmup..recovery), us

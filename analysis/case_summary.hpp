@@ -82,6 +82,15 @@ LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseW
 struct Mechanism {
   std::optional<double> bg_some_stall_s, bg_full_stall_s;  ///< bg memory.pressure totals, s
   std::optional<double> fg_some_stall_s, fg_full_stall_s;  ///< fg memory.pressure totals, s
+  /// cpu.pressure / io.pressure some totals of bg, fg and the system (/proc/pressure), and the
+  /// system io full total, s (telemetry schema version 4; absent in older DBs).
+  std::optional<double> bg_cpu_some_s, fg_cpu_some_s, sys_cpu_some_s;
+  std::optional<double> bg_io_some_s, fg_io_some_s, sys_io_some_s, sys_io_full_s;
+  /// Where pressure went: /proc/swaps `Used` of the swapfile and of the zram device (telemetry
+  /// swapfile_used_kib, zram_swap_used_kib), maximum over the pressure phase, MiB; and the
+  /// swapfile's maximum before the trigger (samples before the trigger time), MiB. A device
+  /// not swapped on has no row (NULL): absent = never active in the phase.
+  std::optional<double> swapfile_used_peak_mib, zram_swap_used_peak_mib, swapfile_before_trigger_peak_mib;
   std::optional<double> refaults;         ///< bg+fg workingset_refault_anon+file, count
   std::optional<double> swapout_kib;      ///< pswpout delta x page size, KiB
   std::optional<double> zram_orig_peak_mib, zram_compr_peak_mib, zram_mem_used_peak_mib;  ///< MiB, max in phase

@@ -143,11 +143,18 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
            {"trigger delay max (s)", 1}, {"writes", 0}, {"write duration median (ms)", 1}, {"write duration max (ms)", 1},
            {"errno counts", 0}, {"requested median (MiB)", 1}, {"achieved across write median (MiB)", 1},
            {"concurrent estimate median (MiB)", 1}, {"conservative achieved median (MiB)", 1},
-           {"achieved/requested median", 3}, {"achieved/requested min", 3}, {"achieved/requested max", 3}},
+           {"achieved/requested median", 3}, {"achieved/requested min", 3}, {"achieved/requested max", 3},
+           {"irregular windows", 0}, {"cases with the window rule's counterfactual", 0},
+           {"cases firing earlier without the window rule", 0},
+           {"of which never fired with the rule", 0},
+           {"earlier by median (s)", 1}, {"earlier by max (s)", 1}},
           {}, {}};
   for (Config cf : kConfigs) {
     int n = 0, triggered = 0, writes = 0;
-    std::vector<std::optional<double>> delay, dur, req, ach, conc, cons, ratio;
+    std::int64_t irregular = 0;
+    bool irregular_known = false;
+    int cf_recorded = 0, cf_earlier = 0, cf_only = 0;
+    std::vector<std::optional<double>> delay, dur, req, ach, conc, cons, ratio, earlier_by;
     std::map<int, int> errnos;
     for (const auto* c : cases) {
       if (c->configuration != cf) continue;
@@ -155,6 +162,15 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
       if (c->outcome.trigger_delay_s) {
         ++triggered;
         delay.push_back(c->outcome.trigger_delay_s);
+      }
+      if (c->outcome.irregular_windows) irregular += *c->outcome.irregular_windows, irregular_known = true;
+      if (c->outcome.length_rule_counterfactual_recorded) {
+        ++cf_recorded;
+        if (const auto& w = c->outcome.without_length_rule_delay_s) {
+          ++cf_earlier;
+          if (c->outcome.trigger_delay_s) earlier_by.push_back(*c->outcome.trigger_delay_s - *w);
+          else ++cf_only;
+        }
       }
       for (const auto& r : c->outcome.reclaim) {
         ++writes;
@@ -187,7 +203,11 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
     t.add({config_name(cf), n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
            median_cell(dur, none), max_cell(dur, none), err.empty() ? std::string("no write") : err,
            median_cell(req, none), median_cell(ach, none), median_cell(conc, none), median_cell(cons, none),
-           median_cell(ratio, none), min_cell(ratio, none), max_cell(ratio, none)});
+           median_cell(ratio, none), min_cell(ratio, none), max_cell(ratio, none),
+           irregular_known ? json(irregular) : json(kNotMeasured), cf_recorded,
+           cf_recorded ? json(cf_earlier) : json(kNotMeasured), cf_recorded ? json(cf_only) : json(kNotMeasured),
+           median_cell(earlier_by, cf_recorded ? json("none") : json(kNotMeasured)),
+           max_cell(earlier_by, cf_recorded ? json("none") : json(kNotMeasured))});
   }
   t.notes.push_back(
       "Trigger delay: trigger (static-zram: would_trigger) time since the pressure-phase start (outcome_json.trigger, "
@@ -195,6 +215,13 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
       "where the kernel has it, else bg pgsteal, which also counts limit reclaim beside the write); concurrent "
       "estimate = bg pgsteal rate before the trigger x write duration; conservative = max(0, achieved - estimate) "
       "(docs/PROTOCOL.md). achieved/requested is shown as measured, never clipped: above 1 = over-reclaim.");
+  t.notes.push_back(
+      "Window rule (ours, campaigns/README.md Table 1): a window whose real length is outside [0.9, 1.1] x the "
+      "window never counts and resets the run of three. Irregular windows: pressure-phase windows flagged irregular "
+      "(controller_events). Counterfactual: the time the trigger would have fired had irregular windows been judged "
+      "on their PSI growth like any other (outcome_json.trigger.earlier_without_length_rule_t_ns); 'earlier by' = "
+      "real firing minus that time, over the cases that fired both ways; 'never fired with the rule' = fired only "
+      "without it.");
   return t;
 }
 

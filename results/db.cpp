@@ -20,7 +20,16 @@ struct AddedColumn {
   const char* column;
   const char* type;
 };
-constexpr AddedColumn kAddedColumns[] = {{"cases", "host_uri", "TEXT"}, {"cases", "overcommitted", "INTEGER"}};
+constexpr AddedColumn kAddedColumns[] = {
+    {"cases", "host_uri", "TEXT"},                 {"cases", "overcommitted", "INTEGER"},  // version 3
+    {"telemetry", "bg_cpu_some_us", "INTEGER"},    {"telemetry", "bg_cpu_full_us", "INTEGER"},  // version 4
+    {"telemetry", "bg_io_some_us", "INTEGER"},     {"telemetry", "bg_io_full_us", "INTEGER"},
+    {"telemetry", "fg_cpu_some_us", "INTEGER"},    {"telemetry", "fg_cpu_full_us", "INTEGER"},
+    {"telemetry", "fg_io_some_us", "INTEGER"},     {"telemetry", "fg_io_full_us", "INTEGER"},
+    {"telemetry", "sys_cpu_some_us", "INTEGER"},   {"telemetry", "sys_cpu_full_us", "INTEGER"},
+    {"telemetry", "sys_io_some_us", "INTEGER"},    {"telemetry", "sys_io_full_us", "INTEGER"},
+    {"reclaim_actions", "write_cpu_us", "INTEGER"}};
+constexpr const char* kSchemaVersion = "4";
 
 bool has_column(Db& db, const std::string& table, const std::string& column) {
   Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
@@ -28,7 +37,7 @@ bool has_column(Db& db, const std::string& table, const std::string& column) {
   return q.step() && q.int64(0) > 0;
 }
 
-/// Brings a database of an earlier schema version to this one (schema.sql "Version 3").
+/// Brings a database of an earlier schema version to this one (schema.sql "Version 3", "Version 4").
 void migrate(Db& db) {
   bool missing = false;
   for (const auto& c : kAddedColumns) missing = missing || !has_column(db, c.table, c.column);
@@ -37,7 +46,8 @@ void migrate(Db& db) {
     for (const auto& c : kAddedColumns)  // again inside the write lock: another writer may have migrated
       if (!has_column(db, c.table, c.column))
         db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
-    db.exec("UPDATE schema_info SET value = '3' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 3");
+    db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion +
+            "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);
   });
 }
 }  // namespace

@@ -15,9 +15,10 @@ CREATE TABLE IF NOT EXISTS schema_info (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
--- Version 3 added cases.host_uri and cases.overcommitted; a version-2 database gets them
--- (NULL for its earlier cases) when it is opened for writing (results/db.cpp migrate).
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '3');
+-- Version 3 added cases.host_uri and cases.overcommitted; version 4 added the cpu and io PSI
+-- columns of telemetry and reclaim_actions.write_cpu_us. An older database gets them (NULL
+-- for its earlier cases) when it is opened for writing (results/db.cpp migrate).
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '4');
 
 -- One row per case attempt that produced a bundle. In the campaign DB the
 -- latest attempt of a case is the one analysed (see attempts for all).
@@ -111,6 +112,10 @@ CREATE TABLE IF NOT EXISTS telemetry (
   extra_json TEXT,                                  -- anything else sampled (kept, not dropped)
   read_ns INTEGER,                                  -- CLOCK_MONOTONIC when bg memory.pressure was read
   steal_us INTEGER,                                 -- /proc/stat cpu steal, cumulative, us
+  -- Version 4: cpu.pressure / io.pressure totals (us) of bg, fg and /proc/pressure/{cpu,io}.
+  bg_cpu_some_us INTEGER, bg_cpu_full_us INTEGER, bg_io_some_us INTEGER, bg_io_full_us INTEGER,
+  fg_cpu_some_us INTEGER, fg_cpu_full_us INTEGER, fg_io_some_us INTEGER, fg_io_full_us INTEGER,
+  sys_cpu_some_us INTEGER, sys_cpu_full_us INTEGER, sys_io_some_us INTEGER, sys_io_full_us INTEGER,
   PRIMARY KEY (case_id, t_ns)
 );
 
@@ -156,6 +161,7 @@ CREATE TABLE IF NOT EXISTS reclaim_actions (
   -- rule and CI assertions use.
   achieved_conservative_bytes INTEGER,
   achieved_settled_bytes INTEGER,           -- (pgsteal_settled - pgsteal_before) * page size (old figure)
+  write_cpu_us          INTEGER,            -- version 4: CPU time of the writing thread in write(2), us
   PRIMARY KEY (case_id, start_ns)
 );
 

@@ -5,6 +5,7 @@
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
 // Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
 // docs/CAMPAIGN.md (checked by tests/unit/docs).
+#include "harness/case/spec.hpp"
 #include "harness/pool/engine.hpp"
 
 #include <cstdint>
@@ -102,6 +103,9 @@ struct Campaign {
   int zram_priority = 100;
   std::string swapfile_path;
   int swapfile_priority = 10;
+  /// backend.delayed_swapfile: the swapfile in delayed-activation before the trigger
+  /// (harness/case/spec.hpp DelayedSwapfile; default active).
+  hcase::DelayedSwapfile delayed_swapfile = hcase::DelayedSwapfile::Active;
 
   std::int64_t allocation_mib = 0;   ///< > bg_memory_max_mib (study)
   std::int64_t active_set_mib = 0;   ///< <= allocation_mib

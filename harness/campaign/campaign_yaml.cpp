@@ -298,6 +298,12 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
       c.swapfile_priority = w.scalar<int>("priority");
       w.finish();
     }
+    if (auto v = s.optional_scalar<std::string>("delayed_swapfile")) {
+      if (*v == "off") c.delayed_swapfile = hcase::DelayedSwapfile::Off;
+      else if (*v != "active")
+        s.fail(s.node()["delayed_swapfile"], s.field("delayed_swapfile"),
+               "'" + *v + "' is not one of active, off (the swapfile in delayed-activation before the trigger)");
+    }
     if (c.swapfile_priority >= c.zram_priority)
       s.fail(s.node(), s.field("swapfile.priority"),
              "must be below zram.priority (the swapfile is the low-priority spill device, campaigns/README.md)");

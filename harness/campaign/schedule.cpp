@@ -54,7 +54,8 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   s.phases = {c.warmup_s, c.pressure_s, c.recovery_s};
   s.cgroups = {c.cgroup_parent, c.bg_memory_max_mib * kMiB, mib(c.bg_memory_high_mib), mib(c.fg_memory_max_mib),
                mib(c.fg_memory_low_mib)};
-  s.backend = {c.zram_disksize_mib * kMiB, c.zram_algorithm, c.zram_priority, c.swapfile_path, c.swapfile_priority};
+  s.backend = {c.zram_disksize_mib * kMiB, c.zram_algorithm, c.zram_priority, c.swapfile_path, c.swapfile_priority,
+               c.delayed_swapfile};
   s.pressure = {c.allocation_mib * kMiB, regime.rate_mib_s, c.active_set_mib * kMiB,
                 hcase::kDefaultActiveSetSlideMibS, regime.contents, wseed};
   s.canaries.period_ms = c.canary_period_ms;

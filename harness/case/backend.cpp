@@ -150,9 +150,13 @@ void Backend::prepare(std::vector<StepRecord>& steps) {
          return z.set_disksize(static_cast<std::uint64_t>(spec_.zram_disksize_bytes));
        }));
   must(steps, timed_step("mkswap " + z.dev_path(), [&] { return kernel::mkswap(fs_, z.dev_path()); }));
-  must(steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
-                         [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
-  swapfile_on_ = true;
+  if (swapfile_at_start()) {
+    must(steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
+                           [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
+    swapfile_on_ = true;
+  } else {
+    steps.push_back({"swapfile left off until the trigger (backend.delayed_swapfile: off)", 0, 0, "ok"});
+  }
   if (start_ == ZramAtStart::On) {
     must(steps, timed_step(fmt::format("swapon {} prio {}", z.dev_path(), spec_.zram_priority),
                            [&] { return kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
@@ -166,6 +170,18 @@ StepRecord Backend::activate() {
   auto r = timed_step(fmt::format("swapon {} prio {}", zram_->dev_path(), spec_.zram_priority),
                       [&] { return kernel::swapon(fs_, zram_->dev_path(), spec_.zram_priority); });
   if (r.err == 0) zram_on_ = zram_was_on_ = true;
+  return r;
+}
+
+bool Backend::swapfile_at_start() const {
+  return start_ == ZramAtStart::On || spec_.delayed_swapfile == DelayedSwapfile::Active;
+}
+
+std::optional<StepRecord> Backend::activate_swapfile() {
+  if (swapfile_on_ || !zram_) return std::nullopt;
+  auto r = timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
+                      [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); });
+  if (r.err == 0) swapfile_on_ = true;
   return r;
 }
 
@@ -192,6 +208,7 @@ void Backend::teardown(std::vector<StepRecord>& steps) {
 }
 
 std::vector<std::string> Backend::enabled_paths() const {
+  // The swapfile always: a swapfile left off must be off at the end all the same.
   std::vector<std::string> out{spec_.swapfile_path};
   if (zram_ && zram_was_on_) out.push_back(zram_->dev_path());
   return out;

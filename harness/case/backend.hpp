@@ -74,6 +74,14 @@ class Backend {
   /// data; the case goes on whatever it says).
   StepRecord activate();
 
+  /// The swapfile is swapped on by prepare(): every configuration, except delayed-activation
+  /// with backend.delayed_swapfile off (spec.hpp DelayedSwapfile).
+  bool swapfile_at_start() const;
+  /// With the swapfile left off at the start: swapon swapfile at swapfile_priority (at the
+  /// trigger, after zram); the step, errno as data. nullopt when it is already on or the
+  /// backend is not prepared (nothing to do).
+  std::optional<StepRecord> activate_swapfile();
+
   /// swapoff zram (if the case enabled it), swapoff the swapfile, zram reset and (device
   /// created by hot_add) hot_remove, both retried on EBUSY; the marker is removed once the
   /// device is released. Appends steps; never throws for kernel errors (swapoff can fail

@@ -68,8 +68,10 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
           "bg_workingset_refault_file, bg_pgmajfault, fg_pgsteal, fg_pgscan, fg_workingset_refault_anon, "
           "fg_workingset_refault_file, fg_pgmajfault, bg_oom, bg_oom_kill, fg_oom, fg_oom_kill, pswpin, "
           "pswpout, zram_orig_data_bytes, zram_compr_data_bytes, zram_mem_used_bytes, zram_swap_used_kib, "
-          "swapfile_used_kib, extra_json, read_ns, steal_us) VALUES "
-          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+          "swapfile_used_kib, extra_json, read_ns, steal_us, bg_cpu_some_us, bg_cpu_full_us, bg_io_some_us, "
+          "bg_io_full_us, fg_cpu_some_us, fg_cpu_full_us, fg_io_some_us, fg_io_full_us, sys_cpu_some_us, "
+          "sys_cpu_full_us, sys_io_some_us, sys_io_full_us) VALUES "
+          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const auto& t : b.telemetry) {
         s.bind_all(b.case_id, t.t_ns, t.phase);
         int i = 4;
@@ -86,6 +88,10 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
         s.bind(i++, json_or_null(t.extra.empty() ? nlohmann::json() : t.extra));
         s.bind(i++, t.read_ns);
         s.bind(i++, t.steal_us);
+        for (const auto* v : {&t.bg_cpu_some_us, &t.bg_cpu_full_us, &t.bg_io_some_us, &t.bg_io_full_us,
+                              &t.fg_cpu_some_us, &t.fg_cpu_full_us, &t.fg_io_some_us, &t.fg_io_full_us,
+                              &t.sys_cpu_some_us, &t.sys_cpu_full_us, &t.sys_io_some_us, &t.sys_io_full_us})
+          s.bind(i++, *v);
         s.run();
       }
     }
@@ -104,13 +110,13 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
                       "write_errno, pgsteal_before, pgsteal_after, pgsteal_settled, pgscan_before, pgscan_after, "
                       "pgscan_settled, bg_current_before_bytes, bg_current_after_bytes, achieved_bytes, "
                       "achieved_counter, concurrent_estimate_bytes, achieved_conservative_bytes, "
-                      "achieved_settled_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "achieved_settled_bytes, write_cpu_us) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const auto& r : b.reclaims)
         s.bind_all(b.case_id, r.requested_bytes, r.start_ns, r.end_ns, r.end_ns - r.start_ns, r.write_errno,
                    r.pgsteal_before, r.pgsteal_after, r.pgsteal_settled, r.pgscan_before, r.pgscan_after,
                    r.pgscan_settled, r.bg_current_before_bytes, r.bg_current_after_bytes, r.achieved_bytes,
                    r.achieved_counter, r.concurrent_estimate_bytes, r.achieved_conservative_bytes,
-                   r.achieved_settled_bytes)
+                   r.achieved_settled_bytes, r.write_cpu_us)
             .run();
     }
     if (b.restoration) {

@@ -48,6 +48,7 @@ struct ReclaimRow : ReclaimReadings {
   std::optional<std::int64_t> achieved_bytes;
   std::optional<std::string> achieved_counter;  ///< pgsteal_proactive | pgsteal
   std::optional<std::int64_t> concurrent_estimate_bytes, achieved_conservative_bytes, achieved_settled_bytes;
+  std::optional<std::int64_t> write_cpu_us;  ///< CPU time of the writing thread in write(2), us
 };
 
 /// The restoration row: clean = verified (no swap in use, cgroups gone, no stray pids).

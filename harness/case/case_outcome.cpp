@@ -15,6 +15,9 @@ json to_json(const TriggerOutcome& t) {
   json j{{"fired", t.fired}, {"kind", t.kind}};
   if (t.t_ns) j["t_ns"] = *t.t_ns;
   if (t.since_pressure_start_ns) j["since_pressure_start_ns"] = *t.since_pressure_start_ns;
+  j["windows"] = t.windows;
+  j["irregular_windows"] = t.irregular_windows;
+  j["earlier_without_length_rule_t_ns"] = t.earlier_without_length_rule_t_ns ? json(*t.earlier_without_length_rule_t_ns) : json();
   return j;
 }
 
@@ -99,11 +102,16 @@ json to_json(const OomOutcome& o, bool kills) {
 }  // namespace
 
 TriggerOutcome trigger_outcome(const TriggerPredicate& p, bool acts, std::int64_t pressure_start_ns) {
-  TriggerOutcome t{p.fired(), acts ? "trigger" : "would_trigger", std::nullopt, std::nullopt};
+  TriggerOutcome t;
+  t.fired = p.fired();
+  t.kind = acts ? "trigger" : "would_trigger";
   if (p.fired()) {
     t.t_ns = *p.fired_at_ns();
     t.since_pressure_start_ns = *p.fired_at_ns() - pressure_start_ns;
   }
+  t.windows = p.windows();
+  t.irregular_windows = p.irregular_windows();
+  t.earlier_without_length_rule_t_ns = p.earlier_without_length_rule_ns();
   return t;
 }
 

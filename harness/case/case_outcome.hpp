@@ -43,11 +43,17 @@ struct TriggerOutcome {
   bool fired = false;
   std::string kind;  ///< "trigger" | "would_trigger" (a configuration without action)
   std::optional<std::int64_t> t_ns, since_pressure_start_ns;  ///< when it fired
+  std::int64_t windows = 0;            ///< windows judged in the pressure phase
+  std::int64_t irregular_windows = 0;  ///< of those, irregular length (rule: ours, trigger.hpp)
+  /// CLOCK_MONOTONIC ns at which it would have fired without the window-length rule, when
+  /// earlier than `t_ns` (or it never fired); null = the rule delayed nothing (trigger.hpp).
+  std::optional<std::int64_t> earlier_without_length_rule_t_ns;
 };
 
 /// The trigger's record: fired or not, the kind ("would_trigger" when the configuration
 /// takes no action, else "trigger") and, when it fired, its tick and its distance from the
-/// pressure start.
+/// pressure start; the windows judged, the irregular ones, and the counterfactual firing
+/// time without the window-length rule.
 TriggerOutcome trigger_outcome(const TriggerPredicate& p, bool acts, std::int64_t pressure_start_ns);
 
 /// outcome_json.reclaim: the bounded-reclaim record, null in the other configurations.

@@ -31,6 +31,8 @@ std::optional<Configuration> configuration_from_string(const std::string& name) 
 SpecError::SpecError(std::string field, const std::string& message)
     : std::runtime_error(message), field_(std::move(field)) {}
 
+const char* to_string(DelayedSwapfile v) { return v == DelayedSwapfile::Off ? "off" : "active"; }
+
 bool valid_case_id(const std::string& id) {
   static const std::regex re("[A-Za-z0-9._-]{1,128}");
   return id != "." && id != ".." && std::regex_match(id, re);
@@ -240,7 +242,12 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   {
     Obj o = root.sub("backend");
     o.only({"zram_disksize_bytes", "zram_algorithm", "zram_priority", "swapfile_path",
-            "swapfile_priority"});
+            "swapfile_priority", "delayed_swapfile"});
+    if (o.has("delayed_swapfile")) {
+      const auto v = o.str("delayed_swapfile");
+      if (v == "off") s.backend.delayed_swapfile = DelayedSwapfile::Off;
+      else if (v != "active") o.fail(o.path("delayed_swapfile"), "'" + v + "' is not one of active, off");
+    }
     s.backend.zram_disksize_bytes = o.i64("zram_disksize_bytes");
     if (s.backend.zram_disksize_bytes < kMiB) o.fail(o.path("zram_disksize_bytes"), "must be >= 1 MiB");
     s.backend.zram_algorithm = o.str("zram_algorithm");

@@ -61,6 +61,9 @@ nlohmann::json spec_json(const CaseSpec& s) {
       {"telemetry_period_ms", s.telemetry_period_ms},
       {"telemetry_offset_ms", s.telemetry_offset_ms},
       {"restoration_timeout_s", s.restoration_timeout_s}};
+  // Only when not the default: a plan without the key keeps its hash.
+  if (s.backend.delayed_swapfile != DelayedSwapfile::Active)
+    j["backend"]["delayed_swapfile"] = to_string(s.backend.delayed_swapfile);
   if (s.triplet_id) j["triplet_id"] = *s.triplet_id;
   if (s.dose_bytes) j["dose_bytes"] = *s.dose_bytes;
   if (s.variant) {

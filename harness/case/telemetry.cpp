@@ -54,6 +54,23 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
     s.sys_some_us = opt(p.some_total_us());
     s.sys_full_us = opt(p.full_total_us());
   });
+  // cpu and io PSI beside memory: a latency difference is then told apart as a memory
+  // stall, CPU contention (zram compression and reclaim share the vCPU) or I/O wait.
+  auto psi = [&](const char* what, Opt& some, Opt& full, auto&& read) {
+    guard(what, [&] {
+      const kernel::Psi p = read();
+      some = opt(p.some_total_us());
+      full = opt(p.full_total_us());
+    });
+  };
+  psi("bg.cpu.pressure", s.bg_cpu_some_us, s.bg_cpu_full_us, [&] { return bg_.cpu_pressure(); });
+  psi("bg.io.pressure", s.bg_io_some_us, s.bg_io_full_us, [&] { return bg_.io_pressure(); });
+  psi("fg.cpu.pressure", s.fg_cpu_some_us, s.fg_cpu_full_us, [&] { return fg_.cpu_pressure(); });
+  psi("fg.io.pressure", s.fg_io_some_us, s.fg_io_full_us, [&] { return fg_.io_pressure(); });
+  psi("proc.pressure.cpu", s.sys_cpu_some_us, s.sys_cpu_full_us,
+      [&] { return kernel::read_system_psi(fs_, kernel::PsiResource::Cpu); });
+  psi("proc.pressure.io", s.sys_io_some_us, s.sys_io_full_us,
+      [&] { return kernel::read_system_psi(fs_, kernel::PsiResource::Io); });
   guard("bg.memory.current", [&] { s.bg_current_bytes = opt(bg_.memory_current_bytes()); });
   guard("fg.memory.current", [&] { s.fg_current_bytes = opt(fg_.memory_current_bytes()); });
   guard("bg.memory.swap.current", [&] { s.bg_swap_current_bytes = opt(bg_.memory_swap_current_bytes()); });

@@ -1,6 +1,6 @@
 #pragma once
 // The 1 Hz telemetry sampler (docs/DESIGN.md "Telemetry at 1 Hz"): PSI some/full totals of bg,
-// fg and the system; bg/fg memory.current, memory.swap.current, memory.stat (pgsteal,
+// fg and the system for memory, cpu and io (us); bg/fg memory.current, memory.swap.current, memory.stat (pgsteal,
 // pgscan, workingset_refault_*, pgmajfault), memory.events (oom, oom_kill); /proc/vmstat
 // pswpin/pswpout; /proc/swaps rows of zram and the swapfile; zram mm_stat; /proc/stat
 // cpu steal (steal_us). read_ns = CLOCK_MONOTONIC right after bg memory.pressure. Every read

@@ -24,6 +24,12 @@ struct TelemetrySample {
   Opt zram_swap_used_kib, swapfile_used_kib;     ///< /proc/swaps used column, KiB
   Opt read_ns;   ///< CLOCK_MONOTONIC ns right after bg memory.pressure was read (SPEC.md v2)
   Opt steal_us;  ///< /proc/stat aggregate cpu steal, cumulative, us (USER_HZ ticks x 1e6 / USER_HZ)
+  /// cpu.pressure and io.pressure totals of bg, fg (cgroup files) and the system
+  /// (/proc/pressure/cpu, /proc/pressure/io), cumulative stall time, us. A full line the file
+  /// lacks (/proc/pressure/cpu before 5.13) is NULL.
+  Opt bg_cpu_some_us, bg_cpu_full_us, bg_io_some_us, bg_io_full_us;
+  Opt fg_cpu_some_us, fg_cpu_full_us, fg_io_some_us, fg_io_full_us;
+  Opt sys_cpu_some_us, sys_cpu_full_us, sys_io_some_us, sys_io_full_us;
   /// Anything else sampled: read errors ("errors": {"bg.memory.pressure": "..."}),
   /// read_duration_ns (how long the sample took), missed ticks.
   nlohmann::json extra = nlohmann::json::object();

@@ -33,9 +33,19 @@ std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int6
   w.counting = !w.irregular && w.delta_us >= spec_.min_increase_us;
   consecutive_ = w.counting ? consecutive_ + 1 : 0;
   w.consecutive = consecutive_;
+  ++windows_;
+  if (w.irregular) ++irregular_windows_;
+  // Counterfactual run, judged until the real trigger fires: only an earlier firing matters.
+  w.counting_without_length_rule = w.delta_us >= spec_.min_increase_us;
+  const bool was_fired = fired();
   if (!fired() && consecutive_ >= spec_.consecutive_windows) {
     w.fires = true;
     fired_at_ns_ = t_ns;
+  }
+  if (!was_fired) {
+    consecutive_without_rule_ = w.counting_without_length_rule ? consecutive_without_rule_ + 1 : 0;
+    // Same tick as the real firing is not earlier; a counterfactual firing is kept once.
+    if (!earlier_ns_ && !w.fires && consecutive_without_rule_ >= spec_.consecutive_windows) earlier_ns_ = t_ns;
   }
   prev_t_ns_ = t_ns;
   prev_read_ns_ = read_ns;
@@ -46,6 +56,7 @@ std::optional<TriggerWindow> TriggerPredicate::feed(std::int64_t t_ns, std::int6
 void TriggerPredicate::reset_baseline() {
   prev_t_ns_.reset();
   consecutive_ = 0;
+  consecutive_without_rule_ = 0;
 }
 
 }  // namespace hcase

@@ -12,6 +12,10 @@
 // Outside [0.9, 1.1] x window_ms (bounds inclusive) it is `irregular`: recorded, never
 // counting, and it resets the run; it still closes the window (the next window starts at
 // its read).
+// Counterfactual (ours, reported so that the reset rule's cost is visible): beside the rule
+// above, the predicate also runs the study's rule without the window-length rule (every
+// window judged on its delta alone, an irregular one included) and records when that
+// would have fired, when it is earlier than the real firing (or the real one never came).
 #include "harness/case/spec.hpp"
 
 #include <cstdint>
@@ -29,6 +33,8 @@ struct TriggerWindow {
   bool counting = false;             ///< !irregular && delta_us >= min_increase_us
   int consecutive = 0;               ///< counting windows in a row, including this one
   bool fires = false;                ///< true on exactly one window per case
+  /// Counterfactual without the window-length rule: delta_us >= min_increase_us, irregular or not.
+  bool counting_without_length_rule = false;
 };
 
 /// Stateful predicate. Not thread-safe (the controller loop owns it).
@@ -57,6 +63,16 @@ class TriggerPredicate {
   std::optional<std::int64_t> fired_at_ns() const { return fired_at_ns_; }
   const TriggerSpec& spec() const { return spec_; }
 
+  /// Windows closed so far whose length was irregular (they never counted and reset the run).
+  std::int64_t irregular_windows() const { return irregular_windows_; }
+  /// Windows closed so far (every window judged; a read failure closes none).
+  std::int64_t windows() const { return windows_; }
+  /// Tick time (CLOCK_MONOTONIC ns) at which the trigger would have fired without the
+  /// window-length rule (irregular windows judged on their delta like any other), when that
+  /// is strictly earlier than the real firing or the real firing never came; nullopt
+  /// otherwise (the rule delayed nothing). Read failures reset both runs alike.
+  std::optional<std::int64_t> earlier_without_length_rule_ns() const { return earlier_ns_; }
+
  private:
   TriggerSpec spec_;
   std::optional<std::int64_t> prev_t_ns_;
@@ -64,6 +80,9 @@ class TriggerPredicate {
   std::int64_t prev_total_us_ = 0;
   int consecutive_ = 0;
   std::optional<std::int64_t> fired_at_ns_;
+  int consecutive_without_rule_ = 0;  ///< the counterfactual run (no window-length rule)
+  std::optional<std::int64_t> earlier_ns_;
+  std::int64_t irregular_windows_ = 0, windows_ = 0;
 };
 
 }  // namespace hcase

@@ -38,6 +38,7 @@ class BoundedReclaim final : public ConfigurationAction {
     row.concurrent_estimate_bytes = rec->concurrent_estimate_bytes(page);
     row.achieved_conservative_bytes = rec->achieved_conservative_bytes(page);
     row.achieved_settled_bytes = rec->achieved_settled_bytes(page);
+    if (rec->write_cpu_ns) row.write_cpu_us = *rec->write_cpu_ns / 1000;
     bundle.reclaims.push_back(row);
     outcome.reclaim = ReclaimOutcome{*rec, page};
   }

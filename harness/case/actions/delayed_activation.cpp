@@ -1,5 +1,7 @@
 // delayed-activation (study): zram prepared (algorithm, disksize, swap header) but left
-// off; when the trigger fires it is swapped on, once. The swapon step, errno included, is
+// off; when the trigger fires it is swapped on, once. The swapfile before the trigger is
+// the campaign's choice (backend.delayed_swapfile, spec.hpp): active from the start (the
+// default), or off and swapped on at the trigger right after zram. The swapon step, errno included, is
 // the `backend_on` event and outcome_json.backend_on: a failed swapon is an outcome, the
 // case goes on.
 #include "harness/case/actions/action.hpp"
@@ -16,8 +18,13 @@ class DelayedActivation final : public ConfigurationAction {
   void on_trigger(std::int64_t t_ns, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
     const StepRecord step = ctx.backend.activate();
     backend_on_ = step;
+    nlohmann::json detail{{"trigger_t_ns", t_ns}, {"step", step.to_json()},
+                          {"delayed_swapfile", to_string(ctx.spec.backend.delayed_swapfile)}};
+    // backend.delayed_swapfile off: the swapfile joins zram now (the spill device of every
+    // configuration, from the trigger on).
+    if (auto sw = ctx.backend.activate_swapfile()) detail["swapfile_step"] = sw->to_json();
     events.push_back({kernel::monotonic_ns(), "backend_on", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                      nlohmann::json{{"trigger_t_ns", t_ns}, {"step", step.to_json()}}});
+                      detail});
   }
 
   void finish(ActionContext&, CaseBundle&, CaseOutcome& outcome) override {

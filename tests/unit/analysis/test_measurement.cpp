@@ -138,3 +138,78 @@ TEST(Measurement, PreVersion2ColumnsAbsentAreNotMeasured) {
   EXPECT_DOUBLE_EQ(b[10].get<double>(), 105.0);
   EXPECT_EQ(table(r, "outcome_counts").rows[0][6], "not measured");  // OOM kills bg
 }
+
+TEST(Measurement, ReclaimExecutionReportsTheWindowRulesCounterfactual) {
+  auto cases = base();
+  // Delayed cases (indices 1, 4, 7, 10): one fired at 6 s and would have at 3.5 s without the
+  // window rule; one never fired but would have at 4 s; two recorded that the rule delayed nothing.
+  cases[1].outcome_json = R"({"trigger":{"fired":true,"t_ns":8000000000,"since_pressure_start_ns":6000000000,
+                              "irregular_windows":1,"earlier_without_length_rule_t_ns":5500000000}})";
+  cases[4].outcome_json = R"({"trigger":{"fired":false,"irregular_windows":3,
+                              "earlier_without_length_rule_t_ns":14000000000}})";
+  cases[7].outcome_json = R"({"trigger":{"fired":true,"t_ns":5000000000,"since_pressure_start_ns":3000000000,
+                              "earlier_without_length_rule_t_ns":null}})";
+  cases[10].outcome_json = R"({"trigger":{"fired":true,"t_ns":5000000000,"since_pressure_start_ns":3000000000,
+                               "earlier_without_length_rule_t_ns":null}})";
+  const auto r = report(measured_db("reclaim_exec_cf", cases));
+  const auto& t = table(r, "reclaim_execution");
+  const auto& d = t.rows.at(1);
+  ASSERT_EQ(d[0], "delayed-activation");
+  EXPECT_EQ(d[16], 1);  // irregular windows (controller_events of vm0-r-1-delayed-activation)
+  EXPECT_EQ(d[17], 4);  // cases that recorded the counterfactual
+  EXPECT_EQ(d[18], 2);  // fired earlier without the rule
+  EXPECT_EQ(d[19], 1);  // never fired with it
+  EXPECT_DOUBLE_EQ(d[20].get<double>(), 2.5);  // 6 s - 3.5 s
+  EXPECT_DOUBLE_EQ(d[21].get<double>(), 2.5);
+  // Static cases were written without the counterfactual (older bundles): not measured.
+  const auto& s = t.rows.at(0);
+  EXPECT_EQ(s[17], 0);
+  EXPECT_EQ(s[18], "not measured");
+  EXPECT_EQ(s[20], "not measured");
+}
+
+namespace {
+std::size_t column(const analysis::Table& t, const std::string& header) {
+  for (std::size_t j = 0; j < t.columns.size(); ++j)
+    if (t.columns[j].header == header) return j;
+  throw std::runtime_error("no column " + header);
+}
+}  // namespace
+
+TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall) {
+  const auto path = measured_db("mech_cpu_io");
+  {
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    // Two samples of the pressure phase [10 s, 20.1 s) per case; totals in us.
+    results::Stmt t(db, "INSERT INTO telemetry(case_id, t_ns, bg_some_us, bg_cpu_some_us, fg_cpu_some_us, "
+                        "sys_cpu_some_us, bg_io_some_us, fg_io_some_us, sys_io_some_us, sys_io_full_us) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    const char* reclaim[] = {"vm0-r-1-bounded-reclaim", "vm1-r-1-bounded-reclaim"};
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t k = i + 1;  // case 1: 1x, case 2: 2x the stalls below
+      t.bind_all(std::string(reclaim[i]), std::int64_t{10'000'000'000}, 0, 0, 0, 0, 0, 0, 0, 0).run();
+      t.bind_all(std::string(reclaim[i]), std::int64_t{20'000'000'000}, k * 1'000'000, k * 2'000'000, k * 3'000'000,
+                 k * 4'000'000, k * 500'000, k * 250'000, k * 100'000, k * 50'000)
+          .run();
+    }
+    db.exec("UPDATE reclaim_actions SET write_cpu_us = 180000 WHERE case_id = 'vm0-r-1-bounded-reclaim'");
+    db.exec("UPDATE reclaim_actions SET write_cpu_us = 220000 WHERE case_id = 'vm1-r-1-bounded-reclaim'");
+  }
+  const auto r = report(path);
+  const auto& m = table(r, "mechanism");
+  const auto& b = m.rows.at(2);
+  ASSERT_EQ(b[0], "bounded-reclaim");
+  // Medians over the two cases with telemetry (1x and 2x): 1.5x.
+  EXPECT_DOUBLE_EQ(b[column(m, "bg PSI some stall (s)")].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(b[column(m, "bg CPU PSI some (s)")].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(b[column(m, "fg CPU PSI some (s)")].get<double>(), 4.5);
+  EXPECT_DOUBLE_EQ(b[column(m, "system CPU PSI some (s)")].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(b[column(m, "bg IO PSI some (s)")].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(b[column(m, "fg IO PSI some (s)")].get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(b[column(m, "system IO PSI some (s)")].get<double>(), 0.15);
+  EXPECT_DOUBLE_EQ(b[column(m, "system IO PSI full (s)")].get<double>(), 0.075);
+  EXPECT_DOUBLE_EQ(b[column(m, "memory.reclaim write CPU (ms)")].get<double>(), 200.0);
+  EXPECT_EQ(m.rows.at(0)[column(m, "memory.reclaim write CPU (ms)")], "no write");
+  // The memory stall column sits right before the cpu/io ones.
+  EXPECT_EQ(column(m, "bg CPU PSI some (s)"), column(m, "fg PSI some stall (s)") + 1);
+}

@@ -400,3 +400,36 @@ TEST(CampaignYaml, HostPathsMustBeSafeAndTheErrorNamesFileLineField) {
   EXPECT_EQ(error_of("sqlite_db_path: /var/lib/harness/canary.db", "sqlite_db_path: /srv/h_2/canary-v1.db"),
             "(accepted)");
 }
+
+// backend.delayed_swapfile (ours; campaigns/README.md Table 1): active (default, absent from
+// the spec so plans keep their hash) or off (in every case spec); anything else is an error
+// at its FILE:LINE:COL.
+TEST(CampaignFiles, DelayedSwapfileIsActiveByDefaultAndOffWhenSet) {
+  const std::string text = read(campaign_path("smoke.yaml"));
+  const auto dflt = hc::parse_campaign(text, "smoke.yaml");
+  EXPECT_EQ(dflt.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  const auto p0 = hc::plan(dflt);
+  for (const auto& c : p0.cases) EXPECT_FALSE(c.spec["backend"].contains("delayed_swapfile")) << c.case_id;
+
+  std::string with = text;
+  const std::string anchor = "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n";
+  ASSERT_NE(with.find(anchor), std::string::npos);
+  auto explicit_active = with;
+  explicit_active.replace(explicit_active.find(anchor), anchor.size(), anchor + "  delayed_swapfile: active\n");
+  EXPECT_EQ(hc::plan(hc::parse_campaign(explicit_active, "a.yaml")).sha256_hex, p0.sha256_hex);
+
+  with.replace(with.find(anchor), anchor.size(), anchor + "  delayed_swapfile: off\n");
+  const auto off = hc::parse_campaign(with, "off.yaml");
+  EXPECT_EQ(off.delayed_swapfile, hcase::DelayedSwapfile::Off);
+  const auto p1 = hc::plan(off);
+  EXPECT_NE(p1.sha256_hex, p0.sha256_hex);
+  for (const auto& c : p1.cases) EXPECT_EQ(c.spec["backend"]["delayed_swapfile"], "off") << c.case_id;
+}
+
+TEST(CampaignErrors, DelayedSwapfileOutsideActiveOffNamesItsPlace) {
+  const int l = line_of("swapfile: {path");
+  const auto e = error_of("  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n",
+                          "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n  delayed_swapfile: disk\n");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l + 1) + ":"));
+  EXPECT_THAT(e, HasSubstr("field backend.delayed_swapfile: 'disk' is not one of active, off"));
+}

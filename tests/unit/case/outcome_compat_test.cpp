@@ -52,7 +52,9 @@ bool measured(const std::string& path) {
   key = key.substr(0, key.find('['));
   auto ends = [&](const std::string& s) { return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0; };
   return ends("_ns") || key == "pid" || key == "vcpu_fraction" || key == "peak_rss_kib" || key == "peak_rss_sum_kib" ||
-         key == "missed_ticks" || key == "commit" || key == "dirty";
+         key == "missed_ticks" || key == "commit" || key == "dirty" ||
+         // trigger windows judged and irregular: they follow the run's tick timing as missed_ticks does
+         key == "windows" || key == "irregular_windows";
 }
 
 /// Compares (or, in capture mode, also writes) the outcome of scenario `name`.

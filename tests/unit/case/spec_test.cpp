@@ -244,3 +244,17 @@ TEST(CaseSpec, DeepOrMalformedJsonIsASpecError) {
     EXPECT_EQ(std::string(e.what()).find('\xff'), std::string::npos) << "raw input bytes in the message";
   }
 }
+
+TEST(CaseSpec, DelayedSwapfileIsActiveWhenAbsentOffWhenSaidAndNothingElse) {
+  auto j = study();
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  j["backend"]["delayed_swapfile"] = "active";
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  j["backend"]["delayed_swapfile"] = "off";
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Off);
+  j["backend"]["delayed_swapfile"] = "disk";
+  const auto msg = refused_field(j, "backend.delayed_swapfile");
+  EXPECT_NE(msg.find("is not one of active, off"), std::string::npos) << msg;
+  j["backend"]["delayed_swapfile"] = 0;
+  refused_field(j, "backend.delayed_swapfile");
+}

@@ -6,6 +6,11 @@
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/zram.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 namespace {
 const char* kRoot = "tests/fixtures/6.1.0-57-cloud-amd64/root";
 }
@@ -91,4 +96,51 @@ TEST(Telemetry, OomCountersOfACapturedGuestLandInTheirOwnColumns) {
   ASSERT_TRUE(x.extra.contains("errors")) << x.extra.dump();
   EXPECT_FALSE(x.extra["errors"].contains("bg.memory.events")) << x.extra.dump();
   EXPECT_FALSE(x.extra["errors"].contains("fg.memory.events")) << x.extra.dump();
+}
+
+// cpu.pressure and io.pressure of the captured guest (bg, fg and /proc/pressure): every
+// total lands in its own column, in us, as the files say.
+TEST(Telemetry, CpuAndIoPressureOfTheCapturedGuest) {
+  kernel::Fs fs(kRoot);
+  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  kernel::Zram zram(fs, 0);
+  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
+  auto x = s.sample(7, "pressure");
+  EXPECT_EQ(x.bg_cpu_some_us, 9600562);
+  EXPECT_EQ(x.bg_cpu_full_us, 9600562);
+  EXPECT_EQ(x.fg_cpu_some_us, 10908341);
+  EXPECT_EQ(x.fg_cpu_full_us, 10908341);
+  EXPECT_EQ(x.bg_io_some_us, 0);
+  EXPECT_EQ(x.bg_io_full_us, 0);
+  EXPECT_EQ(x.fg_io_some_us, 0);
+  EXPECT_EQ(x.fg_io_full_us, 0);
+  EXPECT_EQ(x.sys_cpu_some_us, 20464394);
+  EXPECT_EQ(x.sys_cpu_full_us, 0);
+  EXPECT_EQ(x.sys_io_some_us, 18081);
+  EXPECT_EQ(x.sys_io_full_us, 8891);
+}
+
+// A kernel without a full line in /proc/pressure/cpu (before 5.13) and a cgroup without
+// io.pressure: NULL, named, never 0. Files written here in the kernel's exact format.
+TEST(Telemetry, AbsentCpuFullLineAndIoFileAreNullAndNamed) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tt-psi-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kRoot, dir, std::filesystem::copy_options::recursive);
+  {
+    std::ofstream(dir / "proc/pressure/cpu") << "some avg10=1.50 avg60=0.40 avg300=0.10 total=123456\n";
+  }
+  std::filesystem::remove(dir / "sys/fs/cgroup/harness/bg/io.pressure");
+  kernel::Fs fs(dir.string());
+  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  auto x = s.sample(1, "pressure");
+  EXPECT_EQ(x.sys_cpu_some_us, 123456);
+  EXPECT_FALSE(x.sys_cpu_full_us);
+  EXPECT_FALSE(x.bg_io_some_us);
+  EXPECT_FALSE(x.bg_io_full_us);
+  EXPECT_EQ(x.bg_cpu_some_us, 9600562);  // the other bg reads go on
+  ASSERT_TRUE(x.extra.contains("errors"));
+  EXPECT_TRUE(x.extra["errors"].contains("bg.io.pressure"));
+  EXPECT_FALSE(x.extra["errors"].contains("proc.pressure.cpu"));
+  std::filesystem::remove_all(dir);
 }
