@@ -172,6 +172,11 @@ TEST(PilotDose, HarnessPlanSaysWhereTheDoseCameFrom) {
   const auto p = text.find("  dose_mib: 96\n");
   ASSERT_NE(p, std::string::npos);
   text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
+  // Nine local guests do not fit this machine: the capacity check would refuse the plan
+  // before the pilot rule is reached. Planning boots nothing, so overcommit is harmless here.
+  const auto k = text.find("  kind: local-qemu\n");
+  ASSERT_NE(k, std::string::npos);
+  text.insert(k + std::string("  kind: local-qemu\n").size(), "  overcommit: true\n");
   testfiles::write(d / "c.yaml", testfiles::with_fixed_pin(text));
   const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   ASSERT_EQ(std::system((exe + " plan " + (d / "c.yaml") + " --hosts " + testfiles::nine_hosts(d / "hosts.yaml") +
@@ -234,6 +239,11 @@ TEST(PilotDose, HarnessPlanRefusesATcgPilotAndStoresTheDeclaration) {
   const auto p = text.find("  dose_mib: 96\n");
   ASSERT_NE(p, std::string::npos);
   text.replace(p, std::string("  dose_mib: 96\n").size(), "  dose_mib: {from_pilot: pilot.db}\n");
+  // Nine local guests do not fit this machine: the capacity check would refuse the plan
+  // before the pilot rule is reached. Planning boots nothing, so overcommit is harmless here.
+  const auto k = text.find("  kind: local-qemu\n");
+  ASSERT_NE(k, std::string::npos);
+  text.insert(k + std::string("  kind: local-qemu\n").size(), "  overcommit: true\n");
   testfiles::write(d / "c.yaml", testfiles::with_fixed_pin(text));
   const std::string exe = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   auto sh = [&](const std::string& args) {

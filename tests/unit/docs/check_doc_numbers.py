@@ -13,12 +13,6 @@ Each rule names the quoting files and the source; a finding says what differs.
   figures       every figure analysis/figures.py writes (its docstring) is named in README.md
                 "Outputs", and the count in words is right
   kernel-config every option harness/vm/kernel_requirements.cpp requires is in docs/CI.md's table
-  smoke-run     README.md "Measured here": the Table 4 ratios are those of the committed run
-                docs/runs/smoke/table4_primary.csv, and the commit and date named are its
-                sidecar's (table4_primary.csv.meta.json)
-  ci-sample     docs/CI.md's sample: docs/ci-sample/{junit.xml,summary.md} exist, the kernels
-                CI.md names are the JUnit environment's, the wall time in docs/CI.md "Budgets" is
-                docs/ci-sample/README.md's
 
 Usage: check_doc_numbers.py SOURCE_DIR     (exit 0 = consistent, 1 = findings on stderr)
 """
@@ -118,58 +112,15 @@ def kernel_config(root, problems):
             problems.append(f"kernel-config: docs/CI.md does not list {o} (harness/vm/kernel_requirements.cpp needs it)")
 
 
-def smoke_run(root, problems):
-    measured = flat(section(read(root, "README.md"), "Measured here"))
-    table = os.path.join(root, "docs/runs/smoke/table4_primary.csv")
-    if not os.path.exists(table):
-        problems.append("smoke-run: docs/runs/smoke/table4_primary.csv (the run README.md quotes) is missing")
-        return
-    with open(table, encoding="utf-8") as f:
-        ratios = [float(r["ratio"]) for r in csv.DictReader(f)]
-    quoted = ", ".join(f"{x:.3f}" for x in ratios[:-1]) + f" and {ratios[-1]:.3f}"
-    if f"Table 4 ratios were {quoted}" not in measured:
-        problems.append(f"smoke-run: README.md \"Measured here\" should quote the run's Table 4 ratios as "
-                        f"\"Table 4 ratios were {quoted}\" (docs/runs/smoke/table4_primary.csv)")
-    meta = json.load(open(table + ".meta.json", encoding="utf-8"))
-    commit = meta.get("source_commit", "")
-    m = re.search(r"commit ([0-9a-f]{7,40})", measured)
-    if not m or not commit.startswith(m.group(1)):
-        problems.append(f"smoke-run: README.md \"Measured here\" names commit {m.group(1) if m else '(none)'}, the "
-                        f"run's sidecar says {commit}")
-    day = meta.get("generated_utc", "")[:10]
-    if day not in measured:
-        problems.append(f"smoke-run: README.md \"Measured here\" does not give the run's date {day}")
-
-
-def ci_sample(root, problems):
-    for f in ["docs/ci-sample/junit.xml", "docs/ci-sample/summary.md", "docs/ci-sample/README.md"]:
-        if not os.path.exists(os.path.join(root, f)):
-            problems.append(f"ci-sample: {f} is missing (docs/CI.md shows it)")
-            return
-    junit = read(root, "docs/ci-sample/junit.xml")
-    ci = flat(read(root, "docs/CI.md"))
-    for side in ["baseline", "candidate"]:
-        m = re.search(r'name="' + side + r'\.kernel_release" value="([^"]+)"', junit)
-        if not m:
-            problems.append(f"ci-sample: docs/ci-sample/junit.xml has no {side}.kernel_release property")
-        elif f"`{m.group(1)}`" not in ci:
-            problems.append(f"ci-sample: docs/CI.md does not name the sample's {side} kernel {m.group(1)}")
-    w = re.search(r"wall time: (\d+ min \d+ s)", read(root, "docs/ci-sample/README.md"))
-    if not w:
-        problems.append("ci-sample: docs/ci-sample/README.md gives no \"wall time: N min M s\"")
-    elif f"| {w.group(1)} |" not in ci:
-        problems.append(f"ci-sample: docs/CI.md \"Budgets\" does not quote the sample run's {w.group(1)}")
-
-
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     problems = []
-    for rule in [ci_budget, study_table4, figures, kernel_config, smoke_run, ci_sample]:
+    for rule in [ci_budget, study_table4, figures, kernel_config]:
         try:
             rule(root, problems)
         except (OSError, AttributeError, IndexError, ValueError, KeyError) as e:
             problems.append(f"{rule.__name__}: cannot check: {e}")
-    print(f"check_doc_numbers: 6 rules, {len(problems)} finding(s)", file=sys.stderr)
+    print(f"check_doc_numbers: 4 rules, {len(problems)} finding(s)", file=sys.stderr)
     for p in problems:
         print(p, file=sys.stderr)
     return 1 if problems else 0

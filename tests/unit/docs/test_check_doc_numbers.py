@@ -12,9 +12,7 @@ SRC = os.path.abspath(sys.argv[1])
 CHECK = os.path.join(HERE, "check_doc_numbers.py")
 FILES = ["README.md", "campaigns/ci-regression.yaml", "campaigns/README.md", "docs/CI.md", "analysis/README.md",
          "analysis/study_medians.hpp", "analysis/figures.py", "harness/cli/cmd_report.cpp",
-         "harness/vm/kernel_requirements.cpp", "docs/runs/smoke/table4_primary.csv",
-         "docs/runs/smoke/table4_primary.csv.meta.json", "docs/ci-sample/junit.xml", "docs/ci-sample/summary.md",
-         "docs/ci-sample/README.md"]
+         "harness/vm/kernel_requirements.cpp"]
 
 
 def run(d):
@@ -38,7 +36,7 @@ def replace(d, rel, old, new):
     p = os.path.join(d, rel)
     text = open(p, encoding="utf-8").read()
     expect(old in text, f"{rel} holds {old!r} (update this test)")
-    open(p, "w", encoding="utf-8").write(text.replace(old, new, 1))
+    open(p, "w", encoding="utf-8").write(text.replace(old, new))  # every quote of it
 
 
 rc, err = run(SRC)
@@ -51,24 +49,13 @@ CASES = [
     ("campaigns/README.md", "99,198", "99,199", "study-medians"),
     ("analysis/figures.py", "  reclaim_execution.png", "  reclaim_execution.png   x\n  extra_figure.png", "figures"),
     ("docs/CI.md", "`CONFIG_ZRAM`", "`CONFIG_ZRAMX`", "kernel-config"),
-    ("docs/runs/smoke/table4_primary.csv", "\n", "\n", "smoke-run"),  # replaced below: a ratio changed
-    ("docs/ci-sample/README.md", "wall time: ", "wall time: 9", "ci-sample"),
 ]
 for rel, old, new, rule in CASES:
     with tempfile.TemporaryDirectory() as d:
         copy_tree(d)
         rc, err = run(d)
         expect(rc == 0, "the copied files pass: " + err)
-        if rule == "smoke-run":  # the run's first ratio, one digit up in the third decimal
-            import csv
-            p = os.path.join(d, rel)
-            rows = list(csv.reader(open(p, encoding="utf-8")))
-            i = rows[0].index("ratio")
-            rows[1][i] = f"{float(rows[1][i]) + 0.002:.6f}"
-            with open(p, "w", encoding="utf-8", newline="") as f:
-                csv.writer(f).writerows(rows)
-        else:
-            replace(d, rel, old, new)
+        replace(d, rel, old, new)
         rc, err = run(d)
         expect(rc == 1 and rule + ":" in err, f"changing {rel} is found by {rule}: rc={rc} {err}")
 print("test_check_doc_numbers: ok")
