@@ -176,7 +176,9 @@ TEST_F(OutcomesVm, GuestKilledInPressureIsLostNeverRerunImputedAndCounted) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "the lost case was rerun";
   EXPECT_EQ(text(db, "SELECT status FROM attempts WHERE case_id = '" + id + "'"), "lost");
   EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + id + "'"), "pressure");
-  EXPECT_THAT(text(db, "SELECT error FROM attempts WHERE case_id = '" + id + "'"), HasSubstr("agent lost"));
+  // Lost on evidence (docs/PROTOCOL.md "A silent agent"): the engine saw the guest's qemu gone.
+  EXPECT_THAT(text(db, "SELECT error FROM attempts WHERE case_id = '" + id + "'"),
+              HasSubstr("the engine says the guest is gone (liveness)"));
   EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + id + "'"), 0) << "a lost case has no trace";
   EXPECT_THAT(test_support::slurp(vm_->log), HasSubstr("1 lost"));
   // The analysis: counted and imputed in its configuration's row.
