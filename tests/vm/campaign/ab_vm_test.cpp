@@ -2,7 +2,7 @@
 // --junit F --markdown F` (one A/B pair of bounded-reclaim cases), then `harness check ... DB2
 // --baseline-db DB` (only the candidate case runs again):
 //   - both checks exit 0 (built to pass); the JUnit holds one testcase per assertion and per
-//     metric, no <failure>; the Markdown summary's metric and assertion tables hold the
+//     metric and the environment testcase (both variants' recorded environment), no <failure>; the Markdown summary's metric and assertion tables hold the
 //     expected cells (pairs 1, the tolerance, verdict ok / reported, assertions pass);
 //   - the --baseline-db run makes one attempt (the candidate), leaves the baseline pending and
 //     names the stored baseline in its summary;
@@ -49,10 +49,11 @@ TEST(AbCampaignVm, ReadmeCiPathJudgesThePairAndTheCandidateVariantIsBootedApplie
                                     vm.dir + "/ab.md --plain");
   EXPECT_EQ(run.code, 0) << run.out;
 
-  // JUnit: 2 assertions + 10 metrics, none failed.
+  // JUnit: 2 assertions + 10 metrics + the environment testcase, none failed.
   const std::string junit = test_support::slurp(vm.dir + "/ab.xml");
-  EXPECT_THAT(junit, HasSubstr("<testsuite name=\"ab-short\" tests=\"12\" failures=\"0\"")) << junit;
-  EXPECT_EQ(occurrences(junit, "<testcase "), 12u);
+  EXPECT_THAT(junit, HasSubstr("<testsuite name=\"ab-short\" tests=\"13\" failures=\"0\"")) << junit;
+  EXPECT_EQ(occurrences(junit, "<testcase "), 13u);
+  EXPECT_THAT(junit, HasSubstr("<testcase classname=\"ab-short.environment\" name=\"baseline and candidate environment\">"));
   EXPECT_THAT(junit, Not(HasSubstr("<failure")));
   EXPECT_THAT(junit, HasSubstr("<testcase classname=\"ab-short\" name=\"all_cases_completed\">"));
   EXPECT_THAT(junit, HasSubstr("<testcase classname=\"ab-short.regression\" name=\"reclaim_duration\">"));
@@ -85,7 +86,7 @@ TEST(AbCampaignVm, ReadmeCiPathJudgesThePairAndTheCandidateVariantIsBootedApplie
     EXPECT_EQ(p.text(0), "pending");
   }
   const std::string junit2 = test_support::slurp(vm.dir + "/ab2.xml");
-  EXPECT_THAT(junit2, HasSubstr("<testsuite name=\"ab-short\" tests=\"12\" failures=\"0\"")) << junit2;
+  EXPECT_THAT(junit2, HasSubstr("<testsuite name=\"ab-short\" tests=\"13\" failures=\"0\"")) << junit2;
   const std::string md2 = test_support::slurp(vm.dir + "/ab2.md");
   EXPECT_THAT(md2, HasSubstr("**PASS**")) << md2;
   EXPECT_THAT(md2, HasSubstr("stored baseline `" + db_path + "`")) << md2;

@@ -5,9 +5,11 @@
 // swapfile, so the 96 MiB dose is beyond what bg can swap out (pilot-short.yaml says why):
 //   - both cases completed; the 12 MiB write returned 0, the 96 MiB write EAGAIN (a real
 //     kernel errno recorded as an outcome: no other errno is accepted);
-//   - 96 MiB is not eligible, for its conservative achieved ratio (named in Table 3 and
-//     report.json), with its EAGAIN write counted; 12 MiB is eligible and is the chosen dose
-//     (exit 0): the largest eligible one, not the largest;
+//   - 96 MiB is not eligible: first for its EAGAIN write, an interface error under the study's
+//     rule (named in Table 3 and report.json, the write counted), then for its achieved ratio
+//     (pgsteal x page size across the write) exactly when the DB's own figure is below the
+//     campaign's 0.5; 12 MiB is eligible and is the chosen dose (exit 0): the largest eligible
+//     one, not the largest;
 //   - under TCG Table 3 is accompanied by the plain statement that the duration criterion is
 //     meaningless (markdown and report.json);
 //   - a confirmatory plan takes the dose from the pilot DB (design.dose_mib {from_pilot}).
@@ -17,10 +19,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "harness/vm/fleet.hpp"
@@ -66,6 +70,7 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
                       "LEFT JOIN reclaim_actions r USING (case_id) ORDER BY c.dose_bytes");
   std::string accel;
   std::vector<std::pair<std::int64_t, std::int64_t>> writes;  // dose, errno
+  std::optional<double> big_achieved;  // the 96 MiB write's pgsteal x page size / request
   while (q.step()) {
     EXPECT_EQ(q.text(1), "completed") << "dose " << q.int64(0);
     accel = q.opt_text(2).value_or("");
@@ -74,6 +79,14 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
     writes.emplace_back(q.int64(0), q.int64(3));
   }
   ASSERT_EQ(writes.size(), 2u) << "see " << log;
+  {
+    results::Stmt a(db, "SELECT CAST(achieved_bytes AS REAL) / requested_bytes FROM reclaim_actions "
+                        "WHERE requested_bytes = ?1");
+    a.bind(1, 96 * kMiB);
+    ASSERT_TRUE(a.step());
+    ASSERT_FALSE(a.is_null(0)) << "the 96 MiB write has no achieved figure";
+    big_achieved = a.real(0);
+  }
   EXPECT_EQ(writes[0], std::make_pair(12 * kMiB, std::int64_t{0})) << "the reclaimable dose";
   EXPECT_EQ(writes[1], std::make_pair(96 * kMiB, std::int64_t{EAGAIN})) << "the dose beyond what is reclaimable";
 
@@ -90,15 +103,23 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   EXPECT_EQ(big["dose_bytes"], 96 * kMiB);
   EXPECT_EQ(big["eligible"], false) << big.dump();
   EXPECT_EQ(big["incomplete"], false) << big.dump();
-  ASSERT_EQ(big["failed"].size(), 1u) << "one reason, the achieved ratio: " << big.dump();
-  EXPECT_TRUE(std::regex_search(big["failed"][0].get<std::string>(),
-                                std::regex(R"(conservative achieved 0\.[0-4]\d of the request < 0\.50)")))
+  // The rule's reasons, in its order, derived from what the DB holds: the EAGAIN write always
+  // (asserted above), the achieved ratio exactly when the recorded figure is below 0.5.
+  const bool below = *big_achieved < 0.5;
+  ASSERT_EQ(big["failed"].size(), below ? 2u : 1u) << "achieved " << *big_achieved << ": " << big.dump();
+  EXPECT_THAT(big["failed"][0].get<std::string>(),
+              HasSubstr("interface error: memory.reclaim write errno " + std::to_string(EAGAIN)))
       << big.dump();
+  if (below)
+    EXPECT_THAT(big["failed"][1].get<std::string>(),
+                HasSubstr(fmt::format("achieved (pgsteal x page size across the write) {:.2f} of the request < 0.50",
+                                      *big_achieved)))
+        << big.dump();
   EXPECT_THAT(text, HasSubstr("**Chosen dose: 12 MiB**"));
   // Table 3 rows: dose | cases | regimes | requests | ... | EAGAIN writes | eligible | failed.
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(\|\s*12(\.0+)?\s*\|\s*1\s*\|\s*1 of 1\s*\|\s*1\s*\|.*\|\s*0\s*\|\s*yes\s*\|\s*-\s*\|)")))
       << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex(R"(\|\s*96(\.0+)?\s*\|\s*1\s*\|\s*1 of 1\s*\|\s*1\s*\|.*\|\s*1\s*\|\s*no\s*\|[^|\n]*conservative achieved)")))
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(\|\s*96(\.0+)?\s*\|\s*1\s*\|\s*1 of 1\s*\|\s*1\s*\|.*\|\s*1\s*\|\s*no\s*\|[^|\n]*interface error)")))
       << text;
 
   const auto& dc = extra.at("duration_criterion");
