@@ -12,7 +12,9 @@
 //     one, not the largest;
 //   - under TCG Table 3 is accompanied by the plain statement that the duration criterion is
 //     meaningless (markdown and report.json);
-//   - a confirmatory plan takes the dose from the pilot DB (design.dose_mib {from_pilot}).
+//   - a confirmatory plan takes the dose from the pilot DB (design.dose_mib {from_pilot}); under
+//     TCG only when declared a pipeline test (`harness plan --pipeline-test-dose`), refused
+//     without it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -140,8 +142,21 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   // thresholds as the pilot's here.
   y += "\neligibility:\n  max_duration_s: 30\n  min_achieved_ratio: 0.5\n";
   std::ofstream(vm.dir + "/confirm.yaml") << y;
+  const std::string chosen = "dose 12 MiB chosen by the pilot rule from " + out + "/campaign.db";
   const auto plan = test_support::run_harness("plan " + vm.dir + "/confirm.yaml", vm.dir + "/plan.log");
-  EXPECT_EQ(plan.code, 0) << plan.out;
-  EXPECT_THAT(plan.out, HasSubstr("dose 12 MiB chosen by the pilot rule from " + out + "/campaign.db"));
+  if (accel == "tcg") {
+    // A TCG pilot's dose is refused for a real plan, and taken only when declared a pipeline test.
+    EXPECT_EQ(plan.code, 2) << plan.out;
+    EXPECT_THAT(plan.out, HasSubstr("2 of 2 pilot case(s) ran under TCG"));
+    EXPECT_THAT(plan.out, Not(HasSubstr(chosen)));
+    const auto test_plan =
+        test_support::run_harness("plan " + vm.dir + "/confirm.yaml --pipeline-test-dose", vm.dir + "/plan-test.log");
+    EXPECT_EQ(test_plan.code, 0) << test_plan.out;
+    EXPECT_THAT(test_plan.out, HasSubstr(chosen));
+    EXPECT_THAT(test_plan.out, HasSubstr("PIPELINE TEST: --pipeline-test-dose declares this dose a pipeline test"));
+  } else {
+    EXPECT_EQ(plan.code, 0) << plan.out;
+    EXPECT_THAT(plan.out, HasSubstr(chosen));
+  }
   if (!HasFailure()) std::filesystem::remove_all(vm.dir);
 }
