@@ -1,6 +1,8 @@
 // HTML report (see report_html.hpp).
 #include "analysis/report_html.hpp"
 
+#include "harness/xml/text.hpp"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -11,19 +13,8 @@
 namespace analysis {
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
+// HTML text: the shared XML escaping (& < > " ' as entities, control bytes visible), valid HTML5.
+std::string escape(const std::string& s) { return harness::xml::xml_text(s); }
 
 // Escaped text with the report's inline Markdown (**bold**, `code`) rendered.
 std::string inline_md(const std::string& s) {

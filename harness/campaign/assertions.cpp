@@ -1,6 +1,6 @@
 // CI assertion evaluation and JUnit XML (see assertions.hpp).
 #include "harness/campaign/assertions.hpp"
-#include "harness/campaign/xml_text.hpp"
+#include "harness/xml/text.hpp"
 
 #include <fmt/format.h>
 
@@ -14,6 +14,7 @@
 #include "harness/campaign/campaign_db.hpp"
 
 namespace harness::campaign {
+using harness::xml::xml_text;
 namespace {
 
 std::string num(double v) { return fmt::format("{:g}", v); }

@@ -2,26 +2,14 @@
 #include "harness/pool/libvirt/domain_xml.hpp"
 
 #include "harness/vm/init_script.hpp"
+#include "harness/xml/text.hpp"
 
 #include <regex>
 #include <stdexcept>
 
 namespace harness::pool::libvirt {
 
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '\'': o += "&apos;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
+using harness::xml::xml_text;
 
 namespace {
 
@@ -47,7 +35,7 @@ std::string xml_unescape(const std::string& s) {
 }
 
 std::string element(const std::string& tag, const std::string& value) {
-  return "<" + tag + ">" + xml_escape(value) + "</" + tag + ">";
+  return "<" + tag + ">" + xml_text(value) + "</" + tag + ">";
 }
 
 std::optional<std::string> text_of(const std::string& xml, const std::string& tag) {
@@ -62,7 +50,7 @@ std::optional<std::string> text_of(const std::string& xml, const std::string& ta
 
 std::string owner_xml(const OwnerRecord& o) {
   const std::string p = kOwnerPrefix;
-  auto e = [&](const std::string& tag, const std::string& v) { return "<" + p + ":" + tag + ">" + xml_escape(v) + "</" + p + ":" + tag + ">"; };
+  auto e = [&](const std::string& tag, const std::string& v) { return "<" + p + ":" + tag + ">" + xml_text(v) + "</" + p + ":" + tag + ">"; };
   return "<" + p + ":owner xmlns:" + p + "='" + kOwnerNamespace + "'>" + e("campaign", o.campaign) + e("db", o.db) +
          e("runner_host", o.runner_host) + e("runner_pid", std::to_string(o.runner_pid)) + e("guest", o.guest) +
          e("forward_port", std::to_string(o.forward_port)) + e("token_sha256", o.token_sha256) +
@@ -125,10 +113,10 @@ std::string domain_xml(const DomainSpec& s) {
     // cache='none' (O_DIRECT on the hypervisor) as local guests: the guest's swapfile and
     // output writes do not sit in the host page cache.
     x += "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw' cache='none'/>\n";
-    x += "      <source file='" + xml_escape(s.disk) + "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n";
+    x += "      <source file='" + xml_text(s.disk) + "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n";
   }
   x += "    <controller type='usb' model='none'/>\n";
-  x += "    <serial type='file'>\n      <source path='" + xml_escape(s.console_log) +
+  x += "    <serial type='file'>\n      <source path='" + xml_text(s.console_log) +
        "' append='off'/>\n      <target port='0'/>\n    </serial>\n";
   x += "    <memballoon model='none'/>\n";
   x += "    <panic model='isa'/>\n";

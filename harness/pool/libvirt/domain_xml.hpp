@@ -67,7 +67,4 @@ std::string owner_xml(const OwnerRecord& o);
 /// nullopt when it is not one (no <campaign>).
 std::optional<OwnerRecord> parse_owner_xml(const std::string& xml);
 
-/// `s` with &, <, >, ' and " escaped for XML text and attribute values.
-std::string xml_escape(const std::string& s);
-
 }  // namespace harness::pool::libvirt

@@ -3,6 +3,7 @@
 
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/pool.hpp"
+#include "harness/xml/text.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +14,8 @@
 #include <regex>
 
 namespace harness::pool::libvirt {
+
+using harness::xml::xml_text;
 
 namespace {
 
@@ -27,7 +30,7 @@ std::string vol_name(virStorageVolPtr v) {
 }
 
 std::string volume_xml(const std::string& name, std::uint64_t capacity, const char* mode) {
-  return "<volume><name>" + xml_escape(name) + "</name><capacity unit='bytes'>" + std::to_string(capacity) +
+  return "<volume><name>" + xml_text(name) + "</name><capacity unit='bytes'>" + std::to_string(capacity) +
          "</capacity><allocation unit='bytes'>0</allocation><target><format type='raw'/><permissions><mode>" +
          mode + "</mode></permissions></target></volume>";
 }
@@ -137,7 +140,7 @@ StoragePool ensure_storage_pool(virConnectPtr conn, const std::string& name, con
   const std::string where = "storage pool " + name + " on " + take_string(virConnectGetURI(conn));
   StoragePool p(virStoragePoolLookupByName(conn, name.c_str()));
   if (!p) {
-    const std::string xml = "<pool type='dir'><name>" + xml_escape(name) + "</name><target><path>" + xml_escape(path) +
+    const std::string xml = "<pool type='dir'><name>" + xml_text(name) + "</name><target><path>" + xml_text(path) +
                             "</path><permissions><mode>0755</mode></permissions></target></pool>";
     p.reset(virStoragePoolDefineXML(conn, xml.c_str(), 0));
     if (!p) throw PoolError(where + ": cannot define it at " + path + ": " + last_error());

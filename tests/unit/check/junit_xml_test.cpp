@@ -19,7 +19,7 @@
 
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
-#include "harness/campaign/xml_text.hpp"
+#include "harness/xml/text.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
 
@@ -79,19 +79,20 @@ struct TempDir {
 }  // namespace
 
 TEST(XmlText, EscapesStripsAndMarksExactly) {
-  EXPECT_EQ(hc::xml_text("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
-  EXPECT_EQ(hc::xml_text("\x1b[31mred\x1b[0m \x1b[2K\x1b]0;t\x1b\\ok"), "red ok");
-  EXPECT_EQ(hc::xml_text("nul\0x"s), "nul\\x00x");
-  EXPECT_EQ(hc::xml_text("\x1b"), "\\x1b");           // a lone ESC is not a sequence
-  EXPECT_EQ(hc::xml_text("\x1b[31"), "\\x1b[31");     // nor an unfinished one
-  EXPECT_EQ(hc::xml_text("tab\tlf\ncr\r"), "tab\tlf\ncr&#13;");
-  EXPECT_EQ(hc::xml_text("\x7f"), "\x7f");            // DEL is an XML 1.0 Char
-  EXPECT_EQ(hc::xml_text("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(hc::xml_text("\xe2\x82"), "\\xe2\\x82");  // truncated sequence
-  EXPECT_EQ(hc::xml_text("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");  // overlong
-  EXPECT_EQ(hc::xml_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // beyond U+10FFFF
-  EXPECT_EQ(hc::xml_text("\xef\xbf\xbf"), "\\xef\\xbf\\xbf");  // U+FFFF
-  EXPECT_EQ(hc::xml_text("\xc2\xb5 \xe6\xbc\xa2 \xf0\x9f\x92\xbe \xef\xbf\xbd"),
+  EXPECT_EQ(harness::xml::xml_text("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+  EXPECT_EQ(harness::xml::xml_text("it's"), "it&apos;s");  // single-quoted attributes (libvirt XML)
+  EXPECT_EQ(harness::xml::xml_text("\x1b[31mred\x1b[0m \x1b[2K\x1b]0;t\x1b\\ok"), "red ok");
+  EXPECT_EQ(harness::xml::xml_text("nul\0x"s), "nul\\x00x");
+  EXPECT_EQ(harness::xml::xml_text("\x1b"), "\\x1b");           // a lone ESC is not a sequence
+  EXPECT_EQ(harness::xml::xml_text("\x1b[31"), "\\x1b[31");     // nor an unfinished one
+  EXPECT_EQ(harness::xml::xml_text("tab\tlf\ncr\r"), "tab\tlf\ncr&#13;");
+  EXPECT_EQ(harness::xml::xml_text("\x7f"), "\x7f");            // DEL is an XML 1.0 Char
+  EXPECT_EQ(harness::xml::xml_text("\xff\xfe"), "\\xff\\xfe");
+  EXPECT_EQ(harness::xml::xml_text("\xe2\x82"), "\\xe2\\x82");  // truncated sequence
+  EXPECT_EQ(harness::xml::xml_text("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");  // overlong
+  EXPECT_EQ(harness::xml::xml_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // beyond U+10FFFF
+  EXPECT_EQ(harness::xml::xml_text("\xef\xbf\xbf"), "\\xef\\xbf\\xbf");  // U+FFFF
+  EXPECT_EQ(harness::xml::xml_text("\xc2\xb5 \xe6\xbc\xa2 \xf0\x9f\x92\xbe \xef\xbf\xbd"),
             "\xc2\xb5 \xe6\xbc\xa2 \xf0\x9f\x92\xbe \xef\xbf\xbd");  // valid UTF-8, U+FFFD included
 }
 

@@ -1,10 +1,10 @@
-// XML 1.0 text escaping (see xml_text.hpp).
-#include "harness/campaign/xml_text.hpp"
+// XML 1.0 text escaping (see text.hpp).
+#include "harness/xml/text.hpp"
 
 #include <cstdint>
 #include <cstdio>
 
-namespace harness::campaign {
+namespace harness::xml {
 
 namespace {
 
@@ -71,6 +71,7 @@ std::string xml_text(std::string_view s) {
         case '<': o += "&lt;"; break;
         case '>': o += "&gt;"; break;
         case '"': o += "&quot;"; break;
+        case '\'': o += "&apos;"; break;
         case '\r': o += "&#13;"; break;
         case '\n':
         case '\t': o += static_cast<char>(c); break;
@@ -99,4 +100,4 @@ std::string xml_text(std::string_view s) {
   return o;
 }
 
-}  // namespace harness::campaign
+}  // namespace harness::xml
