@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 "$root/harness/scripts/install-deps.sh"
 "$root/harness/scripts/build.sh"
 build=${BUILD_DIR:-$root/build}
-args=(--test-dir "$build" --output-on-failure)
+# The fast tests run in parallel, one per core; each vm-labelled test runs alone (RUN_SERIAL).
+args=(--test-dir "$build" --output-on-failure -j"$(nproc)")
 if [[ -n "${LABELS:-}" ]]; then args+=(-L "$LABELS"); fi
 if [[ -n "${CTEST_JUNIT:-}" ]]; then args+=(--output-junit "$CTEST_JUNIT"); fi
 ctest "${args[@]}"
