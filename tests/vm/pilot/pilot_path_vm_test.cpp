@@ -112,11 +112,12 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   EXPECT_THAT(big["failed"][0].get<std::string>(),
               HasSubstr("interface error: memory.reclaim write errno " + std::to_string(EAGAIN)))
       << big.dump();
-  if (below)
+  if (below) {
     EXPECT_THAT(big["failed"][1].get<std::string>(),
                 HasSubstr(fmt::format("achieved (pgsteal x page size across the write) {:.2f} of the request < 0.50",
                                       *big_achieved)))
         << big.dump();
+  }
   EXPECT_THAT(text, HasSubstr("**Chosen dose: 12 MiB**"));
   // Table 3 rows: dose | cases | regimes | requests | ... | EAGAIN writes | eligible | failed.
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(\|\s*12(\.0+)?\s*\|\s*1\s*\|\s*1 of 1\s*\|\s*1\s*\|.*\|\s*0\s*\|\s*yes\s*\|\s*-\s*\|)")))
