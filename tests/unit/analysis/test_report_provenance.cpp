@@ -218,7 +218,7 @@ TEST(ReportProvenance, FilesCarryProvenanceAndHtmlIsSelfContained) {
   EXPECT_NE(html.find("figure missing.png could not be read"), std::string::npos);
   EXPECT_NE(html.find("<h2 id=\"table4_primary\">"), std::string::npos);
   EXPECT_NE(html.find("<th title=\"ratio_lower\">lower (98.75%)</th>"), std::string::npos);
-  EXPECT_NE(html.find("<code>harness analyze x.db --out 'my dir'</code>"), std::string::npos);
+  EXPECT_NE(html.find("<code>harness analyze x.db --out &apos;my dir&apos;</code>"), std::string::npos);
   EXPECT_NE(html.find("timings are inflated under TCG"), std::string::npos);
   // Self-contained: nothing fetched from elsewhere.
   EXPECT_EQ(html.find("http://"), std::string::npos);
