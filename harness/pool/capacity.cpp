@@ -20,7 +20,9 @@ std::string names(const std::vector<std::string>& v) {
 
 std::optional<bool> CapacityVerdict::overcommitted(const std::string& host) const {
   for (const auto& h : hosts)
-    if (h.capacity.host == host) return h.judged ? std::optional<bool>(h.over) : std::nullopt;
+    if (h.capacity.host == host ||
+        std::find(h.capacity.aliases.begin(), h.capacity.aliases.end(), host) != h.capacity.aliases.end())
+      return h.judged ? std::optional<bool>(h.over) : std::nullopt;
   return std::nullopt;
 }
 
@@ -55,7 +57,8 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
         over.push_back(fmt::format("{} MiB of guests to boot > {} MiB available", x.guest_memory_mib, h.memory_mib));
       x.over = !over.empty();
       if (x.over) {
-        x.why = fmt::format("host {}: {} guest(s) ({}) of {} vCPU / {} MiB", h.host, h.guests.size(), names(h.guests),
+        const std::string host = h.aliases.empty() ? h.host : h.host + " (= " + names(h.aliases) + ")";
+        x.why = fmt::format("host {}: {} guest(s) ({}) of {} vCPU / {} MiB", host, h.guests.size(), names(h.guests),
                             shape.vcpus, shape.memory_mib);
         if (!h.others.empty()) x.why += fmt::format(" plus {} other running guest(s) ({})", h.others.size(), names(h.others));
         if (!h.running.empty()) x.why += fmt::format(", {} of them already running", h.running.size());
@@ -86,6 +89,9 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
                            c.guests.size() + c.others.size(), h.guest_vcpus, c.cores > 0 ? std::to_string(c.cores) : "?",
                            h.guest_memory_mib, c.memory_mib > 0 ? std::to_string(c.memory_mib) : "?", verdict);
   }
+  for (const auto& h : v.hosts)
+    for (const auto& a : h.capacity.aliases)
+      v.table += "  " + a + " is the same machine as " + h.capacity.host + " (its guests are counted there)\n";
   for (const auto& p : v.problems) v.table += "  " + std::string(overcommit ? "overcommitted: " : "over: ") + p + "\n";
   return v;
 }

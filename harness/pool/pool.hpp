@@ -64,6 +64,9 @@ struct HostCapacity {
   /// Other guests running there (another campaign's, booted by hand): they count against
   /// the cores, not against memory_mib (already taken).
   std::vector<std::string> others;
+  /// Other Guest::host names that reach this same machine (libvirt: URIs whose daemon reports
+  /// the same hostname); their guests are in `guests`.
+  std::vector<std::string> aliases;
 };
 
 /// A guest of the campaign, as the runner talks to it (its agent).

@@ -77,7 +77,7 @@ class HostsPool : public Pool {
       const std::string h = where.count(vm) ? where[vm] : "";
       if (!index.count(h)) {
         index[h] = out.size();
-        out.push_back(HostCapacity{h.empty() ? "(hypervisor not recorded)" : h, 0, 0, {}, {}, {}});
+        out.push_back(HostCapacity{h.empty() ? "(hypervisor not recorded)" : h, 0, 0, {}, {}, {}, {}});
       }
       out[index[h]].guests.push_back(vm);
     }

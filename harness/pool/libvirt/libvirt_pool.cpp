@@ -510,6 +510,7 @@ Capabilities LibvirtPool::capabilities() const {
 std::vector<HostCapacity> LibvirtPool::capacity() {
   Impl& m = *impl_;
   std::vector<HostCapacity> out;
+  std::vector<std::string> machine;  // per entry of `out`: the hypervisor's hostname ("" = unknown)
   for (std::size_t i = 0; i < m.hosts.size(); ++i) {
     HostState& h = m.connect(i);
     virNodeInfo ni{};
@@ -551,7 +552,28 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
     }
     std::sort(c.others.begin(), c.others.end());
     c.memory_mib = kib / 1024;
-    out.push_back(c);
+    // Two entries that reach the same hypervisor (the same URI twice, or qemu:///system and a
+    // qemu+ssh URI to that machine) are one host for the rule: their guests share its cores
+    // and memory. The machine is known by the hostname its libvirt daemon reports.
+    std::string name;
+    if (char* hn = virConnectGetHostname(h.conn.get())) {
+      name = hn;
+      std::free(hn);
+    }
+    const auto same = std::find(machine.begin(), machine.end(), name);
+    if (name.empty() || same == machine.end()) {
+      out.push_back(c);
+      machine.push_back(name);
+      continue;
+    }
+    HostCapacity& first = out[static_cast<std::size_t>(same - machine.begin())];
+    if (c.host != first.host && std::find(first.aliases.begin(), first.aliases.end(), c.host) == first.aliases.end())
+      first.aliases.push_back(c.host);
+    first.guests.insert(first.guests.end(), c.guests.begin(), c.guests.end());
+    first.running.insert(first.running.end(), c.running.begin(), c.running.end());
+    for (const auto& o : c.others)  // one daemon seen twice lists the same domains
+      if (std::find(first.others.begin(), first.others.end(), o) == first.others.end()) first.others.push_back(o);
+    std::sort(first.others.begin(), first.others.end());
   }
   return out;
 }

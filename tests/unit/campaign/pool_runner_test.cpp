@@ -83,7 +83,7 @@ class TestPool : public hp::Pool {
   }
   std::vector<hp::HostCapacity> capacity() override {
     std::lock_guard<std::mutex> lk(state().mu);
-    return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}}};
+    return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}, {}}};
   }
   std::vector<hp::Guest> acquire(const hp::AcquireContext&) override {
     std::lock_guard<std::mutex> lk(state().mu);

@@ -86,6 +86,23 @@ TEST(Capacity, RunningGuestsCountAgainstCoresNotAgainstMemory) {
   EXPECT_THAT(v.problems[0], HasSubstr("4 guest vCPU(s) > 4 online core(s) - 1"));
 }
 
+// Two libvirt URIs that reach one machine (the engine merges them into one host with the
+// second as an alias): the guests of both count against that machine's cores, a case on
+// either URI finds the verdict, and the table and the refusal name both URIs.
+TEST(Capacity, AnAliasOfAHostSharesItsCoresAndItsVerdict) {
+  auto h = host("qemu:///system", 2, 20000, 2);
+  h.aliases = {"qemu+ssh://root@127.0.0.1:2222/system"};
+  const auto v = hp::check_capacity({h}, {1, 1024}, false, "libvirt");
+  EXPECT_FALSE(v.ok);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_THAT(v.problems[0], HasSubstr("host qemu:///system (= qemu+ssh://root@127.0.0.1:2222/system): 2 guest(s)"));
+  EXPECT_THAT(v.problems[0], HasSubstr("2 guest vCPU(s) > 2 online core(s) - 1"));
+  EXPECT_EQ(v.overcommitted("qemu:///system"), std::optional<bool>(true));
+  EXPECT_EQ(v.overcommitted("qemu+ssh://root@127.0.0.1:2222/system"), std::optional<bool>(true));
+  EXPECT_EQ(v.overcommitted("qemu+ssh://elsewhere/system"), std::nullopt);
+  EXPECT_THAT(v.table, HasSubstr("qemu+ssh://root@127.0.0.1:2222/system is the same machine as qemu:///system"));
+}
+
 TEST(LocalHost, MemAvailableIsReadInMibAndOnlineCpusArePositive) {
   EXPECT_EQ(hp::local_qemu::mem_available_mib("MemTotal:       24683584 kB\nMemFree:  1 kB\nMemAvailable:   21164460 kB\n"),
             20668);

@@ -228,30 +228,55 @@ TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
   int nstats = 0;
   // the test driver reports no buffers/cache: capacity is free memory alone there
   ASSERT_NE(virNodeGetMemoryStats(conn_.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &nstats, 0), 0);
+  // Two entries with the same URI are one machine: one host whose guests are both entries'.
   LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
   auto cap = pool.capacity();
-  ASSERT_EQ(cap.size(), 2u);
+  ASSERT_EQ(cap.size(), 1u);
   const auto free_mib = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
   EXPECT_EQ(cap[0].host, kTestUri);
+  EXPECT_TRUE(cap[0].aliases.empty());
   EXPECT_EQ(cap[0].cores, static_cast<int>(ni.cpus));
   EXPECT_EQ(cap[0].memory_mib, free_mib);
-  EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
-  EXPECT_EQ(cap[1].guests, (std::vector<std::string>{"vm2"}));
+  EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1", "vm2"}));
   EXPECT_TRUE(cap[0].running.empty());
-  // the test driver's own running domain "test" is another guest on that host
+  // the test driver's own running domain "test" is another guest on that host, counted once
   EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
   // once the guests run (adopted by the next acquire), they are `running`: their memory is
-  // already out of the free memory, and they are not others of any entry
+  // already out of the free memory, and they are not others
   pool.acquire(context());
   cap = pool.capacity();
+  ASSERT_EQ(cap.size(), 1u);
   const auto free_now = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
   EXPECT_EQ(cap[0].memory_mib, free_now);
-  EXPECT_EQ(cap[0].running, (std::vector<std::string>{"vm0", "vm1"}));
-  EXPECT_EQ(cap[1].running, (std::vector<std::string>{"vm2"}));
+  EXPECT_EQ(cap[0].running, (std::vector<std::string>{"vm0", "vm1", "vm2"}));
   EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
-  EXPECT_EQ(cap[1].others, (std::vector<std::string>{"test"}));
   EXPECT_TRUE(pool.capabilities().capacity);
   pool.release();
+}
+
+// A second URI whose daemon reports the same hostname (here the same test driver under another
+// URI text, as qemu:///system and a qemu+ssh URI to this machine are) is an alias of the first
+// entry's host: both entries' guests are that host's, its domains are counted once.
+TEST_F(LibvirtPoolTest, TwoUrisToTheSameMachineAreOneHost) {
+  const std::string other = std::string(kTestUri) + "?alias=1";  // another URI text, the same daemon
+  char* a = virConnectGetHostname(conn_.get());
+  ASSERT_NE(a, nullptr);
+  Conn second = open_connection(other);
+  char* b = virConnectGetHostname(second.get());
+  ASSERT_NE(b, nullptr);
+  ASSERT_STREQ(a, b) << "both test drivers report this machine's hostname";
+  std::free(a);
+  std::free(b);
+  LibvirtConfig c = config({1});
+  c.hosts.push_back({parse_uri(other), 1});
+  LibvirtPool pool(c, GuestShape{}, hooks());
+  const auto cap = pool.capacity();
+  ASSERT_EQ(cap.size(), 1u);
+  EXPECT_EQ(cap[0].host, kTestUri);
+  EXPECT_EQ(cap[0].aliases, (std::vector<std::string>{other}));
+  EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
+  EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
+  // (How the rule judges a host with aliases: tests/unit/pool/capacity_test.cpp.)
 }
 
 TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {

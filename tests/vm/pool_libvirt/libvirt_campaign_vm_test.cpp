@@ -6,7 +6,9 @@
 // three cases completed, each once, with one attempt each; case 2 taken over; every case
 // names the URI of its guest's host; the domain XML stored with each attempt has 1 vCPU,
 // 1 GiB and no balloon; after the run no domain of the campaign is defined or running, and
-// `harness vm down --campaign FILE` finds none. Prints wall times and boot-to-ready per case.
+// `harness vm down --campaign FILE` finds none; the capacity table names the ssh URI as the
+// same machine as qemu:///system, and on a 2-core machine every case records the overcommit
+// the campaign allows. Prints wall times and boot-to-ready per case.
 #include "harness/pool/libvirt/virt.hpp"
 #include "results/db.hpp"
 #include "tests/common/campaign_vm.hpp"
@@ -169,6 +171,15 @@ TEST_F(LibvirtCampaign, OneTripletOverTwoHostsSurvivesAKilledRunnerAndLeavesNoDo
   EXPECT_EQ(test_support::db_text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "completed/adopted");
   EXPECT_EQ(test_support::db_count(db, "SELECT json_extract(detail_json, '$.runner_interrupted') FROM attempts WHERE case_id = " + case2), 1);
   // every case names the URI of its guest's host (seed 1: the triplet is vm1's, over ssh)
+  // The two URIs reach one machine: one host for the capacity rule, whose two 1-vCPU guests
+  // are over cores - 1 on a 2-core machine (provider.overcommit: true lets it run), so every
+  // case records exactly that verdict.
+  const bool over = 2 > static_cast<int>(std::thread::hardware_concurrency()) - 1;
+  EXPECT_EQ(test_support::db_count(db, std::string("SELECT count(*) FROM cases WHERE overcommitted = ") + (over ? "1" : "0")),
+            3)
+      << "see " << vm_.log;
+  EXPECT_NE(test_support::slurp(vm_.log).find(ssh_uri_ + " is the same machine as " + system_uri_), std::string::npos)
+      << "the capacity table names the alias; see " << vm_.log;
   EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM cases WHERE vm = 'vm1' AND host_uri = '" + ssh_uri_ + "'"), 3)
       << test_support::db_text(db, "SELECT group_concat(vm || ' ' || ifnull(host_uri, 'NULL'), '; ') FROM cases");
   EXPECT_EQ(test_support::db_count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
