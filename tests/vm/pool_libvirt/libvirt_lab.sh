@@ -12,6 +12,11 @@
 #   LAB_SYSTEM_URI=qemu:///system
 # DIR/ssh is `ssh` with this lab's known_hosts (the sshd's host key, made here): nothing is
 # written to ~/.ssh, and host keys are still checked. Needs root (libvirtd, sshd).
+# The daemons start with no file descriptor of the caller beyond stdin/out/err (a caller's
+# lock, e.g. `flock /work/.guest.lock`, is never held by a daemon that outlives it). Every
+# lab is listed in /run/reclaim-harness-labs with the pid of the process that started it
+# (the test, the first ancestor that is not a shell): `start` first stops the daemons of
+# every listed lab whose starter is gone (a test killed before its `stop`).
 # A test uses it as tests/vm/pool_libvirt/libvirt_boot_vm_test.cpp does: `start` in its
 # set-up, the two URIs as provider hosts, `stop` in its tear-down (also after a failure).
 set -euo pipefail
@@ -33,16 +38,58 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
 
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
+# Runs "$@" with every inherited descriptor above 2 closed.
+without_inherited_fds() {
+  (
+    for fd in /proc/self/fd/*; do
+      n=${fd##*/}
+      if ((n > 2)); then eval "exec $n>&-"; fi
+    done 2>/dev/null
+    exec "$@"
+  )
+}
+
+registry=/run/reclaim-harness-labs
+
+# The pid of the first ancestor that is not a shell running this script (the test).
+starter_pid() {
+  local pid=$PPID comm
+  while ((pid > 1)); do
+    comm=$(cat "/proc/$pid/comm" 2>/dev/null) || break
+    case "$comm" in sh | bash | dash | libvirt_lab.sh) pid=$(awk '{print $4}' "/proc/$pid/stat") ;; *) break ;; esac
+  done
+  echo "$pid"
+}
+
+# Stops the daemons of every listed lab whose starter is gone.
+stop_stale_labs() {
+  mkdir -p "$registry"
+  local f d owner
+  for f in "$registry"/*; do
+    [[ -f "$f" ]] || continue
+    read -r d owner < "$f" || continue
+    if ! kill -0 "$owner" 2>/dev/null; then
+      echo "libvirt_lab: lab $d left by a process that is gone ($owner): stopping its daemons"
+      dir=$d stop
+      rm -f "$f"
+    fi
+  done
+}
+
 start() {
   mkdir -p "$dir" /var/log/libvirt /run/sshd
   dir=$(cd "$dir" && pwd)
+  local here=$dir
+  stop_stale_labs
+  dir=$here
+  echo "$dir $(starter_pid)" > "$registry/$(echo "$dir" | sha256sum | cut -c1-16)"
   # libvirt: only when no daemon answers (another test's or the machine's stays untouched)
   if ! virsh -c qemu:///system version >/dev/null 2>&1; then
     if [[ ! -S /run/libvirt/virtlogd-sock ]] || ! alive /run/virtlogd.pid; then
-      virtlogd --daemon --pid-file "$dir/virtlogd.pid"
+      without_inherited_fds virtlogd --daemon --pid-file "$dir/virtlogd.pid"
       wait_for 10 virtlogd test -S /run/libvirt/virtlogd-sock
     fi
-    libvirtd --daemon --pid-file "$dir/libvirtd.pid"
+    without_inherited_fds libvirtd --daemon --pid-file "$dir/libvirtd.pid"
     wait_for 30 libvirtd virsh -c qemu:///system version
   fi
   # sshd on loopback with keys made here
@@ -66,7 +113,7 @@ UsePAM no
 StrictModes no
 AllowTcpForwarding yes
 EOF
-  /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
+  without_inherited_fds /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log"
   wait_for 10 sshd test -s "$dir/sshd.pid"
   echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$dir/host_key.pub")" > "$dir/known_hosts"
   cat > "$dir/ssh" <<EOF
@@ -102,6 +149,7 @@ stop() {
   stop_pid "$dir/sshd.pid" sshd
   stop_pid "$dir/libvirtd.pid" libvirtd
   stop_pid "$dir/virtlogd.pid" virtlogd
+  rm -f "$registry/$(echo "$(cd "$dir" && pwd)" | sha256sum | cut -c1-16)"
 }
 
 case "$cmd" in
