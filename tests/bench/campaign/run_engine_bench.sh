@@ -4,8 +4,8 @@
 # libvirt (qemu:///system of a one-machine lab, tests/vm/pool_libvirt/libvirt_lab.sh), one
 # after the other in one invocation, then side by side: `harness run` wall time, boot-to-ready
 # per case and the per-case overhead (case wall minus its phases), each engine's own table from
-# overhead_table.py above it. Boots qemu guests and starts libvirtd (root); not a ctest. Run it
-# under the guest lock on a shared machine: flock /work/.guest.lock bash run_engine_bench.sh
+# overhead_table.py above it. Boots qemu guests and starts libvirtd (root); not a ctest. On a
+# shared machine run it alone (e.g. under the `flock` that guards your other guest runs).
 # Usage: run_engine_bench.sh [BUILD_DIR] [OUT_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

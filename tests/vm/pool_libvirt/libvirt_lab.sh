@@ -12,11 +12,11 @@
 #   LAB_SYSTEM_URI=qemu:///system
 # DIR/ssh is `ssh` with this lab's known_hosts (the sshd's host key, made here): nothing is
 # written to ~/.ssh, and host keys are still checked. Needs root (libvirtd, sshd).
-# The daemons start with no file descriptor of the caller beyond stdin/out/err (a caller's
-# lock, e.g. `flock /work/.guest.lock`, is never held by a daemon that outlives it). Every
-# lab is listed in /run/reclaim-harness-labs with the pid of the process that started it
-# (the test, the first ancestor that is not a shell): `start` first stops the daemons of
-# every listed lab whose starter is gone (a test killed before its `stop`).
+# The daemons start with no file descriptor of the caller beyond stdin/out/err: a caller's
+# lock (the file a `flock` around the test holds) is never held by a daemon that outlives
+# it. Every lab is listed in /run/reclaim-harness-labs with the pid of the process that
+# started it (the test, the first ancestor that is not a shell): `start` first stops the
+# daemons of every listed lab whose starter is gone (a test killed before its `stop`).
 # A test uses it as tests/vm/pool_libvirt/libvirt_boot_vm_test.cpp does: `start` in its
 # set-up, the two URIs as provider hosts, `stop` in its tear-down (also after a failure).
 set -euo pipefail
