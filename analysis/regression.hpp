@@ -61,7 +61,7 @@ struct MetricComparison {
   std::string detail;                ///< one line with the numbers, e.g. "ratio 1.31 [1.22, 1.40] > 1.2 allowed"
 };
 
-/// The tolerance rule (issue 15): regression iff lower > max_ratio or upper < min_ratio.
+/// The tolerance rule (ours): regression iff lower > max_ratio or upper < min_ratio.
 /// Pure; exposed for the unit tests.
 bool is_regression(double lower, double upper, std::optional<double> max_ratio, std::optional<double> min_ratio);
 

@@ -60,7 +60,7 @@ struct SyntheticDose {
 std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<SyntheticDose>& doses,
                                    std::uint64_t seed = 1, int pressure_s = 20);
 
-/// A synthetic A/B campaign (design ab-pairs, issue 15): per (vm, regime, repeat,
+/// A synthetic A/B campaign (design ab-pairs): per (vm, regime, repeat,
 /// configuration) one baseline and one candidate case, spec_json.variant {name, pair_id, ...}
 /// as harness/case/SPEC.md, case ids <campaign>-<vm>-<regime>-r<repeat>-<configuration>-<variant>.
 /// Truth: the candidate's pressure-phase p99 (both canaries), bg stall and refault counters

@@ -1,5 +1,5 @@
 #pragma once
-// The pressure generator's run (issue 3; docs/DESIGN.md "The case": an allocation larger than
+// The pressure generator's run (docs/DESIGN.md "The case": an allocation larger than
 // the bg limit while re-touching an active set).
 //
 // Memory: one private anonymous mapping (mmap, MAP_NORESERVE) of the whole allocation;

@@ -1,5 +1,5 @@
 #pragma once
-// Command line of pressure-gen (issue 3; contract with the case executor):
+// Command line of pressure-gen (the contract with the case executor):
 //   pressure-gen --allocation-mib M --rate-mib-s R --active-set-mib A
 //                --contents structured|random --seed N [--chunk-mib 1] [--duration-s S]
 //                [--active-set-slide-mib-s V]

@@ -1,5 +1,5 @@
 #pragma once
-// Allocation pacing of pressure-gen on an absolute CLOCK_MONOTONIC schedule (issue 3).
+// Allocation pacing of pressure-gen on an absolute CLOCK_MONOTONIC schedule (ours).
 // Rule: a chunk may start once the allocation after it stays within the budget
 // rate x elapsed, i.e. the chunk that brings the total to `bytes_after` starts at
 //   t0 + bytes_after / rate.

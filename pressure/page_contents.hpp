@@ -1,5 +1,5 @@
 #pragma once
-// Page contents of pressure-gen (issue 3): seeded and reproducible, generated as one
+// Page contents of pressure-gen: seeded and reproducible, generated as one
 // stream of 4 KiB pages in allocation order (page 0 first).
 //
 // random: all 4096 bytes from boost::random::mt19937_64 seeded with `seed` (512 outputs

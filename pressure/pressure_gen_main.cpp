@@ -1,4 +1,4 @@
-// pressure-gen: allocation at a set rate with active-set re-touching (issue 3).
+// pressure-gen: allocation at a set rate with active-set re-touching (docs/DESIGN.md "The case").
 // Flags: pressure/options.hpp. Behaviour: pressure/generator.hpp, contents:
 // pressure/page_contents.hpp. On exit (duration over, SIGTERM or SIGINT, also in the
 // middle of the allocation) prints one JSON report line on stdout and exits 0:

@@ -2,7 +2,7 @@
 // Host qualification (study: "qualification checked root access, the kernel and
 // experiment configuration, a writable memory.reclaim interface, zram, a swapfile,
 // available disk space, clean starting swap, and the source commit used for the
-// campaign"; issue 2 adds the VM shape: 1 vCPU, ~1 GiB).
+// campaign"; ours: the VM shape of the study's VMs is checked too, 1 vCPU and ~1 GiB).
 //
 // qualify::run(Options) -> Report. Every check has a name, whether it is required, what
 // was found, and (when failing) how to fix it. Report::passed is true iff every required

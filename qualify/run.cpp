@@ -289,7 +289,7 @@ std::vector<kernel::SwapDevice> swaps_or_empty(const Fs& fs) {
 void check_zram(Ctx& x) {
   x.add("zram");
   // Informational: zram devices the harness did not create (zram-tools, a zram generator,
-  // log2ram). The harness never touches them (issue 13 item 5); clean_swap judges them
+  // log2ram). The harness never touches them (ours); clean_swap judges them
   // when they are active swap.
   x.add("foreign_zram", false);
   const size_t ic = x.rep.checks.size() - 2, iforeign = x.rep.checks.size() - 1;
@@ -541,8 +541,8 @@ void check_disk(Ctx& x) {
   if (!c.passed) c.fix = "free space on that filesystem or point --disk-path at a larger one";
 }
 
-// Clean starting swap (study), with device ownership (issue 16 "the cause, first";
-// issue 13 item 5; rules ours):
+// Clean starting swap (study), with device ownership (rules ours; a leftover is named
+// by its cause, not its symptom):
 //  - a device of the harness (the campaign's swapfile, the zram device of the ownership
 //    marker) that is active is a leftover of an earlier case: not clean, whatever its
 //    used column says (0 after an OOM kill does not make it releasable);
@@ -666,7 +666,7 @@ void check_vm_shape(Ctx& x) {
       "make /proc/meminfo readable");
 }
 
-/// Unjudged facts (issue 2: cmdline, THP, swappiness, clocksource, MGLRU).
+/// Unjudged facts: cmdline, THP, swappiness, clocksource, MGLRU.
 void record(Ctx& x) {
   auto rec = [&](const char* key, const std::function<nlohmann::json()>& f) {
     try {

@@ -55,7 +55,7 @@ struct AgentOptions {
   /// TLS is refused: the bearer token must not cross a network in clear text. Local qemu
   /// guests pass it (reachable only through the host's loopback port forward).
   bool insecure_plain_http = false;
-  /// Accept POST /v1/reboot (issue 13: a reboot between cases on a reused VM, when the
+  /// Accept POST /v1/reboot (a reboot between cases on a reused VM, when the
   /// operator allows it). Without it the endpoint answers 403.
   bool allow_reboot = false;
   /// TEST OVERRIDE: command run (sh -c) instead of sync() + reboot(RB_AUTOBOOT).

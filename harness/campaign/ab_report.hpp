@@ -1,5 +1,5 @@
 #pragma once
-// `harness check` output for humans (issue 15; ours): the metric comparison table printed on
+// `harness check` output for humans (ours): the metric comparison table printed on
 // stdout and the Markdown summary for a pull-request comment (JUnit: assertions.hpp).
 #include "analysis/regression.hpp"
 #include "harness/campaign/assertions.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Comparison settings of an A/B campaign (issue 15; ours): what must be equal between a run
+// Comparison settings of an A/B campaign (ours): what must be equal between a run
 // and the stored baseline it is compared with (`harness check --baseline-db BASE`).
 //
 // The settings are the campaign's fields under their campaign-file paths (docs/CAMPAIGN.md),

@@ -39,7 +39,7 @@ struct Assertion {
   int line = 0;                 ///< line in the campaign file (for reports)
 };
 
-/// One side of an A/B comparison (design.kind ab-pairs, issue 15): what differs between the
+/// One side of an A/B comparison (design.kind ab-pairs): what differs between the
 /// baseline and the candidate guest. Applied per case: sysctls and sysfs knobs by the case
 /// executor (written before the case, read back, restored at restoration); kernel and
 /// cmdline by the engine at the guest's boot (Capabilities::boot_variants; verified by the executor).
@@ -63,7 +63,7 @@ struct Variant {
 
 /// Tolerance of one regression metric (regression.tolerances.<metric>), on the ratio
 /// candidate/baseline. A metric regresses when its whole interval lies beyond it: lower
-/// bound > max_ratio, or upper bound < min_ratio (issue 15).
+/// bound > max_ratio, or upper bound < min_ratio (ours).
 struct Tolerance {
   std::string metric;                 ///< analysis/regression.hpp metric name
   std::optional<double> max_ratio;    ///< > 0

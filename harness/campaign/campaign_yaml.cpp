@@ -117,7 +117,7 @@ std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const
   return out;
 }
 
-/// variants: {baseline, candidate} (design ab-pairs only; issue 15).
+/// variants: {baseline, candidate} (design ab-pairs only).
 void ab_variants(Section& top, Campaign& c) {
   const bool ab = c.design == "ab-pairs";
   if (!top.has("variants")) {
@@ -190,7 +190,7 @@ void ab_variants(Section& top, Campaign& c) {
              "variant's guest)");
 }
 
-/// regression: {alpha, tolerances} (design ab-pairs only; issue 15).
+/// regression: {alpha, tolerances} (design ab-pairs only).
 void ab_regression(Section& top, Campaign& c) {
   if (!top.has("regression")) return;
   YAML::Node rn = top.node()["regression"];
@@ -391,7 +391,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
       }
     };
     if (c.design == "ab-pairs") {
-      // Pairs per (vm, regime, configuration) (issue 15): one case per variant each.
+      // Pairs per (vm, regime, configuration): one case per variant each.
       c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
       dose();
     } else if (c.design == "matched-triplets") {

@@ -114,7 +114,7 @@ class Worker {
 
   /// Set when the host stayed unreachable (its remaining cases stay pending).
   std::string unreachable;
-  /// Set when the agent marks its VM unusable after an unclean restoration (issue 13: the
+  /// Set when the agent marks its VM unusable after an unclean restoration (the
   /// next case must not inherit the mess); its remaining cases stay pending.
   std::string unusable;
 
@@ -573,7 +573,7 @@ class Worker {
                  outcome || case_progress(*db_, k.case_id).runs_since_mark >= 1 + c_.max_infra_retries);
   }
 
-  /// POSTs the spec and makes sure an accepted case is never lost (issue: a POST whose
+  /// POSTs the spec and makes sure an accepted case is never lost (a POST whose
   /// reply is lost may still have started the case). Returns an error for an attempt that
   /// failed before any case started (infra), nullopt when the case runs (submitted or
   /// adopted).

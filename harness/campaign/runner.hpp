@@ -34,7 +34,7 @@
 // on a remote host the same wait applies; a host that stays unreachable leaves its cases
 // pending (RunSummary::unreachable).
 //
-// Takeover after kill -9 or a crash at any point (issue 16; ours): one runner per DB at a
+// Takeover after kill -9 or a crash at any point (ours): one runner per DB at a
 // time (an flock on DB + ".runner.lock"; a second one is refused naming the first's pid).
 // Every attempt's attempts row is written when it starts (status 'running', its real start
 // time, detail_json {agent_case_id, runner_pid, submitted, submitted_unix_ns, phase,

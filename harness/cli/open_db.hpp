@@ -1,7 +1,7 @@
 #pragma once
 // One checked way for a `harness` subcommand to open the SQLite DB the user named, so that
 // a wrong file gets a plain sentence naming it (exit 2, harness/cli/exit_codes.hpp) and
-// never an SQLite statement (ours; issue 19 "no SQL in user errors").
+// never an SQLite statement (ours: no SQL in user errors).
 #include "results/db.hpp"
 
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // CLI11 validators shared by the `harness` subcommands: an invalid value is rejected with
-// a message naming the flag (exit 64, exit_codes.hpp), never replaced by a default (ours;
-// issue 19). CLI11's own casts accept "-1" for a 64-bit unsigned option (it wraps to
+// a message naming the flag (exit 64, exit_codes.hpp), never replaced by a default (ours).
+// CLI11's own casts accept "-1" for a 64-bit unsigned option (it wraps to
 // 2^64-1) and print a 300-digit bound for PositiveNumber; these do neither.
 #include <CLI/CLI.hpp>
 

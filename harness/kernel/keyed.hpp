@@ -1,7 +1,7 @@
 #pragma once
 // Flat "key value" files: memory.stat, memory.events, cgroup.events, /proc/vmstat,
 // and "Key:   value kB" /proc/meminfo. Unknown keys are kept; a missing key is absent
-// (std::nullopt), never zero (issue 2).
+// (std::nullopt), never zero (docs/DESIGN.md "The kernel-interface layer").
 #include <cstdint>
 #include <map>
 #include <optional>

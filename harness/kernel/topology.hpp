@@ -2,7 +2,7 @@
 // Where the cgroup controllers live: cgroup2 mount points (/proc/self/mounts), v1
 // hierarchy bindings (/proc/cgroups), this process's cgroups (/proc/self/cgroup).
 // Used by qualification to name the real cause when cgroup v2 memory is unusable
-// (issue 2: "the memory controller is bound to cgroup v1").
+// (e.g. "the memory controller is bound to cgroup v1").
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// The zram device the harness owns (issue 13 item 5; rules are ours).
+// The zram device the harness owns (ours; docs/PROTOCOL.md "Swap devices the harness owns").
 //
 // The harness creates its own device with /sys/class/zram-control/hot_add (the number read
 // back is the device) and removes it with hot_remove at restoration. It never swaps off,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The operator's path on a real systemd VM, end to end (issue 13): builds a Debian 12
+# The operator's path on a real systemd VM, end to end: builds a Debian 12
 # root file system with debootstrap (systemd, the Debian cloud kernel), installs the
 # reclaim-harness .deb into it with apt-get (its Debian dependencies resolved from the
 # mirror), enables the agent with systemctl, boots it as a 1-vCPU/1-GiB qemu guest and

@@ -1,7 +1,8 @@
 #pragma once
 // Long-running local guests for campaigns: `harness vm up/down/list/reboot/console`
-// (issue 5). Each guest runs `harness agent` (see init_script.hpp); state lives under
-// <cache>/vms/<name>/: pid (qemu pidfile), meta.json, token (0600), console.log, disk.img.
+// (docs/DESIGN.md "Local VMs"). Each guest runs `harness agent` (see init_script.hpp);
+// state lives under <cache>/vms/<name>/: pid (qemu pidfile), meta.json, token (0600),
+// console.log, disk.img.
 #include <string>
 #include <vector>
 
@@ -49,7 +50,7 @@ std::vector<std::string> fleet_down(const std::string& cache_dir, const std::vec
 /// Every guest with a state dir, running or not.
 std::vector<GuestInfo> fleet_list(const std::string& cache_dir);
 
-/// What one boot of a guest uses besides the default image (A/B variants, issue 15).
+/// What one boot of a guest uses besides the default image (A/B variants).
 struct BootOptions {
   std::string image_dir;              ///< image built by `vm image --out DIR`; "" = <cache>/image
   std::vector<std::string> cmdline;   ///< extra kernel parameters (QemuConfig::extra_cmdline)

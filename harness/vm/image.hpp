@@ -1,8 +1,9 @@
 #pragma once
 // `harness vm image`: builds, caches and content-hashes the guest artifacts
-// (issue 5): kernel (Debian cloud package or user-supplied), initramfs (busybox-static,
-// modules in dependency order, harness binaries + their shared libraries, /init) and the
-// base data disk (ext4 with the prepared canary SQLite DB). Stored in <cache>/image/.
+// (docs/DESIGN.md "Local VMs"): kernel (Debian cloud package or user-supplied), initramfs
+// (busybox-static, modules in dependency order, harness binaries + their shared libraries,
+// /init) and the base data disk (ext4 with the prepared canary SQLite DB). Stored in
+// <cache>/image/.
 #include <string>
 #include <vector>
 
@@ -54,7 +55,7 @@ struct Image {
   double build_seconds = 0; ///< wall time of the build
 };
 
-/// Modules the guest needs (issue 5): zram + compressors (lzo, lzo-rle, lz4, lz4hc, zstd),
+/// Modules the guest needs: zram + compressors (lzo, lzo-rle, lz4, lz4hc, zstd),
 /// virtio block and net (dependencies are added by module_load_order).
 std::vector<std::string> wanted_modules();
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Workload benchmark (issue 3): not a timed test, prints side-by-side tables.
+# Workload benchmark: not a timed test, prints side-by-side tables.
 #   tests/bench/workloads/run_bench.sh [BUILD_DIR] [WAKE_SECONDS]
 # 1. wake delay p50/p99 of canary-compute (100 ms period, --hot-mib 16) vs cyclictest
 #    (rt-tests) at the same interval, SCHED_OTHER like the canary and SCHED_FIFO 99 as

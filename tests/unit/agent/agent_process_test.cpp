@@ -1,6 +1,6 @@
-// Security and behaviour of a real `harness agent` process on 127.0.0.1 (issue 5 "Must
-// show"): missing token, wrong token, oversized body, malformed spec, concurrent
-// submission, path tricks in case ids, unqualified host, cancel, executor death.
+// Security and behaviour of a real `harness agent` process on 127.0.0.1: missing token,
+// wrong token, oversized body, malformed spec, concurrent submission, path tricks in case
+// ids, unqualified host, cancel, executor death.
 // The executor is a tiny script (--executor, a documented test override) that appends a
 // line to a marker file when it runs, so every rejected request is checked to have run
 // nothing. No timing assertions: waits poll with generous deadlines.
@@ -40,8 +40,8 @@ namespace {
 
 using namespace agent_test;
 
-/// Every security and behaviour test below runs twice: plain HTTP and TLS (issue: "the
-/// existing security tests pass over TLS").
+/// Every security and behaviour test below runs twice: plain HTTP and TLS (the
+/// security tests must pass over TLS too).
 class AgentProcess : public AgentFixture, public ::testing::WithParamInterface<bool> {
  protected:
   void SetUp() override {
@@ -121,8 +121,8 @@ TEST_P(AgentProcess, DefaultLimitIsOneMiB) {
   EXPECT_TRUE(runs().empty());
 }
 
-// The limit holds on the bytes received, whatever the headers say (issue: chunked and
-// length-less bodies were read whole and started): 413 (or 408 for a slow drip), and
+// The limit holds on the bytes received, whatever the headers say (chunked and
+// length-less bodies too, which were once read whole and started): 413 (or 408 for a slow drip), and
 // nothing written in the state directory, nothing run.
 TEST_P(AgentProcess, ChunkedFiftyMegabyteBodyGets413AndWritesNothing) {
   ASSERT_TRUE(start());
@@ -397,7 +397,7 @@ TEST_P(AgentProcess, StatusSurvivesAgentRestart) {
   EXPECT_EQ(client().Post("/v1/cases", valid_spec("case-r").dump(), "application/json")->status, 409);
 }
 
-// POST /v1/reboot (issue 13 item 4): authenticated, refused without --allow-reboot and
+// POST /v1/reboot: authenticated, refused without --allow-reboot and
 // while a case runs; accepted, it runs the reboot (here a test command) after answering.
 TEST_P(AgentProcess, RebootNeedsTokenAndPermission) {
   ASSERT_TRUE(start());
@@ -488,7 +488,7 @@ TEST_P(AgentProcess, RefusesTokenFileReadableByOthers) {
 INSTANTIATE_TEST_SUITE_P(Transport, AgentProcess, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Tls" : "PlainHttp"; });
 
-// ---- TLS transport (issue: the token never crosses a network in clear text) -----------
+// ---- TLS transport (the token never crosses a network in clear text) ------------------
 
 /// The pin computed by the openssl CLI, independently of spki_pin_sha256.
 std::string openssl_pin(const fs::path& cert) {
@@ -680,7 +680,7 @@ TEST(AgentTransport, ClientRefusesPlainHttpToANetworkHostUnlessAllowed) {
 
 }  // namespace
 
-// issue 13 item 4: an unclean restoration marks the VM unusable (state dir unclean.json,
+// An unclean restoration marks the VM unusable (state dir unclean.json,
 // survives an agent restart): every submission gets 412 naming the case and its problems
 // and nothing runs, health shows the mark, and DELETE /v1/unclean clears it.
 TEST_P(AgentProcess, UncleanRestorationBlocksFurtherCasesUntilCleared) {

@@ -1,4 +1,4 @@
-// A/B regression comparison (issue 15; analysis/regression.hpp): the tolerance rule at its
+// A/B regression comparison (analysis/regression.hpp): the tolerance rule at its
 // edges, and compare_variants on synthetic A/B DBs with known candidate/baseline ratios.
 #include "analysis/regression.hpp"
 #include "analysis/synthetic.hpp"

@@ -1,4 +1,4 @@
-// Reports with provenance (issue 19): title by campaign kind, provenance in report.md/json/html
+// Reports with provenance: title by campaign kind, provenance in report.md/json/html
 // and every CSV sidecar, tidy CSV column names, latency in ms, Table 1 environment rows in
 // consistent units, the self-contained report.html with embedded figures.
 #include "analysis/analysis_report.hpp"

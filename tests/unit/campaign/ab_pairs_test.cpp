@@ -1,4 +1,4 @@
-// design ab-pairs (issue 15): the variants and regression keys load into the model; bad
+// design ab-pairs: the variants and regression keys load into the model; bad
 // values are refused with FILE:LINE:COL and the field; the plan holds complete pairs in a
 // seeded, blocked order with the documented ids; the runner's reboot argv carries the
 // variant's image and kernel parameters.

@@ -380,7 +380,7 @@ TEST(CampaignPin, BuildMeansTheCleanBuildThatPlansIt) {
   EXPECT_EQ(smoke.pinned_commit, "any");
 }
 
-// issue 16 "no unquoted input": host paths in the campaign are restricted to
+// No unquoted input in printed commands: host paths in the campaign are restricted to
 // [A-Za-z0-9._/-] and absolute; the error names the file, line and field.
 TEST(CampaignYaml, HostPathsMustBeSafeAndTheErrorNamesFileLineField) {
   const int swap_line = line_of("swapfile: {path: /var/lib/harness/swapfile");

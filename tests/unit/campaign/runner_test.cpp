@@ -750,7 +750,7 @@ TEST(RunnerLost, PhaseNeverSeenIsDecidedByTimeSinceSubmission) {
   }
 }
 
-// Issue: a POST whose reply arrives after the client timeout must not lose the accepted
+// A POST whose reply arrives after the client timeout must not lose the accepted
 // case, and 409 busy is a wait, not a spent attempt.
 TEST(RunnerSubmit, PostReplyLostAfterTheTimeoutIsAdoptedAndImportedOnce) {
   OneVm v;
@@ -792,7 +792,7 @@ TEST(RunnerSubmit, PostThatTheAgentNeverAcceptedIsAnInfraFailure) {
   EXPECT_THAT(text(db, "SELECT error FROM attempts LIMIT 1"), HasSubstr("agent stayed busy with another case for 1 s"));
 }
 
-// Issue 19: the runner waits for agents that do not answer instead of burning retries.
+// The runner waits for agents that do not answer instead of burning retries.
 TEST(RunnerWait, UnreachableHostIsWaitedForWithBackoffAndRefusedWithoutAnAttempt) {
   TempDir d;
   write(d / "token", "tok");
@@ -959,7 +959,7 @@ TEST(RunnerFreshDb, ASecondDbAgainstTheSameAgentRunsItsOwnCases) {
 
 namespace {
 
-// issue 13 item 4: an agent that marks its VM unusable after an unclean restoration gets
+// An agent that marks its VM unusable after an unclean restoration gets
 // no case (no attempt spent, cases pending), `harness status` says so, and the next run
 // after the mark is cleared runs them.
 TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {

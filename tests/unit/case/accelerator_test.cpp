@@ -1,4 +1,4 @@
-// Accelerator detection inside the guest (issue 19 "Real VMs record what ran them"):
+// Accelerator detection inside the guest (real VMs record what ran them):
 // DMI + CPUID hypervisor flag + kvm-clock fixtures for KVM, TCG and bare metal; the
 // precedence flag > harness.accelerator= > detection; and one free-disk threshold for
 // `harness qualify` and the case.
@@ -79,7 +79,7 @@ TEST(AcceleratorDetect, OtherHypervisorsByNameAndCpuidFirst) {
   EXPECT_EQ(hcase::classify_accelerator(e), "real");
 }
 
-// Issue 19: a VM that passes `harness qualify` must not then have every case refused.
+// A VM that passes `harness qualify` must not then have every case refused.
 TEST(FreeDiskThreshold, QualifyAndTheCaseDemandTheSameFreeSpace) {
   EXPECT_EQ(qualify::Options{}.min_free_disk_bytes, hcase::ExecutorOptions{}.min_free_disk_bytes);
   EXPECT_EQ(qualify::Options{}.min_free_disk_bytes, qualify::kMinFreeDiskMiB << 20);

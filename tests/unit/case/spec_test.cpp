@@ -167,8 +167,9 @@ TEST(CaseSpec, OtherImpossibleValues) {
   refused_field(j, "pinned_commit");
 }
 
-// issue 16 "no unquoted input": host paths are restricted to [A-Za-z0-9._/-], absolute,
-// without "." or ".." components; the error names the field and the offending character.
+// No unquoted input in printed commands: host paths are restricted to [A-Za-z0-9._/-],
+// absolute, without "." or ".." components; the error names the field and the offending
+// character.
 TEST(CaseSpec, HostPathsMustBeSafeAbsolutePaths) {
   struct Bad {
     const char* path;

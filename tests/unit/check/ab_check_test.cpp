@@ -1,4 +1,4 @@
-// `harness check` for A/B campaigns (issue 15), in process:
+// `harness check` for A/B campaigns, in process:
 //   - the comparison-settings digest: candidate, regression, assertions, runner and name
 //     differences are ignored; every other difference is refused and listed by dotted path;
 //   - JUnit: one testcase per assertion and per metric, parsed as XML (Boost.PropertyTree):

@@ -1,4 +1,4 @@
-// `harness check` never judges stale data (issue 19), shown end to end with the real
+// `harness check` never judges stale data, shown end to end with the real
 // binary against a fake agent on 127.0.0.1 (tests/common/fake_agent.hpp):
 //   - the same command line twice without a DB: two new DBs, each with its own attempts
 //     (the second run submits every case again, to a fresh agent as a fresh guest);
@@ -129,7 +129,7 @@ TEST(CheckFresh, NamedDbHoldingARunIsRefusedUnlessReuse) {
   EXPECT_EQ(attempts(db), 3);
 }
 
-// Issue 15 flags on a campaign that is not A/B: the check path is unchanged (no Markdown
+// The A/B flags on a campaign that is not A/B: the check path is unchanged (no Markdown
 // unless asked for), --markdown writes the assertion table, and --baseline-db is refused
 // with exit 2 before anything runs.
 TEST(CheckFresh, NonAbCampaignMarkdownOnlyWhenAskedAndBaselineDbRefused) {

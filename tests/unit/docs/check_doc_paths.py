@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Self-containment check of the repository's documentation (issue 19).
+"""Self-containment check of the repository's documentation.
 
 Scans every text file of the source tree (docs, READMEs, source comments, report
 templates in the analysis code, scripts, campaign files) and fails when

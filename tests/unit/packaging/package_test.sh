@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The VM package (issue "Real VMs"): builds reclaim-harness_<version>_amd64.deb with
+# The VM package for real VMs: builds reclaim-harness_<version>_amd64.deb with
 # CPack from this build, then checks its contents, its Debian dependencies, its units
 # (systemd-analyze verify) and an installation into a fresh dpkg root, from which
 # `harness --version` and `harness qualify --help` run.

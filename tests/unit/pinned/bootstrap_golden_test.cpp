@@ -1,4 +1,4 @@
-// Pinned numbers (issue 18): the stratified bootstrap interval for a fixed dataset and
+// Pinned numbers: the stratified bootstrap interval for a fixed dataset and
 // seed, as exact doubles (printed with %.17g when this test was written). They change
 // when anything that must not change between machines changes: Boost.Random's
 // mt19937_64 or uniform_int_distribution, the splitmix64 seeding, the resampling order,

@@ -1,4 +1,4 @@
-// Pinned plan hashes (issue 18): the SHA-256 of the planned schedule of each repository
+// Pinned plan hashes: the SHA-256 of the planned schedule of each repository
 // campaign is the preregistration. If this test fails, something that must not change
 // between machines changed (tests/README.md, "What must not change between machines"):
 // the campaign file, a default of the loader, the case spec, nlohmann-json's dump format,

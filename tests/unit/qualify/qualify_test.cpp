@@ -213,7 +213,7 @@ TEST(Qualify, SwapfileProblemsSayHowToFix) {
   auto missing = find(qualify::run(o), "swapfile");
   EXPECT_FALSE(missing.passed);
   EXPECT_NE(missing.fix.find("dd if=/dev/zero"), std::string::npos);
-  // The printed step creates the swapfile's directory first (issue 19).
+  // The printed step creates the swapfile's directory first (mkdir -p).
   o.swapfile_path = "/var/lib/harness/swapfile";
   EXPECT_NE(find(qualify::run(o), "swapfile")
                 .fix.find("mkdir -p /var/lib/harness && dd if=/dev/zero of=/var/lib/harness/swapfile bs=1M"),
@@ -267,7 +267,7 @@ TEST(Qualify, RecordsEveryValueTheFleetPreflightCompares) {
   EXPECT_EQ(rec.at("source_dirty"), false);
 }
 
-// Qualification proves what it checks (issue: a swapfile on tmpfs or copy-on-write btrfs
+// Qualification proves what it checks (a swapfile on tmpfs or copy-on-write btrfs
 // passes every static check): a trial swapon/swapoff while swap is clean, through the
 // kernel layer's fault seam, so the real syscall is never reached from a fixture tree.
 namespace {
@@ -346,8 +346,8 @@ TEST(QualifyTrial, CampaignCompressorIsChecked) {
   for (const auto& c : qualify::run(o).checks) EXPECT_NE(c.name, "zram_algorithm");
 }
 
-// issue 13 item 5 / issue 16: zram devices the harness did not create are reported and
-// left alone; an active device of the harness is a leftover, not clean whatever its used
+// Device ownership: zram devices the harness did not create are reported and left
+// alone; an active device of the harness is a leftover, not clean whatever its used
 // column says; a foreign active device must sit below the case's priorities.
 namespace {
 void put(const Scratch& s, const std::string& rel, const std::string& text) {
@@ -415,8 +415,8 @@ TEST(QualifyOwnership, ActiveDeviceOfTheHarnessIsNotCleanEvenWithNothingUsed) {
   EXPECT_NE(c.found.find("/swapfile of the harness still active"), std::string::npos) << c.found;
 }
 
-// issue 16 "no unquoted input": every command a fix line invites the user to paste quotes
-// its arguments (results::shell_quote).
+// No unquoted input: every command a fix line invites the user to paste quotes its
+// arguments (results::shell_quote).
 TEST(QualifyOwnership, FixLinesQuoteTheirArguments) {
   Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
   const std::string evil = "/swap file; rm -rf x";

@@ -128,7 +128,7 @@ TEST_F(Binaries, CanaryComputeRunsItsScheduleAndWritesTrace) {
   }
 }
 
-// Issue 17: a canary killed outright (SIGKILL, as the OOM killer does) leaves every request
+// A canary killed outright (SIGKILL, as the OOM killer does) leaves every request
 // it finished in its journal; no final trace exists.
 TEST_F(Binaries, CanaryKilledWithSigkillLeavesEveryFinishedRequestInItsJournal) {
   const fs::path trace = dir_ / "k.trace";

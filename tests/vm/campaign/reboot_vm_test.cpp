@@ -1,4 +1,4 @@
-// Reboot between cases on a reused VM (issue 13 item 4): a local guest booted with
+// Reboot between cases on a reused VM: a local guest booted with
 // `harness vm up --allow-guest-reboot` behaves as a real VM whose provider allows reboots.
 // Listed in a hosts file as a real host with reboot_between_cases: true, `harness run`
 // reboots it through its agent (POST /v1/reboot) before each of the two cases of

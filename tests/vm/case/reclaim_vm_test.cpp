@@ -1,4 +1,4 @@
-// vm-labelled test of the bounded-reclaim actuator itself (issue 18): does one write of
+// vm-labelled test of the bounded-reclaim actuator itself: does one write of
 // the dose to memory.reclaim, made by the project's ReclaimAction (`harness case reclaim`
 // runs ReclaimAction::run, the executor's code), reclaim what it is asked for?
 //
@@ -18,7 +18,7 @@
 //   over: write_errno EAGAIN (exactly), achieved and the drop of memory.current below 8 MiB
 //         (file and slab only), and the helper's >= 60 MiB of anon still resident afterwards.
 // With the write stubbed out of ReclaimAction::run both "dose" tests fail (checked by
-// hand when this test was written: see the report of issue 18).
+// hand when this test was written).
 // Env: HARNESS_VM_RECLAIM_KEEP=DIR keeps the collected output; HARNESS_VM_CASE_CACHE as
 // case_vm_test (default <build>/case-vm-cache, shared with it).
 #include <gtest/gtest.h>

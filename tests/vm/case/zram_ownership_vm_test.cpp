@@ -1,5 +1,5 @@
-// vm-labelled test of device ownership and leftover causes (issue 13 item 5, issue 16
-// "the cause, first"), in one fresh qemu guest (TCG is fine, ~3 min):
+// vm-labelled test of device ownership and leftover causes (a leftover
+// is named by its cause, not its symptom), in one fresh qemu guest (TCG is fine, ~3 min):
 //
 //  1. A leftover swap device that cannot be released. The campaign's swapfile is swapped
 //     on and a process outside the case's cgroups (cgroup /holder, memory.max 24 MiB,
@@ -12,7 +12,7 @@
 //     static-zram case. The case must leave it untouched (same disksize and algorithm,
 //     still active swap with the same priority and used), create its own device through
 //     zram-control/hot_add and remove it with hot_remove (gone afterwards).
-//  3. A second case on the same guest (a reused VM, issue 13 item 4): the first case that
+//  3. A second case on the same guest (a reused VM): the first case that
 //     reached setup established the VM's MemAvailable baseline after drop_caches and
 //     compaction; the second is judged against it, and both record nr_dying_descendants.
 // The guest script reads the host state itself (/proc/swaps, sysfs, cgroup tree); the
@@ -119,7 +119,7 @@ TEST_F(ZramOwnershipVm, GuestScriptRan) {
   EXPECT_EQ(run_.exec_rc, 0) << "see " << run_.dir / "exec.log" << " and " << run_.out("console.log");
 }
 
-// issue 16: the case stops before setup, naming swapoff's errno and the holder.
+// The case stops before setup, naming swapoff's errno and the holder.
 TEST_F(ZramOwnershipVm, UnreleasableLeftoverStopsBeforeSetupNamingSwapoffErrno) {
   const std::string holder = out("holder.pid");
   ASSERT_FALSE(holder.empty()) << "holder not started";
@@ -152,7 +152,7 @@ TEST_F(ZramOwnershipVm, UnreleasableLeftoverStopsBeforeSetupNamingSwapoffErrno) 
   EXPECT_TRUE(swap_line(out("released.swaps"), "/var/lib/harness/swapfile").empty()) << out("released.swaps");
 }
 
-// issue 13 item 5: the foreign zram0 is untouched across a whole case.
+// The foreign zram0 is untouched across a whole case.
 TEST_F(ZramOwnershipVm, ForeignZramIsLeftUntouchedAcrossAWholeCase) {
   EXPECT_EQ(out("foreign.rc"), "0\n") << out("foreign.stderr");
   const auto before = swap_line(out("foreign.before.swaps"), "/dev/zram0");
@@ -208,8 +208,8 @@ TEST_F(ZramOwnershipVm, HarnessCreatesAndRemovesItsOwnDevice) {
   EXPECT_NE(foreign.find("/dev/zram0 (active swap"), std::string::npos) << q.dump();
 }
 
-// issue 13 item 4 (guest side): the baseline of the first case and the judgement of the
-// next on the same guest, with cgroup.stat recorded in both.
+// Between cases on a reused VM (guest side): the baseline of the first case and the
+// judgement of the next on the same guest, with cgroup.stat recorded in both.
 TEST_F(ZramOwnershipVm, ReusedGuestIsJudgedAgainstTheFirstCaseBaseline) {
   EXPECT_EQ(out("again.rc"), "0\n") << out("again.stderr");
   json first, second;

@@ -1,4 +1,4 @@
-// vm-labelled end-to-end test (issue 5 "Must show"): `harness vm image` -> `harness vm up`
+// vm-labelled end-to-end test: `harness vm image` -> `harness vm up`
 // -> GET /v1/qualification passes inside the guest -> POST one short case -> poll ->
 // download the bundle -> open it with results::Db and check its rows -> `harness vm down`.
 // Uses its own cache dir under the build tree (kernel download cached there).
