@@ -2,7 +2,8 @@
 // --junit F --markdown F` (one A/B pair of bounded-reclaim cases), then `harness check ... DB2
 // --baseline-db DB` (only the candidate case runs again):
 //   - both checks exit 0 (built to pass); the JUnit holds one testcase per assertion and per
-//     metric and the environment testcase (both variants' recorded environment), no <failure>; the Markdown summary's metric and assertion tables hold the
+//     metric and the environment testcase (both variants' recorded environment), no
+//     <failure>; the Markdown summary's metric and assertion tables hold the
 //     expected cells (pairs 1, the tolerance, verdict ok / reported, assertions pass);
 //   - the --baseline-db run makes one attempt (the candidate), leaves the baseline pending and
 //     names the stored baseline in its summary;
