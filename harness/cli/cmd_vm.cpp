@@ -52,6 +52,9 @@ void add_vm(CLI::App& app) {
   image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
       ->capture_default_str()->check(CLI::Range(64, 1 << 20));
   image->add_flag("!--no-canary-db", flags->image.canary_db, "Do not prepare the canary SQLite DB");
+  image->add_flag("--rebuild", flags->image.rebuild,
+                  "Build even when the image was built from the same inputs (harness binary, kernel package, "
+                  "busybox, binaries and libraries); by default such an image is kept");
   image->add_option("--out", flags->image.out_dir,
                     "Build into DIR instead of <cache>/image (e.g. a candidate kernel for an A/B campaign: "
                     "variants.candidate.kernel.image_dir, docs/CAMPAIGN.md)");
@@ -62,11 +65,11 @@ void add_vm(CLI::App& app) {
     flags->image.cache_dir = flags->cache;
     hvm::Image img = hvm::build_image(flags->image);
     std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\n"
-                "modules: %zu\nbuild time: %.1f s\n",
+                "modules: %zu\n%s: %.1f s\n",
                 img.dir.c_str(), img.sha256.c_str(), img.kernel_release.c_str(),
                 img.kernel_package.empty() ? "user-supplied" : img.kernel_package.c_str(),
                 img.binaries.size(), img.missing_binaries.size(), img.modules.size(),
-                img.build_seconds);
+                img.reused ? "kept (same inputs), checked in" : "build time", img.build_seconds);
     if (!flags->image.out_dir.empty() && !flags->image.as_default)
       std::printf("this is not the default image: a campaign boots it for a variant with "
                   "`kernel: {image_dir: %s}` (relative paths: from the campaign file's folder)\n",

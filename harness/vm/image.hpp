@@ -31,6 +31,9 @@ struct ImageOptions {
   /// another directory (ours: the default image is what `baseline: {}` boots, so replacing
   /// it silently makes an A/B comparison compare the new kernel with itself).
   bool as_default = false;
+  /// --rebuild: build even when the image in the target directory was built from the same
+  /// inputs (ImageOptions reuse rule in build_image).
+  bool rebuild = false;
 };
 
 /// Refuses a build that would put a kernel other than Debian's default into the default
@@ -52,7 +55,11 @@ struct Image {
   std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
   std::string canary_db_sha256;       ///< "" when no canary DB was prepared
   std::string sha256;       ///< content hash: SHA-256 over the artifacts' hashes (see manifest)
-  double build_seconds = 0; ///< wall time of the build
+  double build_seconds = 0; ///< wall time of the build (of this call: the check alone when reused)
+  /// SHA-256 of what the build read (builder, kernel, configuration, busybox, binaries, their
+  /// libraries, disk size, canary DB flag); "" for a user-supplied --kernel (always rebuilt).
+  std::string inputs_sha256;
+  bool reused = false;      ///< build_image found these inputs already built and kept the image
 };
 
 /// Modules the guest needs: zram + compressors (lzo, lzo-rle, lz4, lz4hc, zstd),
@@ -68,9 +75,14 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
 /// Empty for static binaries. Throws std::runtime_error when a library is "not found".
 std::vector<std::string> shared_libraries(const std::string& binary);
 
-/// Builds (or rebuilds) the image into <cache>/image (or opts.out_dir). Progress goes to stderr.
+/// Builds (or rebuilds) the image into <cache>/image (or opts.out_dir; a directory that is a
+/// symbolic link is built where it points). Progress goes to stderr.
 /// First refuses what require_own_image_dir refuses, then checks the kernel's configuration
 /// (kernel_requirements.hpp require_guest_kernel: PSI, memcg, zram, compressors, virtio).
+/// Reuse: when the target's manifest records the same inputs_sha256 (the running harness
+/// binary, the Debian kernel package's vmlinuz and configuration, busybox, every binary put in
+/// the image and its shared libraries, disk_mib, canary_db) and its files are there, the image
+/// is kept (Image::reused) unless opts.rebuild; a --kernel build is always rebuilt.
 /// Throws std::runtime_error on any failure, naming the step and file.
 Image build_image(const ImageOptions& opts);
 

@@ -6,6 +6,7 @@
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
 #include "tests/common/guest_exec.hpp"
+#include "tests/common/vm_downloads.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -46,10 +47,25 @@ class VmEndToEnd : public ::testing::Test {
 
 TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   fs::create_directories(cache_dir());
+  test_support::share_vm_downloads(cache_dir());
   ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " image"), 0);
   json manifest = json::parse(slurp(fs::path(cache_dir()) / "image/manifest.json"));
   ASSERT_EQ(manifest["missing_binaries"].size(), 0u) << manifest.dump(2);
   EXPECT_EQ(manifest["sha256"].get<std::string>().size(), 64u);
+  ASSERT_EQ(manifest["inputs_sha256"].get<std::string>().size(), 64u) << manifest.dump(2);
+  // The same inputs again: the image is kept, byte for byte; --rebuild builds it anew with the
+  // same inputs recorded.
+  const std::string again = cache_dir() + "/image-again.log";
+  ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " image > " + again + " 2>&1"), 0) << slurp(again);
+  EXPECT_NE(slurp(again).find("vm image: up to date: "), std::string::npos) << slurp(again);
+  EXPECT_NE(slurp(again).find("kept (same inputs), checked in"), std::string::npos) << slurp(again);
+  EXPECT_EQ(slurp(fs::path(cache_dir()) / "image/manifest.json"), manifest.dump(2) + "\n");
+  ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " image --rebuild > " + again + " 2>&1"), 0)
+      << slurp(again);
+  EXPECT_EQ(slurp(again).find("up to date"), std::string::npos) << slurp(again);
+  EXPECT_NE(slurp(again).find("build time: "), std::string::npos) << slurp(again);
+  EXPECT_EQ(json::parse(slurp(fs::path(cache_dir()) / "image/manifest.json"))["inputs_sha256"],
+            manifest["inputs_sha256"]);
 
   std::string hosts = cache_dir() + "/hosts-e2e.yaml";
   ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " up --count 1 --hosts-file " + hosts), 0);
