@@ -3,13 +3,17 @@
 // XDG cache, every command's output appended to one log, and `harness vm down` after the
 // campaign whatever it gave, so that the test asserts the run's exit code with the log.
 // Header-only; needs HARNESS_BINARY_DIR; include as "tests/common/campaign_vm.hpp".
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
 #include "tests/common/run_harness.hpp"
+#include "tests/common/vm_downloads.hpp"
 
 namespace test_support {
 
@@ -17,12 +21,24 @@ namespace test_support {
 /// test removes it when it passed, so a failure leaves the log); `log` is `dir`/run.log;
 /// `xdg` is <build>/campaign-<name>-xdg, the XDG_CACHE_HOME of every command: its image is
 /// built from this build's binaries (never a stale image from ~/.cache) and its guests are
-/// this test's alone (the fleet lives in `xdg`/reclaim-harness).
+/// this test's alone (the fleet lives in `xdg`/reclaim-harness). The kernel package, the canary
+/// DB and the default image are the build's one copy (share_vm_downloads); `xdg` (the fleet and
+/// the links) is removed when the test passed.
 struct CampaignVm {
   std::string dir, log, xdg;
 
   explicit CampaignVm(const std::string& name)
-      : dir(make_dir(name)), log(dir + "/run.log"), xdg(std::string(HARNESS_BINARY_DIR) + "/campaign-" + name + "-xdg") {}
+      : dir(make_dir(name)), log(dir + "/run.log"), xdg(std::string(HARNESS_BINARY_DIR) + "/campaign-" + name + "-xdg") {
+    share_vm_downloads(xdg + "/reclaim-harness");
+  }
+  ~CampaignVm() {
+    if (!::testing::Test::HasFailure() && !::testing::UnitTest::GetInstance()->Failed()) {
+      std::error_code ec;
+      std::filesystem::remove_all(xdg, ec);
+    }
+  }
+  CampaignVm(const CampaignVm&) = delete;
+  CampaignVm& operator=(const CampaignVm&) = delete;
 
   /// "XDG_CACHE_HOME=<xdg> ", the shell prefix of every command.
   std::string env() const { return "XDG_CACHE_HOME=" + xdg + " "; }

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/common/slurp.hpp"
+#include "tests/common/vm_downloads.hpp"
 
 namespace test_support {
 
@@ -61,6 +62,7 @@ inline GuestRun run_in_guest(const std::string& script, const char* keep_env, co
   std::ofstream(g.dir / "script.sh") << script;
   const char* cache_env = std::getenv("HARNESS_VM_CASE_CACHE");
   const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
+  if (!cache_env) share_vm_downloads(cache);
   const std::string d = g.dir.string();
   g.image_ok = sh(harness + " vm --cache " + cache + " image > " + d + "/image.log 2>&1") == 0;
   if (!g.image_ok) {

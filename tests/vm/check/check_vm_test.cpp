@@ -23,6 +23,7 @@
 
 #include "results/db.hpp"
 #include "tests/common/guest_exec.hpp"
+#include "tests/common/vm_downloads.hpp"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -65,6 +66,7 @@ TEST(CheckVm, PassingCampaignIsGreenAnImpossibleBoundIsRedAndOldDataIsNeverJudge
   const std::string passing = src + "/tests/vm/check/ci-triplet.yaml", failing = dir + "/ci-triplet-impossible.yaml";
   std::ofstream(failing) << slurp(passing) << "  - {kind: reclaim_achieved_ratio, min: 100}\n";
   const std::string env = "XDG_CACHE_HOME=" + bin + "/cli-vm-xdg ";
+  test_support::share_vm_downloads(bin + "/cli-vm-xdg/reclaim-harness");
   auto check = [&](const std::string& file, const std::string& extra) {
     std::filesystem::remove(xml);
     std::ofstream(log, std::ios::app) << "\n== check " << file << " " << extra << "\n";

@@ -19,6 +19,7 @@
 
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
+#include "tests/common/vm_downloads.hpp"
 
 namespace {
 size_t collect(char* p, size_t s, size_t n, void* out) {
@@ -63,6 +64,7 @@ std::string image_cache() {
     }
     const std::string d = std::string(HARNESS_BINARY_DIR) + "/qualify-vm-cache";
     const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+    test_support::share_vm_downloads(d);
     if (std::system((harness + " vm --cache " + d + " image > " + d + ".image.log 2>&1").c_str()) == 0) dir = d;
   });
   return dir;
