@@ -12,6 +12,7 @@
 //   - the triplet stays: Table 4 is computed over it, and the independent reference agrees.
 #include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
+#include "tests/common/db_query.hpp"
 #include "tests/common/analysis_vs_reference.hpp"
 #include "tests/common/campaign_vm.hpp"
 #include "tests/common/wait_until.hpp"
@@ -34,18 +35,10 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/outcomes.yaml";
+using test_support::db_count;
+using test_support::db_text;
 
-std::int64_t count(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return -1;
-  return q.int64(0);
-}
-std::string text(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return "(none)";
-  return q.text(0);
-}
+const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/outcomes.yaml";
 
 class OutcomesVm : public ::testing::Test {
  protected:
@@ -92,7 +85,7 @@ class OutcomesVm : public ::testing::Test {
           if (!std::filesystem::exists(db_)) return false;
           try {
             results::Db db(db_, results::Db::Mode::ReadOnly);
-            return count(db, "SELECT count(*) FROM attempts WHERE case_id = " + third +
+            return db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = " + third +
                                  " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'") >= 1;
           } catch (const results::DbError&) {
             return false;
@@ -147,9 +140,9 @@ TEST_F(OutcomesVm, OomKillInBgIsAnOutcomeCountedWhereItHappened) {
     EXPECT_EQ(o["oom_kills"]["fg"], 0) << "a canary was OOM-killed: " << o["oom_kills"].dump();
     EXPECT_GE(o["oom_events"]["bg"].get<int>(), 1) << o.dump();
     // The telemetry read memory.events itself: bg oom_kill grew, fg's stayed.
-    EXPECT_GE(count(db, "SELECT max(bg_oom_kill) - min(bg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 1);
-    EXPECT_EQ(count(db, "SELECT max(fg_oom_kill) - min(fg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 0);
-    EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "an OOM case was rerun";
+    EXPECT_GE(db_count(db, "SELECT max(bg_oom_kill) - min(bg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 1);
+    EXPECT_EQ(db_count(db, "SELECT max(fg_oom_kill) - min(fg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 0);
+    EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "an OOM case was rerun";
   }
   EXPECT_EQ(n, 2);
   // The report counts them per configuration, in bg.
@@ -163,23 +156,23 @@ TEST_F(OutcomesVm, OomKillInBgIsAnOutcomeCountedWhereItHappened) {
     EXPECT_EQ(r["oom_kills_fg"], 0) << r.dump();
     bg += r["oom_kills_bg"].get<int>();
   }
-  EXPECT_EQ(bg, count(db, "SELECT sum(json_extract(outcome_json, '$.oom_kills.bg')) FROM cases WHERE status = 'completed'"));
+  EXPECT_EQ(bg, db_count(db, "SELECT sum(json_extract(outcome_json, '$.oom_kills.bg')) FROM cases WHERE status = 'completed'"));
 }
 
 TEST_F(OutcomesVm, GuestKilledInPressureIsLostNeverRerunImputedAndCounted) {
   EXPECT_EQ(runner_rc_, 0) << "a lost case is an outcome: the run finishes; see " << vm_->log;
   results::Db db(db_, results::Db::Mode::ReadOnly);
-  const std::string id = text(db, "SELECT case_id FROM schedule WHERE ordinal = 2");
-  const std::string conf = text(db, "SELECT configuration FROM schedule WHERE ordinal = 2");
-  EXPECT_EQ(text(db, "SELECT state FROM schedule WHERE case_id = '" + id + "'"), "lost");
-  EXPECT_EQ(text(db, "SELECT status FROM cases WHERE case_id = '" + id + "'"), "lost");
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "the lost case was rerun";
-  EXPECT_EQ(text(db, "SELECT status FROM attempts WHERE case_id = '" + id + "'"), "lost");
-  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + id + "'"), "pressure");
+  const std::string id = db_text(db, "SELECT case_id FROM schedule WHERE ordinal = 2");
+  const std::string conf = db_text(db, "SELECT configuration FROM schedule WHERE ordinal = 2");
+  EXPECT_EQ(db_text(db, "SELECT state FROM schedule WHERE case_id = '" + id + "'"), "lost");
+  EXPECT_EQ(db_text(db, "SELECT status FROM cases WHERE case_id = '" + id + "'"), "lost");
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "the lost case was rerun";
+  EXPECT_EQ(db_text(db, "SELECT status FROM attempts WHERE case_id = '" + id + "'"), "lost");
+  EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + id + "'"), "pressure");
   // Lost on evidence (docs/PROTOCOL.md "A silent agent"): the engine saw the guest's qemu gone.
-  EXPECT_THAT(text(db, "SELECT error FROM attempts WHERE case_id = '" + id + "'"),
+  EXPECT_THAT(db_text(db, "SELECT error FROM attempts WHERE case_id = '" + id + "'"),
               HasSubstr("the engine says the guest is gone (liveness)"));
-  EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + id + "'"), 0) << "a lost case has no trace";
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = '" + id + "'"), 0) << "a lost case has no trace";
   EXPECT_THAT(test_support::slurp(vm_->log), HasSubstr("1 lost"));
   // The analysis: counted and imputed in its configuration's row.
   bool seen = false;

@@ -8,6 +8,7 @@
 // `lost`, and its attempt holds the silence. The timeline is printed.
 #include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
+#include "tests/common/db_query.hpp"
 #include "tests/common/campaign_vm.hpp"
 #include "tests/common/wait_until.hpp"
 
@@ -28,21 +29,12 @@
 
 namespace {
 
+using test_support::db_count;
+using test_support::db_text;
+
 const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/partition.yaml";
 /// How long the agent's port stays blocked: longer than the old rule's 60 s.
 constexpr auto kBlock = std::chrono::seconds(75);
-
-std::int64_t count(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return -1;
-  return q.int64(0);
-}
-
-std::string text(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return "(none)";
-  return q.text(0);
-}
 
 std::int64_t unix_ns() {
   struct timespec ts{};
@@ -55,7 +47,7 @@ std::int64_t poll_db(const std::string& path, const std::string& sql) {
   if (!std::filesystem::exists(path)) return -1;
   try {
     results::Db db(path, results::Db::Mode::ReadOnly);
-    return count(db, sql);
+    return db_count(db, sql);
   } catch (const results::DbError&) {
     return -1;
   }
@@ -117,7 +109,7 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   const std::string row = " FROM attempts WHERE case_id = " + first;
   const bool in_pressure = test_support::wait_until(
       [&] {
-        return poll_db(db_path, "SELECT count(*)" + row +
+        return poll_db(db_path, "SELECT db_count(*)" + row +
                                     " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'") >= 1;
       },
       std::chrono::minutes(5), std::chrono::milliseconds(200));
@@ -158,26 +150,26 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "see " << vm.log;
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm.log;
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 3);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'lost'"), 0);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);  // nothing rerun
-  EXPECT_EQ(text(db, "SELECT status || '/' || kind" + row), "completed/run");
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm.log;
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE status = 'lost'"), 0);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts"), 3);  // nothing rerun
+  EXPECT_EQ(db_text(db, "SELECT status || '/' || kind" + row), "completed/run");
   // Imported once, with the guest's data.
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE case_id = " + first), 1);
-  EXPECT_GT(count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + first), 5);
-  EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + first), 0);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE case_id = " + first), 1);
+  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM telemetry WHERE case_id = " + first), 5);
+  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = " + first), 0);
   // The silence as the runner saw it: one episode in pressure, longer than the old 60 s.
-  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.episodes')" + row), 1);
-  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase')" + row), "pressure");
-  const std::int64_t s0 = count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].start_unix_ns')" + row);
-  const std::int64_t s1 = count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns')" + row);
+  EXPECT_EQ(db_count(db, "SELECT json_array_length(detail_json, '$.silence.episodes')" + row), 1);
+  EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase')" + row), "pressure");
+  const std::int64_t s0 = db_count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].start_unix_ns')" + row);
+  const std::int64_t s1 = db_count(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns')" + row);
   EXPECT_GT(s1 - s0, 60'000'000'000LL);
-  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer')" + row), "running");
-  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.boot_ids_seen')" + row), 1);  // no reboot
-  const std::int64_t case_end = count(db, "SELECT ended_unix_ns FROM cases WHERE case_id = " + first);
-  const std::int64_t imported = count(db, "SELECT ended_unix_ns" + row);
-  const std::int64_t submitted = count(db, "SELECT json_extract(detail_json, '$.submitted_unix_ns')" + row);
+  EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer')" + row), "running");
+  EXPECT_EQ(db_count(db, "SELECT json_array_length(detail_json, '$.silence.boot_ids_seen')" + row), 1);  // no reboot
+  const std::int64_t case_end = db_count(db, "SELECT ended_unix_ns FROM cases WHERE case_id = " + first);
+  const std::int64_t imported = db_count(db, "SELECT ended_unix_ns" + row);
+  const std::int64_t submitted = db_count(db, "SELECT json_extract(detail_json, '$.submitted_unix_ns')" + row);
   EXPECT_GE(imported, unblocked_ns);
   std::printf("timeline of the first case (s after submission):\n"
               "  port blocked                %7.1f\n"

@@ -7,6 +7,7 @@
 #include "results/db.hpp"
 #include "tests/common/analysis_vs_reference.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/db_query.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,13 +15,7 @@
 #include <filesystem>
 #include <string>
 
-namespace {
-std::int64_t count(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  q.step();
-  return q.is_null(0) ? -1 : q.int64(0);
-}
-}  // namespace
+using test_support::db_count;
 
 TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
   // A private cache under the build tree, with an image built from this build's binaries
@@ -33,13 +28,13 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
                         .code;
   ASSERT_EQ(rc, 0) << "see " << vm.log;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3);
-  EXPECT_EQ(count(db, "SELECT count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 3);
   // Real telemetry: 1 Hz samples over >= 50 s of phases, PSI read from the guest kernel.
-  EXPECT_GE(count(db, "SELECT min(n) FROM (SELECT count(*) AS n FROM telemetry GROUP BY case_id)"), 40);
-  EXPECT_GT(count(db, "SELECT max(bg_some_us) FROM telemetry"), 0);
-  EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests"), 0);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE kernel_release IS NULL OR accelerator IS NULL"), 0);
+  EXPECT_GE(db_count(db, "SELECT min(n) FROM (SELECT db_count(*) AS n FROM telemetry GROUP BY case_id)"), 40);
+  EXPECT_GT(db_count(db, "SELECT max(bg_some_us) FROM telemetry"), 0);
+  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests"), 0);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE kernel_release IS NULL OR accelerator IS NULL"), 0);
 
   // The analysis of this guest's DB, and the reference on the same DB.
   const auto a = test_support::analyse_with_reference(db_path, vm.dir + "/report");

@@ -6,6 +6,7 @@
 // the attempts row of case 2 keeps its real start and records both interruptions and takeovers.
 // Campaign: tests/vm/campaign/takeover.yaml (smoke's mechanism with shorter phases).
 #include "results/db.hpp"
+#include "tests/common/db_query.hpp"
 #include "tests/common/campaign_vm.hpp"
 
 #include <gtest/gtest.h>
@@ -22,17 +23,8 @@
 
 namespace {
 
-std::int64_t count(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return -1;
-  return q.int64(0);
-}
-
-std::string text(results::Db& db, const std::string& sql) {
-  results::Stmt q(db, sql);
-  if (!q.step() || q.is_null(0)) return "(none)";
-  return q.text(0);
-}
+using test_support::db_count;
+using test_support::db_text;
 
 const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/takeover.yaml";
 
@@ -64,7 +56,7 @@ bool wait_for(const std::string& db_path, const std::string& sql, std::chrono::s
     if (std::filesystem::exists(db_path)) {
       try {
         results::Db db(db_path, results::Db::Mode::ReadOnly);
-        if (count(db, sql) >= 1) return true;
+        if (db_count(db, sql) >= 1) return true;
       } catch (const results::DbError&) {
       }
     }
@@ -94,7 +86,7 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   // 1. Kill the runner 4 s into the pressure phase of case 2 (the guest keeps running it).
   const pid_t first = spawn_run(vm, db_path, "");
   ASSERT_TRUE(wait_for(db_path,
-                       "SELECT count(*) FROM attempts WHERE case_id = " + case2 +
+                       "SELECT db_count(*) FROM attempts WHERE case_id = " + case2 +
                            " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'",
                        std::chrono::seconds(240)))
       << "case 2 never reached the pressure phase; see " << log;
@@ -112,8 +104,8 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   {
     results::Db db(db_path, results::Db::Mode::ReadOnly);
     // The import transaction was rolled back: case 2 is still in flight, not in `cases`.
-    EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE case_id = " + case2), 0);
-    EXPECT_EQ(text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "running/adopted");
+    EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE case_id = " + case2), 0);
+    EXPECT_EQ(db_text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "running/adopted");
   }
 
   // 3. The same command again: takes over case 2 (imports its bundle once), runs case 3.
@@ -121,33 +113,33 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   ASSERT_EQ(third.code, 0) << "see " << log;  // -1: it did not exit normally
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << log;
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 3);
-  EXPECT_EQ(count(db, "SELECT count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);  // one attempt per case: nothing run twice
-  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << log;
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts"), 3);  // one attempt per case: nothing run twice
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE status = 'running'"), 0);
   const std::string row = " FROM attempts WHERE case_id = " + case2;
-  EXPECT_EQ(text(db, "SELECT status || '/' || kind" + row), "completed/adopted");
-  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.runner_interrupted')" + row), 1);
-  EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.takeovers')" + row), 2);
-  EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.takeovers[0].phase_seen_before')" + row), "pressure");
-  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.takeovers[0].interrupted_runner_pid')" + row), first);
-  EXPECT_EQ(count(db, "SELECT json_extract(detail_json, '$.takeovers[1].interrupted_runner_pid')" + row), second);
+  EXPECT_EQ(db_text(db, "SELECT status || '/' || kind" + row), "completed/adopted");
+  EXPECT_EQ(db_count(db, "SELECT json_extract(detail_json, '$.runner_interrupted')" + row), 1);
+  EXPECT_EQ(db_count(db, "SELECT json_array_length(detail_json, '$.takeovers')" + row), 2);
+  EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.takeovers[0].phase_seen_before')" + row), "pressure");
+  EXPECT_EQ(db_count(db, "SELECT json_extract(detail_json, '$.takeovers[0].interrupted_runner_pid')" + row), first);
+  EXPECT_EQ(db_count(db, "SELECT json_extract(detail_json, '$.takeovers[1].interrupted_runner_pid')" + row), second);
   // The real start: before the case started in the guest and before either takeover.
-  EXPECT_EQ(count(db, "SELECT a.started_unix_ns <= c.started_unix_ns FROM attempts a JOIN cases c USING (case_id) "
+  EXPECT_EQ(db_count(db, "SELECT a.started_unix_ns <= c.started_unix_ns FROM attempts a JOIN cases c USING (case_id) "
                       "WHERE a.case_id = " + case2),
             1);
-  EXPECT_EQ(count(db, "SELECT started_unix_ns < json_extract(detail_json, '$.takeovers[0].took_over_unix_ns') AND "
+  EXPECT_EQ(db_count(db, "SELECT started_unix_ns < json_extract(detail_json, '$.takeovers[0].took_over_unix_ns') AND "
                       "json_extract(detail_json, '$.takeovers[0].took_over_unix_ns') < "
                       "json_extract(detail_json, '$.takeovers[1].took_over_unix_ns') AND "
                       "json_extract(detail_json, '$.takeovers[1].took_over_unix_ns') < ended_unix_ns" + row),
             1);
   // Case 2's data came in once, with real telemetry and canary requests.
-  EXPECT_GT(count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + case2), 10);
-  EXPECT_GT(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + case2), 0);
+  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM telemetry WHERE case_id = " + case2), 10);
+  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = " + case2), 0);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/.bundles"));
   // What ran each case: the build (40-hex commit) and the accelerator (hosts file of `vm up`).
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE length(source_commit) = 40"), 3);
-  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE length(source_commit) = 40"), 3);
+  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
   std::filesystem::remove_all(dir);
 }
