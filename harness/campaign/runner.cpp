@@ -9,6 +9,7 @@
 #include "harness/pool/agent_wait.hpp"
 #include "harness/pool/capacity.hpp"
 #include "harness/pool/engine.hpp"
+#include "harness/pool/hosts/hosts_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -26,6 +27,29 @@
 namespace fs = std::filesystem;
 
 namespace harness::campaign {
+
+namespace {
+/// "variants.NAME" of the first variant that boots (kernel image or cmdline), "" when none does.
+std::string booting_variant(const Campaign& c) {
+  for (const auto& v : c.variants)
+    if (!v.kernel_image_dir.empty() || !v.cmdline.empty()) return "variants." + v.name;
+  return "";
+}
+
+/// The refusal when a variant boots but `not_booted` (guests the engine does not boot per case)
+/// is not empty: such a guest would run every case on the kernel it already runs, so the
+/// variants would compare that kernel with itself. "" when nothing is refused.
+std::string variant_boot_refusal(const Campaign& c, const std::vector<std::string>& not_booted) {
+  const std::string v = booting_variant(c);
+  if (v.empty() || not_booted.empty()) return "";
+  std::string names;
+  for (const auto& n : not_booted) names += (names.empty() ? "" : ", ") + n;
+  return c.file + ": " + v + " boots a kernel image or cmdline, but the engine does not boot " + names +
+         " for each case (a hosts entry without `local: true`): every case there would run on the kernel the VM "
+         "already runs, and the variants would compare it with itself. Run this campaign on an engine that boots "
+         "its guests (provider.kind local-qemu or libvirt), or drop the kernel/cmdline of the variants";
+}
+}  // namespace
 
 pool::BootRequest boot_request(const nlohmann::json& spec) {
   pool::BootRequest r;
@@ -63,6 +87,30 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file) {
   e.describe = p->describe();
   e.capacity = judge(c, *p);
   e.fresh_boot_per_case = p->capabilities().fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
+  if (!hosts_file.empty() && std::filesystem::exists(hosts_file)) {
+    std::map<std::string, pool::hosts::HostEntry> by;
+    for (auto& h : pool::hosts::load_hosts(hosts_file)) by[h.name] = h;
+    std::vector<std::string> missing;
+    std::vector<std::string> not_booted;
+    for (const auto& vm : c.vms) {
+      const auto it = by.find(vm);
+      if (it == by.end()) {
+        missing.push_back(vm);
+        continue;
+      }
+      e.reboot_between_cases = e.reboot_between_cases || it->second.reboot_between_cases;
+      if (!it->second.local) not_booted.push_back(vm);
+    }
+    if (!missing.empty()) {
+      std::string names, listed;
+      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+      for (const auto& [n, h] : by) listed += (listed.empty() ? "" : ", ") + n;
+      throw pool::PoolError(hosts_file + ": no host named " + names + " (" + c.file + " uses " +
+                            std::to_string(c.vms.size()) + " VM(s); the file lists " +
+                            (listed.empty() ? std::string("none") : listed) + ")");
+    }
+    if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) throw pool::PoolError(why);
+  }
   return e;
 }
 
@@ -717,6 +765,13 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   if (done_before + skipped_now < sum.planned) {
     acquired = true;
     guests = pool->acquire(ac);
+    std::vector<std::string> not_booted;
+    for (const auto& g : guests)
+      if (!g.fresh_boot_per_case) not_booted.push_back(g.name);
+    if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) {
+      pool->release();
+      throw PreflightRefused(why);
+    }
     sum.engine = pool->describe();
     std::fprintf(opt.out, "%s\n", sum.engine.c_str());
     warn_if_study_under_tcg(c, guests, opt.out);

@@ -123,10 +123,17 @@ struct EnginePreview {
   std::string describe;            ///< its describe() line before acquire
   pool::CapacityVerdict capacity;  ///< harness/pool/capacity.hpp
   bool fresh_boot_per_case = false;  ///< the engine boots each case's guest (wall-time estimate)
+  /// A hosts file entry of the campaign's VMs says reboot_between_cases (a boot per case too).
+  bool reboot_between_cases = false;
 };
 
 /// Opens `c`'s engine (the hosts engine with `hosts_file` when set) and judges its capacity;
-/// boots nothing. Throws pool::PoolError when a host cannot be asked.
+/// boots nothing. With a hosts file that exists, every VM of the campaign's design must have an
+/// entry: a missing one throws pool::PoolError naming the file and the VMs (what `harness run`
+/// would refuse only after qualification started); so does a campaign whose variants boot a
+/// kernel image or cmdline when an entry is not `local: true` (the hosts engine cannot boot it,
+/// and `harness run` refuses the same after acquire). Throws pool::PoolError when a host cannot
+/// be asked; harness::yaml::InputError for a malformed hosts file.
 EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file = "");
 
 /// Judges capacity (throws pool::CapacityError, nothing stored or booted, when refused),

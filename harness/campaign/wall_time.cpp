@@ -30,7 +30,7 @@ WallTimeEstimate estimate_wall_time(const Campaign& c, const Schedule& s, bool f
   const double per_case = e.phases_s + e.overhead_s;
   e.wall_s = busiest * per_case;
   e.guest_hours = e.cases * per_case / 3600.0;
-  std::string parts = fresh_boot_per_case ? fmt::format("fresh boot {:g} s + ", o.fresh_boot_s) : std::string();
+  std::string parts = fresh_boot_per_case ? fmt::format("a boot per case {:g} s + ", o.fresh_boot_s) : std::string();
   parts += fmt::format("setup and finish {:g} s + restoration {:g} s", o.setup_finish_s, o.restoration_s);
   e.text = fmt::format(
       "expected wall time: {} with {} guest(s) running at once (the busiest runs {} case(s) of {:g} s of phases + "

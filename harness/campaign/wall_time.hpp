@@ -15,7 +15,7 @@ namespace harness::campaign {
 /// (3 s, case/SPEC.md) plus submission, bundle download and import take about 3.5 s;
 /// restoration took 154-348 ms. Real VMs and KVM boot faster; the estimate is an upper guide.
 struct CaseOverhead {
-  double fresh_boot_s = 10.0;    ///< only when the engine boots a fresh guest per case
+  double fresh_boot_s = 10.0;    ///< only with a boot per case (a fresh guest, or reboot_between_cases)
   double setup_finish_s = 3.5;   ///< start lead, submission, bundle download and import
   double restoration_s = 0.3;    ///< stop, swapoff, zram reset, cgroup removal, checks
 };
@@ -33,7 +33,8 @@ struct WallTimeEstimate {
   std::string text;                ///< one line for `harness plan`
 };
 
-/// The estimate for schedule `s` of `c`; `fresh_boot_per_case`: the engine boots each case's guest.
+/// The estimate for schedule `s` of `c`; `fresh_boot_per_case`: each case starts on a boot (the
+/// engine boots a fresh guest, or the hosts file says reboot_between_cases).
 WallTimeEstimate estimate_wall_time(const Campaign& c, const Schedule& s, bool fresh_boot_per_case,
                                     const CaseOverhead& o = kMeasuredOverhead);
 

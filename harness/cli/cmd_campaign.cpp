@@ -335,7 +335,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
                       "so\n",
                       p.at("pipeline_test").at("pilot_accelerators").dump().c_str());
       }
-      std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case).text.c_str());
+      std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case || engine.reboot_between_cases).text.c_str());
       if ((c.kind == "confirmatory" || c.kind == "pilot") && engine.kind == "local-qemu")
         std::printf("note: provider.kind local-qemu: `harness run` boots this %s campaign's guests on this machine "
                     "(KVM when a trial boot works, else TCG, whose timings are not evidence); for real VMs give "

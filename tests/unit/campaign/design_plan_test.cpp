@@ -18,6 +18,7 @@
 
 namespace hc = harness::campaign;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -176,4 +177,53 @@ TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
   EXPECT_THAT(out, HasSubstr("judged by `harness check`: 6 assertion(s); 10 metric tolerance(s), each interval at "
                              "99.5% (family-wise alpha 0.05):\n"));
   EXPECT_THAT(out, HasSubstr("\n  reclaim_duration max_ratio "));
+}
+
+TEST(DesignPlan, HarnessPlanRefusesAHostsFileWithoutTheCampaignsVmsAndCountsAgentReboots) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  testfiles::write(d / "confirmatory.yaml", testfiles::with_fixed_pin(testfiles::read(confirmatory())));
+  // Seven of the nine VMs: refused before anything is asked or stored, the absent ones named.
+  std::string seven = "hosts:\n";
+  for (int i = 0; i < 7; ++i)
+    seven += "  - {name: vm" + std::to_string(i) + ", url: 'http://127.0.0.1:" + std::to_string(40000 + i) +
+             "', token_file: /nonexistent/token}\n";
+  testfiles::write(d / "seven.yaml", seven);
+  const auto refused = run(harness + " plan " + (d / "confirmatory.yaml") + " " + (d / "c.db") + " --hosts " +
+                           (d / "seven.yaml") + " 2>&1; echo rc=$?");
+  EXPECT_THAT(refused, HasSubstr((d / "seven.yaml") + ": no host named vm7, vm8 (" + (d / "confirmatory.yaml") +
+                                 " uses 9 VM(s); the file lists vm0, vm1, vm2, vm3, vm4, vm5, vm6)"));
+  EXPECT_THAT(refused, HasSubstr("rc=2"));
+  EXPECT_FALSE(std::filesystem::exists(d / "c.db"));
+  // All nine, no reboots: 20 cases on the busiest VM of 540 s of phases + 3.8 s overhead.
+  const auto plain = run(harness + " plan " + (d / "confirmatory.yaml") + " --hosts " +
+                         testfiles::nine_hosts(d / "hosts.yaml") + " 2>&1");
+  EXPECT_THAT(plain, HasSubstr("of 540 s of phases + 3.8 s overhead: setup and finish 3.5 s + restoration 0.3 s"));
+  // reboot_between_cases on one of them: each of its cases starts on a boot, counted as such.
+  std::string rebooting = testfiles::read(d / "hosts.yaml");
+  const std::string vm3 = "{name: vm3, ";
+  rebooting.replace(rebooting.find(vm3), vm3.size(), "{name: vm3, reboot_between_cases: true, ");
+  testfiles::write(d / "rebooting.yaml", rebooting);
+  const auto rb = run(harness + " plan " + (d / "confirmatory.yaml") + " --hosts " + (d / "rebooting.yaml") + " 2>&1");
+  EXPECT_THAT(rb, HasSubstr("of 540 s of phases + 13.8 s overhead: a boot per case 10 s + setup and finish 3.5 s"));
+}
+
+TEST(DesignPlan, HarnessPlanRefusesABootingVariantOnHostsItCannotBoot) {
+  // ci-regression with a cmdline candidate: fine on local-qemu (it boots each case's guest);
+  // with --hosts naming a VM that is not `local: true` the candidate would never be booted.
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  std::string y = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  const std::string aa = "  candidate: {}\n";
+  ASSERT_NE(y.find(aa), std::string::npos);
+  y.replace(y.find(aa), aa.size(), "  candidate: {cmdline: [transparent_hugepage=never]}\n");
+  testfiles::write(d / "ci.yaml", y);
+  testfiles::write(d / "remote.yaml", "hosts:\n  - {name: vm0, url: 'http://127.0.0.1:40000', token_file: /nonexistent/token}\n");
+  const auto refused = run(harness + " plan " + (d / "ci.yaml") + " --hosts " + (d / "remote.yaml") + " 2>&1; echo rc=$?");
+  EXPECT_THAT(refused, HasSubstr((d / "ci.yaml") + ": variants.candidate boots a kernel image or cmdline, but the engine "
+                                                   "does not boot vm0 for each case"));
+  EXPECT_THAT(refused, HasSubstr("rc=2"));
+  const auto local = run(harness + " plan " + (d / "ci.yaml") + " 2>&1; echo rc=$?");
+  EXPECT_THAT(local, Not(HasSubstr("boots a kernel image or cmdline"))) << local;
+  EXPECT_THAT(local, HasSubstr("rc=0")) << local;
 }

@@ -377,7 +377,7 @@ TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEs
                                             d / "out.txt");
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_THAT(ok.out, HasSubstr("expected wall time: 3 min 11 s with 1 guest(s) running at once (the busiest runs 3 "
-                                "case(s) of 50 s of phases + 13.8 s overhead: fresh boot 10 s + setup and finish 3.5 s "
+                                "case(s) of 50 s of phases + 13.8 s overhead: a boot per case 10 s + setup and finish 3.5 s "
                                 "+ restoration 0.3 s"));
   EXPECT_THAT(ok.out, HasSubstr("engine local-qemu: 1 guest(s) (vm0) on this machine"));
 }
