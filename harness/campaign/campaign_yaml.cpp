@@ -175,6 +175,14 @@ void ab_variants(Section& top, Campaign& c) {
         k.fail(at, k.field("image_dir"), mf.string() + ": " + e.what());
       }
       if (x.kernel_release.empty()) k.fail(at, k.field("image_dir"), mf.string() + " names no kernel_release");
+      // What a boot reads (harness/vm/image.cpp): a manifest alone is not an image.
+      std::string absent;
+      for (const char* f : {"vmlinuz", "initramfs.cpio.gz", "disk-base.img"})
+        if (!std::filesystem::is_regular_file(p / f)) absent += std::string(absent.empty() ? "" : ", ") + f;
+      if (!absent.empty())
+        k.fail(at, k.field("image_dir"),
+               "'" + p.string() + "' has a manifest.json but no " + absent +
+                   " (not an image `harness vm image --out DIR` built, or one whose build did not finish)");
       x.kernel_image_dir = p.string();
       k.finish();
     }

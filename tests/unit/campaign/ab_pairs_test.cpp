@@ -233,6 +233,14 @@ TEST(AbPairsYaml, KernelImageDirIsRelativeToTheFileAndNeedsAManifest) {
   }
   std::filesystem::create_directories(d / "images/next");
   testfiles::write(d / "images/next/manifest.json", R"({"kernel_release": "6.12.9-next", "sha256": "x"})");
+  try {
+    hc::load_campaign(d / "ab.yaml");
+    ADD_FAILURE() << "accepted a manifest without the image";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("field variants.candidate.kernel.image_dir: "));
+    EXPECT_THAT(e.what(), HasSubstr("images/next' has a manifest.json but no vmlinuz, initramfs.cpio.gz, disk-base.img"));
+  }
+  for (const char* f : {"vmlinuz", "initramfs.cpio.gz", "disk-base.img"}) testfiles::write(d / ("images/next/" + std::string(f)), "x");
   const auto c = hc::load_campaign(d / "ab.yaml");
   EXPECT_EQ(c.variants[1].kernel_release, "6.12.9-next");
   EXPECT_EQ(c.variants[1].kernel_image_dir, std::filesystem::path(d / "images/next").lexically_normal().string());
