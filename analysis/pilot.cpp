@@ -140,8 +140,20 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     if (!rs.step()) fail("no restoration record");
     else if (rs.int64(0) != 1) fail("restoration not clean");
   }
-  if (doses.empty())
-    throw std::invalid_argument(db_path + ": no completed bounded-reclaim case with dose_bytes (not a pilot DB?)");
+  if (doses.empty()) {
+    // A pilot planned but not (fully) run is the usual cause: say how far it got.
+    std::int64_t planned = 0, done = 0;
+    try {
+      results::Stmt q(db, "SELECT count(*), coalesce(sum(state = 'completed'), 0) FROM schedule");
+      if (q.step()) planned = q.int64(0), done = q.int64(1);
+    } catch (const results::DbError&) {
+    }
+    throw std::invalid_argument(fmt::format(
+        "{}: no completed bounded-reclaim case with dose_bytes: {} of {} planned case(s) completed{}", db_path, done,
+        planned,
+        planned > done ? fmt::format(" (run the pilot first: `harness run {}`)", db_path)
+                       : std::string(" (is this a pilot DB?)")));
+  }
   for (auto& [dose, d] : doses) {
     d.regimes_expected = static_cast<int>(regimes.size());
     std::string gaps;

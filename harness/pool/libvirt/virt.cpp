@@ -33,7 +33,11 @@ int last_error_code() {
 Conn open_connection(const std::string& uri) {
   quiet_libvirt_errors();
   Conn c(virConnectOpen(uri.c_str()));
-  if (!c) throw PoolError("libvirt " + uri + ": cannot connect: " + last_error());
+  if (!c)
+    throw PoolError("libvirt " + uri + ": cannot connect: " + last_error() +
+                    " (is libvirtd, or virtqemud, running there and may this user reach it? `virsh -c " + uri +
+                    " list` tells; `harness plan` asks each host for its cores and memory, so the daemons must be "
+                    "up before planning too)");
   return c;
 }
 

@@ -191,6 +191,11 @@ TEST_F(Cli, PilotSelectAndAnalyzeRefuseTheOtherKindOfDb) {
   EXPECT_EQ(an.code, 2) << an.out;
   EXPECT_THAT(an.out, HasSubstr("is a pilot DB"));
   EXPECT_THAT(an.out, HasSubstr("harness pilot-select " + pilot));
+  // A pilot planned but not run: how far it got and what to do, not a guess at the DB's kind.
+  const auto unrun = harness("pilot-select " + pilot);
+  EXPECT_EQ(unrun.code, 2) << unrun.out;
+  EXPECT_THAT(unrun.out, HasSubstr(pilot + ": no completed bounded-reclaim case with dose_bytes: 0 of 16 planned "
+                                   "case(s) completed (run the pilot first: `harness run " + pilot + "`)"));
 }
 
 // A 201 KB spec nested 100,000 deep: a refused spec (2) naming the depth limit, not a
