@@ -51,6 +51,7 @@ class OutcomesVm : public ::testing::Test {
   }
   static void TearDownTestSuite() {
     if (!::testing::UnitTest::GetInstance()->Failed()) std::filesystem::remove_all(vm_->dir);
+    vm_.reset();  // here, not at exit: its cache goes too when every test passed
   }
   // A campaign that never ran fails every test of the suite (tests/README.md: never a skip).
   void SetUp() override { ASSERT_TRUE(setup_error_.empty()) << setup_error_ << "\nsee " << vm_->log; }
