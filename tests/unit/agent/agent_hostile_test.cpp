@@ -291,23 +291,35 @@ TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
 // refused at once (503 over plain HTTP, closed over TLS); another address is served.
 TEST_P(AgentHostile, ConnectionsPerAddressAreBounded) {
   ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--max-connections-per-address", "4", "--header-deadline-s", "60"}));
+  const auto open_held = [&] {
+    auto h = std::make_unique<Raw>(port, tls, "127.0.0.3", false);
+    if (h->ok()) h->send(tls ? std::string("\x16", 1) : std::string("GET /v1/he"));
+    return h;
+  };
   std::vector<std::unique_ptr<Raw>> held;
   for (int i = 0; i < 4; ++i) {
-    held.push_back(std::make_unique<Raw>(port, tls, "127.0.0.3", false));
+    held.push_back(open_held());
     ASSERT_TRUE(held.back()->ok());
-    held.back()->send(tls ? std::string("\x16", 1) : std::string("GET /v1/he"));
   }
-  // The agent must have admitted all four before the fifth is judged: wait until a fifth
-  // from the same address is refused (each try is a new connection).
+  // The agent counts a connection when a worker takes it up, not in connect order, so a probe
+  // can be admitted before the last held one, which is then the one refused. Judged is a probe
+  // refused while all four held connections are open; a held one the agent refused in a
+  // probe's favour is replaced before the next probe (each probe is a new connection).
   bool refused = eventually(
       [&] {
+        for (auto& h : held)
+          if (h->closed_within(milliseconds(0))) h = open_held();
         Raw extra(port, tls, "127.0.0.3", false);
         if (!extra.ok()) return false;
-        if (!tls) return extra.status_line(milliseconds(2000)).rfind("HTTP/1.1 503", 0) == 0;
-        return extra.closed_within(milliseconds(2000));
+        const bool no = tls ? extra.closed_within(milliseconds(2000))
+                            : extra.status_line(milliseconds(2000)).rfind("HTTP/1.1 503", 0) == 0;
+        if (!no) return false;
+        for (auto& h : held)
+          if (h->closed_within(milliseconds(0))) return false;
+        return true;
       },
       seconds(20));
-  EXPECT_TRUE(refused) << "a fifth connection from 127.0.0.3 was not refused";
+  EXPECT_TRUE(refused) << "a fifth connection from 127.0.0.3 was not refused while four were held";
   if (!tls) {
     Raw extra(port, false, "127.0.0.3", false);
     ASSERT_TRUE(extra.ok());
