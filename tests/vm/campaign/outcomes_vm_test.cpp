@@ -86,7 +86,7 @@ class OutcomesVm : public ::testing::Test {
           if (!std::filesystem::exists(db_)) return false;
           try {
             results::Db db(db_, results::Db::Mode::ReadOnly);
-            return db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = " + third +
+            return db_count(db, "SELECT count(*) FROM attempts WHERE case_id = " + third +
                                  " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'") >= 1;
           } catch (const results::DbError&) {
             return false;
@@ -143,7 +143,7 @@ TEST_F(OutcomesVm, OomKillInBgIsAnOutcomeCountedWhereItHappened) {
     // The telemetry read memory.events itself: bg oom_kill grew, fg's stayed.
     EXPECT_GE(db_count(db, "SELECT max(bg_oom_kill) - min(bg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 1);
     EXPECT_EQ(db_count(db, "SELECT max(fg_oom_kill) - min(fg_oom_kill) FROM telemetry WHERE case_id = '" + id + "'"), 0);
-    EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "an OOM case was rerun";
+    EXPECT_EQ(db_count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "an OOM case was rerun";
   }
   EXPECT_EQ(n, 2);
   // The report counts them per configuration, in bg.
@@ -167,13 +167,13 @@ TEST_F(OutcomesVm, GuestKilledInPressureIsLostNeverRerunImputedAndCounted) {
   const std::string conf = db_text(db, "SELECT configuration FROM schedule WHERE ordinal = 2");
   EXPECT_EQ(db_text(db, "SELECT state FROM schedule WHERE case_id = '" + id + "'"), "lost");
   EXPECT_EQ(db_text(db, "SELECT status FROM cases WHERE case_id = '" + id + "'"), "lost");
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "the lost case was rerun";
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM attempts WHERE case_id = '" + id + "'"), 1) << "the lost case was rerun";
   EXPECT_EQ(db_text(db, "SELECT status FROM attempts WHERE case_id = '" + id + "'"), "lost");
   EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.phase') FROM attempts WHERE case_id = '" + id + "'"), "pressure");
   // Lost on evidence (docs/PROTOCOL.md "A silent agent"): the engine saw the guest's qemu gone.
   EXPECT_THAT(db_text(db, "SELECT error FROM attempts WHERE case_id = '" + id + "'"),
               HasSubstr("the engine says the guest is gone (liveness)"));
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = '" + id + "'"), 0) << "a lost case has no trace";
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM canary_requests WHERE case_id = '" + id + "'"), 0) << "a lost case has no trace";
   EXPECT_THAT(test_support::slurp(vm_->log), HasSubstr("1 lost"));
   // The analysis: counted and imputed in its configuration's row.
   bool seen = false;

@@ -109,7 +109,7 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   const std::string row = " FROM attempts WHERE case_id = " + first;
   const bool in_pressure = test_support::wait_until(
       [&] {
-        return poll_db(db_path, "SELECT db_count(*)" + row +
+        return poll_db(db_path, "SELECT count(*)" + row +
                                     " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'") >= 1;
       },
       std::chrono::minutes(5), std::chrono::milliseconds(200));
@@ -150,15 +150,15 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "see " << vm.log;
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm.log;
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases"), 3);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE status = 'lost'"), 0);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts"), 3);  // nothing rerun
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << vm.log;
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE status = 'lost'"), 0);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM attempts"), 3);  // nothing rerun
   EXPECT_EQ(db_text(db, "SELECT status || '/' || kind" + row), "completed/run");
   // Imported once, with the guest's data.
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE case_id = " + first), 1);
-  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM telemetry WHERE case_id = " + first), 5);
-  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = " + first), 0);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE case_id = " + first), 1);
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + first), 5);
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + first), 0);
   // The silence as the runner saw it: one episode in pressure, longer than the old 60 s.
   EXPECT_EQ(db_count(db, "SELECT json_array_length(detail_json, '$.silence.episodes')" + row), 1);
   EXPECT_EQ(db_text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].phase')" + row), "pressure");

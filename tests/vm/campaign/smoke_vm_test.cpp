@@ -28,13 +28,13 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
                         .code;
   ASSERT_EQ(rc, 0) << "see " << vm.log;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3);
-  EXPECT_EQ(db_count(db, "SELECT db_count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 3);
   // Real telemetry: 1 Hz samples over >= 50 s of phases, PSI read from the guest kernel.
-  EXPECT_GE(db_count(db, "SELECT min(n) FROM (SELECT db_count(*) AS n FROM telemetry GROUP BY case_id)"), 40);
+  EXPECT_GE(db_count(db, "SELECT min(n) FROM (SELECT count(*) AS n FROM telemetry GROUP BY case_id)"), 40);
   EXPECT_GT(db_count(db, "SELECT max(bg_some_us) FROM telemetry"), 0);
-  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests"), 0);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE kernel_release IS NULL OR accelerator IS NULL"), 0);
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM canary_requests"), 0);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE kernel_release IS NULL OR accelerator IS NULL"), 0);
 
   // The analysis of this guest's DB, and the reference on the same DB.
   const auto a = test_support::analyse_with_reference(db_path, vm.dir + "/report");

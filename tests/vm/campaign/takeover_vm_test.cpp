@@ -86,7 +86,7 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   // 1. Kill the runner 4 s into the pressure phase of case 2 (the guest keeps running it).
   const pid_t first = spawn_run(vm, db_path, "");
   ASSERT_TRUE(wait_for(db_path,
-                       "SELECT db_count(*) FROM attempts WHERE case_id = " + case2 +
+                       "SELECT count(*) FROM attempts WHERE case_id = " + case2 +
                            " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'",
                        std::chrono::seconds(240)))
       << "case 2 never reached the pressure phase; see " << log;
@@ -104,7 +104,7 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   {
     results::Db db(db_path, results::Db::Mode::ReadOnly);
     // The import transaction was rolled back: case 2 is still in flight, not in `cases`.
-    EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE case_id = " + case2), 0);
+    EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE case_id = " + case2), 0);
     EXPECT_EQ(db_text(db, "SELECT status || '/' || kind FROM attempts WHERE case_id = " + case2), "running/adopted");
   }
 
@@ -113,11 +113,11 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   ASSERT_EQ(third.code, 0) << "see " << log;  // -1: it did not exit normally
 
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << log;
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases"), 3);
-  EXPECT_EQ(db_count(db, "SELECT db_count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts"), 3);  // one attempt per case: nothing run twice
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM attempts WHERE status = 'running'"), 0);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 3) << "see " << log;
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(DISTINCT case_id) FROM cases WHERE status = 'completed'"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM attempts"), 3);  // one attempt per case: nothing run twice
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM attempts WHERE status = 'running'"), 0);
   const std::string row = " FROM attempts WHERE case_id = " + case2;
   EXPECT_EQ(db_text(db, "SELECT status || '/' || kind" + row), "completed/adopted");
   EXPECT_EQ(db_count(db, "SELECT json_extract(detail_json, '$.runner_interrupted')" + row), 1);
@@ -135,11 +135,11 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
                       "json_extract(detail_json, '$.takeovers[1].took_over_unix_ns') < ended_unix_ns" + row),
             1);
   // Case 2's data came in once, with real telemetry and canary requests.
-  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM telemetry WHERE case_id = " + case2), 10);
-  EXPECT_GT(db_count(db, "SELECT db_count(*) FROM canary_requests WHERE case_id = " + case2), 0);
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + case2), 10);
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + case2), 0);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/.bundles"));
   // What ran each case: the build (40-hex commit) and the accelerator (hosts file of `vm up`).
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE length(source_commit) = 40"), 3);
-  EXPECT_EQ(db_count(db, "SELECT db_count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE length(source_commit) = 40"), 3);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM cases WHERE accelerator IN ('kvm', 'tcg')"), 3);
   std::filesystem::remove_all(dir);
 }
