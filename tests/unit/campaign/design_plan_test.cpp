@@ -24,6 +24,18 @@ namespace {
 
 std::string confirmatory() { return std::string(HARNESS_SOURCE_DIR) + "/campaigns/confirmatory.yaml"; }
 
+/// campaigns/ci-regression.yaml with its A/A `candidate: {}` replaced by `candidate` (YAML text
+/// starting at "candidate:"), written to `path`; returns `path`. Fails the test when the file
+/// no longer ships an A/A candidate.
+std::string ci_regression_with(const std::string& path, const std::string& candidate) {
+  std::string text = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  const std::string from = "  candidate: {}";
+  EXPECT_NE(text.find(from), std::string::npos) << "ci-regression.yaml no longer ships an A/A candidate";
+  if (text.find(from) != std::string::npos) text.replace(text.find(from), from.size(), "  " + candidate);
+  testfiles::write(path, text);
+  return path;
+}
+
 /// Triplets per (vm, regime) counted from the planned cases (distinct triplet ids).
 hc::StratumSizes counted(const hc::Schedule& s) {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> t;
@@ -162,13 +174,9 @@ TEST(DesignPlan, HarnessPlanSimulatesCoverageOnRequest) {
 TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   testfiles::TempDir d;
-  std::string text = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
-  const std::string from = "  candidate: {}";
-  ASSERT_NE(text.find(from), std::string::npos) << "ci-regression.yaml no longer ships an A/A candidate";
-  text.replace(text.find(from), from.size(),
-               "  candidate:\n    sysctls: {vm.swappiness: \"200\"}\n    sysfs: {/sys/kernel/mm/lru_gen/enabled: \"y\"}");
-  testfiles::write(d / "ab.yaml", text);
-  const auto out = run(harness + " plan " + (d / "ab.yaml") + " 2>&1");
+  const std::string ab = ci_regression_with(
+      d / "ab.yaml", "candidate:\n    sysctls: {vm.swappiness: \"200\"}\n    sysfs: {/sys/kernel/mm/lru_gen/enabled: \"y\"}");
+  const auto out = run(harness + " plan " + ab + " 2>&1");
   EXPECT_THAT(out, HasSubstr("pairs (baseline, candidate) per (vm, regime) stratum, for each of 1 configuration(s):\n"));
   EXPECT_THAT(out, HasSubstr("0 of 1 strata have one pair\n"));
   EXPECT_THAT(out, ::testing::Not(HasSubstr("triplet")));
@@ -184,18 +192,14 @@ TEST(DesignPlan, HarnessPlanRefusesAHostsFileWithoutTheCampaignsVmsAndCountsAgen
   testfiles::TempDir d;
   testfiles::write(d / "confirmatory.yaml", testfiles::with_fixed_pin(testfiles::read(confirmatory())));
   // Seven of the nine VMs: refused before anything is asked or stored, the absent ones named.
-  std::string seven = "hosts:\n";
-  for (int i = 0; i < 7; ++i)
-    seven += "  - {name: vm" + std::to_string(i) + ", url: 'http://127.0.0.1:" + std::to_string(40000 + i) +
-             "', token_file: /nonexistent/token}\n";
-  testfiles::write(d / "seven.yaml", seven);
+  testfiles::hosts_file(d / "seven.yaml", 7);
   const auto refused = run(harness + " plan " + (d / "confirmatory.yaml") + " " + (d / "c.db") + " --hosts " +
                            (d / "seven.yaml") + " 2>&1; echo rc=$?");
   EXPECT_THAT(refused, HasSubstr((d / "seven.yaml") + ": no host named vm7, vm8 (" + (d / "confirmatory.yaml") +
                                  " uses 9 VM(s); the file lists vm0, vm1, vm2, vm3, vm4, vm5, vm6)"));
   EXPECT_THAT(refused, HasSubstr("rc=2"));
   EXPECT_FALSE(std::filesystem::exists(d / "c.db"));
-  // All nine, no reboots: 20 cases on the busiest VM of 540 s of phases + 3.8 s overhead.
+  // All nine, no reboots: each case 540 s of phases + 3.8 s overhead.
   const auto plain = run(harness + " plan " + (d / "confirmatory.yaml") + " --hosts " +
                          testfiles::nine_hosts(d / "hosts.yaml") + " 2>&1");
   EXPECT_THAT(plain, HasSubstr("of 540 s of phases + 3.8 s overhead: setup and finish 3.5 s + restoration 0.3 s"));
@@ -213,11 +217,7 @@ TEST(DesignPlan, HarnessPlanRefusesABootingVariantOnHostsItCannotBoot) {
   // with --hosts naming a VM that is not `local: true` the candidate would never be booted.
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   testfiles::TempDir d;
-  std::string y = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
-  const std::string aa = "  candidate: {}\n";
-  ASSERT_NE(y.find(aa), std::string::npos);
-  y.replace(y.find(aa), aa.size(), "  candidate: {cmdline: [transparent_hugepage=never]}\n");
-  testfiles::write(d / "ci.yaml", y);
+  ci_regression_with(d / "ci.yaml", "candidate: {cmdline: [transparent_hugepage=never]}");
   testfiles::write(d / "remote.yaml", "hosts:\n  - {name: vm0, url: 'http://127.0.0.1:40000', token_file: /nonexistent/token}\n");
   const auto refused = run(harness + " plan " + (d / "ci.yaml") + " --hosts " + (d / "remote.yaml") + " 2>&1; echo rc=$?");
   EXPECT_THAT(refused, HasSubstr((d / "ci.yaml") + ": variants.candidate boots a kernel image or cmdline, but the engine "

@@ -41,16 +41,19 @@ inline void write(const std::string& path, const std::string& text) {
 /// A repository campaign's text with a fixed pinned commit: tests/common/fixed_pin.hpp.
 using test_support::with_fixed_pin;
 
-/// A hosts file naming vm0..vm8 (agents need not run: `harness plan --hosts` only reads it),
-/// so the plan does not depend on this machine's capacity (the study's nine guests do not
-/// fit a small machine: harness/pool/capacity.hpp).
-inline std::string nine_hosts(const std::string& path) {
+/// A hosts file naming vm0..vm<n-1> (agents need not run: `harness plan --hosts` only reads
+/// it), written to `path`; returns `path`.
+inline std::string hosts_file(const std::string& path, int n) {
   std::string y = "hosts:\n";
-  for (int i = 0; i < 9; ++i)
+  for (int i = 0; i < n; ++i)
     y += "  - {name: vm" + std::to_string(i) + ", url: 'http://127.0.0.1:" + std::to_string(40000 + i) +
          "', token_file: /nonexistent/token}\n";
   testfiles::write(path, y);
   return path;
 }
+
+/// hosts_file for vm0..vm8, so the plan does not depend on this machine's capacity (the
+/// study's nine guests do not fit a small machine: harness/pool/capacity.hpp).
+inline std::string nine_hosts(const std::string& path) { return hosts_file(path, 9); }
 
 }  // namespace testfiles
