@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -87,7 +88,16 @@ std::string rel(const std::string& abs) { return abs[0] == '/' ? abs.substr(1) :
 // the kernel's vmlinuz and configuration, busybox, each binary put in the image and each of
 // their shared libraries, and the options that shape the result.
 std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& k, const std::string& config) {
-  using harness::digest::sha256_file;
+  // Each file hashed once: the builder is usually the "harness" binary put in the image too.
+  std::map<std::string, std::string> done;
+  const auto sha256_file = [&done](const std::string& path) {
+    std::error_code ec;
+    const auto real = fs::canonical(path, ec);
+    const std::string key = ec ? path : real.string();
+    auto it = done.find(key);
+    if (it == done.end()) it = done.emplace(key, harness::digest::sha256_file(path)).first;
+    return it->second;
+  };
   nlohmann::json in;
   in["builder"] = sha256_file("/proc/self/exe");
   in["kernel_package"] = k.package;
