@@ -75,7 +75,9 @@ class ZramOwnershipVm : public ::testing::Test {
           // Wait until at least 16 MiB of it is swapped out (TCG allocates slowly).
           "for i in $(seq 1 120); do s=$(awk '/^VmSwap/ {print $2}' /proc/$HOLDER/status); "
           "[ \"${s:-0}\" -ge 16384 ] && break; sleep 1; done\n"
+          // SIGSTOP is delivered when the holder next runs: wait until it shows as stopped.
           "kill -STOP $HOLDER\n"
+          "for i in $(seq 1 100); do grep -q '^State:[[:space:]]*T' /proc/$HOLDER/status && break; sleep 0.1; done\n"
           "echo $HOLDER > /out/holder.pid\n"
           "grep -E '^(State|VmSwap)' /proc/$HOLDER/status > /out/holder.status\n"
           "cat /proc/swaps > /out/held.before.swaps\n";
