@@ -4,9 +4,30 @@
 #include "harness/agent/client.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
+#include <cctype>
 #include <set>
+#include <sstream>
 
 namespace harness::pool::hosts {
+
+namespace {
+
+/// libcurl's CURLOPT_PINNEDPUBLICKEY form of a SHA-256 pin: "sha256//" and the base64 of 32
+/// bytes (43 base64 characters and one '='); several pins are joined with ';'.
+bool is_sha256_pin_list(const std::string& v) {
+  std::istringstream in(v);
+  int n = 0;
+  for (std::string pin; std::getline(in, pin, ';'); ++n) {
+    if (pin.size() != 8 + 44 || pin.rfind("sha256//", 0) != 0 || pin.back() != '=') return false;
+    for (std::size_t i = 8; i + 1 < pin.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(pin[i]);
+      if (!std::isalnum(c) && c != '+' && c != '/') return false;
+    }
+  }
+  return n > 0 && v.back() != ';';
+}
+
+}  // namespace
 
 std::vector<HostEntry> load_hosts(const std::string& path) {
   const YAML::Node root = yaml::parse_file(path);
@@ -42,6 +63,10 @@ std::vector<HostEntry> load_hosts(const std::string& path) {
     const bool https = h.url.rfind("https://", 0) == 0;
     if (!https && (!h.tls_ca_file.empty() || !h.tls_pin_sha256.empty()))
       s.fail(s.at("url"), s.field("url"), "tls_ca_file / tls_pin_sha256 need an https:// URL");
+    if (!h.tls_pin_sha256.empty() && !is_sha256_pin_list(h.tls_pin_sha256))
+      s.fail(s.at("tls_pin_sha256"), s.field("tls_pin_sha256"),
+             "must be 'sha256//' and the 44-character base64 SHA-256 of the agent certificate's public key "
+             "(`harness fleet pin CERT` prints it; several pins are joined with ';'), got '" + h.tls_pin_sha256 + "'");
     if (!https && !h.insecure_plain_http && !agent::url_is_loopback(h.url))
       s.fail(s.at("url"), s.field("url"),
              "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "

@@ -66,14 +66,14 @@ std::vector<hp::Guest> acquire_via_hosts(const std::string& path, const std::vec
 TEST(HostsFile, TlsFieldsReachTheClientOptionsThroughTheEngine) {
   const auto g = acquire_via_hosts(
       write_hosts("hosts:\n"
-                  "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//abc='}\n"
+                  "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='}\n"
                   "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_ca_file: /ca.pem}\n"
                   "  - {name: vm2, url: 'http://10.0.0.12:8080', token_file: /t, insecure_plain_http: true}\n"
                   "  - {name: vm3, url: 'http://127.0.0.1:40123', token_file: /t, local: true}\n"),
       {"vm0", "vm1", "vm2", "vm3"});
   ASSERT_EQ(g.size(), 4u);
   const auto o0 = hp::client_options(g[0]);
-  EXPECT_EQ(o0.tls_pin_sha256, "sha256//abc=");
+  EXPECT_EQ(o0.tls_pin_sha256, "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
   EXPECT_TRUE(o0.tls_ca_file.empty());
   EXPECT_EQ(hp::client_options(g[1]).tls_ca_file, "/ca.pem");
   EXPECT_TRUE(hp::client_options(g[2]).allow_plain_http);
@@ -121,9 +121,9 @@ TEST(HostsFile, AMissingVmIsRefusedNamingTheFile) {
 TEST(HostsFile, RebootBetweenCasesIsReadAndRefusedForLocalGuests) {
   const auto hosts = hp::hosts::load_hosts(write_hosts(
       "hosts:\n"
-      "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//abc=',\n"
+      "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',\n"
       "     reboot_between_cases: true, reboot_timeout_s: 120}\n"
-      "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_pin_sha256: 'sha256//abc='}\n"));
+      "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='}\n"));
   ASSERT_EQ(hosts.size(), 2u);
   EXPECT_TRUE(hosts[0].reboot_between_cases);
   EXPECT_EQ(hosts[0].reboot_timeout_s, 120);
@@ -157,6 +157,26 @@ TEST(HostsFile, TlsSettingsOnAPlainUrlAreRefused) {
   EXPECT_THAT(load_error("hosts:\n"
                          "  - {name: vm0, url: 'http://127.0.0.1:8080', token_file: /t, tls_pin_sha256: 'sha256//x'}\n"),
               HasSubstr("need an https:// URL"));
+}
+
+// A pin that libcurl could never match is refused when the file is read (plan --hosts),
+// not when the first case reaches the agent.
+TEST(HostsFile, MalformedTlsPinIsRefusedNamingTheField) {
+  for (const char* pin : {"sha256//abc=", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+                          "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;",
+                          "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSu!U="}) {
+    SCOPED_TRACE(pin);
+    const std::string e = load_error(std::string("hosts:\n  - {name: vm0, url: 'https://10.0.0.10:8080', "
+                                                 "token_file: /t, tls_pin_sha256: '") + pin + "'}\n");
+    EXPECT_THAT(e, HasSubstr(":2:"));
+    EXPECT_THAT(e, HasSubstr("hosts[0].tls_pin_sha256"));
+    EXPECT_THAT(e, HasSubstr("harness fleet pin CERT"));
+  }
+  const std::string two = "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;"
+                          "sha256//LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=";
+  EXPECT_EQ(load_error("hosts:\n  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" +
+                       two + "'}\n"),
+            "(accepted)");
 }
 
 // The strict reader every YAML input shares: the hosts file's own errors.
