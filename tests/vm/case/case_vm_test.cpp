@@ -63,18 +63,18 @@ std::int64_t one_int(results::Db& db, const std::string& sql) {
 class CaseVm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const bool kvm = ::access("/dev/kvm", W_OK) == 0;
     // The guest script: one spec file per configuration, run one after the other.
     std::ostringstream sc;
-    sc << "set -x\nmkdir -p /out/bundles\n";
+    sc << "set -x\nmkdir -p /out/bundles\n" << test_support::kGuestAcceleratorLine;
+    sc << "echo \"$ACCEL\" > /out/accel\n";
     // Leftovers of a "crashed earlier case": the harness parent cgroup with a process in
     // bg, and the swapfile swapped on. The first case must clean them before qualifying.
     sc << "mkdir -p /sys/fs/cgroup/harness/bg && (sleep 600 & echo $! > /sys/fs/cgroup/harness/bg/cgroup.procs)\n"
           "swapon /var/lib/harness/swapfile; cat /proc/swaps > /out/swaps.before\n";
     for (const char* conf : kConfigs) {
       sc << "cat > /out/" << conf << ".json <<'EOF'\n" << spec_for(conf).dump(2) << "\nEOF\n";
-      sc << "harness case run --spec /out/" << conf << ".json --out /out/bundles --accelerator "
-         << (kvm ? "kvm" : "tcg") << " --min-free-disk-mib 64 > /out/" << conf << ".stdout 2> /out/" << conf
+      sc << "harness case run --spec /out/" << conf << ".json --out /out/bundles --accelerator $ACCEL"
+         << " --min-free-disk-mib 64 > /out/" << conf << ".stdout 2> /out/" << conf
          << ".stderr\necho $? > /out/" << conf << ".rc\n";
       // The host state after the case, read by the script (not by the code under test).
       sc << "cat /proc/swaps > /out/" << conf << ".after.swaps\n"
@@ -117,10 +117,12 @@ TEST_F(CaseVm, EveryBundleCompletedCleanWithTraces) {
     SCOPED_TRACE(conf);
     ASSERT_TRUE(fs::exists(bundle(conf)));
     results::Db db(bundle(conf).string(), results::Db::Mode::ReadOnly);
-    results::Stmt c(db, "SELECT status, error, configuration FROM cases");
+    results::Stmt c(db, "SELECT status, error, configuration, accelerator FROM cases");
     ASSERT_TRUE(c.step());
     EXPECT_EQ(c.text(0), "completed") << c.opt_text(1).value_or("");
     EXPECT_EQ(c.text(2), conf);
+    // The accelerator the guest ran under (its kernel command line), not a guess from the host.
+    EXPECT_EQ(c.opt_text(3).value_or("") + "\n", test_support::slurp(dir_ / "collect" / "accel"));
     EXPECT_EQ(one_int(db, "SELECT clean FROM restoration"), 1)
         << [&] {
              results::Stmt d(db, "SELECT detail_json FROM restoration");
@@ -396,7 +398,14 @@ TEST_F(CaseVm, OutcomeJsonHasTheKeysTypesAndValuesOfTheCapturedOne) {
     got["trigger"].erase("earlier_without_length_rule_t_ns");
     const std::string file = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/case/fixtures/outcome-" + conf + ".json";
     ASSERT_TRUE(fs::exists(file)) << file;
-    const auto want = normalised(json::parse(slurp(file)));
+    auto want = normalised(json::parse(slurp(file)));
+    // Timing claims hold under KVM only (a guest of `harness vm exec` is KVM or TCG): the
+    // value follows the accelerator this run's guest had, not the fixture's.
+    const std::string accel = slurp(dir_ / "collect" / "accel");
+    ASSERT_TRUE(got.contains("timing_claims_valid")) << "no timing_claims_valid";
+    EXPECT_EQ(got["timing_claims_valid"], accel == "kvm\n") << "guest accelerator " << accel;
+    got.erase("timing_claims_valid");
+    want.erase("timing_claims_valid");
     // Whether the trigger fired decides keys (trigger.t_ns, backend_on, the reclaim
     // record); a run where it did not is judged by TriggerFiresInDelayedAndBounded.
     ASSERT_EQ(got["trigger"]["fired"], want["trigger"]["fired"])
