@@ -68,8 +68,10 @@ echo $? > /out/{n}.rc
 cat {cg}/memory.current > /out/{n}.current.after
 cat {cg}/memory.stat > /out/{n}.memory.stat
 cat {cg}/memory.events > /out/{n}.memory.events
-kill $(cat /out/{n}.pg.pid); sleep 1
-echo 1 > {cg}/cgroup.kill; sleep 1; rmdir {cg}
+kill $(cat /out/{n}.pg.pid); wait $(cat /out/{n}.pg.pid)
+echo 1 > {cg}/cgroup.kill
+i=0; while [ $i -lt 300 ] && grep -q '^populated 1' {cg}/cgroup.events; do sleep 0.1; i=$((i+1)); done
+rmdir {cg}
 )SH",
                      fmt::arg("cg", cg), fmt::arg("n", name), fmt::arg("fill", fill_mib), fmt::arg("dose", kDose));
 }

@@ -83,7 +83,7 @@ class ZramOwnershipVm : public ::testing::Test {
        << " --min-free-disk-mib 64 > /out/held.stdout 2> /out/held.stderr\necho $? > /out/held.rc\n";
     sc << "if [ -e /sys/fs/cgroup/harness ]; then echo PRESENT; else echo ABSENT; fi > /out/held.after.cgroups\n"
           "cat /proc/swaps > /out/held.after.swaps\n"
-          "kill -9 $HOLDER; sleep 1; swapoff /var/lib/harness/swapfile; rmdir /sys/fs/cgroup/holder\n"
+          "kill -9 $HOLDER; wait $HOLDER; swapoff /var/lib/harness/swapfile; rmdir /sys/fs/cgroup/holder\n"
           "cat /proc/swaps > /out/released.swaps\n";
     // --- 2: a foreign zram0, active swap, across a whole case ----------------------------
     sc << "echo lzo-rle > /sys/block/zram0/comp_algorithm && echo 64M > /sys/block/zram0/disksize && "
