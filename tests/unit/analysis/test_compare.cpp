@@ -84,8 +84,9 @@ TEST(Compare, MechanismDifferences) {
     if (!row[2].is_number() || !row[3].is_number()) continue;
     ++both;
     EXPECT_NEAR(row[4].get<double>(), row[3].get<double>() - row[2].get<double>(), 1e-9);
-    if (row[2].get<double>() != 0)
+    if (row[2].get<double>() != 0) {
       EXPECT_NEAR(row[5].get<double>(), 100 * (row[3].get<double>() / row[2].get<double>() - 1), 1e-9);
+    }
   }
   EXPECT_GE(both, 3);
 }

@@ -77,7 +77,7 @@ TEST_F(Cli, HelpEndsWithTheExitCodeTable) {
 
 TEST_F(Cli, MissingDbIsExit2FromEverySubcommand) {
   const std::string db = (dir / "nope.db").string();
-  for (const std::string args : {"status " + db, "export " + db, "analyze " + db, "pilot-select " + db,
+  for (const std::string& args : {"status " + db, "export " + db, "analyze " + db, "pilot-select " + db,
                                  "mark-infra " + db + " some-case --reason x", "run " + db}) {
     const auto r = harness(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
