@@ -12,9 +12,12 @@ namespace harness::pool::hosts {
 
 namespace {
 
-/// libcurl's CURLOPT_PINNEDPUBLICKEY form of a SHA-256 pin: "sha256//" and the base64 of 32
-/// bytes (43 base64 characters and one '='); several pins are joined with ';'.
-bool is_sha256_pin_list(const std::string& v) {
+/// A pin the agent client can hand to libcurl (CURLOPT_PINNEDPUBLICKEY): after the client's
+/// own normalisation (harness/agent/client.cpp: "sha256//" is put in front when the value
+/// lacks it), each of its ';'-joined pins is "sha256//" and the base64 of 32 bytes (43
+/// base64 characters and one '=').
+bool is_sha256_pin_list(std::string v) {
+  if (v.rfind("sha256//", 0) != 0) v = "sha256//" + v;
   std::istringstream in(v);
   int n = 0;
   for (std::string pin; std::getline(in, pin, ';'); ++n) {
@@ -65,8 +68,9 @@ std::vector<HostEntry> load_hosts(const std::string& path) {
       s.fail(s.at("url"), s.field("url"), "tls_ca_file / tls_pin_sha256 need an https:// URL");
     if (!h.tls_pin_sha256.empty() && !is_sha256_pin_list(h.tls_pin_sha256))
       s.fail(s.at("tls_pin_sha256"), s.field("tls_pin_sha256"),
-             "must be 'sha256//' and the 44-character base64 SHA-256 of the agent certificate's public key "
-             "(`harness fleet pin CERT` prints it; several pins are joined with ';'), got '" + h.tls_pin_sha256 + "'");
+             "must be the 44-character base64 SHA-256 of the agent certificate's public key, with or without "
+             "'sha256//' (`harness fleet pin CERT` prints it; several pins are joined with ';', each after the "
+             "first with its 'sha256//'), got '" + h.tls_pin_sha256 + "'");
     if (!https && !h.insecure_plain_http && !agent::url_is_loopback(h.url))
       s.fail(s.at("url"), s.field("url"),
              "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "

@@ -21,6 +21,9 @@ namespace {
 using ::testing::HasSubstr;
 namespace hp = harness::pool;
 
+/// A well-formed public-key pin (base64 of a SHA-256), as `harness fleet pin CERT` prints one.
+const std::string kPin = "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+
 std::string write_hosts(const std::string& text) {
   const auto p = std::filesystem::temp_directory_path() / ("hosts-test-" + std::to_string(getpid()) + ".yaml");
   std::ofstream(p) << text;
@@ -66,14 +69,14 @@ std::vector<hp::Guest> acquire_via_hosts(const std::string& path, const std::vec
 TEST(HostsFile, TlsFieldsReachTheClientOptionsThroughTheEngine) {
   const auto g = acquire_via_hosts(
       write_hosts("hosts:\n"
-                  "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='}\n"
+                  "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" + kPin + "'}\n"
                   "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_ca_file: /ca.pem}\n"
                   "  - {name: vm2, url: 'http://10.0.0.12:8080', token_file: /t, insecure_plain_http: true}\n"
                   "  - {name: vm3, url: 'http://127.0.0.1:40123', token_file: /t, local: true}\n"),
       {"vm0", "vm1", "vm2", "vm3"});
   ASSERT_EQ(g.size(), 4u);
   const auto o0 = hp::client_options(g[0]);
-  EXPECT_EQ(o0.tls_pin_sha256, "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+  EXPECT_EQ(o0.tls_pin_sha256, kPin);
   EXPECT_TRUE(o0.tls_ca_file.empty());
   EXPECT_EQ(hp::client_options(g[1]).tls_ca_file, "/ca.pem");
   EXPECT_TRUE(hp::client_options(g[2]).allow_plain_http);
@@ -121,9 +124,9 @@ TEST(HostsFile, AMissingVmIsRefusedNamingTheFile) {
 TEST(HostsFile, RebootBetweenCasesIsReadAndRefusedForLocalGuests) {
   const auto hosts = hp::hosts::load_hosts(write_hosts(
       "hosts:\n"
-      "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',\n"
+      "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" + kPin + "',\n"
       "     reboot_between_cases: true, reboot_timeout_s: 120}\n"
-      "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_pin_sha256: 'sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='}\n"));
+      "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_pin_sha256: '" + kPin + "'}\n"));
   ASSERT_EQ(hosts.size(), 2u);
   EXPECT_TRUE(hosts[0].reboot_between_cases);
   EXPECT_EQ(hosts[0].reboot_timeout_s, 120);
@@ -162,21 +165,22 @@ TEST(HostsFile, TlsSettingsOnAPlainUrlAreRefused) {
 // A pin that libcurl could never match is refused when the file is read (plan --hosts),
 // not when the first case reaches the agent.
 TEST(HostsFile, MalformedTlsPinIsRefusedNamingTheField) {
-  for (const char* pin : {"sha256//abc=", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
-                          "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;",
-                          "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSu!U="}) {
+  const auto with_pin = [](const std::string& pin) {
+    return load_error("hosts:\n  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" +
+                      pin + "'}\n");
+  };
+  const std::string bare = kPin.substr(8);  // without "sha256//": the client adds it
+  for (const std::string& pin : {std::string("sha256//abc="), kPin + ";", kPin.substr(0, 49) + "!U=",
+                                 bare + ";" + bare}) {
     SCOPED_TRACE(pin);
-    const std::string e = load_error(std::string("hosts:\n  - {name: vm0, url: 'https://10.0.0.10:8080', "
-                                                 "token_file: /t, tls_pin_sha256: '") + pin + "'}\n");
+    const std::string e = with_pin(pin);
     EXPECT_THAT(e, HasSubstr(":2:"));
     EXPECT_THAT(e, HasSubstr("hosts[0].tls_pin_sha256"));
     EXPECT_THAT(e, HasSubstr("harness fleet pin CERT"));
   }
-  const std::string two = "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=;"
-                          "sha256//LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=";
-  EXPECT_EQ(load_error("hosts:\n  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" +
-                       two + "'}\n"),
-            "(accepted)");
+  EXPECT_EQ(with_pin(kPin), "(accepted)");
+  EXPECT_EQ(with_pin(bare), "(accepted)");
+  EXPECT_EQ(with_pin(kPin + ";sha256//LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="), "(accepted)");
 }
 
 // The strict reader every YAML input shares: the hosts file's own errors.
