@@ -19,14 +19,6 @@
 
 namespace test_support {
 
-/// A shell line for a guest script: sets $ACCEL to the accelerator the guest really runs under
-/// (kvm or tcg), read from the harness.accelerator= parameter `harness vm exec` put on the
-/// kernel command line after its trial boot. A script passes "--accelerator $ACCEL" to
-/// `harness case run`, so the bundle records what ran (an openable /dev/kvm on the host
-/// does not mean the guest got KVM).
-inline const char* const kGuestAcceleratorLine =
-    "ACCEL=$(sed -n 's/.*harness\\.accelerator=\\([a-z]*\\).*/\\1/p' /proc/cmdline)\n";
-
 inline int sh(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

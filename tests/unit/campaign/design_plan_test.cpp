@@ -218,7 +218,7 @@ TEST(DesignPlan, HarnessPlanRefusesABootingVariantOnHostsItCannotBoot) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   testfiles::TempDir d;
   ci_regression_with(d / "ci.yaml", "candidate: {cmdline: [transparent_hugepage=never]}");
-  testfiles::write(d / "remote.yaml", "hosts:\n  - {name: vm0, url: 'http://127.0.0.1:40000', token_file: /nonexistent/token}\n");
+  testfiles::hosts_file(d / "remote.yaml", 1);
   const auto refused = run(harness + " plan " + (d / "ci.yaml") + " --hosts " + (d / "remote.yaml") + " 2>&1; echo rc=$?");
   EXPECT_THAT(refused, HasSubstr((d / "ci.yaml") + ": variants.candidate boots a kernel image or cmdline, but the engine "
                                                    "does not boot vm0 for each case"));

@@ -60,7 +60,7 @@ class ZramOwnershipVm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     std::ostringstream sc;
-    sc << "set -x\nmkdir -p /out/bundles\n" << test_support::kGuestAcceleratorLine;
+    sc << "set -x\nmkdir -p /out/bundles\n";
     for (const char* id : {"held", "foreign", "again"})
       sc << "cat > /out/" << id << ".json <<'EOF'\n" << spec(std::string("zram-") + id).dump(2) << "\nEOF\n";
     // --- 1: the swapfile held by a stopped process outside the case --------------------
@@ -79,7 +79,7 @@ class ZramOwnershipVm : public ::testing::Test {
           "echo $HOLDER > /out/holder.pid\n"
           "grep -E '^(State|VmSwap)' /proc/$HOLDER/status > /out/holder.status\n"
           "cat /proc/swaps > /out/held.before.swaps\n";
-    sc << "harness case run --spec /out/held.json --out /out/bundles --accelerator $ACCEL"
+    sc << "harness case run --spec /out/held.json --out /out/bundles"
        << " --min-free-disk-mib 64 > /out/held.stdout 2> /out/held.stderr\necho $? > /out/held.rc\n";
     sc << "if [ -e /sys/fs/cgroup/harness ]; then echo PRESENT; else echo ABSENT; fi > /out/held.after.cgroups\n"
           "cat /proc/swaps > /out/held.after.swaps\n"
@@ -95,11 +95,11 @@ class ZramOwnershipVm : public ::testing::Test {
          << "ls -d /sys/block/zram* > /out/foreign." << tag << ".devices\n";
     };
     snapshot("before");
-    sc << "harness case run --spec /out/foreign.json --out /out/bundles --accelerator $ACCEL"
+    sc << "harness case run --spec /out/foreign.json --out /out/bundles"
        << " --min-free-disk-mib 64 > /out/foreign.stdout 2> /out/foreign.stderr\necho $? > /out/foreign.rc\n";
     snapshot("after");
     // --- 3: a second case on the same (reused) guest: judged against the first's baseline.
-    sc << "harness case run --spec /out/again.json --out /out/bundles --accelerator $ACCEL"
+    sc << "harness case run --spec /out/again.json --out /out/bundles"
        << " --min-free-disk-mib 64 > /out/again.stdout 2> /out/again.stderr\necho $? > /out/again.rc\n"
        << "cat /run/reclaim-harness/baseline > /out/baseline.txt\n";
     run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_ZRAM_KEEP", "zram_ownership_vm_test", 900);
