@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Verdict of .ci/run on ctest's JUnit report (ctest --output-junit FILE).
+"""Verdict of .ci/run on ctest's JUnit reports (ctest --output-junit FILE), one or more.
 
-Exit 0 only when the report exists and every test case in it ran and passed. Otherwise prints
+Exit 0 only when every report exists and lists a test, and every test case in them ran and
+passed. Otherwise prints
 each test that failed, was skipped or not run (ctest status "notrun": SKIP_RETURN_CODE, a
 missing executable), is disabled, or whose output holds a GoogleTest "[  SKIPPED ]" line (the
 tests' FAIL_REGULAR_EXPRESSION already fails those; named here with the GoogleTest test), and
-exits 1. Usage: ctest_verdict.py JUNIT_XML
+exits 1. A report that is missing or lists no test is a problem too: the ctest run that
+should have written it did not run to the end. Usage: ctest_verdict.py JUNIT_XML...
 """
 import re
 import sys
@@ -15,17 +17,33 @@ GTEST_SKIP = re.compile(r"^\[  SKIPPED \] ([A-Za-z_]\w*\.\S+)", re.M)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: ctest_verdict.py JUNIT_XML")
-    path = sys.argv[1]
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as e:
-        print(f"ci: no usable ctest report {path} ({e}): the tests did not run to the end", file=sys.stderr)
-        return 1
-    cases = root.iter("testcase")
+    if len(sys.argv) < 2:
+        sys.exit("usage: ctest_verdict.py JUNIT_XML...")
     problems, total = [], 0
-    for tc in cases:
+    for path in sys.argv[1:]:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as e:
+            problems.append(f"no usable ctest report {path} ({e}): its tests did not run to the end")
+            continue
+        n = judge(root, problems)
+        if n == 0:
+            problems.append(f"{path} lists no test")
+        total += n
+    if problems:
+        print(f"ci: RED: {len(problems)} problem(s) among {total} test(s):", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    print(f"ci: all {total} test(s) ran and passed")
+    return 0
+
+
+def judge(root, problems):
+    """Appends to problems each test case of one report that did not run and pass; returns
+    the number of test cases in it."""
+    total = 0
+    for tc in root.iter("testcase"):
         total += 1
         name, status = tc.get("name", "?"), tc.get("status", "?")
         out = tc.findtext("system-out") or ""
@@ -39,16 +57,7 @@ def main():
             problems.append(f"{name}: failed")
         if skipped_inside:
             problems.append(f"{name}: GoogleTest skipped {', '.join(skipped_inside)}")
-    if total == 0:
-        print(f"ci: {path} lists no test", file=sys.stderr)
-        return 1
-    if problems:
-        print(f"ci: RED: {len(problems)} problem(s) among {total} test(s):", file=sys.stderr)
-        for p in problems:
-            print(f"  {p}", file=sys.stderr)
-        return 1
-    print(f"ci: all {total} test(s) ran and passed")
-    return 0
+    return total
 
 
 if __name__ == "__main__":
