@@ -29,7 +29,7 @@ std::vector<AttemptRow> load_attempts(results::Db& db) {
     r.configuration = st.text(4);
     r.kind = st.opt_text(5).value_or("run");
     if (auto d = st.opt_text(6)) {
-      const auto j = hjson::parse_or_discarded(*d);
+      const auto j = harness::json::parse_or_discarded(*d);
       if (j.is_object() && j.contains("reason") && j["reason"].is_string()) r.reason = j["reason"].get<std::string>();
       if (!j.is_discarded()) r.detail = j;
     }

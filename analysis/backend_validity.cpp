@@ -113,7 +113,7 @@ void check_active_after_trigger(results::Db& db, const std::string& id, std::vec
   while (q.step()) {
     ++n;
     const std::int64_t t = q.int64(0);
-    const auto d = hjson::parse_or_discarded(q.opt_text(1).value_or("null"));
+    const auto d = harness::json::parse_or_discarded(q.opt_text(1).value_or("null"));
     const auto err = json_number(d, {"step", "errno"});
     if (t < *trigger)
       out.push_back(fmt::format("invalid backend telemetry: backend_on {:.3f} s before the trigger", (*trigger - t) / 1e9));

@@ -188,7 +188,7 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
   c.accelerator = cs.opt_text(9).value_or("unknown");
   c.kernel_release = cs.opt_text(10).value_or("");
   c.page_size_bytes = cs.opt_int64(11).value_or(4096);
-  if (auto oj = cs.opt_text(13)) c.outcome_json = hjson::parse_or_discarded(*oj);
+  if (auto oj = cs.opt_text(13)) c.outcome_json = harness::json::parse_or_discarded(*oj);
   if (c.outcome_json.is_discarded()) {
     warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
     c.outcome_json = nullptr;
@@ -199,7 +199,7 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
     warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
   };
   try {
-    c.spec = hjson::parse(cs.text(12), "cases.spec_json");
+    c.spec = harness::json::parse(cs.text(12), "cases.spec_json");
   } catch (const std::exception& e) {
     if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
   }

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 json parse_or_null(const std::optional<std::string>& s) {
   if (!s) return nullptr;
-  json j = hjson::parse_or_discarded(*s);
+  json j = harness::json::parse_or_discarded(*s);
   return j.is_discarded() ? json(nullptr) : j;
 }
 

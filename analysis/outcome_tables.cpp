@@ -28,10 +28,10 @@ json sum_cell(const std::vector<std::optional<std::int64_t>>& v) {
 }
 
 // Table cell for a write errno: "0 (success)", "11 EAGAIN", or the bare number when the C
-// library has no name for it (name from kernel::errno_name, which says "errno <n>" then).
+// library has no name for it (name from harness::kernel::errno_name, which says "errno <n>" then).
 std::string errno_cell(int e) {
   if (e == 0) return "0 (success)";
-  const std::string n = kernel::errno_name(e);
+  const std::string n = harness::kernel::errno_name(e);
   return n.starts_with("errno ") ? std::to_string(e) : fmt::format("{} {}", e, n);
 }
 

@@ -111,7 +111,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     }
     if (n == 0) fail("no memory.reclaim write recorded (trigger never fired?)");
     if (auto oj = cs.opt_text(4)) {  // outcome_json.oom_kills {bg, fg} (harness/case/SPEC.md)
-      const auto j = hjson::parse_or_discarded(*oj);
+      const auto j = harness::json::parse_or_discarded(*oj);
       const auto bg = json_number(j, {"oom_kills", "bg"}), fg = json_number(j, {"oom_kills", "fg"});
       if (bg.value_or(0) > 0 || fg.value_or(0) > 0)
         fail(fmt::format("OOM: outcome_json.oom_kills bg {} fg {}", bg.value_or(0), fg.value_or(0)));
@@ -129,8 +129,8 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     }
     {
       nlohmann::json spec = nullptr, outcome = nullptr;
-      if (auto sj = cs.opt_text(5)) spec = hjson::parse_or_discarded(*sj);
-      if (auto oj = cs.opt_text(4)) outcome = hjson::parse_or_discarded(*oj);
+      if (auto sj = cs.opt_text(5)) spec = harness::json::parse_or_discarded(*sj);
+      if (auto oj = cs.opt_text(4)) outcome = harness::json::parse_or_discarded(*oj);
       for (auto& p : backend_telemetry_problems(db, id, Config::Reclaim, outcome.is_discarded() ? nullptr : outcome,
                                                 spec.is_discarded() ? nullptr : spec))
         fail(std::move(p));

@@ -147,7 +147,7 @@ std::string render_csv(const Table& t) {
 
 nlohmann::json render_json(const Report& r) {
   nlohmann::json j = {{"title", r.title}, {"warnings", r.warnings}, {"summary", r.summary}};
-  if (r.provenance) j["provenance"] = hjson::parse(results::provenance_json(*r.provenance), "provenance");
+  if (r.provenance) j["provenance"] = harness::json::parse(results::provenance_json(*r.provenance), "provenance");
   j["tables"] = nlohmann::json::array();
   for (const auto& t : r.tables) {
     nlohmann::json cols = nlohmann::json::array(), names = nlohmann::json::array();

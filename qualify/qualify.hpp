@@ -56,7 +56,7 @@ struct Options {
   /// tmpfs or copy-on-write btrfs passes every static check and fails here, EINVAL).
   /// Only on the live system (root "/"): on a fixture tree the host kernel is not the
   /// fixture's, so the trial is skipped unless `trial_swapon_under_root` is set, which tests
-  /// do together with kernel::Fs::inject_fault (never reaching the real syscall).
+  /// do together with harness::kernel::Fs::inject_fault (never reaching the real syscall).
   bool trial_swapon = true;
   bool trial_swapon_under_root = false;
   /// The campaign's zram compressor (e.g. lzo-rle); "" = not checked. Available when a zram

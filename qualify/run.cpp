@@ -1,5 +1,5 @@
 // Qualification checks (qualify.hpp). Each check_* function adds one Check; none throws:
-// kernel::Error from a read becomes the check's `found`.
+// harness::kernel::Error from a read becomes the check's `found`.
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -20,7 +20,7 @@
 namespace qualify {
 namespace {
 
-using kernel::Fs;
+using harness::kernel::Fs;
 using results::shell_quote;
 
 const char* kUseGuest =
@@ -39,7 +39,7 @@ struct Ctx {
   Report& rep;
   std::optional<std::string> cg2;  // cgroup2 mount point, absolute
   bool root = false;
-  std::optional<kernel::KernelConfig> config;  // the running kernel's .config, when found
+  std::optional<harness::kernel::KernelConfig> config;  // the running kernel's .config, when found
 
   /// Value of CONFIG_X in the kernel config ("y", "m", "n", ...); nullopt when no config was
   /// found or it does not mention the item.
@@ -51,7 +51,7 @@ struct Ctx {
   }
 };
 
-/// Runs `body`; a kernel::Error / std::exception thrown inside becomes found + fix.
+/// Runs `body`; a harness::kernel::Error / std::exception thrown inside becomes found + fix.
 void guarded(Check& c, const std::function<void()>& body, const std::string& fix_on_error) {
   try {
     body();
@@ -67,7 +67,7 @@ void guarded(Check& c, const std::function<void()>& body, const std::string& fix
 std::optional<std::string> cmdline_param(const Ctx& x, const std::string& name) {
   std::optional<std::string> v;
   try {
-    std::istringstream in(kernel::kernel_cmdline(x.fs));
+    std::istringstream in(harness::kernel::kernel_cmdline(x.fs));
     for (std::string w; in >> w;)
       if (w.rfind(name + "=", 0) == 0) v = w.substr(name.size() + 1);
   } catch (const std::exception&) {
@@ -94,13 +94,13 @@ void check_kernel(Ctx& x) {
   guarded(
       c,
       [&] {
-        const auto rel = kernel::kernel_release(x.fs);
+        const auto rel = harness::kernel::kernel_release(x.fs);
         x.rep.recorded["kernel_release"] = rel;
         if (auto v = x.fs.try_read("proc/version"); v.ok())
           x.rep.recorded["kernel_version"] = std::string(v.text.substr(0, v.text.find('\n')));
         c.found = "release " + rel;
         c.passed = true;
-        auto cfg = kernel::read_kernel_config(x.fs, rel);
+        auto cfg = harness::kernel::read_kernel_config(x.fs, rel);
         nlohmann::json jc = nlohmann::json::object();
         if (cfg) {
           jc["source"] = cfg->source;
@@ -130,10 +130,10 @@ void check_kernel(Ctx& x) {
 void check_psi(Ctx& x) {
   auto& c = x.add("psi");
   try {
-    auto p = kernel::read_system_psi(x.fs, kernel::PsiResource::Memory);
+    auto p = harness::kernel::read_system_psi(x.fs, harness::kernel::PsiResource::Memory);
     c.passed = true;
     c.found = "/proc/pressure/memory readable (some total " + std::to_string(p.some.total_us) + " us)";
-  } catch (const kernel::IoError& e) {
+  } catch (const harness::kernel::IoError& e) {
     c.found = e.what();
     if (e.err() == ENOENT || e.err() == EOPNOTSUPP) {
       // Compiled out, or compiled in and switched off at boot: the kernel config and the
@@ -163,7 +163,7 @@ void check_psi(Ctx& x) {
     } else {
       c.fix = "make /proc/pressure/memory readable";
     }
-  } catch (const kernel::Error& e) {
+  } catch (const harness::kernel::Error& e) {
     c.found = e.what();
     c.fix = "unexpected /proc/pressure/memory format: report it with the file's contents";
   }
@@ -175,7 +175,7 @@ void check_cgroup2_memory(Ctx& x) {
   x.add("cgroup2_memory_for_children");
   const size_t ia = x.rep.checks.size() - 2, ic = x.rep.checks.size() - 1;
   try {
-    auto p = kernel::locate_controller(x.fs, "memory");
+    auto p = harness::kernel::locate_controller(x.fs, "memory");
     x.cg2 = p.cgroup2_mount;
     x.rep.recorded["cgroup2_mount"] = p.cgroup2_mount ? nlohmann::json(*p.cgroup2_mount) : nlohmann::json(nullptr);
     auto& a = x.rep.checks[ia];
@@ -245,7 +245,7 @@ void check_memory_reclaim(Ctx& x, bool memory_ok) {
     c.fix = "run without disabling the memory.reclaim probe";
     return;
   }
-  kernel::Cgroup probe = kernel::Cgroup::root(x.fs, *x.cg2).child(x.opt.probe_cgroup);
+  harness::kernel::Cgroup probe = harness::kernel::Cgroup::root(x.fs, *x.cg2).child(x.opt.probe_cgroup);
   if (probe.exists()) probe.remove();  // leftover of a crashed earlier run
   auto mk = probe.create();
   if (!mk.ok()) {
@@ -278,9 +278,9 @@ void check_memory_reclaim(Ctx& x, bool memory_ok) {
 
 /// Active swap devices by path (empty when /proc/swaps is unreadable: checks that need it
 /// say so themselves).
-std::vector<kernel::SwapDevice> swaps_or_empty(const Fs& fs) {
+std::vector<harness::kernel::SwapDevice> swaps_or_empty(const Fs& fs) {
   try {
-    return kernel::read_swaps(fs);
+    return harness::kernel::read_swaps(fs);
   } catch (const std::exception&) {
     return {};
   }
@@ -298,15 +298,15 @@ void check_zram(Ctx& x) {
       [&] {
         auto& c = x.rep.checks[ic];
         auto& f = x.rep.checks[iforeign];
-        const bool control = kernel::zram_control_present(x.fs);
-        const auto ids = kernel::list_zram_devices(x.fs);
-        const auto owned = kernel::owned_zram(x.fs);
+        const bool control = harness::kernel::zram_control_present(x.fs);
+        const auto ids = harness::kernel::list_zram_devices(x.fs);
+        const auto owned = harness::kernel::owned_zram(x.fs);
         const auto swaps = swaps_or_empty(x.fs);
         nlohmann::json devs = nlohmann::json::array();
         std::string foreign;
         bool foreign_swap = false;  // a foreign device in use as swap
         for (int id : ids) {
-          kernel::Zram z(x.fs, id);
+          harness::kernel::Zram z(x.fs, id);
           const bool ours = owned && owned->id == id;
           nlohmann::json d{{"device", z.dev_path()}, {"owner", ours ? "harness" : "foreign"}};
           if (auto r = x.fs.try_read(z.sysfs_dir() + "/initstate"); r.ok()) d["initialized"] = z.initialized();
@@ -316,7 +316,7 @@ void check_zram(Ctx& x) {
             d["comp_algorithm"] = a.selected;
             if (!x.rep.recorded.contains("zram_algorithms")) x.rep.recorded["zram_algorithms"] = a.available;
           }
-          const kernel::SwapDevice* sw = nullptr;
+          const harness::kernel::SwapDevice* sw = nullptr;
           for (const auto& s : swaps)
             if (s.path == z.dev_path()) sw = &s;
           d["swap_active"] = sw != nullptr;
@@ -336,7 +336,7 @@ void check_zram(Ctx& x) {
         c.passed = control || !ids.empty();
         c.found = std::string(control ? "/sys/class/zram-control present" : "/sys/class/zram-control absent") +
                   ", " + std::to_string(ids.size()) + " zram device(s)" +
-                  (owned ? "; the harness owns zram" + std::to_string(owned->id) + " (" + kernel::to_string(owned->how) +
+                  (owned ? "; the harness owns zram" + std::to_string(owned->id) + " (" + harness::kernel::to_string(owned->how) +
                                ")"
                          : "");
         if (c.passed && !control)
@@ -365,9 +365,9 @@ void check_zram(Ctx& x) {
 /// swapoff(2), only while no swap is active (never disturbs a running case or a device
 /// somebody else uses). The result is part of the swapfile check.
 void trial_swapon(Ctx& x, Check& c) {
-  std::vector<kernel::SwapDevice> swaps;
+  std::vector<harness::kernel::SwapDevice> swaps;
   try {
-    swaps = kernel::read_swaps(x.fs);
+    swaps = harness::kernel::read_swaps(x.fs);
   } catch (const std::exception& e) {
     c.found += "; trial swapon skipped: " + std::string(e.what());
     return;
@@ -376,7 +376,7 @@ void trial_swapon(Ctx& x, Check& c) {
     c.found += "; trial swapon skipped: " + std::to_string(swaps.size()) + " swap device(s) already active";
     return;
   }
-  const auto on = kernel::swapon(x.fs, x.opt.swapfile_path, 0);
+  const auto on = harness::kernel::swapon(x.fs, x.opt.swapfile_path, 0);
   if (!on.ok()) {
     c.passed = false;
     c.found += "; trial swapon failed: " + on.message();
@@ -392,7 +392,7 @@ void trial_swapon(Ctx& x, Check& c) {
       c.fix = "swapon " + shell_quote(x.opt.swapfile_path) + " must succeed as root";
     return;
   }
-  const auto off = kernel::swapoff(x.fs, x.opt.swapfile_path);
+  const auto off = harness::kernel::swapoff(x.fs, x.opt.swapfile_path);
   if (!off.ok()) {
     c.passed = false;
     c.found += "; trial swapoff failed: " + off.message();
@@ -407,8 +407,8 @@ void trial_swapon(Ctx& x, Check& c) {
 std::string compressor_source(Ctx& x, const std::string& alg, std::vector<std::string>& seen) {
   std::string where;
   try {
-    for (int id : kernel::list_zram_devices(x.fs)) {
-      kernel::Zram z(x.fs, id);
+    for (int id : harness::kernel::list_zram_devices(x.fs)) {
+      harness::kernel::Zram z(x.fs, id);
       for (const auto& a : z.comp_algorithm().available) {
         if (std::find(seen.begin(), seen.end(), a) == seen.end()) seen.push_back(a);
         if (a == alg && where.empty())
@@ -513,7 +513,7 @@ void check_swapfile(Ctx& x) {
     c.fix = "pass --swapfile PATH (the campaign's backend.swapfile path)";
     return;
   }
-  auto v = kernel::validate_swapfile(x.fs, x.opt.swapfile_path);
+  auto v = harness::kernel::validate_swapfile(x.fs, x.opt.swapfile_path);
   c.passed = v.ok();
   c.found = x.opt.swapfile_path + (v.exists ? ": " + mib(v.size_bytes) + ", " + mib(v.allocated_bytes) + " allocated, " +
                                                   (v.has_signature ? "swap signature present" : "no swap signature")
@@ -555,13 +555,13 @@ void check_clean_swap(Ctx& x) {
   guarded(
       c,
       [&] {
-        auto swaps = kernel::read_swaps(x.fs);
-        const auto owned = kernel::owned_zram(x.fs);
+        auto swaps = harness::kernel::read_swaps(x.fs);
+        const auto owned = harness::kernel::owned_zram(x.fs);
         nlohmann::json js = nlohmann::json::array();
         std::vector<std::string> problems, fixes;
         for (const auto& s : swaps) {
           const bool ours = (!x.opt.swapfile_path.empty() && s.path == x.opt.swapfile_path) ||
-                            (owned && s.path == kernel::Zram(x.fs, owned->id).dev_path());
+                            (owned && s.path == harness::kernel::Zram(x.fs, owned->id).dev_path());
           js.push_back({{"path", s.path}, {"type", s.type}, {"size_kib", s.size_kib}, {"used_kib", s.used_kib},
                         {"priority", s.priority}, {"owner", ours ? "harness" : "foreign"}});
           const std::string used = std::to_string(s.used_kib) + " KiB used";
@@ -634,7 +634,7 @@ void check_vm_shape(Ctx& x) {
       x.rep.checks[icpu],
       [&] {
         auto& c = x.rep.checks[icpu];
-        const unsigned n = kernel::read_online_cpus(x.fs);
+        const unsigned n = harness::kernel::read_online_cpus(x.fs);
         c.passed = n == x.opt.vcpus;
         c.found = std::to_string(n) + " online CPU(s), campaign shape " + std::to_string(x.opt.vcpus);
         if (!c.passed) c.fix = "give the VM exactly " + std::to_string(x.opt.vcpus) + " vCPU(s) (qemu -smp N)";
@@ -644,7 +644,7 @@ void check_vm_shape(Ctx& x) {
       x.rep.checks[imem],
       [&] {
         auto& c = x.rep.checks[imem];
-        auto mi = kernel::read_meminfo(x.fs);
+        auto mi = harness::kernel::read_meminfo(x.fs);
         auto total = mi.get("MemTotal");
         if (!total) {
           c.found = "/proc/meminfo has no MemTotal";
@@ -675,12 +675,12 @@ void record(Ctx& x) {
       x.rep.recorded[key] = std::string("unavailable: ") + e.what();
     }
   };
-  rec("kernel_cmdline", [&] { return nlohmann::json(kernel::kernel_cmdline(x.fs)); });
-  rec("thp_enabled", [&] { return nlohmann::json(kernel::read_thp_enabled(x.fs).selected); });
-  rec("swappiness", [&] { return nlohmann::json(kernel::read_swappiness(x.fs)); });
-  rec("clocksource", [&] { return nlohmann::json(kernel::read_clocksource(x.fs)); });
+  rec("kernel_cmdline", [&] { return nlohmann::json(harness::kernel::kernel_cmdline(x.fs)); });
+  rec("thp_enabled", [&] { return nlohmann::json(harness::kernel::read_thp_enabled(x.fs).selected); });
+  rec("swappiness", [&] { return nlohmann::json(harness::kernel::read_swappiness(x.fs)); });
+  rec("clocksource", [&] { return nlohmann::json(harness::kernel::read_clocksource(x.fs)); });
   rec("mglru_enabled", [&] {
-    auto m = kernel::read_mglru_enabled(x.fs);
+    auto m = harness::kernel::read_mglru_enabled(x.fs);
     return m ? nlohmann::json(*m) : nlohmann::json("absent (no CONFIG_LRU_GEN)");
   });
   if (!x.rep.recorded.contains("zram_algorithms")) x.rep.recorded["zram_algorithms"] = nlohmann::json::array();

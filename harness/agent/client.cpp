@@ -32,7 +32,7 @@ size_t to_file(char* p, size_t size, size_t n, void* user) {
 
 /// Error "field"/"error"/"reasons" of a JSON error body, tolerant of non-JSON bodies.
 nlohmann::json error_body(const std::string& body) {
-  auto j = hjson::parse_or_discarded(body);
+  auto j = harness::json::parse_or_discarded(body);
   return j.is_object() ? j : nlohmann::json::object();
 }
 
@@ -247,7 +247,7 @@ void AgentClient::throw_http(const std::string& what, const Response& r) {
 nlohmann::json AgentClient::health() {
   auto r = request("GET", "/v1/health", nullptr, nullptr, false);
   if (r.status != 200) throw_http("health", r);
-  auto j = hjson::parse_or_discarded(r.body);
+  auto j = harness::json::parse_or_discarded(r.body);
   if (!j.is_object()) throw AgentError("agent at " + url_ + ": health: response is not a JSON object", 200);
   return j;
 }
@@ -255,7 +255,7 @@ nlohmann::json AgentClient::health() {
 nlohmann::json AgentClient::qualification() {
   auto r = request("GET", "/v1/qualification", nullptr, nullptr, true);
   if (r.status != 200) throw_http("qualification", r);
-  auto j = hjson::parse_or_discarded(r.body);
+  auto j = harness::json::parse_or_discarded(r.body);
   if (j.is_discarded()) throw AgentError("agent at " + url_ + ": qualification: response is not JSON", 200);
   return j;
 }
@@ -264,7 +264,7 @@ std::string AgentClient::submit(const nlohmann::json& spec) {
   const std::string body = spec.dump();
   auto r = request("POST", "/v1/cases", &body, nullptr, true);
   if (r.status != 202 && r.status != 200) throw_http("submit case", r);
-  auto j = hjson::parse_or_discarded(r.body);
+  auto j = harness::json::parse_or_discarded(r.body);
   if (!j.is_object() || !j.contains("case_id") || !j["case_id"].is_string())
     throw AgentError("agent at " + url_ + ": submit: response lacks case_id: " + r.body.substr(0, 200),
                      static_cast<int>(r.status));
@@ -275,7 +275,7 @@ CaseStatus AgentClient::status(const std::string& case_id) {
   if (!valid_case_id(case_id)) throw std::invalid_argument("invalid case id '" + case_id + "'");
   auto r = request("GET", "/v1/cases/" + case_id, nullptr, nullptr, true);
   if (r.status != 200) throw_http("status of " + case_id, r);
-  auto j = hjson::parse_or_discarded(r.body);
+  auto j = harness::json::parse_or_discarded(r.body);
   if (!j.is_object() || !j.contains("state") || !j["state"].is_string())
     throw AgentError("agent at " + url_ + ": status of " + case_id + ": malformed response: " + r.body.substr(0, 200),
                      200);
@@ -303,7 +303,7 @@ std::string AgentClient::reboot() {
   auto r = request("POST", "/v1/reboot", nullptr, nullptr, true);
   if (r.status != 202) throw_http("reboot", r);
   try {
-    const auto j = hjson::parse(r.body, "reboot answer");
+    const auto j = harness::json::parse(r.body, "reboot answer");
     return j.is_object() && j.contains("boot_id") && j["boot_id"].is_string() ? j["boot_id"].get<std::string>() : std::string();
   } catch (const std::exception& e) {
     throw AgentError(url_ + ": reboot: unreadable answer: " + e.what(), r.status);

@@ -38,10 +38,10 @@
 #include <thread>
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace harness::agent {
+using nlohmann::json;
 namespace {
 
 /// status.json, unclean.json and a qualification command's report: at most this many bytes.
@@ -256,7 +256,7 @@ struct Server::Impl {
     try {
       const auto text = read_small_file(unclean_path(), kStateFileMax);
       if (!text) return nullptr;
-      json j = hjson::parse_or_discarded(*text);
+      json j = harness::json::parse_or_discarded(*text);
       if (j.is_object()) return j;
       return json{{"case_id", nullptr}, {"problems", {"unclean.json is not a JSON object"}}};
     } catch (const std::exception& e) {
@@ -306,7 +306,7 @@ struct Server::Impl {
         return o;
       }
       const bool clean = !r.is_null(0) && r.int64(0) != 0;
-      const json detail = r.is_null(1) ? json() : hjson::parse_or_discarded(r.text(1));
+      const json detail = r.is_null(1) ? json() : harness::json::parse_or_discarded(r.text(1));
       if (detail.is_object() && detail.contains("verdict") && detail["verdict"].is_object() &&
           detail["verdict"].contains("problems") && detail["verdict"]["problems"].is_array())
         o.problems = detail["verdict"]["problems"];
@@ -342,11 +342,11 @@ struct Server::Impl {
   // --- qualification --------------------------------------------------------
   /// The qualification report: the case's (case_qualification_options, the executor's
   /// own) when `spec` is given, else the agent's flags (GET /v1/qualification).
-  json qualify(const hcase::CaseSpec* spec, const fs::path& out_dir) {
+  json qualify(const harness::case_::CaseSpec* spec, const fs::path& out_dir) {
     if (!opts.qualify_cmd.empty()) {
       auto [rc, out] = capture(split_command(opts.qualify_cmd));
       try {
-        json j = hjson::parse(out, "qualification command output");
+        json j = harness::json::parse(out, "qualification command output");
         if (!j.is_object() || !j.contains("passed")) throw std::runtime_error("no 'passed' field");
         return j;
       } catch (const std::exception& e) {
@@ -358,7 +358,7 @@ struct Server::Impl {
     }
     qualify::Options q;
     if (spec) {
-      q = hcase::case_qualification_options(*spec, "/", out_dir.string());
+      q = harness::case_::case_qualification_options(*spec, "/", out_dir.string());
     } else {
       q.swapfile_path = opts.swapfile;
       q.vcpus = opts.vcpus;
@@ -440,7 +440,7 @@ struct Server::Impl {
       return nullptr;
     }
     if (!text) return nullptr;
-    const json j = hjson::parse_or_discarded(*text);
+    const json j = harness::json::parse_or_discarded(*text);
     if (!j.is_object()) {
       std::fprintf(stderr, "agent: case %s: status.json is not a JSON object\n", id.c_str());
       return nullptr;
@@ -552,15 +552,15 @@ struct Server::Impl {
   }
 
   void submit(const std::string& body, httplib::Response& res) {
-    hcase::CaseSpec s;
+    harness::case_::CaseSpec s;
     try {
-      s = hcase::parse_spec(body, "request body");
-    } catch (const hcase::SpecError& e) {
+      s = harness::case_::parse_spec(body, "request body");
+    } catch (const harness::case_::SpecError& e) {
       return send_error(res, 400, e.what(), e.field());
     }
     for (const auto& [field, path] : {std::pair<std::string, std::string>{"backend.swapfile_path", s.backend.swapfile_path},
                                       {"canaries.sqlite_db_path", s.canaries.sqlite_db_path}})
-      if (auto why = hcase::path_outside_reason(path, allowed_dirs))
+      if (auto why = harness::case_::path_outside_reason(path, allowed_dirs))
         return send_error(res, 400, "request body: field '" + field + "': " + path + " " + *why, field);
     const std::string id = s.case_id;
     if (!safe_case_id(id))

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace calib {
+namespace harness::calibrate {
 
 std::optional<double> max_rel_error(const Measured& m, const Target& t) {
   if (!m.swapout_kib_300 || !m.refault_anon_bg_300) return std::nullopt;
@@ -54,4 +54,4 @@ std::string table(const std::vector<Point>& points, const std::vector<Measured>&
   return out;
 }
 
-}  // namespace calib
+}  // namespace harness::calibrate

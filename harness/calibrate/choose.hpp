@@ -13,7 +13,7 @@
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
 
-namespace calib {
+namespace harness::calibrate {
 
 /// The study's static-zram medians (analysis/study_medians.hpp).
 struct Target {
@@ -32,4 +32,4 @@ std::optional<std::size_t> choose(const std::vector<Measured>& ms, const Target&
 /// Markdown table: study row, then one row per point (chosen marked), and the rule.
 std::string table(const std::vector<Point>& points, const std::vector<Measured>& ms, const Target& t = {});
 
-}  // namespace calib
+}  // namespace harness::calibrate

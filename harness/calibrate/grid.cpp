@@ -7,7 +7,7 @@
 
 #include "harness/case/spec_writer.hpp"
 
-namespace calib {
+namespace harness::calibrate {
 
 namespace {
 constexpr std::int64_t kMiB = 1024 * 1024;
@@ -32,7 +32,7 @@ std::vector<Point> make_grid(const std::vector<std::int64_t>& alloc, const std::
 }
 
 nlohmann::json spec_for(const Point& p, const GridOptions& o) {
-  hcase::CaseSpec s = hcase::local_guest_case("calib-" + p.name(), "calibration", hcase::Configuration::StaticZram);
+  harness::case_::CaseSpec s = harness::case_::local_guest_case("calib-" + p.name(), "calibration", harness::case_::Configuration::StaticZram);
   s.regime = fmt::format("calib-{}", o.contents);
   s.phases = {o.warmup_s, o.pressure_s, o.recovery_s};
   s.cgroups.bg_memory_max_bytes = p.bg_max_mib * kMiB;
@@ -42,7 +42,7 @@ nlohmann::json spec_for(const Point& p, const GridOptions& o) {
   s.pressure.active_set_bytes = p.active_set_mib * kMiB;
   s.pressure.active_set_slide_mib_s = p.slide_mib_s;
   s.pressure.contents = o.contents;
-  return hcase::spec_json(s);
+  return harness::case_::spec_json(s);
 }
 
-}  // namespace calib
+}  // namespace harness::calibrate

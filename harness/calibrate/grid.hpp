@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace calib {
+namespace harness::calibrate {
 
 /// One grid point: the pressure episode's shape.
 struct Point {
@@ -37,4 +37,4 @@ std::vector<Point> make_grid(const std::vector<std::int64_t>& allocation_mib,
 /// The static-zram case spec (harness/case/SPEC.md) of one point; case id "calib-<name>".
 nlohmann::json spec_for(const Point& p, const GridOptions& o);
 
-}  // namespace calib
+}  // namespace harness::calibrate

@@ -8,7 +8,7 @@
 
 #include "results/db.hpp"
 
-namespace calib {
+namespace harness::calibrate {
 
 Measured measure_bundle(const std::string& path, double target_s) {
   results::Db db(path, results::Db::Mode::ReadOnly);
@@ -21,7 +21,7 @@ Measured measure_bundle(const std::string& path, double target_s) {
     m.status = c.text(1);
     page = c.opt_int64(2).value_or(4096);
     if (auto o = c.opt_text(3)) {
-      auto j = hjson::parse_or_discarded(*o);
+      auto j = harness::json::parse_or_discarded(*o);
       if (j.is_object() && j.contains("load") && j["load"].is_object()) {
         const auto& l = j["load"];
         if (l["achieved_rate_mib_s"].is_number()) m.achieved_rate_mib_s = l["achieved_rate_mib_s"].get<double>();
@@ -93,4 +93,4 @@ Measured measure_bundle(const std::string& path, double target_s) {
   return m;
 }
 
-}  // namespace calib
+}  // namespace harness::calibrate

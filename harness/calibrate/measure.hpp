@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace calib {
+namespace harness::calibrate {
 
 struct Measured {
   std::string case_id, status;
@@ -25,4 +25,4 @@ struct Measured {
 /// Reads the bundle at `path` (one case). Throws results::DbError when unreadable.
 Measured measure_bundle(const std::string& path, double target_pressure_s = 300);
 
-}  // namespace calib
+}  // namespace harness::calibrate

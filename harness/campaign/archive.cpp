@@ -111,7 +111,7 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
   if (!fs::exists(db_path)) throw std::runtime_error("archive: database not found: " + db_path);
   require_archive_name(out_path);
   const fs::path out = fs::absolute(out_path);
-  if (!hvm::have_program("tar") || !hvm::have_program("zstd"))
+  if (!harness::vm::have_program("tar") || !harness::vm::have_program("zstd"))
     throw std::runtime_error("archive: needs GNU tar and zstd in PATH (harness/scripts/install-deps.sh installs them)");
   fs::create_directories(out.parent_path());
 
@@ -216,7 +216,7 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
   r.files.push_back("MANIFEST.sha256");
 
   const std::string partial = out.string() + ".partial";
-  const auto res = hvm::run({"tar", "--zstd", "-cf", partial, "-C", tmp.path.string(), r.top});
+  const auto res = harness::vm::run({"tar", "--zstd", "-cf", partial, "-C", tmp.path.string(), r.top});
   if (res.exit_code != 0) {
     std::error_code ec;
     fs::remove(partial, ec);

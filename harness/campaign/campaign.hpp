@@ -105,7 +105,7 @@ struct Campaign {
   int swapfile_priority = 10;
   /// backend.delayed_swapfile: the swapfile in delayed-activation before the trigger
   /// (harness/case/spec.hpp DelayedSwapfile; default active).
-  hcase::DelayedSwapfile delayed_swapfile = hcase::DelayedSwapfile::Active;
+  harness::case_::DelayedSwapfile delayed_swapfile = harness::case_::DelayedSwapfile::Active;
 
   std::int64_t allocation_mib = 0;   ///< > bg_memory_max_mib (study)
   std::int64_t active_set_mib = 0;   ///< <= allocation_mib

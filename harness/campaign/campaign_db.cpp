@@ -203,7 +203,7 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
     // The binaries that ran the case (PROTOCOL.md): the columns when the executor set
     // them, else outcome_json.source {commit, dirty}.
     if (outcome) {
-      const auto j = hjson::parse_or_discarded(*outcome);
+      const auto j = harness::json::parse_or_discarded(*outcome);
       if (j.is_object() && j.contains("source") && j["source"].is_object()) {
         const auto& src = j["source"];
         results::Stmt sc(d,
@@ -275,7 +275,7 @@ std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string
   a.host = q.opt_text(1).value_or("");
   a.started_unix_ns = q.opt_int64(2).value_or(0);
   a.kind = q.text(3);
-  if (auto d = q.opt_text(4)) a.detail = hjson::parse_or_discarded(*d);
+  if (auto d = q.opt_text(4)) a.detail = harness::json::parse_or_discarded(*d);
   if (a.detail.is_discarded()) a.detail = nullptr;
   return a;
 }
@@ -359,7 +359,7 @@ std::string mark_infra(results::Db& db, const std::string& case_id, const std::s
         prev_case = {{"status", c.text(0)},
                      {"error", c.opt_text(1) ? nlohmann::json(*c.opt_text(1)) : nlohmann::json(nullptr)},
                      {"attempt", c.int64(2)},
-                     {"outcome_json", outcome ? hjson::parse_or_discarded(*outcome) : nlohmann::json(nullptr)}};
+                     {"outcome_json", outcome ? harness::json::parse_or_discarded(*outcome) : nlohmann::json(nullptr)}};
       }
     }
     const auto p = case_progress(db, case_id);

@@ -102,14 +102,14 @@ std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const
     const std::string k = kv.first.Scalar();
     const std::string kf = f + "." + k;
     if (sysfs) {
-      if (auto why = hcase::sysfs_path_problem(k)) v.fail(kv.first, kf, "'" + k + "' " + *why);
-    } else if (auto why = hcase::sysctl_name_problem(k)) {
+      if (auto why = harness::case_::sysfs_path_problem(k)) v.fail(kv.first, kf, "'" + k + "' " + *why);
+    } else if (auto why = harness::case_::sysctl_name_problem(k)) {
       v.fail(kv.first, kf, "'" + k + "' " + *why);
     }
     if (!kv.second.IsScalar() || kv.second.IsNull())
       v.fail(kv.second.IsDefined() && !kv.second.IsNull() ? kv.second : kv.first, kf, "expected a scalar value");
     const std::string val = kv.second.Scalar();
-    if (!hcase::valid_variant_value(val))
+    if (!harness::case_::valid_variant_value(val))
       v.fail(kv.second, kf, "value '" + val + "' does not match [A-Za-z0-9 _.,:=+-]{1,64}");
     out.emplace_back(k, val);
   }
@@ -147,7 +147,7 @@ void ab_variants(Section& top, Campaign& c) {
       for (std::size_t i = 0; i < cl.size(); ++i) {
         const std::string f = v.field("cmdline") + "[" + std::to_string(i) + "]";
         const auto p = v.as<std::string>(cl[i], f);
-        if (!hcase::valid_cmdline_param(p)) v.fail(cl[i], f, "'" + p + "' does not match [A-Za-z0-9_.,=:+-]+");
+        if (!harness::case_::valid_cmdline_param(p)) v.fail(cl[i], f, "'" + p + "' does not match [A-Za-z0-9_.,=:+-]+");
         x.cmdline.push_back(p);
       }
     }
@@ -167,7 +167,7 @@ void ab_variants(Section& top, Campaign& c) {
         k.fail(at, k.field("image_dir"),
                "'" + p.string() + "' holds no manifest.json (build it with `harness vm image --kernel ... --out DIR`)");
       try {
-        const auto m = hjson::parse_file(mf.string());
+        const auto m = harness::json::parse_file(mf.string());
         x.kernel_release = m.is_object() && m.contains("kernel_release") && m["kernel_release"].is_string()
                                ? m["kernel_release"].get<std::string>()
                                : "";
@@ -276,7 +276,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
   {
     Section s = top.child("cgroups");
     c.cgroup_parent = s.scalar<std::string>("parent", std::string("harness"));
-    if (auto why = hcase::cgroup_parent_problem(c.cgroup_parent))
+    if (auto why = harness::case_::cgroup_parent_problem(c.cgroup_parent))
       s.fail(s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"), "'" + c.cgroup_parent + "' " + *why);
     c.bg_memory_max_mib = positive_int(s, "bg_memory_max_mib");
     c.bg_memory_high_mib = s.optional_scalar<std::int64_t>("bg_memory_high_mib");
@@ -302,12 +302,12 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     {
       Section w = s.child("swapfile");
       c.swapfile_path = w.scalar<std::string>("path");
-      if (auto why = hcase::unsafe_path_reason(c.swapfile_path)) w.fail(w.node()["path"], w.field("path"), *why);
+      if (auto why = harness::case_::unsafe_path_reason(c.swapfile_path)) w.fail(w.node()["path"], w.field("path"), *why);
       c.swapfile_priority = w.scalar<int>("priority");
       w.finish();
     }
     if (auto v = s.optional_scalar<std::string>("delayed_swapfile")) {
-      if (*v == "off") c.delayed_swapfile = hcase::DelayedSwapfile::Off;
+      if (*v == "off") c.delayed_swapfile = harness::case_::DelayedSwapfile::Off;
       else if (*v != "active")
         s.fail(s.node()["delayed_swapfile"], s.field("delayed_swapfile"),
                "'" + *v + "' is not one of active, off (the swapfile in delayed-activation before the trigger)");
@@ -352,7 +352,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     c.canary_period_ms = static_cast<int>(positive_int(s, "period_ms", 100));
     c.compute_hot_mib = positive_int(s, "compute_hot_mib", 16);
     c.sqlite_db_path = s.scalar<std::string>("sqlite_db_path", std::string("/var/lib/harness/canary.db"));
-    if (auto why = hcase::unsafe_path_reason(c.sqlite_db_path))
+    if (auto why = harness::case_::unsafe_path_reason(c.sqlite_db_path))
       s.fail(s.node()["sqlite_db_path"] ? s.node()["sqlite_db_path"] : s.node(), s.field("sqlite_db_path"), *why);
     c.sqlite_queries_per_request = static_cast<int>(positive_int(s, "sqlite_queries_per_request", 8));
     s.finish();

@@ -37,14 +37,14 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   // so the three configurations see the same pressure and canary request streams.
   const std::uint64_t wseed = fnv1a(fnv1a(fnv1a(c.seed, vm), regime.name), std::to_string(repeat)) & 0x7fffffffULL;
   auto mib = [](const std::optional<std::int64_t>& v) { return v ? std::optional(*v * kMiB) : std::nullopt; };
-  hcase::CaseSpec s;
+  harness::case_::CaseSpec s;
   s.case_id = case_id;
   s.campaign = c.name;
   s.vm = vm;
   s.regime = regime.name;
   s.repeat = repeat;
   s.triplet_id = triplet_id;
-  const auto conf = hcase::configuration_from_string(configuration);
+  const auto conf = harness::case_::configuration_from_string(configuration);
   if (!conf) throw std::invalid_argument("case_spec: unknown configuration '" + configuration + "'");
   s.configuration = *conf;
   s.dose_bytes = dose_bytes;
@@ -57,7 +57,7 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   s.backend = {c.zram_disksize_mib * kMiB, c.zram_algorithm, c.zram_priority, c.swapfile_path, c.swapfile_priority,
                c.delayed_swapfile};
   s.pressure = {c.allocation_mib * kMiB, regime.rate_mib_s, c.active_set_mib * kMiB,
-                hcase::kDefaultActiveSetSlideMibS, regime.contents, wseed};
+                harness::case_::kDefaultActiveSetSlideMibS, regime.contents, wseed};
   s.canaries.period_ms = c.canary_period_ms;
   s.canaries.compute_hot_bytes = c.compute_hot_mib * kMiB;
   s.canaries.sqlite_db_path = c.sqlite_db_path;
@@ -67,7 +67,7 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   s.telemetry_period_ms = c.telemetry_period_ms;  // telemetry_offset_ms: SPEC.md v2 default (T0 + 25 ms)
   s.restoration_timeout_s = c.restoration_timeout_s;
   if (variant) {  // ab-pairs (SPEC.md "variant"); absent otherwise
-    hcase::VariantSpec v;
+    harness::case_::VariantSpec v;
     v.name = variant->name;
     v.pair_id = pair_id;
     v.sysctls = variant->sysctls;
@@ -77,7 +77,7 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
     if (!variant->kernel_image_dir.empty()) v.kernel_image_dir = variant->kernel_image_dir;
     s.variant = std::move(v);
   }
-  return hcase::spec_json(s);
+  return harness::case_::spec_json(s);
 }
 
 Schedule plan(const Campaign& c) {
@@ -245,7 +245,7 @@ Schedule plan(const Campaign& c) {
 Schedule schedule_from_json(const std::string& json_text) {
   Schedule s;
   try {
-    const auto doc = hjson::parse(json_text, "schedule JSON");
+    const auto doc = harness::json::parse(json_text, "schedule JSON");
     if (doc.at("format") != "reclaim-harness-schedule/1") throw std::runtime_error("unknown schedule format");
     s.campaign = doc.at("campaign").get<std::string>();
     s.seed = doc.at("seed").get<std::uint64_t>();

@@ -140,7 +140,7 @@ std::string status_report(results::Db& db, std::int64_t now_unix_ns) {
         out += "lost (kept as outcomes; only if the infrastructure decided one: `harness mark-infra DB CASE --reason "
                "TEXT --override-outcome`, audited and reported):\n";
       any = true;
-      const auto j = hjson::parse_or_discarded(q.opt_text(1).value_or("{}"));
+      const auto j = harness::json::parse_or_discarded(q.opt_text(1).value_or("{}"));
       const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
       out += fmt::format("  {} (phase {}): {}\n", q.text(0),
                          lost.contains("phase") && lost["phase"].is_string() ? lost["phase"].get<std::string>()
@@ -197,7 +197,7 @@ std::string status_report(results::Db& db, std::int64_t now_unix_ns) {
     while (q.step()) {
       if (!any) out += "mark-infra (operator reclassified as infra_failed):\n";
       any = true;
-      const auto j = hjson::parse_or_discarded(q.opt_text(2).value_or("{}"));
+      const auto j = harness::json::parse_or_discarded(q.opt_text(2).value_or("{}"));
       auto str = [&](const char* k) {
         return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
       };

@@ -10,10 +10,10 @@
 #include <cpuid.h>
 #endif
 
-namespace hcase {
+namespace harness::case_ {
 namespace {
 
-std::string trimmed(const kernel::Fs& fs, const char* rel) {
+std::string trimmed(const harness::kernel::Fs& fs, const char* rel) {
   const auto r = fs.try_read(rel);
   if (!r.ok()) return "";
   std::string s = r.text;
@@ -50,7 +50,7 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 
 }  // namespace
 
-VirtEvidence read_virt_evidence(const kernel::Fs& fs) {
+VirtEvidence read_virt_evidence(const harness::kernel::Fs& fs) {
   VirtEvidence e;
   e.sys_vendor = trimmed(fs, "sys/class/dmi/id/sys_vendor");
   e.product_name = trimmed(fs, "sys/class/dmi/id/product_name");
@@ -120,6 +120,6 @@ std::string classify_accelerator(const VirtEvidence& e) {
   return e.hypervisor_flag ? "vm-other" : "real";
 }
 
-std::string detect_accelerator(const kernel::Fs& fs) { return classify_accelerator(read_virt_evidence(fs)); }
+std::string detect_accelerator(const harness::kernel::Fs& fs) { return classify_accelerator(read_virt_evidence(fs)); }
 
-}  // namespace hcase
+}  // namespace harness::case_

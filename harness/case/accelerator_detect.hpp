@@ -7,7 +7,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// Inputs of the detection, as read from a system (separate so tests can give fixtures).
 struct VirtEvidence {
@@ -22,7 +22,7 @@ struct VirtEvidence {
 /// Reads the evidence under `fs`' root: DMI files, proc/cpuinfo, the available clocksources;
 /// the CPUID vendor leaf only when the root is the live system "/" on x86-64. Missing files
 /// count as absent (a kernel without DMI sysfs), never as an error.
-VirtEvidence read_virt_evidence(const kernel::Fs& fs);
+VirtEvidence read_virt_evidence(const harness::kernel::Fs& fs);
 
 /// The accelerator of a case from the evidence: "kvm" (KVM: CPUID says KVM, a DMI string
 /// starts with KVM/OpenStack/KubeVirt, or QEMU DMI with kvm-clock available), "tcg" (QEMU
@@ -34,6 +34,6 @@ VirtEvidence read_virt_evidence(const kernel::Fs& fs);
 std::string classify_accelerator(const VirtEvidence& e);
 
 /// classify_accelerator(read_virt_evidence(fs)).
-std::string detect_accelerator(const kernel::Fs& fs);
+std::string detect_accelerator(const harness::kernel::Fs& fs);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -11,9 +11,9 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/swap.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
-Backend::Backend(const kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, kernel::BusyRetryPolicy retry)
+Backend::Backend(const harness::kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, harness::kernel::BusyRetryPolicy retry)
     : fs_(fs), spec_(spec), start_(start), retry_(std::move(retry)) {}
 
 int ZramRecord::ebusy_retries() const {
@@ -27,7 +27,7 @@ nlohmann::json to_json(const ZramRecord& z) {
   for (const auto& r : z.retried_steps) steps.push_back({{"step", r.step}, {"retries", r.retries}, {"errno", r.err}});
   return {{"device", z.device},
           {"id", z.id},
-          {"how", kernel::to_string(z.how)},
+          {"how", harness::kernel::to_string(z.how)},
           {"released", z.released},
           {"ebusy_retries", z.ebusy_retries()},
           {"retried_steps", steps}};
@@ -38,20 +38,20 @@ void must(std::vector<StepRecord>& steps, StepRecord r) {
   steps.push_back(r);
   if (r.err != 0) throw std::runtime_error(fmt::format("backend step '{}' failed: {}", r.step, r.message));
 }
-std::optional<kernel::SwapDevice> swap_entry(const kernel::Fs& fs, const std::string& path) {
-  for (auto& d : kernel::read_swaps(fs))
+std::optional<harness::kernel::SwapDevice> swap_entry(const harness::kernel::Fs& fs, const std::string& path) {
+  for (auto& d : harness::kernel::read_swaps(fs))
     if (d.path == path) return d;
   return std::nullopt;
 }
 
-/// A step retried on EBUSY (kernel::retry_on_ebusy); the retries go into the record.
-StepRecord retried_step(const std::string& name, const std::function<kernel::WriteResult()>& op,
-                        const kernel::BusyRetryPolicy& policy) {
+/// A step retried on EBUSY (harness::kernel::retry_on_ebusy); the retries go into the record.
+StepRecord retried_step(const std::string& name, const std::function<harness::kernel::WriteResult()>& op,
+                        const harness::kernel::BusyRetryPolicy& policy) {
   StepRecord r;
   r.step = name;
-  const auto t0 = kernel::monotonic_ns();
-  const auto w = kernel::retry_on_ebusy(op, policy);
-  r.duration_ns = kernel::monotonic_ns() - t0;
+  const auto t0 = harness::kernel::monotonic_ns();
+  const auto w = harness::kernel::retry_on_ebusy(op, policy);
+  r.duration_ns = harness::kernel::monotonic_ns() - t0;
   r.err = w.result.err;
   r.retries = w.retries;
   r.message = w.result.message();
@@ -63,20 +63,20 @@ StepRecord retried_step(const std::string& name, const std::function<kernel::Wri
 
 /// "<step> failed with ENOMEM (Cannot allocate memory)".
 std::string failed(const StepRecord& s) {
-  return fmt::format("{} failed with {} ({})", s.step, kernel::errno_name(s.err), std::strerror(s.err));
+  return fmt::format("{} failed with {} ({})", s.step, harness::kernel::errno_name(s.err), std::strerror(s.err));
 }
 
 /// The cause of a swapoff that failed: errno, what is still swapped on the device, and
 /// which processes hold swapped memory: the cause first, so that the operator can act on it.
-std::string swapoff_cause(const kernel::Fs& fs, const StepRecord& s, const std::string& path) {
+std::string swapoff_cause(const harness::kernel::Fs& fs, const StepRecord& s, const std::string& path) {
   std::string msg = failed(s);
   try {
     if (auto d = swap_entry(fs, path)) msg += fmt::format("; {} KiB still swapped on {}", d->used_kib, path);
-  } catch (const kernel::Error&) {
+  } catch (const harness::kernel::Error&) {
   }
   try {
-    msg += "; swapped memory held by: " + kernel::describe_swap_holders(kernel::swap_holders(fs));
-  } catch (const kernel::Error& e) {
+    msg += "; swapped memory held by: " + harness::kernel::describe_swap_holders(harness::kernel::swap_holders(fs));
+  } catch (const harness::kernel::Error& e) {
     msg += fmt::format("; holders unknown ({})", e.what());
   }
   if (s.err == ENOMEM)
@@ -86,28 +86,28 @@ std::string swapoff_cause(const kernel::Fs& fs, const StepRecord& s, const std::
 }
 }  // namespace
 
-StepRecord Backend::retried(const std::string& name, const std::function<kernel::WriteResult()>& op) {
+StepRecord Backend::retried(const std::string& name, const std::function<harness::kernel::WriteResult()>& op) {
   auto r = retried_step(name, op, retry_);
   if (r.retries > 0) retried_steps_.push_back({r.step, r.retries, r.err});
   return r;
 }
 
 void Backend::take_zram(std::vector<StepRecord>& steps) {
-  const auto t0 = kernel::monotonic_ns();
-  if (kernel::zram_control_present(fs_)) {
+  const auto t0 = harness::kernel::monotonic_ns();
+  if (harness::kernel::zram_control_present(fs_)) {
     try {
-      zram_.emplace(kernel::Zram::hot_add(fs_));
-    } catch (const kernel::Error& e) {
-      steps.push_back({"zram hot_add", kernel::monotonic_ns() - t0, EIO, e.what()});
+      zram_.emplace(harness::kernel::Zram::hot_add(fs_));
+    } catch (const harness::kernel::Error& e) {
+      steps.push_back({"zram hot_add", harness::kernel::monotonic_ns() - t0, EIO, e.what()});
       throw std::runtime_error(fmt::format("backend step 'zram hot_add' failed: {}", e.what()));
     }
-    how_ = kernel::ZramOrigin::HotAdd;
+    how_ = harness::kernel::ZramOrigin::HotAdd;
   } else {
-    const auto ids = kernel::list_zram_devices(fs_);
+    const auto ids = harness::kernel::list_zram_devices(fs_);
     if (ids.empty())
       throw std::runtime_error("zram module not loaded (/sys/class/zram-control absent, no /sys/block/zram*): "
                                "modprobe zram (or insmod zram.ko) first");
-    const auto id = kernel::find_unused_zram(fs_);
+    const auto id = harness::kernel::find_unused_zram(fs_);
     if (!id)
       throw std::runtime_error(fmt::format(
           "no /sys/class/zram-control (the harness cannot create its own zram device) and none of the {} zram "
@@ -115,24 +115,24 @@ void Backend::take_zram(std::vector<StepRecord>& steps) {
           "device it did not create: load zram with a spare device (modprobe zram num_devices={})",
           ids.size(), ids.size() + 1));
     zram_.emplace(fs_, *id);
-    how_ = kernel::ZramOrigin::UnusedDevice;
+    how_ = harness::kernel::ZramOrigin::UnusedDevice;
   }
   try {
-    kernel::write_zram_owner(fs_, {zram_->id(), kernel::current_boot_id(fs_), *how_});
-  } catch (const kernel::Error& e) {
-    steps.push_back({"zram ownership marker", kernel::monotonic_ns() - t0, EIO, e.what()});
+    harness::kernel::write_zram_owner(fs_, {zram_->id(), harness::kernel::current_boot_id(fs_), *how_});
+  } catch (const harness::kernel::Error& e) {
+    steps.push_back({"zram ownership marker", harness::kernel::monotonic_ns() - t0, EIO, e.what()});
     throw std::runtime_error(fmt::format("backend step 'zram ownership marker' failed: {}", e.what()));
   }
-  steps.push_back({*how_ == kernel::ZramOrigin::HotAdd
+  steps.push_back({*how_ == harness::kernel::ZramOrigin::HotAdd
                        ? fmt::format("zram hot_add -> zram{}", zram_->id())
                        : fmt::format("zram: no /sys/class/zram-control; borrowing unused zram{} (reset, not removed, "
                                      "at the end)",
                                      zram_->id()),
-                   kernel::monotonic_ns() - t0, 0, "ok"});
+                   harness::kernel::monotonic_ns() - t0, 0, "ok"});
 }
 
 void Backend::prepare(std::vector<StepRecord>& steps) {
-  auto check = kernel::validate_swapfile(fs_, spec_.swapfile_path);
+  auto check = harness::kernel::validate_swapfile(fs_, spec_.swapfile_path);
   if (!check.ok()) {
     std::string why;
     for (const auto& p : check.problems) why += (why.empty() ? "" : "; ") + p;
@@ -149,17 +149,17 @@ void Backend::prepare(std::vector<StepRecord>& steps) {
   must(steps, timed_step(fmt::format("zram disksize {}", spec_.zram_disksize_bytes), [&] {
          return z.set_disksize(static_cast<std::uint64_t>(spec_.zram_disksize_bytes));
        }));
-  must(steps, timed_step("mkswap " + z.dev_path(), [&] { return kernel::mkswap(fs_, z.dev_path()); }));
+  must(steps, timed_step("mkswap " + z.dev_path(), [&] { return harness::kernel::mkswap(fs_, z.dev_path()); }));
   if (swapfile_at_start()) {
     must(steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
-                           [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
+                           [&] { return harness::kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
     swapfile_on_ = true;
   } else {
     steps.push_back({"swapfile left off until the trigger (backend.delayed_swapfile: off)", 0, 0, "ok"});
   }
   if (start_ == ZramAtStart::On) {
     must(steps, timed_step(fmt::format("swapon {} prio {}", z.dev_path(), spec_.zram_priority),
-                           [&] { return kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
+                           [&] { return harness::kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
     zram_on_ = zram_was_on_ = true;
   }
 }
@@ -168,7 +168,7 @@ StepRecord Backend::activate() {
   if (!zram_) return {"swapon zram", 0, ENODEV, "backend not prepared"};
   if (zram_on_) return {"swapon " + zram_->dev_path(), 0, EALREADY, "already on"};
   auto r = timed_step(fmt::format("swapon {} prio {}", zram_->dev_path(), spec_.zram_priority),
-                      [&] { return kernel::swapon(fs_, zram_->dev_path(), spec_.zram_priority); });
+                      [&] { return harness::kernel::swapon(fs_, zram_->dev_path(), spec_.zram_priority); });
   if (r.err == 0) zram_on_ = zram_was_on_ = true;
   return r;
 }
@@ -180,18 +180,18 @@ bool Backend::swapfile_at_start() const {
 std::optional<StepRecord> Backend::activate_swapfile() {
   if (swapfile_on_ || !zram_) return std::nullopt;
   auto r = timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
-                      [&] { return kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); });
+                      [&] { return harness::kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); });
   if (r.err == 0) swapfile_on_ = true;
   return r;
 }
 
 void Backend::teardown(std::vector<StepRecord>& steps) {
   if (zram_ && zram_on_) {
-    steps.push_back(timed_step("swapoff " + zram_->dev_path(), [&] { return kernel::swapoff(fs_, zram_->dev_path()); }));
+    steps.push_back(timed_step("swapoff " + zram_->dev_path(), [&] { return harness::kernel::swapoff(fs_, zram_->dev_path()); }));
     if (steps.back().err == 0) zram_on_ = false;
   }
   if (swapfile_on_) {
-    steps.push_back(timed_step("swapoff " + spec_.swapfile_path, [&] { return kernel::swapoff(fs_, spec_.swapfile_path); }));
+    steps.push_back(timed_step("swapoff " + spec_.swapfile_path, [&] { return harness::kernel::swapoff(fs_, spec_.swapfile_path); }));
     if (steps.back().err == 0) swapfile_on_ = false;
   }
   // Still swapped on: never reset or remove under the kernel's feet (EBUSY would not be
@@ -199,12 +199,12 @@ void Backend::teardown(std::vector<StepRecord>& steps) {
   if (!zram_ || zram_on_ || zram_released_) return;
   steps.push_back(retried("zram reset", [&] { return zram_->reset(); }));
   if (steps.back().err != 0) return;
-  if (how_ == kernel::ZramOrigin::HotAdd) {
+  if (how_ == harness::kernel::ZramOrigin::HotAdd) {
     steps.push_back(retried(fmt::format("zram hot_remove zram{}", zram_->id()), [&] { return zram_->hot_remove(); }));
     if (steps.back().err != 0) return;
   }
   zram_released_ = true;
-  kernel::remove_zram_owner(fs_);
+  harness::kernel::remove_zram_owner(fs_);
 }
 
 std::vector<std::string> Backend::enabled_paths() const {
@@ -224,8 +224,8 @@ nlohmann::json Backend::zram_json() const {
   return z ? to_json(*z) : nlohmann::json();
 }
 
-LeftoverCleanup Backend::cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps,
-                                           const kernel::BusyRetryPolicy& retry) {
+LeftoverCleanup Backend::cleanup_leftovers(const harness::kernel::Fs& fs, const BackendSpec& spec, std::vector<StepRecord>& steps,
+                                           const harness::kernel::BusyRetryPolicy& retry) {
   LeftoverCleanup out;
   auto stop = [&](std::string cause) {
     out.released = false;
@@ -234,37 +234,37 @@ LeftoverCleanup Backend::cleanup_leftovers(const kernel::Fs& fs, const BackendSp
   };
   try {
     if (swap_entry(fs, spec.swapfile_path)) {
-      steps.push_back(timed_step("leftover swapoff " + spec.swapfile_path, [&] { return kernel::swapoff(fs, spec.swapfile_path); }));
+      steps.push_back(timed_step("leftover swapoff " + spec.swapfile_path, [&] { return harness::kernel::swapoff(fs, spec.swapfile_path); }));
       if (steps.back().err != 0) return stop(swapoff_cause(fs, steps.back(), spec.swapfile_path));
     }
-    const auto owner = kernel::read_zram_owner(fs);
+    const auto owner = harness::kernel::read_zram_owner(fs);
     if (!owner) return out;
-    kernel::Zram z(fs, owner->id);
-    if (!kernel::zram_owner_current(fs, *owner)) {
-      kernel::remove_zram_owner(fs);
+    harness::kernel::Zram z(fs, owner->id);
+    if (!harness::kernel::zram_owner_current(fs, *owner)) {
+      harness::kernel::remove_zram_owner(fs);
       steps.push_back({fmt::format("drop stale zram ownership marker (zram{}: {})", owner->id,
                                    z.exists() ? "marker of another boot" : "device gone"),
                        0, 0, "ok"});
       return out;
     }
     if (swap_entry(fs, z.dev_path())) {
-      steps.push_back(timed_step("leftover swapoff " + z.dev_path(), [&] { return kernel::swapoff(fs, z.dev_path()); }));
+      steps.push_back(timed_step("leftover swapoff " + z.dev_path(), [&] { return harness::kernel::swapoff(fs, z.dev_path()); }));
       if (steps.back().err != 0) return stop(swapoff_cause(fs, steps.back(), z.dev_path()));
     }
     if (z.initialized()) {
       steps.push_back(retried_step("leftover zram reset", [&] { return z.reset(); }, retry));
       if (steps.back().err != 0) return stop(failed(steps.back()));
     }
-    if (owner->how == kernel::ZramOrigin::HotAdd) {
+    if (owner->how == harness::kernel::ZramOrigin::HotAdd) {
       steps.push_back(retried_step(fmt::format("leftover zram hot_remove zram{}", z.id()), [&] { return z.hot_remove(); }, retry));
       if (steps.back().err != 0) return stop(failed(steps.back()));
     }
-    kernel::remove_zram_owner(fs);
-  } catch (const kernel::Error& e) {
+    harness::kernel::remove_zram_owner(fs);
+  } catch (const harness::kernel::Error& e) {
     steps.push_back({"leftover backend cleanup", 0, EIO, e.what()});
     return stop(e.what());
   }
   return out;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

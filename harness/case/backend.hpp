@@ -1,7 +1,7 @@
 #pragma once
 // The swap backends of a case (study; docs/DESIGN.md "Configurations"): zram is "the backend"
 // (high priority), the swapfile is a low-priority spill device present in every
-// configuration. Priorities are set with swapon(2) (kernel::swapon; busybox has no -p).
+// configuration. Priorities are set with swapon(2) (harness::kernel::swapon; busybox has no -p).
 // Whether zram is swapped on at the start (ZramAtStart::On) or only prepared and swapped
 // on by activate() when the trigger fires (ZramAtStart::Prepared) is the configuration's
 // choice (harness/case/actions/).
@@ -24,7 +24,7 @@
 #include "harness/kernel/zram.hpp"
 #include "harness/kernel/zram_owner.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// Outcome of Backend::cleanup_leftovers.
 struct LeftoverCleanup {
@@ -50,7 +50,7 @@ struct RetriedStep {
 struct ZramRecord {
   std::string device;  ///< "/dev/zramN"
   int id = 0;
-  kernel::ZramOrigin how = kernel::ZramOrigin::HotAdd;
+  harness::kernel::ZramOrigin how = harness::kernel::ZramOrigin::HotAdd;
   bool released = false;  ///< removed (hot_add) or reset (spare) at teardown
   std::vector<RetriedStep> retried_steps;
   int ebusy_retries() const;  ///< sum over retried_steps
@@ -61,7 +61,7 @@ nlohmann::json to_json(const ZramRecord& z);
 class Backend {
  public:
   /// `retry`: backoff for EBUSY on zram reset/hot_remove (tests pass short delays).
-  Backend(const kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, kernel::BusyRetryPolicy retry = {});
+  Backend(const harness::kernel::Fs& fs, const BackendSpec& spec, ZramAtStart start, harness::kernel::BusyRetryPolicy retry = {});
 
   /// Validates the swapfile (no holes, signature), takes the harness's own zram device
   /// (hot_add + ownership marker; fallback: an unused spare device), configures it
@@ -94,19 +94,19 @@ class Backend {
   /// (EBUSY retried); a stale marker (other boot, device gone) is dropped. Nothing else is
   /// touched. Stops at the first failing step and says why (errno name; for a failed
   /// swapoff, what is still swapped and which processes hold swapped memory). Appends steps.
-  static LeftoverCleanup cleanup_leftovers(const kernel::Fs& fs, const BackendSpec& spec,
-                                           std::vector<StepRecord>& steps, const kernel::BusyRetryPolicy& retry = {});
+  static LeftoverCleanup cleanup_leftovers(const harness::kernel::Fs& fs, const BackendSpec& spec,
+                                           std::vector<StepRecord>& steps, const harness::kernel::BusyRetryPolicy& retry = {});
 
   /// "/dev/zram<N>" once prepared ("" before).
   std::string zram_path() const { return zram_ ? zram_->dev_path() : std::string(); }
   const std::string& swapfile_path() const { return spec_.swapfile_path; }
   /// The zram device (nullptr before prepare()).
-  const kernel::Zram* zram() const { return zram_ ? &*zram_ : nullptr; }
+  const harness::kernel::Zram* zram() const { return zram_ ? &*zram_ : nullptr; }
   bool zram_on() const { return zram_on_; }
   /// True once teardown removed (hot_add) or reset (spare device) the harness's device.
   bool zram_released() const { return zram_released_; }
   /// How the device was taken (nullopt before prepare took one).
-  std::optional<kernel::ZramOrigin> zram_origin() const { return how_; }
+  std::optional<harness::kernel::ZramOrigin> zram_origin() const { return how_; }
   /// Devices this case swapped on (for restoration verification).
   std::vector<std::string> enabled_paths() const;
   /// The device's record (outcome_json.zram, SPEC.md); nullopt before a device was taken.
@@ -116,14 +116,14 @@ class Backend {
 
  private:
   void take_zram(std::vector<StepRecord>& steps);
-  StepRecord retried(const std::string& name, const std::function<kernel::WriteResult()>& op);
+  StepRecord retried(const std::string& name, const std::function<harness::kernel::WriteResult()>& op);
 
-  kernel::Fs fs_;
+  harness::kernel::Fs fs_;
   BackendSpec spec_;
   ZramAtStart start_;
-  kernel::BusyRetryPolicy retry_;
-  std::optional<kernel::Zram> zram_;
-  std::optional<kernel::ZramOrigin> how_;
+  harness::kernel::BusyRetryPolicy retry_;
+  std::optional<harness::kernel::Zram> zram_;
+  std::optional<harness::kernel::ZramOrigin> how_;
   bool zram_on_ = false;
   bool swapfile_on_ = false;
   bool zram_was_on_ = false;
@@ -131,4 +131,4 @@ class Backend {
   std::vector<RetriedStep> retried_steps_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

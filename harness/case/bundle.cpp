@@ -6,7 +6,7 @@
 #include "harness/build_info.hpp"
 #include "results/db.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 std::optional<std::string> json_or_null(const nlohmann::json& j) {
@@ -132,4 +132,4 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
   });
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

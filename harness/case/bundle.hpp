@@ -14,7 +14,7 @@
 #include "harness/case/spec.hpp"
 #include "harness/case/telemetry_sample.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// A phase boundary pair, CLOCK_MONOTONIC ns (end absent when the phase did not finish).
 struct PhaseRecord {
@@ -92,4 +92,4 @@ void fill_case_row(CaseBundle& b, const CaseSpec& spec, int attempt);
 /// Throws results::DbError (names file and statement) or std::runtime_error.
 void write_bundle(const std::string& path, const CaseBundle& b);
 
-}  // namespace hcase
+}  // namespace harness::case_

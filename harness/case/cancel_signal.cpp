@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cerrno>
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 constexpr std::int64_t kSec = 1'000'000'000;
@@ -39,4 +39,4 @@ bool sleep_until_or_cancelled(std::int64_t t_ns) {
   }
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-namespace hcase {
+namespace harness::case_ {
 
 /// Installs the SIGTERM/SIGINT handlers for the lifetime of one case and forgets any
 /// earlier cancellation; the previous handlers are put back on destruction. One guard at a
@@ -31,4 +31,4 @@ int cancel_signal();
 /// a cancelling signal arrived before or during the sleep.
 bool sleep_until_or_cancelled(std::int64_t t_ns);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -11,7 +11,7 @@
 
 #include "harness/kernel/errors.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 nlohmann::json StepRecord::to_json() const {
   nlohmann::json j{{"step", step}, {"duration_ns", duration_ns}, {"errno", err}, {"message", message}};
@@ -25,10 +25,10 @@ nlohmann::json steps_json(const std::vector<StepRecord>& steps) {
   return a;
 }
 
-CaseCgroups::CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec)
+CaseCgroups::CaseCgroups(const harness::kernel::Fs& fs, const CgroupsSpec& spec)
     : fs_(fs),
       spec_(spec),
-      root_(kernel::Cgroup::root(fs)),
+      root_(harness::kernel::Cgroup::root(fs)),
       parent_(root_.child(spec.parent)),
       bg_(parent_.child("bg")),
       fg_(parent_.child("fg")) {}
@@ -40,8 +40,8 @@ void must(std::vector<StepRecord>& steps, StepRecord r) {
   steps.push_back(r);
   if (r.err != 0) throw std::runtime_error(fmt::format("cgroup setup step '{}' failed: {}", r.step, r.message));
 }
-kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
-  return b ? kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(*b)) : kernel::MemoryLimit::unlimited();
+harness::kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
+  return b ? harness::kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(*b)) : harness::kernel::MemoryLimit::unlimited();
 }
 }  // namespace
 
@@ -57,7 +57,7 @@ void CaseCgroups::create(std::vector<StepRecord>& steps) const {
   must(steps, timed_step("mkdir " + bg_.dir(), [&] { return bg_.create(); }));
   must(steps, timed_step("mkdir " + fg_.dir(), [&] { return fg_.create(); }));
   must(steps, timed_step(fmt::format("bg memory.max {}", spec_.bg_memory_max_bytes), [&] {
-         return bg_.set_memory_max(kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(spec_.bg_memory_max_bytes)));
+         return bg_.set_memory_max(harness::kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(spec_.bg_memory_max_bytes)));
        }));
   if (spec_.bg_memory_high_bytes)
     must(steps, timed_step("bg memory.high", [&] { return bg_.set_memory_high(limit(spec_.bg_memory_high_bytes)); }));
@@ -72,7 +72,7 @@ void CaseCgroups::create(std::vector<StepRecord>& steps) const {
 StepRecord CaseCgroups::kill_all(std::int64_t timeout_ns) const {
   StepRecord r;
   r.step = "cgroup.kill " + parent_.dir();
-  auto t0 = kernel::monotonic_ns();
+  auto t0 = harness::kernel::monotonic_ns();
   if (!parent_.exists()) {
     r.message = "absent";
     return r;
@@ -84,11 +84,11 @@ StepRecord CaseCgroups::kill_all(std::int64_t timeout_ns) const {
     bool populated = true;
     try {
       populated = parent_.events().populated().value_or(true);
-    } catch (const kernel::Error& e) {
+    } catch (const harness::kernel::Error& e) {
       r.message = e.what();
     }
     if (!populated) break;
-    if (kernel::monotonic_ns() - t0 > timeout_ns) {
+    if (harness::kernel::monotonic_ns() - t0 > timeout_ns) {
       r.err = ETIMEDOUT;
       r.message = "still populated after cgroup.kill";
       break;
@@ -96,7 +96,7 @@ StepRecord CaseCgroups::kill_all(std::int64_t timeout_ns) const {
     struct timespec ts{0, 20'000'000};
     ::nanosleep(&ts, nullptr);
   }
-  r.duration_ns = kernel::monotonic_ns() - t0;
+  r.duration_ns = harness::kernel::monotonic_ns() - t0;
   return r;
 }
 
@@ -118,7 +118,7 @@ std::vector<pid_t> CaseCgroups::pids() const {
     if (!cg->exists()) continue;
     try {
       for (pid_t p : cg->procs()) out.push_back(p);
-    } catch (const kernel::Error&) {
+    } catch (const harness::kernel::Error&) {
       // Removed between exists() and the read: nothing left in it.
     }
   }
@@ -134,15 +134,15 @@ OomCounts CaseCgroups::oom_counts() const {
     auto e = bg_.memory_events();
     o.bg_oom = cast(e.oom());
     o.bg_oom_kill = cast(e.oom_kill());
-  } catch (const kernel::Error&) {
+  } catch (const harness::kernel::Error&) {
   }
   try {
     auto e = fg_.memory_events();
     o.fg_oom = cast(e.oom());
     o.fg_oom_kill = cast(e.oom_kill());
-  } catch (const kernel::Error&) {
+  } catch (const harness::kernel::Error&) {
   }
   return o;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -14,7 +14,7 @@
 #include "harness/case/spec.hpp"
 #include "harness/kernel/cgroup.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// One timed step of setup or teardown: what was done, how long, errno as data.
 struct StepRecord {
@@ -35,18 +35,18 @@ struct OomCounts {
   std::optional<std::int64_t> bg_oom, bg_oom_kill, fg_oom, fg_oom_kill;
 };
 
-/// Runs `fn` (returning kernel::WriteResult), timing it into a StepRecord.
+/// Runs `fn` (returning harness::kernel::WriteResult), timing it into a StepRecord.
 template <typename Fn>
 StepRecord timed_step(const std::string& name, Fn&& fn);
 
 class CaseCgroups {
  public:
   /// `fs` is the host root; `spec.cgroups.parent` names the parent under sys/fs/cgroup.
-  CaseCgroups(const kernel::Fs& fs, const CgroupsSpec& spec);
+  CaseCgroups(const harness::kernel::Fs& fs, const CgroupsSpec& spec);
 
-  const kernel::Cgroup& parent() const { return parent_; }
-  const kernel::Cgroup& bg() const { return bg_; }
-  const kernel::Cgroup& fg() const { return fg_; }
+  const harness::kernel::Cgroup& parent() const { return parent_; }
+  const harness::kernel::Cgroup& bg() const { return bg_; }
+  const harness::kernel::Cgroup& fg() const { return fg_; }
 
   /// Enables +memory in the cgroup2 root's subtree_control when missing (needed for any
   /// memory.* file in a child; the qualification probe needs it too). Appends the step
@@ -75,21 +75,21 @@ class CaseCgroups {
   OomCounts oom_counts() const;
 
  private:
-  kernel::Fs fs_;
+  harness::kernel::Fs fs_;
   CgroupsSpec spec_;
-  kernel::Cgroup root_, parent_, bg_, fg_;
+  harness::kernel::Cgroup root_, parent_, bg_, fg_;
 };
 
 template <typename Fn>
 StepRecord timed_step(const std::string& name, Fn&& fn) {
   StepRecord r;
   r.step = name;
-  auto t0 = kernel::monotonic_ns();
-  kernel::WriteResult w = fn();
-  r.duration_ns = kernel::monotonic_ns() - t0;
+  auto t0 = harness::kernel::monotonic_ns();
+  harness::kernel::WriteResult w = fn();
+  r.duration_ns = harness::kernel::monotonic_ns() - t0;
   r.err = w.err;
   r.message = w.message();
   return r;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

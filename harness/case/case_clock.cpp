@@ -1,7 +1,7 @@
 // The case schedule (rules: SPEC.md "Version 2 additions").
 #include "harness/case/case_clock.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 constexpr std::int64_t kSec = 1'000'000'000;
@@ -30,4 +30,4 @@ const char* CaseClock::phase_of(std::int64_t t_ns) const {
   return t_ns < pressure_start_ns ? "warmup" : t_ns < pressure_end_ns ? "pressure" : "recovery";
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -13,7 +13,7 @@
 
 #include "harness/case/spec.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 struct CaseClock {
   std::int64_t origin_ns = 0;          ///< T0, CLOCK_MONOTONIC ns
@@ -38,4 +38,4 @@ struct CaseClock {
   const char* phase_of(std::int64_t t_ns) const;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

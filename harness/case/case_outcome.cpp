@@ -1,7 +1,7 @@
 // cases.outcome_json from the typed outcome (case_outcome.hpp; keys: SPEC.md).
 #include "harness/case/case_outcome.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 using json = nlohmann::json;
@@ -157,4 +157,4 @@ nlohmann::json outcome_json(const CaseOutcome& o) {
   return j;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

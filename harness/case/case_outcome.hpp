@@ -30,7 +30,7 @@
 #include "harness/case/variant.hpp"
 #include "harness/case/vm_state.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// outcome_json.source: the build of the executor (harness/build_info.hpp).
 struct SourceRecord {
@@ -116,4 +116,4 @@ struct CaseOutcome {
 /// The outcome_json document of `o` (SPEC.md).
 nlohmann::json outcome_json(const CaseOutcome& o);
 
-}  // namespace hcase
+}  // namespace harness::case_

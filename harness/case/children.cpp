@@ -9,19 +9,19 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 Children::Children(std::string work_dir) : work_dir_(std::move(work_dir)) {}
 
 const ChildRecord& Children::spawn(const std::string& name, const std::vector<std::string>& argv,
-                                   const kernel::Cgroup& cg) {
+                                   const harness::kernel::Cgroup& cg) {
   ChildRecord c;
   c.name = name;
   c.argv = argv;
   c.stdout_path = (std::filesystem::path(work_dir_) / (name + ".stdout")).string();
   c.stderr_path = (std::filesystem::path(work_dir_) / (name + ".stderr")).string();
   c.pid = spawn_in_cgroup(cg, {argv, c.stdout_path, c.stderr_path});
-  c.spawned_ns = kernel::monotonic_ns();
+  c.spawned_ns = harness::kernel::monotonic_ns();
   children_.push_back(c);
   return children_.back();
 }
@@ -34,7 +34,7 @@ ChildRecord* Children::find(const std::string& name) {
 
 void Children::term(ChildRecord& c) const {
   ::kill(c.pid, SIGTERM);
-  if (!c.term_ns) c.term_ns = kernel::monotonic_ns();
+  if (!c.term_ns) c.term_ns = harness::kernel::monotonic_ns();
 }
 
 void Children::reap(ChildRecord& c, std::int64_t timeout_ns) const {
@@ -44,7 +44,7 @@ void Children::reap(ChildRecord& c, std::int64_t timeout_ns) const {
 void Children::end_of_schedule(bool stopped, std::int64_t deadline_ns) {
   for (auto& c : children_) {
     if (stopped && !c.term_ns) term(c);
-    reap(c, std::max<std::int64_t>(0, deadline_ns - kernel::monotonic_ns()));
+    reap(c, std::max<std::int64_t>(0, deadline_ns - harness::kernel::monotonic_ns()));
   }
 }
 
@@ -57,4 +57,4 @@ std::string read_output(const std::string& path, std::size_t max_bytes) {
   return s;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -13,7 +13,7 @@
 #include "harness/case/process.hpp"
 #include "harness/kernel/cgroup.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// One workload process of the case.
 struct ChildRecord {
@@ -32,7 +32,7 @@ class Children {
   explicit Children(std::string work_dir);
 
   /// Starts `argv` as `name` in `cg` (spawn_in_cgroup) and records it. Throws SpawnError.
-  const ChildRecord& spawn(const std::string& name, const std::vector<std::string>& argv, const kernel::Cgroup& cg);
+  const ChildRecord& spawn(const std::string& name, const std::vector<std::string>& argv, const harness::kernel::Cgroup& cg);
   /// The child called `name`, or nullptr.
   ChildRecord* find(const std::string& name);
   /// Sends SIGTERM (again, if it already had one); term_ns keeps the first time.
@@ -55,4 +55,4 @@ class Children {
 /// Up to `max_bytes` of the file at `path` ("" when it cannot be read): a child's output.
 std::string read_output(const std::string& path, std::size_t max_bytes = 1 << 20);
 
-}  // namespace hcase
+}  // namespace harness::case_

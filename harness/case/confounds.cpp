@@ -9,7 +9,7 @@
 
 #include "harness/kernel/procfs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 long user_hz() {
   const long hz = ::sysconf(_SC_CLK_TCK);
@@ -22,9 +22,9 @@ std::int64_t thread_cpu_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-std::optional<std::string> read_clocksource_or_none(const kernel::Fs& fs) {
+std::optional<std::string> read_clocksource_or_none(const harness::kernel::Fs& fs) {
   try {
-    return kernel::read_clocksource(fs);
+    return harness::kernel::read_clocksource(fs);
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -79,7 +79,7 @@ std::optional<std::int64_t> parse_peak_rss_kib(const std::string& status) {
   return std::nullopt;
 }
 
-SelfUsage read_usage(const kernel::Fs& fs, pid_t pid) {
+SelfUsage read_usage(const harness::kernel::Fs& fs, pid_t pid) {
   const std::string dir = pid == 0 ? std::string("proc/self") : "proc/" + std::to_string(pid);
   SelfUsage u;
   auto st = fs.try_read(dir + "/stat");
@@ -89,7 +89,7 @@ SelfUsage read_usage(const kernel::Fs& fs, pid_t pid) {
   return u;
 }
 
-std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs) {
+std::optional<std::int64_t> read_steal_us(const harness::kernel::Fs& fs) {
   auto r = fs.try_read("proc/stat");
   if (!r.ok()) return std::nullopt;
   return parse_steal_us(r.text, user_hz());
@@ -126,4 +126,4 @@ StealSummary steal_summary(const std::vector<TelemetrySample>& samples) {
   return out;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -1,7 +1,7 @@
 #pragma once
 // Confounds recorded with every case (SPEC.md "Version 2 additions"): CPU steal time of
 // the guest, and the harness's own CPU time and peak RSS. Parsers are pure (text in,
-// numbers out) and unit-tested; the readers go through kernel::Fs.
+// numbers out) and unit-tested; the readers go through harness::kernel::Fs.
 //
 //   steal:  /proc/stat first line "cpu user nice system idle iowait irq softirq steal ...",
 //           8th value, in USER_HZ ticks (sysconf(_SC_CLK_TCK), 100 on Linux) -> us.
@@ -20,7 +20,7 @@
 #include "harness/case/telemetry_sample.hpp"
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// Cumulative steal of the aggregate "cpu" line of /proc/stat, us; nullopt when absent.
 std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long user_hz);
@@ -36,16 +36,16 @@ struct SelfUsage {
 };
 
 /// Reads /proc/<pid>/{stat,status} (pid 0 = self). Unreadable files leave nullopt.
-SelfUsage read_usage(const kernel::Fs& fs, pid_t pid);
+SelfUsage read_usage(const harness::kernel::Fs& fs, pid_t pid);
 /// Reads the steal of /proc/stat, us (nullopt when unreadable).
-std::optional<std::int64_t> read_steal_us(const kernel::Fs& fs);
+std::optional<std::int64_t> read_steal_us(const harness::kernel::Fs& fs);
 /// USER_HZ (sysconf(_SC_CLK_TCK)).
 long user_hz();
 /// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), ns.
 std::int64_t thread_cpu_ns();
 /// The current clocksource (/sys/devices/system/clocksource/clocksource0/
 /// current_clocksource), nullopt when unreadable.
-std::optional<std::string> read_clocksource_or_none(const kernel::Fs& fs);
+std::optional<std::string> read_clocksource_or_none(const harness::kernel::Fs& fs);
 
 /// outcome_json.steal over the samples (warmup..recovery).
 struct StealSummary {
@@ -59,4 +59,4 @@ struct StealSummary {
 };
 StealSummary steal_summary(const std::vector<TelemetrySample>& samples);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -1,7 +1,7 @@
 // Controller: the trigger predicate over telemetry samples, and the once-only action.
 #include "harness/case/controller.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 Controller::Controller(const TriggerSpec& trigger, std::int64_t pressure_start_ns, std::int64_t pressure_end_ns,
                        Action action, std::optional<std::string> no_action_note)
@@ -39,4 +39,4 @@ void Controller::on_sample(const TelemetrySample& s, std::vector<ControllerEvent
   if (action_) action_(w->t_ns, events);
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -24,7 +24,7 @@
 #include "harness/case/telemetry_sample.hpp"
 #include "harness/case/trigger.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 class Controller {
  public:
@@ -49,4 +49,4 @@ class Controller {
   Action action_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

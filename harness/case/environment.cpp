@@ -11,14 +11,14 @@
 #include "harness/case/accelerator_detect.hpp"
 #include "harness/kernel/procfs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 std::int64_t page_size_bytes() { return static_cast<std::int64_t>(::sysconf(_SC_PAGESIZE)); }
 
-std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const std::string& absent) {
+std::string cmdline_value(const harness::kernel::Fs& fs, const std::string& key, const std::string& absent) {
   const std::string prefix = key + "=";
   try {
-    std::istringstream in(kernel::kernel_cmdline(fs));
+    std::istringstream in(harness::kernel::kernel_cmdline(fs));
     for (std::string w; in >> w;)
       if (w.rfind(prefix, 0) == 0) return w.substr(prefix.size());
   } catch (const std::exception&) {
@@ -26,13 +26,13 @@ std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const st
   return absent;
 }
 
-std::string accelerator_from(const kernel::Fs& fs, const std::string& flag) {
+std::string accelerator_from(const harness::kernel::Fs& fs, const std::string& flag) {
   if (!flag.empty()) return flag;
   const std::string told = cmdline_value(fs, "harness.accelerator", "");
   return told.empty() ? detect_accelerator(fs) : told;
 }
 
-nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator) {
+nlohmann::json collect_environment(const harness::kernel::Fs& fs, const std::string& accelerator) {
   nlohmann::json env;
   auto item = [&](const char* key, auto&& fn) {
     try {
@@ -45,13 +45,13 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
   if (::uname(&u) == 0)
     env["uname"] = {{"sysname", u.sysname}, {"nodename", u.nodename}, {"release", u.release},
                     {"version", u.version}, {"machine", u.machine}};
-  item("kernel_release", [&] { return kernel::kernel_release(fs); });
-  item("cmdline", [&] { return kernel::kernel_cmdline(fs); });
-  item("thp_enabled", [&] { return kernel::read_thp_enabled(fs).selected; });
-  item("swappiness", [&] { return kernel::read_swappiness(fs); });
-  item("clocksource", [&] { return kernel::read_clocksource(fs); });
+  item("kernel_release", [&] { return harness::kernel::kernel_release(fs); });
+  item("cmdline", [&] { return harness::kernel::kernel_cmdline(fs); });
+  item("thp_enabled", [&] { return harness::kernel::read_thp_enabled(fs).selected; });
+  item("swappiness", [&] { return harness::kernel::read_swappiness(fs); });
+  item("clocksource", [&] { return harness::kernel::read_clocksource(fs); });
   item("mglru_enabled", [&] {
-    auto m = kernel::read_mglru_enabled(fs);
+    auto m = harness::kernel::read_mglru_enabled(fs);
     return m ? nlohmann::json(*m) : nlohmann::json("absent");
   });
   // zswap in front of zram would take the pages zram should get (qualification fails on it).
@@ -59,9 +59,9 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
     const auto r = fs.try_read("/sys/module/zswap/parameters/enabled");
     return r.ok() ? r.text.substr(0, r.text.find_first_of("\n ")) : std::string("absent");
   });
-  item("online_cpus", [&] { return kernel::read_online_cpus(fs); });
+  item("online_cpus", [&] { return harness::kernel::read_online_cpus(fs); });
   item("memtotal_kib", [&] {
-    auto v = kernel::read_meminfo(fs).get("MemTotal");
+    auto v = harness::kernel::read_meminfo(fs).get("MemTotal");
     return v ? nlohmann::json(*v) : nlohmann::json();
   });
   env["page_size_bytes"] = page_size_bytes();
@@ -72,4 +72,4 @@ nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& acce
   return env;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

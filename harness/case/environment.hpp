@@ -12,22 +12,22 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// Collects the record. `accelerator` as decided by accelerator_from().
-nlohmann::json collect_environment(const kernel::Fs& fs, const std::string& accelerator);
+nlohmann::json collect_environment(const harness::kernel::Fs& fs, const std::string& accelerator);
 
 /// The accelerator that ran this guest: `flag` when not empty, else the value of
 /// `harness.accelerator=` on /proc/cmdline (set by `harness vm` guests), else detected from
 /// inside the guest (accelerator_detect.hpp: kvm | tcg | real | a hypervisor's name). The
 /// campaign runner overrides cases.accelerator with the hosts file's `accelerator:` when
 /// that is given.
-std::string accelerator_from(const kernel::Fs& fs, const std::string& flag);
+std::string accelerator_from(const harness::kernel::Fs& fs, const std::string& flag);
 
 /// The value of `key=` on /proc/cmdline, or `absent`.
-std::string cmdline_value(const kernel::Fs& fs, const std::string& key, const std::string& absent);
+std::string cmdline_value(const harness::kernel::Fs& fs, const std::string& key, const std::string& absent);
 
 /// sysconf(_SC_PAGESIZE), bytes.
 std::int64_t page_size_bytes();
 
-}  // namespace hcase
+}  // namespace harness::case_

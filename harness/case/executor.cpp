@@ -21,7 +21,7 @@
 #include "harness/case/phase_file.hpp"
 #include "harness/case/preconditions.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 
@@ -90,7 +90,7 @@ class CaseRun {
 
   const CaseSpec& spec_;
   const ExecutorOptions& opt_;
-  kernel::Fs fs_;
+  harness::kernel::Fs fs_;
   std::string work_dir_, bin_dir_;
   std::unique_ptr<ConfigurationAction> action_;
   CaseCgroups cg_;
@@ -169,7 +169,7 @@ ExecutorResult CaseRun::run_inner() {
 }
 
 ExecutorResult CaseRun::run_schedule() {
-  const CaseClock clk = CaseClock::from(spec_, kernel::monotonic_ns() + opt_.start_lead_ns);
+  const CaseClock clk = CaseClock::from(spec_, harness::kernel::monotonic_ns() + opt_.start_lead_ns);
   out_.schedule = clk;
   const std::int64_t total_s = spec_.phases.warmup_s + spec_.phases.pressure_s + spec_.phases.recovery_s;
   const Workloads wl(spec_, bin_dir_, work_dir_);
@@ -205,7 +205,7 @@ ExecutorResult CaseRun::run_schedule() {
   }
   for (const auto& p : schedule_phases(clk, loop.stopped_at_ns)) b_.phases.push_back(p);
   children_.end_of_schedule(loop.stopped_at_ns.has_value(),
-                            (loop.stopped_at_ns ? kernel::monotonic_ns() : clk.end_ns) + opt_.canary_exit_grace_ns);
+                            (loop.stopped_at_ns ? harness::kernel::monotonic_ns() : clk.end_ns) + opt_.canary_exit_grace_ns);
   out_.reclaim = ReclaimOutcome{std::nullopt, page_size_};
   action_->finish(actx, b_, out_);
   std::stable_sort(b_.events.begin(), b_.events.end(),
@@ -276,4 +276,4 @@ ExecutorResult run_case(const CaseSpec& spec, const ExecutorOptions& opt) {
   }
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

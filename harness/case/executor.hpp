@@ -32,11 +32,11 @@
 #include "harness/case/spec.hpp"
 #include "qualify/thresholds.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 struct ExecutorOptions {
   std::string out_dir;                 ///< bundle at out_dir/<case_id>.db; work files in <case_id>.work/
-  std::string root = "/";              ///< kernel::Fs root (the live system)
+  std::string root = "/";              ///< harness::kernel::Fs root (the live system)
   std::string bin_dir;                 ///< pressure-gen, canary-compute, canary-sqlite; "" = dir of /proc/self/exe
   std::string accelerator;             ///< "" = from /proc/cmdline harness.accelerator=, else detected (accelerator_detect.hpp)
   bool skip_qualification = false;     ///< development only; recorded in qualification_json
@@ -63,4 +63,4 @@ ExecutorResult classify(const std::optional<std::string>& failure, bool pressure
 /// by the phase reached (classify).
 ExecutorResult run_case(const CaseSpec& spec, const ExecutorOptions& opt);
 
-}  // namespace hcase
+}  // namespace harness::case_

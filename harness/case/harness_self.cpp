@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 
-namespace hcase {
+namespace harness::case_ {
 
-pid_t agent_parent(const kernel::Fs& fs) {
+pid_t agent_parent(const harness::kernel::Fs& fs) {
   const pid_t pp = ::getppid();
   auto r = fs.try_read("proc/" + std::to_string(pp) + "/cmdline");
   if (!r.ok()) return 0;
@@ -25,8 +25,8 @@ pid_t agent_parent(const kernel::Fs& fs) {
   return harness && agent ? pp : 0;
 }
 
-SelfAccounting::SelfAccounting(const kernel::Fs& fs) : fs_(fs) {
-  start_ns_ = kernel::monotonic_ns();
+SelfAccounting::SelfAccounting(const harness::kernel::Fs& fs) : fs_(fs) {
+  start_ns_ = harness::kernel::monotonic_ns();
   start_ = read_usage(fs_, 0);
   agent_pid_ = agent_parent(fs_);
   if (agent_pid_) agent_start_ = read_usage(fs_, agent_pid_);
@@ -34,14 +34,14 @@ SelfAccounting::SelfAccounting(const kernel::Fs& fs) : fs_(fs) {
 
 void SelfAccounting::schedule_start() {
   if (sched_start_ns_) return;
-  sched_start_ns_ = kernel::monotonic_ns();
+  sched_start_ns_ = harness::kernel::monotonic_ns();
   sched_start_ = read_usage(fs_, 0);
   if (agent_pid_) agent_sched_start_ = read_usage(fs_, agent_pid_);
 }
 
 void SelfAccounting::schedule_end() {
   if (!sched_start_ns_) return;
-  sched_end_ns_ = kernel::monotonic_ns();
+  sched_end_ns_ = harness::kernel::monotonic_ns();
   sched_end_ = read_usage(fs_, 0);
   if (agent_pid_) agent_sched_end_ = read_usage(fs_, agent_pid_);
 }
@@ -53,7 +53,7 @@ HarnessSelf SelfAccounting::finish(int vcpus, std::optional<std::int64_t> reclai
   };
   vcpus = std::max(1, vcpus);
   HarnessSelf h;
-  h.wall_ns = kernel::monotonic_ns() - start_ns_;
+  h.wall_ns = harness::kernel::monotonic_ns() - start_ns_;
   const SelfUsage end = read_usage(fs_, 0);
   h.executor_cpu_ns = delta(start_.cpu_ns, end.cpu_ns);
   h.executor_peak_rss_kib = end.peak_rss_kib;
@@ -88,4 +88,4 @@ HarnessSelf SelfAccounting::finish(int vcpus, std::optional<std::int64_t> reclai
   return h;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -11,7 +11,7 @@
 #include "harness/case/confounds.hpp"
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// outcome_json.harness_self.
 struct HarnessSelf {
@@ -43,12 +43,12 @@ struct HarnessSelf {
 
 /// The parent process when it is a `harness agent` (its /proc/<ppid>/cmdline has a word
 /// starting "harness" and the word "agent"), else 0.
-pid_t agent_parent(const kernel::Fs& fs);
+pid_t agent_parent(const harness::kernel::Fs& fs);
 
 class SelfAccounting {
  public:
   /// Reads the start of the case: now, the executor's usage, the agent parent's.
-  explicit SelfAccounting(const kernel::Fs& fs);
+  explicit SelfAccounting(const harness::kernel::Fs& fs);
   /// At the first tick of the schedule (later calls do nothing).
   void schedule_start();
   /// After the last tick (nothing when the schedule never started).
@@ -58,7 +58,7 @@ class SelfAccounting {
                      std::int64_t telemetry_cpu_ns) const;
 
  private:
-  kernel::Fs fs_;
+  harness::kernel::Fs fs_;
   std::int64_t start_ns_ = 0;
   SelfUsage start_, agent_start_;
   pid_t agent_pid_ = 0;
@@ -66,4 +66,4 @@ class SelfAccounting {
   SelfUsage sched_start_, sched_end_, agent_sched_start_, agent_sched_end_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

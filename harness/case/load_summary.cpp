@@ -6,7 +6,7 @@
 
 #include "harness/case/children.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 template <class T>
@@ -70,10 +70,10 @@ LoadSummary load_summary(const CaseSpec& spec, const nlohmann::json& report,
 nlohmann::json read_pressure_gen_report(const std::string& path) {
   try {
     const auto text = read_output(path);
-    if (!text.empty()) return hjson::parse(text, path);
+    if (!text.empty()) return harness::json::parse(text, path);
   } catch (const std::exception&) {
   }
   return nullptr;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

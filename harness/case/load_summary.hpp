@@ -23,7 +23,7 @@
 #include "harness/case/bundle.hpp"
 #include "harness/case/spec.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// outcome_json.load (fields as above; nullopt = null).
 struct LoadSummary {
@@ -47,4 +47,4 @@ LoadSummary load_summary(const CaseSpec& spec, const nlohmann::json& pressure_ge
 /// missing, empty or not JSON.
 nlohmann::json read_pressure_gen_report(const std::string& path);
 
-}  // namespace hcase
+}  // namespace harness::case_

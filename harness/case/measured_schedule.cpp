@@ -5,11 +5,11 @@
 
 #include "harness/case/confounds.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 MeasuredSchedule::MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, const TelemetrySampler& sampler,
                                    Controller& controller, Children& children, const Workloads& workloads,
-                                   std::int64_t pressure_gen_duration_s, const kernel::Cgroup& bg, CaseBundle& bundle,
+                                   std::int64_t pressure_gen_duration_s, const harness::kernel::Cgroup& bg, CaseBundle& bundle,
                                    CaseOutcome& outcome)
     : phase_(phase),
       self_(self),
@@ -47,4 +47,4 @@ TickVerdict MeasuredSchedule::operator()(const Tick& tick) {
   return TickVerdict::Continue;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -22,7 +22,7 @@
 #include "harness/case/tick_loop.hpp"
 #include "harness/case/workloads.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 class MeasuredSchedule {
  public:
@@ -30,7 +30,7 @@ class MeasuredSchedule {
   /// pressure-gen's argv to `outcome`; `pressure_gen_duration_s` is its --duration-s safety net.
   MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, const TelemetrySampler& sampler, Controller& controller,
                    Children& children, const Workloads& workloads, std::int64_t pressure_gen_duration_s,
-                   const kernel::Cgroup& bg, CaseBundle& bundle, CaseOutcome& outcome);
+                   const harness::kernel::Cgroup& bg, CaseBundle& bundle, CaseOutcome& outcome);
 
   TickVerdict operator()(const Tick& tick);
 
@@ -47,11 +47,11 @@ class MeasuredSchedule {
   Children& children_;
   const Workloads& workloads_;
   std::int64_t pressure_gen_duration_s_;
-  const kernel::Cgroup& bg_;
+  const harness::kernel::Cgroup& bg_;
   CaseBundle& bundle_;
   CaseOutcome& outcome_;
   std::int64_t telemetry_cpu_ns_ = 0;
   std::optional<std::string> failure_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace hcase {
+namespace harness::case_ {
 
 void PhaseFile::report(const std::string& phase) {
   if (phase == last_) return;
@@ -21,4 +21,4 @@ void PhaseFile::report(const std::string& phase) {
   std::filesystem::rename(tmp, dst, ec);
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

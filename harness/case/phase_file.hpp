@@ -5,7 +5,7 @@
 // the case.
 #include <string>
 
-namespace hcase {
+namespace harness::case_ {
 
 class PhaseFile {
  public:
@@ -22,4 +22,4 @@ class PhaseFile {
   bool pressure_reported_ = false;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -13,7 +13,7 @@
 #include "harness/case/backend.hpp"
 #include "harness/kernel/procfs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 std::optional<std::string> check_workload_inputs(const std::string& bin_dir, const CaseSpec& spec) {
   for (const char* bin : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
@@ -27,13 +27,13 @@ std::optional<std::string> check_workload_inputs(const std::string& bin_dir, con
   return std::nullopt;
 }
 
-std::optional<std::string> protect_from_oom_killer(const kernel::Fs& fs) {
-  auto adj = kernel::write_oom_score_adj(fs, -1000);
+std::optional<std::string> protect_from_oom_killer(const harness::kernel::Fs& fs) {
+  auto adj = harness::kernel::write_oom_score_adj(fs, -1000);
   if (!adj.ok()) return "cannot set own oom_score_adj to -1000: " + adj.message();
   return std::nullopt;
 }
 
-std::optional<std::string> clean_leftovers(const kernel::Fs& fs, const CaseCgroups& cgroups,
+std::optional<std::string> clean_leftovers(const harness::kernel::Fs& fs, const CaseCgroups& cgroups,
                                            const BackendSpec& backend, std::vector<StepRecord>& steps) {
   if (cgroups.parent().exists()) {
     steps.push_back(cgroups.kill_all(10'000'000'000));
@@ -63,4 +63,4 @@ Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {
   return out;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

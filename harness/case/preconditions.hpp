@@ -17,19 +17,19 @@
 #include "harness/kernel/fs.hpp"
 #include "qualify/qualify.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// pressure-gen, canary-compute and canary-sqlite executable in `bin_dir`, and the SQLite
 /// canary's DB readable (spec canaries.sqlite_db_path).
 std::optional<std::string> check_workload_inputs(const std::string& bin_dir, const CaseSpec& spec);
 
 /// oom_score_adj -1000 for the executor (its workloads get 0 back: process.hpp).
-std::optional<std::string> protect_from_oom_killer(const kernel::Fs& fs);
+std::optional<std::string> protect_from_oom_killer(const harness::kernel::Fs& fs);
 
 /// Removes what an earlier case of this harness left (cgroup.kill and rmdir of the parent;
 /// Backend::cleanup_leftovers for the swapfile and the marked zram device). Appends the
 /// steps. The reason names the failing step and its errno, or the cgroup still there.
-std::optional<std::string> clean_leftovers(const kernel::Fs& fs, const CaseCgroups& cgroups,
+std::optional<std::string> clean_leftovers(const harness::kernel::Fs& fs, const CaseCgroups& cgroups,
                                            const BackendSpec& backend, std::vector<StepRecord>& steps);
 
 /// The qualification of the host for the case.
@@ -40,4 +40,4 @@ struct Qualification {
 };
 Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt);
 
-}  // namespace hcase
+}  // namespace harness::case_

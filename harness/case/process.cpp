@@ -15,7 +15,7 @@
 
 #include "harness/kernel/procfs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 int open_out(const std::string& path) {
@@ -29,7 +29,7 @@ void close_fd(int& fd) {
 }
 }  // namespace
 
-pid_t spawn_in_cgroup(const kernel::Cgroup& cg, const SpawnOptions& opt) {
+pid_t spawn_in_cgroup(const harness::kernel::Cgroup& cg, const SpawnOptions& opt) {
   if (opt.argv.empty()) throw SpawnError("spawn_in_cgroup: empty argv");
   std::vector<char*> argv;
   for (const auto& a : opt.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -87,7 +87,7 @@ pid_t spawn_in_cgroup(const kernel::Cgroup& cg, const SpawnOptions& opt) {
   if (!moved.ok())
     throw fail(fmt::format("cannot place {} (pid {}) into {}: {}", opt.argv[0], pid, cg.dir(), moved.message()));
   // The child inherited the executor's oom_score_adj (-1000): make it killable again.
-  auto adj = kernel::write_oom_score_adj(cg.fs(), 0, pid);
+  auto adj = harness::kernel::write_oom_score_adj(cg.fs(), 0, pid);
   if (!adj.ok()) throw fail(fmt::format("cannot reset oom_score_adj of {} (pid {}): {}", opt.argv[0], pid, adj.message()));
   if (::write(go[1], "g", 1) != 1) throw fail(fmt::format("cannot release {} (pid {})", opt.argv[0], pid));
   close_fd(go[1]);
@@ -106,19 +106,19 @@ pid_t spawn_in_cgroup(const kernel::Cgroup& cg, const SpawnOptions& opt) {
 }
 
 std::optional<ExitInfo> wait_for_exit(pid_t pid, std::int64_t timeout_ns) {
-  const auto start = kernel::monotonic_ns();
+  const auto start = harness::kernel::monotonic_ns();
   for (;;) {
     int st = 0;
     pid_t r = ::waitpid(pid, &st, WNOHANG);
     if (r == pid) {
       ExitInfo x;
-      x.reaped_ns = kernel::monotonic_ns();
+      x.reaped_ns = harness::kernel::monotonic_ns();
       if (WIFEXITED(st)) x.exited = true, x.exit_code = WEXITSTATUS(st);
       else if (WIFSIGNALED(st)) x.signal = WTERMSIG(st);
       return x;
     }
     if (r < 0 && errno != EINTR) throw SpawnError(fmt::format("waitpid({}): {}", pid, std::strerror(errno)));
-    if (kernel::monotonic_ns() - start >= timeout_ns) return std::nullopt;
+    if (harness::kernel::monotonic_ns() - start >= timeout_ns) return std::nullopt;
     struct timespec ts{0, 20'000'000};
     ::nanosleep(&ts, nullptr);
   }
@@ -126,4 +126,4 @@ std::optional<ExitInfo> wait_for_exit(pid_t pid, std::int64_t timeout_ns) {
 
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 
-}  // namespace hcase
+}  // namespace harness::case_

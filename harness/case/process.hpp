@@ -3,7 +3,7 @@
 // waiting for / stopping them.
 //
 // spawn_in_cgroup(): fork(); the child blocks on a pipe; the parent writes the child's
-// pid to the target cgroup.procs (kernel::Cgroup::move_pid) and resets the child's
+// pid to the target cgroup.procs (harness::kernel::Cgroup::move_pid) and resets the child's
 // oom_score_adj to 0 (it inherited the executor's -1000), then releases the child,
 // which execs. A second, close-on-exec pipe reports an exec failure back as errno, so
 // "started" means exec succeeded. The executor itself never enters the cgroup.
@@ -17,7 +17,7 @@
 
 #include "harness/kernel/cgroup.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// What to run and where its output goes.
 struct SpawnOptions {
@@ -35,7 +35,7 @@ class SpawnError : public std::runtime_error {
 
 /// Starts argv in `cg` (see file comment). Returns the child pid. Throws SpawnError; on
 /// failure the child has been killed and reaped.
-pid_t spawn_in_cgroup(const kernel::Cgroup& cg, const SpawnOptions& opt);
+pid_t spawn_in_cgroup(const harness::kernel::Cgroup& cg, const SpawnOptions& opt);
 
 /// How a child ended (waitpid status decoded).
 struct ExitInfo {
@@ -53,4 +53,4 @@ std::optional<ExitInfo> wait_for_exit(pid_t pid, std::int64_t timeout_ns);
 /// with wait_for_exit first, so a reaped child's pid answering means it was not stopped).
 bool process_alive(pid_t pid);
 
-}  // namespace hcase
+}  // namespace harness::case_

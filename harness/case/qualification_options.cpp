@@ -1,7 +1,7 @@
 // Qualification options of a case (qualification_options.hpp).
 #include "harness/case/qualification_options.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 qualify::Options case_qualification_options(const CaseSpec& spec, const std::string& root, const std::string& out_dir,
                                             std::uint64_t min_free_disk_bytes) {
@@ -18,4 +18,4 @@ qualify::Options case_qualification_options(const CaseSpec& spec, const std::str
   return q;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

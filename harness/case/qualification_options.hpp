@@ -12,7 +12,7 @@
 #include "qualify/qualify.hpp"
 #include "qualify/thresholds.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// qualify::Options for `spec`: its swapfile, zram compressor and lowest swap priority
 /// (foreign active swap must sit below it), VM shape and pinned commit; free space judged
@@ -22,4 +22,4 @@ namespace hcase {
 qualify::Options case_qualification_options(const CaseSpec& spec, const std::string& root, const std::string& out_dir,
                                             std::uint64_t min_free_disk_bytes = qualify::kMinFreeDiskMiB << 20);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -8,9 +8,9 @@
 #include "harness/case/confounds.hpp"
 #include "harness/kernel/errors.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
-ReclaimAction::ReclaimAction(kernel::Cgroup bg, std::int64_t settle_ns) : bg_(std::move(bg)), settle_ns_(settle_ns) {}
+ReclaimAction::ReclaimAction(harness::kernel::Cgroup bg, std::int64_t settle_ns) : bg_(std::move(bg)), settle_ns_(settle_ns) {}
 
 ReclaimAction::~ReclaimAction() {
   if (thread_.joinable()) thread_.join();
@@ -31,26 +31,26 @@ namespace {
 struct Counters {
   std::optional<std::int64_t> pgsteal, pgscan, proactive, current;
 };
-Counters read_counters(const kernel::Cgroup& bg, bool with_current) {
+Counters read_counters(const harness::kernel::Cgroup& bg, bool with_current) {
   Counters c;
   try {
     auto m = bg.memory_stat();
     if (auto v = m.pgsteal()) c.pgsteal = static_cast<std::int64_t>(*v);
     if (auto v = m.pgscan()) c.pgscan = static_cast<std::int64_t>(*v);
     if (auto v = m.all.get("pgsteal_proactive")) c.proactive = static_cast<std::int64_t>(*v);
-  } catch (const kernel::Error&) {
+  } catch (const harness::kernel::Error&) {
   }
   if (with_current) {
     try {
       c.current = static_cast<std::int64_t>(bg.memory_current_bytes());
-    } catch (const kernel::Error&) {
+    } catch (const harness::kernel::Error&) {
     }
   }
   return c;
 }
 }  // namespace
 
-ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns,
+ReclaimRecord ReclaimAction::run(const harness::kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns,
                                  std::optional<PgstealRate> concurrent_rate) {
   ReclaimRecord r;
   r.requested_bytes = requested_bytes;
@@ -89,4 +89,4 @@ ReclaimRecord ReclaimAction::run(const kernel::Cgroup& bg, std::int64_t requeste
   return r;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -15,12 +15,12 @@
 #include "harness/case/reclaim_record.hpp"
 #include "harness/kernel/cgroup.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 class ReclaimAction {
  public:
   /// `settle_ns` default 2.2 s (a bit over the 2 s flush period).
-  explicit ReclaimAction(kernel::Cgroup bg, std::int64_t settle_ns = 2'200'000'000);
+  explicit ReclaimAction(harness::kernel::Cgroup bg, std::int64_t settle_ns = 2'200'000'000);
   ~ReclaimAction();
   ReclaimAction(const ReclaimAction&) = delete;
   ReclaimAction& operator=(const ReclaimAction&) = delete;
@@ -33,14 +33,14 @@ class ReclaimAction {
   std::optional<ReclaimRecord> join();
 
   /// The synchronous body (what the thread runs), exposed for tests on a fixture tree.
-  static ReclaimRecord run(const kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns,
+  static ReclaimRecord run(const harness::kernel::Cgroup& bg, std::int64_t requested_bytes, std::int64_t settle_ns,
                            std::optional<PgstealRate> concurrent_rate = std::nullopt);
 
  private:
-  kernel::Cgroup bg_;
+  harness::kernel::Cgroup bg_;
   std::int64_t settle_ns_;
   std::thread thread_;
   std::optional<ReclaimRecord> record_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 void check_page(std::int64_t page_size_bytes) {
@@ -108,4 +108,4 @@ nlohmann::json ReclaimRecord::to_json(std::int64_t page_size_bytes) const {
   return j;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

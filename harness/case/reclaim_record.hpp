@@ -23,7 +23,7 @@
 
 #include "harness/case/telemetry_sample.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// bg pgsteal growth over the windows before the trigger (concurrent limit reclaim).
 struct PgstealRate {
@@ -79,4 +79,4 @@ struct ReclaimRecord : ReclaimReadings {
   nlohmann::json to_json(std::int64_t page_size_bytes) const;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

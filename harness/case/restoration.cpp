@@ -7,7 +7,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/swap.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 constexpr std::int64_t kSec = 1'000'000'000;
@@ -23,19 +23,19 @@ OomOutcome oom_delta(const OomCounts& start, const OomCounts& end) {
 
 RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& steps) {
   RestorationResult r;
-  r.row.start_ns = kernel::monotonic_ns();
+  r.row.start_ns = harness::kernel::monotonic_ns();
   const std::int64_t budget_end = r.row.start_ns + static_cast<std::int64_t>(in.timeout_s) * kSec;
-  auto left = [&] { return std::max<std::int64_t>(0, budget_end - kernel::monotonic_ns()); };
+  auto left = [&] { return std::max<std::int64_t>(0, budget_end - harness::kernel::monotonic_ns()); };
   // 0. OOM counters before anything is killed (cgroup.kill is not an OOM kill).
   r.oom = oom_delta(in.oom_start, in.cgroups.oom_counts());
   // 1. stop processes: TERM, wait, then cgroup.kill.
-  const auto t_stop = kernel::monotonic_ns();
+  const auto t_stop = harness::kernel::monotonic_ns();
   for (auto& c : in.children.all())
     if (!c.exit) in.children.term(c);
   for (auto& c : in.children.all()) in.children.reap(c, std::min<std::int64_t>(5 * kSec, left()));
-  steps.push_back({"stop processes (SIGTERM, wait)", kernel::monotonic_ns() - t_stop, 0, "ok"});
+  steps.push_back({"stop processes (SIGTERM, wait)", harness::kernel::monotonic_ns() - t_stop, 0, "ok"});
   if (in.cgroups.parent().exists())
-    steps.push_back(in.cgroups.kill_all(std::min<std::int64_t>(10 * kSec, budget_end - kernel::monotonic_ns())));
+    steps.push_back(in.cgroups.kill_all(std::min<std::int64_t>(10 * kSec, budget_end - harness::kernel::monotonic_ns())));
   for (auto& c : in.children.all()) in.children.reap(c, 2 * kSec);
   // 2. swapoff and zram reset; 3. rmdir.
   in.backend.teardown(steps);
@@ -43,8 +43,8 @@ RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& s
   // 4. verify.
   RestorationObservation obs;
   try {
-    obs.swaps = kernel::read_swaps(in.fs);
-  } catch (const kernel::Error& e) {
+    obs.swaps = harness::kernel::read_swaps(in.fs);
+  } catch (const harness::kernel::Error& e) {
     steps.push_back({"read /proc/swaps", 0, EIO, e.what()});
     obs.swaps.push_back({"/proc/swaps unreadable", "unknown", 0, 1, 0});
   }
@@ -55,11 +55,11 @@ RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& s
     if (!c.exit && process_alive(c.pid)) obs.stray_pids.push_back(c.pid);
   if (const auto* z = in.backend.zram()) {
     // A hot-added device is gone once released; a borrowed spare must read disksize 0.
-    if (in.backend.zram_origin() == kernel::ZramOrigin::HotAdd && z->exists()) obs.owned_zram_left = z->dev_path();
+    if (in.backend.zram_origin() == harness::kernel::ZramOrigin::HotAdd && z->exists()) obs.owned_zram_left = z->dev_path();
     if (z->exists()) {
       try {
         obs.zram_disksize_bytes = z->disksize_bytes();
-      } catch (const kernel::Error& e) {
+      } catch (const harness::kernel::Error& e) {
         steps.push_back({"read zram disksize", 0, EIO, e.what()});
       }
     }
@@ -74,7 +74,7 @@ RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& s
   }
   if (in.variant) obs.variant_problems = in.variant->restore();
   r.verdict = verify_restoration(obs);
-  r.row.end_ns = kernel::monotonic_ns();
+  r.row.end_ns = harness::kernel::monotonic_ns();
   r.row.clean = r.verdict.clean;
   r.row.detail = {{"steps", steps_json(steps)},
                   {"verdict", r.verdict.to_json()},
@@ -84,4 +84,4 @@ RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& s
   return r;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

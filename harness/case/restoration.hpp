@@ -24,7 +24,7 @@
 #include "harness/case/variant.hpp"
 #include "harness/case/vm_state.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// outcome_json.oom_kills / oom_events: memory.events deltas over the case (null = unread).
 struct OomOutcome {
@@ -35,7 +35,7 @@ OomOutcome oom_delta(const OomCounts& start, const OomCounts& end);
 
 /// What restoration works on.
 struct RestorationInputs {
-  kernel::Fs fs;
+  harness::kernel::Fs fs;
   CaseCgroups& cgroups;
   Backend& backend;
   Children& children;
@@ -60,4 +60,4 @@ struct RestorationResult {
 /// detail lists all of them). Reaps and records the children in `in.children`.
 RestorationResult restore_case(RestorationInputs& in, std::vector<StepRecord>& steps);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace hcase {
+namespace harness::case_ {
 
 nlohmann::json RestorationVerdict::to_json() const { return {{"clean", clean}, {"problems", problems}}; }
 
@@ -28,4 +28,4 @@ RestorationVerdict verify_restoration(const RestorationObservation& obs) {
   return v;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

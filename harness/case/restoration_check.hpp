@@ -13,11 +13,11 @@
 
 #include "harness/kernel/swap.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// What the executor saw after teardown.
 struct RestorationObservation {
-  std::vector<kernel::SwapDevice> swaps;       ///< /proc/swaps after swapoff
+  std::vector<harness::kernel::SwapDevice> swaps;       ///< /proc/swaps after swapoff
   std::vector<std::string> case_swap_paths;    ///< devices the case enabled ("/dev/zram0", swapfile)
   std::vector<std::string> cgroups_present;    ///< case cgroup dirs that still exist
   std::vector<pid_t> stray_pids;               ///< case processes still alive (or still in cgroup.procs)
@@ -47,4 +47,4 @@ struct RestorationVerdict {
 /// baseline beyond tolerance; any variant knob not restored.
 RestorationVerdict verify_restoration(const RestorationObservation& obs);
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -11,7 +11,7 @@
 #include <regex>
 #include <set>
 
-namespace hcase {
+namespace harness::case_ {
 
 const char* to_string(Configuration c) {
   switch (c) {
@@ -173,8 +173,8 @@ std::optional<std::string> unsafe_path_reason(const std::string& path) {
 CaseSpec parse_spec(const std::string& text, const std::string& source) {
   json doc;
   try {
-    doc = hjson::parse(text, source);  // size and depth limits before anything copies it
-  } catch (const hjson::Error& e) {
+    doc = harness::json::parse(text, source);  // size and depth limits before anything copies it
+  } catch (const harness::json::Error& e) {
     throw SpecError("", e.what());
   }
   Obj root(doc, "", source);
@@ -396,7 +396,7 @@ CaseSpec load_spec_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SpecError("", fmt::format("{}: cannot read spec file", path));
   // Read at most one byte more than the JSON size limit: a larger file is refused unread.
-  const std::size_t limit = hjson::kDefaultLimits.max_bytes;
+  const std::size_t limit = harness::json::kDefaultLimits.max_bytes;
   std::string text;
   char buf[65536];
   while (text.size() <= limit && in.read(buf, sizeof buf).gcount() > 0)
@@ -405,4 +405,4 @@ CaseSpec load_spec_file(const std::string& path) {
   return parse_spec(text, path);
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -15,7 +15,7 @@
 
 #include "harness/case/variant.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// The three configurations of the study.
 enum class Configuration { StaticZram, DelayedActivation, BoundedReclaim };
@@ -166,4 +166,4 @@ std::optional<std::string> path_outside_reason(const std::string& path, const st
 /// commands qualification prints. E.g. "contains ';' at offset 25 (allowed: A-Z a-z 0-9 . _ / -)".
 std::optional<std::string> unsafe_path_reason(const std::string& path);
 
-}  // namespace hcase
+}  // namespace harness::case_

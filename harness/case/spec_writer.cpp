@@ -1,7 +1,7 @@
 // One writer of case specs (harness/case/SPEC.md); see spec_writer.hpp.
 #include "harness/case/spec_writer.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 namespace {
 
 using json = nlohmann::json;
@@ -105,4 +105,4 @@ CaseSpec local_guest_case(const std::string& case_id, const std::string& campaig
   return s;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -8,7 +8,7 @@
 
 #include "harness/case/spec.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// The SPEC.md document of `s`, every field written out: defaults that parse_spec() would
 /// fill (trigger, telemetry offsets, SQLite offset, active-window slide, restoration
@@ -28,4 +28,4 @@ nlohmann::json spec_json(const CaseSpec& s);
 /// the caller (`harness calibrate`, the vm tests) to set.
 CaseSpec local_guest_case(const std::string& case_id, const std::string& campaign, Configuration configuration);
 
-}  // namespace hcase
+}  // namespace harness::case_

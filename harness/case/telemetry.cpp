@@ -7,9 +7,9 @@
 #include "harness/kernel/procfs.hpp"
 #include "harness/kernel/swap.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
-TelemetrySampler::TelemetrySampler(kernel::Fs fs, kernel::Cgroup bg, kernel::Cgroup fg, const kernel::Zram* zram,
+TelemetrySampler::TelemetrySampler(harness::kernel::Fs fs, harness::kernel::Cgroup bg, harness::kernel::Cgroup fg, const harness::kernel::Zram* zram,
                                    std::string zram_path, std::string swapfile_path)
     : fs_(std::move(fs)),
       bg_(std::move(bg)),
@@ -28,7 +28,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   TelemetrySample s;
   s.t_ns = t_ns;
   s.phase = phase;
-  const auto t0 = kernel::monotonic_ns();
+  const auto t0 = harness::kernel::monotonic_ns();
   nlohmann::json errors = nlohmann::json::object();
   auto guard = [&](const char* what, auto&& fn) {
     try {
@@ -42,7 +42,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
     auto p = bg_.memory_pressure();
     s.bg_some_us = opt(p.some_total_us());
     s.bg_full_us = opt(p.full_total_us());
-    s.read_ns = kernel::monotonic_ns();  // the controller's window length (SPEC.md v2)
+    s.read_ns = harness::kernel::monotonic_ns();  // the controller's window length (SPEC.md v2)
   });
   guard("fg.memory.pressure", [&] {
     auto p = fg_.memory_pressure();
@@ -50,7 +50,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
     s.fg_full_us = opt(p.full_total_us());
   });
   guard("proc.pressure.memory", [&] {
-    auto p = kernel::read_system_psi(fs_, kernel::PsiResource::Memory);
+    auto p = harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Memory);
     s.sys_some_us = opt(p.some_total_us());
     s.sys_full_us = opt(p.full_total_us());
   });
@@ -58,7 +58,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   // stall, CPU contention (zram compression and reclaim share the vCPU) or I/O wait.
   auto psi = [&](const char* what, Opt& some, Opt& full, auto&& read) {
     guard(what, [&] {
-      const kernel::Psi p = read();
+      const harness::kernel::Psi p = read();
       some = opt(p.some_total_us());
       full = opt(p.full_total_us());
     });
@@ -68,9 +68,9 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   psi("fg.cpu.pressure", s.fg_cpu_some_us, s.fg_cpu_full_us, [&] { return fg_.cpu_pressure(); });
   psi("fg.io.pressure", s.fg_io_some_us, s.fg_io_full_us, [&] { return fg_.io_pressure(); });
   psi("proc.pressure.cpu", s.sys_cpu_some_us, s.sys_cpu_full_us,
-      [&] { return kernel::read_system_psi(fs_, kernel::PsiResource::Cpu); });
+      [&] { return harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Cpu); });
   psi("proc.pressure.io", s.sys_io_some_us, s.sys_io_full_us,
-      [&] { return kernel::read_system_psi(fs_, kernel::PsiResource::Io); });
+      [&] { return harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Io); });
   guard("bg.memory.current", [&] { s.bg_current_bytes = opt(bg_.memory_current_bytes()); });
   guard("fg.memory.current", [&] { s.fg_current_bytes = opt(fg_.memory_current_bytes()); });
   guard("bg.memory.swap.current", [&] { s.bg_swap_current_bytes = opt(bg_.memory_swap_current_bytes()); });
@@ -102,13 +102,13 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
     s.fg_oom_kill = opt(e.oom_kill());
   });
   guard("proc.vmstat", [&] {
-    auto v = kernel::read_vmstat(fs_);
+    auto v = harness::kernel::read_vmstat(fs_);
     s.pswpin = opt(v.get("pswpin"));
     s.pswpout = opt(v.get("pswpout"));
   });
   guard("proc.swaps", [&] {
     bool zram_listed = false;
-    for (const auto& d : kernel::read_swaps(fs_)) {
+    for (const auto& d : harness::kernel::read_swaps(fs_)) {
       if (!zram_path_.empty() && d.path == zram_path_) s.zram_swap_used_kib = opt(d.used_kib), zram_listed = true;
       if (d.path == swapfile_path_) s.swapfile_used_kib = opt(d.used_kib);
     }
@@ -129,9 +129,9 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   }
   s.steal_us = read_steal_us(fs_);
   if (!s.steal_us) errors["proc.stat"] = "cpu steal unreadable";
-  s.extra["read_duration_ns"] = kernel::monotonic_ns() - t0;
+  s.extra["read_duration_ns"] = harness::kernel::monotonic_ns() - t0;
   if (!errors.empty()) s.extra["errors"] = errors;
   return s;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

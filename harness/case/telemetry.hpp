@@ -12,12 +12,12 @@
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/zram.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 class TelemetrySampler {
  public:
   /// `zram` may be null (no zram device); `zram_path`/`swapfile_path` are /proc/swaps names.
-  TelemetrySampler(kernel::Fs fs, kernel::Cgroup bg, kernel::Cgroup fg, const kernel::Zram* zram,
+  TelemetrySampler(harness::kernel::Fs fs, harness::kernel::Cgroup bg, harness::kernel::Cgroup fg, const harness::kernel::Zram* zram,
                    std::string zram_path, std::string swapfile_path);
 
   /// Reads everything once. `t_ns` is the tick time to record (CLOCK_MONOTONIC ns);
@@ -25,10 +25,10 @@ class TelemetrySampler {
   TelemetrySample sample(std::int64_t t_ns, const std::string& phase) const;
 
  private:
-  kernel::Fs fs_;
-  kernel::Cgroup bg_, fg_;
-  const kernel::Zram* zram_;
+  harness::kernel::Fs fs_;
+  harness::kernel::Cgroup bg_, fg_;
+  const harness::kernel::Zram* zram_;
   std::string zram_path_, swapfile_path_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace hcase {
+namespace harness::case_ {
 
 struct TelemetrySample {
   using Opt = std::optional<std::int64_t>;
@@ -35,4 +35,4 @@ struct TelemetrySample {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -4,9 +4,9 @@
 #include "harness/case/cancel_signal.hpp"
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
-std::int64_t MonotonicTickClock::now_ns() { return kernel::monotonic_ns(); }
+std::int64_t MonotonicTickClock::now_ns() { return harness::kernel::monotonic_ns(); }
 
 bool MonotonicTickClock::sleep_until(std::int64_t t_ns) { return sleep_until_or_cancelled(t_ns); }
 
@@ -59,4 +59,4 @@ std::vector<PhaseRecord> schedule_phases(const CaseClock& clk, std::optional<std
   return out;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -29,7 +29,7 @@
 #include "harness/case/bundle.hpp"
 #include "harness/case/case_clock.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// One tick as the driver sees it.
 struct Tick {
@@ -51,7 +51,7 @@ class TickClock {
   virtual bool sleep_until(std::int64_t t_ns) = 0;
 };
 
-/// The real one: kernel::monotonic_ns and sleep_until_or_cancelled (cancel_signal.hpp).
+/// The real one: harness::kernel::monotonic_ns and sleep_until_or_cancelled (cancel_signal.hpp).
 class MonotonicTickClock final : public TickClock {
  public:
   std::int64_t now_ns() override;
@@ -79,4 +79,4 @@ TickLoopResult run_ticks(const CaseClock& clk, TickClock& clock, const TickDrive
 /// in ends there and the phases after it are left out.
 std::vector<PhaseRecord> schedule_phases(const CaseClock& clk, std::optional<std::int64_t> stopped_at_ns);
 
-}  // namespace hcase
+}  // namespace harness::case_

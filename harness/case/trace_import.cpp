@@ -7,7 +7,7 @@
 
 #include "canaries/trace_file.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 const ChildRecord* find(const std::vector<ChildRecord>& children, const std::string& name) {
@@ -70,4 +70,4 @@ TraceImport import_traces(const std::vector<ChildRecord>& children, const std::s
   return out;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

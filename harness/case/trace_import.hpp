@@ -14,7 +14,7 @@
 #include "harness/case/bundle.hpp"
 #include "harness/case/children.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// outcome_json.canary_requests.<canary>.
 struct CanaryTraceCount {
@@ -43,4 +43,4 @@ struct TraceImport {
 TraceImport import_traces(const std::vector<ChildRecord>& children, const std::string& work_dir,
                           std::optional<std::int64_t> fg_oom_kills);
 
-}  // namespace hcase
+}  // namespace harness::case_

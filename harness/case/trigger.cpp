@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-namespace hcase {
+namespace harness::case_ {
 
 TriggerPredicate::TriggerPredicate(TriggerSpec spec) : spec_(spec) {
   if (spec_.min_increase_us <= 0 || spec_.consecutive_windows <= 0)
@@ -59,4 +59,4 @@ void TriggerPredicate::reset_baseline() {
   consecutive_without_rule_ = 0;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

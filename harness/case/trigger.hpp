@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace hcase {
+namespace harness::case_ {
 
 /// One evaluated window (ends at the tick that closed it).
 struct TriggerWindow {
@@ -85,4 +85,4 @@ class TriggerPredicate {
   std::int64_t irregular_windows_ = 0, windows_ = 0;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

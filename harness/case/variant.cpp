@@ -14,7 +14,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/procfs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 
@@ -41,7 +41,7 @@ std::optional<long long> as_int(const std::string& s) {
   return v;
 }
 
-std::string err_text(int err) { return fmt::format("{} ({}, errno {})", std::strerror(err), kernel::errno_name(err), err); }
+std::string err_text(int err) { return fmt::format("{} ({}, errno {})", std::strerror(err), harness::kernel::errno_name(err), err); }
 
 }  // namespace
 
@@ -184,8 +184,8 @@ std::optional<std::string> VariantApplier::apply() {
   if (!v_.cmdline.empty()) {
     std::string cmdline;
     try {
-      cmdline = kernel::kernel_cmdline(fs_);
-    } catch (const kernel::Error& e) {
+      cmdline = harness::kernel::kernel_cmdline(fs_);
+    } catch (const harness::kernel::Error& e) {
       return fmt::format("variant {}: cannot read /proc/cmdline: {}", v_.name, e.what());
     }
     std::istringstream in(cmdline);
@@ -206,8 +206,8 @@ std::optional<std::string> VariantApplier::apply() {
   if (v_.kernel_release) {
     std::string actual;
     try {
-      actual = kernel::kernel_release(fs_);
-    } catch (const kernel::Error& e) {
+      actual = harness::kernel::kernel_release(fs_);
+    } catch (const harness::kernel::Error& e) {
       return fmt::format("variant {}: cannot read the kernel release: {}", v_.name, e.what());
     }
     boot_["kernel_release"] = {{"expected", *v_.kernel_release}, {"actual", actual}};
@@ -262,4 +262,4 @@ nlohmann::json VariantApplier::to_json() const {
           {"restore_problems", restore_problems_}};
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -11,7 +11,7 @@
 // infra_failed naming the key and errno; so does a write that left the file unchanged
 // (read back = before != written). The kernel may normalise what it reads back
 // (lru_gen/enabled: "y" -> "0x0007"): the record keeps the raw text and `matches`.
-// All file access goes through kernel::Fs (fixture roots in the unit tests).
+// All file access goes through harness::kernel::Fs (fixture roots in the unit tests).
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -21,7 +21,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// spec_json.variant (SPEC.md). Names and values are validated by parse_spec with the
 /// rules below.
@@ -87,7 +87,7 @@ struct KnobRecord {
 /// Applies and restores one variant on the system under `fs`.
 class VariantApplier {
  public:
-  VariantApplier(const kernel::Fs& fs, VariantSpec v) : fs_(fs), v_(std::move(v)) {}
+  VariantApplier(const harness::kernel::Fs& fs, VariantSpec v) : fs_(fs), v_(std::move(v)) {}
 
   /// Verifies the boot, then writes the knobs in order (sysctls, then sysfs). Returns the
   /// infra_failed reason (naming the key, path and errno), or nullopt when every knob
@@ -106,7 +106,7 @@ class VariantApplier {
  private:
   std::optional<std::string> apply_knob(const std::string& key, const std::string& path, const std::string& value);
 
-  kernel::Fs fs_;
+  harness::kernel::Fs fs_;
   VariantSpec v_;
   nlohmann::json boot_ = nlohmann::json::object();
   std::vector<KnobRecord> records_;
@@ -114,4 +114,4 @@ class VariantApplier {
   std::vector<std::string> restore_problems_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

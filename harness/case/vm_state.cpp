@@ -15,7 +15,7 @@
 #include "harness/kernel/text.hpp"
 #include "harness/kernel/zram_owner.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 nlohmann::json opt(const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -31,51 +31,51 @@ nlohmann::json VmState::to_json() const {
           {"nr_dying_descendants", opt(nr_dying_descendants)}};
 }
 
-void settle_vm(const kernel::Fs& fs, std::vector<StepRecord>& steps) {
+void settle_vm(const harness::kernel::Fs& fs, std::vector<StepRecord>& steps) {
   // drop_caches drops clean pages only: write back first (the canary DB, traces and
   // bundles are dirty after a case; measured: ~40 MiB less MemAvailable without it).
   if (fs.root() == "/") {
     steps.push_back(timed_step("sync", [] {
       ::sync();
-      return kernel::WriteResult{};
+      return harness::kernel::WriteResult{};
     }));
   }
   steps.push_back(timed_step("drop_caches 3", [&] { return fs.write("proc/sys/vm/drop_caches", "3"); }));
   steps.push_back(timed_step("compact_memory", [&] { return fs.write("proc/sys/vm/compact_memory", "1"); }));
 }
 
-VmState read_vm_state(const kernel::Fs& fs) {
+VmState read_vm_state(const harness::kernel::Fs& fs) {
   VmState s;
   try {
-    auto mi = kernel::read_meminfo(fs);
+    auto mi = harness::kernel::read_meminfo(fs);
     s.mem_available_kib = cast(mi.get("MemAvailable"));
     s.mem_total_kib = cast(mi.get("MemTotal"));
-  } catch (const kernel::Error&) {
+  } catch (const harness::kernel::Error&) {
   }
   if (auto r = fs.try_read("sys/fs/cgroup/cgroup.stat"); r.ok()) {
     try {
-      auto kv = kernel::parse_keyed(r.text, fs.path("sys/fs/cgroup/cgroup.stat").string());
+      auto kv = harness::kernel::parse_keyed(r.text, fs.path("sys/fs/cgroup/cgroup.stat").string());
       s.nr_descendants = cast(kv.get("nr_descendants"));
       s.nr_dying_descendants = cast(kv.get("nr_dying_descendants"));
-    } catch (const kernel::Error&) {
+    } catch (const harness::kernel::Error&) {
     }
   }
   return s;
 }
 
-std::optional<VmBaseline> read_vm_baseline(const kernel::Fs& fs) {
+std::optional<VmBaseline> read_vm_baseline(const harness::kernel::Fs& fs) {
   auto r = fs.try_read(kVmBaselineFile);
   if (!r.ok()) return std::nullopt;
   VmBaseline b;
   bool have = false;
-  for (auto line : kernel::split_lines(r.text)) {
-    auto w = kernel::split_ws(line);
+  for (auto line : harness::kernel::split_lines(r.text)) {
+    auto w = harness::kernel::split_ws(line);
     if (w.size() != 2) continue;
     if (w[0] == "mem_available_kib") {
       try {
-        b.mem_available_kib = static_cast<std::int64_t>(kernel::parse_u64(w[1], kVmBaselineFile, 1, "mem_available_kib"));
+        b.mem_available_kib = static_cast<std::int64_t>(harness::kernel::parse_u64(w[1], kVmBaselineFile, 1, "mem_available_kib"));
         have = true;
-      } catch (const kernel::Error&) {
+      } catch (const harness::kernel::Error&) {
         return std::nullopt;
       }
     } else if (w[0] == "case_id") {
@@ -84,20 +84,20 @@ std::optional<VmBaseline> read_vm_baseline(const kernel::Fs& fs) {
       b.boot_id = std::string(w[1]);
     }
   }
-  if (!have || b.boot_id != kernel::current_boot_id(fs)) return std::nullopt;
+  if (!have || b.boot_id != harness::kernel::current_boot_id(fs)) return std::nullopt;
   return b;
 }
 
-void write_vm_baseline(const kernel::Fs& fs, const VmBaseline& b) {
+void write_vm_baseline(const harness::kernel::Fs& fs, const VmBaseline& b) {
   const auto dst = fs.path(kVmBaselineFile);
   std::error_code ec;
   std::filesystem::create_directories(dst.parent_path(), ec);
-  if (ec) throw kernel::IoError(dst.parent_path().string(), ec.value(), "mkdir");
+  if (ec) throw harness::kernel::IoError(dst.parent_path().string(), ec.value(), "mkdir");
   std::ofstream f(dst, std::ios::trunc);
   f << "mem_available_kib " << b.mem_available_kib << "\ncase_id " << b.case_id << "\n";
   if (!b.boot_id.empty()) f << "boot_id " << b.boot_id << "\n";
   f.flush();
-  if (!f) throw kernel::IoError(dst.string(), EIO, "write");
+  if (!f) throw harness::kernel::IoError(dst.string(), EIO, "write");
 }
 
 nlohmann::json BaselineCheck::to_json() const {
@@ -124,21 +124,21 @@ BaselineCheck check_vm_baseline(const VmState& now, const VmBaseline& baseline) 
   return c;
 }
 
-VmStart record_vm_start(const kernel::Fs& fs, const std::string& case_id) {
+VmStart record_vm_start(const harness::kernel::Fs& fs, const std::string& case_id) {
   VmStart v;
   settle_vm(fs, v.steps);
   v.state = read_vm_state(fs);
   v.baseline = read_vm_baseline(fs);
   if (!v.baseline && v.state.mem_available_kib) {
-    v.baseline = VmBaseline{*v.state.mem_available_kib, case_id, kernel::current_boot_id(fs)};
+    v.baseline = VmBaseline{*v.state.mem_available_kib, case_id, harness::kernel::current_boot_id(fs)};
     try {
       write_vm_baseline(fs, *v.baseline);
       v.established_baseline = true;
-    } catch (const kernel::Error& e) {
+    } catch (const harness::kernel::Error& e) {
       v.steps.push_back({"write VM baseline", 0, EIO, e.what()});
     }
   }
   return v;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

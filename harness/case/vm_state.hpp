@@ -23,7 +23,7 @@
 #include "harness/case/case_cgroups.hpp"
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// 10% of MemTotal (~97 MiB on the study's 1 GiB VMs). Measured in 6.1 TCG guests (3-case
 /// runs): MemAvailable after sync, drop_caches and compaction moved by up to 50 MiB between
@@ -41,9 +41,9 @@ struct VmState {
 
 /// sync (only when the Fs root is "/"), drop_caches, compact_memory; appends the steps.
 /// Never throws.
-void settle_vm(const kernel::Fs& fs, std::vector<StepRecord>& steps);
+void settle_vm(const harness::kernel::Fs& fs, std::vector<StepRecord>& steps);
 /// Reads the state. Never throws (unreadable values stay nullopt).
-VmState read_vm_state(const kernel::Fs& fs);
+VmState read_vm_state(const harness::kernel::Fs& fs);
 
 /// The VM's first-case baseline.
 struct VmBaseline {
@@ -53,9 +53,9 @@ struct VmBaseline {
 };
 inline constexpr const char* kVmBaselineFile = "run/reclaim-harness/baseline";
 /// The baseline of this boot, or nullopt (none, other boot, unreadable).
-std::optional<VmBaseline> read_vm_baseline(const kernel::Fs& fs);
-/// Stores `b` (creating run/reclaim-harness/). Throws kernel::IoError.
-void write_vm_baseline(const kernel::Fs& fs, const VmBaseline& b);
+std::optional<VmBaseline> read_vm_baseline(const harness::kernel::Fs& fs);
+/// Stores `b` (creating run/reclaim-harness/). Throws harness::kernel::IoError.
+void write_vm_baseline(const harness::kernel::Fs& fs, const VmBaseline& b);
 
 /// The judgement of an after-case reading against the baseline.
 struct BaselineCheck {
@@ -80,6 +80,6 @@ struct VmStart {
 /// Settles and reads the VM, reads this boot's baseline, and, when there is none, stores
 /// this reading as the baseline for case `case_id` (a failed write is a step with EIO).
 /// Never throws.
-VmStart record_vm_start(const kernel::Fs& fs, const std::string& case_id);
+VmStart record_vm_start(const harness::kernel::Fs& fs, const std::string& case_id);
 
-}  // namespace hcase
+}  // namespace harness::case_

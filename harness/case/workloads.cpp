@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 constexpr std::int64_t kMiB = 1024 * 1024;
@@ -47,4 +47,4 @@ std::vector<std::string> Workloads::canary_sqlite(std::int64_t start_at_ns, std:
           "--seed", std::to_string(c.seed)};
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -7,7 +7,7 @@
 
 #include "harness/case/spec.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 class Workloads {
  public:
@@ -30,4 +30,4 @@ class Workloads {
   std::string bin_dir_, work_dir_;
 };
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -31,7 +31,7 @@ struct CalibArgs {
   std::string out, cache;
   std::vector<std::int64_t> allocation{320, 360}, active{128}, bg_max{300};
   std::vector<double> slide{0.25, 0.5};
-  calib::GridOptions grid;
+  harness::calibrate::GridOptions grid;
 };
 
 int report(const std::string& dir) {
@@ -40,16 +40,16 @@ int report(const std::string& dir) {
     std::fprintf(stderr, "harness calibrate: %s/grid.json missing (run `harness calibrate run` first)\n", dir.c_str());
     return 2;
   }
-  auto g = hjson::parse_file((fs::path(dir) / "grid.json").string());
-  std::vector<calib::Point> points;
-  std::vector<calib::Measured> ms;
+  auto g = harness::json::parse_file((fs::path(dir) / "grid.json").string());
+  std::vector<harness::calibrate::Point> points;
+  std::vector<harness::calibrate::Measured> ms;
   for (const auto& p : g["points"]) {
-    calib::Point pt{p["allocation_mib"], p["active_set_mib"], p["slide_mib_s"], p["bg_max_mib"]};
+    harness::calibrate::Point pt{p["allocation_mib"], p["active_set_mib"], p["slide_mib_s"], p["bg_max_mib"]};
     const auto db = fs::path(dir) / "collect" / "bundles" / ("calib-" + pt.name() + ".db");
-    calib::Measured m;
+    harness::calibrate::Measured m;
     if (fs::exists(db)) {
       try {
-        m = calib::measure_bundle(db.string());
+        m = harness::calibrate::measure_bundle(db.string());
       } catch (const std::exception& e) {
         std::fprintf(stderr, "harness calibrate: %s: %s\n", db.c_str(), e.what());
       }
@@ -59,8 +59,8 @@ int report(const std::string& dir) {
     points.push_back(pt);
     ms.push_back(m);
   }
-  std::string t = calib::table(points, ms);
-  if (auto best = calib::choose(ms))
+  std::string t = harness::calibrate::table(points, ms);
+  if (auto best = harness::calibrate::choose(ms))
     t += fmt::format("\nChosen: allocation {} MiB, active set {} MiB, slide {} MiB/s, bg memory.max {} MiB.\n",
                      points[*best].allocation_mib, points[*best].active_set_mib, points[*best].slide_mib_s,
                      points[*best].bg_max_mib);
@@ -95,7 +95,7 @@ const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::Ap
   run->add_option("--recovery-s", a->grid.recovery_s, "recovery phase, s")->capture_default_str()
       ->check(harness::cli::integer_in(0, 86400));
   run->callback([a] {
-    const auto points = calib::make_grid(a->allocation, a->active, a->slide, a->bg_max);
+    const auto points = harness::calibrate::make_grid(a->allocation, a->active, a->slide, a->bg_max);
     if (points.empty()) {
       std::fprintf(stderr, "harness calibrate: empty grid (allocation must exceed bg max)\n");
       harness::cli::exit_code() = 2;
@@ -115,21 +115,21 @@ const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::Ap
                              {"slide_mib_s", p.slide_mib_s},
                              {"bg_max_mib", p.bg_max_mib}});
       const std::string id = "calib-" + p.name();
-      sc << "cat > /out/" << id << ".json <<'EOF'\n" << calib::spec_for(p, a->grid).dump(2) << "\nEOF\n";
+      sc << "cat > /out/" << id << ".json <<'EOF'\n" << harness::calibrate::spec_for(p, a->grid).dump(2) << "\nEOF\n";
       sc << "harness case run --spec /out/" << id << ".json --out /out/bundles --min-free-disk-mib 64 > /out/" << id
          << ".stdout 2> /out/" << id << ".stderr; echo $? > /out/" << id << ".rc\n";
       sc << "rm -rf /out/bundles/" << id << ".work\n";
     }
     sc.close();
     std::ofstream(fs::path(a->out) / "grid.json") << g.dump(2) << "\n";
-    hvm::ExecOptions e;
+    harness::vm::ExecOptions e;
     e.cache_dir = a->cache;
     e.script = (fs::path(a->out) / "script.sh").string();
     e.collect_dir = (fs::path(a->out) / "collect").string();
     const std::int64_t per_case = a->grid.warmup_s + a->grid.pressure_s + a->grid.recovery_s + 90;
     e.timeout_s = static_cast<int>(180 + per_case * static_cast<std::int64_t>(points.size()));
     std::fprintf(stderr, "harness calibrate: %zu cases, budget %d s\n", points.size(), e.timeout_s);
-    auto r = hvm::exec_once(e);
+    auto r = harness::vm::exec_once(e);
     std::fprintf(stderr, "harness calibrate: guest %s, script status %d%s, %.0f s\n", r.accelerator.c_str(),
                  r.script_status, r.timed_out ? " (timed out)" : "", r.seconds);
     harness::cli::exit_code() = report(a->out);

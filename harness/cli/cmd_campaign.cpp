@@ -325,7 +325,7 @@ static const bool kRegistered = harness::cli::register_commands("campaign", [](C
       for (const auto& k : s.cases)
         std::printf("  %4d %-5s %s\n", k.ordinal, k.vm.c_str(), k.case_id.c_str());
       if (!c.dose_from_pilot.empty()) {  // the resolved dose and the pilot DB it came from
-        const auto p = hjson::parse(s.json_text, "plan").at("dose_from_pilot");
+        const auto p = harness::json::parse(s.json_text, "plan").at("dose_from_pilot");
         std::printf("dose %.0f MiB chosen by the pilot rule from %s (sha256 %s, preregistered with the plan)\n",
                     p.at("dose_bytes").get<double>() / (1024.0 * 1024.0), c.dose_from_pilot.c_str(),
                     p.at("pilot_db_sha256").get<std::string>().c_str());

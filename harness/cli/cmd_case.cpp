@@ -28,11 +28,11 @@ struct CaseArgs {
 };
 
 /// Loads the spec or prints the refusal (exit 2). Returns false when refused.
-bool load(const std::string& path, hcase::CaseSpec& out) {
+bool load(const std::string& path, harness::case_::CaseSpec& out) {
   try {
-    out = hcase::load_spec_file(path);
+    out = harness::case_::load_spec_file(path);
     return true;
-  } catch (const hcase::SpecError& e) {
+  } catch (const harness::case_::SpecError& e) {
     std::fprintf(stderr, "harness case: spec refused: %s\n", e.what());
     nlohmann::json j{{"status", "refused"}, {"field", e.field()}, {"error", e.what()}};
     std::printf("%s\n", j.dump().c_str());
@@ -58,9 +58,9 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
       ->capture_default_str()->check(CLI::Range(0.5, 60.0));
   run->add_flag("--skip-qualification", args->skip_qualification, "development only: do not run qualification (recorded in the bundle)");
   run->callback([args] {
-    hcase::CaseSpec spec;
+    harness::case_::CaseSpec spec;
     if (!load(args->spec, spec)) return;
-    hcase::ExecutorOptions o;
+    harness::case_::ExecutorOptions o;
     o.out_dir = args->out;
     o.bin_dir = args->bin_dir;
     o.accelerator = args->accelerator;
@@ -68,7 +68,7 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
     o.min_free_disk_bytes = args->min_free_disk_mib << 20;
     o.attempt = args->attempt;
     o.start_lead_ns = static_cast<std::int64_t>(args->start_lead_s * 1e9);
-    auto r = hcase::run_case(spec, o);
+    auto r = harness::case_::run_case(spec, o);
     nlohmann::json j{{"case_id", spec.case_id}, {"status", r.status}, {"bundle", r.bundle_path}};
     j["error"] = r.error.empty() ? nlohmann::json() : nlohmann::json(r.error);
     std::printf("%s\n", j.dump().c_str());
@@ -89,20 +89,20 @@ const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& ap
   rec->add_option("--settle-s", rargs->settle_s, "delay before the settled pgsteal reading, s")->capture_default_str()
       ->check(CLI::Range(0.0, 60.0));
   rec->callback([rargs] {
-    kernel::Cgroup cg(kernel::Fs("/"), rargs->cgroup);
+    harness::kernel::Cgroup cg(harness::kernel::Fs("/"), rargs->cgroup);
     if (!cg.exists()) {
       std::fprintf(stderr, "harness case reclaim: no cgroup %s\n", rargs->cgroup.c_str());
       harness::cli::exit_code() = 2;  // could not run (exit_codes.hpp)
       return;
     }
-    auto r = hcase::ReclaimAction::run(cg, rargs->bytes, static_cast<std::int64_t>(rargs->settle_s * 1e9));
-    std::printf("%s\n", r.to_json(hcase::page_size_bytes()).dump().c_str());
+    auto r = harness::case_::ReclaimAction::run(cg, rargs->bytes, static_cast<std::int64_t>(rargs->settle_s * 1e9));
+    std::printf("%s\n", r.to_json(harness::case_::page_size_bytes()).dump().c_str());
   });
 
   auto* check = c->add_subcommand("check", "validate a case spec without touching the host (exit 0 valid, 2 refused)");
   check->add_option("--spec", args->spec, "case spec JSON; a missing file is a refused spec (2)")->required();
   check->callback([args] {
-    hcase::CaseSpec spec;
+    harness::case_::CaseSpec spec;
     if (!load(args->spec, spec)) return;
     std::printf("%s\n", nlohmann::json{{"status", "valid"}, {"case_id", spec.case_id}}.dump().c_str());
   });

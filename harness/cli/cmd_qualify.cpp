@@ -64,7 +64,7 @@ void add_qualify(CLI::App& app) {
     f.opt.min_free_disk_bytes = f.min_free_mib << 20;
     if (!f.min_free_deprecated.empty()) {
       try {
-        f.opt.min_free_disk_bytes = kernel::parse_human_size(f.min_free_deprecated, "size");
+        f.opt.min_free_disk_bytes = harness::kernel::parse_human_size(f.min_free_deprecated, "size");
       } catch (const std::exception& e) {
         throw CLI::ValidationError("--min-free-disk", e.what());
       }

@@ -122,13 +122,13 @@ int run_archive(const ArchiveArgs& a) {
   if (prov.campaign_kind == "pilot") argv = {self, "pilot-select", a.db, "--format", "json", "--out", report.string()};
   else argv = {self, "analyze", a.db, "--format", "json", "--out", report.string()};
   if (!a.figures && argv[1] == "analyze") argv.push_back("--no-figures");
-  std::fprintf(stderr, "harness archive: making the report: %s\n", hvm::render(argv).c_str());
-  const auto res = hvm::run(argv);
+  std::fprintf(stderr, "harness archive: making the report: %s\n", harness::vm::render(argv).c_str());
+  const auto res = harness::vm::run(argv);
   fs::create_directories(report);
   if (res.exit_code != 0 && res.exit_code != harness::cli::kFinding) {
     std::fprintf(stderr, "harness archive: warning: the report command exited %d; its message is in report/REPORT_FAILED.txt\n",
                  res.exit_code);
-    std::ofstream(report / "REPORT_FAILED.txt") << hvm::render(argv) << "\nexit " << res.exit_code << "\n" << res.err;
+    std::ofstream(report / "REPORT_FAILED.txt") << harness::vm::render(argv) << "\nexit " << res.exit_code << "\n" << res.err;
   }
   // A dose from a pilot DB: that DB's Table 3 too (pilot-select of the pilot DB the plan names).
   const fs::path pilot_report = report.string() + "-pilot";
@@ -137,11 +137,11 @@ int run_archive(const ArchiveArgs& a) {
     const std::vector<std::string> pargv = {self, "pilot-select", pilot->path, "--format", "json", "--out",
                                             pilot_report.string()};
     std::fprintf(stderr, "harness archive: the plan's dose came from a pilot DB; its Table 3: %s\n",
-                 hvm::render(pargv).c_str());
-    const auto pres = hvm::run(pargv);
+                 harness::vm::render(pargv).c_str());
+    const auto pres = harness::vm::run(pargv);
     if (pres.exit_code != 0 && pres.exit_code != harness::cli::kFinding) {
       fs::create_directories(pilot_report);
-      std::ofstream(pilot_report / "REPORT_FAILED.txt") << hvm::render(pargv) << "\nexit " << pres.exit_code << "\n"
+      std::ofstream(pilot_report / "REPORT_FAILED.txt") << harness::vm::render(pargv) << "\nexit " << pres.exit_code << "\n"
                                                         << pres.err;
     }
   }

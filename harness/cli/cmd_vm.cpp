@@ -20,8 +20,8 @@ namespace {
 
 struct VmFlags {
   std::string cache;
-  hvm::ImageOptions image;
-  hvm::ExecOptions exec;
+  harness::vm::ImageOptions image;
+  harness::vm::ExecOptions exec;
 };
 
 void add_vm(CLI::App& app) {
@@ -63,7 +63,7 @@ void add_vm(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   image->callback([flags, image_accel] {
     flags->image.cache_dir = flags->cache;
-    hvm::Image img = hvm::build_image(flags->image);
+    harness::vm::Image img = harness::vm::build_image(flags->image);
     std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\n"
                 "modules: %zu\n%s: %.1f s\n",
                 img.dir.c_str(), img.sha256.c_str(), img.kernel_release.c_str(),
@@ -75,11 +75,11 @@ void add_vm(CLI::App& app) {
                   "`kernel: {image_dir: %s}` (relative paths: from the campaign file's folder)\n",
                   img.dir.c_str());
     // Decide (and cache) the accelerator now, so the first `vm up` does not pay the probe.
-    hvm::AccelRequest req;
+    harness::vm::AccelRequest req;
     req.requested = *image_accel;
     req.vmlinuz = img.vmlinuz;
-    req.cache_dir = hvm::cache_root(flags->cache);
-    std::printf("%s\n", hvm::choose_accelerator(req).message().c_str());
+    req.cache_dir = harness::vm::cache_root(flags->cache);
+    std::printf("%s\n", harness::vm::choose_accelerator(req).message().c_str());
   });
 
   auto* exec = vm->add_subcommand(
@@ -103,14 +103,14 @@ void add_vm(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
   exec->callback([flags] {
     flags->exec.cache_dir = flags->cache;
-    hvm::ExecResult r = hvm::exec_once(flags->exec);
+    harness::vm::ExecResult r = harness::vm::exec_once(flags->exec);
     std::printf("accelerator: %s\nseconds: %.1f\nscript status: %d%s\nconsole: %s\n",
                 r.accelerator.c_str(), r.seconds, r.script_status,
                 r.timed_out ? " (guest timed out and was killed)" : "", r.console_log.c_str());
     harness::cli::exit_code() = r.timed_out ? 124 : (r.script_status == 0 ? 0 : 1);
   });
 
-  auto fleet = std::make_shared<hvm::FleetOptions>();
+  auto fleet = std::make_shared<harness::vm::FleetOptions>();
   auto* up = vm->add_subcommand("up", "Boot local guests running `harness agent`; write the hosts file");
   up->add_option("--count", fleet->count, "Number of guests (vm0..)")->capture_default_str()->check(CLI::Range(1, 64));
   up->add_option("--first-index", fleet->first_index,
@@ -146,7 +146,7 @@ void add_vm(CLI::App& app) {
         harness::pool::GuestShape{fleet->vcpus, fleet->memory_mib}, *overcommit, "local-qemu (harness vm up)");
     std::fputs(verdict.table.c_str(), stderr);
     if (!verdict.ok) throw harness::pool::CapacityError(verdict.refusal("give --overcommit"));
-    for (const auto& g : hvm::fleet_up(*fleet))
+    for (const auto& g : harness::vm::fleet_up(*fleet))
       std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
                   g.accelerator.c_str());
   });
@@ -173,7 +173,7 @@ void add_vm(CLI::App& app) {
       ->needs(down_file);
   down->callback([flags, names, down_campaign, down_db, down_images] {
     if (down_campaign->empty()) {
-      for (const auto& n : hvm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
+      for (const auto& n : harness::vm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
       return;
     }
     const auto c = harness::campaign::load_campaign(*down_campaign);
@@ -195,14 +195,14 @@ void add_vm(CLI::App& app) {
   auto* list = vm->add_subcommand("list", "List local guests");
   list->callback([flags] {
     std::printf("%-6s %-8s %-8s %-24s %-6s %s\n", "NAME", "STATE", "PID", "URL", "ACCEL", "BOOT-TO-READY");
-    for (const auto& g : hvm::fleet_list(flags->cache))
+    for (const auto& g : harness::vm::fleet_list(flags->cache))
       std::printf("%-6s %-8s %-8d %-24s %-6s %.1f s\n", g.name.c_str(), g.running ? "running" : "stopped",
                   g.pid, g.url.c_str(), g.accelerator.c_str(), g.boot_to_ready_s);
   });
 
   auto name = std::make_shared<std::string>();
   auto timeout = std::make_shared<int>(300);
-  auto boot = std::make_shared<hvm::BootOptions>();
+  auto boot = std::make_shared<harness::vm::BootOptions>();
   auto* reboot = vm->add_subcommand("reboot", "Fresh guest: stop, new data disk, boot, wait for /v1/health");
   reboot->add_option("name", *name, "Guest name")->required();
   reboot->add_option("--ready-timeout-s", *timeout, "Wait for /v1/health, seconds")->capture_default_str();
@@ -212,7 +212,7 @@ void add_vm(CLI::App& app) {
                      "Extra kernel parameter for this boot (repeatable), e.g. transparent_hugepage=never")
       ->allow_extra_args(false);
   reboot->callback([flags, name, timeout, boot] {
-    auto g = hvm::fleet_reboot(flags->cache, *name, *timeout, *boot);
+    auto g = harness::vm::fleet_reboot(flags->cache, *name, *timeout, *boot);
     std::printf("%s %s boot-to-ready %.1f s (%s)\n", g.name.c_str(), g.url.c_str(), g.boot_to_ready_s,
                 g.accelerator.c_str());
   });
@@ -220,8 +220,8 @@ void add_vm(CLI::App& app) {
   auto* console = vm->add_subcommand("console", "Print a guest's serial console log");
   console->add_option("name", *name, "Guest name")->required();
   console->callback([flags, name] {
-    std::string p = hvm::console_log_path(flags->cache, *name);
-    std::fputs(hvm::read_file(p).c_str(), stdout);
+    std::string p = harness::vm::console_log_path(flags->cache, *name);
+    std::fputs(harness::vm::read_file(p).c_str(), stdout);
   });
 }
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace hjson {
+namespace harness::json {
 namespace {
 
 struct Problem {
@@ -96,4 +96,4 @@ std::string printable(std::string_view s, std::size_t max) {
   return out;
 }
 
-}  // namespace hjson
+}  // namespace harness::json

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-namespace hjson {
+namespace harness::json {
 
 /// Limits of one parse. The defaults suit every document the harness reads.
 struct Limits {
@@ -62,4 +62,4 @@ nlohmann::json parse_file(const std::string& path, const Limits& limits = kDefau
 /// to `max` bytes of input with "..." after it: safe in a log line or a JSON string.
 std::string printable(std::string_view s, std::size_t max = 200);
 
-}  // namespace hjson
+}  // namespace harness::json

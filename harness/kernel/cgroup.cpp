@@ -7,7 +7,7 @@
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 Cgroup::Cgroup(Fs fs, std::string dir) : fs_(std::move(fs)), dir_(std::move(dir)) {
   while (!dir_.empty() && dir_.front() == '/') dir_.erase(0, 1);
@@ -18,7 +18,7 @@ Cgroup Cgroup::root(const Fs& fs, std::string mount) { return Cgroup(fs, std::mo
 
 Cgroup Cgroup::child(const std::string& name) const {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
-    throw std::invalid_argument("kernel::Cgroup::child: invalid cgroup name '" + name + "'");
+    throw std::invalid_argument("harness::kernel::Cgroup::child: invalid cgroup name '" + name + "'");
   return Cgroup(fs_, dir_ + "/" + name);
 }
 
@@ -130,4 +130,4 @@ ReclaimResult Cgroup::reclaim(std::uint64_t bytes) const {
   return r;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -13,7 +13,7 @@
 #include "harness/kernel/psi.hpp"
 #include "harness/kernel/size.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// Outcome of one write to memory.reclaim (docs/DESIGN.md "Controller": request bytes,
 /// start/end times, duration, errno). EAGAIN = the kernel reclaimed less than asked
@@ -109,4 +109,4 @@ std::vector<std::string> parse_word_list(std::string_view text);
 /// Parses cgroup.procs / cgroup.threads (one pid per line). Throws ParseError.
 std::vector<pid_t> parse_pid_list(std::string_view text, const std::string& file);
 
-}  // namespace kernel
+}  // namespace harness::kernel

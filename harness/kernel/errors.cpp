@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace kernel {
+namespace harness::kernel {
 
 namespace {
 std::string io_message(const std::string& op, const std::string& path, int err) {
@@ -31,4 +31,4 @@ ParseError::ParseError(std::string file, int line, std::string field, const std:
       line_(line),
       field_(std::move(field)) {}
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -4,11 +4,11 @@
 // Reads that fail throw IoError (carries errno and the full path); files whose text
 // does not match the documented kernel format throw ParseError (names file, 1-based
 // line and field). Writes never throw for kernel refusals: they return
-// kernel::WriteResult (errno as data, see fs.hpp).
+// harness::kernel::WriteResult (errno as data, see fs.hpp).
 #include <stdexcept>
 #include <string>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// Symbolic name of an errno value ("ENOMEM", "EBUSY"); "errno <n>" when unknown, "0" for 0.
 std::string errno_name(int err);
@@ -47,4 +47,4 @@ class ParseError : public Error {
   std::string field_;
 };
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -16,7 +16,7 @@
 
 #include "harness/kernel/errors.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::string WriteResult::message() const {
   if (err == 0) return "ok";
@@ -91,7 +91,7 @@ std::filesystem::path Fs::path(std::string_view rel) const {
   while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
   std::filesystem::path r(rel);
   for (const auto& part : r) {
-    if (part == "..") throw std::invalid_argument("kernel::Fs: '..' not allowed in path '" + std::string(rel) + "'");
+    if (part == "..") throw std::invalid_argument("harness::kernel::Fs: '..' not allowed in path '" + std::string(rel) + "'");
   }
   if (rel.empty()) return root_;
   return root_ / r;
@@ -215,4 +215,4 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

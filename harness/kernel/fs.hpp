@@ -1,6 +1,6 @@
 #pragma once
 // Root-injectable file access: every read and write of /sys and /proc by the harness
-// goes through a kernel::Fs. Fs{"/"} is the live system; Fs{"tests/fixtures/<kernel>/root"}
+// goes through a harness::kernel::Fs. Fs{"/"} is the live system; Fs{"tests/fixtures/<kernel>/root"}
 // is a captured tree (docs/DESIGN.md "The kernel-interface layer": the root is injectable).
 //
 // Paths given to Fs are relative to the root ("sys/fs/cgroup/bg/memory.current"); a
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// Outcome of one write-like operation: errno as data (0 = success).
 /// EAGAIN from memory.reclaim, EBUSY from subtree_control or zram disksize, ENOENT for a
@@ -50,7 +50,7 @@ class Fs {
 
   bool exists(std::string_view rel) const;
   bool is_dir(std::string_view rel) const;
-  /// Whole file as text. Throws kernel::IoError (with errno) when it cannot be read.
+  /// Whole file as text. Throws harness::kernel::IoError (with errno) when it cannot be read.
   std::string read(std::string_view rel) const;
   /// Whole file as text, errno as data.
   ReadResult try_read(std::string_view rel) const;
@@ -106,4 +106,4 @@ class FaultScope {
   }
 };
 
-}  // namespace kernel
+}  // namespace harness::kernel

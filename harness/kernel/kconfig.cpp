@@ -6,7 +6,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::optional<std::string> KernelConfig::get(std::string_view name) const {
   auto it = options.find(std::string(name));
@@ -74,4 +74,4 @@ std::optional<KernelConfig> read_kernel_config(const Fs& fs, const std::string& 
   return std::nullopt;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

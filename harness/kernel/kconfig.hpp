@@ -7,7 +7,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// Parsed kernel .config: CONFIG_X=y|m|"str"|123 kept as text (quotes kept);
 /// "# CONFIG_X is not set" stored as "n".
@@ -26,4 +26,4 @@ KernelConfig parse_kernel_config(std::string_view text, const std::string& file)
 /// nullopt when none exists. Throws ParseError on a malformed file.
 std::optional<KernelConfig> read_kernel_config(const Fs& fs, const std::string& release);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -8,7 +8,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::optional<std::uint64_t> KeyedValues::get(std::string_view key) const {
   auto it = values.find(std::string(key));
@@ -63,4 +63,4 @@ KeyedValues parse_meminfo(std::string_view text, const std::string& file) {
   return out;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

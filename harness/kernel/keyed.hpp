@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// All keys of a flat keyed file, in file order-independent (sorted) map.
 struct KeyedValues {
@@ -33,4 +33,4 @@ KeyedValues parse_meminfo(std::string_view text, const std::string& file);
 std::uint64_t parse_u64(std::string_view s, const std::string& file, int line,
                         const std::string& field);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -1,7 +1,7 @@
 // memory.stat / memory.events / cgroup.events parsers (memory_stat.hpp).
 #include "harness/kernel/memory_stat.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 namespace {
 std::optional<bool> as_bool(const KeyedValues& kv, std::string_view key) {
   auto v = kv.get(key);
@@ -23,4 +23,4 @@ CgroupEvents parse_cgroup_events(std::string_view text, const std::string& file)
   return CgroupEvents{parse_keyed(text, file)};
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -10,7 +10,7 @@
 
 #include "harness/kernel/keyed.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// memory.stat: every key kept; typed accessors for the keys the study uses.
 struct MemoryStat {
@@ -58,4 +58,4 @@ MemoryStat parse_memory_stat(std::string_view text, const std::string& file);
 MemoryEvents parse_memory_events(std::string_view text, const std::string& file);
 CgroupEvents parse_cgroup_events(std::string_view text, const std::string& file);
 
-}  // namespace kernel
+}  // namespace harness::kernel

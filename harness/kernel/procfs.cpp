@@ -6,7 +6,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 KeyedValues read_vmstat(const Fs& fs) { return parse_keyed(fs.read("proc/vmstat"), fs.path("proc/vmstat").string()); }
 KeyedValues read_meminfo(const Fs& fs) {
@@ -114,4 +114,4 @@ unsigned read_online_cpus(const Fs& fs) {
   return n;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

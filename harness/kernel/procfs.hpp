@@ -13,7 +13,7 @@
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/keyed.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// /proc/vmstat (counts; pswpin/pswpout in pages). Throws IoError/ParseError.
 KeyedValues read_vmstat(const Fs& fs);
@@ -54,4 +54,4 @@ unsigned read_online_cpus(const Fs& fs);
 /// Parses a CPU list "0-3,5" into a count. Throws ParseError.
 unsigned parse_cpu_list_count(std::string_view text, const std::string& file);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -9,7 +9,7 @@
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 namespace {
 
 double parse_avg(std::string_view s, const std::string& file, int line, const std::string& field) {
@@ -75,4 +75,4 @@ Psi read_system_psi(const Fs& fs, PsiResource r) {
   return parse_psi(fs.read(rel), fs.path(rel).string());
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// One PSI line ("some" or "full").
 struct PsiLine {
@@ -42,4 +42,4 @@ enum class PsiResource { Memory, Io, Cpu };
 /// PSI; EOPNOTSUPP: CONFIG_PSI_DEFAULT_DISABLED without psi=1) or ParseError.
 Psi read_system_psi(const Fs& fs, PsiResource r);
 
-}  // namespace kernel
+}  // namespace harness::kernel

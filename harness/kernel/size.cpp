@@ -8,7 +8,7 @@
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::string format_size_suffix(std::uint64_t bytes) {
   static const struct {
@@ -63,4 +63,4 @@ std::uint64_t parse_human_size(std::string_view text, const std::string& what) {
   return n * mult;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

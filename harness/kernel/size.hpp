@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// A memory.max / memory.high / memory.swap.max value: a byte count or "max".
 struct MemoryLimit {
@@ -33,4 +33,4 @@ MemoryLimit parse_limit(std::string_view text, const std::string& file, const st
 /// naming `what` on bad input.
 std::uint64_t parse_human_size(std::string_view text, const std::string& what);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -18,7 +18,7 @@
 #include "harness/kernel/text.hpp"
 #include "results/provenance.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::vector<SwapDevice> parse_swaps(std::string_view text, const std::string& file) {
   std::vector<SwapDevice> out;
@@ -216,4 +216,4 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   return c;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

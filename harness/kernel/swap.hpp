@@ -10,7 +10,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// One line of /proc/swaps. Sizes are KiB (as the kernel prints them).
 struct SwapDevice {
@@ -72,4 +72,4 @@ struct SwapfileCheck {
 /// Never throws for a missing/unreadable file (reported in problems).
 SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -1,7 +1,7 @@
 // Internal text helpers (text.hpp).
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> out;
@@ -51,4 +51,4 @@ std::string unescape_octal(std::string_view s) {
   return out;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

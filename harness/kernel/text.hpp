@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kernel {
+namespace harness::kernel {
 
 /// Lines without '\n' (a final newline does not add an empty line).
 std::vector<std::string_view> split_lines(std::string_view text);
@@ -15,4 +15,4 @@ std::string_view trim(std::string_view s);
 /// Decodes the octal escapes the kernel uses in /proc/mounts and /proc/swaps (\040 = ' ').
 std::string unescape_octal(std::string_view s);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -7,7 +7,7 @@
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 std::vector<Mount> parse_mounts(std::string_view text, const std::string& file) {
   std::vector<Mount> out;
@@ -102,4 +102,4 @@ ControllerPlacement locate_controller(const Fs& fs, const std::string& name) {
   return p;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -10,7 +10,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// One line of /proc/self/mounts (octal escapes decoded).
 struct Mount {
@@ -52,4 +52,4 @@ ControllerPlacement locate_controller(const Fs& fs, const std::string& name);
 /// sys/fs/cgroup/cgroup.controllers exists, "/sys/fs/cgroup" is assumed. Else nullopt.
 std::optional<std::string> find_cgroup2_mount(const Fs& fs);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -9,7 +9,7 @@
 #include "harness/kernel/size.hpp"
 #include "harness/kernel/text.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 ZramMmStat parse_zram_mm_stat(std::string_view text, const std::string& file) {
   static const char* names[] = {"orig_data_size", "compr_data_size", "mem_used_total",
@@ -88,4 +88,4 @@ std::vector<int> list_zram_devices(const Fs& fs) {
 
 bool zram_control_present(const Fs& fs) { return fs.is_dir("sys/class/zram-control"); }
 
-}  // namespace kernel
+}  // namespace harness::kernel

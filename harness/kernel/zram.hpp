@@ -1,8 +1,8 @@
 #pragma once
 // zram devices (Documentation/admin-guide/blockdev/zram.rst): hot_add/hot_remove via
 // /sys/class/zram-control, disksize, comp_algorithm, initstate, mm_stat, reset.
-// Order that works: [reset] -> comp_algorithm -> disksize -> kernel::mkswap(dev_path())
-// -> kernel::swapon(dev_path(), priority) (swap.hpp). Teardown: swapoff -> reset.
+// Order that works: [reset] -> comp_algorithm -> disksize -> harness::kernel::mkswap(dev_path())
+// -> harness::kernel::swapon(dev_path(), priority) (swap.hpp). Teardown: swapoff -> reset.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/procfs.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// /sys/block/zramN/mm_stat (6.1: 9 columns; older kernels have fewer trailing ones).
 struct ZramMmStat {
@@ -70,4 +70,4 @@ std::vector<int> list_zram_devices(const Fs& fs);
 /// True when /sys/class/zram-control exists (zram module loaded).
 bool zram_control_present(const Fs& fs);
 
-}  // namespace kernel
+}  // namespace harness::kernel

@@ -14,7 +14,7 @@
 #include "harness/kernel/text.hpp"
 #include "harness/kernel/zram.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 const char* to_string(ZramOrigin o) { return o == ZramOrigin::HotAdd ? "hot_add" : "unused-device"; }
 
@@ -145,4 +145,4 @@ RetriedWrite retry_on_ebusy(const std::function<WriteResult()>& op, const BusyRe
   return out;
 }
 
-}  // namespace kernel
+}  // namespace harness::kernel

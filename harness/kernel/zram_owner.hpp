@@ -33,7 +33,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace kernel {
+namespace harness::kernel {
 
 /// How the harness came to own its device.
 enum class ZramOrigin {
@@ -92,4 +92,4 @@ struct RetriedWrite {
 /// delay and runs it again. Any other errno (or success) ends at once.
 RetriedWrite retry_on_ebusy(const std::function<WriteResult()>& op, const BusyRetryPolicy& policy = {});
 
-}  // namespace kernel
+}  // namespace harness::kernel

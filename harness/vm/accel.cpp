@@ -24,7 +24,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 namespace {
 
 constexpr const char* kBanner = "Linux version";
@@ -166,7 +166,7 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
   const fs::path cache_file = req.cache_dir.empty() ? fs::path() : fs::path(req.cache_dir) / "accel-probe.json";
   if (!cache_file.empty() && fs::exists(cache_file)) {
     try {
-      auto j = hjson::parse(slurp(cache_file), cache_file.string());
+      auto j = harness::json::parse(slurp(cache_file), cache_file.string());
       if (j.value("key", "") == key) {
         pr.ok = j.at("kvm_ok").get<bool>();
         pr.detail = j.at("detail").get<std::string>();
@@ -200,4 +200,4 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
   return c;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

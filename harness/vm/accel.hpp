@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 /// What the caller asks for and what the probe needs.
 struct AccelRequest {
@@ -58,4 +58,4 @@ std::string effective_accel_request(const std::string& flag, const std::string& 
 /// for another reason, e.g. vmlinuz missing for an auto/kvm probe).
 AccelChoice choose_accelerator(const AccelRequest& req);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 
-namespace hvm {
+namespace harness::vm {
 
 CpioWriter::CpioWriter(const std::string& path) : path_(path) {
   gz_ = gzopen(path.c_str(), "wb6");
@@ -101,4 +101,4 @@ void CpioWriter::finish() {
   if (rc != Z_OK) throw std::runtime_error("cpio: closing " + path_ + " failed");
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Streams entries into `path` (gzip level 6 via zlib). Parent directories of every entry
 /// are added automatically (mode 0755) the first time they are needed. Paths are relative
@@ -44,4 +44,4 @@ class CpioWriter {
   std::set<std::string> paths_;
 };
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 namespace {
 // debugfs reads paths space-separated; refuse anything it could misparse.
 void check_guest_path(const std::string& p) {
@@ -110,4 +110,4 @@ std::string disk_cat(const std::string& image, const std::string& guest_path) {
   return r.out;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Creates `image` as a sparse file of `size_mib` MiB and formats it ext4, populated
 /// from `staging_dir` (may be empty = empty filesystem). Throws std::runtime_error with
@@ -37,4 +37,4 @@ std::uint64_t disk_file_offset(const std::string& image, const std::string& gues
 /// True when `guest_path` exists in the image.
 bool disk_exists(const std::string& image, const std::string& guest_path);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -22,7 +22,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 ExecResult exec_once(const ExecOptions& opts) {
   if (!fs::is_regular_file(opts.script))
@@ -108,4 +108,4 @@ ExecResult exec_once(const ExecOptions& opts) {
   return res;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

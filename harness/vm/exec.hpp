@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Inputs of a one-shot run.
 struct ExecOptions {
@@ -38,4 +38,4 @@ struct ExecResult {
 /// reported in ExecResult (and whatever /out contains is still collected).
 ExecResult exec_once(const ExecOptions& opts);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -26,9 +26,9 @@
 #include <thread>
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
-namespace hvm {
+namespace harness::vm {
+using nlohmann::json;
 namespace {
 
 fs::path vms_dir(const std::string& cache) { return fs::path(cache) / "vms"; }
@@ -79,7 +79,7 @@ void stop_pid(int pid) {
 
 json read_meta(const fs::path& dir) {
   try {
-    return hjson::parse_file((dir / "meta.json").string());
+    return harness::json::parse_file((dir / "meta.json").string());
   } catch (const std::exception& e) {
     throw std::runtime_error("guest state " + (dir / "meta.json").string() + ": " + e.what());
   }
@@ -295,4 +295,4 @@ std::string console_log_path(const std::string& cache_dir, const std::string& na
   return (dir / "console.log").string();
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

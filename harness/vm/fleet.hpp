@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Shape and placement of the guests started by up().
 struct FleetOptions {
@@ -70,4 +70,4 @@ std::string console_log_path(const std::string& cache_dir, const std::string& na
 /// Writes a hosts file (HOSTS.md format) for `guests`. Throws std::runtime_error naming the file.
 void write_hosts_file(const std::string& path, const std::vector<GuestInfo>& guests, bool fresh_per_case);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 std::vector<std::string> wanted_modules() {
   return {"zram", "lzo", "lzo_rle", "lz4", "lz4hc", "zstd", "virtio_pci", "virtio_blk", "virtio_net"};
@@ -121,7 +121,7 @@ bool image_is_current(const fs::path& dir, const std::string& inputs) {
   for (const char* f : {"manifest.json", "vmlinuz", "initramfs.cpio.gz", "disk-base.img"})
     if (!fs::is_regular_file(dir / f)) return false;
   try {
-    const auto m = hjson::parse_file((dir / "manifest.json").string());
+    const auto m = harness::json::parse_file((dir / "manifest.json").string());
     return m.is_object() && m.value("inputs_sha256", std::string()) == inputs;
   } catch (const std::exception&) {
     return false;
@@ -345,7 +345,7 @@ Image load_image_dir(const std::string& dir_text) {
                              "image --out " + dir.string() + "`)");
   nlohmann::json m;
   try {
-    m = hjson::parse_file(mf.string());
+    m = harness::json::parse_file(mf.string());
   } catch (const std::exception& e) {
     throw std::runtime_error(mf.string() + ": " + e.what());
   }
@@ -367,4 +367,4 @@ Image load_image_dir(const std::string& dir_text) {
   return img;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Inputs of an image build. Empty strings mean "default".
 struct ImageOptions {
@@ -94,4 +94,4 @@ Image load_image(const std::string& cache_dir);
 /// std::runtime_error naming the directory when it holds no manifest.json.
 Image load_image_dir(const std::string& dir);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 std::string disk_path_of(const std::string& guest_path) {
   const std::string root = guest::kDataMount;
@@ -118,4 +118,4 @@ done
   return s;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

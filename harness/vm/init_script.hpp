@@ -2,7 +2,7 @@
 // The guest's /init (a busybox sh script) carried in the initramfs.
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Fixed guest layout shared by the init script, the data disk and the host side.
 namespace guest {
@@ -38,4 +38,4 @@ std::string disk_path_of(const std::string& guest_path);
 /// except a missing data disk in exec mode (status 125).
 std::string init_script();
 
-}  // namespace hvm
+}  // namespace harness::vm

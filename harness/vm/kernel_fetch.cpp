@@ -9,7 +9,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 std::string resolve_kernel_package(const std::string& meta) {
   std::string out = run_checked({"apt-cache", "depends", meta});
@@ -71,4 +71,4 @@ GuestKernel user_kernel(const std::string& vmlinuz, const std::string& modules_d
   return k;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -4,7 +4,7 @@
 // modules tree given by the user.
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 /// A kernel image and its modules tree (lib/modules/<release>).
 struct GuestKernel {
@@ -28,4 +28,4 @@ GuestKernel fetch_debian_kernel(const std::string& cache_dir, const std::string&
 /// Throws std::runtime_error naming the flag (--kernel / --modules) when a path is missing.
 GuestKernel user_kernel(const std::string& vmlinuz, const std::string& modules_dir);
 
-}  // namespace hvm
+}  // namespace harness::vm

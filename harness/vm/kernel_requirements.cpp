@@ -9,7 +9,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 const std::vector<KernelRequirement>& guest_kernel_requirements() {
   static const std::vector<KernelRequirement> r = {
@@ -59,7 +59,7 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
-KernelConfigCheck check_kernel_config(const kernel::KernelConfig& cfg, const std::string& release) {
+KernelConfigCheck check_kernel_config(const harness::kernel::KernelConfig& cfg, const std::string& release) {
   KernelConfigCheck out;
   out.config_path = cfg.source;
   for (const auto& r : guest_kernel_requirements()) {
@@ -124,9 +124,9 @@ KernelConfigCheck require_guest_kernel(const std::string& vmlinuz, const std::st
     msg += "\nGive the .config the kernel was built with: --kernel-config FILE";
     throw std::runtime_error(msg);
   }
-  kernel::KernelConfig cfg;
+  harness::kernel::KernelConfig cfg;
   try {
-    cfg = kernel::parse_kernel_config(read_text(*path), *path);
+    cfg = harness::kernel::parse_kernel_config(read_text(*path), *path);
   } catch (const std::exception& e) {
     throw std::runtime_error(what + ": kernel configuration " + *path + ": " + e.what());
   }
@@ -141,4 +141,4 @@ KernelConfigCheck require_guest_kernel(const std::string& vmlinuz, const std::st
   return check;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

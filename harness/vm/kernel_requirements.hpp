@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// One option the guest kernel needs.
 struct KernelRequirement {
@@ -36,7 +36,7 @@ struct KernelConfigCheck {
 };
 
 /// Checks `cfg` (parse_kernel_config) and `release` (uname -r form, "6.1.0-57-cloud-amd64").
-KernelConfigCheck check_kernel_config(const kernel::KernelConfig& cfg, const std::string& release);
+KernelConfigCheck check_kernel_config(const harness::kernel::KernelConfig& cfg, const std::string& release);
 
 /// The configuration file of a kernel: `explicit_config` when given (must exist), else the
 /// first that exists of: <dir of vmlinuz>/.config, <dir of vmlinuz>/config-<release>, the
@@ -57,4 +57,4 @@ KernelConfigCheck require_guest_kernel(const std::string& vmlinuz, const std::st
                                        const std::string& release, const std::string& explicit_config,
                                        const std::string& what);
 
-}  // namespace hvm
+}  // namespace harness::vm

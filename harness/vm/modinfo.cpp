@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 std::vector<std::pair<std::string, std::string>> read_modinfo(const std::string& ko_path) {
   std::ifstream in(ko_path, std::ios::binary);
@@ -134,4 +134,4 @@ std::vector<std::string> module_load_order(const std::map<std::string, std::stri
   return order;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// The `.modinfo` key=value pairs of one module file, in file order (keys repeat, e.g. alias).
 /// Throws std::runtime_error naming the file when it is not a readable ELF64 object or
@@ -34,4 +34,4 @@ std::vector<std::string> module_load_order(const std::map<std::string, std::stri
 /// empty when the file is missing.
 std::vector<std::string> read_builtin(const std::string& modules_dir);
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -15,7 +15,7 @@
 
 namespace fs = std::filesystem;
 
-namespace hvm {
+namespace harness::vm {
 
 std::string cache_root(const std::string& override_dir) {
   std::string root;
@@ -71,4 +71,4 @@ std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

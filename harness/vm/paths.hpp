@@ -2,7 +2,7 @@
 // Where the VM provider keeps its per-user cache and VM state.
 #include <string>
 
-namespace hvm {
+namespace harness::vm {
 
 /// The per-user cache root: `override_dir` when non-empty, else $XDG_CACHE_HOME/reclaim-harness,
 /// else $HOME/.cache/reclaim-harness. Created (mode 0700) if missing; throws
@@ -20,4 +20,4 @@ void write_file(const std::string& path, const std::string& data, unsigned mode 
 /// Reads a whole file. Throws std::runtime_error naming the file when unreadable.
 std::string read_file(const std::string& path);
 
-}  // namespace hvm
+}  // namespace harness::vm

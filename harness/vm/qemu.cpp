@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace hvm {
+namespace harness::vm {
 
 std::string tcg_warning() {
   return "WARNING: guests run under TCG (software emulation). "
@@ -90,4 +90,4 @@ int free_local_port() {
   return port;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// One guest boot.
 struct QemuConfig {
@@ -51,4 +51,4 @@ std::vector<std::string> qemu_argv(const QemuConfig& c);
 /// Throws std::runtime_error when no socket can be bound.
 int free_local_port();
 
-}  // namespace hvm
+}  // namespace harness::vm

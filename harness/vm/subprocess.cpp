@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace hvm {
+namespace harness::vm {
 namespace {
 constexpr std::size_t kMaxCapture = 1 << 20;
 
@@ -175,4 +175,4 @@ int spawn_logged(const std::vector<std::string>& argv, const std::string& log) {
   return pid;
 }
 
-}  // namespace hvm
+}  // namespace harness::vm

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace hvm {
+namespace harness::vm {
 
 /// Result of a finished command: exit status (128+signal when killed by a signal),
 /// captured stdout and stderr (each truncated to 1 MiB).
@@ -40,4 +40,4 @@ int spawn_logged(const std::vector<std::string>& argv, const std::string& log);
 /// True when `name` is an executable found in PATH (or an executable path).
 bool have_program(const std::string& name);
 
-}  // namespace hvm
+}  // namespace harness::vm

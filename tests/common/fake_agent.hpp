@@ -189,7 +189,7 @@ class FakeAgent {
   /// Non-empty: bundles carry the source commit only in outcome_json.source (see write_bundle).
   std::string bundle_source_commit;
   /// Set: writes the bundle of a finished case at `path` instead of write_bundle (the fleet
-  /// bench writes study-sized bundles with hcase::write_bundle). Called once per case.
+  /// bench writes study-sized bundles with harness::case_::write_bundle). Called once per case.
   std::function<void(const std::string& path, const nlohmann::json& spec, Outcome o)> bundle_writer;
   /// Answer of GET /v1/qualification (default: passing_qualification()).
   nlohmann::json qualification = passing_qualification();

@@ -1,8 +1,8 @@
 #pragma once
 // A short case spec (harness/case/SPEC.md) for the vm-labelled tests that run `harness case
 // run` in a fresh guest: tests/vm/case/{case,zram_ownership}_vm_test.cpp. Built on
-// hcase::local_guest_case (campaign "vmtest", vm0, the local guest's paths, lzo-rle zram,
-// 100 ms canaries, seeds 1) and written by hcase::spec_json; fixed here: regime
+// harness::case_::local_guest_case (campaign "vmtest", vm0, the local guest's paths, lzo-rle zram,
+// 100 ms canaries, seeds 1) and written by harness::case_::spec_json; fixed here: regime
 // fast-structured, 64 MiB/s structured pressure. Include as "tests/common/vm_case_spec.hpp";
 // link hk_case.
 #include <nlohmann/json.hpp>
@@ -30,9 +30,9 @@ struct VmCaseShape {
 inline nlohmann::json vm_case_spec(const std::string& id, const std::string& configuration, const VmCaseShape& shape,
                                    const std::string& triplet_id = "") {
   constexpr long long kMiB = 1ll << 20;
-  const auto conf = hcase::configuration_from_string(configuration);
+  const auto conf = harness::case_::configuration_from_string(configuration);
   if (!conf) throw std::invalid_argument("vm_case_spec: unknown configuration " + configuration);
-  hcase::CaseSpec s = hcase::local_guest_case(id, "vmtest", *conf);
+  harness::case_::CaseSpec s = harness::case_::local_guest_case(id, "vmtest", *conf);
   s.regime = "fast-structured";
   s.phases = {shape.warmup_s, shape.pressure_s, shape.recovery_s};
   s.cgroups.bg_memory_max_bytes = shape.bg_memory_max_mib * kMiB;
@@ -42,8 +42,8 @@ inline nlohmann::json vm_case_spec(const std::string& id, const std::string& con
   s.pressure.active_set_bytes = shape.active_set_mib * kMiB;
   s.pressure.contents = "structured";
   if (!triplet_id.empty()) s.triplet_id = triplet_id;
-  if (*conf == hcase::Configuration::BoundedReclaim) s.dose_bytes = 96 * kMiB;
-  return hcase::spec_json(s);
+  if (*conf == harness::case_::Configuration::BoundedReclaim) s.dose_bytes = 96 * kMiB;
+  return harness::case_::spec_json(s);
 }
 
 }  // namespace test_support

@@ -23,13 +23,13 @@
 #include "harness/case/telemetry_sample.hpp"
 #include "harness/kernel/cgroup.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 /// What an action may use while the case runs.
 struct ActionContext {
   const CaseSpec& spec;
   Backend& backend;
-  kernel::Cgroup bg;                              ///< the case's bg cgroup
+  harness::kernel::Cgroup bg;                              ///< the case's bg cgroup
   const std::vector<TelemetrySample>& telemetry;  ///< the samples so far (the trigger tick's is the last)
   std::int64_t page_size_bytes = 4096;
   std::int64_t reclaim_settle_ns = 2'200'000'000;  ///< ExecutorOptions::reclaim_settle_ns
@@ -59,4 +59,4 @@ class ConfigurationAction {
 /// The action of `conf` (registry.cpp).
 std::unique_ptr<ConfigurationAction> make_action(Configuration conf);
 
-}  // namespace hcase
+}  // namespace harness::case_

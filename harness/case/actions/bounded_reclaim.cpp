@@ -7,7 +7,7 @@
 #include "harness/case/reclaim_action.hpp"
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 class BoundedReclaim final : public ConfigurationAction {
@@ -16,7 +16,7 @@ class BoundedReclaim final : public ConfigurationAction {
 
   void on_trigger(std::int64_t t_ns, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
     const std::int64_t dose = *ctx.spec.dose_bytes;  // required for bounded-reclaim (parse_spec)
-    events.push_back({kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+    events.push_back({harness::kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                       nlohmann::json{{"trigger_t_ns", t_ns}, {"requested_bytes", dose}}});
     reclaim_.emplace(ctx.bg, ctx.reclaim_settle_ns);
     // Concurrent limit reclaim: bg pgsteal over the 3 windows up to this tick (its sample
@@ -50,4 +50,4 @@ class BoundedReclaim final : public ConfigurationAction {
 
 std::unique_ptr<ConfigurationAction> bounded_reclaim_action() { return std::make_unique<BoundedReclaim>(); }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -8,7 +8,7 @@
 
 #include "harness/kernel/fs.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 class DelayedActivation final : public ConfigurationAction {
@@ -23,7 +23,7 @@ class DelayedActivation final : public ConfigurationAction {
     // backend.delayed_swapfile off: the swapfile joins zram now (the spill device of every
     // configuration, from the trigger on).
     if (auto sw = ctx.backend.activate_swapfile()) detail["swapfile_step"] = sw->to_json();
-    events.push_back({kernel::monotonic_ns(), "backend_on", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+    events.push_back({harness::kernel::monotonic_ns(), "backend_on", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                       detail});
   }
 
@@ -38,4 +38,4 @@ class DelayedActivation final : public ConfigurationAction {
 
 std::unique_ptr<ConfigurationAction> delayed_activation_action() { return std::make_unique<DelayedActivation>(); }
 
-}  // namespace hcase
+}  // namespace harness::case_

@@ -3,7 +3,7 @@
 // no default, so a Configuration without a case here is a compiler warning (-Wswitch).
 #include "harness/case/actions/action.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 std::unique_ptr<ConfigurationAction> static_zram_action();
 std::unique_ptr<ConfigurationAction> delayed_activation_action();
@@ -18,4 +18,4 @@ std::unique_ptr<ConfigurationAction> make_action(Configuration conf) {
   return nullptr;
 }
 
-}  // namespace hcase
+}  // namespace harness::case_

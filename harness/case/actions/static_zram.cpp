@@ -2,7 +2,7 @@
 // whose would-be firing time is still recorded (the comparator's trigger time).
 #include "harness/case/actions/action.hpp"
 
-namespace hcase {
+namespace harness::case_ {
 
 namespace {
 class StaticZram final : public ConfigurationAction {
@@ -16,4 +16,4 @@ class StaticZram final : public ConfigurationAction {
 
 std::unique_ptr<ConfigurationAction> static_zram_action() { return std::make_unique<StaticZram>(); }
 
-}  // namespace hcase
+}  // namespace harness::case_

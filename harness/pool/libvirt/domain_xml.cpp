@@ -125,7 +125,7 @@ std::string domain_xml(const DomainSpec& s) {
     x += "  <qemu:commandline>\n";
     x += "    <qemu:arg value='-netdev'/>\n";
     x += "    <qemu:arg value='user,id=hk0,hostfwd=tcp:127.0.0.1:" + std::to_string(s.forward_port) + "-:" +
-         std::to_string(hvm::guest::kAgentPort) + "'/>\n";
+         std::to_string(harness::vm::guest::kAgentPort) + "'/>\n";
     x += "    <qemu:arg value='-device'/>\n";
     x += std::string("    <qemu:arg value='virtio-net-pci,netdev=hk0,bus=pcie.0,addr=") + kNicPciAddr + "'/>\n";
     x += "  </qemu:commandline>\n";

@@ -29,7 +29,7 @@ struct TrialBoot {
 };
 
 /// Decides for the host behind `t.conn`. `request` is auto | kvm | tcg (already resolved by
-/// hvm::effective_accel_request). Throws harness::pool::PoolError when kvm was requested
+/// harness::vm::effective_accel_request). Throws harness::pool::PoolError when kvm was requested
 /// and is not offered or the trial fails.
 HostAccel choose_host_accelerator(const TrialBoot& t, const std::string& request);
 

@@ -21,29 +21,29 @@ std::string image_volume_prefix(const std::string& image_sha256) {
   return image_sha256.empty() ? "rh-" : "rh-" + image_sha256.substr(0, 16) + "-";
 }
 
-SlottedDisk slotted_disk(const hvm::Image& img, const std::string& cache_root) {
+SlottedDisk slotted_disk(const harness::vm::Image& img, const std::string& cache_root) {
   static std::mutex mu;  // one local build at a time in this process
   std::lock_guard<std::mutex> lock(mu);
   if (img.sha256.size() < 16) throw std::runtime_error("image " + img.dir + " has no content hash in manifest.json");
   const fs::path dir = fs::path(cache_root) / "libvirt" / "images" / img.sha256.substr(0, 16);
   const fs::path disk = dir / "disk-base.img", offset_file = dir / "token-offset";
   if (fs::exists(disk) && fs::exists(offset_file))
-    return {disk.string(), std::stoull(hvm::read_file(offset_file.string()))};
+    return {disk.string(), std::stoull(harness::vm::read_file(offset_file.string()))};
   fs::create_directories(dir);
   const std::string tmp = (dir / ("disk-base.img.tmp." + std::to_string(::getpid()))).string();
-  hvm::copy_disk(img.disk_base, tmp);
+  harness::vm::copy_disk(img.disk_base, tmp);
   const std::string placeholder = (dir / ("token-placeholder." + std::to_string(::getpid()))).string();
-  hvm::write_file(placeholder, std::string(kTokenFileBytes - 1, '0') + "\n", 0600);
-  const std::string token_path = hvm::disk_path_of(hvm::guest::kTokenFile);
-  hvm::disk_write(tmp, placeholder, token_path, 0600);
+  harness::vm::write_file(placeholder, std::string(kTokenFileBytes - 1, '0') + "\n", 0600);
+  const std::string token_path = harness::vm::disk_path_of(harness::vm::guest::kTokenFile);
+  harness::vm::disk_write(tmp, placeholder, token_path, 0600);
   fs::remove(placeholder);
-  const std::uint64_t off = hvm::disk_file_offset(tmp, token_path);
+  const std::uint64_t off = harness::vm::disk_file_offset(tmp, token_path);
   fs::rename(tmp, disk);
-  hvm::write_file(offset_file.string(), std::to_string(off) + "\n");
+  harness::vm::write_file(offset_file.string(), std::to_string(off) + "\n");
   return {disk.string(), off};
 }
 
-StagedImage stage_image(virConnectPtr conn, virStoragePoolPtr pool, VolumeIo& io, const hvm::Image& img,
+StagedImage stage_image(virConnectPtr conn, virStoragePoolPtr pool, VolumeIo& io, const harness::vm::Image& img,
                         const std::string& cache_root) {
   if (img.sha256.size() < 16) throw PoolError("image " + img.dir + " has no content hash in manifest.json");
   StagedImage s;

@@ -27,7 +27,7 @@ struct SlottedDisk {
 
 /// Builds (once; reused while it exists) <cache>/libvirt/images/<image16>/disk-base.img.
 /// Throws std::runtime_error naming the step (copy, debugfs) that failed.
-SlottedDisk slotted_disk(const hvm::Image& img, const std::string& cache_root);
+SlottedDisk slotted_disk(const harness::vm::Image& img, const std::string& cache_root);
 
 /// An image on one hypervisor: paths there and the disk volume to clone per boot.
 struct StagedImage {
@@ -44,7 +44,7 @@ std::string image_volume_prefix(const std::string& image_sha256 = "");
 /// Stages `img` in `pool` (see the top of this header): finds or uploads its kernel,
 /// initramfs and slotted base disk (built locally only when the hypervisor lacks it).
 /// Throws PoolError (libvirt) or std::runtime_error (local build) naming the file.
-StagedImage stage_image(virConnectPtr conn, virStoragePoolPtr pool, VolumeIo& io, const hvm::Image& img,
+StagedImage stage_image(virConnectPtr conn, virStoragePoolPtr pool, VolumeIo& io, const harness::vm::Image& img,
                         const std::string& cache_root);
 
 }  // namespace harness::pool::libvirt

@@ -139,13 +139,13 @@ struct LibvirtPool::Impl {
     return p;
   }
 
-  hvm::Image image(const std::string& dir) {
-    if (!dir.empty()) return hvm::load_image_dir(dir);
-    if (!hooks.default_image_dir.empty()) return hvm::load_image_dir(hooks.default_image_dir);
-    return hvm::load_image(cfg.cache_dir);
+  harness::vm::Image image(const std::string& dir) {
+    if (!dir.empty()) return harness::vm::load_image_dir(dir);
+    if (!hooks.default_image_dir.empty()) return harness::vm::load_image_dir(hooks.default_image_dir);
+    return harness::vm::load_image(cfg.cache_dir);
   }
 
-  StagedImage staged(HostState& h, const hvm::Image& img) {
+  StagedImage staged(HostState& h, const harness::vm::Image& img) {
     std::lock_guard<std::mutex> lock(h.mu);
     if (auto it = h.images.find(img.sha256); it != h.images.end()) return it->second;
     StagedImage s = stage_image(h.conn.get(), h.pool.get(), io(), img, cache);
@@ -172,12 +172,12 @@ struct LibvirtPool::Impl {
     h.accel = choose_host_accelerator(t, accel_request);
     std::fprintf(out, "libvirt %s: accelerator: %s (%s)\n", h.cfg.uri.text.c_str(), h.accel->accelerator.c_str(),
                  h.accel->reason.c_str());
-    if (h.accel->accelerator == "tcg") std::fprintf(out, "%s\n", hvm::tcg_warning().c_str());
+    if (h.accel->accelerator == "tcg") std::fprintf(out, "%s\n", harness::vm::tcg_warning().c_str());
     return *h.accel;
   }
 
   int pick_port(const HostState& h) {
-    if (h.cfg.uri.same_machine()) return hvm::free_local_port();
+    if (h.cfg.uri.same_machine()) return harness::vm::free_local_port();
     // A remote hypervisor's free ports cannot be probed from here: a random port outside
     // Linux's ephemeral range; a taken one fails the domain start, which picks again.
     static thread_local std::mt19937 rng(std::random_device{}());
@@ -197,7 +197,7 @@ struct LibvirtPool::Impl {
     if (g.tunnel) g.tunnel->stop();
     std::string last;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      const int lp = keep > 0 && attempt == 0 ? keep : hvm::free_local_port();
+      const int lp = keep > 0 && attempt == 0 ? keep : harness::vm::free_local_port();
       try {
         g.tunnel.emplace(h.cfg.uri, lp, g.forward_port, log);
         g.local_port = lp;
@@ -261,7 +261,7 @@ struct LibvirtPool::Impl {
   }
 
   /// Fresh disk, domain definition and start. Sets g.started. Throws BootError.
-  void start(GuestState& g, const hvm::Image& img, const std::vector<std::string>& cmdline, bool may_change_port) {
+  void start(GuestState& g, const harness::vm::Image& img, const std::vector<std::string>& cmdline, bool may_change_port) {
     try {
       HostState& h = connect(g.host);
       const StagedImage si = staged(h, img);
@@ -273,14 +273,14 @@ struct LibvirtPool::Impl {
       Volume base = find_volume(h.pool.get(), si.disk_volume);
       if (!base) throw PoolError("volume " + si.disk_volume + " vanished from storage pool " + cfg.storage_pool);
       Volume disk = clone_volume(h.pool.get(), base.get(), disk_volume(g));
-      const std::string token = hvm::read_file(g.token_file);
+      const std::string token = harness::vm::read_file(g.token_file);
       if (token.size() != kTokenFileBytes)
         throw PoolError("token file " + g.token_file + " has " + std::to_string(token.size()) + " bytes, not " +
                         std::to_string(kTokenFileBytes));
       io().write_at(h.conn.get(), disk.get(), si.token_offset, token);
       delete_volume(h.pool.get(), console_volume(g));
 
-      hvm::QemuConfig qc;  // the kernel command line local guests get
+      harness::vm::QemuConfig qc;  // the kernel command line local guests get
       qc.name = g.name;
       qc.accelerator = acc.accelerator;
       qc.swapfile_mib = shape.swapfile_mib;
@@ -292,7 +292,7 @@ struct LibvirtPool::Impl {
       s.memory_mib = shape.memory_mib;
       s.kernel = si.kernel;
       s.initrd = si.initrd;
-      s.cmdline = hvm::guest_kernel_cmdline(qc);
+      s.cmdline = harness::vm::guest_kernel_cmdline(qc);
       s.disk = volume_path(disk.get());
       s.console_log = h.pool_dir + "/" + console_volume(g);
       std::string err;
@@ -369,7 +369,7 @@ struct LibvirtPool::Impl {
 
   void new_token(GuestState& g) {
     const std::string t = harness::agent::random_token() + "\n";
-    hvm::write_file(g.token_file, t, 0600);
+    harness::vm::write_file(g.token_file, t, 0600);
     g.token_sha256 = harness::digest::sha256_hex(t);
   }
 
@@ -399,7 +399,7 @@ struct LibvirtPool::Impl {
                          (state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_BLOCKED || state == VIR_DOMAIN_PAUSED);
     std::string token;
     try {
-      token = hvm::read_file(g.token_file);
+      token = harness::vm::read_file(g.token_file);
     } catch (const std::exception&) {
     }
     const bool token_ok = !token.empty() && harness::digest::sha256_hex(token) == o->token_sha256;
@@ -474,7 +474,7 @@ LibvirtPool::LibvirtPool(LibvirtConfig cfg, GuestShape shape, PoolHooks hooks) :
   m.hooks = std::move(hooks);
   if (!m.hooks.io) m.hooks.io = stream_volume_io();
   if (!m.hooks.health) m.hooks.health = default_health;
-  m.cache = hvm::cache_root(m.cfg.cache_dir);
+  m.cache = harness::vm::cache_root(m.cfg.cache_dir);
   for (const auto& h : m.cfg.hosts) {
     auto hs = std::make_unique<HostState>();
     hs->cfg = h;
@@ -583,7 +583,7 @@ std::vector<Guest> LibvirtPool::acquire(const AcquireContext& ctx) {
   m.campaign = ctx.campaign;
   m.db = normal_db(ctx.db_path);
   m.out = ctx.out ? ctx.out : stderr;
-  m.accel_request = hvm::effective_accel_request(ctx.accelerator, m.cfg.accelerator);
+  m.accel_request = harness::vm::effective_accel_request(ctx.accelerator, m.cfg.accelerator);
   m.destroy_extras();
   std::vector<GuestState*> boot;
   for (auto& g : m.guests) {
@@ -591,7 +591,7 @@ std::vector<Guest> LibvirtPool::acquire(const AcquireContext& ctx) {
     ::chmod(g->state_dir.c_str(), 0700);
     if (!m.adopt(*g)) boot.push_back(g.get());
   }
-  const hvm::Image img = boot.empty() ? hvm::Image{} : m.image("");
+  const harness::vm::Image img = boot.empty() ? harness::vm::Image{} : m.image("");
   // Each host's accelerator before any guest boots: an explicit kvm that a host cannot
   // give is a PoolError (configuration), not a guest's boot failure.
   std::set<std::size_t> boot_hosts;
@@ -628,7 +628,7 @@ BootResult LibvirtPool::fresh_boot(const Guest& pub, const BootRequest& r) {
   Impl& m = *impl_;
   GuestState& g = m.guest(pub.name);
   std::lock_guard<std::mutex> lock(g.mu);
-  hvm::Image img;
+  harness::vm::Image img;
   try {
     img = m.image(r.image_dir);
     m.connect(g.host);

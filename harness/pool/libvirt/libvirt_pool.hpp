@@ -51,7 +51,7 @@ struct PoolHooks {
   std::shared_ptr<VolumeIo> io;                 ///< volume transfers (stream_volume_io())
   std::function<bool(const Guest&)> health;     ///< agent answers GET /v1/health with 200
   std::string default_image_dir;                ///< image of boots without BootRequest::image_dir
-                                                ///< ("" = <cache>/image, hvm::load_image)
+                                                ///< ("" = <cache>/image, harness::vm::load_image)
   int adopt_health_timeout_s = 15;              ///< wait for an adopted guest's agent, seconds
 };
 

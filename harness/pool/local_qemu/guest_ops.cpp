@@ -13,7 +13,7 @@ namespace harness::pool::local_qemu {
 
 std::string console_tail(const std::string& name, std::size_t max_bytes) {
   try {
-    const std::string path = hvm::console_log_path("", name);
+    const std::string path = harness::vm::console_log_path("", name);
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) return "";
     const std::streamoff size = in.tellg();
@@ -30,7 +30,7 @@ std::string console_tail(const std::string& name, std::size_t max_bytes) {
 
 Liveness liveness(const std::string& name) {
   try {
-    for (const auto& g : hvm::fleet_list(""))
+    for (const auto& g : harness::vm::fleet_list(""))
       if (g.name == name) return g.running ? Liveness::Running : Liveness::Gone;
   } catch (const std::exception&) {
   }
@@ -39,15 +39,15 @@ Liveness liveness(const std::string& name) {
 
 BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
                       const std::string& db, int ready_timeout_s) {
-  hvm::GuestInfo g;
+  harness::vm::GuestInfo g;
   try {
-    g = hvm::fleet_reboot("", name, ready_timeout_s, hvm::BootOptions{r.image_dir, r.cmdline});
+    g = harness::vm::fleet_reboot("", name, ready_timeout_s, harness::vm::BootOptions{r.image_dir, r.cmdline});
   } catch (const std::exception& e) {
     if (!r.log_dir.empty()) {
       std::error_code ec;
       fs::create_directories(r.log_dir, ec);
       try {
-        fs::copy_file(hvm::console_log_path("", name), fs::path(r.log_dir) / "console.log",
+        fs::copy_file(harness::vm::console_log_path("", name), fs::path(r.log_dir) / "console.log",
                       fs::copy_options::overwrite_existing, ec);
       } catch (const std::exception&) {
       }
@@ -63,7 +63,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   b.boot_to_ready_s = g.boot_to_ready_s;
   b.accelerator = g.accelerator;
   try {
-    b.console_log = hvm::console_log_path("", name);
+    b.console_log = harness::vm::console_log_path("", name);
   } catch (const std::exception&) {
   }
   return b;

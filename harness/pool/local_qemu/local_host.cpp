@@ -49,7 +49,7 @@ HostCapacity local_capacity(const std::vector<std::string>& guests, const std::s
   if (!in && os.str().empty()) throw PoolError("/proc/meminfo: cannot read (local-qemu capacity)");
   h.memory_mib = std::max<std::int64_t>(0, mem_available_mib(os.str()));
   h.guests = guests;
-  for (const auto& g : hvm::fleet_list(cache_dir)) {
+  for (const auto& g : harness::vm::fleet_list(cache_dir)) {
     if (!g.running) continue;
     if (std::find(guests.begin(), guests.end(), g.name) != guests.end()) h.running.push_back(g.name);
     else h.others.push_back(g.name);

@@ -32,8 +32,8 @@ namespace fs = std::filesystem;
 namespace harness::pool::local_qemu {
 namespace {
 
-std::optional<hvm::GuestInfo> guest_info(const std::string& vm) {
-  for (const auto& g : hvm::fleet_list(""))
+std::optional<harness::vm::GuestInfo> guest_info(const std::string& vm) {
+  for (const auto& g : harness::vm::fleet_list(""))
     if (g.name == vm) return g;
   return std::nullopt;
 }
@@ -109,7 +109,7 @@ class LocalQemuPool : public Pool {
     }
     if (!missing.empty()) boot_missing(ctx, missing);
     else accel_reason_ = "as booted by the earlier runner (" + join(adopted.empty() ? rebooted : adopted) + ")";
-    std::vector<hvm::GuestInfo> mine;
+    std::vector<harness::vm::GuestInfo> mine;
     std::vector<Guest> out;
     for (const auto& vm : cfg_->vms) {
       write_guest_owner(vm, ctx.campaign, ctx.db_path);
@@ -127,7 +127,7 @@ class LocalQemuPool : public Pool {
       accelerators_.insert(g->accelerator);
     }
     try {
-      hvm::write_hosts_file(hosts_file_for(ctx.campaign, ctx.db_path), mine, cfg_->fresh_guest_per_case);
+      harness::vm::write_hosts_file(hosts_file_for(ctx.campaign, ctx.db_path), mine, cfg_->fresh_guest_per_case);
     } catch (const std::exception& e) {
       std::fprintf(ctx.out, "note: %s\n", e.what());  // a convenience listing only
     }
@@ -147,12 +147,12 @@ class LocalQemuPool : public Pool {
     acquired_ = false;
     try {
       // Only the guests of this campaign: others may share the cache.
-      hvm::fleet_down("", cfg_->vms);
+      harness::vm::fleet_down("", cfg_->vms);
     } catch (const std::exception&) {
       // a guest without state was never booted: nothing to stop
       for (const auto& vm : cfg_->vms) {
         try {
-          hvm::fleet_down("", {vm});
+          harness::vm::fleet_down("", {vm});
         } catch (const std::exception&) {
         }
       }
@@ -173,7 +173,7 @@ class LocalQemuPool : public Pool {
         std::fprintf(ctx.out,
                      "%s: stopping the guest an earlier runner of campaign %s left running (nothing left to run)\n",
                      vm.c_str(), ctx.campaign.c_str());
-        hvm::fleet_down("", {vm});
+        harness::vm::fleet_down("", {vm});
         clear_guest_owner(vm);
       } catch (const std::exception& e) {
         std::fprintf(ctx.out, "%s: could not stop it: %s\n", vm.c_str(), e.what());
@@ -193,7 +193,7 @@ class LocalQemuPool : public Pool {
  private:
   std::string request() const {
     try {
-      return hvm::effective_accel_request(request_flag_, cfg_->accelerator);
+      return harness::vm::effective_accel_request(request_flag_, cfg_->accelerator);
     } catch (const std::exception&) {
       return cfg_->accelerator;
     }
@@ -205,13 +205,13 @@ class LocalQemuPool : public Pool {
 
   void boot_missing(const AcquireContext& ctx, const std::vector<int>& missing) {
     for (int i : missing) write_guest_owner(cfg_->vms[i], ctx.campaign, ctx.db_path);  // before the boot (kill -9 during it)
-    hvm::AccelChoice choice;
+    harness::vm::AccelChoice choice;
     try {
-      hvm::AccelRequest req;
-      req.requested = hvm::effective_accel_request(ctx.accelerator, cfg_->accelerator);
-      req.vmlinuz = hvm::load_image("").vmlinuz;
-      req.cache_dir = hvm::cache_root("");
-      choice = hvm::choose_accelerator(req);
+      harness::vm::AccelRequest req;
+      req.requested = harness::vm::effective_accel_request(ctx.accelerator, cfg_->accelerator);
+      req.vmlinuz = harness::vm::load_image("").vmlinuz;
+      req.cache_dir = harness::vm::cache_root("");
+      choice = harness::vm::choose_accelerator(req);
     } catch (const std::exception& e) {
       throw PoolError(std::string("local-qemu: accelerator: ") + e.what());
     }
@@ -223,7 +223,7 @@ class LocalQemuPool : public Pool {
       else runs.emplace_back(i, 1);
     }
     for (const auto& [first, count] : runs) {
-      hvm::FleetOptions o;
+      harness::vm::FleetOptions o;
       o.count = count;
       o.first_index = first;
       o.vcpus = ctx_.vcpus;
@@ -232,7 +232,7 @@ class LocalQemuPool : public Pool {
       o.hosts_file = hosts_file_for(ctx.campaign, ctx.db_path);
       o.accelerator = choice.accelerator;  // decided once above (the probe result is cached)
       try {
-        hvm::fleet_up(o);
+        harness::vm::fleet_up(o);
       } catch (const std::exception& e) {
         const std::string vm = cfg_->vms[first];
         throw BootError(vm,
@@ -265,7 +265,7 @@ std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const 
     if (!g || !g->running) continue;
     const auto o = read_guest_owner(g->state_dir);
     if (!o || o->campaign != ctx.campaign || (!ctx.db_path.empty() && !owned_by(o, ctx.campaign, ctx.db_path))) continue;
-    hvm::fleet_down("", {vm});
+    harness::vm::fleet_down("", {vm});
     clear_guest_owner(vm);
     std::fprintf(ctx.out, "%s: stopped (qemu pid %d, campaign %s, DB %s)\n", vm.c_str(), g->pid, o->campaign.c_str(),
                  o->db.c_str());

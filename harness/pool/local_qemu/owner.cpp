@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 namespace harness::pool::local_qemu {
 namespace {
 
-std::optional<hvm::GuestInfo> guest(const std::string& vm) {
-  for (const auto& g : hvm::fleet_list(""))
+std::optional<harness::vm::GuestInfo> guest(const std::string& vm) {
+  for (const auto& g : harness::vm::fleet_list(""))
     if (g.name == vm) return g;
   return std::nullopt;
 }
@@ -39,7 +39,7 @@ bool owned_by(const std::optional<GuestOwner>& o, const std::string& campaign, c
 
 std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
   try {
-    const auto j = hjson::parse_file(owner_path(state_dir));
+    const auto j = harness::json::parse_file(owner_path(state_dir));
     GuestOwner o;
     o.campaign = j.at("campaign").get<std::string>();
     o.db = j.at("db").get<std::string>();
@@ -56,7 +56,7 @@ std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
 
 void write_guest_owner(const std::string& vm, const std::string& campaign, const std::string& db) {
   const auto g = guest(vm);
-  const fs::path dir = g ? fs::path(g->state_dir) : fs::path(hvm::cache_root("")) / "vms" / vm;
+  const fs::path dir = g ? fs::path(g->state_dir) : fs::path(harness::vm::cache_root("")) / "vms" / vm;
   fs::create_directories(dir);
   const nlohmann::json j{{"campaign", campaign},
                          {"db", owner_db_path(db)},
@@ -65,7 +65,7 @@ void write_guest_owner(const std::string& vm, const std::string& campaign, const
                          {"url", g ? g->url : std::string()},
                          {"token_file", g ? g->token_file : std::string()},
                          {"since_unix_ns", unix_now_ns()}};
-  hvm::write_file(owner_path(dir.string()), j.dump(2) + "\n", 0600);
+  harness::vm::write_file(owner_path(dir.string()), j.dump(2) + "\n", 0600);
 }
 
 void clear_guest_owner(const std::string& vm) {

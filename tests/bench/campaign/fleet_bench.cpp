@@ -2,7 +2,7 @@
 // by simulation. Per fleet size N: N stub agents (tests/common/fake_agent.hpp, a real
 // cpp-httplib server per host on 127.0.0.1) run in a forked child process, so the runner's
 // getrusage is the runner's alone; every case is instant (done at the first status poll)
-// and its bundle has the size a 9-minute case produces (hcase::write_bundle: two canaries x
+// and its bundle has the size a 9-minute case produces (harness::case_::write_bundle: two canaries x
 // 5,400 requests, 540 telemetry samples at 1 Hz, 540 controller windows).
 // Prints per N: runner CPU per case (getrusage RUSAGE_SELF), wall per case and host, the
 // stub's bundle write time per case, the wall per case beyond the stub's, DB bytes per case;
@@ -46,8 +46,8 @@ struct Size {
 };
 
 /// A study-sized bundle of the case `spec` describes (the rows a 9-minute case writes).
-hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
-  hcase::CaseBundle b;
+harness::case_::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
+  harness::case_::CaseBundle b;
   b.case_id = spec.at("case_id");
   b.campaign = spec.at("campaign");
   b.vm = spec.at("vm");
@@ -74,7 +74,7 @@ hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
               {"restoration", t0 + z.seconds * s, t0 + z.seconds * s + 3 * s}};
   for (const char* canary : {"compute", "sqlite"})
     for (int i = 0; i < z.requests; ++i) {
-      hcase::CanaryRequestRow r;
+      harness::case_::CanaryRequestRow r;
       r.canary = canary;
       r.seq = i;
       r.scheduled_ns = t0 + i * 100'000'000LL;
@@ -87,7 +87,7 @@ hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
       b.requests.push_back(r);
     }
   for (int i = 0; i < z.seconds; ++i) {
-    hcase::TelemetrySample t;
+    harness::case_::TelemetrySample t;
     t.t_ns = t0 + i * s;
     t.phase = i < third ? "warmup" : i < 2 * third ? "pressure" : "recovery";
     t.bg_some_us = t.bg_full_us = t.fg_some_us = t.fg_full_us = t.sys_some_us = t.sys_full_us = i * 1000LL;
@@ -103,7 +103,7 @@ hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
     t.steal_us = 0;
     t.extra = {{"read_duration_ns", 180'000}};
     b.telemetry.push_back(t);
-    hcase::ControllerEvent w;
+    harness::case_::ControllerEvent w;
     w.t_ns = t.t_ns + 20'000;
     w.kind = "window";
     w.some_total_us = i * 1000LL;
@@ -114,12 +114,12 @@ hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
     w.irregular = 0;
     b.events.push_back(w);
   }
-  hcase::ControllerEvent trig;
+  harness::case_::ControllerEvent trig;
   trig.t_ns = t0 + (third + 5) * s;
   trig.kind = b.configuration == "static-zram" ? "would_trigger" : "trigger";
   b.events.push_back(trig);
   if (b.configuration == "bounded-reclaim" && b.dose_bytes) {
-    hcase::ReclaimRow r;
+    harness::case_::ReclaimRow r;
     r.requested_bytes = *b.dose_bytes;
     r.start_ns = trig.t_ns;
     r.end_ns = trig.t_ns + 400'000'000;
@@ -128,7 +128,7 @@ hcase::CaseBundle study_bundle(const nlohmann::json& spec, const Size& z) {
     r.achieved_counter = "pgsteal_proactive";
     b.reclaims.push_back(r);
   }
-  b.restoration = hcase::RestorationRow{t0 + z.seconds * s, t0 + z.seconds * s + 3 * s, true, nullptr};
+  b.restoration = harness::case_::RestorationRow{t0 + z.seconds * s, t0 + z.seconds * s + 3 * s, true, nullptr};
   return b;
 }
 
@@ -169,7 +169,7 @@ void read_exact(int fd, void* buf, std::size_t n) {
       agents.back()->bundle_writer = [&, z](const std::string& path, const nlohmann::json& spec, fake::Outcome) {
         const auto b = study_bundle(spec, z);
         const std::int64_t t = now_ns();
-        hcase::write_bundle(path, b);
+        harness::case_::write_bundle(path, b);
         write_ns += now_ns() - t;
         ++bundles;
       };
@@ -299,7 +299,7 @@ ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs
                                  {"regime", "fast-structured"}, {"repeat", 1}, {"configuration", "bounded-reclaim"},
                                  {"dose_bytes", 96LL << 20}};
     const std::string bundle = (dir / (id + ".db")).string();
-    hcase::write_bundle(bundle, study_bundle(spec, z));
+    harness::case_::write_bundle(bundle, study_bundle(spec, z));
     {
       results::Stmt s(db, "INSERT INTO schedule(case_id, ordinal, vm, regime, repeat, configuration, state) "
                           "VALUES (?1, ?2, 'vm0', 'fast-structured', 1, 'bounded-reclaim', 'pending')");

@@ -21,7 +21,7 @@ std::string write_bundle(const std::filesystem::path& dir) {
   b.outcome_json = R"({"load": {"achieved_rate_mib_s": 15.5, "episode": {"length_s": 110.0, "fraction_of_pressure": 0.9166}}})";
   b.phases = {{"warmup", 0, 10 * kS}, {"pressure", 10 * kS, 130 * kS}, {"recovery", 130 * kS, 135 * kS}};
   for (std::int64_t i = 0; i <= 135; ++i) {
-    hcase::TelemetrySample t;
+    harness::case_::TelemetrySample t;
     t.t_ns = i * kS;
     const std::int64_t p = std::max<std::int64_t>(0, i - 10);  // seconds into pressure
     t.pswpout = 500 + (p <= 20 ? p * 500 : 10'000 + (p - 20) * 100);
@@ -34,7 +34,7 @@ std::string write_bundle(const std::filesystem::path& dir) {
     b.telemetry.push_back(t);
   }
   const auto path = (dir / "b.db").string();
-  hcase::write_bundle(path, b);
+  harness::case_::write_bundle(path, b);
   return path;
 }
 }  // namespace
@@ -42,7 +42,7 @@ std::string write_bundle(const std::filesystem::path& dir) {
 TEST(Calibrate, MeasuresAndProjectsABundle) {
   auto dir = std::filesystem::temp_directory_path() / ("hk_calib_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  auto m = calib::measure_bundle(write_bundle(dir));
+  auto m = harness::calibrate::measure_bundle(write_bundle(dir));
   EXPECT_EQ(m.status, "completed");
   EXPECT_DOUBLE_EQ(m.pressure_s, 120.0);
   // pswpout 10,000 + 100 x 100 = 20,000 pages x 4 KiB
@@ -60,26 +60,26 @@ TEST(Calibrate, MeasuresAndProjectsABundle) {
 }
 
 TEST(Calibrate, RuleIsTheSmallestMaxRelativeError) {
-  calib::Measured a, b, c;
+  harness::calibrate::Measured a, b, c;
   a.swapout_kib_300 = 99'198 * 1.30;  // +30%
   a.refault_anon_bg_300 = 34'104;     // 0
   b.swapout_kib_300 = 99'198 * 1.10;  // +10%
   b.refault_anon_bg_300 = 34'104 * 0.85;  // -15%
   c.swapout_kib_300 = 99'198;         // no refaults measured: not eligible
-  EXPECT_NEAR(*calib::max_rel_error(a), 0.30, 1e-12);
-  EXPECT_NEAR(*calib::max_rel_error(b), 0.15, 1e-12);
-  EXPECT_FALSE(calib::max_rel_error(c));
-  EXPECT_EQ(*calib::choose({a, b, c}), 1u);
-  EXPECT_FALSE(calib::choose({c}));
-  const auto t = calib::table({{320, 128, 0.25, 300}, {340, 128, 0.5, 300}}, {a, b});
+  EXPECT_NEAR(*harness::calibrate::max_rel_error(a), 0.30, 1e-12);
+  EXPECT_NEAR(*harness::calibrate::max_rel_error(b), 0.15, 1e-12);
+  EXPECT_FALSE(harness::calibrate::max_rel_error(c));
+  EXPECT_EQ(*harness::calibrate::choose({a, b, c}), 1u);
+  EXPECT_FALSE(harness::calibrate::choose({c}));
+  const auto t = harness::calibrate::table({{320, 128, 0.25, 300}, {340, 128, 0.5, 300}}, {a, b});
   EXPECT_NE(t.find("**chosen** 340 MiB / 128 MiB / 0.5 MiB/s / 300 MiB"), std::string::npos) << t;
 }
 
 TEST(Calibrate, GridSkipsImpossiblePointsAndNamesCases) {
-  auto g = calib::make_grid({300, 320}, {128, 400}, {0.375}, {300});
+  auto g = harness::calibrate::make_grid({300, 320}, {128, 400}, {0.375}, {300});
   ASSERT_EQ(g.size(), 1u);  // 300 <= bg max; active 400 > allocation 320
   EXPECT_EQ(g[0].name(), "a320-s128-v375-m300");
-  auto spec = calib::spec_for(g[0], {});
+  auto spec = harness::calibrate::spec_for(g[0], {});
   EXPECT_EQ(spec["case_id"], "calib-a320-s128-v375-m300");
   EXPECT_EQ(spec["configuration"], "static-zram");
   EXPECT_EQ(spec["pressure"]["allocation_bytes"], 320ll << 20);

@@ -407,7 +407,7 @@ TEST(CampaignYaml, HostPathsMustBeSafeAndTheErrorNamesFileLineField) {
 TEST(CampaignFiles, DelayedSwapfileIsActiveByDefaultAndOffWhenSet) {
   const std::string text = read(campaign_path("smoke.yaml"));
   const auto dflt = hc::parse_campaign(text, "smoke.yaml");
-  EXPECT_EQ(dflt.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  EXPECT_EQ(dflt.delayed_swapfile, harness::case_::DelayedSwapfile::Active);
   const auto p0 = hc::plan(dflt);
   for (const auto& c : p0.cases) EXPECT_FALSE(c.spec["backend"].contains("delayed_swapfile")) << c.case_id;
 
@@ -420,7 +420,7 @@ TEST(CampaignFiles, DelayedSwapfileIsActiveByDefaultAndOffWhenSet) {
 
   with.replace(with.find(anchor), anchor.size(), anchor + "  delayed_swapfile: off\n");
   const auto off = hc::parse_campaign(with, "off.yaml");
-  EXPECT_EQ(off.delayed_swapfile, hcase::DelayedSwapfile::Off);
+  EXPECT_EQ(off.delayed_swapfile, harness::case_::DelayedSwapfile::Off);
   const auto p1 = hc::plan(off);
   EXPECT_NE(p1.sha256_hex, p0.sha256_hex);
   for (const auto& c : p1.cases) EXPECT_EQ(c.spec["backend"]["delayed_swapfile"], "off") << c.case_id;

@@ -56,7 +56,7 @@ TEST(ImportObserver, RunsInsideTheTransactionAndAnAbortThereLeavesTheCaseInFligh
   a.started_unix_ns = 1;
   hc::begin_attempt(db, a);
   const std::string bundle = (dir / "k1.db").string();
-  hcase::write_bundle(bundle, test_support::completed_bundle("k1", "c", "fast-structured", "static-zram"));
+  harness::case_::write_bundle(bundle, test_support::completed_bundle("k1", "c", "fast-structured", "static-zram"));
 
   hc::set_import_observer(&die_inside_the_import);
   EXPECT_THROW(hc::import_attempt(db, bundle, a), std::runtime_error);

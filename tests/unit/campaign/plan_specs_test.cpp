@@ -23,10 +23,10 @@ TEST(PlannedSpecs, EveryRepositoryCampaignsSpecsParseAndWriteBackUnchanged) {
     const auto s = hc::plan(c);
     ASSERT_FALSE(s.cases.empty());
     for (const auto& k : s.cases) {
-      const auto parsed = hcase::parse_spec(k.spec.dump(), k.case_id);
-      EXPECT_EQ(hcase::spec_json(parsed), k.spec) << k.case_id;
+      const auto parsed = harness::case_::parse_spec(k.spec.dump(), k.case_id);
+      EXPECT_EQ(harness::case_::spec_json(parsed), k.spec) << k.case_id;
       EXPECT_EQ(parsed.case_id, k.case_id);
-      EXPECT_EQ(hcase::to_string(parsed.configuration), k.configuration);
+      EXPECT_EQ(harness::case_::to_string(parsed.configuration), k.configuration);
     }
     ++campaigns;
   }
@@ -39,5 +39,5 @@ TEST(PlannedSpecs, PlannedSpecsStateTheActiveWindowSlide) {
   const auto s = hc::plan(c);
   for (const auto& k : s.cases)
     ASSERT_DOUBLE_EQ(k.spec.at("pressure").at("active_set_slide_mib_s").get<double>(),
-                     hcase::kDefaultActiveSetSlideMibS);
+                     harness::case_::kDefaultActiveSetSlideMibS);
 }

@@ -4,9 +4,9 @@
 
 #include "harness/case/reclaim_record.hpp"
 
-using hcase::PgstealRate;
-using hcase::ReclaimRecord;
-using hcase::TelemetrySample;
+using harness::case_::PgstealRate;
+using harness::case_::ReclaimRecord;
+using harness::case_::TelemetrySample;
 
 namespace {
 constexpr std::int64_t kMiB = 1 << 20;
@@ -100,17 +100,17 @@ TEST(Achieved, RateOverTheLastThreeWindows) {
       sample(0, 10'000'000, 1'000),           sample(1'000'000'000, 1'010'000'000, 2'000),
       sample(2'000'000'000, 2'000'000'000, 3'500), sample(3'000'000'000, 3'050'000'000, 5'000),
       sample(4'000'000'000, 4'020'000'000, 8'020)};
-  auto r = hcase::pgsteal_rate_before(s, 3);
+  auto r = harness::case_::pgsteal_rate_before(s, 3);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->pages, 6'020);
   EXPECT_EQ(r->window_ns, 3'010'000'000);
   EXPECT_EQ(r->windows, 3);
   // read_ns missing: the tick time is used.
   s[1].read_ns.reset();
-  EXPECT_EQ(hcase::pgsteal_rate_before(s, 3)->window_ns, 3'020'000'000);
+  EXPECT_EQ(harness::case_::pgsteal_rate_before(s, 3)->window_ns, 3'020'000'000);
   // Too few samples or a missing pgsteal: unknown.
   std::vector<TelemetrySample> three(s.begin() + 2, s.end());
-  EXPECT_FALSE(hcase::pgsteal_rate_before(three, 3));
+  EXPECT_FALSE(harness::case_::pgsteal_rate_before(three, 3));
   s[1].bg_pgsteal.reset();
-  EXPECT_FALSE(hcase::pgsteal_rate_before(s, 3));
+  EXPECT_FALSE(harness::case_::pgsteal_rate_before(s, 3));
 }

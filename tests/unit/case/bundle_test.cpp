@@ -17,24 +17,24 @@ TEST(Bundle, WritesEveryTableOnce) {
   b.page_size_bytes = 4096;
   b.phases = {{"warmup", 10, 20}, {"pressure", 20, 30}, {"recovery", 30, 40}, {"restoration", 40, 50}};
   b.requests = {{"compute", 0, 10, 11, 12, 1, 0, 0, 0}, {"sqlite", 0, 10, 11, std::nullopt, 1, 0, 0, 0}};
-  hcase::TelemetrySample t;
+  harness::case_::TelemetrySample t;
   t.t_ns = 20;
   t.phase = "pressure";
   t.bg_some_us = 1234;
   t.extra["errors"] = {{"zram", "ENOENT"}};
   b.telemetry = {t};
   b.events = {{21, "window", 1234, 1000, 1, 1, nullptr}, {22, "trigger", std::nullopt, std::nullopt, std::nullopt, std::nullopt, {{"a", 1}}}};
-  hcase::ReclaimRow r;
+  harness::case_::ReclaimRow r;
   r.requested_bytes = 96ll << 20;
   r.start_ns = 22;
   r.end_ns = 25;
   r.pgsteal_before = 1;
   r.achieved_bytes = 4096;
   b.reclaims = {r};
-  b.restoration = hcase::RestorationRow{40, 50, true, {{"steps", 1}}};
+  b.restoration = harness::case_::RestorationRow{40, 50, true, {{"steps", 1}}};
   b.artifacts = {{"pressure-gen.json", "{}"}};
-  hcase::write_bundle(path, b);
-  hcase::write_bundle(path, b);  // replaces, does not append
+  harness::case_::write_bundle(path, b);
+  harness::case_::write_bundle(path, b);  // replaces, does not append
 
   results::Db db(path, results::Db::Mode::ReadOnly);
   auto count = [&](const char* table) {
@@ -73,16 +73,16 @@ TEST(Bundle, WritesTheVersion2Columns) {
   auto b = test_support::completed_bundle("c2", "smoke", "r", "bounded-reclaim");
   b.source_commit = std::string(40, 'a');
   b.source_dirty = 1;
-  hcase::TelemetrySample t;
+  harness::case_::TelemetrySample t;
   t.t_ns = 1'025'000'000;
   t.read_ns = 1'025'300'000;
   t.steal_us = 12'340'000;
-  hcase::TelemetrySample u;
+  harness::case_::TelemetrySample u;
   u.t_ns = 2'025'000'000;  // nothing read: NULLs
   b.telemetry = {t, u};
-  hcase::ControllerEvent w{2'025'000'000, "window", 5000, 3000, 0, 0, nullptr, 2'000'000'000, 1};
+  harness::case_::ControllerEvent w{2'025'000'000, "window", 5000, 3000, 0, 0, nullptr, 2'000'000'000, 1};
   b.events = {w};
-  hcase::ReclaimRow r;
+  harness::case_::ReclaimRow r;
   r.requested_bytes = 96ll << 20;
   r.start_ns = 3;
   r.end_ns = 5;
@@ -92,7 +92,7 @@ TEST(Bundle, WritesTheVersion2Columns) {
   r.achieved_conservative_bytes = 104'857'600;
   r.achieved_settled_bytes = 126'976'000;
   b.reclaims = {r};
-  hcase::write_bundle(path, b);
+  harness::case_::write_bundle(path, b);
 
   results::Db db(path, results::Db::Mode::ReadOnly);
   results::Stmt c(db, "SELECT source_commit, source_dirty FROM cases");

@@ -17,7 +17,7 @@ std::string after(const std::vector<std::string>& argv, const std::string& flag)
   if (it == argv.end() || it + 1 == argv.end()) return "<missing>";
   return *(it + 1);
 }
-hcase::CaseSpec study() { return hcase::load_spec_file("tests/unit/case/fixtures/spec-study.json"); }
+harness::case_::CaseSpec study() { return harness::case_::load_spec_file("tests/unit/case/fixtures/spec-study.json"); }
 }  // namespace
 
 TEST(CaseClock, DefaultsAreFiftyAndTwentyFiveMilliseconds) {
@@ -25,7 +25,7 @@ TEST(CaseClock, DefaultsAreFiftyAndTwentyFiveMilliseconds) {
   EXPECT_EQ(spec.canaries.sqlite_offset_ms, 50);
   EXPECT_EQ(spec.telemetry_offset_ms, 25);
   const std::int64_t t0 = 7'000'000'123;
-  auto c = hcase::CaseClock::from(spec, t0);
+  auto c = harness::case_::CaseClock::from(spec, t0);
   EXPECT_EQ(c.sqlite_origin_ns() - c.compute_origin_ns(), 50'000'000);
   EXPECT_EQ(c.compute_origin_ns(), t0);
   EXPECT_EQ(c.tick(0), t0 + 25'000'000);
@@ -48,8 +48,8 @@ TEST(CaseClock, DefaultsAreFiftyAndTwentyFiveMilliseconds) {
 TEST(CaseClock, CanaryArgvCarryTheOffsetOrigins) {
   auto spec = study();
   const std::int64_t t0 = 123'456'789;
-  auto c = hcase::CaseClock::from(spec, t0);
-  hcase::Workloads w(spec, "/b", "/w");
+  auto c = harness::case_::CaseClock::from(spec, t0);
+  harness::case_::Workloads w(spec, "/b", "/w");
   auto cc = w.canary_compute(c.compute_origin_ns(), 540);
   auto cs = w.canary_sqlite(c.sqlite_origin_ns(), 540);
   EXPECT_EQ(after(cc, "--start-at-ns"), "123456789");
@@ -70,28 +70,28 @@ TEST(CaseClock, ExplicitOffsetsAndTheirBounds) {
     if (!tel_off.empty()) j["telemetry_offset_ms"] = std::stoll(tel_off);
     return j.dump();
   };
-  auto s = hcase::parse_spec(spec_text("30", "10"), "t");
+  auto s = harness::case_::parse_spec(spec_text("30", "10"), "t");
   EXPECT_EQ(s.canaries.sqlite_offset_ms, 30);
   EXPECT_EQ(s.telemetry_offset_ms, 10);
-  auto c = hcase::CaseClock::from(s, 0);
+  auto c = harness::case_::CaseClock::from(s, 0);
   EXPECT_EQ(c.sqlite_origin_ns(), 30'000'000);
   EXPECT_EQ(c.tick(2), 2'010'000'000);
   try {
-    hcase::parse_spec(spec_text("100", ""), "t");
+    harness::case_::parse_spec(spec_text("100", ""), "t");
     ADD_FAILURE() << "sqlite_offset_ms = period accepted";
-  } catch (const hcase::SpecError& e) {
+  } catch (const harness::case_::SpecError& e) {
     EXPECT_EQ(e.field(), "canaries.sqlite_offset_ms");
   }
   try {
-    hcase::parse_spec(spec_text("", "1000"), "t");
+    harness::case_::parse_spec(spec_text("", "1000"), "t");
     ADD_FAILURE() << "telemetry_offset_ms = period accepted";
-  } catch (const hcase::SpecError& e) {
+  } catch (const harness::case_::SpecError& e) {
     EXPECT_EQ(e.field(), "telemetry_offset_ms");
   }
   try {
-    hcase::parse_spec(spec_text("-1", ""), "t");
+    harness::case_::parse_spec(spec_text("-1", ""), "t");
     ADD_FAILURE() << "negative offset accepted";
-  } catch (const hcase::SpecError& e) {
+  } catch (const harness::case_::SpecError& e) {
     EXPECT_EQ(e.field(), "canaries.sqlite_offset_ms");
   }
 }

@@ -28,13 +28,13 @@
 namespace case_test {
 
 namespace fs = std::filesystem;
-using kernel::FaultScope;
-using kernel::FsOp;
+using harness::kernel::FaultScope;
+using harness::kernel::FsOp;
 inline const std::string kCapture = std::string(HARNESS_SOURCE_DIR) + "/tests/fixtures/6.1.0-57-cloud-amd64/root";
 inline const std::string kSwapfile = "/var/lib/harness/swapfile";
 
 /// A valid swapfile of 16 pages (written zeros: no holes; the mkswap signature), as
-/// kernel::validate_swapfile wants it.
+/// harness::kernel::validate_swapfile wants it.
 inline std::string swapfile_image() {
   const long page = ::sysconf(_SC_PAGESIZE);
   std::string img(static_cast<size_t>(page) * 16, '\0');
@@ -75,8 +75,8 @@ class Scratch {
   fs::path dir_;
 };
 
-inline hcase::BackendSpec backend_spec() {
-  hcase::BackendSpec b;
+inline harness::case_::BackendSpec backend_spec() {
+  harness::case_::BackendSpec b;
   b.zram_disksize_bytes = 512ll << 20;
   b.zram_algorithm = "lzo-rle";
   b.zram_priority = 100;
@@ -93,22 +93,22 @@ inline void stub_swap(FaultScope& f) {
   }
 }
 
-inline const hcase::StepRecord* find_step(const std::vector<hcase::StepRecord>& steps, const std::string& prefix) {
+inline const harness::case_::StepRecord* find_step(const std::vector<harness::case_::StepRecord>& steps, const std::string& prefix) {
   for (const auto& s : steps)
     if (s.step.rfind(prefix, 0) == 0) return &s;
   return nullptr;
 }
 
-inline std::string dump(const std::vector<hcase::StepRecord>& steps) {
+inline std::string dump(const std::vector<harness::case_::StepRecord>& steps) {
   std::string out;
   for (const auto& s : steps) out += s.to_json().dump() + "\n";
   return out;
 }
 
-inline kernel::BusyRetryPolicy fast_retry() { return kernel::BusyRetryPolicy{{1'000'000, 1'000'000, 1'000'000}}; }
+inline harness::kernel::BusyRetryPolicy fast_retry() { return harness::kernel::BusyRetryPolicy{{1'000'000, 1'000'000, 1'000'000}}; }
 
-inline hcase::CgroupsSpec cgroups_spec() {
-  hcase::CgroupsSpec c;
+inline harness::case_::CgroupsSpec cgroups_spec() {
+  harness::case_::CgroupsSpec c;
   c.parent = "harness";
   c.bg_memory_max_bytes = 200ll << 20;
   return c;
@@ -116,7 +116,7 @@ inline hcase::CgroupsSpec cgroups_spec() {
 
 /// A host with no leftovers (no harness cgroup, no swap active) and workload stand-ins
 /// that leave t.dir()/ran if anything ever starts them; returns the executor options.
-inline hcase::ExecutorOptions executor_host(const Scratch& t) {
+inline harness::case_::ExecutorOptions executor_host(const Scratch& t) {
   fs::remove_all(t.root() / "sys/fs/cgroup/harness");
   t.put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
   t.put("proc/self/oom_score_adj", "0\n");
@@ -128,7 +128,7 @@ inline hcase::ExecutorOptions executor_host(const Scratch& t) {
     fs::permissions(bin / b, fs::perms::owner_all);
   }
   std::ofstream(t.dir() / "canary.db") << "x";
-  hcase::ExecutorOptions o;
+  harness::case_::ExecutorOptions o;
   o.out_dir = (t.dir() / "out").string();
   o.root = t.root().string();
   o.bin_dir = bin.string();
@@ -146,22 +146,22 @@ inline nlohmann::json executor_spec_json(const Scratch& t, const std::string& id
   return j;
 }
 
-inline hcase::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
-  return hcase::parse_spec(executor_spec_json(t, id).dump(), "test");
+inline harness::case_::CaseSpec executor_spec(const Scratch& t, const std::string& id) {
+  return harness::case_::parse_spec(executor_spec_json(t, id).dump(), "test");
 }
 
 /// Runs the A/B candidate case `id` (variant name "candidate", pair
 /// vm0/fast-structured/1/bounded-reclaim, plus `knobs`: sysctls / sysfs / cmdline) on a host
 /// with no leftovers in `t` (executor_host), under the caller's faults in `f` (set before the
 /// call: the first match wins) and the swap stubs.
-inline hcase::ExecutorResult run_candidate(const Scratch& t, FaultScope& f, const std::string& id, nlohmann::json knobs) {
+inline harness::case_::ExecutorResult run_candidate(const Scratch& t, FaultScope& f, const std::string& id, nlohmann::json knobs) {
   const auto o = executor_host(t);
   auto j = executor_spec_json(t, id);
   knobs["name"] = "candidate";
   knobs["pair_id"] = "vm0/fast-structured/1/bounded-reclaim";
   j["variant"] = knobs;
   stub_swap(f);
-  return hcase::run_case(hcase::parse_spec(j.dump(), "test"), o);
+  return harness::case_::run_case(harness::case_::parse_spec(j.dump(), "test"), o);
 }
 
 inline nlohmann::json bundle_outcome(const std::string& path) {
@@ -176,7 +176,7 @@ inline nlohmann::json bundle_outcome(const std::string& path) {
 /// the workload stand-ins copy a prepared trace to their --trace argument. Restoration
 /// gets a 1 s budget (the empty parent has no cgroup.events: cgroup.kill's wait times out).
 struct RunnableHost {
-  hcase::ExecutorOptions o;
+  harness::case_::ExecutorOptions o;
   nlohmann::json spec;
 };
 inline RunnableHost runnable_host(const Scratch& t, FaultScope& f, const std::string& id, const std::string& configuration) {

@@ -11,16 +11,16 @@
 #include "harness/kernel/psi.hpp"
 #include "tests/common/slurp.hpp"
 
-using hcase::Configuration;
-using hcase::ControllerEvent;
-using hcase::TelemetrySample;
+using harness::case_::Configuration;
+using harness::case_::ControllerEvent;
+using harness::case_::TelemetrySample;
 
 namespace {
 std::vector<std::int64_t> recorded_totals() {
   std::vector<std::int64_t> out;
   for (int i = 0; i < 32; ++i) {
     auto p = fmt::format("tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/{:03d}.memory.pressure", i);
-    out.push_back(static_cast<std::int64_t>(kernel::parse_psi(test_support::slurp(p), p).some_total_us()));
+    out.push_back(static_cast<std::int64_t>(harness::kernel::parse_psi(test_support::slurp(p), p).some_total_us()));
   }
   return out;
 }
@@ -36,8 +36,8 @@ Run drive(Configuration conf, const std::vector<std::optional<std::int64_t>>& to
   Run r;
   const std::int64_t s = 1'000'000'000;
   // The configuration's own response (actions/): static-zram has a no-action note.
-  const auto action = hcase::make_action(conf);
-  hcase::Controller c(
+  const auto action = harness::case_::make_action(conf);
+  harness::case_::Controller c(
       {}, 5 * s, 25 * s,
       [&](std::int64_t t, std::vector<ControllerEvent>& ev) {
         ++r.actions;

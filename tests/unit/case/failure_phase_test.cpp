@@ -35,7 +35,7 @@ std::vector<std::string> bundle_phases(const std::string& path) {
 }
 
 /// What the agent would read from <out>/phase last ("(none)" when never written).
-std::string phase_file(const hcase::ExecutorOptions& o) {
+std::string phase_file(const harness::case_::ExecutorOptions& o) {
   const auto p = std::filesystem::path(o.out_dir) / "phase";
   if (!std::filesystem::exists(p)) return "(none)";
   auto s = test_support::slurp(p.string());
@@ -50,7 +50,7 @@ void stand_in(const Scratch& t, const std::string& name, const std::string& body
   std::filesystem::permissions(bin, std::filesystem::perms::owner_all);
 }
 
-void expect_lost(const hcase::ExecutorResult& r, const hcase::ExecutorOptions& o, const std::string& why) {
+void expect_lost(const harness::case_::ExecutorResult& r, const harness::case_::ExecutorOptions& o, const std::string& why) {
   EXPECT_EQ(r.status, "lost") << r.error;
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.error.find(why), std::string::npos) << r.error;
@@ -68,13 +68,13 @@ void expect_lost(const hcase::ExecutorResult& r, const hcase::ExecutorOptions& o
 
 TEST(ExecutorFailurePhase, TheRuleIsThePressurePhaseReported) {
   // The executor-error and bundle-write paths end through this rule too.
-  EXPECT_EQ(hcase::classify(std::nullopt, true).status, "completed");
-  EXPECT_EQ(hcase::classify(std::nullopt, true).exit_code, 0);
-  EXPECT_EQ(hcase::classify(std::string("executor error: x"), false).status, "infra_failed");
-  EXPECT_EQ(hcase::classify(std::string("executor error: x"), false).exit_code, 3);
-  EXPECT_EQ(hcase::classify(std::string("executor error: x"), true).status, "lost");
-  EXPECT_EQ(hcase::classify(std::string("executor error: x"), true).exit_code, 4);
-  EXPECT_EQ(hcase::classify(std::string("writing the bundle failed"), true).error, "writing the bundle failed");
+  EXPECT_EQ(harness::case_::classify(std::nullopt, true).status, "completed");
+  EXPECT_EQ(harness::case_::classify(std::nullopt, true).exit_code, 0);
+  EXPECT_EQ(harness::case_::classify(std::string("executor error: x"), false).status, "infra_failed");
+  EXPECT_EQ(harness::case_::classify(std::string("executor error: x"), false).exit_code, 3);
+  EXPECT_EQ(harness::case_::classify(std::string("executor error: x"), true).status, "lost");
+  EXPECT_EQ(harness::case_::classify(std::string("executor error: x"), true).exit_code, 4);
+  EXPECT_EQ(harness::case_::classify(std::string("writing the bundle failed"), true).error, "writing the bundle failed");
 }
 
 TEST(ExecutorFailurePhase, CanariesThatCannotStartAreInfraFailedAndPressureNeverShown) {
@@ -82,7 +82,7 @@ TEST(ExecutorFailurePhase, CanariesThatCannotStartAreInfraFailedAndPressureNever
   FaultScope f;
   f.fail("harness/fg/cgroup.procs", EPERM, FsOp::Write);  // first match wins: before the stubs
   auto h = runnable_host(t, f, "phase-canaries", "static-zram");
-  const auto r = hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o);
+  const auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
   EXPECT_EQ(r.status, "infra_failed") << r.error;
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.error.find("starting canaries"), std::string::npos) << r.error;
@@ -99,7 +99,7 @@ TEST(ExecutorFailurePhase, PressureGenThatCannotStartIsLost) {
   FaultScope f;
   f.fail("harness/bg/cgroup.procs", EPERM, FsOp::Write);
   auto h = runnable_host(t, f, "phase-pressure-gen", "bounded-reclaim");
-  expect_lost(hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o), h.o, "starting pressure-gen");
+  expect_lost(harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o), h.o, "starting pressure-gen");
 }
 
 TEST(ExecutorFailurePhase, CanaryThatLeftNoTraceIsLost) {
@@ -107,7 +107,7 @@ TEST(ExecutorFailurePhase, CanaryThatLeftNoTraceIsLost) {
   FaultScope f;
   auto h = runnable_host(t, f, "phase-no-trace", "static-zram");
   stand_in(t, "canary-sqlite", "echo '{}'\n");  // exits without writing its --trace
-  expect_lost(hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o), h.o, "canary-sqlite");
+  expect_lost(harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o), h.o, "canary-sqlite");
 }
 
 TEST(ExecutorFailurePhase, CancelledDuringPressureIsLost) {
@@ -119,7 +119,7 @@ TEST(ExecutorFailurePhase, CancelledDuringPressureIsLost) {
   // The cancel arrives when pressure-gen starts, i.e. in the pressure phase (as the agent's
   // SIGTERM after a cancel would).
   stand_in(t, "pressure-gen", "kill -TERM $PPID\necho '{\"allocated_mib\": 600, \"allocation_elapsed_s\": 20}'\n");
-  const auto r = hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o);
+  const auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
   expect_lost(r, h.o, "cancelled by signal 15");
   EXPECT_EQ(bundle_outcome(r.bundle_path)["cancelled_by_signal"], 15);
 }
@@ -134,7 +134,7 @@ TEST(ExecutorFailurePhase, CancelledDuringWarmupIsInfraFailed) {
   stand_in(t, "canary-compute",
            "prev=\nfor a; do [ \"$prev\" = --trace ] && cp " + trace_src + " \"$a\"; prev=$a; done\nkill -TERM $PPID\n"
            "echo '{}'\n");
-  const auto r = hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o);
+  const auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
   EXPECT_EQ(r.status, "infra_failed") << r.error;
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.error.find("cancelled by signal 15"), std::string::npos) << r.error;

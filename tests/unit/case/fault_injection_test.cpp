@@ -1,4 +1,4 @@
-// Kernel-interface faults (kernel::Fs::inject_fault) driven through the real case code
+// Kernel-interface faults (harness::kernel::Fs::inject_fault) driven through the real case code
 // over a scratch copy of the 6.1 guest capture (tests/fixtures/6.1.0-57-cloud-amd64):
 //   - executor: a setup failure (EPERM on mkdir of the parent cgroup) -> infra_failed,
 //     before any workload or pressure, restoration still recorded;
@@ -36,8 +36,8 @@
 #include "tests/unit/case/case_scratch.hpp"
 
 namespace fs = std::filesystem;
-using kernel::FaultScope;
-using kernel::FsOp;
+using harness::kernel::FaultScope;
+using harness::kernel::FsOp;
 using namespace case_test;
 
 // ---------------------------------------------------------------- Backend ----------
@@ -58,8 +58,8 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
     FaultScope f;
     f.fail(c.path, c.err, c.op);  // first match wins: set before the stubs
     stub_swap(f);
-    hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On);
-    std::vector<hcase::StepRecord> steps;
+    harness::case_::Backend b(harness::kernel::Fs(t.root()), backend_spec(), harness::case_::ZramAtStart::On);
+    std::vector<harness::case_::StepRecord> steps;
     try {
       b.prepare(steps);
       ADD_FAILURE() << "prepare succeeded despite the fault";
@@ -70,7 +70,7 @@ TEST(FaultBackend, PrepareFailureNamesTheStepAndErrno) {
     ASSERT_FALSE(steps.empty());
     EXPECT_EQ(steps.back().step.rfind(c.step, 0), 0u) << dump(steps);
     EXPECT_EQ(steps.back().err, c.err);
-    EXPECT_EQ(kernel::Fs::fault_hits(c.path), 1);
+    EXPECT_EQ(harness::kernel::Fs::fault_hits(c.path), 1);
   }
 }
 
@@ -79,12 +79,12 @@ TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   FaultScope f;
   f.fail("/dev/zram1", EBUSY, FsOp::Swapon);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::Prepared);
-  std::vector<hcase::StepRecord> steps;
+  harness::case_::Backend b(harness::kernel::Fs(t.root()), backend_spec(), harness::case_::ZramAtStart::Prepared);
+  std::vector<harness::case_::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   // Delayed: zram prepared but not swapped on by prepare (the fault was not consumed).
   EXPECT_EQ(find_step(steps, "swapon /dev/zram1"), nullptr) << dump(steps);
-  hcase::StepRecord on;
+  harness::case_::StepRecord on;
   ASSERT_NO_THROW(on = b.activate());
   EXPECT_EQ(on.step, "swapon /dev/zram1 prio 100");
   EXPECT_EQ(on.err, EBUSY);
@@ -93,7 +93,7 @@ TEST(FaultBackend, FailedDelayedSwaponIsAnOutcomeNotAnException) {
   EXPECT_FALSE(b.zram_on());
   EXPECT_EQ(b.enabled_paths(), std::vector<std::string>{kSwapfile});  // zram never counted as enabled
   // Teardown does not swapoff a device that never went on, and resets zram.
-  std::vector<hcase::StepRecord> down;
+  std::vector<harness::case_::StepRecord> down;
   b.teardown(down);
   EXPECT_EQ(find_step(down, "swapoff /dev/zram1"), nullptr) << dump(down);
   ASSERT_NE(find_step(down, "swapoff " + kSwapfile), nullptr) << dump(down);
@@ -110,11 +110,11 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     FaultScope f;
     f.fail("/dev/zram1", err, FsOp::Swapoff);
     stub_swap(f);
-    kernel::Fs fsx(t.root());
-    hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On);
-    std::vector<hcase::StepRecord> steps;
+    harness::kernel::Fs fsx(t.root());
+    harness::case_::Backend b(fsx, backend_spec(), harness::case_::ZramAtStart::On);
+    std::vector<harness::case_::StepRecord> steps;
     ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
-    std::vector<hcase::StepRecord> down;
+    std::vector<harness::case_::StepRecord> down;
     ASSERT_NO_THROW(b.teardown(down));
     const auto* off = find_step(down, "swapoff /dev/zram1");
     ASSERT_NE(off, nullptr) << dump(down);
@@ -124,17 +124,17 @@ TEST(FaultBackend, TeardownSwapoffFailureIsRecordedWithItsErrnoAndRestorationIsU
     EXPECT_EQ(find_step(down, "zram reset"), nullptr) << dump(down);
     EXPECT_EQ(find_step(down, "zram hot_remove"), nullptr) << dump(down);
     EXPECT_FALSE(b.zram_released());
-    ASSERT_TRUE(kernel::owned_zram(fsx));
-    EXPECT_EQ(kernel::owned_zram(fsx)->id, 1);
+    ASSERT_TRUE(harness::kernel::owned_zram(fsx));
+    EXPECT_EQ(harness::kernel::owned_zram(fsx)->id, 1);
     ASSERT_NE(find_step(down, "swapoff " + kSwapfile), nullptr);
     EXPECT_EQ(find_step(down, "swapoff " + kSwapfile)->err, 0);  // one failure does not stop the rest
     // The restoration verdict over what the host then shows (/proc/swaps still lists the
     // case's /dev/zram1) is unclean and names the device.
     t.put("proc/swaps", "Filename Type Size Used Priority\n/dev/zram1 partition 524284 0 100\n");
-    hcase::RestorationObservation obs;
-    obs.swaps = kernel::read_swaps(fsx);
+    harness::case_::RestorationObservation obs;
+    obs.swaps = harness::kernel::read_swaps(fsx);
     obs.case_swap_paths = b.enabled_paths();
-    auto v = hcase::verify_restoration(obs);
+    auto v = harness::case_::verify_restoration(obs);
     EXPECT_FALSE(v.clean);
     EXPECT_NE(v.to_json().dump().find("/dev/zram1 enabled by the case is still active"), std::string::npos)
         << v.to_json().dump();
@@ -151,22 +151,22 @@ TEST(ZramOwnership, PrepareHotAddsItsOwnDeviceAndTeardownRemovesIt) {
   const std::string zram0_disksize = t.get("sys/block/zram0/disksize");
   FaultScope f;
   stub_swap(f);
-  kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
-  std::vector<hcase::StepRecord> steps;
+  harness::kernel::Fs fsx(t.root());
+  harness::case_::Backend b(fsx, backend_spec(), harness::case_::ZramAtStart::On, fast_retry());
+  std::vector<harness::case_::StepRecord> steps;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram hot_add -> zram1"), nullptr) << dump(steps);
   EXPECT_EQ(b.zram_path(), "/dev/zram1");
   EXPECT_EQ(t.get("sys/block/zram1/disksize"), "512M");  // configured through its own sysfs dir
-  ASSERT_TRUE(kernel::owned_zram(fsx));
-  EXPECT_EQ(kernel::owned_zram(fsx)->id, 1);
-  std::vector<hcase::StepRecord> down;
+  ASSERT_TRUE(harness::kernel::owned_zram(fsx));
+  EXPECT_EQ(harness::kernel::owned_zram(fsx)->id, 1);
+  std::vector<harness::case_::StepRecord> down;
   b.teardown(down);
   EXPECT_EQ(find_step(down, "zram reset")->err, 0) << dump(down);
   ASSERT_NE(find_step(down, "zram hot_remove zram1"), nullptr) << dump(down);
   EXPECT_EQ(t.get("sys/class/zram-control/hot_remove"), "1");
   EXPECT_TRUE(b.zram_released());
-  EXPECT_FALSE(kernel::read_zram_owner(fsx)) << "marker kept after release";
+  EXPECT_FALSE(harness::kernel::read_zram_owner(fsx)) << "marker kept after release";
   const auto j = b.zram_json();
   EXPECT_EQ(j["device"], "/dev/zram1");
   EXPECT_EQ(j["how"], "hot_add");
@@ -184,8 +184,8 @@ TEST(ZramOwnership, TransientEbusyOnResetAndHotRemoveIsRetriedAndRecorded) {
   FaultScope f;
   f.fail("zram1/reset", EBUSY, FsOp::Write, 2).fail("zram-control/hot_remove", EBUSY, FsOp::Write, 1);
   stub_swap(f);
-  hcase::Backend b(kernel::Fs(t.root()), backend_spec(), hcase::ZramAtStart::On, fast_retry());
-  std::vector<hcase::StepRecord> steps, down;
+  harness::case_::Backend b(harness::kernel::Fs(t.root()), backend_spec(), harness::case_::ZramAtStart::On, fast_retry());
+  std::vector<harness::case_::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   b.teardown(down);
   const auto* reset = find_step(down, "zram reset");
@@ -209,22 +209,22 @@ TEST(ZramOwnership, PersistentEbusyGivesUpAfterTheBoundAndKeepsTheMarker) {
   FaultScope f;
   f.fail("zram-control/hot_remove", EBUSY, FsOp::Write);
   stub_swap(f);
-  kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
-  std::vector<hcase::StepRecord> steps, down;
+  harness::kernel::Fs fsx(t.root());
+  harness::case_::Backend b(fsx, backend_spec(), harness::case_::ZramAtStart::On, fast_retry());
+  std::vector<harness::case_::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps));
   b.teardown(down);
   const auto* rm = find_step(down, "zram hot_remove zram1");
   ASSERT_NE(rm, nullptr) << dump(down);
   EXPECT_EQ(rm->err, EBUSY);
   EXPECT_EQ(rm->retries, 3);  // fast_retry's three delays
-  EXPECT_EQ(kernel::Fs::fault_hits("zram-control/hot_remove"), 4);
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("zram-control/hot_remove"), 4);
   EXPECT_FALSE(b.zram_released());
-  EXPECT_TRUE(kernel::owned_zram(fsx)) << "the marker must stay for the next leftover cleanup";
+  EXPECT_TRUE(harness::kernel::owned_zram(fsx)) << "the marker must stay for the next leftover cleanup";
   // The restoration verdict names the device left behind.
-  hcase::RestorationObservation obs;
+  harness::case_::RestorationObservation obs;
   obs.owned_zram_left = b.zram_path();
-  auto v = hcase::verify_restoration(obs);
+  auto v = harness::case_::verify_restoration(obs);
   EXPECT_FALSE(v.clean);
   EXPECT_NE(v.to_json().dump().find("/dev/zram1 created by the harness still exists"), std::string::npos);
 }
@@ -234,9 +234,9 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   fs::remove_all(t.root() / "sys/class/zram-control");
   FaultScope f;
   stub_swap(f);
-  kernel::Fs fsx(t.root());
-  hcase::Backend b(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
-  std::vector<hcase::StepRecord> steps, down;
+  harness::kernel::Fs fsx(t.root());
+  harness::case_::Backend b(fsx, backend_spec(), harness::case_::ZramAtStart::On, fast_retry());
+  std::vector<harness::case_::StepRecord> steps, down;
   ASSERT_NO_THROW(b.prepare(steps)) << dump(steps);
   ASSERT_NE(find_step(steps, "zram: no /sys/class/zram-control; borrowing unused zram1"), nullptr) << dump(steps);
   EXPECT_EQ(b.zram_json()["how"], "unused-device");
@@ -244,11 +244,11 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
   EXPECT_EQ(find_step(down, "zram reset")->err, 0);
   EXPECT_EQ(find_step(down, "zram hot_remove"), nullptr) << dump(down);
   EXPECT_TRUE(b.zram_released());
-  EXPECT_FALSE(kernel::read_zram_owner(fsx));
+  EXPECT_FALSE(harness::kernel::read_zram_owner(fsx));
   // No spare left (zram1 initialised by somebody): refused, with the module parameter.
   t.put("sys/block/zram1/initstate", "1\n");
-  hcase::Backend b2(fsx, backend_spec(), hcase::ZramAtStart::On, fast_retry());
-  std::vector<hcase::StepRecord> steps2;
+  harness::case_::Backend b2(fsx, backend_spec(), harness::case_::ZramAtStart::On, fast_retry());
+  std::vector<harness::case_::StepRecord> steps2;
   try {
     b2.prepare(steps2);
     ADD_FAILURE() << "took a device in use";
@@ -260,8 +260,8 @@ TEST(ZramOwnership, WithoutZramControlAnUnusedDeviceIsBorrowedAndResetNotRemoved
 
 TEST(ZramOwnership, LeftoverCleanupReleasesOnlyTheMarkedDevice) {
   Scratch t;
-  kernel::Fs fsx(t.root());
-  kernel::write_zram_owner(fsx, {1, "case-fault-boot", kernel::ZramOrigin::HotAdd});
+  harness::kernel::Fs fsx(t.root());
+  harness::kernel::write_zram_owner(fsx, {1, "case-fault-boot", harness::kernel::ZramOrigin::HotAdd});
   t.put("sys/block/zram1/initstate", "1\n");
   t.put("proc/swaps", "Filename Type Size Used Priority\n/dev/zram0 partition 65532 0 -2\n"
                       "/dev/zram1 partition 524284 0 100\n");
@@ -269,45 +269,45 @@ TEST(ZramOwnership, LeftoverCleanupReleasesOnlyTheMarkedDevice) {
   f.fail("zram1/reset", EBUSY, FsOp::Write, 1);
   f.fail("/dev/zram0", EPERM);  // any swap syscall on the foreign zram0 would hit this
   stub_swap(f);
-  std::vector<hcase::StepRecord> steps;
-  auto r = hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
+  std::vector<harness::case_::StepRecord> steps;
+  auto r = harness::case_::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
   EXPECT_TRUE(r.released) << r.cause;
   ASSERT_NE(find_step(steps, "leftover swapoff /dev/zram1"), nullptr) << dump(steps);
   ASSERT_NE(find_step(steps, "leftover zram reset"), nullptr) << dump(steps);
   EXPECT_EQ(find_step(steps, "leftover zram reset")->retries, 1);
   ASSERT_NE(find_step(steps, "leftover zram hot_remove zram1"), nullptr) << dump(steps);
   for (const auto& st : steps) EXPECT_EQ(st.step.find("zram0"), std::string::npos) << st.step;
-  EXPECT_FALSE(kernel::read_zram_owner(fsx));
-  EXPECT_EQ(kernel::Fs::fault_hits("/dev/zram0"), 0) << "a swap syscall reached the foreign zram0";
+  EXPECT_FALSE(harness::kernel::read_zram_owner(fsx));
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("/dev/zram0"), 0) << "a swap syscall reached the foreign zram0";
   EXPECT_EQ(t.get("sys/block/zram0/reset"), "");
   // A marker of another boot is dropped without touching its device.
-  kernel::write_zram_owner(fsx, {1, "an-earlier-boot", kernel::ZramOrigin::HotAdd});
-  std::vector<hcase::StepRecord> steps2;
-  EXPECT_TRUE(hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps2, fast_retry()).released);
+  harness::kernel::write_zram_owner(fsx, {1, "an-earlier-boot", harness::kernel::ZramOrigin::HotAdd});
+  std::vector<harness::case_::StepRecord> steps2;
+  EXPECT_TRUE(harness::case_::Backend::cleanup_leftovers(fsx, backend_spec(), steps2, fast_retry()).released);
   ASSERT_EQ(steps2.size(), 1u) << dump(steps2);
   EXPECT_EQ(steps2[0].step, "drop stale zram ownership marker (zram1: marker of another boot)");
-  EXPECT_FALSE(kernel::read_zram_owner(fsx));
+  EXPECT_FALSE(harness::kernel::read_zram_owner(fsx));
 }
 
 TEST(ZramOwnership, LeftoverSwapoffEnomemStopsWithTheCauseAndTheHolders) {
   Scratch t;
-  kernel::Fs fsx(t.root());
+  harness::kernel::Fs fsx(t.root());
   t.put("proc/swaps", "Filename Type Size Used Priority\n" + kSwapfile + " file 65532 24576 -2\n");
   t.put("proc/4242/status", "Name:\tpressure-gen\nState:\tT (stopped)\nVmSwap:\t   24576 kB\n");
   t.put("proc/4242/cgroup", "0::/holder\n");
-  kernel::write_zram_owner(fsx, {1, "case-fault-boot", kernel::ZramOrigin::HotAdd});
+  harness::kernel::write_zram_owner(fsx, {1, "case-fault-boot", harness::kernel::ZramOrigin::HotAdd});
   FaultScope f;
   f.fail(kSwapfile, ENOMEM, FsOp::Swapoff);
   stub_swap(f);
-  std::vector<hcase::StepRecord> steps;
-  auto r = hcase::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
+  std::vector<harness::case_::StepRecord> steps;
+  auto r = harness::case_::Backend::cleanup_leftovers(fsx, backend_spec(), steps, fast_retry());
   EXPECT_FALSE(r.released);
   EXPECT_NE(r.cause.find("leftover swapoff /var/lib/harness/swapfile failed with ENOMEM"), std::string::npos) << r.cause;
   EXPECT_NE(r.cause.find("24576 KiB still swapped on /var/lib/harness/swapfile"), std::string::npos) << r.cause;
   EXPECT_NE(r.cause.find("pid 4242 pressure-gen (T (stopped), cgroup /holder) 24576 KiB"), std::string::npos) << r.cause;
   ASSERT_EQ(steps.size(), 1u) << dump(steps);  // stopped at the first failure
   EXPECT_EQ(steps[0].err, ENOMEM);
-  EXPECT_TRUE(kernel::read_zram_owner(fsx)) << "zram leftover handled after a failed step";
+  EXPECT_TRUE(harness::kernel::read_zram_owner(fsx)) << "zram leftover handled after a failed step";
 }
 
 // ---------------------------------------------------------------- CaseCgroups ------
@@ -321,8 +321,8 @@ TEST(FaultCgroups, CreateFailureNamesTheStepAndErrno) {
       .fail("harness/bg", 0, FsOp::Mkdir)
       .fail("harness/fg", 0, FsOp::Mkdir)
       .fail("harness/bg/memory.max", ENOMEM, FsOp::Write);
-  hcase::CaseCgroups cg(kernel::Fs(t.root()), cgroups_spec());
-  std::vector<hcase::StepRecord> steps;
+  harness::case_::CaseCgroups cg(harness::kernel::Fs(t.root()), cgroups_spec());
+  std::vector<harness::case_::StepRecord> steps;
   try {
     cg.create(steps);
     ADD_FAILURE() << "create succeeded despite ENOMEM";
@@ -341,8 +341,8 @@ TEST(FaultCgroups, MkdirEpermStopsAtTheFirstStep) {
   fs::remove_all(t.root() / "sys/fs/cgroup/harness");
   FaultScope f;
   f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
-  hcase::CaseCgroups cg(kernel::Fs(t.root()), cgroups_spec());
-  std::vector<hcase::StepRecord> steps;
+  harness::case_::CaseCgroups cg(harness::kernel::Fs(t.root()), cgroups_spec());
+  std::vector<harness::case_::StepRecord> steps;
   EXPECT_THROW(cg.create(steps), std::runtime_error);
   ASSERT_EQ(steps.size(), 1u) << dump(steps);
   EXPECT_EQ(steps[0].step, "mkdir sys/fs/cgroup/harness");
@@ -354,22 +354,22 @@ TEST(FaultCgroups, RestorationRmdirEbusyIsRecordedNotThrown) {
   Scratch t;
   FaultScope f;
   f.fail("harness/bg", EBUSY, FsOp::Rmdir).fail("harness/fg", 0, FsOp::Rmdir).fail("sys/fs/cgroup/harness", 0, FsOp::Rmdir);
-  hcase::CaseCgroups cg(kernel::Fs(t.root()), cgroups_spec());
-  std::vector<hcase::StepRecord> steps;
+  harness::case_::CaseCgroups cg(harness::kernel::Fs(t.root()), cgroups_spec());
+  std::vector<harness::case_::StepRecord> steps;
   ASSERT_NO_THROW(cg.remove(steps));
   const auto* bg = find_step(steps, "rmdir sys/fs/cgroup/harness/bg");
   ASSERT_NE(bg, nullptr) << dump(steps);
   EXPECT_EQ(bg->err, EBUSY);
   EXPECT_EQ(find_step(steps, "rmdir sys/fs/cgroup/harness/fg")->err, 0);
   // Still there: the verdict over it is unclean.
-  hcase::RestorationObservation obs;
+  harness::case_::RestorationObservation obs;
   obs.cgroups_present = cg.present();
-  EXPECT_FALSE(hcase::verify_restoration(obs).clean);
+  EXPECT_FALSE(harness::case_::verify_restoration(obs).clean);
 }
 
 TEST(FaultCgroups, KillAllTimesOutOnAPopulatedCgroupAndSaysSo) {
   Scratch t;  // the capture's harness/cgroup.events says "populated 1"
-  hcase::CaseCgroups cg(kernel::Fs(t.root()), cgroups_spec());
+  harness::case_::CaseCgroups cg(harness::kernel::Fs(t.root()), cgroups_spec());
   auto r = cg.kill_all(200'000'000);
   EXPECT_EQ(r.err, ETIMEDOUT);
   EXPECT_EQ(r.message, "still populated after cgroup.kill");
@@ -379,7 +379,7 @@ TEST(FaultCgroups, KillAllTimesOutOnAPopulatedCgroupAndSaysSo) {
   f.fail("harness/cgroup.kill", EPERM, FsOp::Write);
   auto r2 = cg.kill_all(100'000'000);
   EXPECT_EQ(r2.err, ETIMEDOUT);
-  EXPECT_EQ(kernel::Fs::fault_hits("harness/cgroup.kill"), 1);
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("harness/cgroup.kill"), 1);
 }
 
 // ---------------------------------------------------------------- ReclaimAction ----
@@ -391,14 +391,14 @@ TEST(FaultReclaim, EagainAndEintrAreRecordedAndTheWriteIsMadeOnce) {
     FaultScope f;
     // times = 1: a retry would go through and write "96M" to the file.
     f.fail("harness/bg/memory.reclaim", err, FsOp::Write, 1);
-    kernel::Cgroup bg(kernel::Fs(t.root()), "sys/fs/cgroup/harness/bg");
-    hcase::ReclaimAction action(bg, 0);
+    harness::kernel::Cgroup bg(harness::kernel::Fs(t.root()), "sys/fs/cgroup/harness/bg");
+    harness::case_::ReclaimAction action(bg, 0);
     action.start(96ll << 20);
     auto rec = action.join();
     ASSERT_TRUE(rec);
     EXPECT_EQ(rec->write_errno, err);
     EXPECT_EQ(rec->requested_bytes, 96ll << 20);
-    EXPECT_EQ(kernel::Fs::fault_hits("harness/bg/memory.reclaim"), 1);
+    EXPECT_EQ(harness::kernel::Fs::fault_hits("harness/bg/memory.reclaim"), 1);
     EXPECT_EQ(t.get("sys/fs/cgroup/harness/bg/memory.reclaim"), "") << "the write was retried";
     EXPECT_STREQ(rec->outcome(4096), err == EAGAIN ? "partial" : "error");
     EXPECT_EQ(rec->to_json(4096)["write_errno"], err);
@@ -412,8 +412,8 @@ TEST(FaultReclaim, UnreadableMemoryStatIsNullNotZero) {
   Scratch t;
   FaultScope f;
   f.fail("harness/bg/memory.stat", EIO, FsOp::Read);
-  kernel::Cgroup bg(kernel::Fs(t.root()), "sys/fs/cgroup/harness/bg");
-  auto rec = hcase::ReclaimAction::run(bg, 96ll << 20, 0);
+  harness::kernel::Cgroup bg(harness::kernel::Fs(t.root()), "sys/fs/cgroup/harness/bg");
+  auto rec = harness::case_::ReclaimAction::run(bg, 96ll << 20, 0);
   EXPECT_EQ(rec.write_errno, 0);
   EXPECT_FALSE(rec.pgsteal_before);
   EXPECT_FALSE(rec.pgsteal_settled);
@@ -429,12 +429,12 @@ TEST(FaultExecutor, SetupFailureIsInfraFailedBeforeAnyWorkloadOrPressure) {
   FaultScope f;
   f.fail("sys/fs/cgroup/harness", EPERM, FsOp::Mkdir);
   stub_swap(f);
-  auto r = hcase::run_case(spec, o);
+  auto r = harness::case_::run_case(spec, o);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("mkdir sys/fs/cgroup/harness"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("errno " + std::to_string(EPERM)), std::string::npos) << r.error;
-  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 1);
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 1);
   EXPECT_FALSE(fs::exists(t.dir() / "ran")) << "a workload started after a failed setup";
   ASSERT_FALSE(r.bundle_path.empty());
   results::Db db(r.bundle_path, results::Db::Mode::ReadOnly);
@@ -472,11 +472,11 @@ TEST(FaultExecutor, UnreleasableLeftoverSwapStopsBeforeSetupWithTheCause) {
   f.fail(kSwapfile, ENOMEM, FsOp::Swapoff);
   f.fail("sys/fs/cgroup/harness", 0, FsOp::Mkdir);  // counts any attempt to create the parent
   stub_swap(f);
-  auto r = hcase::run_case(spec, o);
+  auto r = harness::case_::run_case(spec, o);
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("swapfile failed with ENOMEM"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("pid 4242 holder (T (stopped), cgroup /holder)"), std::string::npos) << r.error;
-  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
   EXPECT_FALSE(fs::exists(t.dir() / "ran"));
   ASSERT_FALSE(r.bundle_path.empty());
   results::Db db(r.bundle_path, results::Db::Mode::ReadOnly);
@@ -504,7 +504,7 @@ TEST(FaultExecutor, VariantOnTheWrongGuestIsInfraFailedBeforeAnyCgroup) {
                          {{"sysctls", {{"vm.swappiness", "20"}}}, {"cmdline", {"harness.abtest=1"}}});
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("booted without harness.abtest=1"), std::string::npos) << r.error;
-  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
   EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");
   ASSERT_FALSE(r.bundle_path.empty());
   const auto out = bundle_outcome(r.bundle_path);
@@ -525,7 +525,7 @@ TEST(FaultExecutor, VariantWriteFailureIsInfraFailedAndTheOthersAreRestored) {
   EXPECT_EQ(r.status, "infra_failed");
   EXPECT_NE(r.error.find("/sys/kernel/mm/lru_gen/enabled"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("EPERM"), std::string::npos) << r.error;
-  EXPECT_EQ(kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("sys/fs/cgroup/harness"), 0) << "a cgroup was created";
   EXPECT_EQ(t.get("proc/sys/vm/swappiness"), "60\n");
   const auto out = bundle_outcome(r.bundle_path);
   EXPECT_EQ(out["variant"]["settings"]["vm.swappiness"]["readback"], "20") << out.dump();

@@ -85,7 +85,7 @@ TEST(OutcomeCompat, LeftoverThatCannotBeReleased) {
   FaultScope f;
   f.fail(kSwapfile, ENOMEM, FsOp::Swapoff);
   stub_swap(f);
-  expect_outcome("leftover", hcase::run_case(executor_spec(t, "compat-leftover"), o).bundle_path, t);
+  expect_outcome("leftover", harness::case_::run_case(executor_spec(t, "compat-leftover"), o).bundle_path, t);
 }
 
 TEST(OutcomeCompat, VariantOnTheWrongGuest) {
@@ -119,7 +119,7 @@ TEST(OutcomeCompat, CanariesCannotStart) {
   FaultScope f;
   f.fail("harness/fg/cgroup.procs", EPERM, FsOp::Write);  // first match wins: before the stubs
   auto h = runnable_host(t, f, "compat-canaries", "static-zram");
-  expect_outcome("canaries-cannot-start", hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o).bundle_path, t);
+  expect_outcome("canaries-cannot-start", harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o).bundle_path, t);
 }
 
 TEST(OutcomeCompat, PressureGenCannotStart) {
@@ -127,7 +127,7 @@ TEST(OutcomeCompat, PressureGenCannotStart) {
   FaultScope f;
   f.fail("harness/bg/cgroup.procs", EPERM, FsOp::Write);
   auto h = runnable_host(t, f, "compat-pressure-gen", "bounded-reclaim");
-  expect_outcome("pressure-gen-cannot-start", hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o).bundle_path,
+  expect_outcome("pressure-gen-cannot-start", harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o).bundle_path,
                  t);
 }
 
@@ -137,7 +137,7 @@ TEST(OutcomeCompat, CompletedScheduleOfEachConfiguration) {
     Scratch t;
     FaultScope f;
     auto h = runnable_host(t, f, std::string("compat-") + conf, conf);
-    auto r = hcase::run_case(hcase::parse_spec(h.spec.dump(), "test"), h.o);
+    auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
     EXPECT_EQ(r.status, "completed") << r.error;
     expect_outcome(std::string("completed-") + conf, r.bundle_path, t);
   }

@@ -13,12 +13,12 @@ TEST(Process, PlacementFailureKillsAndReapsTheChild) {
   auto root = std::filesystem::temp_directory_path() / ("hk_case_proc_" + std::to_string(::getpid()));
   std::filesystem::create_directories(root);
   auto marker = root / "ran";
-  kernel::Fs fs(root);
-  kernel::Cgroup missing(fs, "sys/fs/cgroup/harness/bg");  // no cgroup.procs there
+  harness::kernel::Fs fs(root);
+  harness::kernel::Cgroup missing(fs, "sys/fs/cgroup/harness/bg");  // no cgroup.procs there
   try {
-    hcase::spawn_in_cgroup(missing, {{"/bin/sh", "-c", "touch " + marker.string()}, "", ""});
+    harness::case_::spawn_in_cgroup(missing, {{"/bin/sh", "-c", "touch " + marker.string()}, "", ""});
     FAIL() << "spawn succeeded without a cgroup";
-  } catch (const hcase::SpawnError& e) {
+  } catch (const harness::case_::SpawnError& e) {
     EXPECT_NE(std::string(e.what()).find("sys/fs/cgroup/harness/bg"), std::string::npos) << e.what();
   }
   int st;
@@ -31,7 +31,7 @@ TEST(Process, PlacementFailureKillsAndReapsTheChild) {
 TEST(Process, WaitForExitDecodesStatus) {
   pid_t p = ::fork();
   if (p == 0) ::_exit(7);
-  auto x = hcase::wait_for_exit(p, 10'000'000'000);
+  auto x = harness::case_::wait_for_exit(p, 10'000'000'000);
   ASSERT_TRUE(x);
   EXPECT_TRUE(x->exited);
   EXPECT_EQ(x->exit_code, 7);
@@ -40,11 +40,11 @@ TEST(Process, WaitForExitDecodesStatus) {
     ::pause();
     ::_exit(0);
   }
-  EXPECT_FALSE(hcase::wait_for_exit(q, 0));  // still running: timeout, not an error
+  EXPECT_FALSE(harness::case_::wait_for_exit(q, 0));  // still running: timeout, not an error
   ::kill(q, SIGKILL);
-  auto y = hcase::wait_for_exit(q, 10'000'000'000);
+  auto y = harness::case_::wait_for_exit(q, 10'000'000'000);
   ASSERT_TRUE(y);
   EXPECT_FALSE(y->exited);
   EXPECT_EQ(y->signal, SIGKILL);
-  EXPECT_FALSE(hcase::process_alive(q));
+  EXPECT_FALSE(harness::case_::process_alive(q));
 }

@@ -5,7 +5,7 @@
 
 #include "harness/case/reclaim_record.hpp"
 
-using hcase::ReclaimRecord;
+using harness::case_::ReclaimRecord;
 
 namespace {
 // Numbers in the shape of tests/fixtures/6.1.0-57-cloud-amd64/reclaim-notes.txt (96M written
@@ -27,7 +27,7 @@ ReclaimRecord sample() {
   r.counter = "pgsteal";
   r.counter_before = 100'000;
   r.counter_after = 125'000;  // +25000 pages across the write = 97.7 MiB
-  r.concurrent_rate = hcase::PgstealRate{0, 3'000'000'000, 3};  // no limit reclaim before
+  r.concurrent_rate = harness::case_::PgstealRate{0, 3'000'000'000, 3};  // no limit reclaim before
   return r;
 }
 }  // namespace

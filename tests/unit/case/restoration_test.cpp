@@ -23,8 +23,8 @@
 #include "tests/unit/kernel/tmp_tree.hpp"
 
 using case_test::kSwapfile;
-using kernel::FaultScope;
-using kernel::FsOp;
+using harness::kernel::FaultScope;
+using harness::kernel::FsOp;
 
 namespace {
 
@@ -70,12 +70,12 @@ using case_test::backend_spec;
 using case_test::cgroups_spec;
 using case_test::stub_swap;
 
-bool has_problem(const hcase::RestorationVerdict& v, const std::string& needle) {
+bool has_problem(const harness::case_::RestorationVerdict& v, const std::string& needle) {
   return std::any_of(v.problems.begin(), v.problems.end(),
                      [&](const std::string& p) { return p.find(needle) != std::string::npos; });
 }
 
-std::vector<std::string> step_names(const std::vector<hcase::StepRecord>& steps) {
+std::vector<std::string> step_names(const std::vector<harness::case_::StepRecord>& steps) {
   std::vector<std::string> out;
   for (const auto& s : steps) out.push_back(s.step);
   return out;
@@ -86,20 +86,20 @@ std::vector<std::string> step_names(const std::vector<hcase::StepRecord>& steps)
 TEST(Restoration, AfterASetupThatFailedBeforeTheParentExistedItIsClean) {
   kernel_test::TmpTree t;
   write_host(t, "", 850000);
-  kernel::Fs fs(t.dir());
-  hcase::CaseCgroups cg(fs, cgroups_spec());  // the parent's mkdir failed: nothing exists
-  hcase::Backend backend(fs, backend_spec(), hcase::ZramAtStart::On);  // never prepared
-  hcase::Children children((t.dir() / "work").string());
-  hcase::VariantSpec vs;
+  harness::kernel::Fs fs(t.dir());
+  harness::case_::CaseCgroups cg(fs, cgroups_spec());  // the parent's mkdir failed: nothing exists
+  harness::case_::Backend backend(fs, backend_spec(), harness::case_::ZramAtStart::On);  // never prepared
+  harness::case_::Children children((t.dir() / "work").string());
+  harness::case_::VariantSpec vs;
   vs.name = "candidate";
   vs.sysctls = {{"vm.swappiness", "20"}};
-  hcase::VariantApplier variant(fs, vs);
+  harness::case_::VariantApplier variant(fs, vs);
   ASSERT_FALSE(variant.apply());
   ASSERT_EQ(t.get("proc/sys/vm/swappiness"), "20\n");
-  hcase::RestorationInputs in{fs, cg, backend, children, 120, {}, hcase::VmBaseline{900000, "case-0", "boot-1"},
+  harness::case_::RestorationInputs in{fs, cg, backend, children, 120, {}, harness::case_::VmBaseline{900000, "case-0", "boot-1"},
                               &variant};
-  std::vector<hcase::StepRecord> steps;
-  const auto r = hcase::restore_case(in, steps);
+  std::vector<harness::case_::StepRecord> steps;
+  const auto r = harness::case_::restore_case(in, steps);
 
   EXPECT_TRUE(r.verdict.clean) << r.verdict.to_json().dump();
   EXPECT_TRUE(r.row.clean);
@@ -130,7 +130,7 @@ TEST(Restoration, AFailurePartWayIsRecordedTheLaterStepsStillRunAndEveryProblemI
   write_host(t, "/dev/zram1                              partition\t524284\t\t40960\t\t100\n", 700000);
   write_cgroups(t, 2);
   write_backend(t);
-  kernel::Fs fs(t.dir());
+  harness::kernel::Fs fs(t.dir());
   FaultScope f;
   f.fail("/dev/zram1", ENOMEM, FsOp::Swapoff);  // before the stubs: the first match wins
   f.fail("harness/bg", EBUSY, FsOp::Rmdir);
@@ -139,27 +139,27 @@ TEST(Restoration, AFailurePartWayIsRecordedTheLaterStepsStillRunAndEveryProblemI
   f.fail("oom_score_adj", 0, FsOp::Write);
   stub_swap(f);
 
-  hcase::CaseCgroups cg(fs, cgroups_spec());
-  hcase::Backend backend(fs, backend_spec(), hcase::ZramAtStart::On);
-  std::vector<hcase::StepRecord> setup;
+  harness::case_::CaseCgroups cg(fs, cgroups_spec());
+  harness::case_::Backend backend(fs, backend_spec(), harness::case_::ZramAtStart::On);
+  std::vector<harness::case_::StepRecord> setup;
   ASSERT_NO_THROW(backend.prepare(setup));
-  hcase::Children children((t.dir() / "work").string());
+  harness::case_::Children children((t.dir() / "work").string());
   std::filesystem::create_directories(t.dir() / "work");
   const pid_t pid = children.spawn("pressure-gen", {"/bin/sleep", "30"}, cg.bg()).pid;
-  hcase::VariantSpec vs;
+  harness::case_::VariantSpec vs;
   vs.name = "candidate";
   vs.sysctls = {{"vm.swappiness", "20"}};
-  hcase::VariantApplier variant(fs, vs);
+  harness::case_::VariantApplier variant(fs, vs);
   ASSERT_FALSE(variant.apply());
   f.fail("proc/sys/vm/swappiness", EPERM, FsOp::Write);  // writing it back fails
 
-  hcase::OomCounts start;
+  harness::case_::OomCounts start;
   start.bg_oom = start.bg_oom_kill = 0;
-  hcase::RestorationInputs in{fs, cg, backend, children, 120, start, hcase::VmBaseline{900000, "case-0", "boot-1"},
+  harness::case_::RestorationInputs in{fs, cg, backend, children, 120, start, harness::case_::VmBaseline{900000, "case-0", "boot-1"},
                               &variant};
-  std::vector<hcase::StepRecord> steps;
-  hcase::RestorationResult r;
-  ASSERT_NO_THROW(r = hcase::restore_case(in, steps));
+  std::vector<harness::case_::StepRecord> steps;
+  harness::case_::RestorationResult r;
+  ASSERT_NO_THROW(r = harness::case_::restore_case(in, steps));
 
   // Every step ran, in order, each with its errno; none after a failure was skipped.
   EXPECT_EQ(step_names(steps), (std::vector<std::string>{
@@ -176,8 +176,8 @@ TEST(Restoration, AFailurePartWayIsRecordedTheLaterStepsStillRunAndEveryProblemI
   // zram still swapped on: never reset or removed, and its marker stays for the next case.
   ASSERT_TRUE(r.zram);
   EXPECT_FALSE(r.zram->released);
-  ASSERT_TRUE(kernel::owned_zram(fs));
-  EXPECT_EQ(kernel::owned_zram(fs)->id, 1);
+  ASSERT_TRUE(harness::kernel::owned_zram(fs));
+  EXPECT_EQ(harness::kernel::owned_zram(fs)->id, 1);
   // The workload was stopped by SIGTERM and reaped: not a stray process.
   ASSERT_EQ(children.all().size(), 1u);
   ASSERT_TRUE(children.all()[0].exit);

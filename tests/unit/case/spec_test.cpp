@@ -6,9 +6,9 @@
 #include "harness/case/spec.hpp"
 #include "tests/common/slurp.hpp"
 
-using hcase::Configuration;
-using hcase::parse_spec;
-using hcase::SpecError;
+using harness::case_::Configuration;
+using harness::case_::parse_spec;
+using harness::case_::SpecError;
 using json = nlohmann::json;
 
 namespace {
@@ -34,7 +34,7 @@ std::string refused_field(const json& j, const std::string& field) {
 }  // namespace
 
 TEST(CaseSpec, StudySpecParses) {
-  auto s = hcase::load_spec_file(kStudySpec);
+  auto s = harness::case_::load_spec_file(kStudySpec);
   EXPECT_EQ(s.case_id, "smoke-vm0-fast-structured-r1-bounded-reclaim");
   EXPECT_EQ(s.configuration, Configuration::BoundedReclaim);
   ASSERT_TRUE(s.dose_bytes);
@@ -197,10 +197,10 @@ TEST(CaseSpec, HostPathsMustBeSafeAbsolutePaths) {
     ok[sect][key] = "/srv/harness-2/data_v1.0/file";
     EXPECT_NO_THROW(parse_spec(ok.dump(), "spec.json"));
   }
-  EXPECT_FALSE(hcase::unsafe_path_reason("/var/lib/harness/swapfile"));
-  EXPECT_FALSE(hcase::unsafe_path_reason("/a/..b/c."));  // dots inside a name are fine
-  EXPECT_TRUE(hcase::unsafe_path_reason(""));
-  EXPECT_TRUE(hcase::unsafe_path_reason("/" + std::string(4096, 'a')));
+  EXPECT_FALSE(harness::case_::unsafe_path_reason("/var/lib/harness/swapfile"));
+  EXPECT_FALSE(harness::case_::unsafe_path_reason("/a/..b/c."));  // dots inside a name are fine
+  EXPECT_TRUE(harness::case_::unsafe_path_reason(""));
+  EXPECT_TRUE(harness::case_::unsafe_path_reason("/" + std::string(4096, 'a')));
 }
 
 // The parent cgroup is one the harness creates: "harness" or "harness-<suffix>", never an
@@ -248,11 +248,11 @@ TEST(CaseSpec, DeepOrMalformedJsonIsASpecError) {
 
 TEST(CaseSpec, DelayedSwapfileIsActiveWhenAbsentOffWhenSaidAndNothingElse) {
   auto j = study();
-  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, harness::case_::DelayedSwapfile::Active);
   j["backend"]["delayed_swapfile"] = "active";
-  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Active);
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, harness::case_::DelayedSwapfile::Active);
   j["backend"]["delayed_swapfile"] = "off";
-  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, hcase::DelayedSwapfile::Off);
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").backend.delayed_swapfile, harness::case_::DelayedSwapfile::Off);
   j["backend"]["delayed_swapfile"] = "disk";
   const auto msg = refused_field(j, "backend.delayed_swapfile");
   EXPECT_NE(msg.find("is not one of active, off"), std::string::npos) << msg;

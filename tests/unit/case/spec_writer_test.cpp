@@ -11,8 +11,8 @@ namespace {
 constexpr std::int64_t kMiB = 1024 * 1024;
 
 /// A local-guest case with every size set, as the vm tests and calibrate build one.
-hcase::CaseSpec sized(hcase::Configuration conf) {
-  hcase::CaseSpec s = hcase::local_guest_case("w-1", "writer", conf);
+harness::case_::CaseSpec sized(harness::case_::Configuration conf) {
+  harness::case_::CaseSpec s = harness::case_::local_guest_case("w-1", "writer", conf);
   s.regime = "fast-random";
   s.phases = {5, 30, 5};
   s.cgroups.bg_memory_max_bytes = 300 * kMiB;
@@ -27,9 +27,9 @@ hcase::CaseSpec sized(hcase::Configuration conf) {
 }  // namespace
 
 TEST(SpecWriter, LocalGuestCaseParsesAndWritesItselfAgain) {
-  const auto j = hcase::spec_json(sized(hcase::Configuration::StaticZram));
-  const auto parsed = hcase::parse_spec(j.dump(), "writer");
-  EXPECT_EQ(hcase::spec_json(parsed), j);
+  const auto j = harness::case_::spec_json(sized(harness::case_::Configuration::StaticZram));
+  const auto parsed = harness::case_::parse_spec(j.dump(), "writer");
+  EXPECT_EQ(harness::case_::spec_json(parsed), j);
   EXPECT_EQ(parsed.backend.swapfile_path, "/var/lib/harness/swapfile");
   EXPECT_EQ(parsed.canaries.sqlite_db_path, "/var/lib/harness/canary.db");
   EXPECT_EQ(parsed.pressure.allocation_bytes, 400 * kMiB);
@@ -40,20 +40,20 @@ TEST(SpecWriter, LocalGuestCaseParsesAndWritesItselfAgain) {
 }
 
 TEST(SpecWriter, DefaultsAreWrittenOut) {
-  const auto j = hcase::spec_json(sized(hcase::Configuration::StaticZram));
+  const auto j = harness::case_::spec_json(sized(harness::case_::Configuration::StaticZram));
   EXPECT_EQ(j.at("trigger").at("window_ms"), 1000);
   EXPECT_EQ(j.at("trigger").at("min_increase_us"), 1000);
   EXPECT_EQ(j.at("trigger").at("consecutive_windows"), 3);
   EXPECT_EQ(j.at("telemetry_offset_ms"), 25);
   EXPECT_EQ(j.at("canaries").at("sqlite_offset_ms"), 50);
   EXPECT_EQ(j.at("restoration_timeout_s"), 120);
-  EXPECT_DOUBLE_EQ(j.at("pressure").at("active_set_slide_mib_s").get<double>(), hcase::kDefaultActiveSetSlideMibS);
+  EXPECT_DOUBLE_EQ(j.at("pressure").at("active_set_slide_mib_s").get<double>(), harness::case_::kDefaultActiveSetSlideMibS);
   EXPECT_TRUE(j.at("cgroups").at("bg_memory_high_bytes").is_null());
   EXPECT_TRUE(j.at("cgroups").at("fg_memory_low_bytes").is_null());
 }
 
 TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
-  hcase::CaseSpec s = sized(hcase::Configuration::BoundedReclaim);
+  harness::case_::CaseSpec s = sized(harness::case_::Configuration::BoundedReclaim);
   s.triplet_id = "vm0/fast-random/1";
   s.dose_bytes = 96 * kMiB;
   s.cgroups.bg_memory_high_bytes = 280 * kMiB;
@@ -64,13 +64,13 @@ TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
   s.telemetry_period_ms = 500;
   s.telemetry_offset_ms = 10;
   s.restoration_timeout_s = 300;
-  const hcase::VariantSpec v{"candidate",       "vm0/fast-random/1/bounded-reclaim", {{"vm.swappiness", "200"}},
+  const harness::case_::VariantSpec v{"candidate",       "vm0/fast-random/1/bounded-reclaim", {{"vm.swappiness", "200"}},
                              {{"/sys/kernel/mm/lru_gen/enabled", "y"}}, {"transparent_hugepage=never"},
                              "6.1.0-50-cloud-amd64", "/images/next"};
   s.variant = v;
-  const auto j = hcase::spec_json(s);
-  const auto p = hcase::parse_spec(j.dump(), "writer");
-  EXPECT_EQ(hcase::spec_json(p), j);
+  const auto j = harness::case_::spec_json(s);
+  const auto p = harness::case_::parse_spec(j.dump(), "writer");
+  EXPECT_EQ(harness::case_::spec_json(p), j);
   EXPECT_EQ(p.triplet_id, s.triplet_id);
   EXPECT_EQ(p.dose_bytes, s.dose_bytes);
   EXPECT_EQ(p.cgroups.bg_memory_high_bytes, s.cgroups.bg_memory_high_bytes);
@@ -91,9 +91,9 @@ TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
 }
 
 TEST(SpecWriter, ConfigurationNamesRoundTrip) {
-  for (auto c : {hcase::Configuration::StaticZram, hcase::Configuration::DelayedActivation,
-                 hcase::Configuration::BoundedReclaim})
-    EXPECT_EQ(hcase::configuration_from_string(hcase::to_string(c)), c);
-  EXPECT_FALSE(hcase::configuration_from_string("static"));
-  EXPECT_FALSE(hcase::configuration_from_string(""));
+  for (auto c : {harness::case_::Configuration::StaticZram, harness::case_::Configuration::DelayedActivation,
+                 harness::case_::Configuration::BoundedReclaim})
+    EXPECT_EQ(harness::case_::configuration_from_string(harness::case_::to_string(c)), c);
+  EXPECT_FALSE(harness::case_::configuration_from_string("static"));
+  EXPECT_FALSE(harness::case_::configuration_from_string(""));
 }

@@ -16,10 +16,10 @@ const char* kRoot = "tests/fixtures/6.1.0-57-cloud-amd64/root";
 }
 
 TEST(Telemetry, SamplesEveryColumnFromTheCapturedGuest) {
-  kernel::Fs fs(kRoot);
-  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
-  kernel::Zram zram(fs, 0);
-  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
+  harness::kernel::Fs fs(kRoot);
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::kernel::Zram zram(fs, 0);
+  harness::case_::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
   auto x = s.sample(42, "pressure");
   EXPECT_EQ(x.t_ns, 42);
   EXPECT_EQ(x.phase, "pressure");
@@ -54,14 +54,14 @@ TEST(Telemetry, SamplesEveryColumnFromTheCapturedGuest) {
   // read_ns: CLOCK_MONOTONIC right after bg memory.pressure was read (now-ish, not the tick).
   ASSERT_TRUE(x.read_ns);
   EXPECT_GT(*x.read_ns, 0);
-  EXPECT_LE(*x.read_ns, kernel::monotonic_ns());
+  EXPECT_LE(*x.read_ns, harness::kernel::monotonic_ns());
 }
 
 TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
-  kernel::Fs fs(kRoot);
-  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::kernel::Fs fs(kRoot);
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
   // A cgroup that does not exist in the capture: its fields stay empty, the rest is read.
-  hcase::TelemetrySampler s(fs, parent.child("nope"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  harness::case_::TelemetrySampler s(fs, parent.child("nope"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
   auto x = s.sample(1, "warmup");
   EXPECT_FALSE(x.bg_some_us);
   EXPECT_FALSE(x.read_ns);  // stamped only when bg memory.pressure was read
@@ -80,14 +80,14 @@ TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {
 // processes in both cgroups, and bg oom 1 / oom_kill 4, fg oom 2 / oom_kill 6 all differ, so a
 // sampler (or kernel layer) that swaps bg and fg, or oom and oom_kill, fails here.
 TEST(Telemetry, OomCountersOfACapturedGuestLandInTheirOwnColumns) {
-  kernel::Fs fs("tests/fixtures/6.1.0-57-cloud-amd64/oom/root");
-  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::kernel::Fs fs("tests/fixtures/6.1.0-57-cloud-amd64/oom/root");
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
   const auto bg = parent.child("bg").memory_events(), fg = parent.child("fg").memory_events();
   EXPECT_EQ(bg.oom(), 1u);
   EXPECT_EQ(bg.oom_kill(), 4u);
   EXPECT_EQ(fg.oom(), 2u);
   EXPECT_EQ(fg.oom_kill(), 6u);
-  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  harness::case_::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
   const auto x = s.sample(7, "pressure");
   EXPECT_EQ(x.bg_oom, 1);
   EXPECT_EQ(x.bg_oom_kill, 4);
@@ -101,10 +101,10 @@ TEST(Telemetry, OomCountersOfACapturedGuestLandInTheirOwnColumns) {
 // cpu.pressure and io.pressure of the captured guest (bg, fg and /proc/pressure): every
 // total lands in its own column, in us, as the files say.
 TEST(Telemetry, CpuAndIoPressureOfTheCapturedGuest) {
-  kernel::Fs fs(kRoot);
-  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
-  kernel::Zram zram(fs, 0);
-  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
+  harness::kernel::Fs fs(kRoot);
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::kernel::Zram zram(fs, 0);
+  harness::case_::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), &zram, "/dev/zram0", "/var/lib/harness/swapfile");
   auto x = s.sample(7, "pressure");
   EXPECT_EQ(x.bg_cpu_some_us, 9600562);
   EXPECT_EQ(x.bg_cpu_full_us, 9600562);
@@ -130,9 +130,9 @@ TEST(Telemetry, AbsentCpuFullLineAndIoFileAreNullAndNamed) {
     std::ofstream(dir / "proc/pressure/cpu") << "some avg10=1.50 avg60=0.40 avg300=0.10 total=123456\n";
   }
   std::filesystem::remove(dir / "sys/fs/cgroup/harness/bg/io.pressure");
-  kernel::Fs fs(dir.string());
-  kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
-  hcase::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  harness::kernel::Fs fs(dir.string());
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::case_::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
   auto x = s.sample(1, "pressure");
   EXPECT_EQ(x.sys_cpu_some_us, 123456);
   EXPECT_FALSE(x.sys_cpu_full_us);

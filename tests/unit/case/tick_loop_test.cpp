@@ -14,7 +14,7 @@ constexpr std::int64_t kS = 1'000'000'000;
 constexpr std::int64_t kMs = 1'000'000;
 
 /// A clock that jumps to each sleep's target; work takes what `cost` says for a tick index.
-class FakeClock : public hcase::TickClock {
+class FakeClock : public harness::case_::TickClock {
  public:
   std::int64_t now = 0;
   std::vector<std::int64_t> sleeps;          ///< every target asked for
@@ -32,8 +32,8 @@ class FakeClock : public hcase::TickClock {
 };
 
 /// W = 3 s, P = 4 s, R = 2 s from T0 = 100 s; ticks at T0 + 25 ms + k s (k = 0..8).
-hcase::CaseClock clock_3_4_2() {
-  hcase::CaseClock c;
+harness::case_::CaseClock clock_3_4_2() {
+  harness::case_::CaseClock c;
   c.origin_ns = 100 * kS;
   c.pressure_start_ns = c.origin_ns + 3 * kS;
   c.pressure_end_ns = c.pressure_start_ns + 4 * kS;
@@ -45,16 +45,16 @@ hcase::CaseClock clock_3_4_2() {
 
 /// Runs the loop; each tick's work advances the fake clock by cost[k] (default 10 ms).
 struct Run {
-  std::vector<hcase::Tick> ticks;
-  hcase::TickLoopResult result;
+  std::vector<harness::case_::Tick> ticks;
+  harness::case_::TickLoopResult result;
 };
-Run run(const hcase::CaseClock& clk, FakeClock& fc, std::map<std::int64_t, std::int64_t> cost = {},
+Run run(const harness::case_::CaseClock& clk, FakeClock& fc, std::map<std::int64_t, std::int64_t> cost = {},
         std::optional<std::int64_t> stop_at_k = std::nullopt) {
   Run r;
-  r.result = hcase::run_ticks(clk, fc, [&](const hcase::Tick& t) {
+  r.result = harness::case_::run_ticks(clk, fc, [&](const harness::case_::Tick& t) {
     r.ticks.push_back(t);
     fc.now += cost.count(t.k) ? cost[t.k] : 10 * kMs;
-    return stop_at_k && t.k == *stop_at_k ? hcase::TickVerdict::Stop : hcase::TickVerdict::Continue;
+    return stop_at_k && t.k == *stop_at_k ? harness::case_::TickVerdict::Stop : harness::case_::TickVerdict::Continue;
   });
   return r;
 }
@@ -146,7 +146,7 @@ TEST(TickLoop, CancellationStopsTheSleepAndEndsThePhaseThere) {
   EXPECT_TRUE(r.result.cancelled);
   ASSERT_TRUE(r.result.stopped_at_ns);
   EXPECT_EQ(*r.result.stopped_at_ns, *fc.cancel_at);
-  const auto phases = hcase::schedule_phases(clk, r.result.stopped_at_ns);
+  const auto phases = harness::case_::schedule_phases(clk, r.result.stopped_at_ns);
   ASSERT_EQ(phases.size(), 2u);  // recovery never began
   EXPECT_EQ(phases[0].phase, "warmup");
   EXPECT_EQ(phases[0].start_ns, clk.origin_ns);
@@ -169,13 +169,13 @@ TEST(TickLoop, ADriverThatStopsEndsTheScheduleAtThatTick) {
 
 TEST(TickLoop, PhaseRowsOfACompleteScheduleAreTheScheduledBoundaries) {
   const auto clk = clock_3_4_2();
-  const auto phases = hcase::schedule_phases(clk, std::nullopt);
+  const auto phases = harness::case_::schedule_phases(clk, std::nullopt);
   ASSERT_EQ(phases.size(), 3u);
   EXPECT_EQ(phases[2].phase, "recovery");
   EXPECT_EQ(phases[2].start_ns, clk.pressure_end_ns);
   EXPECT_EQ(phases[2].end_ns, clk.end_ns);
   // Stopped during warmup: only warmup, ended at the stop.
-  const auto early = hcase::schedule_phases(clk, clk.origin_ns + kS);
+  const auto early = harness::case_::schedule_phases(clk, clk.origin_ns + kS);
   ASSERT_EQ(early.size(), 1u);
   EXPECT_EQ(early[0].end_ns, clk.origin_ns + kS);
 }

@@ -24,10 +24,10 @@ std::vector<canaries::TraceRecord> records(int n, bool last_unfinished = false) 
 }
 
 /// The children as the executor left them: `names` spawned, their output in `dir`.
-std::vector<hcase::ChildRecord> children(const kernel_test::TmpTree& t, std::initializer_list<const char*> names) {
-  std::vector<hcase::ChildRecord> out;
+std::vector<harness::case_::ChildRecord> children(const kernel_test::TmpTree& t, std::initializer_list<const char*> names) {
+  std::vector<harness::case_::ChildRecord> out;
   for (const char* n : names) {
-    hcase::ChildRecord c;
+    harness::case_::ChildRecord c;
     c.name = n;
     c.stdout_path = (t.dir() / (std::string(n) + ".stdout")).string();
     c.stderr_path = (t.dir() / (std::string(n) + ".stderr")).string();
@@ -48,7 +48,7 @@ TEST(TraceImport, AFinishedTraceBecomesRowsAndCounts) {
   t.put("pressure-gen.stdout", "{\"allocated_mib\": 320}\n");
   t.put("pressure-gen.stderr", "warning: slow\n");
   const auto kids = children(t, {"canary-compute", "canary-sqlite", "pressure-gen"});
-  const auto r = hcase::import_traces(kids, t.dir().string(), 0);
+  const auto r = harness::case_::import_traces(kids, t.dir().string(), 0);
 
   EXPECT_FALSE(r.failure);
   ASSERT_EQ(r.requests.size(), 5u);
@@ -87,7 +87,7 @@ TEST(TraceImport, AKilledCanarysJournalKeepsEveryFinishedRequest) {
   }
   journal.append(17, '\x01');
   t.put("canary-compute.trace.partial", journal);
-  const auto r = hcase::import_traces(children(t, {"canary-compute"}), t.dir().string(), 0);
+  const auto r = harness::case_::import_traces(children(t, {"canary-compute"}), t.dir().string(), 0);
   EXPECT_FALSE(r.failure);
   EXPECT_EQ(r.requests.size(), 2u);
   ASSERT_EQ(r.counts.count("compute"), 1u);
@@ -102,7 +102,7 @@ TEST(TraceImport, NoTraceAtAllIsAFailureUnlessFgSawAnOomKill) {
   kernel_test::TmpTree t;
   const auto kids = children(t, {"canary-compute", "canary-sqlite"});
   for (std::optional<std::int64_t> kills : {std::optional<std::int64_t>(0), std::optional<std::int64_t>()}) {
-    const auto r = hcase::import_traces(kids, t.dir().string(), kills);
+    const auto r = harness::case_::import_traces(kids, t.dir().string(), kills);
     ASSERT_TRUE(r.failure);
     // The first canary's failure is the reason; both are recorded.
     EXPECT_EQ(r.failure->rfind("canary-compute left no readable trace (", 0), 0u) << *r.failure;
@@ -111,7 +111,7 @@ TEST(TraceImport, NoTraceAtAllIsAFailureUnlessFgSawAnOomKill) {
     ASSERT_TRUE(r.counts.at("sqlite").error);
     EXPECT_TRUE(r.requests.empty());
   }
-  const auto oom = hcase::import_traces(kids, t.dir().string(), 1);
+  const auto oom = harness::case_::import_traces(kids, t.dir().string(), 1);
   EXPECT_FALSE(oom.failure) << "an OOM-killed canary may leave nothing: an outcome";
   EXPECT_TRUE(oom.counts.at("compute").error);
 }

@@ -11,7 +11,7 @@
 #include "harness/case/tick_loop.hpp"
 #include "harness/case/trigger.hpp"
 
-using hcase::TriggerPredicate;
+using harness::case_::TriggerPredicate;
 
 namespace {
 constexpr std::int64_t kS = 1'000'000'000;
@@ -80,7 +80,7 @@ TEST(TriggerCounterfactual, NeverFiringWithTheRuleButFiringWithout) {
   EXPECT_EQ(p.irregular_windows(), 3);
   ASSERT_TRUE(p.earlier_without_length_rule_ns());
   EXPECT_EQ(*p.earlier_without_length_rule_ns(), 3 * kS);
-  const auto o = hcase::trigger_outcome(p, true, 0);
+  const auto o = harness::case_::trigger_outcome(p, true, 0);
   EXPECT_FALSE(o.fired);
   EXPECT_EQ(o.irregular_windows, 3);
   EXPECT_EQ(o.windows, 6);
@@ -104,7 +104,7 @@ TEST(TriggerCounterfactual, AReadFailureResetsBothRuns) {
 
 namespace {
 /// Jumps to each sleep's target; the driver advances `now` by the tick's work.
-class InjectedClock : public hcase::TickClock {
+class InjectedClock : public harness::case_::TickClock {
  public:
   std::int64_t now = 0;
   std::int64_t now_ns() override { return now; }
@@ -116,7 +116,7 @@ class InjectedClock : public hcase::TickClock {
 }  // namespace
 
 TEST(TriggerCounterfactual, AnOverrunTickInTheLoopMakesTheNextWindowIrregularAndIsRecorded) {
-  hcase::CaseClock clk;
+  harness::case_::CaseClock clk;
   clk.origin_ns = 100 * kS;
   clk.pressure_start_ns = clk.origin_ns + 2 * kS;
   clk.pressure_end_ns = clk.pressure_start_ns + 10 * kS;
@@ -124,14 +124,14 @@ TEST(TriggerCounterfactual, AnOverrunTickInTheLoopMakesTheNextWindowIrregularAnd
   clk.period_ns = kS;
   clk.tick_offset_ns = 25 * kMs;
   InjectedClock ic;
-  std::vector<hcase::ControllerEvent> events;
+  std::vector<harness::case_::ControllerEvent> events;
   int actions = 0;
-  hcase::Controller ctl({}, clk.pressure_start_ns, clk.pressure_end_ns,
-                        [&](std::int64_t, std::vector<hcase::ControllerEvent>&) { ++actions; });
+  harness::case_::Controller ctl({}, clk.pressure_start_ns, clk.pressure_end_ns,
+                        [&](std::int64_t, std::vector<harness::case_::ControllerEvent>&) { ++actions; });
   std::int64_t total = 0;
   const std::int64_t overrun_k = 4;  // the tick after pressure's second window: 1.5 s of work
-  const auto r = hcase::run_ticks(clk, ic, [&](const hcase::Tick& t) {
-    hcase::TelemetrySample s;
+  const auto r = harness::case_::run_ticks(clk, ic, [&](const harness::case_::Tick& t) {
+    harness::case_::TelemetrySample s;
     s.t_ns = t.t_ns;
     s.phase = t.phase;
     ic.now += 2 * kMs;  // the read itself
@@ -140,7 +140,7 @@ TEST(TriggerCounterfactual, AnOverrunTickInTheLoopMakesTheNextWindowIrregularAnd
     s.bg_some_us = total;
     ctl.on_sample(s, events);
     ic.now += t.k == overrun_k ? 1'500 * kMs : 10 * kMs;
-    return hcase::TickVerdict::Continue;
+    return harness::case_::TickVerdict::Continue;
   });
   EXPECT_EQ(r.missed_total, 1);  // tick 5 was skipped
   const auto& p = ctl.predicate();
@@ -152,10 +152,10 @@ TEST(TriggerCounterfactual, AnOverrunTickInTheLoopMakesTheNextWindowIrregularAnd
   ASSERT_TRUE(p.earlier_without_length_rule_ns());
   EXPECT_EQ(*p.earlier_without_length_rule_ns(), clk.tick(6));
   EXPECT_EQ(actions, 1);
-  const auto o = hcase::trigger_outcome(p, true, clk.pressure_start_ns);
-  hcase::CaseOutcome co;
+  const auto o = harness::case_::trigger_outcome(p, true, clk.pressure_start_ns);
+  harness::case_::CaseOutcome co;
   co.trigger = o;
-  const auto j = hcase::outcome_json(co);
+  const auto j = harness::case_::outcome_json(co);
   EXPECT_EQ(j["trigger"]["irregular_windows"], 1);
   EXPECT_EQ(j["trigger"]["earlier_without_length_rule_t_ns"], clk.tick(6));
   EXPECT_EQ(j["trigger"]["t_ns"], clk.tick(9));

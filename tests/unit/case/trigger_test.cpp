@@ -1,7 +1,7 @@
 // The study's PSI trigger predicate on bg memory.pressure sequences recorded in a real
 // guest (tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence: one read ~1 s apart;
 // 7 idle ticks, a 300 MiB touch loop under memory.max=200M with zram, then idle again;
-// captured by fixtures/capture/capture-case.sh). Files are parsed by kernel::parse_psi.
+// captured by fixtures/capture/capture-case.sh). Files are parsed by harness::kernel::parse_psi.
 #include <gtest/gtest.h>
 
 #include "tests/common/fixture_file.hpp"
@@ -16,9 +16,9 @@
 #include "harness/case/trigger.hpp"
 #include "harness/kernel/psi.hpp"
 
-using hcase::TriggerPredicate;
-using hcase::TriggerSpec;
-using hcase::TriggerWindow;
+using harness::case_::TriggerPredicate;
+using harness::case_::TriggerSpec;
+using harness::case_::TriggerWindow;
 
 namespace {
 const std::string kSeq = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/";
@@ -39,7 +39,7 @@ std::vector<Sample> recorded() {
   for (int i = 0; i < 32; ++i) {
     auto base = kSeq + fmt::format("{:03d}", i);
     double up = std::stod(fixture_text(base + ".uptime"));
-    auto psi = kernel::parse_psi(fixture_text(base + ".memory.pressure"), base + ".memory.pressure");
+    auto psi = harness::kernel::parse_psi(fixture_text(base + ".memory.pressure"), base + ".memory.pressure");
     const std::int64_t up_ns = static_cast<std::int64_t>(std::llround(up * 1e9));
     const std::int64_t t0 = out.empty() ? up_ns : out.front().t_ns;
     out.push_back({t0 + i * 1'000'000'000ll, static_cast<std::int64_t>(psi.some_total_us()), up_ns});

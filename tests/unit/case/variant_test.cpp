@@ -17,8 +17,8 @@
 #include "tests/common/valid_spec.hpp"
 
 namespace fs = std::filesystem;
-using kernel::FaultScope;
-using kernel::FsOp;
+using harness::kernel::FaultScope;
+using harness::kernel::FsOp;
 
 namespace {
 
@@ -46,14 +46,14 @@ class Root {
     std::ifstream in(dir_ / rel);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
-  kernel::Fs fs() const { return kernel::Fs(dir_); }
+  harness::kernel::Fs fs() const { return harness::kernel::Fs(dir_); }
 
  private:
   fs::path dir_;
 };
 
-hcase::VariantSpec candidate() {
-  hcase::VariantSpec v;
+harness::case_::VariantSpec candidate() {
+  harness::case_::VariantSpec v;
   v.name = "candidate";
   v.pair_id = "vm0/fast-random/1/bounded-reclaim";
   v.sysctls = {{"vm.swappiness", "20"}};
@@ -66,43 +66,43 @@ hcase::VariantSpec candidate() {
 }  // namespace
 
 TEST(VariantRules, NamesPathsValuesAndParams) {
-  EXPECT_TRUE(hcase::valid_sysctl_name("vm.swappiness"));
-  EXPECT_TRUE(hcase::valid_sysctl_name("vm.dirty_ratio"));
-  EXPECT_FALSE(hcase::valid_sysctl_name("swappiness"));      // no dot
-  EXPECT_FALSE(hcase::valid_sysctl_name("VM.swappiness"));   // upper case
-  EXPECT_FALSE(hcase::valid_sysctl_name("vm..swappiness"));  // empty component
-  EXPECT_FALSE(hcase::valid_sysctl_name("vm/swappiness"));
-  EXPECT_EQ(hcase::sysctl_path("vm.swappiness"), "proc/sys/vm/swappiness");
-  EXPECT_EQ(hcase::sysctl_path("kernel.numa_balancing"), "proc/sys/kernel/numa_balancing");
-  EXPECT_EQ(hcase::sysfs_path_problem("/sys/kernel/mm/lru_gen/enabled"), std::nullopt);
-  EXPECT_TRUE(hcase::sysfs_path_problem("/sys/kernel/mm/../../../etc/passwd"));
-  EXPECT_TRUE(hcase::sysfs_path_problem("/sys/block/zram0/disksize"));
-  EXPECT_TRUE(hcase::sysfs_path_problem("sys/kernel/mm/lru_gen/enabled"));
-  EXPECT_TRUE(hcase::sysfs_path_problem("/sys/kernel/mm/lru gen"));
-  EXPECT_TRUE(hcase::sysfs_path_problem("/sys/kernel/mm/"));
-  EXPECT_TRUE(hcase::valid_variant_value("200"));
-  EXPECT_TRUE(hcase::valid_variant_value("always madvise"));
-  EXPECT_FALSE(hcase::valid_variant_value(""));
-  EXPECT_FALSE(hcase::valid_variant_value("1;reboot"));
-  EXPECT_FALSE(hcase::valid_variant_value(std::string(65, '1')));
-  EXPECT_TRUE(hcase::valid_cmdline_param("transparent_hugepage=never"));
-  EXPECT_FALSE(hcase::valid_cmdline_param("a b"));
-  EXPECT_FALSE(hcase::valid_cmdline_param("init=/bin/sh"));  // '/' not allowed
+  EXPECT_TRUE(harness::case_::valid_sysctl_name("vm.swappiness"));
+  EXPECT_TRUE(harness::case_::valid_sysctl_name("vm.dirty_ratio"));
+  EXPECT_FALSE(harness::case_::valid_sysctl_name("swappiness"));      // no dot
+  EXPECT_FALSE(harness::case_::valid_sysctl_name("VM.swappiness"));   // upper case
+  EXPECT_FALSE(harness::case_::valid_sysctl_name("vm..swappiness"));  // empty component
+  EXPECT_FALSE(harness::case_::valid_sysctl_name("vm/swappiness"));
+  EXPECT_EQ(harness::case_::sysctl_path("vm.swappiness"), "proc/sys/vm/swappiness");
+  EXPECT_EQ(harness::case_::sysctl_path("kernel.numa_balancing"), "proc/sys/kernel/numa_balancing");
+  EXPECT_EQ(harness::case_::sysfs_path_problem("/sys/kernel/mm/lru_gen/enabled"), std::nullopt);
+  EXPECT_TRUE(harness::case_::sysfs_path_problem("/sys/kernel/mm/../../../etc/passwd"));
+  EXPECT_TRUE(harness::case_::sysfs_path_problem("/sys/block/zram0/disksize"));
+  EXPECT_TRUE(harness::case_::sysfs_path_problem("sys/kernel/mm/lru_gen/enabled"));
+  EXPECT_TRUE(harness::case_::sysfs_path_problem("/sys/kernel/mm/lru gen"));
+  EXPECT_TRUE(harness::case_::sysfs_path_problem("/sys/kernel/mm/"));
+  EXPECT_TRUE(harness::case_::valid_variant_value("200"));
+  EXPECT_TRUE(harness::case_::valid_variant_value("always madvise"));
+  EXPECT_FALSE(harness::case_::valid_variant_value(""));
+  EXPECT_FALSE(harness::case_::valid_variant_value("1;reboot"));
+  EXPECT_FALSE(harness::case_::valid_variant_value(std::string(65, '1')));
+  EXPECT_TRUE(harness::case_::valid_cmdline_param("transparent_hugepage=never"));
+  EXPECT_FALSE(harness::case_::valid_cmdline_param("a b"));
+  EXPECT_FALSE(harness::case_::valid_cmdline_param("init=/bin/sh"));  // '/' not allowed
 }
 
 TEST(VariantRules, ReadbackMatchingAndRestoreValue) {
-  EXPECT_TRUE(hcase::readback_matches("200", "200\n"));
-  EXPECT_TRUE(hcase::readback_matches("never", "always madvise [never]"));
-  EXPECT_TRUE(hcase::readback_matches("16", "0x10"));
-  EXPECT_FALSE(hcase::readback_matches("y", "0x0007"));  // recorded as is, not judged equal
-  EXPECT_FALSE(hcase::readback_matches("200", "60"));
-  EXPECT_EQ(hcase::restore_value("always [madvise] never"), "madvise");
-  EXPECT_EQ(hcase::restore_value(" 60\n"), "60");
+  EXPECT_TRUE(harness::case_::readback_matches("200", "200\n"));
+  EXPECT_TRUE(harness::case_::readback_matches("never", "always madvise [never]"));
+  EXPECT_TRUE(harness::case_::readback_matches("16", "0x10"));
+  EXPECT_FALSE(harness::case_::readback_matches("y", "0x0007"));  // recorded as is, not judged equal
+  EXPECT_FALSE(harness::case_::readback_matches("200", "60"));
+  EXPECT_EQ(harness::case_::restore_value("always [madvise] never"), "madvise");
+  EXPECT_EQ(harness::case_::restore_value(" 60\n"), "60");
 }
 
 TEST(VariantApply, WritesReadsBackRecordsAndRestores) {
   Root r;
-  hcase::VariantApplier a(r.fs(), candidate());
+  harness::case_::VariantApplier a(r.fs(), candidate());
   ASSERT_EQ(a.apply(), std::nullopt);
   EXPECT_EQ(r.get("proc/sys/vm/swappiness"), "20\n");
   EXPECT_EQ(r.get("sys/kernel/mm/lru_gen/enabled"), "0x0007\n");
@@ -136,7 +136,7 @@ TEST(VariantApply, WrongGuestIsRefusedBeforeAnyWrite) {
     Root r;
     auto v = candidate();
     v.cmdline = {"transparent_hugepage=never"};
-    hcase::VariantApplier a(r.fs(), v);
+    harness::case_::VariantApplier a(r.fs(), v);
     const auto err = a.apply();
     ASSERT_TRUE(err);
     EXPECT_NE(err->find("booted without transparent_hugepage=never"), std::string::npos) << *err;
@@ -149,7 +149,7 @@ TEST(VariantApply, WrongGuestIsRefusedBeforeAnyWrite) {
     Root r;
     auto v = candidate();
     v.kernel_release = "6.12.0-next";
-    hcase::VariantApplier a(r.fs(), v);
+    harness::case_::VariantApplier a(r.fs(), v);
     const auto err = a.apply();
     ASSERT_TRUE(err);
     EXPECT_NE(err->find("runs kernel 6.1.0-57-cloud-amd64 but the variant's image has 6.12.0-next"),
@@ -163,13 +163,13 @@ TEST(VariantApply, WriteFailureNamesKeyAndErrnoAndEarlierKnobsAreRestored) {
   Root r;
   FaultScope f;
   f.fail("sys/kernel/mm/lru_gen/enabled", EINVAL, FsOp::Write);
-  hcase::VariantApplier a(r.fs(), candidate());
+  harness::case_::VariantApplier a(r.fs(), candidate());
   const auto err = a.apply();
   ASSERT_TRUE(err);
   EXPECT_NE(err->find("/sys/kernel/mm/lru_gen/enabled"), std::string::npos) << *err;
   EXPECT_NE(err->find("EINVAL, errno 22"), std::string::npos) << *err;
   EXPECT_EQ(r.get("proc/sys/vm/swappiness"), "20\n");  // the sysctl before it was applied
-  kernel::Fs::clear_faults();
+  harness::kernel::Fs::clear_faults();
   EXPECT_TRUE(a.restore().empty());
   EXPECT_EQ(r.get("proc/sys/vm/swappiness"), "60\n");
   const auto rec = a.to_json()["settings"]["/sys/kernel/mm/lru_gen/enabled"];
@@ -182,7 +182,7 @@ TEST(VariantApply, MissingKnobAndIneffectiveWriteAreInfraFailures) {
     Root r;
     auto v = candidate();
     v.sysctls = {{"vm.no_such_knob", "1"}};
-    hcase::VariantApplier a(r.fs(), v);
+    harness::case_::VariantApplier a(r.fs(), v);
     const auto err = a.apply();
     ASSERT_TRUE(err);
     EXPECT_NE(err->find("vm.no_such_knob (/proc/sys/vm/no_such_knob): cannot read it"), std::string::npos) << *err;
@@ -192,7 +192,7 @@ TEST(VariantApply, MissingKnobAndIneffectiveWriteAreInfraFailures) {
     Root r;
     FaultScope f;
     f.fail("proc/sys/vm/swappiness", 0, FsOp::Write);  // "succeeds" without writing
-    hcase::VariantApplier a(r.fs(), candidate());
+    harness::case_::VariantApplier a(r.fs(), candidate());
     const auto err = a.apply();
     ASSERT_TRUE(err);
     EXPECT_NE(err->find("writing '20' had no effect: it still reads '60'"), std::string::npos) << *err;
@@ -201,7 +201,7 @@ TEST(VariantApply, MissingKnobAndIneffectiveWriteAreInfraFailures) {
 
 TEST(VariantApply, FailedRestorationIsAProblemOfTheVerdict) {
   Root r;
-  hcase::VariantApplier a(r.fs(), candidate());
+  harness::case_::VariantApplier a(r.fs(), candidate());
   ASSERT_EQ(a.apply(), std::nullopt);
   FaultScope f;
   f.fail("proc/sys/vm/swappiness", EBUSY, FsOp::Write);
@@ -211,9 +211,9 @@ TEST(VariantApply, FailedRestorationIsAProblemOfTheVerdict) {
   EXPECT_NE(problems[0].find("EBUSY"), std::string::npos) << problems[0];
   EXPECT_EQ(r.get("sys/kernel/mm/lru_gen/enabled"), "0x0000\n");  // the other knob still restored
   EXPECT_EQ(a.to_json()["restored"], false);
-  hcase::RestorationObservation obs;
+  harness::case_::RestorationObservation obs;
   obs.variant_problems = problems;
-  const auto v = hcase::verify_restoration(obs);
+  const auto v = harness::case_::verify_restoration(obs);
   EXPECT_FALSE(v.clean);
   EXPECT_EQ(v.problems, problems);
   EXPECT_EQ(a.restore(), problems);  // idempotent: no second write
@@ -221,11 +221,11 @@ TEST(VariantApply, FailedRestorationIsAProblemOfTheVerdict) {
 
 TEST(VariantApply, ChoiceFileIsRestoredToItsSelectedWord) {
   Root r;
-  hcase::VariantSpec v;
+  harness::case_::VariantSpec v;
   v.name = "candidate";
   v.pair_id = "p";
   v.sysfs = {{"/sys/kernel/mm/transparent_hugepage/enabled", "never"}};
-  hcase::VariantApplier a(r.fs(), v);
+  harness::case_::VariantApplier a(r.fs(), v);
   ASSERT_EQ(a.apply(), std::nullopt);
   EXPECT_EQ(a.to_json()["settings"]["/sys/kernel/mm/transparent_hugepage/enabled"]["before"],
             "always [madvise] never");
@@ -245,18 +245,18 @@ TEST(VariantSpec, ParsedFromTheSpecAndValidatedWithTheField) {
                   {"cmdline", {"harness.abtest=1"}},
                   {"kernel_release", nullptr},
                   {"kernel_image_dir", nullptr}};
-  const auto s = hcase::parse_spec(j.dump(), "spec.json");
+  const auto s = harness::case_::parse_spec(j.dump(), "spec.json");
   ASSERT_TRUE(s.variant);
   EXPECT_EQ(s.variant->name, "candidate");
   EXPECT_EQ(s.variant->sysctls, (std::vector<std::pair<std::string, std::string>>{{"vm.swappiness", "200"}}));
   EXPECT_EQ(s.variant->cmdline, std::vector<std::string>{"harness.abtest=1"});
   EXPECT_FALSE(s.variant->kernel_release);
-  EXPECT_FALSE(hcase::parse_spec(test_support::valid_spec("plain").dump(), "spec.json").variant);
+  EXPECT_FALSE(harness::case_::parse_spec(test_support::valid_spec("plain").dump(), "spec.json").variant);
 
   auto field_of = [](nlohmann::json doc) {
     try {
-      hcase::parse_spec(doc.dump(), "spec.json");
-    } catch (const hcase::SpecError& e) {
+      harness::case_::parse_spec(doc.dump(), "spec.json");
+    } catch (const harness::case_::SpecError& e) {
       return e.field();
     }
     return std::string("(accepted)");

@@ -6,7 +6,7 @@
 #include "harness/case/controller.hpp"
 #include "harness/case/trigger.hpp"
 
-using hcase::TriggerPredicate;
+using harness::case_::TriggerPredicate;
 
 namespace {
 constexpr std::int64_t kS = 1'000'000'000;
@@ -88,13 +88,13 @@ TEST(WindowLength, ExactConsecutiveValuesAcrossMixedWindows) {
 }
 
 TEST(WindowLength, ControllerRecordsWindowNsAndIrregular) {
-  std::vector<hcase::ControllerEvent> ev;
+  std::vector<harness::case_::ControllerEvent> ev;
   int actions = 0;
-  hcase::Controller c({}, 0, 100 * kS,
-                      [&](std::int64_t, std::vector<hcase::ControllerEvent>&) { ++actions; });
+  harness::case_::Controller c({}, 0, 100 * kS,
+                      [&](std::int64_t, std::vector<harness::case_::ControllerEvent>&) { ++actions; });
   const std::int64_t reads[] = {25'000'000, 1'030'000'000, 3'025'000'000, 4'020'000'000};
   for (int i = 0; i < 4; ++i) {
-    hcase::TelemetrySample s;
+    harness::case_::TelemetrySample s;
     s.t_ns = 25'000'000 + i * kS;  // ticks; the third read was late by one period
     s.phase = "pressure";
     s.read_ns = reads[i];

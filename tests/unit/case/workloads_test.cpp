@@ -23,8 +23,8 @@ void expect_flags(const std::vector<std::string>& argv, const std::vector<std::p
 }  // namespace
 
 TEST(Workloads, ArgvFromTheStudySpec) {
-  auto spec = hcase::load_spec_file("tests/unit/case/fixtures/spec-study.json");
-  hcase::Workloads w(spec, "/opt/h/bin", "/out/c.work");
+  auto spec = harness::case_::load_spec_file("tests/unit/case/fixtures/spec-study.json");
+  harness::case_::Workloads w(spec, "/opt/h/bin", "/out/c.work");
   auto pg = w.pressure_gen(305);
   EXPECT_EQ(pg[0], "/opt/h/bin/pressure-gen");
   expect_flags(pg, {{"--allocation-mib", "600"},
@@ -50,20 +50,20 @@ TEST(Workloads, ArgvFromTheStudySpec) {
 }
 
 TEST(Workloads, FractionalRateIsKept) {
-  auto spec = hcase::load_spec_file("tests/unit/case/fixtures/spec-study.json");
+  auto spec = harness::case_::load_spec_file("tests/unit/case/fixtures/spec-study.json");
   spec.pressure.rate_mib_s = 12.5;
-  hcase::Workloads w(spec, "/b", "/w");
+  harness::case_::Workloads w(spec, "/b", "/w");
   EXPECT_EQ(after(w.pressure_gen(10), "--rate-mib-s"), "12.5");
 }
 
 TEST(Workloads, SlideDefaultsToTheCalibratedValueAndIsPassed) {
   // spec-study.json has no pressure.active_set_slide_mib_s: the calibrated default applies
   // (campaigns/README.md "Calibration"); an explicit 0 is the v1 fixed active set.
-  auto spec = hcase::load_spec_file("tests/unit/case/fixtures/spec-study.json");
+  auto spec = harness::case_::load_spec_file("tests/unit/case/fixtures/spec-study.json");
   EXPECT_DOUBLE_EQ(spec.pressure.active_set_slide_mib_s, 0.34);
-  EXPECT_DOUBLE_EQ(hcase::kDefaultActiveSetSlideMibS, 0.34);
-  hcase::Workloads w(spec, "/b", "/w");
+  EXPECT_DOUBLE_EQ(harness::case_::kDefaultActiveSetSlideMibS, 0.34);
+  harness::case_::Workloads w(spec, "/b", "/w");
   EXPECT_EQ(after(w.pressure_gen(10), "--active-set-slide-mib-s"), "0.34");
   spec.pressure.active_set_slide_mib_s = 0;
-  EXPECT_EQ(after(hcase::Workloads(spec, "/b", "/w").pressure_gen(10), "--active-set-slide-mib-s"), "0");
+  EXPECT_EQ(after(harness::case_::Workloads(spec, "/b", "/w").pressure_gen(10), "--active-set-slide-mib-s"), "0");
 }

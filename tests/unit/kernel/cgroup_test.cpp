@@ -9,7 +9,7 @@
 #include "harness/kernel/errors.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(Cgroup, RealReads) {
   Fs fs(kernel_test::real_root());

@@ -1,4 +1,4 @@
-// The fault-injection seam of kernel::Fs (fs.hpp: inject_fault): the errno a test names
+// The fault-injection seam of harness::kernel::Fs (fs.hpp: inject_fault): the errno a test names
 // comes back from the named operation on the named path, and from nothing else; the
 // file is not touched; `times` limits it; clearing restores the real calls.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include "harness/kernel/zram.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 namespace {
 struct Tree : kernel_test::TmpTree {

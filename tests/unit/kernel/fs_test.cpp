@@ -1,4 +1,4 @@
-// kernel::Fs: root joining, errno as data.
+// harness::kernel::Fs: root joining, errno as data.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include "harness/kernel/fs.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(Fs, JoinsUnderRootAndRejectsDotDot) {
   Fs fs("/some/root");

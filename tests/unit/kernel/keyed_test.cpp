@@ -7,7 +7,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/procfs.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(MemoryStat, RealBgUnderPressure) {
   Cgroup bg(Fs(kernel_test::real_root()), "sys/fs/cgroup/harness/bg");

@@ -9,7 +9,7 @@
 #include "harness/kernel/topology.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(Size, SuffixFormatting) {
   EXPECT_EQ(format_size_suffix(96ull << 20), "96M");

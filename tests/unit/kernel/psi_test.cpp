@@ -8,7 +8,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/psi.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(Psi, SystemMemoryFromRealCapture) {
   Fs fs(kernel_test::real_root());

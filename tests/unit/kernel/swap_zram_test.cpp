@@ -13,7 +13,7 @@
 #include "harness/kernel/zram.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 TEST(Swaps, RealZramInUse) {
   auto swaps = read_swaps(Fs(kernel_test::real_root()));

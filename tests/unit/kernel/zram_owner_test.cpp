@@ -11,7 +11,7 @@
 #include "harness/kernel/zram_owner.hpp"
 #include "tmp_tree.hpp"
 
-using namespace kernel;
+using namespace harness::kernel;
 
 namespace {
 

@@ -54,7 +54,7 @@ std::string make_image(const fs::path& dir, const std::string& tag) {
   fs::create_directories(dir);
   std::ofstream(dir / "vmlinuz") << "kernel " << tag;
   std::ofstream(dir / "initramfs.cpio.gz") << "initramfs " << tag;
-  hvm::make_ext4((dir / "disk-base.img").string(), 16, "");
+  harness::vm::make_ext4((dir / "disk-base.img").string(), 16, "");
   const std::string sha = harness::digest::sha256_hex("image " + tag);
   std::ofstream(dir / "manifest.json") << "{\"sha256\":\"" << sha << "\",\"artifacts_sha256\":{\"canary.db\":\"\"},"
                                        << "\"kernel_release\":\"6.1.0-test\"}";
@@ -132,7 +132,7 @@ class LibvirtPoolTest : public ::testing::Test {
 
   std::string output() {
     if (out_) std::fflush(out_);
-    return hvm::read_file(log_.string());
+    return harness::vm::read_file(log_.string());
   }
 
   std::string prefix_;
@@ -200,7 +200,7 @@ TEST_F(LibvirtPoolTest, ImagesAreUploadedOnceAndTheTokenGoesIntoItsSlot) {
     // the slot: where debugfs puts /token's first block in the slotted local disk
     const fs::path slotted = root_ / "cache" / "libvirt" / "images" / image_sha_.substr(0, 16) / "disk-base.img";
     ASSERT_TRUE(fs::exists(slotted));
-    const auto r = hvm::run({"debugfs", "-R", "bmap /token 0", slotted.string()});
+    const auto r = harness::vm::run({"debugfs", "-R", "bmap /token 0", slotted.string()});
     ASSERT_EQ(r.exit_code, 0);
     const std::uint64_t offset = std::stoull(r.out) * 1024;  // 16 MiB ext4: 1 KiB blocks
     EXPECT_EQ(io_->uploads[2], "rh-" + image_sha_.substr(0, 16) + "-disk-t" + std::to_string(offset) + ".img.part");
@@ -210,7 +210,7 @@ TEST_F(LibvirtPoolTest, ImagesAreUploadedOnceAndTheTokenGoesIntoItsSlot) {
       EXPECT_EQ(data.size(), 65u);
     }
     EXPECT_EQ(std::get<0>(io_->writes[0]), prefix_ + "vm0-disk.img");
-    EXPECT_EQ(std::get<2>(io_->writes[0]), hvm::read_file((root_ / "cache/libvirt/guests" / (prefix_ + "vm0") / "token").string()));
+    EXPECT_EQ(std::get<2>(io_->writes[0]), harness::vm::read_file((root_ / "cache/libvirt/guests" / (prefix_ + "vm0") / "token").string()));
     EXPECT_NE(std::get<2>(io_->writes[0]), std::get<2>(io_->writes[1]));  // a token per guest
     pool.release();
   }
@@ -438,7 +438,7 @@ TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
   EXPECT_NE(x.find(" transparent_hugepage=never</cmdline>"), std::string::npos) << x;
   // the XML libvirt runs is kept with the attempt
   ASSERT_TRUE(fs::exists(root_ / "attempt-1" / "domain.xml"));
-  EXPECT_NE(hvm::read_file((root_ / "attempt-1" / "domain.xml").string()).find("transparent_hugepage=never"), std::string::npos);
+  EXPECT_NE(harness::vm::read_file((root_ / "attempt-1" / "domain.xml").string()).find("transparent_hugepage=never"), std::string::npos);
   EXPECT_EQ(pool.uploads().size(), 6u);  // image A at acquire, image B now
   // the same URL and token across the fresh boot
   BootRequest again;

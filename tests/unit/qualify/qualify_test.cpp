@@ -58,7 +58,7 @@ void make_swapfile(const std::filesystem::path& root, const std::string& rel) {
   std::string zeros(static_cast<size_t>(page) * 32, '\0');
   o.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
   o.close();
-  ASSERT_TRUE(kernel::mkswap(kernel::Fs(root), "/" + rel).ok());
+  ASSERT_TRUE(harness::kernel::mkswap(harness::kernel::Fs(root), "/" + rel).ok());
 }
 
 }  // namespace
@@ -284,26 +284,26 @@ qualify::Options clean_swap_host(const Scratch& s) {
 TEST(QualifyTrial, SwapfileTheKernelRefusesFailsWithTheFix) {
   Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
   const auto o = clean_swap_host(s);
-  kernel::FaultScope f;
-  f.fail("swapfile", EINVAL, kernel::FsOp::Swapon);
+  harness::kernel::FaultScope f;
+  f.fail("swapfile", EINVAL, harness::kernel::FsOp::Swapon);
   const auto c = find(qualify::run(o), "swapfile");
   EXPECT_FALSE(c.passed);
   EXPECT_NE(c.found.find("trial swapon failed: "), std::string::npos) << c.found;
   EXPECT_NE(c.found.find("Invalid argument"), std::string::npos) << c.found;
   EXPECT_NE(c.fix.find("tmpfs, or copy-on-write btrfs"), std::string::npos) << c.fix;
   EXPECT_NE(c.fix.find("chattr +C"), std::string::npos) << c.fix;
-  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 1);  // swapoff not attempted after a failed swapon
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("swapfile"), 1);  // swapoff not attempted after a failed swapon
 }
 
 TEST(QualifyTrial, SwapfileThatSwapsOnAndOffPasses) {
   Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
   const auto o = clean_swap_host(s);
-  kernel::FaultScope f;
-  f.fail("swapfile", 0, kernel::FsOp::Swapon).fail("swapfile", 0, kernel::FsOp::Swapoff);  // stubbed success
+  harness::kernel::FaultScope f;
+  f.fail("swapfile", 0, harness::kernel::FsOp::Swapon).fail("swapfile", 0, harness::kernel::FsOp::Swapoff);  // stubbed success
   const auto c = find(qualify::run(o), "swapfile");
   EXPECT_TRUE(c.passed) << c.found << " / " << c.fix;
   EXPECT_NE(c.found.find("trial swapon/swapoff ok"), std::string::npos) << c.found;
-  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 2);
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("swapfile"), 2);
 }
 
 TEST(QualifyTrial, NoTrialWhileSwapIsActiveOrOnAFixtureRoot) {
@@ -312,8 +312,8 @@ TEST(QualifyTrial, NoTrialWhileSwapIsActiveOrOnAFixtureRoot) {
   auto o = base(s.dir.string());
   o.swapfile_path = "/swapfile";
   o.trial_swapon_under_root = true;
-  kernel::FaultScope f;
-  f.fail("swapfile", EINVAL, kernel::FsOp::Swapon);  // would fail the check if the trial ran
+  harness::kernel::FaultScope f;
+  f.fail("swapfile", EINVAL, harness::kernel::FsOp::Swapon);  // would fail the check if the trial ran
   const auto active = find(qualify::run(o), "swapfile");  // the capture has /dev/zram0 active
   EXPECT_TRUE(active.passed) << active.found;
   EXPECT_NE(active.found.find("trial swapon skipped: 1 swap device(s) already active"), std::string::npos)
@@ -323,7 +323,7 @@ TEST(QualifyTrial, NoTrialWhileSwapIsActiveOrOnAFixtureRoot) {
   const auto fixture = find(qualify::run(o), "swapfile");
   EXPECT_TRUE(fixture.passed);
   EXPECT_EQ(fixture.found.find("trial"), std::string::npos) << fixture.found;
-  EXPECT_EQ(kernel::Fs::fault_hits("swapfile"), 0);
+  EXPECT_EQ(harness::kernel::Fs::fault_hits("swapfile"), 0);
 }
 
 TEST(QualifyTrial, CampaignCompressorIsChecked) {

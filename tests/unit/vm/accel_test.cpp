@@ -64,8 +64,8 @@ class AccelTest : public ::testing::Test {
     return n;
   }
 
-  hvm::AccelRequest request(const std::string& want) const {
-    hvm::AccelRequest r;
+  harness::vm::AccelRequest request(const std::string& want) const {
+    harness::vm::AccelRequest r;
     r.requested = want;
     r.vmlinuz = (dir_ / "vmlinuz").string();
     r.cache_dir = (dir_ / "cache").string();
@@ -80,7 +80,7 @@ class AccelTest : public ::testing::Test {
 
 TEST_F(AccelTest, AutoFallsBackToTcgWhenQemuAbortsUnderKvm) {
   fake_qemu("abort");
-  const auto c = hvm::choose_accelerator(request("auto"));
+  const auto c = harness::vm::choose_accelerator(request("auto"));
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_NE(c.reason.find("qemu exited with status 134"), std::string::npos) << c.reason;
   EXPECT_NE(c.reason.find("failed to set MSR 0x10a"), std::string::npos) << c.reason;
@@ -93,7 +93,7 @@ TEST_F(AccelTest, AutoFallsBackToTcgWhenQemuAbortsUnderKvm) {
 
 TEST_F(AccelTest, AutoFallsBackToTcgWhenTheGuestStaysSilent) {
   fake_qemu("silent");
-  const auto c = hvm::choose_accelerator(request("auto"));
+  const auto c = harness::vm::choose_accelerator(request("auto"));
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_NE(c.reason.find("printed nothing on the serial console within 2 s"), std::string::npos) << c.reason;
 }
@@ -101,9 +101,9 @@ TEST_F(AccelTest, AutoFallsBackToTcgWhenTheGuestStaysSilent) {
 TEST_F(AccelTest, ExplicitKvmThatCannotRunAGuestIsAClearError) {
   fake_qemu("abort");
   try {
-    hvm::choose_accelerator(request("kvm"));
+    harness::vm::choose_accelerator(request("kvm"));
     FAIL() << "expected AccelError";
-  } catch (const hvm::AccelError& e) {
+  } catch (const harness::vm::AccelError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("--accel kvm"), std::string::npos) << m;
     EXPECT_NE(m.find("opens but cannot run a guest"), std::string::npos) << m;
@@ -115,9 +115,9 @@ TEST_F(AccelTest, ExplicitKvmWithoutTheDeviceIsAClearError) {
   fake_qemu("banner");
   auto r = request("kvm");
   r.kvm_device = (dir_ / "no-such-kvm").string();
-  EXPECT_THROW(hvm::choose_accelerator(r), hvm::AccelError);
+  EXPECT_THROW(harness::vm::choose_accelerator(r), harness::vm::AccelError);
   r.requested = "auto";
-  const auto c = hvm::choose_accelerator(r);
+  const auto c = harness::vm::choose_accelerator(r);
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_NE(c.reason.find("No such file or directory"), std::string::npos) << c.reason;
   EXPECT_EQ(calls(), 0);  // no probe without a device
@@ -125,7 +125,7 @@ TEST_F(AccelTest, ExplicitKvmWithoutTheDeviceIsAClearError) {
 
 TEST_F(AccelTest, KvmIsChosenWhenTheKernelBannerAppears) {
   fake_qemu("banner");
-  const auto c = hvm::choose_accelerator(request("auto"));
+  const auto c = harness::vm::choose_accelerator(request("auto"));
   EXPECT_EQ(c.accelerator, "kvm");
   EXPECT_NE(c.reason.find("printed the kernel banner"), std::string::npos) << c.reason;
   EXPECT_EQ(c.message().find("WARNING"), std::string::npos);
@@ -133,37 +133,37 @@ TEST_F(AccelTest, KvmIsChosenWhenTheKernelBannerAppears) {
 
 TEST_F(AccelTest, TheProbeResultIsCachedPerBootAndQemuVersion) {
   fake_qemu("abort");
-  const auto first = hvm::choose_accelerator(request("auto"));
-  const auto second = hvm::choose_accelerator(request("auto"));
+  const auto first = harness::vm::choose_accelerator(request("auto"));
+  const auto second = harness::vm::choose_accelerator(request("auto"));
   EXPECT_EQ(first.accelerator, "tcg");
   EXPECT_EQ(second.accelerator, "tcg");
   EXPECT_FALSE(first.from_cache);
   EXPECT_TRUE(second.from_cache);
   EXPECT_EQ(calls(), 1);  // the second decision booted nothing
   // An explicit kvm request still fails from the cached result, without a silent fallback.
-  EXPECT_THROW(hvm::choose_accelerator(request("kvm")), hvm::AccelError);
+  EXPECT_THROW(harness::vm::choose_accelerator(request("kvm")), harness::vm::AccelError);
   EXPECT_EQ(calls(), 1);
 }
 
 TEST_F(AccelTest, TcgNeverProbes) {
   fake_qemu("banner");
-  const auto c = hvm::choose_accelerator(request("tcg"));
+  const auto c = harness::vm::choose_accelerator(request("tcg"));
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_EQ(c.reason, "tcg requested");
   EXPECT_EQ(calls(), 0);
 }
 
 TEST_F(AccelTest, RequestPrecedenceFlagThenEnvironmentThenCampaign) {
-  EXPECT_EQ(hvm::effective_accel_request("", ""), "auto");
-  EXPECT_EQ(hvm::effective_accel_request("", "kvm"), "kvm");
+  EXPECT_EQ(harness::vm::effective_accel_request("", ""), "auto");
+  EXPECT_EQ(harness::vm::effective_accel_request("", "kvm"), "kvm");
   ::setenv("HARNESS_ACCEL", "tcg", 1);
-  EXPECT_EQ(hvm::effective_accel_request("", "kvm"), "tcg");
-  EXPECT_EQ(hvm::effective_accel_request("kvm", "auto"), "kvm");
+  EXPECT_EQ(harness::vm::effective_accel_request("", "kvm"), "tcg");
+  EXPECT_EQ(harness::vm::effective_accel_request("kvm", "auto"), "kvm");
   ::setenv("HARNESS_ACCEL", "fast", 1);
   try {
-    hvm::effective_accel_request("", "");
+    harness::vm::effective_accel_request("", "");
     FAIL() << "expected AccelError";
-  } catch (const hvm::AccelError& e) {
+  } catch (const harness::vm::AccelError& e) {
     EXPECT_STREQ(e.what(), "environment variable HARNESS_ACCEL: accelerator 'fast' is not one of auto, kvm, tcg");
   }
 }

@@ -11,15 +11,15 @@ namespace fs = std::filesystem;
 
 TEST(HostsFile, MatchesHostsMdFormat) {
   fs::path p = fs::temp_directory_path() / ("hosts-" + std::to_string(getpid()) + ".yaml");
-  hvm::GuestInfo a;
+  harness::vm::GuestInfo a;
   a.name = "vm0";
   a.url = "http://127.0.0.1:40123";
   a.token_file = "/root/.cache/reclaim-harness/vms/vm0/token";
   a.accelerator = "tcg";
-  hvm::GuestInfo b = a;
+  harness::vm::GuestInfo b = a;
   b.name = "vm1";
   b.url = "http://127.0.0.1:40124";
-  hvm::write_hosts_file(p.string(), {a, b}, true);
+  harness::vm::write_hosts_file(p.string(), {a, b}, true);
   YAML::Node n = YAML::LoadFile(p.string());
   ASSERT_EQ(n.size(), 1u);  // only `hosts` (the fresh_per_case note is a comment)
   ASSERT_EQ(n["hosts"].size(), 2u);

@@ -39,9 +39,9 @@ std::string config_text(const std::map<std::string, std::string>& opts) {
   return t;
 }
 
-hvm::KernelConfigCheck check(const std::map<std::string, std::string>& opts,
+harness::vm::KernelConfigCheck check(const std::map<std::string, std::string>& opts,
                              const std::string& release = "6.1.0-57-cloud-amd64") {
-  return hvm::check_kernel_config(kernel::parse_kernel_config(config_text(opts), "test.config"), release);
+  return harness::vm::check_kernel_config(harness::kernel::parse_kernel_config(config_text(opts), "test.config"), release);
 }
 
 struct Tmp {
@@ -98,7 +98,7 @@ TEST(KernelRequirements, PsiDisabledByDefaultAndOldKernelsAreRefused) {
   auto text = config_text(debian_cloud());
   text.replace(text.find("# CONFIG_PSI_DEFAULT_DISABLED is not set"),
                std::string("# CONFIG_PSI_DEFAULT_DISABLED is not set").size(), "CONFIG_PSI_DEFAULT_DISABLED=y");
-  const auto c = hvm::check_kernel_config(kernel::parse_kernel_config(text, "t"), "6.1.0-57-cloud-amd64");
+  const auto c = harness::vm::check_kernel_config(harness::kernel::parse_kernel_config(text, "t"), "6.1.0-57-cloud-amd64");
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_THAT(c.problems[0], HasSubstr("CONFIG_PSI_DEFAULT_DISABLED=y: needs n"));
   const auto old = check(debian_cloud(), "5.15.0-91-generic");
@@ -115,24 +115,24 @@ TEST(KernelRequirements, ConfigIsFoundNextToTheKernelInItsTreeOrItsModules) {
   const auto tree_cfg = t.write("linux/.config", config_text(debian_cloud()));
   const auto mods = t.dir / "mods/lib/modules/6.9.0";
   fs::create_directories(mods);
-  EXPECT_EQ(hvm::find_kernel_config(bz.string(), mods.string(), "6.9.0", ""), tree_cfg.lexically_normal().string());
+  EXPECT_EQ(harness::vm::find_kernel_config(bz.string(), mods.string(), "6.9.0", ""), tree_cfg.lexically_normal().string());
   // a copy next to the bzImage wins
   const auto next = t.write("linux/arch/x86/boot/.config", config_text(debian_cloud()));
-  EXPECT_EQ(hvm::find_kernel_config(bz.string(), mods.string(), "6.9.0", ""), next.string());
+  EXPECT_EQ(harness::vm::find_kernel_config(bz.string(), mods.string(), "6.9.0", ""), next.string());
   // /boot layout: vmlinuz-R next to config-R
   const auto vmlinuz = t.write("root/boot/vmlinuz-6.9.0", "kernel");
   const auto boot_cfg = t.write("root/boot/config-6.9.0", config_text(debian_cloud()));
-  EXPECT_EQ(hvm::find_kernel_config(vmlinuz.string(), mods.string(), "6.9.0", ""), boot_cfg.string());
+  EXPECT_EQ(harness::vm::find_kernel_config(vmlinuz.string(), mods.string(), "6.9.0", ""), boot_cfg.string());
   // the modules tree's build link
   const auto lone = t.write("lone/bzImage", "kernel");
   const auto build_cfg = t.write("mods/lib/modules/6.9.0/build/.config", config_text(debian_cloud()));
-  EXPECT_EQ(hvm::find_kernel_config(lone.string(), mods.string(), "6.9.0", ""), build_cfg.string());
+  EXPECT_EQ(harness::vm::find_kernel_config(lone.string(), mods.string(), "6.9.0", ""), build_cfg.string());
   // explicit wins; a missing explicit file is an error naming the flag
-  EXPECT_EQ(hvm::find_kernel_config(lone.string(), mods.string(), "6.9.0", boot_cfg.string()), boot_cfg.string());
+  EXPECT_EQ(harness::vm::find_kernel_config(lone.string(), mods.string(), "6.9.0", boot_cfg.string()), boot_cfg.string());
   EXPECT_THROW(
       {
         try {
-          hvm::find_kernel_config(lone.string(), mods.string(), "6.9.0", (t.dir / "nope").string());
+          harness::vm::find_kernel_config(lone.string(), mods.string(), "6.9.0", (t.dir / "nope").string());
         } catch (const std::runtime_error& e) {
           EXPECT_THAT(e.what(), HasSubstr("--kernel-config: no such file"));
           throw;
@@ -147,7 +147,7 @@ TEST(KernelRequirements, NoConfigAndAnIncompleteConfigAreClearErrors) {
   const auto mods = t.dir / "m/6.9.0-nocfg";
   fs::create_directories(mods);
   try {
-    hvm::require_guest_kernel(bz.string(), mods.string(), "6.9.0-nocfg", "", "--kernel " + bz.string());
+    harness::vm::require_guest_kernel(bz.string(), mods.string(), "6.9.0-nocfg", "", "--kernel " + bz.string());
     ADD_FAILURE() << "no configuration was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("no kernel configuration found for release 6.9.0-nocfg"));
@@ -159,7 +159,7 @@ TEST(KernelRequirements, NoConfigAndAnIncompleteConfigAreClearErrors) {
   o.erase("CONFIG_PSI");
   const auto cfg = t.write("k/.config", config_text(o));
   try {
-    hvm::require_guest_kernel(bz.string(), mods.string(), "6.9.0-nocfg", "", "--kernel " + bz.string());
+    harness::vm::require_guest_kernel(bz.string(), mods.string(), "6.9.0-nocfg", "", "--kernel " + bz.string());
     ADD_FAILURE() << "a kernel without PSI was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("--kernel " + bz.string() + ": the kernel (release 6.9.0-nocfg, configuration " +
@@ -171,12 +171,12 @@ TEST(KernelRequirements, NoConfigAndAnIncompleteConfigAreClearErrors) {
 
 TEST(OwnImageDir, AnotherKernelWithoutOutIsRefusedWithTheRecipe) {
   const std::string def = "/cache/reclaim-harness/image";
-  hvm::ImageOptions o;
-  EXPECT_NO_THROW(hvm::require_own_image_dir(o, def));  // the Debian default into the default image
+  harness::vm::ImageOptions o;
+  EXPECT_NO_THROW(harness::vm::require_own_image_dir(o, def));  // the Debian default into the default image
   o.kernel = "bzImage";
   o.modules = "lib/modules/6.9.0";
   try {
-    hvm::require_own_image_dir(o, def);
+    harness::vm::require_own_image_dir(o, def);
     ADD_FAILURE() << "--kernel without --out was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("--kernel without --out would rebuild the default image " + def));
@@ -186,17 +186,17 @@ TEST(OwnImageDir, AnotherKernelWithoutOutIsRefusedWithTheRecipe) {
     EXPECT_THAT(e.what(), HasSubstr("--as-default"));
   }
   o.out_dir = def;  // naming the default image is the same trap
-  EXPECT_THROW(hvm::require_own_image_dir(o, def), std::runtime_error);
+  EXPECT_THROW(harness::vm::require_own_image_dir(o, def), std::runtime_error);
   o.out_dir = "/tmp/images/candidate";
-  EXPECT_NO_THROW(hvm::require_own_image_dir(o, def));
+  EXPECT_NO_THROW(harness::vm::require_own_image_dir(o, def));
   o.out_dir.clear();
   o.as_default = true;
-  EXPECT_NO_THROW(hvm::require_own_image_dir(o, def));
-  hvm::ImageOptions p;
+  EXPECT_NO_THROW(harness::vm::require_own_image_dir(o, def));
+  harness::vm::ImageOptions p;
   p.kernel_package = "linux-image-6.1.0-56-cloud-amd64";
-  EXPECT_THROW(hvm::require_own_image_dir(p, def), std::runtime_error);
+  EXPECT_THROW(harness::vm::require_own_image_dir(p, def), std::runtime_error);
   p.out_dir = "images/k56";
-  EXPECT_NO_THROW(hvm::require_own_image_dir(p, def));
+  EXPECT_NO_THROW(harness::vm::require_own_image_dir(p, def));
 }
 
 TEST(OwnImageDir, BuildImageChecksBeforeBuildingAnything) {
@@ -207,13 +207,13 @@ TEST(OwnImageDir, BuildImageChecksBeforeBuildingAnything) {
   auto o = debian_cloud();
   o["CONFIG_ZRAM"] = "n";
   t.write("k/.config", config_text(o));
-  hvm::ImageOptions opts;
+  harness::vm::ImageOptions opts;
   opts.cache_dir = (t.dir / "cache").string();
   opts.kernel = bz.string();
   opts.modules = mods.string();
   // 1. no --out: refused first
   try {
-    hvm::build_image(opts);
+    harness::vm::build_image(opts);
     ADD_FAILURE() << "built without --out";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("without --out"));
@@ -221,7 +221,7 @@ TEST(OwnImageDir, BuildImageChecksBeforeBuildingAnything) {
   // 2. own directory, but the kernel has no zram: refused, nothing written there
   opts.out_dir = (t.dir / "images/candidate").string();
   try {
-    hvm::build_image(opts);
+    harness::vm::build_image(opts);
     ADD_FAILURE() << "a kernel without zram was built";
   } catch (const std::runtime_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("CONFIG_ZRAM=n: needs y or m"));

@@ -12,8 +12,8 @@ bool has_pair(const std::vector<std::string>& a, const std::string& k, const std
     if (a[i] == k && a[i + 1] == v) return true;
   return false;
 }
-hvm::QemuConfig base() {
-  hvm::QemuConfig c;
+harness::vm::QemuConfig base() {
+  harness::vm::QemuConfig c;
   c.vmlinuz = "/k";
   c.initramfs = "/i";
   c.disk = "/d.img";
@@ -24,7 +24,7 @@ hvm::QemuConfig base() {
 }  // namespace
 
 TEST(Qemu, DefaultShapeIsTheStudys) {
-  auto a = hvm::qemu_argv(base());
+  auto a = harness::vm::qemu_argv(base());
   EXPECT_TRUE(has_pair(a, "-smp", "1"));
   EXPECT_TRUE(has_pair(a, "-m", "1024"));
   EXPECT_TRUE(has_pair(a, "-machine", "q35"));
@@ -37,7 +37,7 @@ TEST(Qemu, DefaultShapeIsTheStudys) {
 TEST(Qemu, AgentPortIsForwardedOnLoopbackOnly) {
   auto c = base();
   c.host_port = 40123;
-  auto a = hvm::qemu_argv(c);
+  auto a = harness::vm::qemu_argv(c);
   EXPECT_TRUE(has_pair(a, "-netdev", "user,id=n0,hostfwd=tcp:127.0.0.1:40123-:8080"));
   EXPECT_TRUE(has_pair(a, "-device", "virtio-net-pci,netdev=n0"));
   auto append = std::find(a.begin(), a.end(), "-append");
@@ -49,30 +49,30 @@ TEST(Qemu, AgentPortIsForwardedOnLoopbackOnly) {
 TEST(Qemu, RejectsBadShape) {
   auto c = base();
   c.vcpus = 0;
-  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+  EXPECT_THROW(harness::vm::qemu_argv(c), std::invalid_argument);
   c = base();
   c.memory_mib = 64;
-  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+  EXPECT_THROW(harness::vm::qemu_argv(c), std::invalid_argument);
   c = base();
   c.disk.clear();
-  EXPECT_THROW(hvm::qemu_argv(c), std::invalid_argument);
+  EXPECT_THROW(harness::vm::qemu_argv(c), std::invalid_argument);
 }
 
 TEST(Qemu, FreePortIsUsable) {
-  int p = hvm::free_local_port();
+  int p = harness::vm::free_local_port();
   EXPECT_GT(p, 0);
   EXPECT_LT(p, 65536);
 }
 
 TEST(GuestPaths, DataDiskMapping) {
-  EXPECT_EQ(hvm::disk_path_of(hvm::guest::kTokenFile), "/token");
-  EXPECT_EQ(hvm::disk_path_of(hvm::guest::kOutDir), "/out");
-  EXPECT_THROW(hvm::disk_path_of("/etc/passwd"), std::invalid_argument);
-  EXPECT_THROW(hvm::disk_path_of("/var/lib/harnessX/y"), std::invalid_argument);
+  EXPECT_EQ(harness::vm::disk_path_of(harness::vm::guest::kTokenFile), "/token");
+  EXPECT_EQ(harness::vm::disk_path_of(harness::vm::guest::kOutDir), "/out");
+  EXPECT_THROW(harness::vm::disk_path_of("/etc/passwd"), std::invalid_argument);
+  EXPECT_THROW(harness::vm::disk_path_of("/var/lib/harnessX/y"), std::invalid_argument);
 }
 
 TEST(InitScript, DoesWhatTheGuestNeeds) {
-  std::string s = hvm::init_script();
+  std::string s = harness::vm::init_script();
   EXPECT_EQ(s.rfind("#!/bin/sh\n", 0), 0u);
   for (const char* needle : {"mount -t cgroup2", "+memory +cpu +io", "insmod", "10.0.2.15/24",
                              "mount -t ext4 /dev/vda", "DATA=/var/lib/harness", "mkswap /var/lib/harness/swapfile",

@@ -64,7 +64,7 @@ class OutcomesVm : public ::testing::Test {
     auto up = vm.harness("vm image");
     if (up.code == 0) up = vm.harness("vm up --count 1 --swapfile-mib 16 --hosts-file " + vm.dir + "/local-hosts.yaml");
     if (up.code != 0) return "vm image / vm up failed:\n" + up.out;
-    const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
+    const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
     if (guests.size() != 1 || guests[0].pid <= 0) return "no running guest after vm up";
     const std::string hosts = vm.dir + "/hosts.yaml";
     std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << guests[0].url << "\n    token_file: "

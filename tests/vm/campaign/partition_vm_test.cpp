@@ -87,7 +87,7 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   auto up = vm.harness("vm image");
   if (up.code == 0) up = vm.harness("vm up --count 1");
   ASSERT_EQ(up.code, 0) << "vm image / vm up failed; see " << vm.log;
-  const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
+  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
   ASSERT_EQ(guests.size(), 1u);
   const std::string& url = guests[0].url;
   const int port = std::stoi(url.substr(url.rfind(':') + 1));

@@ -27,7 +27,7 @@ TEST(RebootBetweenCases, EachCaseStartsOnAFreshBootOfTheSameVm) {
   if (up.code == 0) up = vm.harness("vm up --count 1 --allow-guest-reboot --hosts-file " + dir + "/local-hosts.yaml");
   ASSERT_EQ(up.code, 0) << up.out;
   // The same guest, listed as a real VM.
-  const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
+  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
   ASSERT_EQ(guests.size(), 1u);
   const std::string hosts = dir + "/hosts.yaml";
   std::ofstream(hosts) << "hosts:\n"

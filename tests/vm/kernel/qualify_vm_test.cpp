@@ -72,7 +72,7 @@ std::string image_cache() {
 }  // namespace
 
 TEST(QualifyVm, FreshGuestQualifies) {
-  hvm::FleetOptions o;
+  harness::vm::FleetOptions o;
   // A private cache with an image built from this build (a new machine has no image in
   // ~/.cache, and a shared one may be stale); HARNESS_CACHE overrides it.
   o.cache_dir = image_cache();
@@ -81,11 +81,11 @@ TEST(QualifyVm, FreshGuestQualifies) {
   o.count = 1;
   o.first_index = 90;  // vm90: away from guests other tests or people start
   o.swapfile_mib = 64;
-  auto guests = hvm::fleet_up(o);
+  auto guests = harness::vm::fleet_up(o);
   ASSERT_EQ(guests.size(), 1u);
   long status = 0;
   const std::string body = http_get(guests[0].url + "/v1/qualification", first_line(guests[0].token_file), &status);
-  hvm::fleet_down(o.cache_dir, {guests[0].name});
+  harness::vm::fleet_down(o.cache_dir, {guests[0].name});
   ASSERT_EQ(status, 200) << body;
 
   const auto j = nlohmann::json::parse(body);
@@ -122,14 +122,14 @@ TEST(QualifyVm, GuestBootedWithPsi0IsToldToBootWithPsi1) {
           "harness qualify --json --no-reclaim-probe > /out/qualify.json\n"
           "echo $? > /out/rc\n";
   }
-  hvm::ExecOptions e;
+  harness::vm::ExecOptions e;
   e.cache_dir = cache;
   e.script = dir + "/script.sh";
   e.collect_dir = dir + "/out";
   e.timeout_s = 400;
   e.swapfile_mib = 16;
   e.extra_cmdline = {"psi=0"};
-  const auto r = hvm::exec_once(e);
+  const auto r = harness::vm::exec_once(e);
   ASSERT_FALSE(r.timed_out) << r.console_log;
   ASSERT_EQ(r.script_status, 0) << r.console_log;
   EXPECT_NE(first_line(e.collect_dir + "/cmdline").find(" psi=0"), std::string::npos);

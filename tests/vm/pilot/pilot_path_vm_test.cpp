@@ -48,7 +48,7 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   auto up = vm.harness("vm image");
   if (up.code == 0) up = vm.harness("vm up --count 1 --swapfile-mib 16 --hosts-file " + vm.dir + "/local-hosts.yaml");
   ASSERT_EQ(up.code, 0) << up.out;
-  const auto guests = hvm::fleet_list(vm.xdg + "/reclaim-harness");
+  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
   ASSERT_EQ(guests.size(), 1u);
   std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << guests[0].url << "\n    token_file: "
                        << guests[0].token_file << "\n    accelerator: " << guests[0].accelerator << "\n";

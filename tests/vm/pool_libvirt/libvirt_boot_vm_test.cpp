@@ -50,7 +50,7 @@ int status_of(const Guest& g, const std::string& path, bool with_token) {
   cli.set_read_timeout(10, 0);
   httplib::Headers h;
   if (with_token) {
-    std::string t = hvm::read_file(g.token_file);
+    std::string t = harness::vm::read_file(g.token_file);
     while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
     h.emplace("Authorization", "Bearer " + t);
   }
@@ -159,7 +159,7 @@ TEST_F(LibvirtGuest, BootsOverSystemAndSshAndLeavesNothing) {
       ::close(fds[0]);
       int pid = -1;
       try {
-        SshTunnel t(parse_uri(lab_["LAB_SSH_URI"]), hvm::free_local_port(), std::stoi(lab_["LAB_SSH_PORT"]),
+        SshTunnel t(parse_uri(lab_["LAB_SSH_URI"]), harness::vm::free_local_port(), std::stoi(lab_["LAB_SSH_PORT"]),
                     (dir_ / "tunnel-kill.log").string());
         pid = t.pid();
         (void)!::write(fds[1], &pid, sizeof pid);
