@@ -1,8 +1,10 @@
 // libcurl implementation of AgentClient (see client.hpp).
 #include "harness/agent/client.hpp"
+
 #include "harness/json/limited_parse.hpp"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -86,6 +88,15 @@ AgentClient::AgentClient(std::string url, std::string token, std::string token_f
 }
 
 AgentClient AgentClient::from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt) {
+  // The same rule as the agent's own token file (token.hpp load_token): a token others can
+  // read is a token others can use.
+  struct stat st{};
+  if (::stat(token_file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077)) {
+    char m[8];
+    std::snprintf(m, sizeof m, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw std::runtime_error("token file " + token_file + ": mode " + m + " lets group/others read it; must be 0600 "
+                             "(chmod 600 " + token_file + ") (agent " + url + ")");
+  }
   std::ifstream in(token_file);
   if (!in) throw std::runtime_error("token file " + token_file + ": cannot read (agent " + url + ")");
   std::ostringstream os;

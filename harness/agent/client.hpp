@@ -103,7 +103,9 @@ class AgentClient {
   /// Throws std::invalid_argument for an http:// URL to a non-loopback host without
   /// opt.allow_plain_http, and for TLS options on an http:// URL.
   AgentClient(std::string url, std::string token, std::string token_file = {}, ClientOptions opt = {});
-  /// Reads the token (trimmed) from `token_file`; throws std::runtime_error naming the file.
+  /// Reads the token (trimmed) from `token_file`; throws std::runtime_error naming the file
+  /// when it cannot be read, is empty, or group/others may access it (mode & 077: "must be
+  /// 0600", the agent's rule for its own token file, token.hpp).
   static AgentClient from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt = {});
 
   /// GET /v1/health (no token needed): {"status","version","source_commit","busy","boot_id","unclean"}.

@@ -123,10 +123,37 @@ TEST(AgentClient, TokenFileReadAndTrimmed) {
     std::ofstream o(f);
     o << "tok\n";
   }
+  std::filesystem::permissions(f, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
   fake::FakeAgent agent("/tmp/fake-agent-client-d", "tok");
   auto c = ha::AgentClient::from_token_file(agent.url(), f, fast());
   EXPECT_EQ(c.submit(spec("t1")), "t1");
   EXPECT_THROW(ha::AgentClient::from_token_file(agent.url(), "/nonexistent/token"), std::runtime_error);
   std::filesystem::remove(f);
   std::filesystem::remove_all("/tmp/fake-agent-client-d");
+}
+
+// The agent's rule for its own token file, on the client's side too: a token group or others
+// may read is refused before any request, naming the file, its mode and the fix.
+TEST(AgentClient, TokenFileOthersMayReadIsRefused) {
+  const std::string f = "/tmp/fake-agent-client-token-0644";
+  {
+    std::ofstream o(f);
+    o << "tok\n";
+  }
+  for (const auto mode : {0644, 0640, 0604}) {
+    std::filesystem::permissions(f, static_cast<std::filesystem::perms>(mode), std::filesystem::perm_options::replace);
+    try {
+      ha::AgentClient::from_token_file("http://127.0.0.1:1", f, fast());
+      ADD_FAILURE() << "mode " << std::oct << mode << " accepted";
+    } catch (const std::runtime_error& e) {
+      char m[8];
+      std::snprintf(m, sizeof m, "%04o", static_cast<unsigned>(mode));
+      EXPECT_THAT(e.what(), HasSubstr("token file " + f + ": mode " + m + " lets group/others read it; must be 0600 "
+                                      "(chmod 600 " + f + ")"));
+    }
+  }
+  std::filesystem::permissions(f, std::filesystem::perms::owner_read, std::filesystem::perm_options::replace);
+  EXPECT_NO_THROW(ha::AgentClient::from_token_file("http://127.0.0.1:1", f, fast()));  // 0400 is fine
+  std::filesystem::remove(f);
 }

@@ -16,11 +16,12 @@
 
 using testfiles::TempDir;
 using testfiles::write;
+using testfiles::write_token;
 using ::testing::HasSubstr;
 
 TEST(PilotOnTheFleet, RunsOnVm0OfAFleetHostsFileAndPilotSelectReadsIt) {
   TempDir d;
-  write(d / "token", "tok\n");
+  write_token(d / "token", "tok\n");
   const std::string commit(40, 'c');  // tests/common/fixed_pin.hpp
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok"), a2(d / "agent2", "tok");
   std::string hosts = "hosts:\n";

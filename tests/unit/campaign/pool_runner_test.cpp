@@ -34,6 +34,7 @@ namespace hc = harness::campaign;
 namespace hp = harness::pool;
 using testfiles::TempDir;
 using testfiles::write;
+using testfiles::write_token;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -189,7 +190,7 @@ struct Fleet {
   std::FILE* out = std::tmpfile();
   explicit Fleet(int n) {
     state().reset();
-    write(d / "token", "tok");
+    write_token(d / "token", "tok");
     for (int i = 0; i < n; ++i) {
       agents.push_back(std::make_unique<fake::FakeAgent>(d / ("agent" + std::to_string(i)), "tok"));
       agents.back()->polls_to_finish = 5;  // walks setup, warmup, pressure, recovery, restoration

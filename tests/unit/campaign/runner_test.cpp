@@ -33,6 +33,7 @@
 namespace hc = harness::campaign;
 using testfiles::TempDir;
 using testfiles::write;
+using testfiles::write_token;
 using test_support::run_harness;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -94,7 +95,7 @@ struct OneVm {
   hc::Campaign c;
   hc::RunOptions o;
   explicit OneVm(int retries = 2) {
-    write(d / "token", "tok");
+    write_token(d / "token", "tok");
     a0.polls_to_finish = 5;
     c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, retries));
     o = run_options(d);
@@ -105,7 +106,7 @@ struct OneVm {
 
 TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
   TempDir d;
-  write(d / "token", "tok\n");
+  write_token(d / "token", "tok\n");
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
   const std::string oom_case = "t-vm0-fast-structured-r1-bounded-reclaim";
   a0.outcome = [&](const std::string& id, int) { return id == oom_case ? fake::Outcome::Oom : fake::Outcome::Completed; };
@@ -172,7 +173,7 @@ TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
 
 TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {
   TempDir d;
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
   const std::string flaky = "t-vm0-fast-structured-r1-bounded-reclaim";  // infra bundle once, then fine
   const std::string dead = "t-vm0-fast-structured-r1-static-zram";       // child dies in warmup every time
@@ -217,7 +218,7 @@ TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {
 
 TEST(Runner, TamperedScheduleOrChangedCampaignRefused) {
   TempDir d;
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
   const auto c = fleet_campaign(d, {&a0}, campaign_yaml(1, 1, 0));
   const auto o = run_options(d);
@@ -245,7 +246,7 @@ TEST(Runner, ResumeAfterKill9NoLossNoDuplicate) {
   const std::string harness = test_support::harness_binary();
   ASSERT_TRUE(std::filesystem::exists(harness)) << harness;
   TempDir d;
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   fake::FakeAgent a0(d / "agent0", "tok");
   a0.polls_to_finish = 6;  // ~6 x 20 ms poll per case
   a0.hold_submission = 5;  // the 5th case stays in its pressure phase until released
@@ -561,7 +562,7 @@ TEST(RunnerSource, HostsFileAcceleratorIsRecordedPerCaseAndTheGuestsOwnViewKept)
 namespace {
 /// Two VMs; returns the error of a refused run (empty when it ran).
 std::string refused_run(fake::FakeAgent& a0, fake::FakeAgent& a1, const TempDir& d, int* attempts_in_db) {
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   const auto c = fleet_campaign(d, {&a0, &a1}, campaign_yaml(2, 1, 2));
   const auto o = run_options(d);
   std::string err;
@@ -674,7 +675,7 @@ TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
   TempDir d;
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
   a1.qualification["recorded"]["thp_enabled"] = "always";
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   write(d / "hosts.yaml", hosts_yaml({&a0, &a1}, d / "token"));
   write(d / "t.yaml", campaign_yaml(2, 1, 2));
   const auto [rc, out] = run_harness(
@@ -795,7 +796,7 @@ TEST(RunnerSubmit, PostThatTheAgentNeverAcceptedIsAnInfraFailure) {
 // The runner waits for agents that do not answer instead of burning retries.
 TEST(RunnerWait, UnreachableHostIsWaitedForWithBackoffAndRefusedWithoutAnAttempt) {
   TempDir d;
-  write(d / "token", "tok");
+  write_token(d / "token", "tok");
   write(d / "hosts.yaml", "hosts:\n  - name: vm0\n    url: http://127.0.0.1:1\n    token_file: " + (d / "token") +
                               "\n    accelerator: real\n");
   write(d / "t.yaml", campaign_yaml(1, 1, 2));

@@ -38,6 +38,14 @@ inline void write(const std::string& path, const std::string& text) {
   o << text;
 }
 
+/// Replaces the token file at `path` with `token`, mode 0600 (the agent client refuses a
+/// token file group/others may read, as the agent does).
+inline void write_token(const std::string& path, const std::string& token) {
+  write(path, token);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
+}
+
 /// A repository campaign's text with a fixed pinned commit: tests/common/fixed_pin.hpp.
 using test_support::with_fixed_pin;
 

@@ -75,7 +75,7 @@ struct Fixture {
   std::string args;
   Fixture() {
     fs::create_directories(d / "work");
-    testfiles::write(d / "token", "tok");
+    testfiles::write_token(d / "token", "tok");
     testfiles::write(d / "hosts.yaml", "hosts:\n  - name: vm0\n    url: " + agent.url() + "\n    token_file: " +
                                            (d / "token") + "\n    accelerator: real\n    local: false\n");
     testfiles::write(d / "ci.yaml", campaign_yaml());
