@@ -1,12 +1,17 @@
-// `harness calibrate run|report`: static-zram calibration cases on a local guest over a
-// small grid of pressure shapes, compared with the study's medians (harness/calibrate/).
+// `harness calibrate run|report`: static-zram calibration cases over a small grid of
+// pressure shapes, compared with the study's medians (harness/calibrate/).
 //
-//   harness calibrate run --out DIR [--allocation-mib 320,360] [--active-set-mib 128]
-//       [--slide-mib-s 0.25,0.5] [--bg-max-mib 300] [--rate-mib-s 16] [--pressure-s 120]
+//   harness calibrate run --out DIR [--hosts FILE [--host NAME]] [--allocation-mib 320,360]
+//       [--active-set-mib 128] [--slide-mib-s 0.25,0.5] [--bg-max-mib 300] [--rate-mib-s 16]
+//       [--pressure-s 120]
 //   harness calibrate report DIR
-// `run` writes DIR/grid.json and DIR/script.sh, runs every case one after the other in
-// one fresh guest (`harness vm exec`; each case cleans up the previous one's leftovers),
-// collects DIR/collect/bundles/calib-<point>.db and prints the table (also DIR/table.md).
+// `run` writes DIR/grid.json and runs every case one after the other: without --hosts in
+// one fresh local guest (DIR/script.sh through `harness vm exec`; each case cleans up the
+// previous one's leftovers), with --hosts through the agent of one VM of a hosts file
+// (harness/vm/HOSTS.md; default its first entry), so the episode is measured on the CPU the
+// study's VMs give the pressure generator. Bundles land in DIR/collect/bundles/calib-<point>.db
+// (a rerun with --hosts skips the points whose bundle is there); then the table is printed
+// (also DIR/table.md).
 #include <cstdio>
 #include "harness/json/limited_parse.hpp"
 #include <filesystem>
@@ -19,6 +24,9 @@
 #include "harness/calibrate/choose.hpp"
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
+#include "harness/calibrate/remote.hpp"
+#include "harness/pool/agent_wait.hpp"
+#include "harness/pool/hosts/hosts_file.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"
@@ -28,7 +36,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CalibArgs {
-  std::string out, cache;
+  std::string out, cache, hosts, host;
   std::vector<std::int64_t> allocation{320, 360}, active{128}, bg_max{300};
   std::vector<double> slide{0.25, 0.5};
   harness::calibrate::GridOptions grid;
@@ -71,13 +79,80 @@ int report(const std::string& dir) {
   return 0;
 }
 
+/// `calibrate run --hosts`: the grid's cases through the agent of one VM of the hosts file,
+/// then the table. Exit 2 for a hosts file or host name that does not work, 1 when a case
+/// failed (its row reads "missing"), else report()'s.
+int run_on_host(const CalibArgs& a, const std::vector<harness::calibrate::Point>& points, nlohmann::json g,
+                std::int64_t per_case_s) {
+  namespace hosts = harness::pool::hosts;
+  std::vector<hosts::HostEntry> entries;
+  try {
+    entries = hosts::load_hosts(a.hosts);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "harness calibrate: %s\n", e.what());
+    return 2;
+  }
+  const hosts::HostEntry* entry = nullptr;
+  for (const auto& e : entries)
+    if (a.host.empty() || e.name == a.host) {
+      entry = &e;
+      break;
+    }
+  if (!entry) {
+    std::fprintf(stderr, "harness calibrate: %s: %s\n", a.hosts.c_str(),
+                 a.host.empty() ? "no host listed" : ("no host named '" + a.host + "'").c_str());
+    return 2;
+  }
+  const auto guest = hosts::guest_of(*entry);
+  g["ran_on"] = {{"hosts_file", fs::absolute(a.hosts).string()}, {"host", guest.name}, {"url", guest.url},
+                 {"accelerator_listed", guest.accelerator}};
+  std::ofstream(fs::path(a.out) / "grid.json") << g.dump(2) << "\n";
+  const std::string grid_key = g.dump() + "\n" + fs::absolute(a.out).lexically_normal().string();
+  std::vector<harness::calibrate::RemoteCase> cases;
+  for (const auto& p : points) {
+    auto spec = harness::calibrate::spec_for(p, a.grid);
+    spec["case_id"] = harness::calibrate::run_case_id(p.name(), grid_key);
+    cases.push_back({spec["case_id"].get<std::string>(), spec, "calib-" + p.name() + ".db"});
+  }
+  harness::calibrate::RemoteOptions o;
+  o.case_timeout = std::chrono::seconds(per_case_s + 600);
+  std::fprintf(stderr, "harness calibrate: %zu cases on %s (%s), one after the other\n", cases.size(),
+               guest.name.c_str(), guest.url.c_str());
+  std::vector<harness::calibrate::RemoteResult> results;
+  try {
+    auto client = harness::agent::AgentClient::from_token_file(guest.url, guest.token_file,
+                                                               harness::pool::client_options(guest));
+    results = harness::calibrate::run_through_agent(client, cases, (fs::path(a.out) / "collect" / "bundles").string(), o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "harness calibrate: %s: %s\n", guest.name.c_str(), e.what());
+    return 2;
+  }
+  int failed = 0;
+  for (const auto& r : results) failed += r.result == "failed";
+  const int rc = report(a.out);
+  if (failed > 0) {
+    std::fprintf(stderr, "harness calibrate: %d of %zu cases failed (above); rerun the same command to retry them\n",
+                 failed, results.size());
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
+}
+
 const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::App& app) {
   auto* c = app.add_subcommand("calibrate", "static-zram calibration of the pressure episode against the study's medians");
   c->require_subcommand(1);
   auto a = std::make_shared<CalibArgs>();
-  auto* run = c->add_subcommand("run", "run the grid in one local guest (TCG when no /dev/kvm) and print the table");
+  auto* run = c->add_subcommand("run", "run the grid in one local guest (TCG when no /dev/kvm), or on a VM of a hosts "
+                                       "file through its agent, and print the table");
   run->add_option("--out", a->out, "output directory (grid.json, script.sh, collect/, table.md)")->required();
-  run->add_option("--cache", a->cache, "`harness vm --cache` (default ~/.cache/reclaim-harness)");
+  auto* cache = run->add_option("--cache", a->cache, "`harness vm --cache` (default ~/.cache/reclaim-harness)");
+  auto* hosts = run->add_option("--hosts", a->hosts,
+                                "hosts file (harness/vm/HOSTS.md): run the cases through the agent of one of its VMs "
+                                "instead of a local guest")
+                    ->check(CLI::ExistingFile)
+                    ->excludes(cache);
+  run->add_option("--host", a->host, "with --hosts: the VM's name in the hosts file (default: its first entry)")
+      ->needs(hosts);
   const auto mib = harness::cli::integer_in(1, 1 << 20);
   run->add_option("--allocation-mib", a->allocation, "allocations, MiB (comma list)")->delimiter(',')->capture_default_str()->check(mib);
   run->add_option("--active-set-mib", a->active, "active sets, MiB (comma list)")->delimiter(',')->capture_default_str()->check(mib);
@@ -107,13 +182,19 @@ const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::Ap
                        {"contents", a->grid.contents},
                        {"phases_s", {a->grid.warmup_s, a->grid.pressure_s, a->grid.recovery_s}}}},
                      {"points", nlohmann::json::array()}};
-    std::ofstream sc(fs::path(a->out) / "script.sh");
-    sc << "set -x\nmkdir -p /out/bundles\n";
-    for (const auto& p : points) {
+    for (const auto& p : points)
       g["points"].push_back({{"allocation_mib", p.allocation_mib},
                              {"active_set_mib", p.active_set_mib},
                              {"slide_mib_s", p.slide_mib_s},
                              {"bg_max_mib", p.bg_max_mib}});
+    const std::int64_t per_case = a->grid.warmup_s + a->grid.pressure_s + a->grid.recovery_s + 90;
+    if (!a->hosts.empty()) {
+      harness::cli::exit_code() = run_on_host(*a, points, g, per_case);
+      return;
+    }
+    std::ofstream sc(fs::path(a->out) / "script.sh");
+    sc << "set -x\nmkdir -p /out/bundles\n";
+    for (const auto& p : points) {
       const std::string id = "calib-" + p.name();
       sc << "cat > /out/" << id << ".json <<'EOF'\n" << harness::calibrate::spec_for(p, a->grid).dump(2) << "\nEOF\n";
       sc << "harness case run --spec /out/" << id << ".json --out /out/bundles --min-free-disk-mib 64 > /out/" << id
@@ -126,7 +207,6 @@ const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::Ap
     e.cache_dir = a->cache;
     e.script = (fs::path(a->out) / "script.sh").string();
     e.collect_dir = (fs::path(a->out) / "collect").string();
-    const std::int64_t per_case = a->grid.warmup_s + a->grid.pressure_s + a->grid.recovery_s + 90;
     e.timeout_s = static_cast<int>(180 + per_case * static_cast<std::int64_t>(points.size()));
     std::fprintf(stderr, "harness calibrate: %zu cases, budget %d s\n", points.size(), e.timeout_s);
     auto r = harness::vm::exec_once(e);

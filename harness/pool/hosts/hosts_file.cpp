@@ -85,4 +85,18 @@ std::vector<HostEntry> load_hosts(const std::string& path) {
   return out;
 }
 
+Guest guest_of(const HostEntry& e) {
+  Guest g;
+  g.name = e.name;
+  g.url = e.url;
+  g.token_file = e.token_file;
+  g.accelerator = e.accelerator;
+  g.tls_ca_file = e.tls_ca_file;
+  g.tls_pin_sha256 = e.tls_pin_sha256;
+  g.insecure_plain_http = e.insecure_plain_http;
+  g.reboot_between_cases = e.reboot_between_cases;
+  g.reboot_timeout_s = e.reboot_timeout_s;
+  return g;
+}
+
 }  // namespace harness::pool::hosts

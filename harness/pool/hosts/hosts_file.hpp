@@ -3,6 +3,8 @@
 // created, one entry per VM. Read through the strict YAML reader (harness/yaml/strict_yaml.hpp):
 // unknown keys (with did-you-mean), duplicate keys and leading zeros are refused, and every
 // error reads "FILE:LINE:COL: field hosts[i].KEY: message".
+#include "harness/pool/pool.hpp"
+
 #include <string>
 #include <vector>
 
@@ -30,5 +32,10 @@ struct HostEntry {
 
 /// Parses a hosts file. Throws harness::yaml::InputError ("FILE:LINE:COL: field hosts[i].x: ...").
 std::vector<HostEntry> load_hosts(const std::string& path);
+
+/// The agent-facing fields of `e` as a Guest (name, url, token file, accelerator, TLS,
+/// plain-HTTP permission, reboot settings): what a client of its agent is built from
+/// (pool::client_options). Guest::host and fresh_boot_per_case are left for the engine.
+Guest guest_of(const HostEntry& e);
 
 }  // namespace harness::pool::hosts

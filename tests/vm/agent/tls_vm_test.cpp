@@ -8,6 +8,9 @@
 //     never saw a case;
 //   - H pins the agent's key (`harness fleet pin`, as README step 4 says): the case runs over
 //     HTTPS and completes, its bundle downloaded over TLS and imported.
+// Then `harness calibrate run --hosts H` runs a one-point calibration grid through the same
+// agent (the calibration on a study VM, campaigns/README.md): its case completes in the guest
+// and the table is printed from the bundle it downloaded.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +86,9 @@ class TlsVm : public ::testing::Test {
        << "ls /out/agent-state > /out/agent-state.after-other 2>&1\n"
        << "harness run /out/tls.yaml /out/pinned.db --hosts /out/hosts-pinned.yaml --plain > /out/pinned.log 2>&1; "
           "echo $? > /out/pinned.rc\n"
+       << "harness calibrate run --out /out/calib --hosts /out/hosts-pinned.yaml --allocation-mib 320 "
+          "--slide-mib-s 0.5 --rate-mib-s 64 --warmup-s 1 --pressure-s 8 --recovery-s 1 > /out/calib.log 2>&1; "
+          "echo $? > /out/calib.rc\n"
        << "kill $AGENT; wait $AGENT; echo $? > /out/agent.rc\n";
     run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_TLS_KEEP", "tls_vm_test", 900);
     fs::remove_all(keys);
@@ -135,4 +141,21 @@ TEST_F(TlsVm, ThePinnedAgentRunsTheCaseOverHttps) {
   EXPECT_GE(q.int64(2), 10);
   EXPECT_EQ(q.text(3), "vm0 https://127.0.0.1:8443");
   EXPECT_FALSE(q.step()) << "one case, one attempt";
+}
+
+TEST_F(TlsVm, CalibrationRunsThroughTheAgentOfAHostsFile) {
+  EXPECT_EQ(rc("calib.rc"), 0) << out("calib.log");
+  EXPECT_THAT(out("calib.log"), HasSubstr("1 cases on vm0 (https://127.0.0.1:8443)")) << out("calib.log");
+  EXPECT_THAT(out("calib.log"), HasSubstr("| 320 MiB / 128 MiB / 0.5 MiB/s / 300 MiB | 8 |")) << out("calib.log");
+  const auto bundle = run_.out("calib/collect/bundles/calib-a320-s128-v500-m300.db");
+  ASSERT_TRUE(fs::exists(bundle)) << out("calib.log");
+  results::Db db(bundle.string(), results::Db::Mode::ReadOnly);
+  results::Stmt q(db, "SELECT c.case_id, c.status, c.configuration, "
+                      "(SELECT count(*) FROM telemetry t WHERE t.case_id = c.case_id) FROM cases c");
+  ASSERT_TRUE(q.step()) << "no case in the downloaded bundle";
+  EXPECT_THAT(q.text(0), ::testing::MatchesRegex("calib-a320-s128-v500-m300-[0-9a-f]{8}"));
+  EXPECT_EQ(q.text(1), "completed");
+  EXPECT_EQ(q.text(2), "static-zram");
+  EXPECT_GE(q.int64(3), 8) << "fewer 1 Hz telemetry samples than the 10 s of phases";
+  EXPECT_FALSE(q.step()) << "one case per bundle";
 }
