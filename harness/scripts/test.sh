@@ -38,21 +38,25 @@ if ((cores < 2)); then
   exit "$rc"
 fi
 
+start=$SECONDS
 "$root/harness/scripts/build.sh" guest_tests
 guest_rc_file=$(mktemp)
 trap 'rm -f "$guest_rc_file"' EXIT
-echo "test: guest tests start; the rest of the build and the fast tests run beside them (lines marked [guest] are theirs)"
+echo "test: $(date +%T) guest tests built in $((SECONDS - start)) s; they start now, the rest of the build and the fast" \
+  "tests run beside them (lines marked [guest] are the guest tests')"
 { rc=0; ctest_run guest -L '^vm$' || rc=$?; echo "$rc" >"$guest_rc_file"; } 2>&1 | sed -u 's/^/[guest] /' &
 guest_pipe=$!
 others=$((cores - 1))
 rest_rc=0
 BUILD_JOBS=$others nice -n 19 "$root/harness/scripts/build.sh" || rest_rc=$?
 if ((rest_rc == 0)); then
+  echo "test: $(date +%T) the rest built ($((SECONDS - start)) s since the start); fast tests start"
   NICE="nice -n 19" ctest_run fast -j"$others" -LE '^vm$' || rest_rc=$?
 else
   echo "test: the build of the rest failed (exit $rest_rc); the fast tests were not run" >&2
 fi
+echo "test: $(date +%T) fast tests done ($((SECONDS - start)) s); waiting for the guest tests"
 wait "$guest_pipe" || true
 guest_rc=$(cat "$guest_rc_file")
-echo "test: guest tests exit ${guest_rc:-unknown}; build and fast tests exit $rest_rc"
+echo "test: $(date +%T) guest tests exit ${guest_rc:-unknown}; build and fast tests exit $rest_rc ($((SECONDS - start)) s in all)"
 [[ "$guest_rc" == 0 && $rest_rc == 0 ]]
