@@ -122,12 +122,15 @@ class Db {
 std::string_view schema_sql();
 
 /// Copies every row of case `case_id` from the bundle file into `campaign` in one
-/// transaction, replacing rows of an earlier attempt of the same case. Returns the
-/// number of canary_requests rows imported. Throws DbError (bundle unreadable,
-/// case missing from the bundle). `in_transaction`, when given, runs inside the same
-/// transaction after the rows are copied (the campaign runner updates schedule.state and
-/// its attempts row there, so a crash never leaves one without the other).
+/// transaction, replacing rows of an earlier attempt of the same case. When the bundle holds
+/// the case under another id (`bundle_case_id`, not empty: the id an attempt was submitted to
+/// the agent under), its rows are read under that id and written under `case_id`; the bundle
+/// file is never modified. Returns the number of canary_requests rows imported. Throws
+/// DbError (bundle unreadable, case missing from the bundle). `in_transaction`, when given,
+/// runs inside the same transaction after the rows are copied (the campaign runner updates
+/// schedule.state and its attempts row there, so a crash never leaves one without the other).
 std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
-                           const std::function<void(Db&)>& in_transaction = {});
+                           const std::function<void(Db&)>& in_transaction = {},
+                           const std::string& bundle_case_id = {});
 
 }  // namespace results

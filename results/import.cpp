@@ -9,13 +9,14 @@ constexpr const char* kCaseTables[] = {"cases",           "phases",          "ca
 }  // namespace
 
 std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
-                           const std::function<void(Db&)>& in_transaction) {
+                           const std::function<void(Db&)>& in_transaction, const std::string& bundle_case_id) {
+  const std::string& from = bundle_case_id.empty() ? case_id : bundle_case_id;
   {
     Db bundle(bundle_path, Db::Mode::ReadOnly);  // validates it is a results DB
     Stmt s(bundle, "SELECT count(*) FROM cases WHERE case_id = ?1");
-    s.bind(1, case_id);
+    s.bind(1, from);
     if (!s.step() || s.int64(0) != 1)
-      throw DbError(bundle_path + ": bundle holds no case '" + case_id + "'");
+      throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
   }
   {
     Stmt attach(campaign, "ATTACH DATABASE ?1 AS bundle");
@@ -32,15 +33,21 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
       for (const char* table : kCaseTables) {
         // By column name, the columns both have: a bundle of an earlier schema version (an
         // older agent) lacks the columns added since; they stay NULL (never invented).
-        std::string cols;
+        // The case id column is written as ?2 (the campaign's id): no UPDATE of the bundle.
+        std::string cols, values;
         Stmt q(campaign,
                "SELECT b.name FROM pragma_table_info(?1, 'bundle') b JOIN pragma_table_info(?1, 'main') m "
                "USING (name) ORDER BY b.cid");
         q.bind(1, std::string(table));
-        while (q.step()) cols += (cols.empty() ? "\"" : ", \"") + q.text(0) + "\"";
-        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " (" + cols + ") SELECT " + cols +
+        while (q.step()) {
+          const std::string name = q.text(0);
+          const char* sep = cols.empty() ? "" : ", ";
+          cols += sep + ("\"" + name + "\"");
+          values += sep + (name == "case_id" ? std::string("?2") : "\"" + name + "\"");
+        }
+        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " (" + cols + ") SELECT " + values +
                                " FROM bundle." + table + " WHERE case_id = ?1");
-        ins.bind(1, case_id);
+        ins.bind(1, from).bind(2, case_id);
         ins.run();
       }
       Stmt n(campaign, "SELECT count(*) FROM main.canary_requests WHERE case_id = ?1");

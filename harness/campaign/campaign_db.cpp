@@ -55,22 +55,6 @@ std::string db_tag(results::Db& db) {
   return t;
 }
 
-void rename_bundle_case(const std::string& bundle_path, const std::string& from, const std::string& to) {
-  if (from == to) return;
-  results::Db b(bundle_path, results::Db::Mode::ReadWrite);
-  // Child tables reference cases(case_id) without ON UPDATE CASCADE: rename with the
-  // foreign-key check off, all tables in one transaction.
-  b.exec("PRAGMA foreign_keys = OFF");
-  b.transaction([&] {
-    for (const char* t : {"cases", "phases", "canary_requests", "telemetry", "controller_events", "reclaim_actions",
-                          "restoration", "artifacts"}) {
-      results::Stmt u(b, std::string("UPDATE ") + t + " SET case_id = ?2 WHERE case_id = ?1");
-      u.bind(1, from).bind(2, to);
-      u.run();
-    }
-  });
-}
-
 bool has_plan(results::Db& db) { return meta(db, "schedule_sha256").has_value(); }
 
 void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
@@ -186,7 +170,7 @@ CaseProgress case_progress(results::Db& db, const std::string& case_id) {
 }
 
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
-                           const RanOn& on) {
+                           const RanOn& on, const std::string& bundle_case_id) {
   const std::string& accelerator = on.accelerator;
   std::string status;
   AttemptRecord rec = a;
@@ -237,7 +221,7 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
     hu.run();
     write_attempt(d, rec, status, error);
     if (g_import_observer) g_import_observer(a.case_id);
-  });
+  }, bundle_case_id);
   return status;
 }
 

@@ -131,9 +131,12 @@ struct RanOn {
 /// (= the bundle's cases.status), the attempts row and `on` (cases.accelerator, host_uri,
 /// overcommitted). cases.source_commit/source_dirty are filled from outcome_json.source
 /// {commit, dirty} when the bundle left them NULL. Returns that status ("completed" | "lost" |
-/// "infra_failed"). Throws results::DbError if the bundle is unreadable.
+/// "infra_failed"). `bundle_case_id`: the id the bundle holds the case under (the agent case
+/// id the attempt was submitted as, agent_case_id); "" = a.case_id. Its rows are imported
+/// under a.case_id; the bundle file is not modified. Throws results::DbError if the bundle is
+/// unreadable or holds no such case.
 std::string import_attempt(results::Db& db, const std::string& bundle_path, const AttemptRecord& a,
-                           const RanOn& on = {});
+                           const RanOn& on = {}, const std::string& bundle_case_id = {});
 
 /// Records an attempt that produced no bundle before the pressure phase (agent refused,
 /// reboot failed, lost during setup/warmup): attempts row status infra_failed with `error`,
@@ -201,10 +204,6 @@ void set_unusable_mark(results::Db& db, const std::string& vm, const std::string
 /// 8 hex digits naming this campaign DB: campaign_meta.db_tag, drawn from the OS CSPRNG
 /// when the plan is stored (or on first use in an older DB). Not part of the plan hash.
 std::string db_tag(results::Db& db);
-
-/// Renames case `from` to `to` in every table of a downloaded bundle file (used for
-/// attempts >= 2 before import). Throws results::DbError.
-void rename_bundle_case(const std::string& bundle_path, const std::string& from, const std::string& to);
 
 /// Wall clock, ns since the epoch.
 std::int64_t unix_now_ns();

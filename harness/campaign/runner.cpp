@@ -607,8 +607,7 @@ class Worker {
     a.ended_unix_ns = now();
     std::string status;
     try {
-      rename_bundle_case(bundle.string(), id, k.case_id);
-      status = import_attempt(*db_, bundle.string(), a, ran_on_);
+      status = import_attempt(*db_, bundle.string(), a, ran_on_, id);
     } catch (const std::exception& e) {
       return fail(a, std::string("bundle import failed (kept at ") + bundle.string() + "): " + e.what());
     }

@@ -6,7 +6,7 @@
 // 5,400 requests, 540 telemetry samples at 1 Hz, 540 controller windows).
 // Prints per N: runner CPU per case (getrusage RUSAGE_SELF), wall per case and host, the
 // stub's bundle write time per case, the wall per case beyond the stub's, DB bytes per case;
-// then the import time per bundle (rename + import_attempt, one at a time, into the DB of
+// then the import time per bundle (import_attempt, one at a time, into the DB of
 // the largest run) and the curve over N (each N's figures over N = 1's).
 // Asserts nothing about time; exits non-zero only when a run does not complete every case
 // (the ctest smoke run checks it still runs).
@@ -280,10 +280,10 @@ Result run_fleet(int n, int cases, const Size& z, const fs::path& dir) {
 }
 
 /// Import time per bundle into the campaign DB `db` (already holding a fleet's cases): k
-/// study-sized bundles, each renamed from its agent id and imported with its attempts row,
+/// study-sized bundles, each holding the case under its agent id and imported with its attempts row under the scheduled id,
 /// one at a time (what a worker does after the download). Per bundle, ms.
 struct ImportTimes {
-  double rename_wall = 0, rename_cpu = 0, import_wall = 0, import_cpu = 0;
+  double import_wall = 0, import_cpu = 0;
 };
 double thread_cpu_ms() {
   rusage r{};
@@ -311,16 +311,12 @@ ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs
     a.host = "vm0";
     a.started_unix_ns = 1;
     hc::begin_attempt(db, a);
-    const std::int64_t w0 = now_ns();
-    const double c0 = thread_cpu_ms();
-    hc::rename_bundle_case(bundle, id + ".a1-x", id);
     const std::int64_t w1 = now_ns();
     const double c1 = thread_cpu_ms();
-    if (hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}) != "completed")
+    // The bundle holds the case under its agent case id, as an agent's does.
+    if (hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}, id + ".a1-x") != "completed")
       throw std::runtime_error(bundle + ": not imported as completed");
-    t.rename_wall += (w1 - w0) / 1e6 / k;
     t.import_wall += (now_ns() - w1) / 1e6 / k;
-    t.rename_cpu += (c1 - c0) / k;
     t.import_cpu += (thread_cpu_ms() - c1) / k;
     fs::remove(bundle);
   }
@@ -367,10 +363,9 @@ int main(int argc, char** argv) {
       if (rs.size() > 1) fs::remove_all(rs[rs.size() - 2].db.parent_path());  // keep the last DB only
     }
     const ImportTimes imp = time_imports(rs.back().db, imports, z, work);
-    std::printf("import per bundle (%d bundles one at a time into the %d-host DB): %.2f ms wall, %.2f ms CPU "
-                "(rename_bundle_case %.2f ms wall / %.2f ms CPU, import_attempt %.2f ms wall / %.2f ms CPU)\n",
-                imports, rs.back().hosts, imp.rename_wall + imp.import_wall, imp.rename_cpu + imp.import_cpu,
-                imp.rename_wall, imp.rename_cpu, imp.import_wall, imp.import_cpu);
+    std::printf("import per bundle (%d bundles one at a time into the %d-host DB, import_attempt under the "
+                "scheduled id): %.2f ms wall, %.2f ms CPU\n",
+                imports, rs.back().hosts, imp.import_wall, imp.import_cpu);
     std::printf("curve over hosts (each over the first row): ");
     for (const auto& r : rs)
       std::printf(" N=%d: CPU/case x%.2f, wall/case beyond stub x%.2f;", r.hosts, r.runner_cpu_ms / rs[0].runner_cpu_ms,
