@@ -17,6 +17,13 @@
 # it. Every lab is listed in /run/reclaim-harness-labs with the pid of the process that
 # started it (the test, the first ancestor that is not a shell): `start` first stops the
 # daemons of every listed lab whose starter is gone (a test killed before its `stop`).
+# /dev/kvm: a Debian host with udev has it root:kvm 0660 (libvirt-qemu, the user libvirtd
+# runs qemu as, is in group kvm). These machines have no udev and leave it root:root 0600:
+# libvirtd (root) can open it and qemu cannot, and libvirt then finds its cached qemu
+# capabilities (KVM usable) at odds with the qemu user's access and probes qemu again before
+# every domain start (about 55 s each on a 2-core TCG machine: 6 of the 7 minutes of
+# libvirt_boot_vm_test). `start` sets root:kvm 0660 as udev would and says so; `stop` puts
+# back the owner and mode it found.
 # A test uses it as tests/vm/pool_libvirt/libvirt_boot_vm_test.cpp does: `start` in its
 # set-up, the two URIs as provider hosts, `stop` in its tear-down (also after a failure).
 set -euo pipefail
@@ -76,6 +83,26 @@ stop_stale_labs() {
   done
 }
 
+# /dev/kvm as udev leaves it (see the header); the mode found is kept in DIR/kvm.mode.
+kvm_as_udev_leaves_it() {
+  [[ -c /dev/kvm ]] && getent group kvm >/dev/null || return 0
+  [[ "$(stat -c '%G %a' /dev/kvm)" == "kvm 660" ]] && return 0
+  local was
+  was=$(stat -c '%U:%G mode %a' /dev/kvm)
+  stat -c '%u:%g %a' /dev/kvm > "$dir/kvm.mode"
+  chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
+  echo "libvirt_lab: /dev/kvm was $was; set root:kvm 0660 as udev does (stop restores it)"
+}
+
+kvm_restore() {
+  [[ -f "$dir/kvm.mode" ]] || return 0
+  local owner mode
+  read -r owner mode < "$dir/kvm.mode"
+  chown "$owner" /dev/kvm && chmod "$mode" /dev/kvm
+  rm -f "$dir/kvm.mode"
+  echo "libvirt_lab: /dev/kvm back to $owner mode $mode"
+}
+
 start() {
   mkdir -p "$dir" /var/log/libvirt /run/sshd
   dir=$(cd "$dir" && pwd)
@@ -83,6 +110,7 @@ start() {
   stop_stale_labs
   dir=$here
   echo "$dir $(starter_pid)" > "$registry/$(echo "$dir" | sha256sum | cut -c1-16)"
+  kvm_as_udev_leaves_it
   # libvirt: only when no daemon answers (another test's or the machine's stays untouched)
   if ! virsh -c qemu:///system version >/dev/null 2>&1; then
     if [[ ! -S /run/libvirt/virtlogd-sock ]] || ! alive /run/virtlogd.pid; then
@@ -149,6 +177,7 @@ stop() {
   stop_pid "$dir/sshd.pid" sshd
   stop_pid "$dir/libvirtd.pid" libvirtd
   stop_pid "$dir/virtlogd.pid" virtlogd
+  kvm_restore
   rm -f "$registry/$(echo "$(cd "$dir" && pwd)" | sha256sum | cut -c1-16)"
 }
 
