@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <map>
 
 namespace results {
 namespace {
@@ -50,9 +51,25 @@ void migrate(Db& db) {
             "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);
   });
 }
+/// The write lock of this process for the database file `path` (Db::transaction).
+std::shared_ptr<std::recursive_mutex> write_turn_for(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<std::recursive_mutex>> turns;
+  std::error_code ec;
+  std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec || key.empty()) key = path;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& w = turns[key];
+  auto t = w.lock();
+  if (!t) {
+    t = std::make_shared<std::recursive_mutex>();
+    w = t;
+  }
+  return t;
+}
 }  // namespace
 
-Db::Db(const std::string& path, Mode mode) : path_(path) {
+Db::Db(const std::string& path, Mode mode) : path_(path), write_turn_(write_turn_for(path)) {
   int flags = SQLITE_OPEN_NOMUTEX;
   if (mode == Mode::ReadOnly) {
     flags |= SQLITE_OPEN_READONLY;
@@ -71,6 +88,7 @@ Db::Db(const std::string& path, Mode mode) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 10000);
   if (mode != Mode::ReadOnly) {
+    std::lock_guard<std::recursive_mutex> turn(*write_turn_);
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec(schema_sql());

@@ -5,6 +5,8 @@
 // database file, the SQL (shortened) and SQLite's message.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -97,8 +99,15 @@ class Db {
   /// Runs one or more statements without results.
   void exec(std::string_view sql);
   /// Runs `fn` inside BEGIN IMMEDIATE ... COMMIT; rolls back and rethrows on exception.
+  /// Write transactions of one process on one database file (every Db opened on that path)
+  /// take turns on a process-wide lock first, so this process's writers queue on a mutex
+  /// instead of polling SQLite's lock: with many runner workers (50 hosts, fleet_bench) the
+  /// busy handler's polling let one writer starve past the busy timeout ("database is
+  /// locked") while the others wrote. Writers in other processes still meet the busy
+  /// timeout (10 s).
   template <typename Fn>
   void transaction(Fn&& fn) {
+    std::lock_guard<std::recursive_mutex> turn(*write_turn_);
     exec("BEGIN IMMEDIATE");
     try {
       fn();
@@ -115,6 +124,7 @@ class Db {
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::shared_ptr<std::recursive_mutex> write_turn_;  ///< shared by every Db of this process on the same file
   friend class Stmt;
 };
 

@@ -226,25 +226,29 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
 }
 
 void begin_attempt(results::Db& db, const AttemptRecord& a) {
-  results::Stmt ins(db,
-                    "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns, "
-                    "kind, detail_json) VALUES (?1, ?2, ?3, ?4, NULL, ?5, NULL, ?6, ?7)");
-  ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, std::string(kInflightStatus));
-  ins.bind(5, a.started_unix_ns).bind(6, a.kind);
-  if (a.detail.is_null()) ins.bind_null(7);
-  else ins.bind(7, a.detail.dump());
-  ins.run();
+  db.transaction([&] {  // takes this process's write turn (results::Db::transaction)
+    results::Stmt ins(db,
+                      "INSERT INTO attempts(case_id, attempt, host, status, error, started_unix_ns, ended_unix_ns, "
+                      "kind, detail_json) VALUES (?1, ?2, ?3, ?4, NULL, ?5, NULL, ?6, ?7)");
+    ins.bind(1, a.case_id).bind(2, a.attempt).bind(3, a.host).bind(4, std::string(kInflightStatus));
+    ins.bind(5, a.started_unix_ns).bind(6, a.kind);
+    if (a.detail.is_null()) ins.bind_null(7);
+    else ins.bind(7, a.detail.dump());
+    ins.run();
+  });
 }
 
 void update_inflight(results::Db& db, const AttemptRecord& a) {
-  results::Stmt up(db,
-                   "UPDATE attempts SET detail_json = ?3, kind = ?4, host = ?5 WHERE case_id = ?1 AND attempt = ?2 "
-                   "AND status = ?6");
-  up.bind(1, a.case_id).bind(2, a.attempt);
-  if (a.detail.is_null()) up.bind_null(3);
-  else up.bind(3, a.detail.dump());
-  up.bind(4, a.kind).bind(5, a.host).bind(6, std::string(kInflightStatus));
-  up.run();
+  db.transaction([&] {  // takes this process's write turn (results::Db::transaction)
+    results::Stmt up(db,
+                     "UPDATE attempts SET detail_json = ?3, kind = ?4, host = ?5 WHERE case_id = ?1 AND attempt = ?2 "
+                     "AND status = ?6");
+    up.bind(1, a.case_id).bind(2, a.attempt);
+    if (a.detail.is_null()) up.bind_null(3);
+    else up.bind(3, a.detail.dump());
+    up.bind(4, a.kind).bind(5, a.host).bind(6, std::string(kInflightStatus));
+    up.run();
+  });
 }
 
 std::optional<AttemptRecord> inflight_attempt(results::Db& db, const std::string& case_id) {

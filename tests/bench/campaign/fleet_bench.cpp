@@ -6,7 +6,8 @@
 // 5,400 requests, 540 telemetry samples at 1 Hz, 540 controller windows).
 // Prints per N: runner CPU per case (getrusage RUSAGE_SELF), wall per case and host, the
 // stub's bundle write time per case, the wall per case beyond the stub's, DB bytes per case;
-// then the import time per bundle (import_attempt, one at a time, into the DB of
+// then the import time per bundle (import_attempt under the scheduled id, side by side with
+// the former rewrite-then-import, one at a time, into the DB of
 // the largest run) and the curve over N (each N's figures over N = 1's).
 // Asserts nothing about time; exits non-zero only when a run does not complete every case
 // (the ctest smoke run checks it still runs).
@@ -280,20 +281,37 @@ Result run_fleet(int n, int cases, const Size& z, const fs::path& dir) {
 }
 
 /// Import time per bundle into the campaign DB `db` (already holding a fleet's cases): k
-/// study-sized bundles, each holding the case under its agent id and imported with its attempts row under the scheduled id,
-/// one at a time (what a worker does after the download). Per bundle, ms.
+/// study-sized bundles, each holding the case under its agent id, imported with its attempts
+/// row under the scheduled id one at a time (what a worker does after the download), side by
+/// side with the peer: the way before 2026-12-02, the bundle rewritten to the scheduled id
+/// first (one UPDATE per table, reproduced here as `rewrite_then_import`) and then imported.
+/// The two alternate bundle by bundle, k of each. Per bundle, ms.
 struct ImportTimes {
-  double import_wall = 0, import_cpu = 0;
+  double import_wall = 0, import_cpu = 0;    ///< import_attempt under the scheduled id (the harness's way)
+  double rewrite_wall = 0, rewrite_cpu = 0;  ///< the peer: rewrite, then import
 };
 double thread_cpu_ms() {
   rusage r{};
   ::getrusage(RUSAGE_THREAD, &r);
   return cpu_s(r) * 1e3;
 }
+void rewrite_case_id(const std::string& bundle, const std::string& from, const std::string& to) {
+  results::Db b(bundle, results::Db::Mode::ReadWrite);
+  b.exec("PRAGMA foreign_keys = OFF");
+  b.transaction([&] {
+    for (const char* t : {"cases", "phases", "canary_requests", "telemetry", "controller_events", "reclaim_actions",
+                          "restoration", "artifacts"}) {
+      results::Stmt u(b, std::string("UPDATE ") + t + " SET case_id = ?2 WHERE case_id = ?1");
+      u.bind(1, from).bind(2, to);
+      u.run();
+    }
+  });
+}
 ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs::path& dir) {
   results::Db db(db_path.string(), results::Db::Mode::ReadWrite);
   ImportTimes t;
-  for (int i = 0; i < k; ++i) {
+  for (int i = 0; i < 2 * k; ++i) {
+    const bool peer = i % 2 == 1;
     const std::string id = "imp-" + std::to_string(i);
     const nlohmann::json spec = {{"case_id", id + ".a1-x"}, {"campaign", "fleet"}, {"vm", "vm0"},
                                  {"regime", "fast-structured"}, {"repeat", 1}, {"configuration", "bounded-reclaim"},
@@ -314,10 +332,16 @@ ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs
     const std::int64_t w1 = now_ns();
     const double c1 = thread_cpu_ms();
     // The bundle holds the case under its agent case id, as an agent's does.
-    if (hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}, id + ".a1-x") != "completed")
-      throw std::runtime_error(bundle + ": not imported as completed");
-    t.import_wall += (now_ns() - w1) / 1e6 / k;
-    t.import_cpu += (thread_cpu_ms() - c1) / k;
+    std::string status;
+    if (peer) {
+      rewrite_case_id(bundle, id + ".a1-x", id);
+      status = hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt});
+    } else {
+      status = hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}, id + ".a1-x");
+    }
+    if (status != "completed") throw std::runtime_error(bundle + ": not imported as completed");
+    (peer ? t.rewrite_wall : t.import_wall) += (now_ns() - w1) / 1e6 / k;
+    (peer ? t.rewrite_cpu : t.import_cpu) += (thread_cpu_ms() - c1) / k;
     fs::remove(bundle);
   }
   return t;
@@ -363,9 +387,12 @@ int main(int argc, char** argv) {
       if (rs.size() > 1) fs::remove_all(rs[rs.size() - 2].db.parent_path());  // keep the last DB only
     }
     const ImportTimes imp = time_imports(rs.back().db, imports, z, work);
-    std::printf("import per bundle (%d bundles one at a time into the %d-host DB, import_attempt under the "
-                "scheduled id): %.2f ms wall, %.2f ms CPU\n",
-                imports, rs.back().hosts, imp.import_wall, imp.import_cpu);
+    std::printf("import per bundle (%d + %d bundles one at a time, alternating, into the %d-host DB):\n"
+                "  under the scheduled id (harness): %.2f ms wall, %.2f ms CPU\n"
+                "  rewrite, then import (peer):      %.2f ms wall, %.2f ms CPU\n"
+                "  ratio harness / peer: wall x%.2f, CPU x%.2f\n",
+                imports, imports, rs.back().hosts, imp.import_wall, imp.import_cpu, imp.rewrite_wall, imp.rewrite_cpu,
+                imp.import_wall / imp.rewrite_wall, imp.import_cpu / imp.rewrite_cpu);
     std::printf("curve over hosts (each over the first row): ");
     for (const auto& r : rs)
       std::printf(" N=%d: CPU/case x%.2f, wall/case beyond stub x%.2f;", r.hosts, r.runner_cpu_ms / rs[0].runner_cpu_ms,
