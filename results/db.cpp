@@ -59,12 +59,13 @@ std::shared_ptr<std::recursive_mutex> write_turn_for(const std::string& path) {
   std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (ec || key.empty()) key = path;
   std::lock_guard<std::mutex> lock(mu);
-  auto& w = turns[key];
-  auto t = w.lock();
-  if (!t) {
-    t = std::make_shared<std::recursive_mutex>();
-    w = t;
-  }
+  if (auto it = turns.find(key); it != turns.end())
+    if (auto t = it->second.lock()) return t;
+  // A new file (or one no Db holds any more): drop the entries of files no Db holds, so a
+  // runner opening one bundle file per case does not grow this map for the whole campaign.
+  std::erase_if(turns, [](const auto& e) { return e.second.expired(); });
+  auto t = std::make_shared<std::recursive_mutex>();
+  turns[key] = t;
   return t;
 }
 }  // namespace

@@ -284,7 +284,7 @@ Result run_fleet(int n, int cases, const Size& z, const fs::path& dir) {
 /// study-sized bundles, each holding the case under its agent id, imported with its attempts
 /// row under the scheduled id one at a time (what a worker does after the download), side by
 /// side with the peer: the way before 2026-12-02, the bundle rewritten to the scheduled id
-/// first (one UPDATE per table, reproduced here as `rewrite_then_import`) and then imported.
+/// first (one UPDATE per table, reproduced here as `rewrite_case_id`) and then imported.
 /// The two alternate bundle by bundle, k of each. Per bundle, ms.
 struct ImportTimes {
   double import_wall = 0, import_cpu = 0;    ///< import_attempt under the scheduled id (the harness's way)
