@@ -1,6 +1,7 @@
 // Accelerator choice by a trial boot (see accel.hpp).
 #include "harness/vm/accel.hpp"
 #include "harness/json/limited_parse.hpp"
+#include "harness/digest/sha256.hpp"
 
 #include "harness/vm/paths.hpp"
 #include "harness/vm/qemu.hpp"
@@ -118,7 +119,49 @@ std::string cache_key(const AccelRequest& req) {
   } catch (const std::exception& e) {
     throw std::runtime_error("KVM probe: cannot run " + req.qemu + " --version: " + e.what());
   }
-  return boot_id + "|" + version + "|" + req.kvm_device + "|" + req.vmlinuz;
+  // The kernel by content: every cache root holds its own copy of the same vmlinuz.
+  std::string kernel = req.vmlinuz;
+  try {
+    kernel = harness::digest::sha256_file(req.vmlinuz);
+  } catch (const std::exception&) {
+    // unreadable: keyed by path; the probe itself names the missing kernel
+  }
+  return boot_id + "|" + version + "|" + req.kvm_device + "|" + kernel;
+}
+
+/// Reads a cached probe result for `key` from `file`; false when absent, unreadable or stale.
+bool read_cached(const fs::path& file, const std::string& key, ProbeResult* pr) {
+  std::error_code ec;
+  if (file.empty() || !fs::exists(file, ec)) return false;
+  try {
+    auto j = harness::json::parse(slurp(file), file.string());
+    if (j.value("key", "") != key) return false;
+    pr->ok = j.at("kvm_ok").get<bool>();
+    pr->detail = j.at("detail").get<std::string>();
+    return true;
+  } catch (const std::exception&) {
+    return false;  // unreadable cache: probe again
+  }
+}
+
+/// Writes a probe result atomically (rename), so a concurrent reader sees all or nothing.
+void write_cached(const fs::path& file, const std::string& key, const ProbeResult& pr) {
+  if (file.empty()) return;
+  try {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
+    write_file(tmp.string(), nlohmann::json{{"key", key}, {"kvm_ok", pr.ok}, {"detail", pr.detail}}.dump(2) + "\n");
+    fs::rename(tmp, file);
+  } catch (const std::exception&) {
+    // a cache that cannot be written only costs a probe next time
+  }
+}
+
+bool writable_dir(const fs::path& d) {
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  return fs::is_directory(d, ec) && ::access(d.c_str(), W_OK | X_OK) == 0;
 }
 
 }  // namespace
@@ -142,6 +185,14 @@ std::string effective_accel_request(const std::string& flag, const std::string& 
   return "auto";
 }
 
+std::string machine_probe_dir() {
+  const char* env = std::getenv("HARNESS_ACCEL_PROBE_DIR");
+  if (env && *env) return env;
+  const fs::path run = "/run/reclaim-harness";
+  if (writable_dir(run)) return run.string();
+  return "/tmp/reclaim-harness-" + std::to_string(::getuid());
+}
+
 AccelChoice choose_accelerator(const AccelRequest& req) {
   const std::string want = effective_accel_request(req.requested);
   AccelChoice c;
@@ -161,30 +212,22 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
   ::close(fd);
 
   ProbeResult pr;
-  bool cached = false;
   const std::string key = cache_key(req);
   const fs::path cache_file = req.cache_dir.empty() ? fs::path() : fs::path(req.cache_dir) / "accel-probe.json";
-  if (!cache_file.empty() && fs::exists(cache_file)) {
-    try {
-      auto j = harness::json::parse(slurp(cache_file), cache_file.string());
-      if (j.value("key", "") == key) {
-        pr.ok = j.at("kvm_ok").get<bool>();
-        pr.detail = j.at("detail").get<std::string>();
-        cached = true;
-      }
-    } catch (const std::exception&) {
-      // unreadable cache: probe again
-    }
+  fs::path machine_file;
+  if (req.machine_cache_dir != "-") {
+    const std::string dir = req.machine_cache_dir.empty() ? machine_probe_dir() : req.machine_cache_dir;
+    machine_file = fs::path(dir) / ("accel-probe-" + harness::digest::sha256_hex(key).substr(0, 16) + ".json");
+  }
+  bool cached = read_cached(cache_file, key, &pr);
+  if (!cached && read_cached(machine_file, key, &pr)) {
+    cached = true;
+    write_cached(cache_file, key, pr);
   }
   if (!cached) {
     pr = probe_kvm(req);
-    if (!cache_file.empty()) {
-      try {
-        write_file(cache_file.string(), nlohmann::json{{"key", key}, {"kvm_ok", pr.ok}, {"detail", pr.detail}}.dump(2) + "\n");
-      } catch (const std::exception&) {
-        // a cache that cannot be written only costs a probe next time
-      }
-    }
+    write_cached(cache_file, key, pr);
+    write_cached(machine_file, key, pr);
   }
   c.from_cache = cached;
   if (pr.ok) {

@@ -11,9 +11,13 @@
 //
 // Precedence of the request: the command's --accel flag, then the environment variable
 // HARNESS_ACCEL, then the campaign's provider.accelerator, then `auto`.
-// The probe result is cached in <cache>/accel-probe.json, keyed by the host's boot id
-// (/proc/sys/kernel/random/boot_id), the qemu version line and the KVM device path, so
-// a campaign pays for it once per host boot.
+// The probe result is cached twice, keyed by the host's boot id
+// (/proc/sys/kernel/random/boot_id), the qemu version line, the KVM device path and the
+// SHA-256 of the guest kernel's bytes: in <cache>/accel-probe.json, and machine-wide in
+// <machine dir>/accel-probe-<key digest>.json (machine_probe_dir()), so every cache root
+// and image directory on one host boot shares one probe. On hosts where KVM opens but the
+// guest stays silent, a probe costs its whole timeout (30 s); before the machine-wide
+// cache each guest test with its own cache root paid it again.
 #include <stdexcept>
 #include <string>
 
@@ -23,7 +27,9 @@ namespace harness::vm {
 struct AccelRequest {
   std::string requested;              ///< auto | kvm | tcg; "" = $HARNESS_ACCEL, else auto
   std::string vmlinuz;                ///< guest kernel booted by the probe (required for a probe)
-  std::string cache_dir;              ///< where accel-probe.json lives; "" = no caching
+  std::string cache_dir;              ///< where accel-probe.json lives; "" = no per-cache-root file
+  /// Machine-wide probe cache directory; "" = machine_probe_dir(), "-" = none.
+  std::string machine_cache_dir;
   std::string kvm_device = "/dev/kvm";
   std::string qemu = "qemu-system-x86_64";  ///< looked up in PATH
   int timeout_s = 30;                 ///< banner must appear within this, seconds
@@ -33,7 +39,7 @@ struct AccelRequest {
 struct AccelChoice {
   std::string accelerator;  ///< kvm | tcg
   std::string reason;       ///< e.g. "auto: KVM probe failed (qemu exited with status 134: ...)"
-  bool from_cache = false;  ///< the probe result came from accel-probe.json
+  bool from_cache = false;  ///< the probe result came from a cache file (per root or machine-wide)
   /// One line: "accelerator: tcg (auto: ...)" plus the TCG timing warning when tcg.
   std::string message() const;
 };
@@ -52,6 +58,12 @@ std::string validate_accel_request(const std::string& value, const std::string& 
 /// The effective request: `flag` when set, else $HARNESS_ACCEL when set, else `campaign`
 /// when set, else "auto". Each is validated (AccelError naming its source).
 std::string effective_accel_request(const std::string& flag, const std::string& campaign = "");
+
+/// The machine-wide probe cache directory: $HARNESS_ACCEL_PROBE_DIR when set, else
+/// /run/reclaim-harness when it exists or can be created and written, else
+/// /tmp/reclaim-harness-<uid>. Created on use; a directory that cannot be written only
+/// costs a probe (never an error).
+std::string machine_probe_dir();
 
 /// Decides the accelerator as described at the top of this header. Throws AccelError
 /// (explicit kvm failed; bad request) or std::runtime_error (probe could not be started

@@ -69,6 +69,7 @@ class AccelTest : public ::testing::Test {
     r.requested = want;
     r.vmlinuz = (dir_ / "vmlinuz").string();
     r.cache_dir = (dir_ / "cache").string();
+    r.machine_cache_dir = (dir_ / "machine").string();
     r.kvm_device = (dir_ / "kvm").string();
     r.timeout_s = 2;
     return r;
@@ -143,6 +144,43 @@ TEST_F(AccelTest, TheProbeResultIsCachedPerBootAndQemuVersion) {
   // An explicit kvm request still fails from the cached result, without a silent fallback.
   EXPECT_THROW(harness::vm::choose_accelerator(request("kvm")), harness::vm::AccelError);
   EXPECT_EQ(calls(), 1);
+}
+
+TEST_F(AccelTest, CacheRootsOfOneMachineShareOneProbeOfTheSameKernelBytes) {
+  fake_qemu("abort");
+  auto a = request("auto");
+  auto b = request("auto");
+  b.cache_dir = (dir_ / "other-cache").string();
+  // Another image directory holding a byte-identical copy of the kernel.
+  fs::create_directories(dir_ / "other-image");
+  fs::copy_file(dir_ / "vmlinuz", dir_ / "other-image" / "vmlinuz");
+  b.vmlinuz = (dir_ / "other-image" / "vmlinuz").string();
+  const auto first = harness::vm::choose_accelerator(a);
+  const auto second = harness::vm::choose_accelerator(b);
+  EXPECT_FALSE(first.from_cache);
+  EXPECT_TRUE(second.from_cache);
+  EXPECT_EQ(second.accelerator, "tcg");
+  EXPECT_EQ(second.reason, first.reason);
+  EXPECT_EQ(calls(), 1);
+  EXPECT_TRUE(fs::exists(dir_ / "other-cache" / "accel-probe.json"));  // copied into the second root
+  // A kernel with other bytes is probed again.
+  std::ofstream(dir_ / "other-image" / "vmlinuz") << "another kernel";
+  b.cache_dir = (dir_ / "third-cache").string();
+  const auto third = harness::vm::choose_accelerator(b);
+  EXPECT_FALSE(third.from_cache);
+  EXPECT_EQ(calls(), 2);
+  // "-" turns the machine-wide cache off.
+  a.cache_dir = "";
+  a.machine_cache_dir = "-";
+  EXPECT_FALSE(harness::vm::choose_accelerator(a).from_cache);
+  EXPECT_EQ(calls(), 3);
+}
+
+TEST_F(AccelTest, MachineProbeDirHonoursTheEnvironment) {
+  ::setenv("HARNESS_ACCEL_PROBE_DIR", (dir_ / "env-dir").c_str(), 1);
+  EXPECT_EQ(harness::vm::machine_probe_dir(), (dir_ / "env-dir").string());
+  ::unsetenv("HARNESS_ACCEL_PROBE_DIR");
+  EXPECT_FALSE(harness::vm::machine_probe_dir().empty());
 }
 
 TEST_F(AccelTest, TcgNeverProbes) {
