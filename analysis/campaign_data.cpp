@@ -8,6 +8,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <set>
@@ -279,9 +285,8 @@ std::optional<CaseSummary> load_case(results::Db& db, const std::string& case_id
   return c;
 }
 
-CampaignData load_campaign(const std::string& db_path) {
+CampaignData load_campaign(const std::string& db_path, unsigned threads) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  std::vector<RawRequest> reqs;
   CampaignData out;
   out.db_path = db_path;
   {
@@ -289,17 +294,67 @@ CampaignData load_campaign(const std::string& db_path) {
     while (st.step()) out.meta[st.text(0)] = st.text(1);
   }
   std::set<std::string> known;
-  results::Stmt cs(db, std::string(kCaseSelect) + " ORDER BY case_id");
-  int no_restoration = 0;
-  while (cs.step()) {
-    known.insert(cs.text(0));
-    if (cs.text(8) != "completed" && cs.text(8) != "lost") {
-      out.infra_failed.push_back(cs.text(0));
-      continue;
+  std::vector<std::string> ids;  // completed and lost cases, in case_id order
+  {
+    results::Stmt cs(db, "SELECT case_id, status FROM cases ORDER BY case_id");
+    while (cs.step()) {
+      known.insert(cs.text(0));
+      if (cs.text(1) != "completed" && cs.text(1) != "lost")
+        out.infra_failed.push_back(cs.text(0));
+      else
+        ids.push_back(cs.text(0));
     }
-    bool fallback = false;
-    out.cases.push_back(summarize_row(db, cs, reqs, out.warnings, fallback));
-    no_restoration += fallback;
+  }
+  // Each case is summarised on its own: workers take the next index, and the cases and their
+  // warnings are put together in case_id order afterwards (the same for any thread count).
+  struct Slot {
+    std::optional<CaseSummary> c;
+    std::vector<std::string> warnings;
+    bool no_restoration = false;
+  };
+  std::vector<Slot> slots(ids.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  auto work = [&](results::Db& conn) {
+    try {
+      results::Stmt cs(conn, std::string(kCaseSelect) + " WHERE case_id = ?1");
+      std::vector<RawRequest> reqs;
+      for (std::size_t i = next++; i < ids.size(); i = next++) {
+        cs.reset();
+        cs.bind(1, ids[i]);
+        if (!cs.step()) throw results::DbError(db_path + ": case " + ids[i] + " vanished while it was read");
+        slots[i].c = summarize_row(conn, cs, reqs, slots[i].warnings, slots[i].no_restoration);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mu);
+      if (!failure) failure = std::current_exception();
+      next = ids.size();
+    }
+  };
+  if (threads == 0) threads = std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, ids.size() / 8)));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back([&] {
+      std::unique_ptr<results::Db> conn;
+      try {
+        conn = std::make_unique<results::Db>(db_path, results::Db::Mode::ReadOnly);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mu);
+        if (!failure) failure = std::current_exception();
+        return;
+      }
+      work(*conn);
+    });
+  work(db);
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  int no_restoration = 0;
+  for (auto& s : slots) {
+    out.cases.push_back(std::move(*s.c));
+    out.warnings.insert(out.warnings.end(), s.warnings.begin(), s.warnings.end());
+    no_restoration += s.no_restoration;
   }
   if (no_restoration > 0)
     out.warnings.push_back(fmt::format(

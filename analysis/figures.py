@@ -12,10 +12,13 @@
                           requested across the write and conservative (minus concurrent limit reclaim)
 
 Usage: PYTHONPATH=<build>/analysis/python /usr/bin/python3 analysis/figures.py --db DB --out DIR
-       [--replicates B] [--seed S] [--case CASE_ID] [--primary-json FILE] [--jobs N]
+       [--replicates B] [--seed S] [--case CASE_ID] [--primary-json FILE] [--cases-json FILE] [--jobs N]
        (--primary-json: the primary result `harness analyze` computed, in harness_analysis.primary()'s
-       keys; without it the script runs the bootstrap itself; --jobs: figures drawn in N processes
-       forked after the data are loaded, default 2, at most the usable cores)
+       keys; without it the script runs the bootstrap itself; --cases-json: the per-case columns
+       `harness analyze` loaded (analysis/case_columns.hpp), so the script does not read every
+       request of the campaign again; without it harness_analysis.load_campaign reads them;
+       --jobs: figures drawn in N processes forked after the data are loaded, default 2, at most
+       the usable cores)
 """
 import argparse
 import json
@@ -326,6 +329,25 @@ def run_parallel(jobs, workers):
         sys.exit(f"figures.py: {len(failed)} figure worker(s) failed (traceback above)")
 
 
+TEXT_COLUMNS = {"case_id", "vm", "regime", "configuration", "triplet_id", "accelerator", "status"}
+
+
+def cases_from_json(path):
+    """The per-case columns as load_campaign()["cases"] gives them: text columns as lists, the
+    others as numpy arrays (JSON null = NaN; the flag columns boolean)."""
+    with open(path) as f:
+        cols = json.load(f)
+    out = {}
+    for k, v in cols.items():
+        if k in TEXT_COLUMNS:
+            out[k] = v
+        elif v and isinstance(v[0], bool):
+            out[k] = np.array(v, dtype=bool)
+        else:
+            out[k] = np.array([math.nan if x is None else x for x in v], dtype=float)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", required=True)
@@ -335,10 +357,10 @@ def main():
     ap.add_argument("--case", help="case for the time-series figure (default: first bounded-reclaim case)")
     ap.add_argument("--jobs", type=int, default=2, help="figure processes (at most the usable cores)")
     ap.add_argument("--primary-json", help="primary result computed by `harness analyze` (skips the bootstrap here)")
+    ap.add_argument("--cases-json", help="per-case columns loaded by `harness analyze` (skips reading every request)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    data = ha.load_campaign(a.db)
-    cases = data["cases"]
+    cases = cases_from_json(a.cases_json) if a.cases_json else ha.load_campaign(a.db)["cases"]
     if a.primary_json:
         with open(a.primary_json) as f:
             prim = json.load(f)

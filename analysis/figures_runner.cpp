@@ -1,5 +1,6 @@
 // Figure script runner (see figures_runner.hpp).
 #include "analysis/figures_runner.hpp"
+#include "analysis/case_columns.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -44,7 +45,7 @@ nlohmann::json primary_for_figures(const PrimaryResult& pr) {
 
 std::vector<std::string> run_figures(const std::string& db_path, const std::string& out_dir, int replicates,
                                      unsigned long long seed, const std::string& timeseries_case,
-                                     const PrimaryResult* primary) {
+                                     const PrimaryResult* primary, const CampaignData* data) {
   const std::string py = env_or("HARNESS_PYTHON", "/usr/bin/python3");
   const std::string pydir = env_or("HARNESS_ANALYSIS_PYDIR", HK_ANALYSIS_PYDIR);
   const std::string script = env_or("HARNESS_FIGURES_SCRIPT", HK_ANALYSIS_SRCDIR "/figures.py");
@@ -59,6 +60,7 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
   std::string cmd = fmt::format("PYTHONPATH={} MPLBACKEND=Agg {} {} --db {} --out {} --replicates {} --seed {}",
                                 quote(pydir), quote(py), quote(script), quote(db_path), quote(out_dir), replicates,
                                 seed);
+  std::filesystem::create_directories(out_dir);  // the hand-off files go there before the script runs
   const std::string primary_file = (std::filesystem::path(out_dir) / ".figures_primary.json").string();
   if (primary) {
     std::ofstream f(primary_file);
@@ -66,9 +68,17 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
     if (!f) throw std::runtime_error("figures: cannot write " + primary_file);
     cmd += " --primary-json " + quote(primary_file);
   }
+  const std::string cases_file = (std::filesystem::path(out_dir) / ".figures_cases.json").string();
+  if (data) {
+    std::ofstream f(cases_file);
+    f << case_columns_json(case_columns(*data)).dump();
+    if (!f) throw std::runtime_error("figures: cannot write " + cases_file);
+    cmd += " --cases-json " + quote(cases_file);
+  }
   if (!timeseries_case.empty()) cmd += " --case " + quote(timeseries_case);
   const int rc = std::system(cmd.c_str());
   if (primary) std::filesystem::remove(primary_file);
+  if (data) std::filesystem::remove(cases_file);
   if (rc != 0)
     throw std::runtime_error(fmt::format("figures: `{}` failed (status {})", cmd, WIFEXITED(rc) ? WEXITSTATUS(rc) : rc));
   std::vector<std::string> out;

@@ -4,6 +4,7 @@
 #include "analysis/analysis_report.hpp"
 #include "analysis/bootstrap.hpp"
 #include "analysis/campaign_data.hpp"
+#include "analysis/case_columns.hpp"
 #include "analysis/pilot.hpp"
 #include "analysis/primary.hpp"
 #include "analysis/quantile.hpp"
@@ -28,57 +29,25 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 py::dict campaign_arrays(const std::string& db) {
   const CampaignData data = load_campaign(db);
   const TripletSet ts = build_triplets(data);
-  std::vector<std::string> ids, vms, regimes, configs, triplets, accel, status;
-  std::vector<double> p[2][3];
-  std::vector<bool> usable, flagged[2], imputed;
-  // Outcome measures (NaN = not measured; figures only, never a report cell).
-  std::vector<double> trigger_delay, write_ms, ach_ratio, cons_ratio;
-  for (const auto& c : data.cases) {
-    ids.push_back(c.case_id);
-    vms.push_back(c.vm);
-    regimes.push_back(c.regime);
-    configs.push_back(config_name(c.configuration));
-    triplets.push_back(c.triplet_id);
-    accel.push_back(c.accelerator);
-    usable.push_back(c.usable);
-    status.push_back(c.status);
-    imputed.push_back(c.lost());
-    trigger_delay.push_back(c.outcome.trigger_delay_s.value_or(kNaN));
-    const ReclaimRecord* r = c.outcome.reclaim.empty() ? nullptr : &c.outcome.reclaim.front();
-    write_ms.push_back(r ? r->duration_ns / 1e6 : kNaN);
-    auto ratio = [&](const std::optional<std::int64_t>& v) {
-      return r && v && r->requested_bytes > 0 ? static_cast<double>(*v) / r->requested_bytes : kNaN;
-    };
-    ach_ratio.push_back(r ? ratio(r->achieved_bytes) : kNaN);
-    cons_ratio.push_back(r ? ratio(r->achieved_conservative_bytes) : kNaN);
-    for (int k = 0; k < 2; ++k) {
-      const auto& l = c.latency[k];
-      flagged[k].push_back(l && l->p99_flagged());
-      p[k][0].push_back(l ? l->p50_us : kNaN);
-      p[k][1].push_back(l ? l->p95_us : kNaN);
-      p[k][2].push_back(l ? l->p99_us : kNaN);
-    }
-  }
+  const CaseColumns col = case_columns(data);
   py::dict cases;
-  cases["case_id"] = ids;
-  cases["vm"] = vms;
-  cases["regime"] = regimes;
-  cases["configuration"] = configs;
-  cases["triplet_id"] = triplets;
-  cases["accelerator"] = accel;
-  cases["usable"] = py::array(py::cast(usable));
-  cases["status"] = status;
-  cases["lost"] = py::array(py::cast(imputed));
-  cases["compute_p99_flagged"] = py::array(py::cast(flagged[0]));
-  cases["sqlite_p99_flagged"] = py::array(py::cast(flagged[1]));
-  cases["trigger_delay_s"] = py::array(py::cast(trigger_delay));
-  cases["reclaim_duration_ms"] = py::array(py::cast(write_ms));
-  cases["reclaim_achieved_ratio"] = py::array(py::cast(ach_ratio));
-  cases["reclaim_conservative_ratio"] = py::array(py::cast(cons_ratio));
-  const char* qn[3] = {"p50_us", "p95_us", "p99_us"};
+  cases["case_id"] = col.case_id;
+  cases["vm"] = col.vm;
+  cases["regime"] = col.regime;
+  cases["configuration"] = col.configuration;
+  cases["triplet_id"] = col.triplet_id;
+  cases["accelerator"] = col.accelerator;
+  cases["usable"] = py::array(py::cast(col.usable));
+  cases["status"] = col.status;
+  cases["lost"] = py::array(py::cast(col.lost));
+  cases["compute_p99_flagged"] = py::array(py::cast(col.p99_flagged[0]));
+  cases["sqlite_p99_flagged"] = py::array(py::cast(col.p99_flagged[1]));
+  cases["trigger_delay_s"] = py::array(py::cast(col.trigger_delay_s));
+  cases["reclaim_duration_ms"] = py::array(py::cast(col.reclaim_duration_ms));
+  cases["reclaim_achieved_ratio"] = py::array(py::cast(col.reclaim_achieved_ratio));
+  cases["reclaim_conservative_ratio"] = py::array(py::cast(col.reclaim_conservative_ratio));
   for (int k = 0; k < 2; ++k)
-    for (int q = 0; q < 3; ++q)
-      cases[py::str(std::string(canary_name(static_cast<Canary>(k))) + "_" + qn[q])] = py::array(py::cast(p[k][q]));
+    for (int q = 0; q < 3; ++q) cases[py::str(quantile_column(k, q))] = py::array(py::cast(col.quantiles[k][q]));
   py::dict out;
   out["cases"] = cases;
   std::vector<std::string> tids, labels;

@@ -59,7 +59,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   // Defaults from the preregistered campaign (campaign_meta): seed, analysis.bootstrap_replicates,
   // analysis.alpha; command-line flags override them.
-  const auto data = analysis::load_campaign(a.db);
+  const auto data = analysis::load_campaign(a.db, a.threads);
   std::vector<std::string> warnings;
   analysis::PrimaryOptions opt = harness::cli::analysis_options(a.db, data.meta, a.replicates, a.seed, warnings);
   opt.bootstrap.threads = a.threads;
@@ -90,7 +90,7 @@ int run_analyze(const AnalyzeArgs& a) {
       try {
         std::filesystem::create_directories(a.out);
         auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed,
-                                          a.timeseries_case, &primary);
+                                          a.timeseries_case, &primary, &data);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {
@@ -142,7 +142,8 @@ const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App
                                 "the PNG figures");
   an->add_option("DB", aa->db, "campaign DB (results/schema.sql); a pilot DB is refused (use pilot-select)")->required();
   harness::cli::add_analysis_flags(*an, aa->replicates, aa->seed);
-  an->add_option("--threads", aa->threads, "bootstrap threads (0 = all cores; result identical for any value)")
+  an->add_option("--threads", aa->threads, "threads of the case loading and the bootstrap (0 = all cores, at most 4 for the loading; result "
+                 "identical for any value)")
       ->check(harness::cli::integer_in(0, 4096));
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   an->add_option("--out", aa->out,

@@ -2,6 +2,7 @@
 // numpy arrays equal to the C++ matrices, its bootstrap is bit-identical to the library's (and across
 // thread counts), and the figures script writes the three PNGs through it.
 #include "analysis/bootstrap.hpp"
+#include "analysis/case_columns.hpp"
 #include "analysis/figures_runner.hpp"
 #include "analysis/primary.hpp"
 #include "analysis/synthetic.hpp"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +52,29 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   const auto pr = analysis::run_primary(ts, opt);
   for (int k = 0; k < 4; ++k) EXPECT_EQ(j["estimates"][k].get<double>(), pr.comparisons[k].estimate);
   EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
+}
+
+// The columns `harness analyze` hands to the figures script (case_columns_json) are the ones the
+// module's load_campaign gives it, value for value; and the figures come out with them.
+TEST(PythonModule, CasesJsonEqualsTheModulesColumns) {
+  const auto db = golden::temp_db("cases-json");
+  analysis::write_synthetic_campaign(db, test_support::small_synthetic());
+  const auto data = analysis::load_campaign(db);
+  const std::string file = db + ".cases.json";
+  std::ofstream(file) << analysis::case_columns_json(analysis::case_columns(data)).dump();
+  const std::string cmd = "PYTHONPATH=" + kPyDir + ":" HARNESS_SOURCE_DIR "/analysis /usr/bin/python3 " HARNESS_SOURCE_DIR
+                          "/tests/unit/analysis/cases_json_check.py " + db + " " + file;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  // A case with no reclaim record has NaN there, and the JSON carries it (null, not 0).
+  bool some_nan = false;
+  for (double v : analysis::case_columns(data).reclaim_duration_ms) some_nan = some_nan || std::isnan(v);
+  EXPECT_TRUE(some_nan);
+  const auto dir = std::filesystem::path(db).parent_path() / "figs-cases-json";
+  setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
+  const auto pngs = analysis::run_figures(db, dir.string(), 2000, 1, "", nullptr, &data);
+  unsetenv("HARNESS_ANALYSIS_PYDIR");
+  EXPECT_EQ(pngs.size(), 5u);
+  EXPECT_FALSE(std::filesystem::exists(dir / ".figures_cases.json"));  // removed afterwards
 }
 
 TEST(PythonModule, FiguresScriptWritesFivePngs) {
