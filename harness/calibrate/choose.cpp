@@ -27,14 +27,29 @@ namespace {
 std::string f(const std::optional<double>& v, const char* fmt_str = "{:.0f}") {
   return v ? fmt::format(fmt::runtime(fmt_str), *v) : std::string("n/a");
 }
+
+/// What the stall columns' headings say about the accelerator the points ran under.
+std::string stall_label(const std::vector<Measured>& ms) {
+  std::vector<std::string> seen;
+  for (const auto& m : ms)
+    if (!m.accelerator.empty() && std::find(seen.begin(), seen.end(), m.accelerator) == seen.end())
+      seen.push_back(m.accelerator);
+  if (std::find(seen.begin(), seen.end(), "tcg") != seen.end()) return "TCG-inflated";
+  if (seen.empty()) return "accelerator not recorded";
+  std::string s;
+  for (const auto& a : seen) s += (s.empty() ? "" : ", ") + (a == "kvm" ? std::string("KVM") : a);
+  return s;
+}
 }  // namespace
 
 std::string table(const std::vector<Point>& points, const std::vector<Measured>& ms, const Target& t) {
-  std::string out =
+  const std::string label = stall_label(ms);
+  std::string out = fmt::format(
       "| point (alloc/active/slide/bg max) | P (s) | swap-out KiB | refaults bg anon | swap-out KiB @300 s | "
-      "refaults @300 s | refaults all | bg some s (TCG-inflated) | bg full s (TCG-inflated) | episode s | "
+      "refaults @300 s | refaults all | bg some s ({0}) | bg full s ({0}) | episode s | "
       "episode fraction | alloc MiB/s | max rel err |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      label);
   out += fmt::format("| study static-zram median | 300 | {:.0f} | {:.0f} | {:.0f} | {:.0f} | - | {:.3f} | {:.3f} | - | - | - | - |\n",
                      t.swapout_kib, t.refaults, t.swapout_kib, t.refaults, t.bg_some_s, t.bg_full_s);
   const auto best = choose(ms, t);

@@ -3,8 +3,9 @@
 // swap-out 99,198 KiB, refaults 34,104, bg PSI some 1.818 s, full 1.730 s.
 // Rule: the chosen point minimises max(|swap-out / 99,198 KiB - 1|, |refaults / 34,104 - 1|)
 // over the 300 s projection (the measured value when the phase was 300 s), refaults =
-// bg workingset_refault_anon. Stall times are shown, labelled "inflated under TCG", and
-// take no part in the rule (they depend on the accelerator; counts depend little on it).
+// bg workingset_refault_anon. Stall times are shown, labelled "TCG-inflated" when a point ran
+// under TCG, and take no part in the rule (they depend on the accelerator; counts depend
+// little on it).
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +30,9 @@ std::optional<double> max_rel_error(const Measured& m, const Target& t = {});
 /// Index of the point with the smallest max_rel_error (ties: the first); nullopt if none.
 std::optional<std::size_t> choose(const std::vector<Measured>& ms, const Target& t = {});
 
-/// Markdown table: study row, then one row per point (chosen marked), and the rule.
+/// Markdown table: study row, then one row per point (chosen marked), and the rule. The stall
+/// columns' headings say "(TCG-inflated)" when any point ran under TCG (Measured::accelerator),
+/// "(KVM)" when all ran under KVM, and name the accelerators otherwise.
 std::string table(const std::vector<Point>& points, const std::vector<Measured>& ms, const Target& t = {});
 
 }  // namespace harness::calibrate

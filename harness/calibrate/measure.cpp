@@ -15,11 +15,12 @@ Measured measure_bundle(const std::string& path, double target_s) {
   Measured m;
   std::int64_t page = 4096, ps = 0, pe = 0;
   {
-    results::Stmt c(db, "SELECT case_id, status, page_size_bytes, outcome_json FROM cases");
+    results::Stmt c(db, "SELECT case_id, status, page_size_bytes, outcome_json, accelerator FROM cases");
     if (!c.step()) return m;
     m.case_id = c.text(0);
     m.status = c.text(1);
     page = c.opt_int64(2).value_or(4096);
+    m.accelerator = c.opt_text(4).value_or("");
     if (auto o = c.opt_text(3)) {
       auto j = harness::json::parse_or_discarded(*o);
       if (j.is_object() && j.contains("load") && j["load"].is_object()) {

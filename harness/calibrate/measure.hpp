@@ -10,6 +10,7 @@ namespace harness::calibrate {
 
 struct Measured {
   std::string case_id, status;
+  std::string accelerator;                 ///< cases.accelerator: kvm | tcg | real | unknown ("" = not recorded)
   double pressure_s = 0;                   ///< scheduled pressure phase, s
   std::optional<double> swapout_kib;       ///< /proc/vmstat pswpout delta x page size, KiB
   std::optional<double> refault_anon_bg;   ///< bg workingset_refault_anon delta (calibration target)

@@ -73,6 +73,19 @@ TEST(Calibrate, RuleIsTheSmallestMaxRelativeError) {
   EXPECT_FALSE(harness::calibrate::choose({c}));
   const auto t = harness::calibrate::table({{320, 128, 0.25, 300}, {340, 128, 0.5, 300}}, {a, b});
   EXPECT_NE(t.find("**chosen** 340 MiB / 128 MiB / 0.5 MiB/s / 300 MiB"), std::string::npos) << t;
+  EXPECT_NE(t.find("bg some s (accelerator not recorded)"), std::string::npos) << t;
+}
+
+TEST(Calibrate, StallColumnsSayWhichAcceleratorTheyRanUnder) {
+  harness::calibrate::Measured k1, k2;
+  k1.accelerator = k2.accelerator = "kvm";
+  const std::vector<harness::calibrate::Point> pts{{320, 128, 0.25, 300}, {340, 128, 0.5, 300}};
+  const auto kvm = harness::calibrate::table(pts, {k1, k2});
+  EXPECT_NE(kvm.find("| bg some s (KVM) | bg full s (KVM) |"), std::string::npos) << kvm;
+  EXPECT_EQ(kvm.find("TCG-inflated"), std::string::npos) << kvm;
+  k2.accelerator = "tcg";
+  const auto mixed = harness::calibrate::table(pts, {k1, k2});
+  EXPECT_NE(mixed.find("| bg some s (TCG-inflated) | bg full s (TCG-inflated) |"), std::string::npos) << mixed;
 }
 
 TEST(Calibrate, GridSkipsImpossiblePointsAndNamesCases) {
