@@ -13,6 +13,10 @@
 #    and cyclictest (SCHED_OTHER: --policy=other, one thread, interval 100,000 us, as many
 #    loops as the canary has requests, 1-us histogram up to 500 ms; timer slack 1 ns like the
 #    canary's; --default-system: it leaves /dev/cpu_dma_latency alone, as in a case).
+#    The two wake grids are offset by OFFSET_US (default 50,000 = half a period): the canary's
+#    requests start on whole seconds of CLOCK_MONOTONIC (--start-at-ns), cyclictest wakes at
+#    whole seconds + OFFSET_US (--secaligned), so neither wakes while the other is handling its own
+#    wake on the one vCPU (OFFSET_US=0: both at the same instant, for comparison).
 #    Phase "idle": nothing else. Phase "pressure": pressure-gen in bg, started first; the
 #    measurement starts once bg has begun to swap (memory.swap.current > 0), so the whole
 #    phase is under reclaim. The bg numbers are the calibrated episode that
@@ -25,6 +29,7 @@
 #
 # Usage: tests/bench/workloads/guest_latency_reference.sh [BUILD_DIR=build] [OUT_DIR=/tmp/guest-latency-reference]
 #   PHASE_S=60     seconds per phase (default 60; SHORT=1 makes it 8, for the ctest smoke run)
+#   OFFSET_US=50000  cyclictest's wakes after the canary's, us, in [0, 100000)
 #   HARNESS_VM_CACHE=DIR   cache passed as `harness vm --cache` (default BUILD_DIR/guest-latency-cache)
 #   HARNESS_ACCEL=tcg|kvm|auto  as for every `harness vm` command
 #   CYCLICTEST=/usr/bin/cyclictest (package rt-tests)
@@ -33,6 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:-build}" && pwd)
 OUT=${2:-/tmp/guest-latency-reference}
 if [[ -n "${SHORT:-}" ]]; then PHASE_S=${PHASE_S:-8}; else PHASE_S=${PHASE_S:-60}; fi
+OFFSET_US=${OFFSET_US:-50000}
 CYCLICTEST=${CYCLICTEST:-/usr/bin/cyclictest}
 CACHE=${HARNESS_VM_CACHE:-$BUILD/guest-latency-cache}
 HARNESS=$BUILD/harness/cli/harness
@@ -40,6 +46,8 @@ PY=/usr/bin/python3
 [[ -x "$HARNESS" ]] || { echo "guest_latency_reference: no $HARNESS: build harness, canary-compute, pressure-gen first" >&2; exit 2; }
 [[ -x "$CYCLICTEST" ]] || { echo "guest_latency_reference: no $CYCLICTEST (install rt-tests: harness/scripts/install-deps.sh)" >&2; exit 2; }
 [[ "$PHASE_S" =~ ^[1-9][0-9]*$ ]] || { echo "guest_latency_reference: PHASE_S=$PHASE_S is not a whole number of seconds > 0" >&2; exit 2; }
+[[ "$OFFSET_US" =~ ^[0-9]+$ ]] && ((OFFSET_US < 100000)) ||
+  { echo "guest_latency_reference: OFFSET_US=$OFFSET_US is not a whole number of us in [0, 100000)" >&2; exit 2; }
 rm -rf "$OUT"
 mkdir -p "$OUT/collect" "$CACHE"
 # The kernel package is the guest tests' (tests/common/vm_downloads.hpp); the image is our own.
@@ -57,7 +65,7 @@ fi
 echo "# image: $(grep -E '^(build time|kept)' "$OUT/image.stdout" || true) ($((SECONDS - t0)) s with the accelerator probe); $(grep '^extra binaries' "$OUT/image.stdout")"
 
 {
-  echo "PHASE_S=$PHASE_S"
+  echo "PHASE_S=$PHASE_S OFFSET_US=$OFFSET_US"
   cat <<'SCRIPT'
 set -eu
 LOOPS=$((PHASE_S * 10))
@@ -83,11 +91,15 @@ stat_line() {  # PHASE WHEN: bg pgsteal, system pswpout (pages), bg memory.swap.
 }
 measure() {  # PHASE
   stat_line $1 before
-  in_cg fg - canary-compute --period-ms 100 --duration-s $PHASE_S --hot-mib 16 --seed 1 \
+  # The canary's first request on the second whole second from now. /proc/uptime is
+  # CLOCK_BOOTTIME, which is CLOCK_MONOTONIC in a guest that never suspends; cyclictest
+  # --secaligned starts on the next whole second of CLOCK_MONOTONIC (+ the offset) itself.
+  start_ns=$(( ($(cut -d. -f1 /proc/uptime) + 2) * 1000000000 ))
+  in_cg fg - canary-compute --period-ms 100 --duration-s $PHASE_S --hot-mib 16 --seed 1 --start-at-ns $start_ns \
     --trace /out/$1.canary.trace > /out/$1.canary.json 2> /out/$1.canary.stderr &
   cpid=$!
   in_cg fg 1 cyclictest -t1 -i 100000 -l $LOOPS -q --policy=other --default-system -h 500000 \
-    --histfile=/out/$1.cyclictest.hist > /out/$1.cyclictest.out 2>&1 &
+    --secaligned=$OFFSET_US --histfile=/out/$1.cyclictest.hist > /out/$1.cyclictest.out 2>&1 &
   ypid=$!
   # its timer slack once it is cyclictest (at most 50 looks, 0.1 s apart)
   for i in $(seq 50); do
@@ -154,6 +166,16 @@ for phase in idle pressure; do
 done
 echo
 printf "%s\n" "${rows[@]}"
+for phase in idle pressure; do
+  $PY - "$here" "$c/$phase.canary.trace" "$phase" "$OFFSET_US" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from trace_quantiles import read_trace
+name, period, origin, recs = read_trace(sys.argv[2])
+print(f"{sys.argv[3]}: canary origin {origin / 1e9:.3f} s CLOCK_MONOTONIC (whole second + {origin % 10**9 / 1e6:.1f} ms), "
+      f"cyclictest grid whole second + {int(sys.argv[4]) / 1e3:.1f} ms (--secaligned)")
+PY
+done
 slack_c=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["timer_slack_ns"])' "$c/idle.canary.json")
 echo "timer slack: canary ${slack_c} ns; cyclictest $(tr '\n' ' ' < "$c/cyclictest_slack.txt")(ns, per phase)"
 $PY - "$c" <<'PY'
@@ -171,4 +193,4 @@ for phase in ("idle", "pressure"):
           f"({(a[1] - b[1]) * 4 / 1024:.1f} MiB), bg memory.swap.current {a[2] / 2**20:.1f} MiB at the end "
           f"(memory.stat is flushed about every 2 s)")
 PY
-echo "command: $0 $BUILD $OUT (PHASE_S=$PHASE_S${HARNESS_ACCEL:+ HARNESS_ACCEL=$HARNESS_ACCEL}); accelerator $accel"
+echo "command: $0 $BUILD $OUT (PHASE_S=$PHASE_S OFFSET_US=$OFFSET_US${HARNESS_ACCEL:+ HARNESS_ACCEL=$HARNESS_ACCEL}); accelerator $accel"
