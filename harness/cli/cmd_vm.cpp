@@ -48,6 +48,11 @@ void add_vm(CLI::App& app) {
                   "boots for `baseline: {}` (without it they are refused unless --out names another directory)");
   image->add_option("--bin-dir", flags->image.bin_dir,
                     "Directory searched first for pressure-gen, canary-compute, canary-sqlite");
+  image->add_option("--extra-binary", flags->image.extra_binaries,
+                    "Host executable to put into the image beside the harness binaries (/opt/harness/bin, first in "
+                    "the guest's PATH) with its shared libraries, e.g. /usr/bin/cyclictest (repeatable; part of the "
+                    "inputs hash and of manifest.json extra_binaries; a harness binary's name is refused)")
+      ->allow_extra_args(false);
   image->add_option("--busybox", flags->image.busybox, "Static busybox binary")->capture_default_str();
   image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
       ->capture_default_str()->check(CLI::Range(64, 1 << 20));
@@ -64,11 +69,14 @@ void add_vm(CLI::App& app) {
   image->callback([flags, image_accel] {
     flags->image.cache_dir = flags->cache;
     harness::vm::Image img = harness::vm::build_image(flags->image);
-    std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\n"
+    std::string extras;
+    for (const auto& e : img.extra_binaries) extras += (extras.empty() ? "" : " ") + e;
+    std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\nextra binaries: %s\n"
                 "modules: %zu\n%s: %.1f s\n",
                 img.dir.c_str(), img.sha256.c_str(), img.kernel_release.c_str(),
                 img.kernel_package.empty() ? "user-supplied" : img.kernel_package.c_str(),
-                img.binaries.size(), img.missing_binaries.size(), img.modules.size(),
+                img.binaries.size(), img.missing_binaries.size(), extras.empty() ? "none" : extras.c_str(),
+                img.modules.size(),
                 img.reused ? "kept (same inputs), checked in" : "build time", img.build_seconds);
     if (!flags->image.out_dir.empty() && !flags->image.as_default)
       std::printf("this is not the default image: a campaign boots it for a variant with "

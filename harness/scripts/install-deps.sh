@@ -2,7 +2,9 @@
 # Installs every Debian 12 package the harness needs: build, tests, local VMs,
 # figures, the VM package (dpkg-dev: dpkg-shlibdeps; systemd: systemd-analyze verify), the
 # libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh),
-# iptables (the partition guest test blocks an agent's forwarded port).
+# iptables (the partition guest test blocks an agent's forwarded port), rt-tests (cyclictest: the
+# workload bench and the in-guest latency reference, tests/bench/workloads/guest_latency_reference.sh,
+# which puts it into its guest image).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(

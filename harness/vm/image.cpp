@@ -4,6 +4,7 @@
 
 #include "harness/vm/cpio.hpp"
 #include "harness/vm/data_disk.hpp"
+#include "harness/vm/extra_binaries.hpp"
 #include "harness/vm/init_script.hpp"
 #include "harness/vm/kernel_fetch.hpp"
 #include "harness/vm/kernel_requirements.hpp"
@@ -37,9 +38,9 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
   found.emplace_back("harness", self_exe());
   fs::path self_dir = self_exe_dir();
   fs::path build = self_dir.parent_path().parent_path();  // <build>/harness/cli/harness
-  const std::pair<const char*, const char*> others[] = {
-      {"pressure-gen", "pressure"}, {"canary-compute", "canaries"}, {"canary-sqlite", "canaries"}};
-  for (const auto& [name, sub] : others) {
+  for (const auto& name : harness_binary_names()) {
+    if (name == "harness") continue;
+    const char* sub = name == "pressure-gen" ? "pressure" : "canaries";
     std::vector<fs::path> candidates;
     if (!bin_dir.empty()) candidates.push_back(fs::path(bin_dir) / name);
     candidates.push_back(self_dir / name);
@@ -78,15 +79,6 @@ std::vector<std::string> shared_libraries(const std::string& binary) {
   return libs;
 }
 
-namespace {
-void progress(const std::string& msg) { std::fprintf(stderr, "vm image: %s\n", msg.c_str()); }
-
-std::string rel(const std::string& abs) { return abs[0] == '/' ? abs.substr(1) : abs; }
-
-// SHA-256 over what a build from a Debian kernel package reads (Image::inputs_sha256): the
-// builder itself (this harness binary: the init script, module list and layout are its code),
-// the kernel's vmlinuz and configuration, busybox, each binary put in the image and each of
-// their shared libraries, and the options that shape the result.
 std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& k, const std::string& config) {
   // Each file hashed once: the builder is usually the "harness" binary put in the image too.
   std::map<std::string, std::string> done;
@@ -110,11 +102,21 @@ std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& k, 
     in["binaries"][name] = sha256_file(path);
     for (const auto& l : shared_libraries(path)) libs.insert(l);
   }
+  // Only when given: an image built without --extra-binary keeps the hash it had before.
+  for (const auto& b : check_extra_binaries(opts.extra_binaries)) {
+    in["extra_binaries"][b.name] = sha256_file(b.path);
+    for (const auto& l : shared_libraries(b.path)) libs.insert(l);
+  }
   for (const auto& l : libs) in["libraries"][l] = sha256_file(l);
   in["disk_mib"] = opts.disk_mib;
   in["canary_db"] = opts.canary_db;
   return harness::digest::sha256_hex(in.dump());
 }
+
+namespace {
+void progress(const std::string& msg) { std::fprintf(stderr, "vm image: %s\n", msg.c_str()); }
+
+std::string rel(const std::string& abs) { return abs[0] == '/' ? abs.substr(1) : abs; }
 
 // True when `dir` holds a whole image whose manifest records `inputs`.
 bool image_is_current(const fs::path& dir, const std::string& inputs) {
@@ -168,6 +170,7 @@ Image build_image(const ImageOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   std::string cache = cache_root(opts.cache_dir);
   require_own_image_dir(opts, (fs::path(cache) / "image").string());
+  const std::vector<ImageBinary> extras = check_extra_binaries(opts.extra_binaries);
   GuestKernel k;
   std::string what;
   if (!opts.kernel.empty() || !opts.modules.empty()) {
@@ -256,9 +259,9 @@ Image build_image(const ImageOptions& opts) {
     }
     cpio.add_file(rel(guest::kModulesList), list_txt, 0644);
 
-    // harness binaries and their shared libraries
+    // harness binaries, --extra-binary files and their shared libraries
     std::set<std::string> libs;
-    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
+    const auto add_binary = [&](const std::string& name, const std::string& path) {
       // debug info stays on the host: the initramfs lives in guest RAM (docs/DESIGN.md "Local VMs")
       std::string stripped = (tmp / ("strip-" + name)).string();
       if (run({"strip", "--strip-debug", "-o", stripped, path}).exit_code == 0) {
@@ -267,15 +270,23 @@ Image build_image(const ImageOptions& opts) {
       } else {
         cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
       }
-      img.binaries.push_back(name);
       for (const auto& l : shared_libraries(path)) libs.insert(l);
+    };
+    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
+      add_binary(name, path);
+      img.binaries.push_back(name);
     }
-    for (const char* name : {"harness", "pressure-gen", "canary-compute", "canary-sqlite"}) {
+    for (const auto& b : extras) {
+      add_binary(b.name, b.path);
+      img.extra_binaries.push_back(b.name);
+      progress("extra binary " + b.name + " (" + b.path + ")");
+    }
+    for (const auto& name : harness_binary_names()) {
       bool have = false;
       for (const auto& b : img.binaries) have = have || b == name;
       if (!have) {
         img.missing_binaries.push_back(name);
-        progress(std::string("WARNING: ") + name + " not found (build it first); not in the image");
+        progress("WARNING: " + name + " not found (build it first); not in the image");
       }
     }
     for (const auto& l : libs) cpio.add_host_file(rel(l), l, 0755);
@@ -321,6 +332,7 @@ Image build_image(const ImageOptions& opts) {
                       {"kernel_config", img.kernel_config},
                       {"binaries", img.binaries},
                       {"missing_binaries", img.missing_binaries},
+                      {"extra_binaries", img.extra_binaries},
                       {"modules", img.modules},
                       {"build_seconds", img.build_seconds},
                       {"inputs_sha256", inputs}};
@@ -361,6 +373,7 @@ Image load_image_dir(const std::string& dir_text) {
   img.binaries = m.value("binaries", std::vector<std::string>{});
   img.inputs_sha256 = m.value("inputs_sha256", std::string());
   img.missing_binaries = m.value("missing_binaries", std::vector<std::string>{});
+  img.extra_binaries = m.value("extra_binaries", std::vector<std::string>{});
   img.modules = m.value("modules", std::vector<std::string>{});
   img.canary_db_sha256 = m["artifacts_sha256"].value("canary.db", "");
   img.build_seconds = m.value("build_seconds", 0.0);

@@ -1,9 +1,11 @@
 #pragma once
 // `harness vm image`: builds, caches and content-hashes the guest artifacts
 // (docs/DESIGN.md "Local VMs"): kernel (Debian cloud package or user-supplied), initramfs
-// (busybox-static, modules in dependency order, harness binaries + their shared libraries,
-// /init) and the base data disk (ext4 with the prepared canary SQLite DB). Stored in
+// (busybox-static, modules in dependency order, harness binaries and --extra-binary files +
+// their shared libraries, /init) and the base data disk (ext4 with the prepared canary SQLite DB). Stored in
 // <cache>/image/.
+#include "harness/vm/kernel_fetch.hpp"
+
 #include <string>
 #include <vector>
 
@@ -34,6 +36,10 @@ struct ImageOptions {
   /// --rebuild: build even when the image in the target directory was built from the same
   /// inputs (ImageOptions reuse rule in build_image).
   bool rebuild = false;
+  /// --extra-binary (repeatable): host executables put into the image beside the harness
+  /// binaries (guest /opt/harness/bin) with their shared libraries, e.g. /usr/bin/cyclictest.
+  /// Checked by check_extra_binaries (extra_binaries.hpp) before anything is built.
+  std::vector<std::string> extra_binaries;
 };
 
 /// Refuses a build that would put a kernel other than Debian's default into the default
@@ -52,12 +58,14 @@ struct Image {
   std::string kernel_config;   ///< the build configuration checked (kernel_requirements.hpp); "" = none found (old manifest)
   std::vector<std::string> binaries;  ///< harness binaries included (names)
   std::vector<std::string> missing_binaries;  ///< looked for, not found (warned)
+  std::vector<std::string> extra_binaries;    ///< --extra-binary files included (names in the guest's bin directory)
   std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
   std::string canary_db_sha256;       ///< "" when no canary DB was prepared
   std::string sha256;       ///< content hash: SHA-256 over the artifacts' hashes (see manifest)
   double build_seconds = 0; ///< wall time of the build (of this call: the check alone when reused)
-  /// SHA-256 of what the build read (builder, kernel, configuration, busybox, binaries, their
-  /// libraries, disk size, canary DB flag); "" for a user-supplied --kernel (always rebuilt).
+  /// SHA-256 of what the build read (builder, kernel, configuration, busybox, binaries and
+  /// --extra-binary files, their libraries, disk size, canary DB flag); "" for a user-supplied
+  /// --kernel (always rebuilt).
   std::string inputs_sha256;
   bool reused = false;      ///< build_image found these inputs already built and kept the image
 };
@@ -75,13 +83,24 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
 /// Empty for static binaries. Throws std::runtime_error when a library is "not found".
 std::vector<std::string> shared_libraries(const std::string& binary);
 
+/// SHA-256 over what a build from a Debian kernel package reads (Image::inputs_sha256): the
+/// builder (the running harness binary: the init script, module list and layout are its code),
+/// `kernel`'s package, release and vmlinuz, the configuration file `config` ("" = none), busybox,
+/// each harness binary and each --extra-binary (its name and content) and the shared libraries
+/// of all of them, disk_mib and canary_db. Without extra binaries the hash is what it was before
+/// --extra-binary existed, so earlier images stay current. Throws std::runtime_error when a file
+/// is unreadable, a library is not found (shared_libraries) or an extra binary is refused
+/// (check_extra_binaries).
+std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& kernel, const std::string& config);
+
 /// Builds (or rebuilds) the image into <cache>/image (or opts.out_dir; a directory that is a
 /// symbolic link is built where it points). Progress goes to stderr.
-/// First refuses what require_own_image_dir refuses, then checks the kernel's configuration
+/// First refuses what require_own_image_dir refuses and the --extra-binary paths
+/// check_extra_binaries refuses, then checks the kernel's configuration
 /// (kernel_requirements.hpp require_guest_kernel: PSI, memcg, zram, compressors, virtio).
 /// Reuse: when the target's manifest records the same inputs_sha256 (the running harness
 /// binary, the Debian kernel package's vmlinuz and configuration, busybox, every binary put in
-/// the image and its shared libraries, disk_mib, canary_db) and its files are there, the image
+/// the image (--extra-binary files included) and its shared libraries, disk_mib, canary_db) and its files are there, the image
 /// is kept (Image::reused) unless opts.rebuild; a --kernel build is always rebuilt.
 /// Throws std::runtime_error on any failure, naming the step and file.
 Image build_image(const ImageOptions& opts);
