@@ -8,7 +8,7 @@ import statistics
 import sys
 
 d, case_id = sys.argv[1], sys.argv[2]
-rows = [[float(x) for x in l.split()] for l in open(d + "/samples.txt") if len(l.split()) == 7]
+rows = [[float(x) for x in l.split()] for l in open(d + "/samples.txt") if len(l.split()) == 8]
 hz = int(open(d + "/clk_tck").read().strip() or 100)
 db = sqlite3.connect(f"{d}/bundles/{case_id}.db")
 status, out = db.execute("SELECT status, outcome_json FROM cases").fetchone()
@@ -48,7 +48,7 @@ print(f"| whole case CPU | {cpu(rows[-1]):.2f} s (until the last outside sample)
       f"{hs['wall_ns'] / 1e9:.0f} s = {100 * hs['vcpu_fraction']:.2f}% |")
 peak = max(r[3] for r in rows)
 at = max(rows, key=lambda r: r[3])
-print(f"| peak RSS | VmRSS max {mib(peak):.1f} MiB (anon {mib(at[5]):.1f}, file {mib(at[6]):.1f}), VmHWM "
+print(f"| peak RSS | VmRSS max {mib(peak):.1f} MiB (anon {mib(at[5]):.1f}, file {mib(at[6]):.1f}, shmem: the binary in the initramfs {mib(at[7]):.1f}), VmHWM "
       f"{mib(rows[-1][4]):.1f} MiB | {mib(hs['peak_rss_kib']):.1f} MiB (executor {hs['executor']}, agent {hs['agent']}) |")
 in_sched = [r for r in rows if t_first <= r[0] <= t_last]
 if in_sched:

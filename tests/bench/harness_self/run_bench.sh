@@ -4,7 +4,8 @@
 # <= 16 MiB RSS; harness/case/SPEC.md v2 `harness_self`). Boots a fresh local guest
 # (`harness vm exec`, TCG without /dev/kvm), runs one static-zram case (bench_case.sh) and
 # samples the executor from outside every second (/proc/<pid>/stat utime+stime,
-# /proc/<pid>/status VmRSS/VmHWM/RssAnon/RssFile), then prints, side by side with the
+# /proc/<pid>/status VmRSS/VmHWM/RssAnon/RssFile/RssShmem; the guest runs
+# from an initramfs, so the executable's mapped pages count as RssShmem), then prints, side by side with the
 # executor's own outcome_json.harness_self: the start-up CPU (process start to the first
 # tick), the CPU per second over the measured phases (first to last tick) and what came after,
 # peak RSS, and the telemetry sample's own cost (extra_json.sample_cpu_ns, read_duration_ns).
@@ -37,10 +38,10 @@ pid=$!
 : > /out/samples.txt
 field() { grep "^$1:" /proc/$pid/status | tr -s ' \t' ' ' | cut -d' ' -f2; }
 while kill -0 $pid 2>/dev/null; do
-  # uptime_s utime stime (ticks) VmRSS VmHWM RssAnon RssFile (kB)
+  # uptime_s utime stime (ticks) VmRSS VmHWM RssAnon RssFile RssShmem (kB)
   if [ -r /proc/$pid/stat ]; then
     set -- $(cat /proc/$pid/stat)
-    echo "$(cut -d' ' -f1 /proc/uptime) ${14} ${15} $(field VmRSS) $(field VmHWM) $(field RssAnon) $(field RssFile)" >> /out/samples.txt
+    echo "$(cut -d' ' -f1 /proc/uptime) ${14} ${15} $(field VmRSS) $(field VmHWM) $(field RssAnon) $(field RssFile) $(field RssShmem)" >> /out/samples.txt
   fi
   sleep 1
 done
