@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 
 #include "harness/kernel/procfs.hpp"
+#include "harness/kernel/text.hpp"
 
 namespace harness::case_ {
 
@@ -30,17 +32,15 @@ std::optional<std::string> read_clocksource_or_none(const harness::kernel::Fs& f
   }
 }
 
-std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long hz) {
-  std::istringstream in(proc_stat);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string key;
-    ls >> key;
-    if (key != "cpu") continue;
+std::optional<std::int64_t> parse_steal_us(std::string_view proc_stat, long hz) {
+  std::string_view line, word;
+  while (harness::kernel::next_line(proc_stat, line)) {
+    if (!harness::kernel::next_word(line, word) || word != "cpu") continue;
     std::int64_t v = 0;
     for (int i = 1; i <= 8; ++i) {
-      if (!(ls >> v)) return std::nullopt;
+      if (!harness::kernel::next_word(line, word)) return std::nullopt;
+      const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+      if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
     }
     return v * 1'000'000 / hz;
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,8 @@
 namespace harness::case_ {
 
 /// Cumulative steal of the aggregate "cpu" line of /proc/stat, us; nullopt when absent.
-std::optional<std::int64_t> parse_steal_us(const std::string& proc_stat, long user_hz);
+/// Only the first "cpu" line is looked at; allocates nothing (read every tick).
+std::optional<std::int64_t> parse_steal_us(std::string_view proc_stat, long user_hz);
 /// utime + stime of a /proc/<pid>/stat line, ns; nullopt when malformed.
 std::optional<std::int64_t> parse_cpu_ns(const std::string& pid_stat, long user_hz);
 /// VmHWM of a /proc/<pid>/status text, KiB; nullopt when absent.

@@ -184,7 +184,7 @@ ExecutorResult CaseRun::run_schedule() {
   }
 
   // warmup -> pressure -> recovery: telemetry and the controller on absolute ticks.
-  const TelemetrySampler sampler(fs_, cg_.bg(), cg_.fg(), backend_.zram(), backend_.zram_path(),
+  TelemetrySampler sampler(fs_, cg_.bg(), cg_.fg(), backend_.zram(), backend_.zram_path(),
                                  backend_.swapfile_path());
   ActionContext actx{spec_, backend_, cg_.bg(), b_.telemetry, page_size_, opt_.reclaim_settle_ns};
   const auto note = action_->no_action_note();

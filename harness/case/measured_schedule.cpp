@@ -7,7 +7,7 @@
 
 namespace harness::case_ {
 
-MeasuredSchedule::MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, const TelemetrySampler& sampler,
+MeasuredSchedule::MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, TelemetrySampler& sampler,
                                    Controller& controller, Children& children, const Workloads& workloads,
                                    std::int64_t pressure_gen_duration_s, const harness::kernel::Cgroup& bg, CaseBundle& bundle,
                                    CaseOutcome& outcome)

@@ -28,7 +28,7 @@ class MeasuredSchedule {
  public:
   /// Everything is borrowed for the schedule's duration. Samples and events go to `bundle`,
   /// pressure-gen's argv to `outcome`; `pressure_gen_duration_s` is its --duration-s safety net.
-  MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, const TelemetrySampler& sampler, Controller& controller,
+  MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, TelemetrySampler& sampler, Controller& controller,
                    Children& children, const Workloads& workloads, std::int64_t pressure_gen_duration_s,
                    const harness::kernel::Cgroup& bg, CaseBundle& bundle, CaseOutcome& outcome);
 
@@ -42,7 +42,7 @@ class MeasuredSchedule {
  private:
   PhaseFile& phase_;
   SelfAccounting& self_;
-  const TelemetrySampler& sampler_;
+  TelemetrySampler& sampler_;
   Controller& controller_;
   Children& children_;
   const Workloads& workloads_;

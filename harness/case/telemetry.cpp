@@ -1,35 +1,76 @@
 // 1 Hz telemetry sampler (docs/DESIGN.md "Telemetry at 1 Hz").
 #include "harness/case/telemetry.hpp"
 
+#include <charconv>
 #include <exception>
+#include <iterator>
 
 #include "harness/case/confounds.hpp"
-#include "harness/kernel/procfs.hpp"
+#include "harness/kernel/errors.hpp"
+#include "harness/kernel/keyed.hpp"
 #include "harness/kernel/swap.hpp"
+#include "harness/kernel/text.hpp"
 
 namespace harness::case_ {
 
-TelemetrySampler::TelemetrySampler(harness::kernel::Fs fs, harness::kernel::Cgroup bg, harness::kernel::Cgroup fg, const harness::kernel::Zram* zram,
+namespace hk = harness::kernel;
+
+TelemetrySampler::CgroupFiles::CgroupFiles(const hk::Cgroup& cg)
+    : memory_pressure(cg.fs(), cg.file("memory.pressure")),
+      cpu_pressure(cg.fs(), cg.file("cpu.pressure")),
+      io_pressure(cg.fs(), cg.file("io.pressure")),
+      memory_current(cg.fs(), cg.file("memory.current")),
+      memory_swap_current(cg.fs(), cg.file("memory.swap.current")),
+      memory_stat(cg.fs(), cg.file("memory.stat")),
+      memory_events(cg.fs(), cg.file("memory.events")) {}
+
+TelemetrySampler::ZramFiles::ZramFiles(const hk::Fs& fs, const hk::Zram& z)
+    : initstate(fs, z.sysfs_dir() + "/initstate"), mm_stat(fs, z.sysfs_dir() + "/mm_stat") {}
+
+TelemetrySampler::TelemetrySampler(hk::Fs fs, hk::Cgroup bg, hk::Cgroup fg, const hk::Zram* zram,
                                    std::string zram_path, std::string swapfile_path)
     : fs_(std::move(fs)),
-      bg_(std::move(bg)),
-      fg_(std::move(fg)),
-      zram_(zram),
       zram_path_(std::move(zram_path)),
-      swapfile_path_(std::move(swapfile_path)) {}
+      swapfile_path_(std::move(swapfile_path)),
+      bg_(bg),
+      fg_(fg),
+      sys_memory_(fs_, "proc/pressure/memory"),
+      sys_cpu_(fs_, "proc/pressure/cpu"),
+      sys_io_(fs_, "proc/pressure/io"),
+      vmstat_(fs_, "proc/vmstat"),
+      swaps_(fs_, "proc/swaps"),
+      stat_(fs_, "proc/stat") {
+  if (zram) zram_.emplace(fs_, *zram);
+}
 
 namespace {
 using Opt = std::optional<std::int64_t>;
 Opt opt(std::optional<std::uint64_t> v) { return v ? Opt(static_cast<std::int64_t>(*v)) : std::nullopt; }
 Opt opt(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+// The keys recorded of each keyed file, in the order of the fields they fill.
+constexpr std::string_view kStatKeys[] = {"pgsteal", "pgscan", "workingset_refault_anon", "workingset_refault_file",
+                                          "pgmajfault"};
+constexpr std::string_view kEventKeys[] = {"oom", "oom_kill"};
+constexpr std::string_view kVmstatKeys[] = {"pswpin", "pswpout"};
+
+// A file holding one unsigned number (memory.current, initstate); `field` is named in the
+// ParseError (built only then: a long name would be a heap string per read).
+std::uint64_t whole_u64(std::string_view text, const std::string& file, const char* field) {
+  text = hk::trim(text);
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return hk::parse_u64(text, file, 1, field);
+  return v;
+}
 }  // namespace
 
-TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& phase) const {
+TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& phase) {
   TelemetrySample s;
   s.t_ns = t_ns;
   s.phase = phase;
-  const auto t0 = harness::kernel::monotonic_ns();
-  nlohmann::json errors = nlohmann::json::object();
+  const auto t0 = hk::monotonic_ns();
+  nlohmann::json errors;  // null (nothing allocated) until a read fails
   auto guard = [&](const char* what, auto&& fn) {
     try {
       fn();
@@ -37,100 +78,84 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
       errors[what] = e.what();
     }
   };
-  // bg PSI first: it is what the controller reads, closest to the tick.
-  guard("bg.memory.pressure", [&] {
-    auto p = bg_.memory_pressure();
-    s.bg_some_us = opt(p.some_total_us());
-    s.bg_full_us = opt(p.full_total_us());
-    s.read_ns = harness::kernel::monotonic_ns();  // the controller's window length (SPEC.md v2)
-  });
-  guard("fg.memory.pressure", [&] {
-    auto p = fg_.memory_pressure();
-    s.fg_some_us = opt(p.some_total_us());
-    s.fg_full_us = opt(p.full_total_us());
-  });
-  guard("proc.pressure.memory", [&] {
-    auto p = harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Memory);
-    s.sys_some_us = opt(p.some_total_us());
-    s.sys_full_us = opt(p.full_total_us());
-  });
-  // cpu and io PSI beside memory: a latency difference is then told apart as a memory
-  // stall, CPU contention (zram compression and reclaim share the vCPU) or I/O wait.
-  auto psi = [&](const char* what, Opt& some, Opt& full, auto&& read) {
+  auto psi = [&](const char* what, hk::OpenFile& f, Opt& some, Opt& full) {
     guard(what, [&] {
-      const harness::kernel::Psi p = read();
+      const hk::Psi p = hk::parse_psi(f.read(buf_), f.path());
       some = opt(p.some_total_us());
       full = opt(p.full_total_us());
     });
   };
-  psi("bg.cpu.pressure", s.bg_cpu_some_us, s.bg_cpu_full_us, [&] { return bg_.cpu_pressure(); });
-  psi("bg.io.pressure", s.bg_io_some_us, s.bg_io_full_us, [&] { return bg_.io_pressure(); });
-  psi("fg.cpu.pressure", s.fg_cpu_some_us, s.fg_cpu_full_us, [&] { return fg_.cpu_pressure(); });
-  psi("fg.io.pressure", s.fg_io_some_us, s.fg_io_full_us, [&] { return fg_.io_pressure(); });
-  psi("proc.pressure.cpu", s.sys_cpu_some_us, s.sys_cpu_full_us,
-      [&] { return harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Cpu); });
-  psi("proc.pressure.io", s.sys_io_some_us, s.sys_io_full_us,
-      [&] { return harness::kernel::read_system_psi(fs_, harness::kernel::PsiResource::Io); });
-  guard("bg.memory.current", [&] { s.bg_current_bytes = opt(bg_.memory_current_bytes()); });
-  guard("fg.memory.current", [&] { s.fg_current_bytes = opt(fg_.memory_current_bytes()); });
-  guard("bg.memory.swap.current", [&] { s.bg_swap_current_bytes = opt(bg_.memory_swap_current_bytes()); });
-  guard("fg.memory.swap.current", [&] { s.fg_swap_current_bytes = opt(fg_.memory_swap_current_bytes()); });
-  guard("bg.memory.stat", [&] {
-    auto m = bg_.memory_stat();
-    s.bg_pgsteal = opt(m.pgsteal());
-    s.bg_pgscan = opt(m.pgscan());
-    s.bg_workingset_refault_anon = opt(m.workingset_refault_anon());
-    s.bg_workingset_refault_file = opt(m.workingset_refault_file());
-    s.bg_pgmajfault = opt(m.pgmajfault());
-  });
-  guard("fg.memory.stat", [&] {
-    auto m = fg_.memory_stat();
-    s.fg_pgsteal = opt(m.pgsteal());
-    s.fg_pgscan = opt(m.pgscan());
-    s.fg_workingset_refault_anon = opt(m.workingset_refault_anon());
-    s.fg_workingset_refault_file = opt(m.workingset_refault_file());
-    s.fg_pgmajfault = opt(m.pgmajfault());
-  });
-  guard("bg.memory.events", [&] {
-    auto e = bg_.memory_events();
-    s.bg_oom = opt(e.oom());
-    s.bg_oom_kill = opt(e.oom_kill());
-  });
-  guard("fg.memory.events", [&] {
-    auto e = fg_.memory_events();
-    s.fg_oom = opt(e.oom());
-    s.fg_oom_kill = opt(e.oom_kill());
-  });
+  auto u64 = [&](const char* what, hk::OpenFile& f, Opt& out) {
+    guard(what, [&] { out = opt(whole_u64(f.read(buf_), f.path(), what + 3)); });  // "bg." off: the file's name
+  };
+  // bg PSI first: it is what the controller reads, closest to the tick.
+  psi("bg.memory.pressure", bg_.memory_pressure, s.bg_some_us, s.bg_full_us);
+  if (s.bg_some_us) s.read_ns = hk::monotonic_ns();  // the controller's window length (SPEC.md v2)
+  psi("fg.memory.pressure", fg_.memory_pressure, s.fg_some_us, s.fg_full_us);
+  psi("proc.pressure.memory", sys_memory_, s.sys_some_us, s.sys_full_us);
+  // cpu and io PSI beside memory: a latency difference is then told apart as a memory
+  // stall, CPU contention (zram compression and reclaim share the vCPU) or I/O wait.
+  psi("bg.cpu.pressure", bg_.cpu_pressure, s.bg_cpu_some_us, s.bg_cpu_full_us);
+  psi("bg.io.pressure", bg_.io_pressure, s.bg_io_some_us, s.bg_io_full_us);
+  psi("fg.cpu.pressure", fg_.cpu_pressure, s.fg_cpu_some_us, s.fg_cpu_full_us);
+  psi("fg.io.pressure", fg_.io_pressure, s.fg_io_some_us, s.fg_io_full_us);
+  psi("proc.pressure.cpu", sys_cpu_, s.sys_cpu_some_us, s.sys_cpu_full_us);
+  psi("proc.pressure.io", sys_io_, s.sys_io_some_us, s.sys_io_full_us);
+  u64("bg.memory.current", bg_.memory_current, s.bg_current_bytes);
+  u64("fg.memory.current", fg_.memory_current, s.fg_current_bytes);
+  u64("bg.memory.swap.current", bg_.memory_swap_current, s.bg_swap_current_bytes);
+  u64("fg.memory.swap.current", fg_.memory_swap_current, s.fg_swap_current_bytes);
+  auto stat = [&](const char* what, CgroupFiles& c, Opt& pgsteal, Opt& pgscan, Opt& anon, Opt& file, Opt& majfault) {
+    guard(what, [&] {
+      std::optional<std::uint64_t> v[std::size(kStatKeys)];
+      hk::pick_keyed(c.memory_stat.read(buf_), c.memory_stat.path(), kStatKeys, v, std::size(kStatKeys));
+      pgsteal = opt(v[0]), pgscan = opt(v[1]), anon = opt(v[2]), file = opt(v[3]), majfault = opt(v[4]);
+    });
+  };
+  stat("bg.memory.stat", bg_, s.bg_pgsteal, s.bg_pgscan, s.bg_workingset_refault_anon, s.bg_workingset_refault_file,
+       s.bg_pgmajfault);
+  stat("fg.memory.stat", fg_, s.fg_pgsteal, s.fg_pgscan, s.fg_workingset_refault_anon, s.fg_workingset_refault_file,
+       s.fg_pgmajfault);
+  auto events = [&](const char* what, CgroupFiles& c, Opt& oom, Opt& oom_kill) {
+    guard(what, [&] {
+      std::optional<std::uint64_t> v[std::size(kEventKeys)];
+      hk::pick_keyed(c.memory_events.read(buf_), c.memory_events.path(), kEventKeys, v, std::size(kEventKeys));
+      oom = opt(v[0]), oom_kill = opt(v[1]);
+    });
+  };
+  events("bg.memory.events", bg_, s.bg_oom, s.bg_oom_kill);
+  events("fg.memory.events", fg_, s.fg_oom, s.fg_oom_kill);
   guard("proc.vmstat", [&] {
-    auto v = harness::kernel::read_vmstat(fs_);
-    s.pswpin = opt(v.get("pswpin"));
-    s.pswpout = opt(v.get("pswpout"));
+    std::optional<std::uint64_t> v[std::size(kVmstatKeys)];
+    hk::pick_keyed(vmstat_.read(buf_), vmstat_.path(), kVmstatKeys, v, std::size(kVmstatKeys));
+    s.pswpin = opt(v[0]), s.pswpout = opt(v[1]);
   });
   guard("proc.swaps", [&] {
-    bool zram_listed = false;
-    for (const auto& d : harness::kernel::read_swaps(fs_)) {
-      if (!zram_path_.empty() && d.path == zram_path_) s.zram_swap_used_kib = opt(d.used_kib), zram_listed = true;
-      if (d.path == swapfile_path_) s.swapfile_used_kib = opt(d.used_kib);
-    }
+    const std::string_view text = swaps_.read(buf_);
+    Opt zram, swapfile = opt(hk::swap_used_kib(text, swaps_.path(), swapfile_path_));
     // Not swapped on (delayed-activation before the trigger): it holds nothing.
-    if (!zram_listed && !zram_path_.empty()) s.zram_swap_used_kib = 0;
+    if (!zram_path_.empty()) zram = opt(hk::swap_used_kib(text, swaps_.path(), zram_path_).value_or(0));
+    s.zram_swap_used_kib = zram, s.swapfile_used_kib = swapfile;
   });
   if (zram_) {
     guard("zram.mm_stat", [&] {
-      if (!zram_->initialized()) {
+      if (whole_u64(zram_->initstate.read(buf_), zram_->initstate.path(), "initstate") == 0) {
         s.zram_orig_data_bytes = s.zram_compr_data_bytes = s.zram_mem_used_bytes = 0;
         return;
       }
-      auto m = zram_->mm_stat();
+      const auto m = hk::parse_zram_mm_stat(zram_->mm_stat.read(buf_), zram_->mm_stat.path());
       s.zram_orig_data_bytes = opt(m.orig_data_size_bytes);
       s.zram_compr_data_bytes = opt(m.compr_data_size_bytes);
       s.zram_mem_used_bytes = opt(m.mem_used_total_bytes);
     });
   }
-  s.steal_us = read_steal_us(fs_);
+  try {
+    s.steal_us = parse_steal_us(stat_.read(buf_), user_hz());
+  } catch (const hk::IoError&) {  // steal_us stays NULL, named below
+  }
   if (!s.steal_us) errors["proc.stat"] = "cpu steal unreadable";
-  s.extra["read_duration_ns"] = harness::kernel::monotonic_ns() - t0;
-  if (!errors.empty()) s.extra["errors"] = errors;
+  s.extra["read_duration_ns"] = hk::monotonic_ns() - t0;
+  if (!errors.is_null()) s.extra["errors"] = std::move(errors);
   return s;
 }
 

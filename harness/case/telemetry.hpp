@@ -6,29 +6,49 @@
 // cpu steal (steal_us). read_ns = CLOCK_MONOTONIC right after bg memory.pressure. Every read
 // goes through hk_kernel. A failed read leaves its fields empty (NULL) and is named in
 // extra.errors; it never stops the case.
+//
+// Cost (docs/DESIGN.md "Harness footprint in the guest"): the files are opened once, when the
+// sampler is made, and each is read with one pread(2) per sample into one reused buffer
+// (harness/kernel/open_file.hpp); the parsers pick out the fields recorded without building
+// maps or strings. A clean sample allocates only what it stores (its extra JSON).
 #include <string>
 
 #include "harness/case/telemetry_sample.hpp"
 #include "harness/kernel/cgroup.hpp"
+#include "harness/kernel/open_file.hpp"
 #include "harness/kernel/zram.hpp"
 
 namespace harness::case_ {
 
 class TelemetrySampler {
  public:
-  /// `zram` may be null (no zram device); `zram_path`/`swapfile_path` are /proc/swaps names.
+  /// Opens the files of `bg`, `fg`, /proc and `zram` (may be null: no zram device);
+  /// `zram_path`/`swapfile_path` are /proc/swaps names. A file that cannot be opened now is
+  /// tried again at every sample (and named in extra.errors while it fails).
   TelemetrySampler(harness::kernel::Fs fs, harness::kernel::Cgroup bg, harness::kernel::Cgroup fg, const harness::kernel::Zram* zram,
                    std::string zram_path, std::string swapfile_path);
 
   /// Reads everything once. `t_ns` is the tick time to record (CLOCK_MONOTONIC ns);
-  /// extra.read_duration_ns says how long all the reads took.
-  TelemetrySample sample(std::int64_t t_ns, const std::string& phase) const;
+  /// extra.read_duration_ns says how long all the reads took (ns).
+  TelemetrySample sample(std::int64_t t_ns, const std::string& phase);
 
  private:
+  /// The files of one cgroup that every sample reads.
+  struct CgroupFiles {
+    explicit CgroupFiles(const harness::kernel::Cgroup& cg);
+    harness::kernel::OpenFile memory_pressure, cpu_pressure, io_pressure, memory_current, memory_swap_current,
+        memory_stat, memory_events;
+  };
+  struct ZramFiles {
+    explicit ZramFiles(const harness::kernel::Fs& fs, const harness::kernel::Zram& z);
+    harness::kernel::OpenFile initstate, mm_stat;
+  };
   harness::kernel::Fs fs_;
-  harness::kernel::Cgroup bg_, fg_;
-  const harness::kernel::Zram* zram_;
   std::string zram_path_, swapfile_path_;
+  CgroupFiles bg_, fg_;
+  harness::kernel::OpenFile sys_memory_, sys_cpu_, sys_io_, vmstat_, swaps_, stat_;
+  std::optional<ZramFiles> zram_;
+  std::string buf_;  ///< every read lands here; grows to the largest file once
 };
 
 }  // namespace harness::case_

@@ -7,6 +7,7 @@
 #include "harness/kernel/kconfig.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/memory_stat.hpp"
+#include "harness/kernel/open_file.hpp"
 #include "harness/kernel/procfs.hpp"
 #include "harness/kernel/psi.hpp"
 #include "harness/kernel/size.hpp"

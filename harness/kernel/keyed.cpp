@@ -44,6 +44,34 @@ KeyedValues parse_keyed(std::string_view text, const std::string& file) {
   return out;
 }
 
+void pick_keyed(std::string_view text, const std::string& file, const std::string_view* keys,
+                std::optional<std::uint64_t>* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i].reset();
+  int lineno = 0;
+  std::string_view line, key, value, extra;
+  while (next_line(text, line)) {
+    ++lineno;
+    if (!next_word(line, key)) continue;
+    const bool two = next_word(line, value) && !next_word(line, extra);
+    if (!two) {
+      std::size_t fields = value.empty() ? 1 : 3;
+      while (next_word(line, extra)) ++fields;
+      throw ParseError(file, lineno, std::string(key),
+                       "expected '<key> <value>', got " + std::to_string(fields) + " fields");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (key != keys[i]) continue;
+      if (out[i]) throw ParseError(file, lineno, std::string(key), "duplicate key");
+      std::uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      // parse_u64 only for the error, which names the key (a std::string: heap for long keys).
+      if (ec != std::errc() || end != value.data() + value.size()) v = parse_u64(value, file, lineno, std::string(key));
+      out[i] = v;
+      break;
+    }
+  }
+}
+
 KeyedValues parse_meminfo(std::string_view text, const std::string& file) {
   KeyedValues out;
   int lineno = 0;

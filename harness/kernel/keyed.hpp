@@ -24,6 +24,15 @@ struct KeyedValues {
 /// non-numeric value, or a key that appears twice.
 KeyedValues parse_keyed(std::string_view text, const std::string& file);
 
+/// Reads only the values of `keys[0..n)` from a flat keyed file (memory.stat, memory.events,
+/// /proc/vmstat) in one pass, without building the map: `out[i]` = the value of `keys[i]`,
+/// nullopt when the file has no such key (never zero). Every line must still have two fields;
+/// values of other keys are not parsed. Throws ParseError(file, line, key) on a line without
+/// exactly two fields, a non-numeric value of a wanted key, or a wanted key that appears twice.
+/// Allocates nothing unless it throws (for files read every tick).
+void pick_keyed(std::string_view text, const std::string& file, const std::string_view* keys,
+                std::optional<std::uint64_t>* out, std::size_t n);
+
 /// Parses /proc/meminfo: "<Key>: <n>[ kB]". Values with " kB" are KiB; the others
 /// (HugePages_Total, HugePages_Free, ...) are plain counts. Throws ParseError.
 KeyedValues parse_meminfo(std::string_view text, const std::string& file);

@@ -2,7 +2,6 @@
 #include "harness/kernel/psi.hpp"
 
 #include <charconv>
-#include <map>
 
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/fs.hpp"
@@ -20,25 +19,28 @@ double parse_avg(std::string_view s, const std::string& file, int line, const st
   return v;
 }
 
-PsiLine parse_line(const std::vector<std::string_view>& words, const std::string& kind,
-                   const std::string& file, int line) {
-  std::map<std::string, std::string_view> kv;
-  for (size_t i = 1; i < words.size(); ++i) {
-    auto eq = words[i].find('=');
+// The key=value words after the kind of one line; the last of a repeated key counts.
+PsiLine parse_line(std::string_view rest, const char* kind, const std::string& file, int line) {
+  std::string_view avg10, avg60, avg300, total, w;
+  bool have[4] = {false, false, false, false};
+  while (next_word(rest, w)) {
+    const auto eq = w.find('=');
     if (eq == std::string_view::npos || eq == 0)
-      throw ParseError(file, line, kind, "expected key=value, got '" + std::string(words[i]) + "'");
-    kv[std::string(words[i].substr(0, eq))] = words[i].substr(eq + 1);
+      throw ParseError(file, line, kind, "expected key=value, got '" + std::string(w) + "'");
+    const auto k = w.substr(0, eq), v = w.substr(eq + 1);
+    if (k == "avg10") avg10 = v, have[0] = true;
+    else if (k == "avg60") avg60 = v, have[1] = true;
+    else if (k == "avg300") avg300 = v, have[2] = true;
+    else if (k == "total") total = v, have[3] = true;
   }
-  auto need = [&](const char* k) -> std::string_view {
-    auto it = kv.find(k);
-    if (it == kv.end()) throw ParseError(file, line, kind + "." + k, "missing");
-    return it->second;
-  };
+  static const char* names[] = {"avg10", "avg60", "avg300", "total"};
+  for (int i = 0; i < 4; ++i)
+    if (!have[i]) throw ParseError(file, line, std::string(kind) + "." + names[i], "missing");
   PsiLine p;
-  p.avg10 = parse_avg(need("avg10"), file, line, kind + ".avg10");
-  p.avg60 = parse_avg(need("avg60"), file, line, kind + ".avg60");
-  p.avg300 = parse_avg(need("avg300"), file, line, kind + ".avg300");
-  p.total_us = parse_u64(need("total"), file, line, kind + ".total");
+  p.avg10 = parse_avg(avg10, file, line, std::string(kind) + ".avg10");
+  p.avg60 = parse_avg(avg60, file, line, std::string(kind) + ".avg60");
+  p.avg300 = parse_avg(avg300, file, line, std::string(kind) + ".avg300");
+  p.total_us = parse_u64(total, file, line, std::string(kind) + ".total");  // short: no heap
   return p;
 }
 
@@ -48,20 +50,19 @@ Psi parse_psi(std::string_view text, const std::string& file) {
   Psi out;
   bool have_some = false;
   int lineno = 0;
-  for (std::string_view line : split_lines(text)) {
+  std::string_view line, kind;
+  while (next_line(text, line)) {
     ++lineno;
-    auto words = split_ws(line);
-    if (words.empty()) continue;
-    std::string kind(words[0]);
+    if (!next_word(line, kind)) continue;
     if (kind == "some") {
       if (have_some) throw ParseError(file, lineno, "some", "duplicate line");
-      out.some = parse_line(words, kind, file, lineno);
+      out.some = parse_line(line, "some", file, lineno);
       have_some = true;
     } else if (kind == "full") {
       if (out.full) throw ParseError(file, lineno, "full", "duplicate line");
-      out.full = parse_line(words, kind, file, lineno);
+      out.full = parse_line(line, "full", file, lineno);
     } else {
-      throw ParseError(file, lineno, kind, "unknown PSI line kind (expected 'some' or 'full')");
+      throw ParseError(file, lineno, std::string(kind), "unknown PSI line kind (expected 'some' or 'full')");
     }
   }
   if (!have_some) throw ParseError(file, 0, "some", "no 'some' line");

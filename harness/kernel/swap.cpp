@@ -45,6 +45,26 @@ std::vector<SwapDevice> parse_swaps(std::string_view text, const std::string& fi
   return out;
 }
 
+std::optional<std::uint64_t> swap_used_kib(std::string_view text, const std::string& file, std::string_view path) {
+  std::string_view line, w[5], more;
+  if (!next_line(text, line) || !next_word(line, w[0]) || w[0] != "Filename")
+    throw ParseError(file, 1, "header", "expected the header 'Filename Type Size Used Priority'");
+  std::optional<std::uint64_t> used;
+  int lineno = 1;
+  while (next_line(text, line)) {
+    ++lineno;
+    int n = 0;
+    while (n < 5 && next_word(line, w[n])) ++n;
+    while (next_word(line, more)) ++n;
+    if (n == 0) continue;
+    if (n != 5)
+      throw ParseError(file, lineno, "device", "expected 5 fields (Filename Type Size Used Priority), got " +
+                                                   std::to_string(n));
+    if (!used && unescaped_equals(w[0], path)) used = parse_u64(w[3], file, lineno, "Used");
+  }
+  return used;
+}
+
 std::vector<SwapDevice> read_swaps(const Fs& fs) { return parse_swaps(fs.read("proc/swaps"), fs.path("proc/swaps").string()); }
 
 WriteResult swapon(const Fs& fs, const std::string& path, int priority) {

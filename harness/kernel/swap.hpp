@@ -23,6 +23,11 @@ struct SwapDevice {
 
 /// Parses /proc/swaps (header line then one device per line). Throws ParseError.
 std::vector<SwapDevice> parse_swaps(std::string_view text, const std::string& file);
+/// The Used column (KiB) of the /proc/swaps row whose Filename (octal escapes decoded) is
+/// `path`; nullopt when no row names it (not swapped on). The header and each row's five
+/// fields are checked as parse_swaps does, the other rows' numbers are not parsed. Throws
+/// ParseError. Allocates nothing unless it throws (read every tick by the telemetry).
+std::optional<std::uint64_t> swap_used_kib(std::string_view text, const std::string& file, std::string_view path);
 /// Reads /proc/swaps. Throws IoError/ParseError.
 std::vector<SwapDevice> read_swaps(const Fs& fs);
 

@@ -29,6 +29,46 @@ std::vector<std::string_view> split_ws(std::string_view line) {
   return out;
 }
 
+namespace {
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_octal(char c) { return c >= '0' && c <= '7'; }
+// Whether s[i] starts an octal escape "\ooo" (a backslash and three octal digits).
+bool octal_escape_at(std::string_view s, size_t i) {
+  return s[i] == '\\' && i + 3 < s.size() && is_octal(s[i + 1]) && is_octal(s[i + 2]) && is_octal(s[i + 3]);
+}
+}  // namespace
+
+bool next_line(std::string_view& text, std::string_view& line) {
+  if (text.empty()) return false;
+  const size_t nl = text.find('\n');
+  line = text.substr(0, nl);
+  text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  return true;
+}
+
+bool next_word(std::string_view& line, std::string_view& word) {
+  size_t i = 0;
+  while (i < line.size() && is_ws(line[i])) ++i;
+  size_t j = i;
+  while (j < line.size() && !is_ws(line[j])) ++j;
+  word = line.substr(i, j - i);
+  line.remove_prefix(j);
+  return j > i;
+}
+
+bool unescaped_equals(std::string_view escaped, std::string_view plain) {
+  size_t k = 0;
+  for (size_t i = 0; i < escaped.size(); ++i, ++k) {
+    char c = escaped[i];
+    if (octal_escape_at(escaped, i)) {
+      c = static_cast<char>((escaped[i + 1] - '0') * 64 + (escaped[i + 2] - '0') * 8 + (escaped[i + 3] - '0'));
+      i += 3;
+    }
+    if (k >= plain.size() || plain[k] != c) return false;
+  }
+  return k == plain.size();
+}
+
 std::string_view trim(std::string_view s) {
   auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (!s.empty() && ws(s.front())) s.remove_prefix(1);
@@ -39,9 +79,7 @@ std::string_view trim(std::string_view s) {
 std::string unescape_octal(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() &&
-        s[i + 1] >= '0' && s[i + 1] <= '7' && s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' &&
-        s[i + 3] <= '7') {
+    if (octal_escape_at(s, i)) {
       out.push_back(static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
       i += 3;
     } else {

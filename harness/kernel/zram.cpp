@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/keyed.hpp"
@@ -15,13 +16,19 @@ ZramMmStat parse_zram_mm_stat(std::string_view text, const std::string& file) {
   static const char* names[] = {"orig_data_size", "compr_data_size", "mem_used_total",
                                 "mem_limit",      "mem_used_max",    "same_pages",
                                 "pages_compacted", "huge_pages",     "huge_pages_since"};
-  auto w = split_ws(text);
-  if (w.size() < 7)
-    throw ParseError(file, 1, w.size() < 9 ? names[w.size()] : "?",
-                     "expected at least 7 columns, got " + std::to_string(w.size()));
+  // Words cut off one by one into a fixed array: no allocation (read every tick).
+  std::string_view w[9], more;
+  size_t n = 0, words = 0;
+  while (n < 9 && next_word(text, w[n])) ++n;
+  words = n;
+  while (next_word(text, more)) ++words;
+  if (words < 7)
+    throw ParseError(file, 1, names[words], "expected at least 7 columns, got " + std::to_string(words));
   std::uint64_t v[9] = {};
-  const size_t n = std::min<size_t>(w.size(), 9);
-  for (size_t i = 0; i < n; ++i) v[i] = parse_u64(w[i], file, 1, names[i]);
+  for (size_t i = 0; i < n; ++i) {
+    const auto [end, ec] = std::from_chars(w[i].data(), w[i].data() + w[i].size(), v[i]);
+    if (ec != std::errc() || end != w[i].data() + w[i].size()) v[i] = parse_u64(w[i], file, 1, names[i]);  // throws
+  }
   ZramMmStat s;
   s.orig_data_size_bytes = v[0];
   s.compr_data_size_bytes = v[1];
