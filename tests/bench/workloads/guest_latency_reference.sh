@@ -9,7 +9,7 @@
 #    package is shared with the guest tests: <build>/vm-downloads/kernels).
 # 2. `harness vm exec`: a 1-vCPU / 1-GiB guest (KVM when the probe's trial boot works, else
 #    TCG) with cgroup v2 siblings fg and bg, zram swap (512 MiB, lzo-rle) and bg memory.max
-#    300 MiB. In fg, at the same time: canary-compute (period 100 ms, --hot-mib 16, --trace)
+#    300 MiB. In fg, at the same time: canary-compute (period 100 ms, --hot-mib $HOT_MIB, default 16, --trace)
 #    and cyclictest (SCHED_OTHER: --policy=other, one thread, interval 100,000 us, as many
 #    loops as the canary has requests, 1-us histogram up to 500 ms; timer slack 1 ns like the
 #    canary's; --default-system: it leaves /dev/cpu_dma_latency alone, as in a case).
@@ -30,6 +30,7 @@
 # Usage: tests/bench/workloads/guest_latency_reference.sh [BUILD_DIR=build] [OUT_DIR=/tmp/guest-latency-reference]
 #   PHASE_S=60     seconds per phase (default 60; SHORT=1 makes it 8, for the ctest smoke run)
 #   OFFSET_US=50000  cyclictest's wakes after the canary's, us, in [0, 100000)
+#   HOT_MIB=16     the canary's hot region, MiB (a smaller one separates the canary's own CPU use)
 #   HARNESS_VM_CACHE=DIR   cache passed as `harness vm --cache` (default BUILD_DIR/guest-latency-cache)
 #   HARNESS_ACCEL=tcg|kvm|auto  as for every `harness vm` command
 #   CYCLICTEST=/usr/bin/cyclictest (package rt-tests)
@@ -39,6 +40,8 @@ BUILD=$(cd "${1:-build}" && pwd)
 OUT=${2:-/tmp/guest-latency-reference}
 if [[ -n "${SHORT:-}" ]]; then PHASE_S=${PHASE_S:-8}; else PHASE_S=${PHASE_S:-60}; fi
 OFFSET_US=${OFFSET_US:-50000}
+HOT_MIB=${HOT_MIB:-16}
+[[ "$HOT_MIB" =~ ^[1-9][0-9]*$ ]] || { echo "guest_latency_reference: HOT_MIB=$HOT_MIB is not a whole number of MiB > 0" >&2; exit 2; }
 CYCLICTEST=${CYCLICTEST:-/usr/bin/cyclictest}
 CACHE=${HARNESS_VM_CACHE:-$BUILD/guest-latency-cache}
 HARNESS=$BUILD/harness/cli/harness
@@ -65,7 +68,7 @@ fi
 echo "# image: $(grep -E '^(build time|kept)' "$OUT/image.stdout" || true) ($((SECONDS - t0)) s with the accelerator probe); $(grep '^extra binaries' "$OUT/image.stdout")"
 
 {
-  echo "PHASE_S=$PHASE_S OFFSET_US=$OFFSET_US"
+  echo "PHASE_S=$PHASE_S OFFSET_US=$OFFSET_US HOT_MIB=$HOT_MIB"
   cat <<'SCRIPT'
 set -eu
 LOOPS=$((PHASE_S * 10))
@@ -95,7 +98,7 @@ measure() {  # PHASE
   # CLOCK_BOOTTIME, which is CLOCK_MONOTONIC in a guest that never suspends; cyclictest
   # --secaligned starts on the next whole second of CLOCK_MONOTONIC (+ the offset) itself.
   start_ns=$(( ($(cut -d. -f1 /proc/uptime) + 2) * 1000000000 ))
-  in_cg fg - canary-compute --period-ms 100 --duration-s $PHASE_S --hot-mib 16 --seed 1 --start-at-ns $start_ns \
+  in_cg fg - canary-compute --period-ms 100 --duration-s $PHASE_S --hot-mib $HOT_MIB --seed 1 --start-at-ns $start_ns \
     --trace /out/$1.canary.trace > /out/$1.canary.json 2> /out/$1.canary.stderr &
   cpid=$!
   in_cg fg 1 cyclictest -t1 -i 100000 -l $LOOPS -q --policy=other --default-system -h 500000 \
