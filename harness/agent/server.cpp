@@ -5,6 +5,7 @@
 #include "harness/agent/case_id.hpp"
 #include "harness/agent/child.hpp"
 #include "harness/agent/durable_file.hpp"
+#include "harness/agent/executor_command.hpp"
 #include "harness/agent/guarded_server.hpp"
 #include "harness/agent/token.hpp"
 #include "harness/case/qualification_options.hpp"
@@ -787,7 +788,9 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
   // with write(2), which raises SIGPIPE (plain sockets use MSG_NOSIGNAL).
   std::signal(SIGPIPE, SIG_IGN);
   if (m.opts.executor.empty()) {
-    m.executor = {fs::read_symlink("/proc/self/exe").string(), "case", "run"};
+    const ExecutorCommand chosen = default_executor(fs::read_symlink("/proc/self/exe").string());
+    m.executor = chosen.argv;
+    std::fprintf(stderr, "agent: %s\n", chosen.why.c_str());
   } else {
     m.executor = split_command(m.opts.executor);
     if (m.executor.empty()) throw std::runtime_error("--executor is empty");

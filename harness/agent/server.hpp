@@ -35,7 +35,8 @@ struct AgentOptions {
   std::string data_dir = "/var/lib/harness";
   std::vector<std::string> allow_paths;  ///< further directories (--allow-path, repeatable)
   /// Executor command prefix; the agent appends `--spec FILE --out DIR`.
-  /// Empty = "<this harness> case run". Override for tests.
+  /// Empty = default_executor (executor_command.hpp): harness-case next to this binary,
+  /// else "<this harness> case run". Override for tests.
   std::string executor;
   /// Command printing a qualification report (JSON, `harness qualify --json` shape) on
   /// stdout. Empty = in-process qualify::run(). Override for tests.

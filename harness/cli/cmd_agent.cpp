@@ -62,7 +62,8 @@ void add_agent(CLI::App& app) {
                   "0 = the case's restoration_timeout_s + 60")
       ->capture_default_str()->check(harness::cli::integer_in(0, 86400));
   sub->add_option("--executor", o->executor,
-                  "TEST OVERRIDE: executor command prefix (default '<harness> case run'); "
+                  "TEST OVERRIDE: executor command prefix (default '<dir>/harness-case case run' when that "
+                  "file is there, else '<harness> case run'); "
                   "'--spec FILE --out DIR' is appended");
   sub->add_option("--qualify-cmd", o->qualify_cmd,
                   "TEST OVERRIDE: command printing a qualification report JSON "

@@ -8,7 +8,7 @@
 
 namespace harness::vm {
 
-/// The names of the harness's own binaries in the image (harness, pressure-gen,
+/// The names of the harness's own binaries in the image (harness, harness-agent, harness-case, pressure-gen,
 /// canary-compute, canary-sqlite), in the order find_harness_binaries looks for them.
 const std::vector<std::string>& harness_binary_names();
 

@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std
   fs::path build = self_dir.parent_path().parent_path();  // <build>/harness/cli/harness
   for (const auto& name : harness_binary_names()) {
     if (name == "harness") continue;
-    const char* sub = name == "pressure-gen" ? "pressure" : "canaries";
+    const char* sub = name == "pressure-gen" ? "pressure" : name.rfind("harness-", 0) == 0 ? "harness/cli" : "canaries";
     std::vector<fs::path> candidates;
     if (!bin_dir.empty()) candidates.push_back(fs::path(bin_dir) / name);
     candidates.push_back(self_dir / name);

@@ -74,9 +74,9 @@ struct Image {
 /// virtio block and net (dependencies are added by module_load_order).
 std::vector<std::string> wanted_modules();
 
-/// Host paths of the harness binaries: harness (this executable), pressure-gen,
-/// canary-compute, canary-sqlite, searched in `bin_dir`, this executable's directory and
-/// the build tree next to it (<build>/pressure, <build>/canaries). Missing ones are absent.
+/// Host paths of the harness binaries: harness (this executable), harness-agent, harness-case,
+/// pressure-gen, canary-compute, canary-sqlite, searched in `bin_dir`, this executable's directory and
+/// the build tree next to it (<build>/harness/cli, <build>/pressure, <build>/canaries). Missing ones are absent.
 std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir);
 
 /// Shared libraries (including the dynamic loader) that `binary` loads, from `ldd`.

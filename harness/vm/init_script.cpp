@@ -95,7 +95,7 @@ while true; do
   log "starting agent on :@PORT@"
   REBOOT_ARG=""
   [ "$(arg harness.allow_reboot 0)" = 1 ] && REBOOT_ARG=--allow-reboot
-  harness agent --bind 0.0.0.0 --insecure-plain-http --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@ $REBOOT_ARG
+  harness-agent agent --bind 0.0.0.0 --insecure-plain-http --port @PORT@ --token-file @TOKEN@ --state-dir @STATE@ $REBOOT_ARG
   log "agent exited with $?; powering off"
   sync
   poweroff -f

@@ -16,7 +16,8 @@ deb="$tmp/out/reclaim-harness_${version}_amd64.deb"
 
 # Contents.
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$tmp/files"
-for f in /usr/lib/reclaim-harness/harness /usr/lib/reclaim-harness/pressure-gen /usr/lib/reclaim-harness/canary-compute \
+for f in /usr/lib/reclaim-harness/harness /usr/lib/reclaim-harness/harness-agent /usr/lib/reclaim-harness/harness-case \
+         /usr/lib/reclaim-harness/pressure-gen /usr/lib/reclaim-harness/canary-compute \
          /usr/lib/reclaim-harness/canary-sqlite /usr/lib/reclaim-harness/prepare-vm /usr/bin/harness \
          /lib/systemd/system/reclaim-harness-agent.service /lib/systemd/system/reclaim-harness-prepare.service \
          /etc/reclaim-harness/agent.env /lib/modules-load.d/reclaim-harness.conf /usr/share/doc/reclaim-harness/README.md; do

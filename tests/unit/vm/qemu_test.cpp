@@ -76,7 +76,7 @@ TEST(InitScript, DoesWhatTheGuestNeeds) {
   EXPECT_EQ(s.rfind("#!/bin/sh\n", 0), 0u);
   for (const char* needle : {"mount -t cgroup2", "+memory +cpu +io", "insmod", "10.0.2.15/24",
                              "mount -t ext4 /dev/vda", "DATA=/var/lib/harness", "mkswap /var/lib/harness/swapfile",
-                             "oom_score_adj", "harness agent --bind 0.0.0.0 --insecure-plain-http --port 8080",
+                             "oom_score_adj", "harness-agent agent --bind 0.0.0.0 --insecure-plain-http --port 8080",
                              "HARNESS-EXEC-STATUS", "poweroff -f"})
     EXPECT_NE(s.find(needle), std::string::npos) << needle;
   EXPECT_EQ(s.find('@'), std::string::npos) << "unreplaced placeholder";
