@@ -30,6 +30,9 @@ for pair, arm, case_id, rc in cases:
         per[canary] = (float(np.quantile(r, 0.99)) if len(r) else float("nan"), len(r))
     pairs.setdefault(int(pair), {})[arm] = per
 print(f"{len(cases)} cases run, {len(failed)} not completed")
+if 0 in pairs:  # DISCARD_FIRST: the boot's first case, run and checked but not in any pair
+    print("first case of the boot, not counted: " + ", ".join(
+        f"{c} p99 {v[0]:.2f} ms" for c, v in pairs.pop(0)["discard"].items()))
 for f in failed:
     print("  " + f)
 full = sorted(p for p, v in pairs.items() if "on" in v and "off" in v)
