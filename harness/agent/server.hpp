@@ -83,9 +83,9 @@ class Server {
   int bind();
   /// Serves until stop(). Blocking. Returns at once when stop() came first.
   void serve();
-  /// Asks serve() to return; async-signal-safe (sets an atomic flag that serve() applies
-  /// within about 20 ms), so a signal handler may call it at any time, even before serve()
-  /// has started its accept loop. A running case keeps running (its child is not killed).
+  /// Asks serve() to return; async-signal-safe (sets an atomic flag and writes an eventfd;
+  /// serve() applies it at once, or within about 20 ms of its accept loop starting), so a
+  /// signal handler may call it at any time, even before serve() has started its accept loop. A running case keeps running (its child is not killed).
   void stop();
   int port() const;
 
