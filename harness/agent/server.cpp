@@ -514,12 +514,22 @@ struct Server::Impl {
   }
 
   void watch(std::shared_ptr<CaseRec> c, ChildHandle child) {
+    // Wakes once a second while the case runs (every wake is CPU charged to the case in the
+    // guest), and at the cancel deadline once a cancel is requested.
     bool killed = false;
-    while (!wait_exit_unreaped(child, std::chrono::milliseconds(100))) {
+    constexpr std::chrono::milliseconds kIdleWait{1000};
+    std::chrono::milliseconds wait = kIdleWait;
+    while (!wait_exit_unreaped(child, wait)) {
       std::lock_guard<std::mutex> lk(mu);
-      if (c->cancel_requested && !killed && Clock::now() >= c->kill_at) {
-        signal_child(child, SIGKILL);  // the executor ignored SIGTERM for the whole grace
-        killed = true;
+      wait = kIdleWait;
+      if (c->cancel_requested && !killed) {
+        const auto now = Clock::now();
+        if (now >= c->kill_at) {
+          signal_child(child, SIGKILL);  // the executor ignored SIGTERM for the whole grace
+          killed = true;
+        } else {
+          wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(c->kill_at - now));
+        }
       }
     }
     bool cancelled = false;
