@@ -13,10 +13,14 @@
 
 Usage: PYTHONPATH=<build>/analysis/python /usr/bin/python3 analysis/figures.py --db DB --out DIR
        [--replicates B] [--seed S] [--case CASE_ID] [--primary-json FILE] [--cases-json FILE] [--jobs N]
+       [--handoff-stdin]
        (--primary-json: the primary result `harness analyze` computed, in harness_analysis.primary()'s
        keys; without it the script runs the bootstrap itself; --cases-json: the per-case columns
        `harness analyze` loaded (analysis/case_columns.hpp), so the script does not read every
        request of the campaign again; without it harness_analysis.load_campaign reads them;
+       --handoff-stdin: started by `harness analyze` before its data exist (figures_runner.hpp,
+       FiguresProcess): after the imports, wait for one line on stdin, the JSON object
+       {"primary_json": FILE, "cases_json": FILE}; end of file instead: exit 0 without drawing;
        --jobs: figures drawn in N processes forked after the data are loaded, default 2, at most
        the usable cores)
 """
@@ -299,34 +303,65 @@ def reclaim_execution(cases, out):
 
 
 def run_parallel(jobs, workers):
-    """Runs the figure jobs in `workers` processes (fork after the data are loaded: each draws its
-    share into its own PNGs, nothing returns). A failing job fails the whole run."""
+    """Runs the figure jobs in `workers` processes (fork after the data are loaded: each draws into
+    its own PNGs, nothing returns). The jobs are taken in order from a shared queue (a pipe holding
+    their indices), so a process that finishes early takes the next one; list the costliest first.
+    A failing job fails the whole run."""
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             job()
         return
-    shares = [jobs[i::workers] for i in range(workers)]
+    r, w = os.pipe()
+    os.write(w, bytes(range(len(jobs))))  # < 256 jobs: far below the pipe's capacity
+    os.close(w)
+
+    def drain():
+        while True:
+            b = os.read(r, 1)  # one index at a time (a read of 1 byte is atomic)
+            if not b:
+                return
+            jobs[b[0]]()
+
     sys.stdout.flush()
     sys.stderr.flush()
     pids = []
-    for share in shares[1:]:
+    for _ in range(workers - 1):
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
-                for job in share:
-                    job()
+                drain()
             except BaseException:  # noqa: BLE001 - reported, then the exit status says it failed
                 traceback.print_exc()
                 code = 1
             sys.stderr.flush()
             os._exit(code)
         pids.append(pid)
-    for job in shares[0]:
-        job()
+    drain()
+    os.close(r)
     failed = [pid for pid in pids if os.waitpid(pid, 0)[1] != 0]
     if failed:
         sys.exit(f"figures.py: {len(failed)} figure worker(s) failed (traceback above)")
+
+
+def warm_up():
+    """What every figure's first draw pays once (the font and its glyph cache, the PNG writer),
+    done while `harness analyze` still loads its data, so that the forked workers inherit it."""
+    fig = plt.figure(figsize=(2, 1))
+    fig.text(0.1, 0.5, "0123456789.-+% abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ()[]/:", fontsize=10)
+    fig.add_subplot().plot([0, 1], [0, 1])
+    fig.canvas.draw()
+    import io
+    fig.savefig(io.BytesIO(), format="png")
+    plt.close(fig)
+
+
+def read_handoff():
+    """The hand-off line of --handoff-stdin; None at end of file (the caller gave up)."""
+    line = sys.stdin.readline()
+    if not line.strip():
+        return None
+    return json.loads(line)
 
 
 TEXT_COLUMNS = {"case_id", "vm", "regime", "configuration", "triplet_id", "accelerator", "status"}
@@ -358,7 +393,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="figure processes (at most the usable cores)")
     ap.add_argument("--primary-json", help="primary result computed by `harness analyze` (skips the bootstrap here)")
     ap.add_argument("--cases-json", help="per-case columns loaded by `harness analyze` (skips reading every request)")
+    ap.add_argument("--handoff-stdin", action="store_true",
+                    help="wait for the hand-off line on stdin (started by `harness analyze` before its data exist)")
     a = ap.parse_args()
+    if a.handoff_stdin:
+        warm_up()
+        handoff = read_handoff()
+        if handoff is None:
+            return
+        a.primary_json, a.cases_json = handoff["primary_json"], handoff["cases_json"]
     os.makedirs(a.out, exist_ok=True)
     cases = cases_from_json(a.cases_json) if a.cases_json else ha.load_campaign(a.db)["cases"]
     if a.primary_json:
@@ -375,13 +418,13 @@ def main():
         reclaim = [c for c, k, st in zip(cases["case_id"], cases["configuration"], cases["status"])
                    if k == "bounded-reclaim" and st == "completed"]
         case = reclaim[0] if reclaim else cases["case_id"][0]
-    # Two shares of about equal drawing time (the zram time course reads every case's
-    # telemetry; the time series draws every request of one case).
+    # Costliest first (the workers take them in this order): the zram time course reads every
+    # case's telemetry, the time series draws every request of one case.
     jobs = [lambda: zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png")),
             lambda: timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png")),
-            lambda: forest(prim, cases, os.path.join(a.out, "forest.png")),
             lambda: p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png")),
-            lambda: reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png"))]
+            lambda: reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png")),
+            lambda: forest(prim, cases, os.path.join(a.out, "forest.png"))]
     run_parallel(jobs, min(a.jobs, len(os.sched_getaffinity(0))))
     print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png, zram_timecourse.png, "
           f"reclaim_execution.png to {a.out}", file=sys.stderr)
