@@ -55,6 +55,8 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   const auto pr = analysis::run_primary(ts, opt);
   for (int k = 0; k < 4; ++k) EXPECT_EQ(j["estimates"][k].get<double>(), pr.comparisons[k].estimate);
   EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
+  EXPECT_TRUE(j["telemetry_column_same"].get<bool>());
+  EXPECT_TRUE(j["telemetry_column_bad_column_refused"].get<bool>());
 }
 
 // The columns `harness analyze` hands to the figures script (case_columns_json) are the ones the
