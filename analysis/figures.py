@@ -361,18 +361,6 @@ def run_parallel(jobs, workers):
         sys.exit(f"figures.py: {len(failed)} figure worker(s) failed (traceback above)")
 
 
-def warm_up():
-    """What every figure's first draw pays once (the font and its glyph cache, the PNG writer),
-    done while `harness analyze` still loads its data, so that the forked workers inherit it."""
-    fig = plt.figure(figsize=(2, 1))
-    fig.text(0.1, 0.5, "0123456789.-+% abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ()[]/:", fontsize=10)
-    fig.add_subplot().plot([0, 1], [0, 1])
-    fig.canvas.draw()
-    import io
-    fig.savefig(io.BytesIO(), format="png")
-    plt.close(fig)
-
-
 def read_handoff():
     """The hand-off line of --handoff-stdin; None at end of file (the caller gave up)."""
     line = sys.stdin.readline()
@@ -414,7 +402,6 @@ def main():
                     help="wait for the hand-off line on stdin (started by `harness analyze` before its data exist)")
     a = ap.parse_args()
     if a.handoff_stdin:
-        warm_up()
         handoff = read_handoff()
         if handoff is None:
             return
