@@ -422,12 +422,13 @@ def main():
         reclaim = [c for c, k, st in zip(cases["case_id"], cases["configuration"], cases["status"])
                    if k == "bounded-reclaim" and st == "completed"]
         case = reclaim[0] if reclaim else cases["case_id"][0]
-    # Costliest first (the workers take them in this order): the zram time course reads every
-    # case's telemetry, the time series draws every request of one case.
-    jobs = [lambda: zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png")),
-            lambda: timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png")),
-            lambda: p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png")),
+    # Costliest first (the workers take them in this order; CPU on the 180-case benchmark DB, one
+    # process: time series 0.29 s, it draws every request of one case and a log axis; zram time
+    # course 0.22 s, every case's telemetry; reclaim execution 0.21 s; p99 0.15 s; forest 0.08 s).
+    jobs = [lambda: timeseries(a.db, case, os.path.join(a.out, f"timeseries_{case}.png")),
+            lambda: zram_timecourse(a.db, cases, os.path.join(a.out, "zram_timecourse.png")),
             lambda: reclaim_execution(cases, os.path.join(a.out, "reclaim_execution.png")),
+            lambda: p99_by_regime(cases, os.path.join(a.out, "p99_by_regime.png")),
             lambda: forest(prim, cases, os.path.join(a.out, "forest.png"))]
     run_parallel(jobs, min(a.jobs, len(os.sched_getaffinity(0))))
     print(f"figures.py: wrote forest.png, p99_by_regime.png, timeseries_{case}.png, zram_timecourse.png, "
