@@ -27,4 +27,30 @@ std::vector<std::string> run_figures(const std::string& db_path, const std::stri
                                      unsigned long long seed, const std::string& timeseries_case = "",
                                      const PrimaryResult* primary = nullptr, const CampaignData* data = nullptr);
 
+/// The figures script started before the data exist (`harness analyze`: at the start of the
+/// command, so that the interpreter start and the numpy/matplotlib imports overlap the loading
+/// and the bootstrap). The script runs with --handoff-stdin: after its imports it waits on its
+/// stdin (one end of a socket pair) for one line, the JSON object {"primary_json": FILE,
+/// "cases_json": FILE}; the files are the same hand-off as run_figures' (out_dir/.figures_primary.json,
+/// out_dir/.figures_cases.json, removed afterwards). End of file instead of the line (the
+/// object destroyed without finish(), e.g. the command failed after the start): the script exits
+/// without drawing, and the destructor reaps it.
+class FiguresProcess {
+ public:
+  /// Starts the script (same environment overrides and errors as run_figures for the module and
+  /// the script). `timeseries_case`: as for run_figures.
+  FiguresProcess(const std::string& db_path, const std::string& out_dir, const std::string& timeseries_case = "");
+  ~FiguresProcess();
+  FiguresProcess(const FiguresProcess&) = delete;
+  FiguresProcess& operator=(const FiguresProcess&) = delete;
+  /// Hands the data over, waits for the script and returns the PNGs as run_figures does.
+  /// std::runtime_error (command line and exit status) when the script fails. Once only.
+  std::vector<std::string> finish(const PrimaryResult& primary, const CampaignData& data);
+
+ private:
+  std::string out_dir_, cmd_;
+  int pid_ = -1;
+  int sock_ = -1;  // our end of the socket pair; the script's stdin is the other
+};
+
 }  // namespace analysis

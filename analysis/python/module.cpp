@@ -123,6 +123,46 @@ py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, u
 // One case's time series: telemetry columns, canary responses, controller events, phases.
 // Times in seconds relative to the pressure-phase start. canaries = false leaves "canaries"
 // empty (no request rows read: the zram time course needs only the telemetry of every case).
+/// The telemetry columns case_timeseries returns (and telemetry_column accepts).
+constexpr const char* kTelemetryColumns[] = {"bg_some_us",           "bg_full_us",           "fg_some_us",
+                                             "bg_current_bytes",     "fg_current_bytes",     "bg_swap_current_bytes",
+                                             "zram_orig_data_bytes", "zram_compr_data_bytes", "zram_mem_used_bytes",
+                                             "swapfile_used_kib",    "zram_swap_used_kib"};
+
+/// One telemetry column of each listed case, on one connection: [(t_s, values)], times in s from
+/// that case's pressure-phase start, NULL = NaN; the same numbers as case_timeseries(...)["telemetry"]
+/// gives case by case (the zram time course draws every case's series).
+py::list telemetry_column(const std::string& db_path, const std::vector<std::string>& case_ids,
+                          const std::string& column) {
+  bool known = false;
+  for (auto c : kTelemetryColumns) known = known || column == c;
+  if (!known) throw std::invalid_argument("telemetry_column: unknown column " + column);
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  results::Stmt ph(db, "SELECT phase, start_ns FROM phases WHERE case_id = ?1");
+  results::Stmt st(db, "SELECT t_ns, " + column + " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns");
+  py::list out;
+  for (const auto& case_id : case_ids) {
+    ph.reset();
+    ph.bind(1, case_id);
+    std::int64_t t0 = 0;
+    bool any = false;
+    while (ph.step()) {
+      any = true;
+      if (ph.text(0) == "pressure") t0 = ph.int64(1);
+    }
+    if (!any) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
+    st.reset();
+    st.bind(1, case_id);
+    std::vector<double> t, v;
+    while (st.step()) {
+      t.push_back((st.int64(0) - t0) / 1e9);
+      v.push_back(st.is_null(1) ? kNaN : static_cast<double>(st.int64(1)));
+    }
+    out.append(py::make_tuple(py::array(py::cast(t)), py::array(py::cast(v))));
+  }
+  return out;
+}
+
 py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   py::dict out;
@@ -152,9 +192,7 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
     }
   }
   {
-    const char* cols[] = {"bg_some_us", "bg_full_us", "fg_some_us", "bg_current_bytes", "fg_current_bytes",
-                          "bg_swap_current_bytes", "zram_orig_data_bytes", "zram_compr_data_bytes",
-                          "zram_mem_used_bytes", "swapfile_used_kib", "zram_swap_used_kib"};
+    const auto& cols = kTelemetryColumns;
     std::string sql = "SELECT t_ns";
     for (auto c : cols) sql += std::string(", ") + c;
     sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
@@ -238,6 +276,9 @@ PYBIND11_MODULE(harness_analysis, m) {
   m.def("case_timeseries", &case_timeseries, py::arg("db"), py::arg("case_id"), py::arg("canaries") = true,
         "One case's telemetry, canary responses (us; canaries=False: none read, an empty dict), controller events "
         "and reclaim actions; times in s from the pressure-phase start.");
+  m.def("telemetry_column", &telemetry_column, py::arg("db"), py::arg("case_ids"), py::arg("column"),
+        "One telemetry column of each listed case, read on one connection: a list of (t_s, values) in the cases' "
+        "order, times in s from each case's pressure-phase start, NaN = NULL (as case_timeseries gives them).");
   m.def("quantile7", [](std::vector<double> v, double p) { return quantile7(v, p); }, py::arg("values"), py::arg("p"),
         "Type-7 quantile (numpy's default).");
   m.def("pilot", [](const std::string& db) {

@@ -57,6 +57,18 @@ int run_analyze(const AnalyzeArgs& a) {
       throw std::runtime_error(a.db + " is a pilot DB (design.kind pilot): it has no matched triplets to analyse; "
                                "Table 3 and the chosen dose come from `harness pilot-select " + a.db + "`");
   }
+  // The figures script starts now: its interpreter start and imports overlap the loading and the
+  // bootstrap; it draws once handed the data (analysis/figures_runner.hpp, FiguresProcess). If the
+  // command fails before that, its destructor ends the script without figures.
+  std::unique_ptr<analysis::FiguresProcess> figures;
+  std::string figures_error;
+  if (!a.out.empty() && a.figures) {
+    try {
+      figures = std::make_unique<analysis::FiguresProcess>(a.db, a.out, a.timeseries_case);
+    } catch (const std::exception& e) {
+      figures_error = e.what();
+    }
+  }
   // Defaults from the preregistered campaign (campaign_meta): seed, analysis.bootstrap_replicates,
   // analysis.alpha; command-line flags override them.
   const auto data = analysis::load_campaign(a.db, a.threads);
@@ -88,9 +100,8 @@ int run_analyze(const AnalyzeArgs& a) {
   if (!a.out.empty()) {
     if (a.figures) {
       try {
-        std::filesystem::create_directories(a.out);
-        auto pngs = analysis::run_figures(a.db, a.out, opt.bootstrap.replicates, opt.bootstrap.seed,
-                                          a.timeseries_case, &primary, &data);
+        if (!figures) throw std::runtime_error(figures_error);
+        auto pngs = figures->finish(primary, data);
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {

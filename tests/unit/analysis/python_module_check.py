@@ -15,6 +15,20 @@ assert d["cases"]["compute_p99_us"].dtype == np.float64
 b1 = ha.bootstrap(d["log_ratios"], d["strata"], 500, 9, 1)
 b2 = ha.bootstrap(d["log_ratios"], d["strata"], 500, 9, 2)
 p = ha.primary(db, replicates=2000, seed=9, threads=2)
+# telemetry_column (the zram time course's read, one connection for all cases) gives each case's
+# series as case_timeseries does, case by case, in the order asked.
+ids = d["cases"]["case_id"][::-1]
+cols = ha.telemetry_column(db, ids, "zram_orig_data_bytes")
+tel_same = len(cols) == len(ids) and len(ids) > 0
+for cid, (t, z) in zip(ids, cols):
+    want = ha.case_timeseries(db, cid, canaries=False)["telemetry"]
+    tel_same = tel_same and len(t) > 1 and np.array_equal(t, want["t_s"]) and \
+        np.array_equal(z, want["zram_orig_data_bytes"], equal_nan=True)
+try:
+    ha.telemetry_column(db, ids[:1], "t_ns; DROP TABLE cases")
+    tel_bad_column_refused = False
+except ValueError:
+    tel_bad_column_refused = True
 json.dump({
     "shape": list(d["log_ratios"].shape),
     "strata": d["strata"].tolist(),
@@ -23,5 +37,7 @@ json.dump({
     "plain_sum": float(b1["plain"].sum()),
     "threads_identical": bool(np.array_equal(b1["plain"], b2["plain"]) and np.array_equal(b1["corrected"], b2["corrected"])),
     "estimates": [c["estimate"] for c in p["comparisons"]],
+    "telemetry_column_same": bool(tel_same),
+    "telemetry_column_bad_column_refused": tel_bad_column_refused,
     "quantile7": ha.quantile7([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0], 0.99),
 }, open(out, "w"))

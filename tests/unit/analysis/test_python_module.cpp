@@ -19,6 +19,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 const std::string kPyDir = HARNESS_BINARY_DIR "/analysis/python";
 }
@@ -52,6 +55,8 @@ TEST(PythonModule, NumpyArraysAndBootstrapMatchTheLibrary) {
   const auto pr = analysis::run_primary(ts, opt);
   for (int k = 0; k < 4; ++k) EXPECT_EQ(j["estimates"][k].get<double>(), pr.comparisons[k].estimate);
   EXPECT_DOUBLE_EQ(j["quantile7"].get<double>(), 9.91);
+  EXPECT_TRUE(j["telemetry_column_same"].get<bool>());
+  EXPECT_TRUE(j["telemetry_column_bad_column_refused"].get<bool>());
 }
 
 // The columns `harness analyze` hands to the figures script (case_columns_json) are the ones the
@@ -91,5 +96,56 @@ TEST(PythonModule, FiguresScriptWritesFivePngs) {
   EXPECT_TRUE(std::filesystem::exists(dir / "reclaim_execution.png"));
   setenv("HARNESS_ANALYSIS_PYDIR", "/nonexistent", 1);
   EXPECT_THROW(analysis::run_figures(db, dir.string(), 2000, 1), std::runtime_error);
+  unsetenv("HARNESS_ANALYSIS_PYDIR");
+}
+
+// `harness analyze` starts the script before its data exist (FiguresProcess): handed the data, it
+// draws the same five PNGs and the hand-off files are gone afterwards.
+TEST(PythonModule, FiguresProcessStartedEarlyDrawsOnceHandedTheData) {
+  const auto db = golden::temp_db("fig-early");
+  analysis::write_synthetic_campaign(db, test_support::small_synthetic());
+  const auto dir = std::filesystem::path(db).parent_path() / "figs-early";
+  setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
+  analysis::FiguresProcess fp(db, dir.string());
+  unsetenv("HARNESS_ANALYSIS_PYDIR");
+  const auto data = analysis::load_campaign(db);
+  analysis::PrimaryOptions opt;
+  opt.bootstrap = {2000, 1, 1};
+  const auto pr = analysis::run_primary(analysis::build_triplets(data), opt);
+  const auto pngs = fp.finish(pr, data);
+  ASSERT_EQ(pngs.size(), 5u);
+  EXPECT_EQ(std::filesystem::path(pngs[0]).filename(), "forest.png");
+  EXPECT_EQ(std::filesystem::path(pngs[1]).filename(), "p99_by_regime.png");
+  for (const auto& p : pngs) EXPECT_GT(std::filesystem::file_size(p), 10000u) << p;
+  EXPECT_FALSE(std::filesystem::exists(dir / ".figures_primary.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".figures_cases.json"));
+  EXPECT_THROW(fp.finish(pr, data), std::logic_error);
+}
+
+// Never handed the data (the command failed after the start): the script exits without drawing
+// and is reaped (no child left); and a script that dies is an error of finish(), not a SIGPIPE.
+TEST(PythonModule, FiguresProcessEndsWithoutDataAndReportsAFailedScript) {
+  const auto db = golden::temp_db("fig-abandon");
+  analysis::write_synthetic_campaign(db, test_support::small_synthetic());
+  const auto dir = std::filesystem::path(db).parent_path() / "figs-abandon";
+  setenv("HARNESS_ANALYSIS_PYDIR", kPyDir.c_str(), 1);
+  { analysis::FiguresProcess fp(db, dir.string()); }
+  int status = 0;
+  EXPECT_EQ(waitpid(-1, &status, WNOHANG), -1);  // ECHILD: the destructor reaped it
+  EXPECT_FALSE(std::filesystem::exists(dir));     // nothing drawn, no hand-off left
+  setenv("HARNESS_PYTHON", "/bin/false", 1);
+  {
+    analysis::FiguresProcess fp(db, dir.string());
+    const auto data = analysis::load_campaign(db);
+    analysis::PrimaryOptions opt;
+    opt.bootstrap = {2000, 1, 1};
+    const auto pr = analysis::run_primary(analysis::build_triplets(data), opt);
+    usleep(200000);  // let it exit first, so that the hand-off meets a closed socket
+    EXPECT_THROW(fp.finish(pr, data), std::runtime_error);
+  }
+  unsetenv("HARNESS_PYTHON");
+  EXPECT_FALSE(std::filesystem::exists(dir / ".figures_cases.json"));
+  setenv("HARNESS_ANALYSIS_PYDIR", "/nonexistent", 1);
+  EXPECT_THROW(analysis::FiguresProcess(db, dir.string()), std::runtime_error);
   unsetenv("HARNESS_ANALYSIS_PYDIR");
 }
