@@ -52,19 +52,19 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
     if (!s.step() || s.int64(0) != 1)
       throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
   }
+  // Foreign keys are not enforced during the copy: checking every copied row's case_id
+  // against cases (one index seek per row, ~12% of the copy) proves nothing here, since the
+  // cases row is copied first and every row is written under that same id (?2). PRAGMA
+  // foreign_keys is a no-op inside a transaction, hence around it; restored afterwards.
+  const bool foreign_keys = foreign_keys_on(campaign);
   {
     Stmt attach(campaign, "ATTACH DATABASE ?1 AS bundle");
     attach.bind(1, bundle_path);
     attach.run();
   }
   std::int64_t requests = 0;
-  // Foreign keys are not enforced during the copy: checking every copied row's case_id
-  // against cases (one index seek per row, ~12% of the copy) proves nothing here, since the
-  // cases row is copied first and every row is written under that same id (?2). PRAGMA
-  // foreign_keys is a no-op inside a transaction, hence around it; restored afterwards.
-  const bool foreign_keys = foreign_keys_on(campaign);
-  if (foreign_keys) campaign.exec("PRAGMA foreign_keys = OFF");
   try {
+    if (foreign_keys) campaign.exec("PRAGMA foreign_keys = OFF");
     campaign.transaction([&] {
       // An earlier attempt's rows are replaced: the case row, then (only when there was one,
       // as ON DELETE CASCADE would) its rows in the other tables.
