@@ -139,6 +139,8 @@ std::string_view schema_sql();
 /// DbError (bundle unreadable, case missing from the bundle). `in_transaction`, when given,
 /// runs inside the same transaction after the rows are copied (the campaign runner updates
 /// schedule.state and its attempts row there, so a crash never leaves one without the other).
+/// Foreign keys are not enforced during that transaction (`in_transaction` included): the
+/// copied rows reference their case by construction; enforcement is restored afterwards.
 std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
                            const std::function<void(Db&)>& in_transaction = {},
                            const std::string& bundle_case_id = {});
