@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -66,6 +67,19 @@ struct ImportReplace : ::testing::Test {
 };
 
 }  // namespace
+
+/// import_bundle deletes an earlier attempt's child rows table by table (foreign keys are off
+/// during its copy, so nothing cascades): every table of the schema that references
+/// cases(case_id) must be one this file fills and checks, so that a new one fails here first.
+TEST_F(ImportReplace, ChildTablesAreEveryTableThatReferencesCases) {
+  results::Db db(path("campaign.db"), results::Db::Mode::Create);
+  std::set<std::string> referencing;
+  results::Stmt q(db, "SELECT m.name FROM sqlite_master m, pragma_foreign_key_list(m.name) f "
+                      "WHERE m.type = 'table' AND f.\"table\" = 'cases'");
+  while (q.step()) referencing.insert(q.text(0));
+  const std::set<std::string> checked(std::begin(kChildTables), std::end(kChildTables));
+  EXPECT_EQ(referencing, checked);
+}
 
 TEST_F(ImportReplace, AReimportLeavesOnlyTheNewAttemptsRowsInEveryTable) {
   results::Db db(path("campaign.db"), results::Db::Mode::Create);
