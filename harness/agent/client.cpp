@@ -69,8 +69,17 @@ bool url_is_loopback(const std::string& url) {
   return ::inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
+struct AgentClient::Connection {
+  std::mutex mu;
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle{curl_easy_init(), curl_easy_cleanup};
+};
+
 AgentClient::AgentClient(std::string url, std::string token, std::string token_file, ClientOptions opt)
-    : url_(std::move(url)), token_(std::move(token)), token_file_(std::move(token_file)), opt_(std::move(opt)) {
+    : url_(std::move(url)),
+      token_(std::move(token)),
+      token_file_(std::move(token_file)),
+      opt_(std::move(opt)),
+      conn_(std::make_shared<Connection>()) {
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
   const bool https = url_.rfind("https://", 0) == 0;
   if (!https) {
@@ -111,33 +120,51 @@ AgentClient AgentClient::from_token_file(const std::string& url, const std::stri
 
 AgentClient::Response AgentClient::once(const std::string& method, const std::string& path, const std::string* body,
                                         const std::string* file, bool auth) {
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> h(curl_easy_init(), curl_easy_cleanup);
-  if (!h) throw AgentError("curl_easy_init failed", 0);
+  // The kept handle, or, while another thread uses it, a handle of this request's own.
+  std::unique_lock<std::mutex> kept(conn_->mu, std::try_to_lock);
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> own(nullptr, curl_easy_cleanup);
+  CURL* handle = nullptr;
+  if (kept.owns_lock() && conn_->handle) {
+    handle = conn_->handle.get();
+  } else {
+    if (kept.owns_lock()) kept.unlock();
+    own.reset(curl_easy_init());
+    handle = own.get();
+  }
+  if (!handle) throw AgentError("curl_easy_init failed", 0);
+  // The kept handle's options point into this call (headers, buffers): reset them when it
+  // returns, however it returns. curl_easy_reset keeps the live connection and TLS sessions.
+  struct ResetOptions {
+    CURL* kept;
+    ~ResetOptions() {
+      if (kept) curl_easy_reset(kept);
+    }
+  } reset_options{own ? nullptr : handle};
   const std::string full = url_ + path;
-  curl_easy_setopt(h.get(), CURLOPT_URL, full.c_str());
-  curl_easy_setopt(h.get(), CURLOPT_NOSIGNAL, 1L);
-  if (!opt_.tls_ca_file.empty()) curl_easy_setopt(h.get(), CURLOPT_CAINFO, opt_.tls_ca_file.c_str());
+  curl_easy_setopt(handle, CURLOPT_URL, full.c_str());
+  curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+  if (!opt_.tls_ca_file.empty()) curl_easy_setopt(handle, CURLOPT_CAINFO, opt_.tls_ca_file.c_str());
   if (!opt_.tls_pin_sha256.empty()) {
-    curl_easy_setopt(h.get(), CURLOPT_PINNEDPUBLICKEY, opt_.tls_pin_sha256.c_str());
+    curl_easy_setopt(handle, CURLOPT_PINNEDPUBLICKEY, opt_.tls_pin_sha256.c_str());
     if (opt_.tls_ca_file.empty()) {  // self-signed agent certificate: the pin authenticates it
-      curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(h.get(), CURLOPT_SSL_VERIFYHOST, 0L);
+      curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 0L);
     }
   }
-  curl_easy_setopt(h.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt_.connect_timeout.count()));
-  curl_easy_setopt(h.get(), CURLOPT_TIMEOUT_MS,
+  curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt_.connect_timeout.count()));
+  curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS,
                    static_cast<long>((file ? opt_.download_timeout : opt_.request_timeout).count()));
   struct curl_slist* headers = nullptr;
   const std::string bearer = "Authorization: Bearer " + token_;
   if (auth) headers = curl_slist_append(headers, bearer.c_str());
   if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> hl(headers, curl_slist_free_all);
-  if (headers) curl_easy_setopt(h.get(), CURLOPT_HTTPHEADER, headers);
+  if (headers) curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
   if (method == "POST") {
-    curl_easy_setopt(h.get(), CURLOPT_POST, 1L);
+    curl_easy_setopt(handle, CURLOPT_POST, 1L);
     const std::string& b = body ? *body : std::string();
-    curl_easy_setopt(h.get(), CURLOPT_POSTFIELDS, body ? body->c_str() : "");
-    curl_easy_setopt(h.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(b.size()));
+    curl_easy_setopt(handle, CURLOPT_POSTFIELDS, body ? body->c_str() : "");
+    curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE, static_cast<long>(b.size()));
   }
   Response r;
   std::FILE* out = nullptr;
@@ -153,7 +180,7 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
     std::string* s;
     long* status;
     CURL* h;
-  } sink{out, &r.body, &r.status, h.get()};
+  } sink{out, &r.body, &r.status, handle};
   auto write_cb = +[](char* p, size_t size, size_t n, void* user) -> size_t {
     auto* k = static_cast<Sink*>(user);
     long code = 0;
@@ -161,11 +188,11 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
     if (k->f && code == 200) return to_file(p, size, n, k->f);
     return to_string(p, size, n, k->s);
   };
-  curl_easy_setopt(h.get(), CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(h.get(), CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &sink);
   char errbuf[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(h.get(), CURLOPT_ERRORBUFFER, errbuf);
-  const CURLcode rc = curl_easy_perform(h.get());
+  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf);
+  const CURLcode rc = curl_easy_perform(handle);
   if (out) std::fclose(out);
   if (rc != CURLE_OK) {
     if (file) std::filesystem::remove(part);
@@ -193,7 +220,7 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
     throw AgentUnreachable("agent at " + url_ + " unreachable (" + why + ") on " + method + " " + path +
                            (errbuf[0] ? std::string(" [curl: ") + errbuf + "]" : std::string()));
   }
-  curl_easy_getinfo(h.get(), CURLINFO_RESPONSE_CODE, &r.status);
+  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &r.status);
   if (file) {
     if (r.status == 200) {
       std::filesystem::rename(part, *file);

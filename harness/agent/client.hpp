@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -146,6 +147,12 @@ class AgentClient {
 
   std::string url_, token_, token_file_;
   ClientOptions opt_;
+  /// One libcurl handle kept across requests (copies of this client share it), so that its
+  /// connection (and TLS session) to the agent is reused: the runner's 1 Hz status polls then
+  /// cost the agent neither a new connection and its thread nor a TLS handshake each.
+  /// A request finding it in use by another thread takes a handle of its own.
+  struct Connection;
+  std::shared_ptr<Connection> conn_;
 };
 
 }  // namespace harness::agent

@@ -7,6 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -115,6 +121,38 @@ TEST(AgentClient, GetRetriedPostNot) {
   EXPECT_THROW(c.submit(spec("r1")), ha::AgentConflict);
   EXPECT_EQ(agent.posts() - posts, 1);
   std::filesystem::remove_all("/tmp/fake-agent-client-c");
+}
+
+/// Requests of one client, and of its copies, reuse one connection to the agent (so the
+/// runner's 1 Hz polls cost the agent no new connection, thread or TLS handshake each): the
+/// server sees every request come from the same client port.
+TEST(AgentClient, RequestsReuseOneConnection) {
+  httplib::Server srv;
+  std::mutex mu;
+  std::set<int> ports;
+  int requests = 0;
+  srv.Get("/v1/health", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      ports.insert(req.remote_port);
+      ++requests;
+    }
+    res.set_content(R"({"status":"ok","busy":false})", "application/json");
+  });
+  srv.set_keep_alive_max_count(100);  // httplib closes after 5 by default; the agent after 100
+  const int port = srv.bind_to_any_port("127.0.0.1");
+  std::thread t([&] { srv.listen_after_bind(); });
+  while (!srv.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  {
+    ha::AgentClient c("http://127.0.0.1:" + std::to_string(port), "tok", "", fast());
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(c.health()["status"], "ok");
+    ha::AgentClient copy = c;
+    EXPECT_EQ(copy.health()["status"], "ok");
+  }
+  srv.stop();
+  t.join();
+  EXPECT_EQ(requests, 6);
+  EXPECT_EQ(ports.size(), 1u) << "each request opened a connection of its own";
 }
 
 TEST(AgentClient, TokenFileReadAndTrimmed) {
