@@ -11,8 +11,8 @@ namespace fs = std::filesystem;
 namespace harness::vm {
 
 const std::vector<std::string>& harness_binary_names() {
-  static const std::vector<std::string> names = {"harness",        "harness-agent",  "harness-case",
-                                                       "pressure-gen",   "canary-compute", "canary-sqlite"};
+  static const std::vector<std::string> names = {"harness",      "harness-agent",  "harness-case",
+                                                 "pressure-gen", "canary-compute", "canary-sqlite"};
   return names;
 }
 

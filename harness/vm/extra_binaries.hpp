@@ -8,8 +8,8 @@
 
 namespace harness::vm {
 
-/// The names of the harness's own binaries in the image (harness, harness-agent, harness-case, pressure-gen,
-/// canary-compute, canary-sqlite), in the order find_harness_binaries looks for them.
+/// The names of the harness's own binaries in the image (harness, harness-agent, harness-case,
+/// pressure-gen, canary-compute, canary-sqlite), in the order find_harness_binaries looks for them.
 const std::vector<std::string>& harness_binary_names();
 
 /// One binary put into the image: its name in the guest's bin directory and its host path.

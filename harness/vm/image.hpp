@@ -75,8 +75,9 @@ struct Image {
 std::vector<std::string> wanted_modules();
 
 /// Host paths of the harness binaries: harness (this executable), harness-agent, harness-case,
-/// pressure-gen, canary-compute, canary-sqlite, searched in `bin_dir`, this executable's directory and
-/// the build tree next to it (<build>/harness/cli, <build>/pressure, <build>/canaries). Missing ones are absent.
+/// pressure-gen, canary-compute, canary-sqlite, searched in `bin_dir`, this executable's
+/// directory and the build tree next to it (<build>/harness/cli, <build>/pressure,
+/// <build>/canaries). Missing ones are absent.
 std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir);
 
 /// Shared libraries (including the dynamic loader) that `binary` loads, from `ldd`.

@@ -33,24 +33,24 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 HARNESS=$BUILD/harness/cli/harness
 [ -x "$HARNESS" ] || { echo "no $HARNESS: build first" >&2; exit 2; }
 rm -rf "$OUT"; mkdir -p "$OUT/collect"
+# case_lines PAIR ARM ID PERIOD_MS: the guest script's lines that write case ID's spec (telemetry every
+# PERIOD_MS), run it and append "PAIR ARM ID EXIT" to /out/cases.txt (read by perturbation.py).
+case_lines() {
+  echo "cat > /out/$3.json <<'JSON'"
+  bench_spec_json "$3" "$WARMUP_S" "$PRESSURE_S" "$RECOVERY_S" "$4"
+  echo "JSON"
+  echo "harness case run --spec /out/$3.json --out /out/bundles --min-free-disk-mib 64 > /out/$3.stdout 2> /out/$3.stderr; echo \"$1 $2 $3 \$?\" >> /out/cases.txt"
+}
 {
   echo "mkdir -p /out/bundles; : > /out/cases.txt"
-  if [ "$DISCARD_FIRST" = 1 ]; then  # pair 0: run, checked, not counted (perturbation.py)
-    echo "cat > /out/perturb-discard.json <<'JSON'"
-    bench_spec_json perturb-discard "$WARMUP_S" "$PRESSURE_S" "$RECOVERY_S" 1000
-    echo "JSON"
-    echo "harness case run --spec /out/perturb-discard.json --out /out/bundles --min-free-disk-mib 64 > /out/perturb-discard.stdout 2> /out/perturb-discard.stderr; echo \"0 discard perturb-discard \$?\" >> /out/cases.txt"
-  fi
+  # pair 0: run, checked, not counted (perturbation.py)
+  [ "$DISCARD_FIRST" = 1 ] && case_lines 0 discard perturb-discard 1000
   i=1
   while [ "$i" -le "$PAIRS" ]; do
     if [ $((i % 2)) -eq 1 ]; then order="on off"; else order="off on"; fi
     for arm in $order; do
       [ "$arm" = on ] && period=1000 || period=10000
-      id="perturb-p$i-$arm"
-      echo "cat > /out/$id.json <<'JSON'"
-      bench_spec_json "$id" "$WARMUP_S" "$PRESSURE_S" "$RECOVERY_S" "$period"
-      echo "JSON"
-      echo "harness case run --spec /out/$id.json --out /out/bundles --min-free-disk-mib 64 > /out/$id.stdout 2> /out/$id.stderr; echo \"$i $arm $id \$?\" >> /out/cases.txt"
+      case_lines "$i" "$arm" "perturb-p$i-$arm" "$period"
     done
     i=$((i + 1))
   done
