@@ -69,16 +69,21 @@ ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string&
   return h;
 }
 
-bool wait_exit_unreaped(const ChildHandle& child, std::chrono::milliseconds timeout) {
+bool wait_exit_or_readable(const ChildHandle& child, std::chrono::milliseconds timeout, std::vector<pollfd>& also) {
   if (child.pid <= 0) return true;
-  if (child.pidfd >= 0) {
-    pollfd p{child.pidfd, POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(timeout.count()));
-    if (r < 0) return false;  // EINTR: the caller loops
-    if (r == 0) return false;
-  } else {
-    std::this_thread::sleep_for(std::min(timeout, std::chrono::milliseconds(100)));
-  }
+  for (auto& p : also) p.revents = 0;
+  int ms = timeout.count() < 0 ? -1 : static_cast<int>(std::min<long long>(timeout.count(), 1 << 30));
+  if (child.pidfd < 0 && (ms < 0 || ms > 100)) ms = 100;  // no exit notice: look again soon
+  std::vector<pollfd> fds;
+  fds.reserve(also.size() + 1);
+  if (child.pidfd >= 0) fds.push_back({child.pidfd, POLLIN, 0});
+  fds.insert(fds.end(), also.begin(), also.end());
+  const int r = fds.empty() ? (std::this_thread::sleep_for(std::chrono::milliseconds(ms)), 0)
+                            : ::poll(fds.data(), static_cast<nfds_t>(fds.size()), ms);
+  if (r < 0) return false;  // EINTR: the caller loops
+  const std::size_t first = child.pidfd >= 0 ? 1 : 0;
+  for (std::size_t i = 0; i < also.size(); ++i) also[i].revents = fds[first + i].revents;
+  if (child.pidfd >= 0 && !(fds[0].revents & POLLIN)) return false;
   siginfo_t si{};
   si.si_pid = 0;
   if (::waitid(P_PID, static_cast<id_t>(child.pid), &si, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;

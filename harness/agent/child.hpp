@@ -6,6 +6,7 @@
 // signalling it (reap_child), and until then its pid and process-group id stay reserved
 // (a zombie keeps both). A pidfd, opened while the child cannot yet have been reaped,
 // names this process and no later one that gets the same pid.
+#include <poll.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -27,9 +28,12 @@ struct ChildHandle {
 /// errors are reported back through a CLOEXEC pipe, not as a silent exit 127).
 ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path);
 
-/// Waits at most `timeout` for the child to exit, without reaping it. True once it has
-/// exited (it is then a zombie until reap_child). Returns early, false, on EINTR.
-bool wait_exit_unreaped(const ChildHandle& child, std::chrono::milliseconds timeout);
+/// Waits at most `timeout` for the child to exit, without reaping it, or for one of `also`
+/// to become readable (their revents are set). True once the child has exited (it is then a
+/// zombie until reap_child); false on a timeout, a readable `also`, or EINTR. A negative
+/// `timeout` waits without limit when the child has a pidfd; without one, the child is
+/// looked at every 100 ms (there is no exit notice to wait on).
+bool wait_exit_or_readable(const ChildHandle& child, std::chrono::milliseconds timeout, std::vector<pollfd>& also);
 
 /// Reaps the exited (or exiting) child, closes its pidfd and clears `child`. Returns its
 /// exit code, or 128+signal when a signal ended it, or -1 when waitpid failed.

@@ -119,7 +119,7 @@ AgentClient AgentClient::from_token_file(const std::string& url, const std::stri
 }
 
 AgentClient::Response AgentClient::once(const std::string& method, const std::string& path, const std::string* body,
-                                        const std::string* file, bool auth) {
+                                        const std::string* file, bool auth, std::chrono::milliseconds held) {
   // The kept handle, or, while another thread uses it, a handle of this request's own.
   std::unique_lock<std::mutex> kept(conn_->mu, std::try_to_lock);
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> own(nullptr, curl_easy_cleanup);
@@ -153,7 +153,7 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
   }
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(opt_.connect_timeout.count()));
   curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>((file ? opt_.download_timeout : opt_.request_timeout).count()));
+                   static_cast<long>((file ? opt_.download_timeout : opt_.request_timeout + held).count()));
   struct curl_slist* headers = nullptr;
   const std::string bearer = "Authorization: Bearer " + token_;
   if (auth) headers = curl_slist_append(headers, bearer.c_str());
@@ -232,12 +232,13 @@ AgentClient::Response AgentClient::once(const std::string& method, const std::st
 }
 
 AgentClient::Response AgentClient::request(const std::string& method, const std::string& path,
-                                           const std::string* body, const std::string* file, bool auth) {
+                                           const std::string* body, const std::string* file, bool auth,
+                                           std::chrono::milliseconds held) {
   const int tries = method == "GET" ? std::max(1, opt_.get_attempts) : 1;
   auto delay = opt_.backoff;
   for (int i = 1;; ++i) {
     try {
-      Response r = once(method, path, body, file, auth);
+      Response r = once(method, path, body, file, auth, held);
       // 5xx on an idempotent GET: transient agent trouble, retry.
       if (r.status >= 500 && i < tries) {
         std::this_thread::sleep_for(delay);
@@ -309,9 +310,23 @@ std::string AgentClient::submit(const nlohmann::json& spec) {
   return j["case_id"].get<std::string>();
 }
 
-CaseStatus AgentClient::status(const std::string& case_id) {
+CaseStatus AgentClient::status(const std::string& case_id) { return status_query(case_id, "", {}); }
+
+CaseStatus AgentClient::wait_status(const std::string& case_id, const CaseStatus& seen, std::chrono::milliseconds wait) {
+  if (wait.count() <= 0) return status(case_id);
+  const auto word = [](const std::string& v) {  // states and phases are lower-case words
+    return !v.empty() && v.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
+  };
+  if (!word(seen.state) || !word(seen.phase)) return status(case_id);
+  return status_query(case_id,
+                      "?wait_ms=" + std::to_string(wait.count()) + "&state=" + seen.state + "&phase=" + seen.phase,
+                      wait);
+}
+
+CaseStatus AgentClient::status_query(const std::string& case_id, const std::string& query,
+                                     std::chrono::milliseconds held) {
   if (!valid_case_id(case_id)) throw std::invalid_argument("invalid case id '" + case_id + "'");
-  auto r = request("GET", "/v1/cases/" + case_id, nullptr, nullptr, true);
+  auto r = request("GET", "/v1/cases/" + case_id + query, nullptr, nullptr, true, held);
   if (r.status != 200) throw_http("status of " + case_id, r);
   auto j = harness::json::parse_or_discarded(r.body);
   if (!j.is_object() || !j.contains("state") || !j["state"].is_string())

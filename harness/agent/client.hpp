@@ -118,6 +118,12 @@ class AgentClient {
   std::string submit(const nlohmann::json& spec);
   /// GET /v1/cases/{id}. 404 -> CaseNotFound.
   CaseStatus status(const std::string& case_id);
+  /// GET /v1/cases/{id}?wait_ms=W&state=&phase= (API.md "Waiting for a change"): the
+  /// agent answers once the case's state or phase differs from `seen`'s, the case is final,
+  /// or `wait` (ms, at most 60000) has passed. The request may take `wait` plus
+  /// request_timeout. An agent without this answers at once: callers must not assume the
+  /// answer differs from `seen`. `wait` <= 0 is status(). Errors as status().
+  CaseStatus wait_status(const std::string& case_id, const CaseStatus& seen, std::chrono::milliseconds wait);
   /// GET /v1/cases/{id}/bundle into `path` (written to path.part, then renamed).
   /// 409 (not finished) -> AgentConflict, 404 -> CaseNotFound.
   void download_bundle(const std::string& case_id, const std::string& path);
@@ -139,10 +145,13 @@ class AgentClient {
     long status = 0;
     std::string body;
   };
+  /// `held`: how long the agent may hold the answer on purpose (a waiting status request);
+  /// added to request_timeout.
   Response request(const std::string& method, const std::string& path, const std::string* body,
-                   const std::string* to_file, bool auth);
+                   const std::string* to_file, bool auth, std::chrono::milliseconds held = {});
   Response once(const std::string& method, const std::string& path, const std::string* body,
-                const std::string* to_file, bool auth);
+                const std::string* to_file, bool auth, std::chrono::milliseconds held);
+  CaseStatus status_query(const std::string& case_id, const std::string& query, std::chrono::milliseconds held);
   [[noreturn]] void throw_http(const std::string& what, const Response& r);
 
   std::string url_, token_, token_file_;

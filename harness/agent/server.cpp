@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/reboot.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -50,6 +52,8 @@ namespace {
 
 /// status.json, unclean.json and a qualification command's report: at most this many bytes.
 constexpr std::size_t kStateFileMax = 1 << 20;
+/// GET /v1/cases/{id}?wait_ms=: the longest wait a request may ask for, ms (API.md).
+constexpr int kMaxStatusWaitMs = 60000;
 
 /// JSON text of `j`; bytes that are not UTF-8 (a path, an error text) become U+FFFD
 /// instead of throwing, so an answer can always be written.
@@ -197,11 +201,24 @@ struct Server::Impl {
   int wake_fd = ::eventfd(0, EFD_CLOEXEC);
   ~Impl() {
     if (wake_fd >= 0) ::close(wake_fd);
+    if (watcher_wake_fd >= 0) ::close(watcher_wake_fd);
   }
   void wake() const {
     const std::uint64_t one = 1;
     if (wake_fd >= 0) (void)!::write(wake_fd, &one, sizeof one);
   }
+  // A case's status changed (state, phase, cancel) or the server stops: `generation` is
+  // bumped and `changed` notified, under `mu`. A waiting status request (GET
+  // /v1/cases/{id}?wait_ms=...) sleeps on it instead of the runner asking every second.
+  std::condition_variable changed;
+  std::uint64_t generation = 0;
+  void bump() {  // with `mu` held
+    ++generation;
+    changed.notify_all();
+  }
+  // Written by a cancel, so that the watcher, which sleeps until the executor exits or its
+  // phase file changes, looks at the cancel's SIGKILL deadline.
+  int watcher_wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   std::thread rebooter;                     // POST /v1/reboot: the delayed reboot
 
   /// /proc/sys/kernel/random/boot_id without the newline; "" when unreadable.
@@ -436,6 +453,32 @@ struct Server::Impl {
     return status_json(copy, phase_of(copy));
   }
 
+  /// GET /v1/cases/{id}?wait_ms=W&state=S&phase=P: the status once its state or phase
+  /// differs from S/P, the case is final, the agent stops, or W ms have passed, whichever
+  /// comes first (API.md "Waiting for a change"). The wait sleeps on `changed`: no timer.
+  json status_when_changed(const std::shared_ptr<CaseRec>& c, std::chrono::milliseconds wait,
+                           const std::string& seen_state, const std::string& seen_phase) {
+    const auto until = Clock::now() + wait;
+    for (;;) {
+      CaseRec copy;
+      std::uint64_t gen;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        copy = *c;
+        gen = generation;
+      }
+      const std::string phase = phase_of(copy);
+      if (is_final(copy.state) || copy.state != seen_state || phase != seen_phase) return status_json(copy, phase);
+      std::unique_lock<std::mutex> lk(mu);
+      const bool woken =
+          changed.wait_until(lk, until, [&] { return generation != gen || stop_requested.load(); });
+      if (!woken || stop_requested.load()) {
+        lk.unlock();
+        return status_of(c);
+      }
+    }
+  }
+
   fs::path bundle_path(const CaseRec& c) const { return c.dir / "out" / (c.id + ".db"); }
 
   /// A case of this run, or of an earlier agent run (its status.json, read without the
@@ -502,6 +545,7 @@ struct Server::Impl {
       c->restoration = fin.restoration;
       c->child = ChildHandle{};
       if (busy_id == c->id) busy_id.clear();
+      bump();
       return;
     }
   }
@@ -513,31 +557,80 @@ struct Server::Impl {
     publish_final(c, o.state, o.error, code, o.restoration);
   }
 
-  void watch(std::shared_ptr<CaseRec> c, ChildHandle child) {
-    // Wakes once a second while the case runs (every wake is CPU charged to the case in the
-    // guest), and at the cancel deadline once a cancel is requested.
+  /// An inotify descriptor on the case's output directory, for the executor's phase file
+  /// (renamed into place: IN_MOVED_TO), or -1 when inotify is unavailable (the phase is then
+  /// still read on every status request; a waiting request learns of it only at its end).
+  static int watch_phase_file(const fs::path& out_dir) {
+    const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0) return -1;
+    if (::inotify_add_watch(fd, out_dir.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
+  /// True when the inotify events waiting on `fd` (drained) name the phase file.
+  static bool phase_file_changed(int fd) {
+    bool phase = false;
+    alignas(inotify_event) char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+      for (ssize_t off = 0; off + static_cast<ssize_t>(sizeof(inotify_event)) <= n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + off);
+        if (e->len > 0 && std::strcmp(e->name, "phase") == 0) phase = true;
+        off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+    return phase;
+  }
+
+  void watch(std::shared_ptr<CaseRec> c, ChildHandle child, int phase_fd) {
+    // Sleeps until the executor exits (its pidfd), its phase file changes (inotify: waiting
+    // status requests are told), or a cancel comes (watcher_wake_fd); with a cancel, also
+    // until its SIGKILL deadline. No timer wakes while the case runs: in the guest every wake
+    // is CPU charged to the case.
     bool killed = false;
-    constexpr std::chrono::milliseconds kIdleWait{1000};
-    std::chrono::milliseconds wait = kIdleWait;
-    while (!wait_exit_unreaped(child, wait)) {
-      std::lock_guard<std::mutex> lk(mu);
-      wait = kIdleWait;
-      if (c->cancel_requested && !killed) {
-        const auto now = Clock::now();
-        if (now >= c->kill_at) {
-          signal_child(child, SIGKILL);  // the executor ignored SIGTERM for the whole grace
-          killed = true;
-        } else {
-          wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(c->kill_at - now));
+    std::vector<pollfd> also;
+    if (phase_fd >= 0) also.push_back({phase_fd, POLLIN, 0});
+    if (watcher_wake_fd >= 0) also.push_back({watcher_wake_fd, POLLIN, 0});
+    for (;;) {
+      std::chrono::milliseconds wait{-1};
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (c->cancel_requested && !killed) {
+          const auto now = Clock::now();
+          if (now >= c->kill_at) {
+            signal_child(child, SIGKILL);  // the executor ignored SIGTERM for the whole grace
+            killed = true;
+          } else {
+            wait = std::chrono::ceil<std::chrono::milliseconds>(c->kill_at - now);
+          }
         }
       }
+      if (wait_exit_or_readable(child, wait, also)) break;
+      bool phase = false;
+      for (const auto& p : also)
+        if (p.revents & POLLIN) {
+          if (p.fd == phase_fd) {
+            phase = phase_file_changed(phase_fd);
+          } else {
+            std::uint64_t v;
+            (void)!::read(p.fd, &v, sizeof v);
+          }
+        }
+      if (phase) {
+        std::lock_guard<std::mutex> lk(mu);
+        bump();
+      }
     }
+    if (phase_fd >= 0) ::close(phase_fd);
     bool cancelled = false;
     {
       std::lock_guard<std::mutex> lk(mu);
       cancelled = c->cancel_requested;
       c->child = ChildHandle{};  // no signal from here on: the pid is about to be released
       c->state = "finishing";
+      bump();
     }
     // The leader has exited but is not reaped yet, so its process-group id is still its
     // own: a cancelled case's stragglers (group members that ignored SIGTERM) are killed
@@ -609,6 +702,7 @@ struct Server::Impl {
       std::lock_guard<std::mutex> lk(mu);
       cases.erase(id);
       if (busy_id == id) busy_id.clear();
+      bump();
     };
     // Disk checks without the lock (the busy slot keeps everything else out meanwhile).
     if (json u = unclean(); !u.is_null()) {
@@ -623,6 +717,7 @@ struct Server::Impl {
     {
       std::lock_guard<std::mutex> lk(mu);
       c->state = "qualifying";
+      bump();
     }
     json report = qualify(&s, c->dir / "out");
     {
@@ -654,10 +749,12 @@ struct Server::Impl {
     std::vector<std::string> argv = executor;
     argv.insert(argv.end(), {"--spec", (c->dir / "spec.json").string(), "--out", (c->dir / "out").string()});
     if (watcher.joinable()) watcher.join();  // the previous case's: it has freed the busy slot
+    const int phase_fd = watch_phase_file(c->dir / "out");  // before the executor can write it
     ChildHandle h;
     try {
       h = spawn_child(argv, (c->dir / "executor.log").string());
     } catch (const std::exception& e) {
+      if (phase_fd >= 0) ::close(phase_fd);
       end_unstarted(c, "infra_failed", std::string("could not start the executor: ") + e.what());
       return send_error(res, 500, std::string("could not start the executor: ") + e.what(), "");
     }
@@ -665,12 +762,13 @@ struct Server::Impl {
       std::lock_guard<std::mutex> lk(mu);
       c->child = h;
       c->state = "running";
+      bump();
       if (c->cancel_requested) {  // cancelled between the check above and the spawn
         c->kill_at = Clock::now() + std::chrono::seconds(c->grace_s);
         signal_child(h, SIGTERM);
       }
     }
-    watcher = std::thread([this, c, h] { watch(c, h); });
+    watcher = std::thread([this, c, h, phase_fd] { watch(c, h, phase_fd); });
     res.status = 202;
     res.set_content(dump(json{{"case_id", id}}), "application/json");
   }
@@ -695,7 +793,21 @@ struct Server::Impl {
     auto c = find_case(rest);
     if (!c) return send_error(res, 404, "unknown case id " + rest, "case_id");
     if (action.empty()) {
-      res.set_content(dump(status_of(c)), "application/json");
+      if (!req.has_param("wait_ms")) {
+        res.set_content(dump(status_of(c)), "application/json");
+        return;
+      }
+      const std::string w = req.get_param_value("wait_ms");
+      if (w.empty() || w.size() > 5 || w.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(w) > kMaxStatusWaitMs)
+        return send_error(res, 400, "wait_ms must be an integer from 0 to " + std::to_string(kMaxStatusWaitMs) + " (ms)",
+                          "wait_ms");
+      for (const char* k : {"state", "phase"})
+        if (!req.has_param(k))
+          return send_error(res, 400, std::string("wait_ms needs state and phase (the status last seen); ") + k + " is missing", k);
+      res.set_content(dump(status_when_changed(c, std::chrono::milliseconds(std::stoi(w)), req.get_param_value("state"),
+                                               req.get_param_value("phase"))),
+                      "application/json");
       return;
     }
     if (action == "cancel") {
@@ -708,6 +820,9 @@ struct Server::Impl {
           c->cancel_requested = true;
           c->kill_at = Clock::now() + std::chrono::seconds(c->grace_s);
           if (c->child.pid > 0) signal_child(c->child, SIGTERM);
+          bump();
+          const std::uint64_t one = 1;  // the watcher now minds the SIGKILL deadline
+          if (watcher_wake_fd >= 0) (void)!::write(watcher_wake_fd, &one, sizeof one);
         }
       }
       res.status = 202;
@@ -953,6 +1068,10 @@ void Server::serve() {
       } else {
         (void)::poll(&p, 1, -1);  // EINTR or a wake: the loop condition decides
       }
+    }
+    {
+      std::lock_guard<std::mutex> lk(m.mu);
+      m.bump();  // waiting status requests answer now: the connections can close
     }
     while (!served.load()) {
       if (m.server->is_running()) {

@@ -143,7 +143,11 @@ struct Campaign {
 
   int max_infra_retries = 2;         ///< reruns of an infra_failed case (attempts = 1 + this)
   int case_timeout_s = 0;            ///< runner gives up on a case after this (0 = phases x 4 + 600)
-  int poll_interval_ms = 1000;       ///< runner status poll period
+  int poll_interval_ms = 1000;       ///< runner status poll period, ms
+  /// How long the runner asks an agent to hold a status answer until the case's state or
+  /// phase changes, ms (0 = plain polling every poll_interval_ms; at most 60000, the agent's
+  /// limit, API.md). Ours: fewer requests, so less agent CPU charged to the case in the guest.
+  int status_wait_ms = 10000;
 
   int bootstrap_replicates = 10000;  ///< analysis (ours; study: bootstrap intervals)
   double alpha = 0.05;

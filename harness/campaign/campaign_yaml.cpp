@@ -442,6 +442,9 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     if (c.case_timeout_s < 0) s.fail(s.node()["case_timeout_s"], s.field("case_timeout_s"), "must be >= 0");
     if (c.case_timeout_s == 0) c.case_timeout_s = (c.warmup_s + c.pressure_s + c.recovery_s) * 4 + 600;
     c.poll_interval_ms = static_cast<int>(positive_int(s, "poll_interval_ms", 1000));
+    c.status_wait_ms = s.scalar<int>("status_wait_ms", 10000);
+    if (c.status_wait_ms < 0 || c.status_wait_ms > 60000)
+      s.fail(s.node()["status_wait_ms"], s.field("status_wait_ms"), "must lie in [0, 60000] (ms; 0 = plain polling)");
     s.finish();
   }
   {

@@ -532,11 +532,22 @@ class Worker {
     if (!boot.empty() && !a.detail.contains("boot_id")) a.detail["boot_id"] = boot;
     Silence silence;
     agent::CaseStatus st;
+    // After the first answer, each request asks the agent to hold its answer until the
+    // case's state or phase changes (runner.status_wait_ms), so the agent is asked about once
+    // per phase instead of every poll interval. An answer that comes sooner without a change
+    // (an agent that does not wait) is followed by the rest of the poll interval.
+    const std::chrono::milliseconds hold(c_.status_wait_ms);
+    bool answered = false;
     for (;;) {
       const auto asked = std::chrono::steady_clock::now();
       const std::int64_t asked_unix_ns = now();
+      const agent::CaseStatus seen_st = st;
+      const auto held = answered ? hold : std::chrono::milliseconds(0);
+      bool changed = true;
       try {
-        st = client_->status(id);
+        st = held.count() > 0 ? client_->wait_status(id, seen_st, held) : client_->status(id);
+        changed = !answered || st.state != seen_st.state || st.phase != seen_st.phase;
+        answered = true;
         seen.last_seen_unix_ns = now();
         if (silence.since) {
           close_silence(a, silence);
@@ -561,7 +572,14 @@ class Worker {
         if (silence.since) close_silence(a, silence);
         return vanished(k, a, seen, std::string("agent no longer knows the case (guest restarted?): ") + e.what());
       } catch (const agent::AgentError& e) {
-        if (!silence.since) open_silence(a, silence, seen, e.what(), asked, asked_unix_ns);
+        // A held request's answer was due at the latest `held` after it was sent: the
+        // silence starts there (or now, if sooner), never while the agent was entitled to wait.
+        if (!silence.since) {
+          const auto due = std::min(std::chrono::steady_clock::now() - asked,
+                                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(held));
+          open_silence(a, silence, seen, e.what(), asked + due,
+                       asked_unix_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(due).count());
+        }
         const auto silent_ms =
             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - *silence.since);
         if (!pressure_started(seen.phase)) {
@@ -588,7 +606,8 @@ class Worker {
         return vanished(k, a, seen,
                         "case timed out after " + std::to_string(c_.case_timeout_s) + " s (runner.case_timeout_s)");
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(c_.poll_interval_ms));
+      if (!changed || silence.since)
+        std::this_thread::sleep_until(asked + std::chrono::milliseconds(c_.poll_interval_ms));
     }
     put_seen(a, seen);
     if (st.state == "cancelled") return vanished(k, a, seen, "agent reports the case cancelled");

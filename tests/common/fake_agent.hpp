@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace fake {
 
@@ -241,6 +242,13 @@ class FakeAgent {
     return submissions_;
   }
   int posts() const { return posts_.load(); }
+  /// The query of every status request that reached a case, in order, as "k=v&k=v" sorted
+  /// by key ("" for none). This fake ignores it and answers at once, as an agent without
+  /// waiting status requests does.
+  std::vector<std::string> status_queries() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return status_queries_;
+  }
   int gets() const { return gets_.load(); }
 
  private:
@@ -326,6 +334,9 @@ class FakeAgent {
         return;
       }
       std::lock_guard<std::mutex> lk(mu_);
+      std::string q;
+      for (const auto& [k, v] : req.params) q += (q.empty() ? "" : "&") + k + "=" + v;
+      status_queries_.push_back(q);
       auto it = cases_.find(req.matches[1]);
       if (it == cases_.end()) {
         res.status = 404;
@@ -412,6 +423,7 @@ class FakeAgent {
   std::mutex mu_;
   std::map<std::string, Case> cases_;
   std::map<std::string, int> submissions_;
+  std::vector<std::string> status_queries_;  ///< under mu_
   int accepted_ = 0;          ///< POSTs accepted (under mu_)
   bool held_seen_ = false;    ///< the held case answered a poll in pressure (under mu_)
   std::condition_variable held_cv_;

@@ -650,6 +650,148 @@ TEST_F(AgentFixture, IdleAgentDoesNotWakeOnATimer) {
   EXPECT_LE(woke, 10) << "the idle agent's threads woke " << woke << " times in 2 s";
 }
 
+/// Executor for the waiting-status tests: phase warmup, then, once DIR/go exists, phase
+/// pressure (each renamed into place, as harness-case does), then, once DIR/go2 exists, the
+/// bundle and exit.
+void write_gated_executor(const fs::path& dir, const fs::path& marker) {
+  write_exec(dir / "executor.sh",
+             "#!/bin/sh\n"
+             "out=\"$4\"; id=$(basename \"$(dirname \"$out\")\")\n"
+             "echo \"$id\" >> " + marker.string() + "\n"
+             "phase() { echo $1 > \"$out/phase.tmp\"; mv \"$out/phase.tmp\" \"$out/phase\"; }\n"
+             "phase warmup\n"
+             "while [ ! -e " + (dir / "go").string() + " ]; do sleep 0.1; done\n"
+             "phase pressure\n"
+             "while [ ! -e " + (dir / "go2").string() + " ]; do sleep 0.1; done\n"
+             "cp " + (dir / "bundles").string() + "/$id.db \"$out/$id.db\"\n");
+}
+
+/// Creates `file` after `after`, on a thread of its own (joined by the caller).
+std::thread touch_later(const fs::path& file, std::chrono::milliseconds after) {
+  return std::thread([file, after] {
+    std::this_thread::sleep_for(after);
+    std::ofstream(file) << "1\n";
+  });
+}
+
+/// GET /v1/cases/{id}?wait_ms=...: the agent holds the answer until the state or phase
+/// differs from the one the client names, the case is final, or the wait ends. Lower bounds
+/// on elapsed time show that it waited; the upper bounds (far below the wait asked for) show
+/// that a change ended the wait, not its end.
+TEST_F(AgentFixture, WaitingStatusAnswersWhenThePhaseOrStateChanges) {
+  write_gated_executor(dir, marker);
+  make_bundle("case-w");
+  ASSERT_TRUE(start());
+  auto c = test_support::agent_client(port, kToken, 120);
+  ASSERT_EQ(c.Post("/v1/cases", valid_spec("case-w").dump(), "application/json")->status, 202);
+  json s;
+  for (int i = 0; i < 300; ++i) {
+    s = json::parse(c.Get("/v1/cases/case-w")->body);
+    if (s["phase"] == "warmup") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(s["state"], "running") << s.dump();
+  ASSERT_EQ(s["phase"], "warmup") << s.dump();
+  using Clock = std::chrono::steady_clock;
+  auto timed_get = [&](const std::string& path, json& out) {
+    const auto t0 = Clock::now();
+    auto r = c.Get(path);
+    const auto took = Clock::now() - t0;
+    EXPECT_TRUE(r);
+    if (r) {
+      EXPECT_EQ(r->status, 200) << r->body;
+      out = json::parse(r->body);
+    }
+    return took;
+  };
+  // 1. A phase change ends the wait (the phase file is renamed into place by the executor).
+  std::thread go = touch_later(dir / "go", std::chrono::milliseconds(1500));
+  auto took = timed_get("/v1/cases/case-w?wait_ms=60000&state=running&phase=warmup", s);
+  go.join();
+  EXPECT_EQ(s["phase"], "pressure") << s.dump();
+  EXPECT_GE(took, std::chrono::milliseconds(1400)) << "answered before the phase changed";
+  EXPECT_LT(took, std::chrono::seconds(40)) << "the phase change did not end the wait";
+  // 2. Nothing changes: the answer comes when the wait ends, with the same status.
+  took = timed_get("/v1/cases/case-w?wait_ms=1500&state=running&phase=pressure", s);
+  EXPECT_EQ(s["state"], "running") << s.dump();
+  EXPECT_EQ(s["phase"], "pressure") << s.dump();
+  EXPECT_GE(took, std::chrono::milliseconds(1400));
+  // 3. A status the client did not see yet is answered at once (no wait asked for ends it).
+  took = timed_get("/v1/cases/case-w?wait_ms=60000&state=running&phase=warmup", s);
+  EXPECT_EQ(s["phase"], "pressure") << s.dump();
+  EXPECT_LT(took, std::chrono::seconds(40));
+  // 4. The executor exits: the state change ends the wait (through the client's call).
+  harness::agent::AgentClient ac("http://127.0.0.1:" + std::to_string(port), kToken);
+  harness::agent::CaseStatus seen;
+  seen.state = "running";
+  seen.phase = "pressure";
+  std::thread go2 = touch_later(dir / "go2", std::chrono::milliseconds(1500));
+  const auto t0 = Clock::now();
+  const auto st = ac.wait_status("case-w", seen, std::chrono::milliseconds(60000));
+  took = Clock::now() - t0;
+  go2.join();
+  EXPECT_NE(st.state, "running");
+  EXPECT_GE(took, std::chrono::milliseconds(1400));
+  EXPECT_LT(took, std::chrono::seconds(40)) << "the executor's exit did not end the wait";
+  json fin = wait_final("case-w");
+  EXPECT_EQ(fin["state"], "completed") << fin.dump();
+  // 5. A final case is answered at once, even when the client names its state.
+  took = timed_get("/v1/cases/case-w?wait_ms=60000&state=completed&phase=done", s);
+  EXPECT_EQ(s["state"], "completed");
+  EXPECT_LT(took, std::chrono::seconds(40));
+  // 6. Bad parameters: 400 naming the field.
+  for (const auto& [q, field] : {std::pair<std::string, std::string>{"wait_ms=abc&state=running&phase=setup", "wait_ms"},
+                                 {"wait_ms=60001&state=running&phase=setup", "wait_ms"},
+                                 {"wait_ms=-5&state=running&phase=setup", "wait_ms"},
+                                 {"wait_ms=100&phase=setup", "state"},
+                                 {"wait_ms=100&state=running", "phase"}}) {
+    auto r = c.Get("/v1/cases/case-w?" + q);
+    ASSERT_TRUE(r) << q;
+    EXPECT_EQ(r->status, 400) << q << ": " << r->body;
+    EXPECT_EQ(json::parse(r->body)["field"], field) << q;
+  }
+}
+
+/// While a case runs and a client holds a waiting status request, the agent sleeps: the
+/// watcher waits on the executor's pidfd and the phase file's inotify descriptor (it woke
+/// once a second before), and the held request waits on a condition variable. A count of
+/// wakes, not a time. A stop ends the held request at once.
+TEST_F(AgentFixture, RunningCaseWithAWaitingClientDoesNotWakeTheAgentOnATimer) {
+  write_gated_executor(dir, marker);
+  make_bundle("case-q");
+  ASSERT_TRUE(start());
+  auto c = test_support::agent_client(port, kToken, 120);
+  ASSERT_EQ(c.Post("/v1/cases", valid_spec("case-q").dump(), "application/json")->status, 202);
+  json s = json::object();
+  for (int i = 0; i < 300 && s.value("phase", "") != "warmup"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s = json::parse(c.Get("/v1/cases/case-q")->body);
+  }
+  ASSERT_EQ(s["phase"], "warmup") << s.dump();
+  std::atomic<bool> answered{false};
+  std::string held_body;
+  std::thread held([&] {
+    auto h = test_support::agent_client(port, kToken, 120);
+    auto r = h.Get("/v1/cases/case-q?wait_ms=60000&state=running&phase=warmup");
+    if (r) held_body = r->body;
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const long before = voluntary_switches(pid);
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  const long woke = voluntary_switches(pid) - before;
+  EXPECT_FALSE(answered.load()) << "the held request was answered without a change: " << held_body;
+  EXPECT_LE(woke, 3) << "the agent's threads woke " << woke << " times in 5 s with a case running";
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);  // the running case keeps running; the held request is answered
+  for (int i = 0; i < 400 && !answered.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(answered.load()) << "a stop did not end the held request";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  std::ofstream(dir / "go") << "1\n";
+  std::ofstream(dir / "go2") << "1\n";
+  held.join();
+}
+
 TEST_F(AgentFixture, NonLoopbackBindWithoutTlsIsRefused) {
   int p[2];
   ASSERT_EQ(pipe(p), 0);

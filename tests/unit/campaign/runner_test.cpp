@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "test_files.hpp"
@@ -169,6 +170,48 @@ TEST(Runner, TwoVmsInParallelOomKeptNotRetriedNothingRerun) {
   EXPECT_EQ(s2.completed, 12);
   EXPECT_EQ(s2.attempts_this_run, 0);
   EXPECT_EQ(a0.posts() + a1.posts(), posts);
+}
+
+/// After a case's first status answer, the runner asks the agent to hold each answer until
+/// the state or phase differs from the last one it saw (runner.status_wait_ms, default
+/// 10000 ms; harness/agent/API.md "Waiting for a change"); 0 keeps plain polling. The fake
+/// agent answers at once, as an agent without this does, and every case still completes.
+TEST(Runner, StatusRequestsAskTheAgentToHoldTheAnswerUntilAChange) {
+  for (const int wait_ms : {-1, 0}) {  // -1: the default
+    TempDir d;
+    write_token(d / "token", "tok");
+    fake::FakeAgent a0{d / "agent0", "tok"};
+    a0.polls_to_finish = 5;
+    std::string yaml = campaign_yaml(1, 1, 0);
+    if (wait_ms >= 0) {
+      const std::string key = "poll_interval_ms: 20}";
+      yaml.replace(yaml.find(key), key.size(), "poll_interval_ms: 20, status_wait_ms: " + std::to_string(wait_ms) + "}");
+    }
+    const auto c = fleet_campaign(d, {&a0}, yaml);
+    EXPECT_EQ(c.status_wait_ms, wait_ms < 0 ? 10000 : wait_ms);
+    const auto s = hc::run_campaign(c, run_options(d));
+    EXPECT_EQ(s.completed, 3);
+    const auto q = a0.status_queries();
+    ASSERT_GE(q.size(), 3u * 6u) << "at least polls_to_finish + 1 status requests per case";
+    int plain = 0, held = 0;
+    const std::regex held_query("phase=(setup|warmup|pressure|recovery|restoration)&state=running&wait_ms=10000");
+    for (const auto& x : q) {
+      if (x.empty()) {
+        ++plain;
+      } else {
+        ++held;
+        EXPECT_TRUE(std::regex_match(x, held_query)) << x;
+      }
+    }
+    if (wait_ms == 0) {
+      EXPECT_EQ(held, 0);
+    } else {
+      // Two plain requests per case: the check before submission whether the agent already
+      // knows the id (a 404 here), and the first one of following it; then held ones.
+      EXPECT_EQ(plain, 6);
+      EXPECT_GE(held, 3 * 4);
+    }
+  }
 }
 
 TEST(Runner, InfraFailureRetriedAndEveryAttemptRecorded) {

@@ -173,7 +173,7 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   EXPECT_GE(imported, unblocked_ns);
   std::printf("timeline of the first case (s after submission):\n"
               "  port blocked                %7.1f\n"
-              "  runner's silence start      %7.1f  (first unanswered status request sent)\n"
+              "  runner's silence start      %7.1f  (first unanswered status request due)\n"
               "  case ended in the guest     %7.1f  (cases.ended_unix_ns, while blocked: %s)\n"
               "  port unblocked              %7.1f\n"
               "  runner's silence end        %7.1f  (silence %.1f s)\n"
