@@ -12,8 +12,13 @@
 #include <exception>
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: write_synthetic_db OUT.db [--quick] [--scale K]\n");
+  const char* usage = "usage: write_synthetic_db OUT.db [--quick] [--scale K]\n";
+  if (argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  if (argc < 2 || argv[1][0] == '-') {  // an option where the output file belongs
+    std::fputs(usage, stderr);
     return 64;
   }
   bool quick = false;
