@@ -542,7 +542,8 @@ class Worker {
       const auto asked = std::chrono::steady_clock::now();
       const std::int64_t asked_unix_ns = now();
       const agent::CaseStatus seen_st = st;
-      const auto held = answered ? hold : std::chrono::milliseconds(0);
+      // Plain requests while the agent is silent: its first answer then ends the silence at once.
+      const auto held = answered && !silence.since ? hold : std::chrono::milliseconds(0);
       bool changed = true;
       try {
         st = held.count() > 0 ? client_->wait_status(id, seen_st, held) : client_->status(id);
