@@ -987,6 +987,22 @@ TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
   EXPECT_THAT(hc::status_report(db), Not(HasSubstr("UNUSABLE")));
 }
 
+// Clearing the unusable mark before a case writes only when there is a mark: on a database
+// opened read-only, clearing an absent mark succeeds, clearing a present one is a write.
+TEST(RunnerUnusable, ClearingAnAbsentMarkWritesNothing) {
+  TempDir d;
+  const std::string path = d / "c.db";
+  { results::Db create(path, results::Db::Mode::Create); }
+  results::Db ro(path, results::Db::Mode::ReadOnly);
+  EXPECT_NO_THROW(hc::set_unusable_mark(ro, "vm0", ""));
+  results::Db rw(path, results::Db::Mode::ReadWrite);
+  hc::set_unusable_mark(rw, "vm0", "unclean");
+  EXPECT_EQ(count(rw, "SELECT count(*) FROM campaign_meta WHERE key = 'unusable:vm0'"), 1);
+  EXPECT_THROW(hc::set_unusable_mark(ro, "vm0", ""), results::DbError);
+  hc::set_unusable_mark(rw, "vm0", "");
+  EXPECT_EQ(count(rw, "SELECT count(*) FROM campaign_meta WHERE key = 'unusable:vm0'"), 0);
+}
+
 }  // namespace
 
 // `harness check --baseline-db` runs only the candidate cases of an A/B plan: RunOptions::
