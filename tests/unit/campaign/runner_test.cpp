@@ -987,6 +987,20 @@ TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
   EXPECT_THAT(hc::status_report(db), Not(HasSubstr("UNUSABLE")));
 }
 
+// Each case on a reused guest costs one GET /v1/health: the wait before the case, whose
+// answer also gives the unclean mark and the boot id the case runs on (formerly asked for
+// again right after the wait). 1 before scheduling + 1 per case.
+TEST(RunnerHealth, OneHealthRequestPerCaseOnAReusedGuest) {
+  OneVm v;
+  v.a0.polls_to_finish = 0;
+  v.a0.set_boot_id("boot-1");
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(v.a0.health_gets.load(), 1 + 3);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot_id') = 'boot-1'"), 3);
+}
+
 // Clearing the unusable mark before a case writes only when there is a mark: on a database
 // opened read-only, clearing an absent mark succeeds, clearing a present one is a write.
 TEST(RunnerUnusable, ClearingAnAbsentMarkWritesNothing) {
