@@ -88,7 +88,7 @@ class Stmt {
 class Db {
  public:
   enum class Mode { ReadOnly, ReadWrite, Create };
-  /// Opens `path`. Create: creates the file if needed and applies the results schema;
+  /// Opens `path`. Create: creates the file if needed (16 KiB pages) and applies the results schema;
   /// ReadWrite: the file must exist (schema applied if missing tables);
   /// ReadOnly: never writes. WAL journal and a 10 s busy timeout for writers.
   Db(const std::string& path, Mode mode);

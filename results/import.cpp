@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -45,13 +47,8 @@ std::vector<std::string> shared_columns(Db& campaign, const char* table) {
 std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const std::string& case_id,
                            const std::function<void(Db&)>& in_transaction, const std::string& bundle_case_id) {
   const std::string& from = bundle_case_id.empty() ? case_id : bundle_case_id;
-  {
-    Db bundle(bundle_path, Db::Mode::ReadOnly);  // validates it is a results DB
-    Stmt s(bundle, "SELECT count(*) FROM cases WHERE case_id = ?1");
-    s.bind(1, from);
-    if (!s.step() || s.int64(0) != 1)
-      throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
-  }
+  // ATTACH would create a missing file: refuse it first, as opening it would.
+  if (!std::filesystem::exists(bundle_path)) throw DbError(bundle_path + ": no such database file");
   // Foreign keys are not enforced during the copy: checking every copied row's case_id
   // against cases (one index seek per row, ~12% of the copy) proves nothing here, since the
   // cases row is copied first and every row is written under that same id (?2). PRAGMA
@@ -60,10 +57,28 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
   {
     Stmt attach(campaign, "ATTACH DATABASE ?1 AS bundle");
     attach.bind(1, bundle_path);
-    attach.run();
+    try {
+      attach.run();
+    } catch (const DbError&) {
+      throw DbError(bundle_path + ": cannot attach the bundle: " + sqlite3_errmsg(campaign.handle()));
+    }
   }
   std::int64_t requests = 0;
   try {
+    // The bundle is checked through the attached schema (formerly a second connection of its
+    // own, opened and closed per import): a results DB (schema_version) holding the case.
+    {
+      std::optional<Stmt> v;
+      try {
+        v.emplace(campaign, "SELECT value FROM bundle.schema_info WHERE key = 'schema_version'");
+      } catch (const DbError&) {
+        throw DbError(bundle_path + ": not a harness results database (" + sqlite3_errmsg(campaign.handle()) + ")");
+      }
+      if (!v->step()) throw DbError(bundle_path + ": not a harness results database (no schema_version)");
+      Stmt s(campaign, "SELECT count(*) FROM bundle.cases WHERE case_id = ?1");
+      s.bind(1, from);
+      if (!s.step() || s.int64(0) != 1) throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
+    }
     if (foreign_keys) campaign.exec("PRAGMA foreign_keys = OFF");
     campaign.transaction([&] {
       // An earlier attempt's rows are replaced: the case row, then (only when there was one,

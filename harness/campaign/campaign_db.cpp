@@ -41,6 +41,10 @@ std::string agent_case_id(const std::string& case_id, int attempt, const std::st
 
 void set_unusable_mark(results::Db& db, const std::string& vm, const std::string& why) {
   if (why.empty()) {
+    // Cleared before every case of a reused guest: a read first, so that a VM without a mark
+    // (the usual case) costs no write (a DELETE that matches nothing still takes SQLite's
+    // write lock and commits).
+    if (!meta(db, "unusable:" + vm)) return;
     results::Stmt d(db, "DELETE FROM campaign_meta WHERE key = ?1");
     d.bind(1, "unusable:" + vm).run();
   } else {

@@ -185,14 +185,18 @@ class Worker {
           if (p.runs_since_mark >= 1 + c_.max_infra_retries) break;  // left infra_failed
           // A guest that gets a fresh boot before each case needs no wait (the boot is the remedy).
           if (!fresh_) {
-            const auto still = wait_for_agents({guest_}, opt_.host_wait, opt_.out);
+            // One GET /v1/health per case: the wait's answer also carries the unclean mark and
+            // the boot id (formerly asked for again right after it answered).
+            std::map<std::string, nlohmann::json> health;
+            const auto still = wait_for_agents({guest_}, opt_.host_wait, opt_.out, &health);
             if (!still.empty()) {
               unreachable = still.front();
               prog_.note(guest_.name, unreachable + "; its remaining cases stay pending (no attempt spent)");
               db_ = nullptr;
               return;
             }
-            if (const auto why = unclean_mark(); !why.empty()) {
+            const auto answer = health.find(guest_.name);
+            if (const auto why = answer != health.end() ? unclean_mark(answer->second) : unclean_mark(); !why.empty()) {
               unusable = guest_.name + " (" + guest_.url + "): " + why;
               set_unusable_mark(*db_, guest_.name, why);
               prog_.note(guest_.name, "VM unusable: " + why + "; its remaining cases stay pending (no attempt spent)");
@@ -219,20 +223,24 @@ class Worker {
   /// when the VM is usable or the agent predates the mark.
   std::string unclean_mark() {
     try {
-      const auto h = client_->health();
-      last_boot_id_ = boot_id_of(h);
-      if (!h.contains("unclean") || h["unclean"].is_null()) return "";
-      const auto& u = h["unclean"];
-      std::string why = "restoration of case " +
-                        (u.contains("case_id") && u["case_id"].is_string() ? u["case_id"].get<std::string>()
-                                                                             : std::string("?")) +
-                        " was unclean";
-      if (u.contains("problems") && u["problems"].is_array() && !u["problems"].empty())
-        why += " (" + u["problems"].dump() + ")";
-      return why + "; fix or reboot the VM, then clear the mark (agent API DELETE /v1/unclean)";
+      return unclean_mark(client_->health());
     } catch (const agent::AgentError&) {
       return "";  // not answering now: the attempt itself will tell
     }
+  }
+
+  /// The same, read from a GET /v1/health answer `h` already received.
+  std::string unclean_mark(const nlohmann::json& h) {
+    last_boot_id_ = boot_id_of(h);
+    if (!h.contains("unclean") || h["unclean"].is_null()) return "";
+    const auto& u = h["unclean"];
+    std::string why = "restoration of case " +
+                      (u.contains("case_id") && u["case_id"].is_string() ? u["case_id"].get<std::string>()
+                                                                           : std::string("?")) +
+                      " was unclean";
+    if (u.contains("problems") && u["problems"].is_array() && !u["problems"].empty())
+      why += " (" + u["problems"].dump() + ")";
+    return why + "; fix or reboot the VM, then clear the mark (agent API DELETE /v1/unclean)";
   }
 
   static std::string boot_id_of(const nlohmann::json& health) {

@@ -16,7 +16,8 @@ agent::ClientOptions client_options(const Guest& g, agent::ClientOptions base) {
   return base;
 }
 
-std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const HostWait& w, std::FILE* out) {
+std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const HostWait& w, std::FILE* out,
+                                         std::map<std::string, nlohmann::json>* answers) {
   agent::ClientOptions co;
   co.get_attempts = 1;  // the backoff is ours, below
   co.connect_timeout = std::chrono::milliseconds(std::min(5000, w.request_timeout_ms));
@@ -24,7 +25,8 @@ std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const
   std::map<std::string, std::string> waiting;  // guest name -> last error
   auto check = [&](const Guest& g) -> std::optional<std::string> {
     try {
-      agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health();  // /v1/health needs no token
+      auto h = agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health();  // needs no token
+      if (answers) (*answers)[g.name] = std::move(h);
       return std::nullopt;
     } catch (const std::exception& e) {
       return std::string(e.what());

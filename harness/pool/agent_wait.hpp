@@ -6,7 +6,10 @@
 #include "harness/agent/client.hpp"
 #include "harness/pool/pool.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +33,10 @@ struct HostWait {
 /// line per wait to `out` ("vm1: agent at URL not answering (...); asking again in 2 s
 /// (waited 1 s of at most 600 s)"; nothing when `out` is null). Returns one line per guest
 /// still not answering ("vm1 (URL): agent not answering GET /v1/health after waiting N s:
-/// <last error>"); empty = every guest answered.
-std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const HostWait& w, std::FILE* out);
+/// <last error>"); empty = every guest answered. `answers`, when given, gets the body of each
+/// guest's answering GET /v1/health by guest name (the runner reads the unclean mark and the
+/// boot id from it instead of asking again).
+std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const HostWait& w, std::FILE* out,
+                                         std::map<std::string, nlohmann::json>* answers = nullptr);
 
 }  // namespace harness::pool

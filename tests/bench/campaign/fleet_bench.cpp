@@ -167,6 +167,7 @@ void read_exact(int fd, void* buf, std::size_t n) {
     for (int i = 0; i < n; ++i) {
       agents.push_back(std::make_unique<fake::FakeAgent>((dir / ("agent" + std::to_string(i))).string(), "tok"));
       agents.back()->polls_to_finish = 0;  // instant: done at the first status poll
+      agents.back()->set_boot_id("fleet-stub-boot-" + std::to_string(i));  // as a real agent reports it
       agents.back()->bundle_writer = [&, z](const std::string& path, const nlohmann::json& spec, fake::Outcome) {
         const auto b = study_bundle(spec, z);
         const std::int64_t t = now_ns();
@@ -312,11 +313,16 @@ ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs
   ImportTimes t;
   for (int i = 0; i < 2 * k; ++i) {
     const bool peer = i % 2 == 1;
-    const std::string id = "imp-" + std::to_string(i);
-    const nlohmann::json spec = {{"case_id", id + ".a1-x"}, {"campaign", "fleet"}, {"vm", "vm0"},
+    // Ids of a fleet case's length and shape (scheduled id ~48 characters, agent id
+    // "<id>.a1-<8 hex>"), in the middle of the DB's key order as a fleet's next case is: the
+    // case id is stored in every row and every primary-key index, so a short id ("imp-N",
+    // before 2026-12-03) understated the import.
+    const std::string id = "fleet-vm0-fast-structured-r" + std::to_string(100'000 + i) + "-bounded-reclaim";
+    const std::string agent_id = id + ".a1-0123abcd";
+    const nlohmann::json spec = {{"case_id", agent_id}, {"campaign", "fleet"}, {"vm", "vm0"},
                                  {"regime", "fast-structured"}, {"repeat", 1}, {"configuration", "bounded-reclaim"},
                                  {"dose_bytes", 96LL << 20}};
-    const std::string bundle = (dir / (id + ".db")).string();
+    const std::string bundle = (dir / (agent_id + ".db")).string();
     harness::case_::write_bundle(bundle, study_bundle(spec, z));
     {
       results::Stmt s(db, "INSERT INTO schedule(case_id, ordinal, vm, regime, repeat, configuration, state) "
@@ -334,10 +340,10 @@ ImportTimes time_imports(const fs::path& db_path, int k, const Size& z, const fs
     // The bundle holds the case under its agent case id, as an agent's does.
     std::string status;
     if (peer) {
-      rewrite_case_id(bundle, id + ".a1-x", id);
+      rewrite_case_id(bundle, agent_id, id);
       status = hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt});
     } else {
-      status = hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}, id + ".a1-x");
+      status = hc::import_attempt(db, bundle, a, hc::RanOn{"kvm", "", std::nullopt}, agent_id);
     }
     if (status != "completed") throw std::runtime_error(bundle + ": not imported as completed");
     (peer ? t.rewrite_wall : t.import_wall) += (now_ns() - w1) / 1e6 / k;

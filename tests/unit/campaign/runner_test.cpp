@@ -1030,6 +1030,36 @@ TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
   EXPECT_THAT(hc::status_report(db), Not(HasSubstr("UNUSABLE")));
 }
 
+// Each case on a reused guest costs one GET /v1/health: the wait before the case, whose
+// answer also gives the unclean mark and the boot id the case runs on (formerly asked for
+// again right after the wait). 1 before scheduling + 1 per case.
+TEST(RunnerHealth, OneHealthRequestPerCaseOnAReusedGuest) {
+  OneVm v;
+  v.a0.polls_to_finish = 0;
+  v.a0.set_boot_id("boot-1");
+  const auto s = hc::run_campaign(v.c, v.o);
+  EXPECT_EQ(s.completed, 3);
+  EXPECT_EQ(v.a0.health_gets.load(), 1 + 3);
+  results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot_id') = 'boot-1'"), 3);
+}
+
+// Clearing the unusable mark before a case writes only when there is a mark: on a database
+// opened read-only, clearing an absent mark succeeds, clearing a present one is a write.
+TEST(RunnerUnusable, ClearingAnAbsentMarkWritesNothing) {
+  TempDir d;
+  const std::string path = d / "c.db";
+  { results::Db create(path, results::Db::Mode::Create); }
+  results::Db ro(path, results::Db::Mode::ReadOnly);
+  EXPECT_NO_THROW(hc::set_unusable_mark(ro, "vm0", ""));
+  results::Db rw(path, results::Db::Mode::ReadWrite);
+  hc::set_unusable_mark(rw, "vm0", "unclean");
+  EXPECT_EQ(count(rw, "SELECT count(*) FROM campaign_meta WHERE key = 'unusable:vm0'"), 1);
+  EXPECT_THROW(hc::set_unusable_mark(ro, "vm0", ""), results::DbError);
+  hc::set_unusable_mark(rw, "vm0", "");
+  EXPECT_EQ(count(rw, "SELECT count(*) FROM campaign_meta WHERE key = 'unusable:vm0'"), 0);
+}
+
 }  // namespace
 
 // `harness check --baseline-db` runs only the candidate cases of an A/B plan: RunOptions::

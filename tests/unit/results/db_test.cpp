@@ -97,3 +97,39 @@ TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   EXPECT_EQ(r.int64(0), 1);
   for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(path + s);
 }
+
+// A database file Db creates has 16 KiB pages; one created before (SQLite's 4 KiB) keeps its
+// page size when opened again, Create mode included, and takes rows as before.
+TEST(DbPageSize, NewFilesGet16KiBPagesExistingOnesKeepTheirs) {
+  auto page_size = [](results::Db& db) {
+    results::Stmt q(db, "PRAGMA page_size");
+    return q.step() ? q.int64(0) : -1;
+  };
+  const auto fresh = TempDb::fresh("page_size_new");
+  {
+    results::Db db(fresh, results::Db::Mode::Create);
+    EXPECT_EQ(page_size(db), 16384);
+  }
+  const auto old = TempDb::fresh("page_size_old");
+  {
+    results::Db db(old, results::Db::Mode::Create);
+    db.exec("PRAGMA journal_mode=DELETE");
+    db.exec("PRAGMA page_size=4096");
+    db.exec("VACUUM");
+    db.exec("PRAGMA journal_mode=WAL");
+    ASSERT_EQ(page_size(db), 4096);
+  }
+  {
+    results::Db db(old, results::Db::Mode::Create);
+    EXPECT_EQ(page_size(db), 4096);
+    db.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
+            "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}')");
+  }
+  results::Db db(old, results::Db::Mode::ReadOnly);
+  EXPECT_EQ(page_size(db), 4096);
+  results::Stmt q(db, "SELECT count(*) FROM cases");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.int64(0), 1);
+  for (const auto& p : {fresh, old})
+    for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(p + s);
+}
