@@ -674,24 +674,40 @@ std::thread touch_later(const fs::path& file, std::chrono::milliseconds after) {
   });
 }
 
+/// An agent whose executor is write_gated_executor's.
+class GatedCase : public AgentFixture {
+ protected:
+  /// Starts the agent, submits case `id` and waits until its status reads phase warmup;
+  /// returns that status (test failures when it does not get there).
+  json start_in_warmup(const std::string& id) {
+    write_gated_executor(dir, marker);
+    make_bundle(id);
+    if (!start()) {
+      ADD_FAILURE() << "the agent did not start";
+      return json::object();
+    }
+    auto c = test_support::agent_client(port, kToken);
+    auto r = c.Post("/v1/cases", valid_spec(id).dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 202) << (r ? r->body : std::string("no answer"));
+    json s = json::object();
+    for (int i = 0; i < 300 && s.value("phase", "") != "warmup"; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (auto g = c.Get("/v1/cases/" + id)) s = json::parse(g->body);
+    }
+    EXPECT_EQ(s.value("state", ""), "running") << s.dump();
+    EXPECT_EQ(s.value("phase", ""), "warmup") << s.dump();
+    return s;
+  }
+};
+
 /// GET /v1/cases/{id}?wait_ms=...: the agent holds the answer until the state or phase
 /// differs from the one the client names, the case is final, or the wait ends. Lower bounds
 /// on elapsed time show that it waited; the upper bounds (far below the wait asked for) show
 /// that a change ended the wait, not its end.
-TEST_F(AgentFixture, WaitingStatusAnswersWhenThePhaseOrStateChanges) {
-  write_gated_executor(dir, marker);
-  make_bundle("case-w");
-  ASSERT_TRUE(start());
+TEST_F(GatedCase, WaitingStatusAnswersWhenThePhaseOrStateChanges) {
+  json s = start_in_warmup("case-w");
+  ASSERT_FALSE(HasFailure());
   auto c = test_support::agent_client(port, kToken, 120);
-  ASSERT_EQ(c.Post("/v1/cases", valid_spec("case-w").dump(), "application/json")->status, 202);
-  json s;
-  for (int i = 0; i < 300; ++i) {
-    s = json::parse(c.Get("/v1/cases/case-w")->body);
-    if (s["phase"] == "warmup") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_EQ(s["state"], "running") << s.dump();
-  ASSERT_EQ(s["phase"], "warmup") << s.dump();
   using Clock = std::chrono::steady_clock;
   auto timed_get = [&](const std::string& path, json& out) {
     const auto t0 = Clock::now();
@@ -756,18 +772,9 @@ TEST_F(AgentFixture, WaitingStatusAnswersWhenThePhaseOrStateChanges) {
 /// watcher waits on the executor's pidfd and the phase file's inotify descriptor (it woke
 /// once a second before), and the held request waits on a condition variable. A count of
 /// wakes, not a time. A stop ends the held request at once.
-TEST_F(AgentFixture, RunningCaseWithAWaitingClientDoesNotWakeTheAgentOnATimer) {
-  write_gated_executor(dir, marker);
-  make_bundle("case-q");
-  ASSERT_TRUE(start());
-  auto c = test_support::agent_client(port, kToken, 120);
-  ASSERT_EQ(c.Post("/v1/cases", valid_spec("case-q").dump(), "application/json")->status, 202);
-  json s = json::object();
-  for (int i = 0; i < 300 && s.value("phase", "") != "warmup"; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    s = json::parse(c.Get("/v1/cases/case-q")->body);
-  }
-  ASSERT_EQ(s["phase"], "warmup") << s.dump();
+TEST_F(GatedCase, RunningCaseWithAWaitingClientDoesNotWakeTheAgentOnATimer) {
+  start_in_warmup("case-q");
+  ASSERT_FALSE(HasFailure());
   std::atomic<bool> answered{false};
   std::string held_body;
   std::thread held([&] {
