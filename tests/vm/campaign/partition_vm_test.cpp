@@ -1,8 +1,8 @@
 // A network partition does not decide an outcome (docs/PROTOCOL.md "A silent agent"): one
 // local guest (`harness vm up`, listed with `local: true`) runs tests/vm/campaign/
-// partition.yaml; in the first case's pressure phase the test drops every TCP packet to the
-// agent's forwarded port on the host (iptables, loopback) for longer than the runner's old
-// 60 s rule, then lets them through again. The case finishes inside the guest meanwhile;
+// partition.yaml; in the first case's pressure phase the test drops every TCP packet to and
+// from the agent's forwarded port on the host (iptables, loopback) for longer than the
+// runner's old 60 s rule, then lets them through again. The case finishes inside the guest meanwhile;
 // the runner keeps asking within the case's deadline, the engine says the guest runs, and
 // the bundle is imported once when the agent answers: the case is `completed`, never
 // `lost`, and its attempt holds the silence. The timeline is printed.
@@ -26,6 +26,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -34,11 +35,10 @@ using test_support::db_text;
 
 const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/partition.yaml";
 /// How long the agent's port stays blocked: longer than the old rule's 60 s plus what the
-/// runner may not count as silence at the block's start. A status request answered at the
-/// next phase change (up to the pressure phase's 10 s after the block) and a held one after
-/// it (runner.status_wait_ms, 10 s: its silence counts from when its answer was due) can put
-/// the recorded silence's start about 20 s after the block's (seen: 19.9 s); with a 75 s
-/// block the recorded silence was then 56 s, not past the old rule.
+/// runner may not count as silence at the block's start: a status request held since just
+/// before the block counts from when its answer was due (runner.status_wait_ms, 10 s, after
+/// it was sent). With a 75 s block and only requests dropped, an answer to such a request
+/// still arrived and the recorded silence started 19.9 s after the block and lasted 56 s.
 constexpr auto kBlock = std::chrono::seconds(90);
 
 std::int64_t unix_ns() {
@@ -58,25 +58,35 @@ std::int64_t poll_db(const std::string& path, const std::string& sql) {
   }
 }
 
-/// The DROP rule on the agent's port, removed on destruction whatever the test gave.
+/// The DROP rules on the agent's port, both directions (requests to it and its answers, as a
+/// real partition drops both: with requests alone dropped, an answer to a request held since
+/// before the block would still arrive), removed on destruction whatever the test gave.
 class PortBlock {
  public:
-  explicit PortBlock(int port) : rule_("INPUT -i lo -p tcp --dport " + std::to_string(port) +
-                                       " -m comment --comment reclaim-harness-partition-test -j DROP") {}
+  explicit PortBlock(int port) {
+    for (const char* dir : {"--dport", "--sport"})
+      rules_.push_back(std::string("INPUT -i lo -p tcp ") + dir + " " + std::to_string(port) +
+                       " -m comment --comment reclaim-harness-partition-test -j DROP");
+  }
   bool block() {
-    blocked_ = std::system(("iptables -I " + rule_).c_str()) == 0;
-    return blocked_;
+    for (const auto& r : rules_) {
+      if (std::system(("iptables -I " + r).c_str()) != 0) return false;
+      ++in_;
+    }
+    return true;
   }
   bool unblock() {
-    if (!blocked_) return true;
-    blocked_ = std::system(("iptables -D " + rule_).c_str()) != 0;
-    return !blocked_;
+    while (in_ > 0) {
+      if (std::system(("iptables -D " + rules_[in_ - 1]).c_str()) != 0) return false;
+      --in_;
+    }
+    return true;
   }
   ~PortBlock() { unblock(); }
 
  private:
-  std::string rule_;
-  bool blocked_ = false;
+  std::vector<std::string> rules_;
+  std::size_t in_ = 0;  ///< rules_[0, in_) are in the table
 };
 
 double seconds_between(std::int64_t a_ns, std::int64_t b_ns) { return static_cast<double>(b_ns - a_ns) / 1e9; }
