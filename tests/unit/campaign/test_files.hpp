@@ -1,31 +1,20 @@
 #pragma once
 // Files for the campaign unit tests: a scratch directory removed at scope exit, and
 // whole-file read/write.
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "tests/common/fixed_pin.hpp"
 #include "tests/common/slurp.hpp"
+#include "tests/common/temp_dir.hpp"
 
 namespace testfiles {
 
-/// mkdtemp("/tmp/campaign-test-XXXXXX"); removed with everything in it on destruction.
-class TempDir {
+/// A scratch directory under /tmp (tests/common/temp_dir.hpp).
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/campaign-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& f) const { return path_ + "/" + f; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("campaign-test") {}
 };
 
 /// The file's bytes ("" when unreadable): tests/common/slurp.hpp.

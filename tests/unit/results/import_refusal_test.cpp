@@ -3,11 +3,10 @@
 // is not created, and the campaign connection imports the next bundle as usual (the refused
 // one is detached, foreign keys enforced again).
 #include "results/db.hpp"
+#include "tests/common/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -31,13 +30,8 @@ std::int64_t count(results::Db& db, const std::string& sql) {
 }
 
 struct ImportRefusal : ::testing::Test {
-  fs::path dir = fs::temp_directory_path() / ("hk-import-refusal-" + std::to_string(::getpid()));
-  void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+  test_support::TempDir dir{"hk-import-refusal"};
+  std::string path(const std::string& name) const { return dir / name; }
 
   /// The refusal's message; then the same connection imports a good bundle.
   std::string refused_then_good(results::Db& db, const std::string& bundle, const std::string& from) {

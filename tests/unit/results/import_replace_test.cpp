@@ -2,10 +2,9 @@
 // (none of them left behind, rows of other cases untouched), and the campaign connection
 // enforces foreign keys again afterwards, also after an import that threw.
 #include "results/db.hpp"
+#include "tests/common/temp_dir.hpp"
 
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -57,13 +56,8 @@ bool foreign_keys_enforced(results::Db& db) {
 }
 
 struct ImportReplace : ::testing::Test {
-  fs::path dir = fs::temp_directory_path() / ("hk-import-replace-" + std::to_string(::getpid()));
-  void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
+  test_support::TempDir dir{"hk-import-replace"};
+  std::string path(const std::string& name) const { return dir / name; }
 };
 
 }  // namespace
