@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -475,6 +476,11 @@ class ConnectionGuard {
     const std::string addr = peer_address(fd);
     const int flags = ::fcntl(fd, F_GETFL);
     ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    // No Nagle: an answer is written in pieces (head, then body), and on a kept-alive
+    // connection the last piece otherwise waited for the client's delayed ACK (about 40 ms
+    // per answer; fleet_bench at one host: 132 against 56 ms of wall per case).
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     std::string refusal;
     {
       std::lock_guard<std::mutex> lk(mu_);

@@ -167,6 +167,7 @@ class FakeAgent {
   FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
     std::filesystem::create_directories(dir_);
     install();
+    server_.set_tcp_nodelay(true);  // as the real agent (guarded_server.cpp): no 40 ms ACK waits
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     if (!test_support::wait_until([this] { return server_.is_running(); }, std::chrono::seconds(30)))
