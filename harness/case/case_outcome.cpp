@@ -89,6 +89,7 @@ json to_json(const HarnessSelf& h) {
   if (h.peak_rss_sum_kib) j["peak_rss_sum_kib"] = *h.peak_rss_sum_kib;
   j["schedule"] = h.schedule ? json{{"wall_ns", h.schedule->wall_ns},
                                     {"cpu_ns", h.schedule->cpu_ns},
+                                    {"agent_cpu_ns", opt(h.schedule->agent_cpu_ns)},
                                     {"telemetry_cpu_ns", h.schedule->telemetry_cpu_ns},
                                     {"vcpu_fraction", h.schedule->vcpu_fraction}}
                              : json();

@@ -79,8 +79,10 @@ HarnessSelf SelfAccounting::finish(int vcpus, std::optional<std::int64_t> reclai
     HarnessSelf::Schedule s;
     s.wall_ns = *sched_end_ns_ - *sched_start_ns_;
     s.cpu_ns = *sched_end_.cpu_ns - *sched_start_.cpu_ns - write_cpu;
-    if (agent_pid_ && agent_sched_start_.cpu_ns && agent_sched_end_.cpu_ns)
-      s.cpu_ns += *agent_sched_end_.cpu_ns - *agent_sched_start_.cpu_ns;
+    if (agent_pid_ && agent_sched_start_.cpu_ns && agent_sched_end_.cpu_ns) {
+      s.agent_cpu_ns = *agent_sched_end_.cpu_ns - *agent_sched_start_.cpu_ns;
+      s.cpu_ns += *s.agent_cpu_ns;
+    }
     s.telemetry_cpu_ns = telemetry_cpu_ns;
     s.vcpu_fraction = s.wall_ns > 0 ? static_cast<double>(s.cpu_ns) / (static_cast<double>(s.wall_ns) * vcpus) : 0.0;
     h.schedule = s;

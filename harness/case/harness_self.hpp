@@ -35,6 +35,9 @@ struct HarnessSelf {
   /// swapoff of a full zram is seconds of system time competing with nothing measured).
   struct Schedule {
     std::int64_t wall_ns = 0, cpu_ns = 0;
+    /// The agent's part of cpu_ns, ns (the executor's is the rest); null when the parent is
+    /// not the agent or its /proc/<pid>/stat was unreadable at either end.
+    std::optional<std::int64_t> agent_cpu_ns;
     std::int64_t telemetry_cpu_ns = 0;  ///< thread CPU of the telemetry samples, ns
     double vcpu_fraction = 0;
   };

@@ -9,9 +9,10 @@
 # default), the calibrated pressure episode of campaigns/confirmatory.yaml (320 MiB allocated,
 # a 64 MiB active set) and one configuration (static-zram: no treatment work in the executor).
 # Prints, from outcome_json.harness_self: CPU of executor + agent over the measured phases (ms
-# per s and % of the vCPU; the telemetry samples' share), start-up and finish (the whole case
-# minus the measured phases), the agent's CPU over the whole case, each process's peak RSS,
-# and the accelerator. Exits non-zero when the case did not complete.
+# per s and % of the vCPU; the executor's, its telemetry samples' and the agent's parts),
+# start-up and finish (the whole case minus the measured phases), the agent's CPU over the
+# whole case, each process's peak RSS, and the accelerator. Exits non-zero when the case did
+# not complete.
 #
 # Usage: tests/bench/harness_self/campaign_footprint.sh [BUILD_DIR=build] [OUT_DIR=/tmp/campaign-footprint]
 #        WARMUP_S=120 PRESSURE_S=300 RECOVERY_S=120 CONFIGURATION=static-zram
@@ -68,8 +69,13 @@ print("| figure | value |")
 print("| --- | --- |")
 print(f"| CPU over the measured phases (executor + agent) | {ms(sc['cpu_ns']):.0f} ms over {wall_s:.0f} s = "
       f"{ms(sc['cpu_ns']) / wall_s:.2f} ms/s = {100 * sc['vcpu_fraction']:.3f}% of the vCPU |")
-print(f"| of which telemetry samples (thread CPU) | {ms(sc['telemetry_cpu_ns']):.0f} ms = "
+sa = sc.get("agent_cpu_ns")  # absent in outcomes of executors before it was recorded
+if sa is not None:
+    print(f"| of which the executor | {ms(sc['cpu_ns'] - sa):.0f} ms = {ms(sc['cpu_ns'] - sa) / wall_s:.2f} ms/s |")
+print(f"| of which the executor's telemetry samples (thread CPU) | {ms(sc['telemetry_cpu_ns']):.0f} ms = "
       f"{ms(sc['telemetry_cpu_ns']) / wall_s:.2f} ms/s |")
+if sa is not None:
+    print(f"| of which the agent | {ms(sa):.0f} ms = {ms(sa) / wall_s:.2f} ms/s |")
 print(f"| start-up and finish (whole case minus measured phases) | {ms(hs['cpu_ns'] - sc['cpu_ns']):.0f} ms "
       f"(whole case {ms(hs['cpu_ns']):.0f} ms over {hs['wall_ns'] / 1e9:.0f} s) |")
 print(f"| agent CPU over the whole case | {ms(ag['cpu_ns']):.0f} ms |")
