@@ -2,7 +2,9 @@
 // The harness's own CPU time and peak RSS over a case (outcome_json.harness_self, SPEC.md
 // "Version 2 additions"): the executor's, plus its parent's when that is `harness agent`,
 // over the whole case and over the measured schedule alone (first tick .. last tick),
-// read from /proc/<pid>/{stat,status} (confounds.hpp). Goal: <= 1% of the vCPU, <= 24 MiB.
+// read from /proc/<pid>/{stat,status} (confounds.hpp). Goal: <= 0.25% of the vCPU over
+// the measured schedule, <= 16 MiB per process (docs/DESIGN.md "Harness footprint in the
+// guest").
 #include <sys/types.h>
 
 #include <cstdint>
