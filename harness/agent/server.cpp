@@ -203,10 +203,12 @@ struct Server::Impl {
     if (wake_fd >= 0) ::close(wake_fd);
     if (watcher_wake_fd >= 0) ::close(watcher_wake_fd);
   }
-  void wake() const {
+  /// Adds 1 to the eventfd `fd` (nothing when it is -1); write(2) only: async-signal-safe.
+  static void post(int fd) {
     const std::uint64_t one = 1;
-    if (wake_fd >= 0) (void)!::write(wake_fd, &one, sizeof one);
+    if (fd >= 0) (void)!::write(fd, &one, sizeof one);
   }
+  void wake() const { post(wake_fd); }
   // A case's status changed (state, phase, cancel) or the server stops: `generation` is
   // bumped and `changed` notified, under `mu`. A waiting status request (GET
   // /v1/cases/{id}?wait_ms=...) sleeps on it instead of the runner asking every second.
@@ -821,8 +823,7 @@ struct Server::Impl {
           c->kill_at = Clock::now() + std::chrono::seconds(c->grace_s);
           if (c->child.pid > 0) signal_child(c->child, SIGTERM);
           bump();
-          const std::uint64_t one = 1;  // the watcher now minds the SIGKILL deadline
-          if (watcher_wake_fd >= 0) (void)!::write(watcher_wake_fd, &one, sizeof one);
+          post(watcher_wake_fd);  // the watcher now minds the SIGKILL deadline
         }
       }
       res.status = 202;

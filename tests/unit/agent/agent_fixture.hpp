@@ -196,20 +196,28 @@ class AgentFixture : public ::testing::Test {
   }
 };
 
-/// Sends one raw HTTP request to 127.0.0.1:`port`: `head` (request line + headers, without
-/// the blank line), then `chunks` of the body, `gap` apart, writing until the agent stops
-/// reading. Returns the status line of the first response ("" when none came).
-inline std::string raw_request(int port, bool tls, const std::string& head, const std::vector<std::string>& chunks,
-                        std::chrono::milliseconds gap = std::chrono::milliseconds(0)) {
+/// A TCP socket connected to 127.0.0.1:`port`, or -1 (socket or connect failed).
+inline int connect_loopback(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     ::close(fd);
-    return "";
+    return -1;
   }
+  return fd;
+}
+
+/// Sends one raw HTTP request to 127.0.0.1:`port`: `head` (request line + headers, without
+/// the blank line), then `chunks` of the body, `gap` apart, writing until the agent stops
+/// reading. Returns the status line of the first response ("" when none came).
+inline std::string raw_request(int port, bool tls, const std::string& head, const std::vector<std::string>& chunks,
+                        std::chrono::milliseconds gap = std::chrono::milliseconds(0)) {
+  const int fd = connect_loopback(port);
+  if (fd < 0) return "";
   timeval tv{60, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);

@@ -661,13 +661,8 @@ TEST_F(AgentFixture, IdleAgentDoesNotWakeOnATimer) {
 /// agent's own socket (pidfd_getfd), not timed.
 TEST_F(AgentFixture, KeptAliveConnectionsAreServedWithoutNagle) {
   ASSERT_TRUE(start());
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<std::uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to), 0) << std::strerror(errno);
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0) << std::strerror(errno);
   const std::string req =
       "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + std::string(kToken) + "\r\n\r\n";
   ASSERT_EQ(::send(fd, req.data(), req.size(), 0), static_cast<ssize_t>(req.size()));
