@@ -2,33 +2,17 @@
 #include "golden_db.hpp"
 
 #include "results/db.hpp"
+#include "tests/common/temp_dir.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace golden {
 
-namespace {
-// The per-process temp dir, removed when the test binary exits.
-struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("hk_analysis_unit_{}", getpid());
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-}  // namespace
-
 std::string temp_db(const std::string& stem) {
   static int n = 0;
-  static TempDir tmp;
-  const auto& dir = tmp.path;
-  std::filesystem::create_directories(dir);
-  auto p = dir / fmt::format("{}_{}.db", stem, n++);
-  std::filesystem::remove(p);
-  return p.string();
+  static test_support::TempDir tmp("hk_analysis_unit");  // removed when the test binary exits
+  return tmp / fmt::format("{}_{}.db", stem, n++);
 }
 
 std::string written_db(const std::string& stem, const std::vector<Case>& cases,

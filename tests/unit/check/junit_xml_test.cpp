@@ -15,13 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/xml/text.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
+#include "tests/common/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace hc = harness::campaign;
@@ -70,11 +70,6 @@ Parsed parse_xml(const fs::path& path) {
   return p;
 }
 
-struct TempDir {
-  fs::path p = fs::temp_directory_path() / ("junit-xml-test-" + std::to_string(getpid()));
-  TempDir() { fs::create_directories(p); }
-  ~TempDir() { fs::remove_all(p); }
-};
 
 }  // namespace
 
@@ -97,7 +92,7 @@ TEST(XmlText, EscapesStripsAndMarksExactly) {
 }
 
 TEST(JUnitXml, HostileTextInEveryFieldStillParsesAsXml10) {
-  TempDir d;
+  const test_support::TempDir d("junit-xml-test");
   hc::AssertionResult r;
   r.name = "restoration_clean " + kHostile;
   r.cases_checked = 1;
@@ -120,7 +115,7 @@ TEST(JUnitXml, HostileTextInEveryFieldStillParsesAsXml10) {
   m.verdict = "regression";
   m.detail = kHostile;
   std::vector<analysis::MetricComparison> metrics{m};
-  const fs::path xml = d.p / "j.xml";
+  const fs::path xml = d / "j.xml";
   hc::write_junit(xml.string(), "ci " + kHostile, {r}, &prov, &metrics);
 
   const auto p = parse_xml(xml);
@@ -137,8 +132,8 @@ TEST(JUnitXml, HostileTextInEveryFieldStillParsesAsXml10) {
 }
 
 TEST(JUnitXml, ColourisedConsoleErrorOfAnAttemptParsesAsXml10) {
-  TempDir d;
-  const fs::path yaml = d.p / "c.yaml", dbp = d.p / "c.db";
+  const test_support::TempDir d("junit-xml-test");
+  const fs::path yaml = d / "c.yaml", dbp = d / "c.db";
   {
     std::string y = slurp(std::string(HARNESS_SOURCE_DIR) + "/tests/vm/check/ci-triplet.yaml");
     y = y.substr(0, y.find("\nassertions:")) + "\nassertions:\n  - kind: all_cases_completed\n";
@@ -159,7 +154,7 @@ TEST(JUnitXml, ColourisedConsoleErrorOfAnAttemptParsesAsXml10) {
   const auto res = hc::evaluate_assertions(db, c);
   ASSERT_EQ(res.size(), 1u);
   ASSERT_FALSE(res[0].passed);
-  const fs::path xml = d.p / "j.xml";
+  const fs::path xml = d / "j.xml";
   hc::write_junit(xml.string(), c.name, res);
   const auto p = parse_xml(xml);
   ASSERT_EQ(p.rc, 0) << "not well-formed XML 1.0:\n" << p.out << "\n--- file:\n" << slurp(xml);
