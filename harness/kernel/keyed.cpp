@@ -2,6 +2,7 @@
 #include "harness/kernel/keyed.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <sstream>
 #include <vector>
 
@@ -44,31 +45,64 @@ KeyedValues parse_keyed(std::string_view text, const std::string& file) {
   return out;
 }
 
+namespace {
+// pick_keyed's work for one line already split into `key` and `value`: the value of a wanted
+// key is parsed and stored.
+void take_keyed(std::string_view key, std::string_view value, int lineno, const std::string& file,
+                const std::string_view* keys, std::optional<std::uint64_t>* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (key != keys[i]) continue;
+    if (out[i]) throw ParseError(file, lineno, std::string(key), "duplicate key");
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    // parse_u64 only for the error, which names the key (a std::string: heap for long keys).
+    if (ec != std::errc() || end != value.data() + value.size()) v = parse_u64(value, file, lineno, std::string(key));
+    out[i] = v;
+    return;
+  }
+}
+
+// One line split into words at any whitespace: lines the fast path does not take, and every
+// line's error.
+void pick_keyed_words(std::string_view line, int lineno, const std::string& file, const std::string_view* keys,
+                      std::optional<std::uint64_t>* out, std::size_t n) {
+  std::string_view key, value, extra;
+  if (!next_word(line, key)) return;  // blank
+  const bool two = next_word(line, value) && !next_word(line, extra);
+  if (!two) {
+    std::size_t fields = value.empty() ? 1 : 3;
+    while (next_word(line, extra)) ++fields;
+    throw ParseError(file, lineno, std::string(key), "expected '<key> <value>', got " + std::to_string(fields) + " fields");
+  }
+  take_keyed(key, value, lineno, file, keys, out, n);
+}
+}  // namespace
+
 void pick_keyed(std::string_view text, const std::string& file, const std::string_view* keys,
                 std::optional<std::uint64_t>* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i].reset();
+  // Fast path for what the kernel writes ("%s %llu\n"): when the text has no tab or carriage
+  // return, a line "<key> <value>" (one space, neither part empty) is split with memchr (two
+  // scans of libc's vector code) instead of word by word; any other line (leading, repeated
+  // or trailing spaces, one field, three) goes the word way, with the same checks and errors.
+  const bool spaces_only = std::memchr(text.data(), '\t', text.size()) == nullptr &&
+                           std::memchr(text.data(), '\r', text.size()) == nullptr;
   int lineno = 0;
-  std::string_view line, key, value, extra;
+  std::string_view line;
   while (next_line(text, line)) {
     ++lineno;
-    if (!next_word(line, key)) continue;
-    const bool two = next_word(line, value) && !next_word(line, extra);
-    if (!two) {
-      std::size_t fields = value.empty() ? 1 : 3;
-      while (next_word(line, extra)) ++fields;
-      throw ParseError(file, lineno, std::string(key),
-                       "expected '<key> <value>', got " + std::to_string(fields) + " fields");
+    if (spaces_only && !line.empty() && line.front() != ' ') {
+      const void* sp = std::memchr(line.data(), ' ', line.size());
+      if (sp) {
+        const std::size_t k = static_cast<const char*>(sp) - line.data();
+        const std::string_view value = line.substr(k + 1);
+        if (!value.empty() && std::memchr(value.data(), ' ', value.size()) == nullptr) {
+          take_keyed(line.substr(0, k), value, lineno, file, keys, out, n);
+          continue;
+        }
+      }
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (key != keys[i]) continue;
-      if (out[i]) throw ParseError(file, lineno, std::string(key), "duplicate key");
-      std::uint64_t v = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-      // parse_u64 only for the error, which names the key (a std::string: heap for long keys).
-      if (ec != std::errc() || end != value.data() + value.size()) v = parse_u64(value, file, lineno, std::string(key));
-      out[i] = v;
-      break;
-    }
+    pick_keyed_words(line, lineno, file, keys, out, n);
   }
 }
 

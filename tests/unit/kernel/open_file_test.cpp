@@ -118,6 +118,39 @@ TEST(PickKeyed, MalformedLinesAndDuplicatesOfWantedKeysThrowNamingTheLine) {
   EXPECT_EQ(v[0], 5u);
 }
 
+// The kernel's own form ("<key> <value>\n", split with memchr) and any other spacing (tabs,
+// CR, repeated, leading or trailing spaces: split word by word) give the same values, and a
+// malformed line the same error (line and key) either way.
+TEST(PickKeyed, TheKernelsFormAndOtherSpacingGiveTheSameValuesAndErrors) {
+  const std::string_view keys[] = {"pgsteal", "pgscan"};
+  const char* const texts[] = {
+      "anon 1\npgscan 7\npgsteal 5\n",          // the kernel's form
+      "anon 1\npgscan\t7\npgsteal 5\n",         // a tab: the whole text word by word
+      "anon 1\r\npgscan 7\r\npgsteal 5\r\n",  // CR
+      "  anon 1\npgscan   7\npgsteal 5  \n\n",  // leading, repeated, trailing spaces; blank line
+  };
+  for (const char* text : texts) {
+    SCOPED_TRACE(text);
+    std::optional<std::uint64_t> v[2];
+    pick_keyed(text, "f", keys, v, 2);
+    EXPECT_EQ(v[0], 5u);
+    EXPECT_EQ(v[1], 7u);
+  }
+  const char* const bad[] = {"anon 1\npgscan\npgsteal 5\n", "anon 1\npgscan 7 8\npgsteal 5\n",
+                             "anon 1\npgscan 7 \t8\npgsteal 5\n", "anon 1\npgscan x\npgsteal 5\n"};
+  for (const char* text : bad) {
+    SCOPED_TRACE(text);
+    std::optional<std::uint64_t> v[2];
+    try {
+      pick_keyed(text, "f", keys, v, 2);
+      FAIL() << "no throw";
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.line(), 2);
+      EXPECT_EQ(e.field(), "pgscan");
+    }
+  }
+}
+
 TEST(SwapUsed, AgreesWithParseSwapsAndDecodesEscapes) {
   const Fs fs(kernel_test::real_root());
   const std::string text = fs.read("proc/swaps");
