@@ -93,7 +93,7 @@ TEST(DbLayout, NewFilesStoreCanaryRequestsAndTelemetryWithoutRowid) {
 
 TEST(DbLayout, AFileOfTheEarlierLayoutKeepsItsRowidTables) {
   test_support::TempDir dir("hk-db-layout");
-  create_rowid_layout(dir / "old.db");
+  ASSERT_NO_FATAL_FAILURE(create_rowid_layout(dir / "old.db"));
   results::Db db(dir / "old.db", results::Db::Mode::Create);
   EXPECT_TRUE(has_rowid(db, "canary_requests"));
   EXPECT_TRUE(has_rowid(db, "telemetry"));
@@ -109,9 +109,13 @@ TEST(DbLayout, BundlesOfEitherLayoutImportIntoCampaignDbsOfEitherLayoutWithTheSa
       SCOPED_TRACE(std::string("bundle ") + (old_bundle ? "rowid" : "without rowid") + ", campaign DB " +
                    (old_campaign ? "rowid" : "without rowid"));
       test_support::TempDir dir("hk-db-layout");
-      if (old_bundle) create_rowid_layout(dir / "bundle.db");
+      if (old_bundle) {
+        ASSERT_NO_FATAL_FAILURE(create_rowid_layout(dir / "bundle.db"));
+      }
       fill_bundle(dir / "bundle.db", "k.a1-x");
-      if (old_campaign) create_rowid_layout(dir / "campaign.db");
+      if (old_campaign) {
+        ASSERT_NO_FATAL_FAILURE(create_rowid_layout(dir / "campaign.db"));
+      }
       results::Db campaign(dir / "campaign.db", results::Db::Mode::Create);
       ASSERT_EQ(has_rowid(campaign, "canary_requests"), old_campaign);
       EXPECT_EQ(results::import_bundle(campaign, dir / "bundle.db", "k", {}, "k.a1-x"), 6);
