@@ -195,11 +195,9 @@ ExecutorResult CaseRun::run_schedule() {
                         out_);
   // Room for every tick's sample and window row before the first tick, so that no tick inside
   // the measured phases copies the earlier samples into a grown vector.
-  if (clk.period_ns > 0 && clk.end_ns >= clk.tick(0)) {
-    const auto ticks = static_cast<std::size_t>((clk.end_ns - clk.tick(0)) / clk.period_ns + 1);
-    b_.telemetry.reserve(b_.telemetry.size() + ticks);
-    b_.events.reserve(b_.events.size() + ticks);
-  }
+  const auto ticks = static_cast<std::size_t>(clk.first_tick_at_or_after(clk.end_ns + 1));  // ticks <= end
+  b_.telemetry.reserve(b_.telemetry.size() + ticks);
+  b_.events.reserve(b_.events.size() + ticks);
   MonotonicTickClock clock;
   const TickLoopResult loop = run_ticks(clk, clock, std::ref(body));
   self_->schedule_end();

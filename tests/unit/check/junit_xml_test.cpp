@@ -70,7 +70,6 @@ Parsed parse_xml(const fs::path& path) {
   return p;
 }
 
-
 }  // namespace
 
 TEST(XmlText, EscapesStripsAndMarksExactly) {
