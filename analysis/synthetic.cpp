@@ -45,7 +45,8 @@ nlohmann::json make_spec(const std::string& case_id, const std::string& campaign
   return s;
 }
 
-// Writes one completed case: cases, phases, canary_requests, telemetry, trigger, reclaim, restoration.
+// Writes one completed case: cases, phases, canary_requests, telemetry, trigger, reclaim, restoration
+// (the three large tables through their rows tables, under the case key).
 struct CaseWriter {
   results::Db& db;
   results::Stmt ins_case, ins_phase, ins_req, ins_tel, ins_ev, ins_rec, ins_rest, ins_sched;
@@ -57,14 +58,14 @@ struct CaseWriter {
                     "status,error,accelerator,kernel_release,source_commit,page_size_bytes,spec_json,outcome_json) "
                     "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,1,?9,?10,?11,'6.1.0-57-cloud-amd64','synthetic',4096,?12,?13)"),
         ins_phase(d, "INSERT INTO phases(case_id,phase,start_ns,end_ns) VALUES(?1,?2,?3,?4)"),
-        ins_req(d, "INSERT INTO canary_requests(case_id,canary,seq,scheduled_ns,wake_ns,completion_ns,minflt,majflt,"
+        ins_req(d, "INSERT INTO canary_requests_rows(case_key,canary,seq,scheduled_ns,wake_ns,completion_ns,minflt,majflt,"
                    "nvcsw,nivcsw) VALUES(?1,?2,?3,?4,?5,?6,0,0,1,0)"),
-        ins_tel(d, "INSERT INTO telemetry(case_id,t_ns,phase,bg_some_us,bg_full_us,fg_some_us,fg_full_us,"
+        ins_tel(d, "INSERT INTO telemetry_rows(case_key,t_ns,phase,bg_some_us,bg_full_us,fg_some_us,fg_full_us,"
                    "bg_workingset_refault_anon,bg_workingset_refault_file,fg_workingset_refault_anon,"
                    "fg_workingset_refault_file,pswpin,pswpout,bg_current_bytes,bg_swap_current_bytes,"
                    "zram_orig_data_bytes,zram_compr_data_bytes,zram_mem_used_bytes,bg_oom_kill,fg_oom_kill) "
                    "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,0)"),
-        ins_ev(d, "INSERT INTO controller_events(case_id,t_ns,kind,some_total_us,delta_us,counting,consecutive) "
+        ins_ev(d, "INSERT INTO controller_events_rows(case_key,t_ns,kind,some_total_us,delta_us,counting,consecutive) "
                   "VALUES(?1,?2,?3,?4,?5,?6,?7)"),
         ins_rec(d, "INSERT INTO reclaim_actions(case_id,requested_bytes,start_ns,end_ns,duration_ns,write_errno,"
                    "pgsteal_before,pgsteal_after,pgsteal_settled,bg_current_before_bytes,bg_current_after_bytes,"
@@ -120,6 +121,8 @@ struct CaseWriter {
     }
     ins_case.run();
     if (status != "completed") return;
+    // The large tables take the case's key (results/schema.sql, version 5), written directly.
+    const std::int64_t key = db.last_insert_rowid();
     const std::int64_t s = 1'000'000'000;
     const std::int64_t t0 = 5 * s, tp = t0 + warm * s, tr = tp + press * s, te = tr + recov * s;
     ins_phase.bind(1, id).bind(2, "warmup").bind(3, t0).bind(4, tp).run();
@@ -137,7 +140,7 @@ struct CaseWriter {
         const double resp_us = (in_p ? mult[k] : 0.4 * mult[k]) * pat[pi++ % pat.size()];
         const std::int64_t resp = std::max<std::int64_t>(1000, ll(resp_us * 1000.0));
         const std::int64_t wake = std::max<std::int64_t>(1, resp * 3 / 10);
-        ins_req.bind(1, id).bind(2, canaries[k]).bind(3, seq).bind(4, t).bind(5, t + wake).bind(6, t + resp).run();
+        ins_req.bind(1, key).bind(2, canaries[k]).bind(3, seq).bind(4, t).bind(5, t + wake).bind(6, t + resp).run();
         ++rows;
       }
     }
@@ -154,7 +157,7 @@ struct CaseWriter {
         zram = std::min(200.0 * 1048576, zram + 4.0 * 1048576);
       }
       const char* ph = t < tp ? "warmup" : t < tr ? "pressure" : "recovery";
-      ins_tel.bind(1, id).bind(2, t).bind(3, ph).bind(4, ll(some)).bind(5, ll(full))
+      ins_tel.bind(1, key).bind(2, t).bind(3, ph).bind(4, ll(some)).bind(5, ll(full))
           .bind(6, ll(some * 0.01)).bind(7, std::int64_t{0}).bind(8, ll(refa))
           .bind(9, ll(refb)).bind(10, std::int64_t{0}).bind(11, std::int64_t{0}).bind(12, std::int64_t{0})
           .bind(13, ll(pswpout)).bind(14, std::int64_t{300000000}).bind(15, ll(pswpout * 4096))
@@ -163,7 +166,7 @@ struct CaseWriter {
           .run();
     }
     const std::int64_t trig = tp + 4 * s;
-    ins_ev.bind(1, id).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
+    ins_ev.bind(1, key).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
         .bind(5, std::int64_t{6000}).bind(6, 1).bind(7, 3).run();
     if (config == 1) {
       results::Stmt on(db, "INSERT INTO controller_events(case_id,t_ns,kind,detail_json) VALUES(?1,?2,'backend_on',?3)");

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -30,7 +31,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"telemetry", "sys_cpu_some_us", "INTEGER"},   {"telemetry", "sys_cpu_full_us", "INTEGER"},
     {"telemetry", "sys_io_some_us", "INTEGER"},    {"telemetry", "sys_io_full_us", "INTEGER"},
     {"reclaim_actions", "write_cpu_us", "INTEGER"}};
-constexpr const char* kSchemaVersion = "4";
+constexpr const char* kSchemaVersion = "5";
 /// Page size of a database file this class creates. 16 KiB instead of SQLite's 4 KiB: the
 /// import of a study-sized bundle (2 x 5,400 canary rows with their key index entries) then
 /// writes about a quarter as many WAL frames and b-tree pages, and checkpoints copy a quarter
@@ -42,6 +43,87 @@ bool has_column(Db& db, const std::string& table, const std::string& column) {
   Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
   q.bind(1, table).bind(2, column);
   return q.step() && q.int64(0) > 0;
+}
+
+/// Whether `name` is a table (not a view) of the main schema of `db`.
+bool is_table(Db& db, const char* name) {
+  Stmt q(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1");
+  q.bind(1, name);
+  return q.step();
+}
+
+/// Whether `db` holds a results schema of before version 5: a cases table without case_key.
+bool before_case_key(Db& db) { return is_table(db, "cases") && !has_column(db, "cases", "case_key"); }
+
+/// `cols` joined as a column list, each prefixed with `prefix` ("r." or "").
+std::string column_list(const std::vector<std::string>& cols, const std::string& prefix = "") {
+  std::string out;
+  for (const auto& c : cols) out += (out.empty() ? "" : ", ") + prefix + "\"" + c + "\"";
+  return out;
+}
+
+/// Applies schema.sql to `db`; a database of a layout before version 5 (schema.sql "version
+/// 5") is converted first, in one transaction: cases is rebuilt with case_key (rows and case ids
+/// kept, in their order), the rows of canary_requests, telemetry and controller_events are
+/// copied into <name>_rows under their case's key (the columns both have; the rest NULL), and
+/// the former tables are dropped, so that <name> becomes the view. Other tables are untouched
+/// (their foreign keys name cases(case_id), which the new cases keeps unique). Throws DbError,
+/// leaving the file as it was, when a former table holds rows of a case id that cases lacks
+/// (they would have no key).
+void apply_schema(Db& db) {
+  if (!before_case_key(db)) {
+    db.exec(schema_sql());
+    return;
+  }
+  // Foreign keys off: DROP TABLE of the former tables must not cascade. legacy_alter_table:
+  // the rename of cases must leave "REFERENCES cases" in the other tables as it is (the new
+  // cases takes that name), where SQLite would otherwise rewrite them to the renamed table.
+  db.exec("PRAGMA foreign_keys = OFF");
+  db.exec("PRAGMA legacy_alter_table = ON");
+  try {
+    db.transaction([&] {
+      if (!before_case_key(db)) {  // another writer converted it meanwhile
+        db.exec(schema_sql());
+        return;
+      }
+      db.exec("ALTER TABLE cases RENAME TO cases_before_v5");
+      for (const char* t : kCaseKeyedTables) db.exec(std::string("ALTER TABLE ") + t + " RENAME TO " + t + "_before_v5");
+      db.exec(schema_sql());
+      const auto shared = [&](const std::string& to, const std::string& from) {
+        const auto mine = table_columns(db, "main", from);
+        std::vector<std::string> cols;
+        for (auto& c : table_columns(db, "main", to))
+          if (c != "case_key" && c != "case_id" && std::find(mine.begin(), mine.end(), c) != mine.end()) cols.push_back(c);
+        return cols;
+      };
+      const auto case_cols = shared("cases", "cases_before_v5");
+      db.exec("INSERT INTO cases(case_id, " + column_list(case_cols) + ") SELECT case_id, " + column_list(case_cols) +
+              " FROM cases_before_v5 ORDER BY rowid");
+      for (const char* t : kCaseKeyedTables) {
+        const std::string from = std::string(t) + "_before_v5";
+        std::int64_t orphans = 0;
+        {
+          Stmt q(db, "SELECT count(*) FROM " + from + " WHERE case_id NOT IN (SELECT case_id FROM cases)");
+          if (q.step()) orphans = q.int64(0);
+        }  // finalized: an open statement on the table would keep DROP TABLE from running
+        if (orphans > 0)
+          throw DbError(db.path() + ": cannot bring the file to schema version " + kSchemaVersion + ": " + t +
+                        " holds " + std::to_string(orphans) +
+                        " rows whose case_id is in no row of cases (they would have no case_key); the file is "
+                        "unchanged and can still be read (read-only)");
+        const auto cols = shared(std::string(t) + "_rows", from);
+        db.exec(std::string("INSERT INTO ") + t + "_rows(case_key, " + column_list(cols) + ") SELECT c.case_key, " +
+                column_list(cols, "r.") + " FROM " + from + " r JOIN cases c ON c.case_id = r.case_id ORDER BY c.case_key");
+        db.exec("DROP TABLE " + from);
+      }
+      db.exec("DROP TABLE cases_before_v5");
+      db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion + "' WHERE key = 'schema_version'");
+    });
+  } catch (...) {
+    db.exec("PRAGMA legacy_alter_table = OFF");
+    throw;
+  }
+  db.exec("PRAGMA legacy_alter_table = OFF");
 }
 
 /// Brings a database of an earlier schema version to this one (schema.sql "Version 3", "Version 4").
@@ -94,18 +176,28 @@ Db::Db(const std::string& path, Mode mode) : path_(path), write_turn_(write_turn
     throw DbError(path + ": cannot open: " + msg);
   }
   sqlite3_busy_timeout(db_, 10000);
+  try {
+    set_up(mode);
+  } catch (...) {  // the destructor does not run for a constructor that throws
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+void Db::set_up(Mode mode) {
   if (mode != Mode::ReadOnly) {
     std::lock_guard<std::recursive_mutex> turn(*write_turn_);
     // A new file gets kPageSize pages (SQLite ignores this for a file that already has pages).
     if (mode == Mode::Create) exec("PRAGMA page_size=" + std::to_string(kPageSize));
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
-    exec(schema_sql());
+    apply_schema(*this);
     migrate(*this);
   } else {
     // Fail early with a clear message when the file is not a results database.
     Stmt s(*this, "SELECT value FROM schema_info WHERE key='schema_version'");
-    if (!s.step()) throw DbError(path + ": not a harness results database (no schema_version)");
+    if (!s.step()) throw DbError(path_ + ": not a harness results database (no schema_version)");
   }
   exec("PRAGMA foreign_keys=ON");
 }
@@ -123,6 +215,13 @@ void Db::exec(std::string_view sql) {
 }
 
 std::int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+
+std::vector<std::string> table_columns(Db& db, const std::string& schema, const std::string& table) {
+  Stmt q(db, "PRAGMA \"" + schema + "\".table_info(\"" + table + "\")");
+  std::vector<std::string> names;
+  while (q.step()) names.push_back(q.text(1));
+  return names;
+}
 
 Stmt::Stmt(Db& db, std::string_view sql) : db_(db), sql_(sql) {
   if (sqlite3_prepare_v2(db.db_, sql_.c_str(), static_cast<int>(sql_.size()), &stmt_, nullptr) != SQLITE_OK)

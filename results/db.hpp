@@ -89,8 +89,10 @@ class Db {
  public:
   enum class Mode { ReadOnly, ReadWrite, Create };
   /// Opens `path`. Create: creates the file if needed (16 KiB pages) and applies the results schema;
-  /// ReadWrite: the file must exist (schema applied if missing tables);
-  /// ReadOnly: never writes. WAL journal and a 10 s busy timeout for writers.
+  /// ReadWrite: the file must exist (schema applied if missing tables).
+  /// Either of those brings a file of an earlier schema version to this one (schema.sql), once,
+  /// in one transaction; ReadOnly never writes and reads such a file as it is. WAL journal and
+  /// a 10 s busy timeout for writers.
   Db(const std::string& path, Mode mode);
   ~Db();
   Db(const Db&) = delete;
@@ -122,14 +124,27 @@ class Db {
   sqlite3* handle() { return db_; }
 
  private:
+  /// The constructor's work after the file is open: pragmas, schema and its conversion (a
+  /// writer), or the check that it is a results database (ReadOnly). Throws DbError.
+  void set_up(Mode mode);
   sqlite3* db_ = nullptr;
   std::string path_;
   std::shared_ptr<std::recursive_mutex> write_turn_;  ///< shared by every Db of this process on the same file
   friend class Stmt;
 };
 
+/// The per-case tables stored under cases.case_key since schema version 5 (schema.sql): their
+/// rows are in the table <name>_rows (case_key, no case_id), read and written through the view
+/// <name> (case_id, the columns of version 4).
+inline constexpr const char* kCaseKeyedTables[] = {"canary_requests", "telemetry", "controller_events"};
+
 /// The text of results/schema.sql (compiled in).
 std::string_view schema_sql();
+
+/// The column names of table or view `table` in the attached schema `schema` ("main", or an
+/// ATTACH name) of `db`, in declaration order (PRAGMA table_info); empty when it has none.
+/// Throws DbError (no such schema).
+std::vector<std::string> table_columns(Db& db, const std::string& schema, const std::string& table);
 
 /// Copies every row of case `case_id` from the bundle file into `campaign` in one
 /// transaction, replacing rows of an earlier attempt of the same case. When the bundle holds

@@ -10,12 +10,10 @@
 
 namespace results {
 namespace {
-// Tables that hold per-case rows, in foreign-key order (cases first). Every table whose rows
-// reference cases(case_id) must be here: import_bundle deletes an earlier attempt's rows from
-// these tables itself (foreign keys are off during the copy, so nothing cascades).
-constexpr const char* kCaseTables[] = {"cases",           "phases",          "canary_requests",
-                                       "telemetry",       "controller_events", "reclaim_actions",
-                                       "restoration",     "artifacts"};
+// The per-case tables keyed by the case id (schema.sql), cases aside. With kCaseKeyedTables
+// they are every table whose rows reference cases: import_bundle deletes an earlier attempt's
+// rows from them itself (foreign keys are off during the copy, so nothing cascades).
+constexpr const char* kCaseIdTables[] = {"phases", "reclaim_actions", "restoration", "artifacts"};
 
 /// Whether `db` enforces foreign keys now (PRAGMA foreign_keys).
 bool foreign_keys_on(Db& db) {
@@ -23,24 +21,41 @@ bool foreign_keys_on(Db& db) {
   return q.step() && q.int64(0) != 0;
 }
 
-/// The column names of `schema`.`table`, in declaration order (PRAGMA table_info); empty when
-/// the table does not exist there.
-std::vector<std::string> table_columns(Db& db, const char* schema, const char* table) {
-  Stmt q(db, std::string("PRAGMA \"") + schema + "\".table_info(\"" + table + "\")");
-  std::vector<std::string> names;
-  while (q.step()) names.push_back(q.text(1));
-  return names;
+/// Whether the attached bundle has a table (not a view) `name`.
+bool bundle_has_table(Db& db, const std::string& name) {
+  Stmt q(db, "SELECT 1 FROM bundle.sqlite_master WHERE type = 'table' AND name = ?1");
+  q.bind(1, name);
+  return q.step();
 }
 
-/// The columns of `table` both the bundle and the campaign DB have, in the bundle's column
-/// order. Two plain PRAGMA reads: the former join of two pragma_table_info() table-valued
-/// functions ran the inner PRAGMA again (prepared anew) for every column of the outer one.
-std::vector<std::string> shared_columns(Db& campaign, const char* table) {
-  const std::vector<std::string> mine = table_columns(campaign, "main", table);
+/// The columns of main.`to` that bundle.`from` has too, in main's order, case_key left out (the
+/// campaign DB assigns its own). Two plain PRAGMA reads: the former join of two
+/// pragma_table_info() table-valued functions ran the inner PRAGMA again for every column.
+std::vector<std::string> shared_columns(Db& campaign, const std::string& to, const std::string& from) {
+  const std::vector<std::string> theirs = table_columns(campaign, "bundle", from);
   std::vector<std::string> shared;
-  for (auto& name : table_columns(campaign, "bundle", table))
-    if (std::find(mine.begin(), mine.end(), name) != mine.end()) shared.push_back(std::move(name));
+  for (auto& name : table_columns(campaign, "main", to))
+    if (name != "case_key" && std::find(theirs.begin(), theirs.end(), name) != theirs.end())
+      shared.push_back(std::move(name));
   return shared;
+}
+
+/// INSERT INTO main.`to` (columns) SELECT (values) FROM bundle.`from` WHERE `where`, over the
+/// columns both have; a column named in `written` is written as the given SQL expression
+/// (a parameter) instead of read from the bundle, and is written even when the bundle lacks it.
+std::string copy_sql(Db& campaign, const std::string& to, const std::string& from, const std::string& where,
+                     const std::vector<std::pair<std::string, std::string>>& written) {
+  std::string cols, values;
+  auto add = [&](const std::string& col, const std::string& value) {
+    const char* sep = cols.empty() ? "" : ", ";
+    cols += sep + ("\"" + col + "\"");
+    values += sep + value;
+  };
+  for (const auto& [col, value] : written) add(col, value);
+  for (const std::string& name : shared_columns(campaign, to, from))
+    if (std::none_of(written.begin(), written.end(), [&](const auto& w) { return w.first == name; }))
+      add(name, "\"" + name + "\"");
+  return "INSERT INTO main." + to + " (" + cols + ") SELECT " + values + " FROM bundle." + from + " WHERE " + where;
 }
 }  // namespace
 
@@ -49,10 +64,10 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
   const std::string& from = bundle_case_id.empty() ? case_id : bundle_case_id;
   // ATTACH would create a missing file: refuse it first, as opening it would.
   if (!std::filesystem::exists(bundle_path)) throw DbError(bundle_path + ": no such database file");
-  // Foreign keys are not enforced during the copy: checking every copied row's case_id
-  // against cases (one index seek per row, ~12% of the copy) proves nothing here, since the
-  // cases row is copied first and every row is written under that same id (?2). PRAGMA
-  // foreign_keys is a no-op inside a transaction, hence around it; restored afterwards.
+  // Foreign keys are not enforced during the copy: checking every copied row's case against
+  // cases (one index seek per row) proves nothing here, since the cases row is copied first and
+  // every row is written under its id or key. PRAGMA foreign_keys is a no-op inside a
+  // transaction, hence around it; restored afterwards.
   const bool foreign_keys = foreign_keys_on(campaign);
   {
     Stmt attach(campaign, "ATTACH DATABASE ?1 AS bundle");
@@ -79,34 +94,59 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
       s.bind(1, from);
       if (!s.step() || s.int64(0) != 1) throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
     }
+    // A bundle of schema version 5 or later stores the large tables under its own case key
+    // (<name>_rows); an earlier one stores them by case id in tables of the plain name.
+    std::optional<std::int64_t> bundle_key;
+    if (bundle_has_table(campaign, std::string(kCaseKeyedTables[0]) + "_rows")) {
+      Stmt k(campaign, "SELECT case_key FROM bundle.cases WHERE case_id = ?1");
+      k.bind(1, from);
+      if (k.step()) bundle_key = k.int64(0);
+    }
     if (foreign_keys) campaign.exec("PRAGMA foreign_keys = OFF");
     campaign.transaction([&] {
-      // An earlier attempt's rows are replaced: the case row, then (only when there was one,
-      // as ON DELETE CASCADE would) its rows in the other tables.
-      Stmt del(campaign, "DELETE FROM main.cases WHERE case_id = ?1");
-      del.bind(1, case_id);
-      del.run();
-      if (sqlite3_changes(campaign.handle()) > 0)
-        for (const char* table : kCaseTables)
-          if (std::string_view(table) != "cases") {
-            Stmt child(campaign, std::string("DELETE FROM main.") + table + " WHERE case_id = ?1");
-            child.bind(1, case_id);
-            child.run();
+      // An earlier attempt's rows are replaced: its rows in every per-case table (as ON DELETE
+      // CASCADE would), then its cases row.
+      {
+        Stmt old(campaign, "SELECT case_key FROM main.cases WHERE case_id = ?1");
+        old.bind(1, case_id);
+        if (old.step()) {
+          const std::int64_t old_key = old.int64(0);
+          for (const char* table : kCaseKeyedTables) {
+            Stmt del(campaign, std::string("DELETE FROM main.") + table + "_rows WHERE case_key = ?1");
+            del.bind(1, old_key).run();
           }
-      for (const char* table : kCaseTables) {
-        // By column name, the columns both have: a bundle of an earlier schema version (an
-        // older agent) lacks the columns added since; they stay NULL (never invented).
-        // The case id column is written as ?2 (the campaign's id): no UPDATE of the bundle.
-        std::string cols, values;
-        for (const std::string& name : shared_columns(campaign, table)) {
-          const char* sep = cols.empty() ? "" : ", ";
-          cols += sep + ("\"" + name + "\"");
-          values += sep + (name == "case_id" ? std::string("?2") : "\"" + name + "\"");
+          for (const char* table : kCaseIdTables) {
+            Stmt del(campaign, std::string("DELETE FROM main.") + table + " WHERE case_id = ?1");
+            del.bind(1, case_id).run();
+          }
+          Stmt del(campaign, "DELETE FROM main.cases WHERE case_key = ?1");
+          del.bind(1, old_key).run();
         }
-        Stmt ins(campaign, std::string("INSERT INTO main.") + table + " (" + cols + ") SELECT " + values +
-                               " FROM bundle." + table + " WHERE case_id = ?1");
-        ins.bind(1, from).bind(2, case_id);
-        ins.run();
+      }
+      // By column name, the columns both have: a bundle of an earlier schema version (an older
+      // agent) lacks the columns added since; they stay NULL (never invented). The case id is
+      // written as ?2 (the campaign's id) and the case key as ?3 (the campaign's): no UPDATE
+      // of the bundle. cases first: its new key is the one the large tables' rows take.
+      {
+        Stmt ins(campaign, copy_sql(campaign, "cases", "cases", "case_id = ?1", {{"case_id", "?2"}}));
+        ins.bind(1, from).bind(2, case_id).run();
+      }
+      const std::int64_t key = campaign.last_insert_rowid();
+      for (const char* table : kCaseIdTables) {
+        Stmt ins(campaign, copy_sql(campaign, table, table, "case_id = ?1", {{"case_id", "?2"}}));
+        ins.bind(1, from).bind(2, case_id).run();
+      }
+      for (const char* table : kCaseKeyedTables) {
+        const std::string rows = std::string(table) + "_rows";
+        // Read in the bundle's key order, appended at the end of the campaign DB's b-tree.
+        const bool keyed = bundle_key && bundle_has_table(campaign, rows);
+        Stmt ins(campaign, copy_sql(campaign, rows, keyed ? rows : table, keyed ? "case_key = ?1" : "case_id = ?1",
+                                    {{"case_key", "?3"}}));
+        if (keyed)
+          ins.bind(1, *bundle_key);
+        else
+          ins.bind(1, from);
+        ins.bind(3, key).run();
         // The case's earlier rows were deleted above, so the rows this INSERT wrote are all it has.
         if (std::string_view(table) == "canary_requests") requests = sqlite3_changes(campaign.handle());
       }

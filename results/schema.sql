@@ -16,14 +16,16 @@ CREATE TABLE IF NOT EXISTS schema_info (
   value TEXT NOT NULL
 );
 -- Version 3 added cases.host_uri and cases.overcommitted; version 4 added the cpu and io PSI
--- columns of telemetry and reclaim_actions.write_cpu_us. An older database gets them (NULL
--- for its earlier cases) when it is opened for writing (results/db.cpp migrate).
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '4');
+-- columns of telemetry and reclaim_actions.write_cpu_us; version 5 keyed the three large
+-- per-case tables by cases.case_key (below). An older database is brought to this version when
+-- it is opened for writing (results/db.cpp: columns added NULL for its earlier cases; the rows
+-- of a version-4 layout copied under case keys); opened read-only it is read as it is.
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '5');
 
 -- One row per case attempt that produced a bundle. In the campaign DB the
 -- latest attempt of a case is the one analysed (see attempts for all).
 CREATE TABLE IF NOT EXISTS cases (
-  case_id            TEXT PRIMARY KEY,   -- [A-Za-z0-9._-]{1,128}
+  case_id            TEXT NOT NULL UNIQUE,  -- [A-Za-z0-9._-]{1,128}
   campaign           TEXT NOT NULL,
   vm                 TEXT NOT NULL,      -- stratum part 1 (e.g. vm0)
   regime             TEXT NOT NULL,      -- stratum part 2 (e.g. fast-structured)
@@ -56,9 +58,14 @@ CREATE TABLE IF NOT EXISTS cases (
   -- Where the case ran, written by the runner (harness/campaign/campaign_db.hpp RanOn):
   host_uri           TEXT,               -- hypervisor host of its guest: "local:HOSTNAME" (local-qemu),
                                          -- a libvirt URI, a hosts file's hypervisor:; NULL = not known
-  overcommitted      INTEGER             -- 1: that host had more guest vCPUs than cores - 1 or more guest
+  overcommitted      INTEGER,            -- 1: that host had more guest vCPUs than cores - 1 or more guest
                                          -- memory than available (provider.overcommit: true); 0: within;
                                          -- NULL: not judged (hosts engine, older databases)
+  -- Version 5: the case's key in this file, stored in each row of canary_requests_rows,
+  -- telemetry_rows and controller_events_rows instead of the case id. Assigned on insert (an
+  -- INTEGER PRIMARY KEY: VACUUM keeps it); the same case has different keys in its bundle and in
+  -- the campaign DB, and a reimported case gets a new one. Join on it; never store it elsewhere.
+  case_key           INTEGER PRIMARY KEY
 );
 
 -- Phase boundaries: warmup, pressure, recovery, restoration.
@@ -70,16 +77,25 @@ CREATE TABLE IF NOT EXISTS phases (
   PRIMARY KEY (case_id, phase)
 );
 
+-- ---- the three large per-case tables (schema version 5) -------------------------
+-- canary_requests, telemetry and controller_events hold nearly every row of a campaign. Each is
+-- stored in <name>_rows, keyed by cases.case_key (an integer) instead of the case id, and read
+-- through the view <name>, which adds case_id and has the columns, in the order, the table of
+-- that name had in version 4: `SELECT ... FROM canary_requests WHERE case_id = ?` reads as
+-- before. A case's rows then sit together at the end of each b-tree, where an import appends
+-- them, and no row repeats the (up to 128-character) case id: the import of a 9-minute case
+-- and the file shrink (docs/DESIGN.md "Runner at fleet scale", 2026-12-04). INSERT, UPDATE and
+-- DELETE on a view go to its rows through the triggers below (a case id that names no case
+-- is refused, as the foreign key did); the harness's own writers of large cases
+-- (harness/case/bundle.cpp, results/import.cpp) write <name>_rows directly.
+
 -- Every scheduled canary request (none skipped: no coordinated omission).
 -- wake delay = wake_ns - scheduled_ns; service = completion_ns - wake_ns;
 -- response = completion_ns - scheduled_ns; deadline miss = completion_ns > next scheduled start.
 -- A request that never completed (canary killed mid-request) has completion_ns NULL.
--- WITHOUT ROWID (new files since 2026-12-03; an older file keeps its rowid table, both read
--- alike): the rows are stored in primary-key order in one b-tree, not in a rowid table plus
--- a key index that repeats the case id, so an import writes each row once and the DB holds
--- about 1.2 instead of 1.9 MB per 9-minute case (docs/DESIGN.md "Runner at fleet scale").
-CREATE TABLE IF NOT EXISTS canary_requests (
-  case_id       TEXT NOT NULL REFERENCES cases(case_id) ON DELETE CASCADE,
+-- WITHOUT ROWID: one b-tree in key order (case, canary, seq), so a row is written once.
+CREATE TABLE IF NOT EXISTS canary_requests_rows (
+  case_key      INTEGER NOT NULL REFERENCES cases(case_key) ON DELETE CASCADE,
   canary        TEXT NOT NULL CHECK (canary IN ('compute','sqlite')),
   seq           INTEGER NOT NULL,        -- 0-based request index
   scheduled_ns  INTEGER NOT NULL,
@@ -89,13 +105,42 @@ CREATE TABLE IF NOT EXISTS canary_requests (
   majflt        INTEGER,
   nvcsw         INTEGER,
   nivcsw        INTEGER,
-  PRIMARY KEY (case_id, canary, seq)
+  PRIMARY KEY (case_key, canary, seq)
 ) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS canary_requests AS SELECT c.case_id AS case_id,
+  r.canary AS canary, r.seq AS seq, r.scheduled_ns AS scheduled_ns, r.wake_ns AS wake_ns,
+  r.completion_ns AS completion_ns, r.minflt AS minflt, r.majflt AS majflt, r.nvcsw AS nvcsw,
+  r.nivcsw AS nivcsw
+FROM canary_requests_rows r JOIN cases c ON c.case_key = r.case_key;
+CREATE TRIGGER IF NOT EXISTS canary_requests_insert INSTEAD OF INSERT ON canary_requests BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: canary_requests.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  INSERT INTO canary_requests_rows(case_key,
+    canary, seq, scheduled_ns, wake_ns, completion_ns, minflt, majflt, nvcsw, nivcsw)
+  VALUES ((SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    NEW.canary, NEW.seq, NEW.scheduled_ns, NEW.wake_ns, NEW.completion_ns, NEW.minflt, NEW.majflt,
+    NEW.nvcsw, NEW.nivcsw);
+END;
+CREATE TRIGGER IF NOT EXISTS canary_requests_update INSTEAD OF UPDATE ON canary_requests BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: canary_requests.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  UPDATE canary_requests_rows SET case_key = (SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    canary = NEW.canary, seq = NEW.seq, scheduled_ns = NEW.scheduled_ns, wake_ns = NEW.wake_ns,
+    completion_ns = NEW.completion_ns, minflt = NEW.minflt, majflt = NEW.majflt, nvcsw = NEW.nvcsw,
+    nivcsw = NEW.nivcsw
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND
+    canary IS OLD.canary AND seq IS OLD.seq;
+END;
+CREATE TRIGGER IF NOT EXISTS canary_requests_delete INSTEAD OF DELETE ON canary_requests BEGIN
+  DELETE FROM canary_requests_rows
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND
+    canary IS OLD.canary AND seq IS OLD.seq;
+END;
 
 -- 1 Hz telemetry, one row per sample (the controller reads the same samples).
--- WITHOUT ROWID, as canary_requests and for the same reason.
-CREATE TABLE IF NOT EXISTS telemetry (
-  case_id                 TEXT NOT NULL REFERENCES cases(case_id) ON DELETE CASCADE,
+-- WITHOUT ROWID, as canary_requests_rows and for the same reason.
+CREATE TABLE IF NOT EXISTS telemetry_rows (
+  case_key                INTEGER NOT NULL REFERENCES cases(case_key) ON DELETE CASCADE,
   t_ns                    INTEGER NOT NULL,
   phase                   TEXT,
   bg_some_us INTEGER, bg_full_us INTEGER,           -- bg memory.pressure totals
@@ -121,12 +166,94 @@ CREATE TABLE IF NOT EXISTS telemetry (
   bg_cpu_some_us INTEGER, bg_cpu_full_us INTEGER, bg_io_some_us INTEGER, bg_io_full_us INTEGER,
   fg_cpu_some_us INTEGER, fg_cpu_full_us INTEGER, fg_io_some_us INTEGER, fg_io_full_us INTEGER,
   sys_cpu_some_us INTEGER, sys_cpu_full_us INTEGER, sys_io_some_us INTEGER, sys_io_full_us INTEGER,
-  PRIMARY KEY (case_id, t_ns)
+  PRIMARY KEY (case_key, t_ns)
 ) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS telemetry AS SELECT c.case_id AS case_id,
+  r.t_ns AS t_ns, r.phase AS phase, r.bg_some_us AS bg_some_us, r.bg_full_us AS bg_full_us,
+  r.fg_some_us AS fg_some_us, r.fg_full_us AS fg_full_us, r.sys_some_us AS sys_some_us,
+  r.sys_full_us AS sys_full_us, r.bg_current_bytes AS bg_current_bytes,
+  r.fg_current_bytes AS fg_current_bytes, r.bg_swap_current_bytes AS bg_swap_current_bytes,
+  r.fg_swap_current_bytes AS fg_swap_current_bytes, r.bg_pgsteal AS bg_pgsteal,
+  r.bg_pgscan AS bg_pgscan, r.bg_workingset_refault_anon AS bg_workingset_refault_anon,
+  r.bg_workingset_refault_file AS bg_workingset_refault_file, r.bg_pgmajfault AS bg_pgmajfault,
+  r.fg_pgsteal AS fg_pgsteal, r.fg_pgscan AS fg_pgscan,
+  r.fg_workingset_refault_anon AS fg_workingset_refault_anon,
+  r.fg_workingset_refault_file AS fg_workingset_refault_file, r.fg_pgmajfault AS fg_pgmajfault,
+  r.bg_oom AS bg_oom, r.bg_oom_kill AS bg_oom_kill, r.fg_oom AS fg_oom,
+  r.fg_oom_kill AS fg_oom_kill, r.pswpin AS pswpin, r.pswpout AS pswpout,
+  r.zram_orig_data_bytes AS zram_orig_data_bytes, r.zram_compr_data_bytes AS zram_compr_data_bytes,
+  r.zram_mem_used_bytes AS zram_mem_used_bytes, r.zram_swap_used_kib AS zram_swap_used_kib,
+  r.swapfile_used_kib AS swapfile_used_kib, r.extra_json AS extra_json, r.read_ns AS read_ns,
+  r.steal_us AS steal_us, r.bg_cpu_some_us AS bg_cpu_some_us, r.bg_cpu_full_us AS bg_cpu_full_us,
+  r.bg_io_some_us AS bg_io_some_us, r.bg_io_full_us AS bg_io_full_us,
+  r.fg_cpu_some_us AS fg_cpu_some_us, r.fg_cpu_full_us AS fg_cpu_full_us,
+  r.fg_io_some_us AS fg_io_some_us, r.fg_io_full_us AS fg_io_full_us,
+  r.sys_cpu_some_us AS sys_cpu_some_us, r.sys_cpu_full_us AS sys_cpu_full_us,
+  r.sys_io_some_us AS sys_io_some_us, r.sys_io_full_us AS sys_io_full_us
+FROM telemetry_rows r JOIN cases c ON c.case_key = r.case_key;
+CREATE TRIGGER IF NOT EXISTS telemetry_insert INSTEAD OF INSERT ON telemetry BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: telemetry.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  INSERT INTO telemetry_rows(case_key,
+    t_ns, phase, bg_some_us, bg_full_us, fg_some_us, fg_full_us, sys_some_us, sys_full_us,
+    bg_current_bytes, fg_current_bytes, bg_swap_current_bytes, fg_swap_current_bytes, bg_pgsteal,
+    bg_pgscan, bg_workingset_refault_anon, bg_workingset_refault_file, bg_pgmajfault, fg_pgsteal,
+    fg_pgscan, fg_workingset_refault_anon, fg_workingset_refault_file, fg_pgmajfault, bg_oom,
+    bg_oom_kill, fg_oom, fg_oom_kill, pswpin, pswpout, zram_orig_data_bytes, zram_compr_data_bytes,
+    zram_mem_used_bytes, zram_swap_used_kib, swapfile_used_kib, extra_json, read_ns, steal_us,
+    bg_cpu_some_us, bg_cpu_full_us, bg_io_some_us, bg_io_full_us, fg_cpu_some_us, fg_cpu_full_us,
+    fg_io_some_us, fg_io_full_us, sys_cpu_some_us, sys_cpu_full_us, sys_io_some_us, sys_io_full_us)
+  VALUES ((SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    NEW.t_ns, NEW.phase, NEW.bg_some_us, NEW.bg_full_us, NEW.fg_some_us, NEW.fg_full_us,
+    NEW.sys_some_us, NEW.sys_full_us, NEW.bg_current_bytes, NEW.fg_current_bytes,
+    NEW.bg_swap_current_bytes, NEW.fg_swap_current_bytes, NEW.bg_pgsteal, NEW.bg_pgscan,
+    NEW.bg_workingset_refault_anon, NEW.bg_workingset_refault_file, NEW.bg_pgmajfault,
+    NEW.fg_pgsteal, NEW.fg_pgscan, NEW.fg_workingset_refault_anon, NEW.fg_workingset_refault_file,
+    NEW.fg_pgmajfault, NEW.bg_oom, NEW.bg_oom_kill, NEW.fg_oom, NEW.fg_oom_kill, NEW.pswpin,
+    NEW.pswpout, NEW.zram_orig_data_bytes, NEW.zram_compr_data_bytes, NEW.zram_mem_used_bytes,
+    NEW.zram_swap_used_kib, NEW.swapfile_used_kib, NEW.extra_json, NEW.read_ns, NEW.steal_us,
+    NEW.bg_cpu_some_us, NEW.bg_cpu_full_us, NEW.bg_io_some_us, NEW.bg_io_full_us,
+    NEW.fg_cpu_some_us, NEW.fg_cpu_full_us, NEW.fg_io_some_us, NEW.fg_io_full_us,
+    NEW.sys_cpu_some_us, NEW.sys_cpu_full_us, NEW.sys_io_some_us, NEW.sys_io_full_us);
+END;
+CREATE TRIGGER IF NOT EXISTS telemetry_update INSTEAD OF UPDATE ON telemetry BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: telemetry.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  UPDATE telemetry_rows SET case_key = (SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    t_ns = NEW.t_ns, phase = NEW.phase, bg_some_us = NEW.bg_some_us, bg_full_us = NEW.bg_full_us,
+    fg_some_us = NEW.fg_some_us, fg_full_us = NEW.fg_full_us, sys_some_us = NEW.sys_some_us,
+    sys_full_us = NEW.sys_full_us, bg_current_bytes = NEW.bg_current_bytes,
+    fg_current_bytes = NEW.fg_current_bytes, bg_swap_current_bytes = NEW.bg_swap_current_bytes,
+    fg_swap_current_bytes = NEW.fg_swap_current_bytes, bg_pgsteal = NEW.bg_pgsteal,
+    bg_pgscan = NEW.bg_pgscan, bg_workingset_refault_anon = NEW.bg_workingset_refault_anon,
+    bg_workingset_refault_file = NEW.bg_workingset_refault_file, bg_pgmajfault = NEW.bg_pgmajfault,
+    fg_pgsteal = NEW.fg_pgsteal, fg_pgscan = NEW.fg_pgscan,
+    fg_workingset_refault_anon = NEW.fg_workingset_refault_anon,
+    fg_workingset_refault_file = NEW.fg_workingset_refault_file, fg_pgmajfault = NEW.fg_pgmajfault,
+    bg_oom = NEW.bg_oom, bg_oom_kill = NEW.bg_oom_kill, fg_oom = NEW.fg_oom,
+    fg_oom_kill = NEW.fg_oom_kill, pswpin = NEW.pswpin, pswpout = NEW.pswpout,
+    zram_orig_data_bytes = NEW.zram_orig_data_bytes,
+    zram_compr_data_bytes = NEW.zram_compr_data_bytes,
+    zram_mem_used_bytes = NEW.zram_mem_used_bytes, zram_swap_used_kib = NEW.zram_swap_used_kib,
+    swapfile_used_kib = NEW.swapfile_used_kib, extra_json = NEW.extra_json, read_ns = NEW.read_ns,
+    steal_us = NEW.steal_us, bg_cpu_some_us = NEW.bg_cpu_some_us,
+    bg_cpu_full_us = NEW.bg_cpu_full_us, bg_io_some_us = NEW.bg_io_some_us,
+    bg_io_full_us = NEW.bg_io_full_us, fg_cpu_some_us = NEW.fg_cpu_some_us,
+    fg_cpu_full_us = NEW.fg_cpu_full_us, fg_io_some_us = NEW.fg_io_some_us,
+    fg_io_full_us = NEW.fg_io_full_us, sys_cpu_some_us = NEW.sys_cpu_some_us,
+    sys_cpu_full_us = NEW.sys_cpu_full_us, sys_io_some_us = NEW.sys_io_some_us,
+    sys_io_full_us = NEW.sys_io_full_us
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND t_ns IS OLD.t_ns;
+END;
+CREATE TRIGGER IF NOT EXISTS telemetry_delete INSTEAD OF DELETE ON telemetry BEGIN
+  DELETE FROM telemetry_rows
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND t_ns IS OLD.t_ns;
+END;
 
--- Controller: one row per 1 s window and one per trigger / action / backend event.
-CREATE TABLE IF NOT EXISTS controller_events (
-  case_id      TEXT NOT NULL REFERENCES cases(case_id) ON DELETE CASCADE,
+-- Controller: one row per 1 s window and one per trigger / action / backend event. No key of
+-- its own (two events may share t_ns and kind): a rowid table, with an index by case.
+CREATE TABLE IF NOT EXISTS controller_events_rows (
+  case_key     INTEGER NOT NULL REFERENCES cases(case_key) ON DELETE CASCADE,
   t_ns         INTEGER NOT NULL,
   kind         TEXT NOT NULL,   -- window | trigger | would_trigger | backend_on | reclaim_start | reclaim_end | error
   some_total_us INTEGER,        -- bg memory.pressure some total at this tick
@@ -137,6 +264,42 @@ CREATE TABLE IF NOT EXISTS controller_events (
   window_ns    INTEGER,         -- real length of the window (read_ns - previous read_ns)
   irregular    INTEGER          -- 1 when window_ns is outside [0.9, 1.1] x window: not judged, resets the run
 );
+CREATE INDEX IF NOT EXISTS controller_events_rows_by_case ON controller_events_rows(case_key, t_ns);
+CREATE VIEW IF NOT EXISTS controller_events AS SELECT c.case_id AS case_id,
+  r.t_ns AS t_ns, r.kind AS kind, r.some_total_us AS some_total_us, r.delta_us AS delta_us,
+  r.counting AS counting, r.consecutive AS consecutive, r.detail_json AS detail_json,
+  r.window_ns AS window_ns, r.irregular AS irregular
+FROM controller_events_rows r JOIN cases c ON c.case_key = r.case_key;
+CREATE TRIGGER IF NOT EXISTS controller_events_insert INSTEAD OF INSERT ON controller_events BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: controller_events.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  INSERT INTO controller_events_rows(case_key,
+    t_ns, kind, some_total_us, delta_us, counting, consecutive, detail_json, window_ns, irregular)
+  VALUES ((SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    NEW.t_ns, NEW.kind, NEW.some_total_us, NEW.delta_us, NEW.counting, NEW.consecutive,
+    NEW.detail_json, NEW.window_ns, NEW.irregular);
+END;
+CREATE TRIGGER IF NOT EXISTS controller_events_update INSTEAD OF UPDATE ON controller_events BEGIN
+  SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: controller_events.case_id names no case')
+    WHERE NOT EXISTS (SELECT 1 FROM cases WHERE case_id = NEW.case_id);
+  UPDATE controller_events_rows SET case_key = (SELECT case_key FROM cases WHERE case_id = NEW.case_id),
+    t_ns = NEW.t_ns, kind = NEW.kind, some_total_us = NEW.some_total_us, delta_us = NEW.delta_us,
+    counting = NEW.counting, consecutive = NEW.consecutive, detail_json = NEW.detail_json,
+    window_ns = NEW.window_ns, irregular = NEW.irregular
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND t_ns IS OLD.t_ns AND
+    kind IS OLD.kind AND some_total_us IS OLD.some_total_us AND delta_us IS OLD.delta_us AND
+    counting IS OLD.counting AND consecutive IS OLD.consecutive AND
+    detail_json IS OLD.detail_json AND window_ns IS OLD.window_ns AND
+    irregular IS OLD.irregular;
+END;
+CREATE TRIGGER IF NOT EXISTS controller_events_delete INSTEAD OF DELETE ON controller_events BEGIN
+  DELETE FROM controller_events_rows
+  WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND t_ns IS OLD.t_ns AND
+    kind IS OLD.kind AND some_total_us IS OLD.some_total_us AND delta_us IS OLD.delta_us AND
+    counting IS OLD.counting AND consecutive IS OLD.consecutive AND
+    detail_json IS OLD.detail_json AND window_ns IS OLD.window_ns AND
+    irregular IS OLD.irregular;
+END;
 
 -- The bounded-reclaim action (at most one per case in the study).
 CREATE TABLE IF NOT EXISTS reclaim_actions (

@@ -46,23 +46,26 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
                  b.outcome_json, b.source_dirty)
           .run();
     }
+    // The large tables are written under the case's key, directly into their rows tables
+    // (results/schema.sql, version 5); the views of their plain names add the case id.
+    const std::int64_t key = db.last_insert_rowid();
     {
       results::Stmt s(db, "INSERT INTO phases(case_id, phase, start_ns, end_ns) VALUES (?,?,?,?)");
       for (const auto& p : b.phases) s.bind_all(b.case_id, p.phase, p.start_ns, p.end_ns).run();
     }
     {
       results::Stmt s(db,
-                      "INSERT INTO canary_requests(case_id, canary, seq, scheduled_ns, wake_ns, completion_ns, "
+                      "INSERT INTO canary_requests_rows(case_key, canary, seq, scheduled_ns, wake_ns, completion_ns, "
                       "minflt, majflt, nvcsw, nivcsw) VALUES (?,?,?,?,?,?,?,?,?,?)");
       for (const auto& r : b.requests)
-        s.bind_all(b.case_id, r.canary, r.seq, r.scheduled_ns, r.wake_ns, r.completion_ns, r.minflt, r.majflt,
+        s.bind_all(key, r.canary, r.seq, r.scheduled_ns, r.wake_ns, r.completion_ns, r.minflt, r.majflt,
                    r.nvcsw, r.nivcsw)
             .run();
     }
     {
       results::Stmt s(
           db,
-          "INSERT INTO telemetry(case_id, t_ns, phase, bg_some_us, bg_full_us, fg_some_us, fg_full_us, "
+          "INSERT INTO telemetry_rows(case_key, t_ns, phase, bg_some_us, bg_full_us, fg_some_us, fg_full_us, "
           "sys_some_us, sys_full_us, bg_current_bytes, fg_current_bytes, bg_swap_current_bytes, "
           "fg_swap_current_bytes, bg_pgsteal, bg_pgscan, bg_workingset_refault_anon, "
           "bg_workingset_refault_file, bg_pgmajfault, fg_pgsteal, fg_pgscan, fg_workingset_refault_anon, "
@@ -73,7 +76,7 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
           "sys_cpu_full_us, sys_io_some_us, sys_io_full_us) VALUES "
           "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const auto& t : b.telemetry) {
-        s.bind_all(b.case_id, t.t_ns, t.phase);
+        s.bind_all(key, t.t_ns, t.phase);
         int i = 4;
         for (const auto* v : {&t.bg_some_us, &t.bg_full_us, &t.fg_some_us, &t.fg_full_us, &t.sys_some_us,
                               &t.sys_full_us, &t.bg_current_bytes, &t.fg_current_bytes, &t.bg_swap_current_bytes,
@@ -97,10 +100,10 @@ void write_bundle(const std::string& path, const CaseBundle& b) {
     }
     {
       results::Stmt s(db,
-                      "INSERT INTO controller_events(case_id, t_ns, kind, some_total_us, delta_us, counting, "
+                      "INSERT INTO controller_events_rows(case_key, t_ns, kind, some_total_us, delta_us, counting, "
                       "consecutive, detail_json, window_ns, irregular) VALUES (?,?,?,?,?,?,?,?,?,?)");
       for (const auto& e : b.events)
-        s.bind_all(b.case_id, e.t_ns, e.kind, e.some_total_us, e.delta_us, e.counting, e.consecutive,
+        s.bind_all(key, e.t_ns, e.kind, e.some_total_us, e.delta_us, e.counting, e.consecutive,
                    json_or_null(e.detail), e.window_ns, e.irregular)
             .run();
     }

@@ -300,8 +300,9 @@ void rewrite_case_id(const std::string& bundle, const std::string& from, const s
   results::Db b(bundle, results::Db::Mode::ReadWrite);
   b.exec("PRAGMA foreign_keys = OFF");
   b.transaction([&] {
-    for (const char* t : {"cases", "phases", "canary_requests", "telemetry", "controller_events", "reclaim_actions",
-                          "restoration", "artifacts"}) {
+    // canary_requests, telemetry and controller_events hold the case key since schema version
+    // 5, not the id: renaming the case in cases renames it for them.
+    for (const char* t : {"cases", "phases", "reclaim_actions", "restoration", "artifacts"}) {
       results::Stmt u(b, std::string("UPDATE ") + t + " SET case_id = ?2 WHERE case_id = ?1");
       u.bind(1, from).bind(2, to);
       u.run();

@@ -122,7 +122,13 @@ TEST(Measurement, PreVersion2ColumnsAbsentAreNotMeasured) {
   const auto path = measured_db("pre_v2", cases);
   {
     results::Db db(path, results::Db::Mode::ReadWrite);
-    db.exec("ALTER TABLE controller_events DROP COLUMN irregular");
+    // controller_events without irregular, as before version 2 (since version 5 it is a view
+    // over controller_events_rows: the view is redefined without the column).
+    db.exec("DROP VIEW controller_events");
+    db.exec("CREATE VIEW controller_events AS SELECT c.case_id AS case_id, r.t_ns AS t_ns, r.kind AS kind, "
+            "r.some_total_us AS some_total_us, r.delta_us AS delta_us, r.counting AS counting, "
+            "r.consecutive AS consecutive, r.detail_json AS detail_json, r.window_ns AS window_ns "
+            "FROM controller_events_rows r JOIN cases c ON c.case_key = r.case_key");
     db.exec("ALTER TABLE reclaim_actions DROP COLUMN achieved_conservative_bytes");
     db.exec("ALTER TABLE reclaim_actions DROP COLUMN concurrent_estimate_bytes");
     db.exec("ALTER TABLE reclaim_actions DROP COLUMN achieved_counter");

@@ -1,5 +1,6 @@
 // results::Stmt::bind_all: values go to parameters 1..N in order, empty optionals as NULL.
 #include "results/db.hpp"
+#include "tests/unit/results/v4_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -68,30 +69,32 @@ TEST(StmtBindAll, MoreValuesThanParametersThrowsDbError) {
 }
 
 // A version-3 database (no cpu/io PSI columns, no reclaim_actions.write_cpu_us) gets them,
-// NULL for its rows, and version 4 when opened for writing; its rows are kept.
+// NULL for its rows, and the current version when opened for writing; its rows are kept.
 TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   const auto path = TempDb::fresh("migrate_v3");
   {
-    results::Db db(path, results::Db::Mode::Create);
-    db.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
-            "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}')");
-    db.exec("INSERT INTO telemetry(case_id, t_ns, bg_some_us) VALUES ('c1', 5, 17)");
+    std::string sql = "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
+                      "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}');"
+                      "INSERT INTO telemetry(case_id, t_ns, bg_some_us) VALUES ('c1', 5, 17);";
     for (const char* c : {"bg_cpu_some_us", "bg_cpu_full_us", "bg_io_some_us", "bg_io_full_us", "fg_cpu_some_us",
                           "fg_cpu_full_us", "fg_io_some_us", "fg_io_full_us", "sys_cpu_some_us", "sys_cpu_full_us",
                           "sys_io_some_us", "sys_io_full_us"})
-      db.exec(std::string("ALTER TABLE telemetry DROP COLUMN ") + c);
-    db.exec("ALTER TABLE reclaim_actions DROP COLUMN write_cpu_us");
-    db.exec("UPDATE schema_info SET value = '3' WHERE key = 'schema_version'");
+      sql += std::string("ALTER TABLE telemetry DROP COLUMN ") + c + ";";
+    sql += "ALTER TABLE reclaim_actions DROP COLUMN write_cpu_us;"
+           "UPDATE schema_info SET value = '3' WHERE key = 'schema_version';";
+    ASSERT_NO_FATAL_FAILURE(test_support::create_v4_file(path, false));
+    ASSERT_NO_FATAL_FAILURE(test_support::raw_exec(path, sql));
   }
   results::Db db(path, results::Db::Mode::ReadWrite);
   results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "4");
+  EXPECT_EQ(v.text(0), "5");
   results::Stmt t(db, "SELECT bg_some_us, bg_cpu_some_us, sys_io_full_us FROM telemetry WHERE case_id = 'c1'");
   ASSERT_TRUE(t.step());
   EXPECT_EQ(t.int64(0), 17);
   EXPECT_TRUE(t.is_null(1));
   EXPECT_TRUE(t.is_null(2));
+  EXPECT_FALSE(t.step());
   results::Stmt r(db, "SELECT count(*) FROM pragma_table_info('reclaim_actions') WHERE name = 'write_cpu_us'");
   ASSERT_TRUE(r.step());
   EXPECT_EQ(r.int64(0), 1);

@@ -1,5 +1,5 @@
-// results::import_bundle copies the columns the bundle and the campaign DB both have, in the
-// bundle's column order (a bundle of another schema version: the columns it lacks stay NULL,
+// results::import_bundle copies the columns the bundle and the campaign DB both have, by name
+// (a bundle of another schema version: the columns it lacks stay NULL,
 // the ones the campaign DB lacks are left out), and returns the number of canary_requests rows
 // of the case, the same on a re-import that replaces the earlier rows.
 #include "results/db.hpp"
@@ -26,20 +26,24 @@ struct ImportColumns : ::testing::Test {
     bundle_path = (dir / "bundle.db").string();
     campaign_path = (dir / "campaign.db").string();
     results::Db b(bundle_path, results::Db::Mode::Create);
-    // Another schema version: canary_requests without nivcsw, with a column the campaign DB
-    // does not know, added last.
-    b.exec("ALTER TABLE canary_requests DROP COLUMN nivcsw");
-    b.exec("ALTER TABLE canary_requests ADD COLUMN from_the_future INTEGER");
+    // Another schema version: canary_requests_rows without nivcsw, with a column the campaign
+    // DB does not know, added last. The view goes first (it names nivcsw; its triggers go with
+    // it): an import reads the rows table, and the rows are written there directly.
+    b.exec("DROP VIEW canary_requests");
+    b.exec("ALTER TABLE canary_requests_rows DROP COLUMN nivcsw");
+    b.exec("ALTER TABLE canary_requests_rows ADD COLUMN from_the_future INTEGER");
     b.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
            "VALUES ('k.a1-x', 'c', 'vm0', 'fast-structured', 1, 'static-zram', 'completed', '{}')");
     b.exec("INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
            "VALUES ('other', 'c', 'vm0', 'fast-structured', 2, 'static-zram', 'completed', '{}')");
     for (int i = 0; i < 3; ++i)
-      b.exec("INSERT INTO canary_requests(case_id, canary, seq, scheduled_ns, wake_ns, completion_ns, minflt, majflt, "
-             "nvcsw, from_the_future) VALUES ('k.a1-x', 'compute', " + std::to_string(i) + ", " +
+      b.exec("INSERT INTO canary_requests_rows(case_key, canary, seq, scheduled_ns, wake_ns, completion_ns, minflt, "
+             "majflt, nvcsw, from_the_future) VALUES ((SELECT case_key FROM cases WHERE case_id = 'k.a1-x'), "
+             "'compute', " + std::to_string(i) + ", " +
              std::to_string(100 + i) + ", " + std::to_string(110 + i) + ", " + std::to_string(120 + i) +
              ", 3, 4, 5, 99)");
-    b.exec("INSERT INTO canary_requests(case_id, canary, seq, scheduled_ns, nvcsw) VALUES ('other', 'sqlite', 0, 1, 1)");
+    b.exec("INSERT INTO canary_requests_rows(case_key, canary, seq, scheduled_ns, nvcsw) VALUES "
+           "((SELECT case_key FROM cases WHERE case_id = 'other'), 'sqlite', 0, 1, 1)");
     b.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   }
   void TearDown() override { fs::remove_all(dir); }
