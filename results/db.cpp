@@ -72,7 +72,9 @@ std::string column_list(const std::vector<std::string>& cols, const std::string&
 /// (they would have no key).
 void apply_schema(Db& db) {
   if (!before_case_key(db)) {
-    db.exec(schema_sql());
+    // One transaction: the schema_version row and every table, view and trigger commit
+    // together, so a file at the current version has all of them (schema_is_current).
+    db.transaction([&] { db.exec(schema_sql()); });
     return;
   }
   // Foreign keys off: DROP TABLE of the former tables must not cascade. legacy_alter_table:
@@ -126,6 +128,17 @@ void apply_schema(Db& db) {
   db.exec("PRAGMA legacy_alter_table = OFF");
 }
 
+/// Whether `db` holds the schema of this version or a later one (schema_info), so that
+/// opening it for writing has nothing to apply: the schema is applied in one transaction and
+/// the version is raised only after a migration is complete. Two reads, where applying the
+/// schema parses all of schema.sql and takes the write lock (INSERT OR IGNORE of the version):
+/// one open per runner worker, and 200 workers opened at once at 200 hosts (fleet_bench).
+bool schema_is_current(Db& db) {
+  if (!is_table(db, "schema_info")) return false;
+  Stmt q(db, "SELECT CAST(value AS INTEGER) FROM schema_info WHERE key = 'schema_version'");
+  return q.step() && q.int64(0) >= std::stoll(kSchemaVersion);
+}
+
 /// Brings a database of an earlier schema version to this one (schema.sql "Version 3", "Version 4").
 void migrate(Db& db) {
   bool missing = false;
@@ -139,6 +152,18 @@ void migrate(Db& db) {
             "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);
   });
 }
+/// Turns SQLite's memory statistics off for this process, once, before its first connection
+/// (SQLITE_CONFIG_MEMSTATUS only applies before SQLite initialises). With them on (Debian's
+/// build), every allocation and free inside SQLite takes one process-wide mutex: a runner with
+/// 200 workers (fleet_bench --hosts 200) spent about a quarter of its CPU waking waiters of that
+/// mutex (perf, docs/DESIGN.md "Runner at fleet scale", 2026-12-04). Nothing here reads the
+/// statistics (sqlite3_memory_used) or sets a soft heap limit, which need them. When SQLite was
+/// already initialised by someone else, this does nothing (SQLITE_MISUSE, ignored).
+void disable_memstatus() {
+  static std::once_flag once;
+  std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 /// The write lock of this process for the database file `path` (Db::transaction).
 std::shared_ptr<std::recursive_mutex> write_turn_for(const std::string& path) {
   static std::mutex mu;
@@ -168,6 +193,7 @@ Db::Db(const std::string& path, Mode mode) : path_(path), write_turn_(write_turn
   }
   if (mode != Mode::Create && !std::filesystem::exists(path))
     throw DbError(path + ": no such database file");
+  disable_memstatus();
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -192,8 +218,10 @@ void Db::set_up(Mode mode) {
     if (mode == Mode::Create) exec("PRAGMA page_size=" + std::to_string(kPageSize));
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
-    apply_schema(*this);
-    migrate(*this);
+    if (!schema_is_current(*this)) {
+      apply_schema(*this);
+      migrate(*this);
+    }
   } else {
     // Fail early with a clear message when the file is not a results database.
     Stmt s(*this, "SELECT value FROM schema_info WHERE key='schema_version'");
