@@ -15,7 +15,7 @@ std::string shorten(std::string_view sql) {
   return sql.size() > 120 ? s + "..." : s;
 }
 
-/// Columns added after schema version 2, in the order schema.sql declares them (ALTER TABLE
+/// Columns added in schema versions 3 and 4, in the order schema.sql declares them (ALTER TABLE
 /// appends, so a migrated table has the same column order as a new one).
 struct AddedColumn {
   const char* table;
@@ -130,7 +130,7 @@ void apply_schema(Db& db) {
 
 /// Whether `db` holds the schema of this version or a later one (schema_info), so that
 /// opening it for writing has nothing to apply: the schema is applied in one transaction and
-/// the version is raised only after a migration is complete. Two reads, where applying the
+/// the version is raised to it only by the transaction that completes a conversion. Two reads, where applying the
 /// schema parses all of schema.sql and takes the write lock (INSERT OR IGNORE of the version):
 /// one open per runner worker, and 200 workers opened at once at 200 hosts (fleet_bench).
 bool schema_is_current(Db& db) {
@@ -139,17 +139,17 @@ bool schema_is_current(Db& db) {
   return q.step() && q.int64(0) >= std::stoll(kSchemaVersion);
 }
 
-/// Brings a database of an earlier schema version to this one (schema.sql "Version 3", "Version 4").
-void migrate(Db& db) {
-  bool missing = false;
-  for (const auto& c : kAddedColumns) missing = missing || !has_column(db, c.table, c.column);
-  if (!missing) return;
+/// Adds the columns of schema versions 3 and 4 (schema.sql) that the tables of an existing file
+/// lack, NULL for its rows, and records version 4 in the same transaction. Runs before
+/// apply_schema, so that a version-4 layout's tables have every column when they are converted;
+/// a table the file lacks (or holds as a view) is left to apply_schema.
+void add_columns(Db& db) {
+  const auto lacks = [&](const AddedColumn& c) { return is_table(db, c.table) && !has_column(db, c.table, c.column); };
+  if (std::none_of(std::begin(kAddedColumns), std::end(kAddedColumns), lacks)) return;
   db.transaction([&] {
     for (const auto& c : kAddedColumns)  // again inside the write lock: another writer may have migrated
-      if (!has_column(db, c.table, c.column))
-        db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
-    db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion +
-            "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);
+      if (lacks(c)) db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
+    db.exec("UPDATE schema_info SET value = '4' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 4");
   });
 }
 /// Turns SQLite's memory statistics off for this process, once, before its first connection
@@ -219,8 +219,8 @@ void Db::set_up(Mode mode) {
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     if (!schema_is_current(*this)) {
+      add_columns(*this);
       apply_schema(*this);
-      migrate(*this);
     }
   } else {
     // Fail early with a clear message when the file is not a results database.

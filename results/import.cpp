@@ -106,22 +106,23 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
     campaign.transaction([&] {
       // An earlier attempt's rows are replaced: its rows in every per-case table (as ON DELETE
       // CASCADE would), then its cases row.
+      std::optional<std::int64_t> old_key;
       {
         Stmt old(campaign, "SELECT case_key FROM main.cases WHERE case_id = ?1");
         old.bind(1, case_id);
-        if (old.step()) {
-          const std::int64_t old_key = old.int64(0);
-          for (const char* table : kCaseKeyedTables) {
-            Stmt del(campaign, std::string("DELETE FROM main.") + table + "_rows WHERE case_key = ?1");
-            del.bind(1, old_key).run();
-          }
-          for (const char* table : kCaseIdTables) {
-            Stmt del(campaign, std::string("DELETE FROM main.") + table + " WHERE case_id = ?1");
-            del.bind(1, case_id).run();
-          }
-          Stmt del(campaign, "DELETE FROM main.cases WHERE case_key = ?1");
-          del.bind(1, old_key).run();
+        if (old.step()) old_key = old.int64(0);
+      }
+      if (old_key) {
+        for (const char* table : kCaseKeyedTables) {
+          Stmt del(campaign, std::string("DELETE FROM main.") + table + "_rows WHERE case_key = ?1");
+          del.bind(1, *old_key).run();
         }
+        for (const char* table : kCaseIdTables) {
+          Stmt del(campaign, std::string("DELETE FROM main.") + table + " WHERE case_id = ?1");
+          del.bind(1, case_id).run();
+        }
+        Stmt del(campaign, "DELETE FROM main.cases WHERE case_key = ?1");
+        del.bind(1, *old_key).run();
       }
       // By column name, the columns both have: a bundle of an earlier schema version (an older
       // agent) lacks the columns added since; they stay NULL (never invented). The case id is
