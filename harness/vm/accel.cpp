@@ -1,4 +1,4 @@
-// Accelerator choice by a trial boot (see accel.hpp).
+// Accelerator choice by what the host says, then a trial boot (see accel.hpp).
 #include "harness/vm/accel.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "harness/digest/sha256.hpp"
@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -158,6 +159,26 @@ void write_cached(const fs::path& file, const std::string& key, const ProbeResul
   }
 }
 
+/// The whole file, or nullopt when it cannot be opened or read (EISDIR, EACCES, EIO, ...).
+std::optional<std::string> read_whole(const fs::path& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string s;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      return std::nullopt;
+    }
+    s.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return s;
+}
+
 bool writable_dir(const fs::path& d) {
   std::error_code ec;
   fs::create_directories(d, ec);
@@ -193,6 +214,36 @@ std::string machine_probe_dir() {
   return "/tmp/reclaim-harness-" + std::to_string(::getuid());
 }
 
+std::optional<std::string> kvm_host_obstacle(const std::string& root) {
+  const fs::path base = root.empty() ? fs::path("/") : fs::path(root);
+  std::error_code ec;
+  const fs::path pvm = base / "sys/module/kvm_pvm";
+  if (fs::exists(pvm, ec))
+    return "/dev/kvm is nested PVM: a stock guest kernel cannot run under it (" + pvm.string() +
+           " exists; PVM runs only CONFIG_PVM_GUEST kernels booted directly in 64-bit mode, not qemu's firmware path)";
+  const fs::path cpuinfo = base / "proc/cpuinfo";
+  const auto text = read_whole(cpuinfo);
+  if (!text) return std::nullopt;  // unreadable: unknown, not "no flags"
+  bool any_flags = false;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    if (key != "flags") continue;  // not "vmx flags" and the like
+    any_flags = true;
+    std::istringstream words(line.substr(colon + 1));
+    std::string w;
+    while (words >> w)
+      if (w == "vmx" || w == "svm") return std::nullopt;
+  }
+  if (!any_flags) return std::nullopt;  // no flags line at all: unknown
+  return "/dev/kvm is present but the CPU has no vmx or svm flag: the flags lines of " + cpuinfo.string() +
+         " carry neither, so KVM cannot run a stock guest here";
+}
+
 AccelChoice choose_accelerator(const AccelRequest& req) {
   const std::string want = effective_accel_request(req.requested);
   AccelChoice c;
@@ -210,6 +261,14 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
     return c;
   }
   ::close(fd);
+
+  // What the host says before any probe (no boot, no cache: reading it costs nothing).
+  if (const auto why = kvm_host_obstacle(req.host_root)) {
+    if (want == "kvm") throw AccelError("--accel kvm: " + *why + " (use --accel tcg or auto)");
+    c.accelerator = "tcg";
+    c.reason = "auto: " + *why + "; using TCG";
+    return c;
+  }
 
   ProbeResult pr;
   const std::string key = cache_key(req);

@@ -9,6 +9,13 @@
 // falls back to TCG and says why. An explicit `kvm` that fails the same probe is an
 // error, never a silent fallback. `tcg` never probes.
 //
+// Before any probe, kvm_host_obstacle() reads what the host itself says: a /dev/kvm that is
+// nested PVM (/sys/module/kvm_pvm exists: PVM runs only CONFIG_PVM_GUEST kernels that a VMM
+// boots directly in 64-bit mode, so qemu's firmware path stays silent for the whole probe
+// timeout), or a CPU whose /proc/cpuinfo `flags` carry neither vmx nor svm. Then `auto` takes
+// TCG at once ("auto: <reason>; using TCG", no probe) and `kvm` is an AccelError at once. A
+// cpuinfo that cannot be read says nothing: the probe decides.
+//
 // Precedence of the request: the command's --accel flag, then the environment variable
 // HARNESS_ACCEL, then the campaign's provider.accelerator, then `auto`.
 // The probe result is cached twice, keyed by the host's boot id
@@ -18,6 +25,7 @@
 // and image directory on one host boot shares one probe. On hosts where KVM opens but the
 // guest stays silent, a probe costs its whole timeout (30 s); before the machine-wide
 // cache each guest test with its own cache root paid it again.
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +41,9 @@ struct AccelRequest {
   std::string kvm_device = "/dev/kvm";
   std::string qemu = "qemu-system-x86_64";  ///< looked up in PATH
   int timeout_s = 30;                 ///< banner must appear within this, seconds
+  /// Root that kvm_host_obstacle() reads sys/module/kvm_pvm and proc/cpuinfo under
+  /// (a fixture tree in tests).
+  std::string host_root = "/";
 };
 
 /// The decision and its reason (printed to stderr by every command that boots guests).
@@ -64,6 +75,17 @@ std::string effective_accel_request(const std::string& flag, const std::string& 
 /// /tmp/reclaim-harness-<uid>. Created on use; a directory that cannot be written only
 /// costs a probe (never an error).
 std::string machine_probe_dir();
+
+/// Why KVM on this host cannot run a stock guest kernel, known without booting anything;
+/// std::nullopt when the host says nothing against it (the trial boot decides). Reads under
+/// `root` ("/" normally):
+///  - sys/module/kvm_pvm exists -> "/dev/kvm is nested PVM: a stock guest kernel cannot run
+///    under it (...)";
+///  - proc/cpuinfo has `flags` lines and none carries vmx or svm -> "/dev/kvm is present but
+///    the CPU has no vmx or svm flag: ...".
+/// A cpuinfo that cannot be read, or has no `flags` line, is not taken as "no flags".
+/// Also used by the libvirt engine for a hypervisor on this machine (host_accel.hpp).
+std::optional<std::string> kvm_host_obstacle(const std::string& root = "/");
 
 /// Decides the accelerator as described at the top of this header. Throws AccelError
 /// (explicit kvm failed; bad request) or std::runtime_error (probe could not be started

@@ -3,6 +3,7 @@
 
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/pool.hpp"
+#include "harness/vm/accel.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -97,6 +98,12 @@ HostAccel choose_host_accelerator(const TrialBoot& t, const std::string& request
                             (caps.empty() ? "virConnectGetDomainCapabilities: " + last_error() : std::string("not in its domain capabilities")) + ")";
     if (request == "kvm") throw PoolError("accelerator kvm requested: " + why);
     return {"tcg", "auto: " + why};
+  }
+  if (!t.host_root.empty()) {
+    if (const auto why = harness::vm::kvm_host_obstacle(t.host_root)) {
+      if (request == "kvm") throw PoolError("accelerator kvm requested: " + uri + " offers kvm but " + *why + " (use accelerator tcg or auto)");
+      return {"tcg", "auto: " + uri + " offers kvm but " + *why + "; using TCG"};
+    }
   }
   const Trial tr = trial_boot(t);
   if (tr.ok) return {"kvm", request + ": " + uri + " " + tr.detail};

@@ -169,6 +169,7 @@ struct LibvirtPool::Impl {
     t.io = &io();
     t.kernel = img.kernel;
     t.domain_name = cfg.name_prefix + "kvm-trial";
+    if (h.cfg.uri.same_machine()) t.host_root = "/";  // this machine's /dev/kvm: what it says first
     h.accel = choose_host_accelerator(t, accel_request);
     std::fprintf(out, "libvirt %s: accelerator: %s (%s)\n", h.cfg.uri.text.c_str(), h.accel->accelerator.c_str(),
                  h.accel->reason.c_str());

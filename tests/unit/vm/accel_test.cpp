@@ -1,11 +1,14 @@
 // Accelerator choice by trial boot (harness/vm/accel.hpp), against a fake
 // qemu-system-x86_64 put first on PATH. The fake behaves like the broken nested-KVM hosts
 // seen here: under `-accel kvm` it either aborts at once (the MSR 0x10a assertion) or stays
-// silent; it counts its invocations so the cache can be checked.
+// silent; it counts its invocations so the cache can be checked. What the host itself says
+// (kvm_host_obstacle: nested PVM, no vmx/svm) is read from fixture trees under the test's
+// temp dir (AccelRequest::host_root); one test reads the real machine's "/".
 #include "harness/vm/accel.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +29,8 @@ class AccelTest : public ::testing::Test {
     fs::create_directories(dir_ / "cache");
     std::ofstream(dir_ / "vmlinuz") << "not a kernel";
     std::ofstream(dir_ / "kvm") << "";  // a device stand-in that opens read-write
+    // The host root of the probe tests: a CPU with vmx, no kvm_pvm (nothing rules KVM out).
+    host_root("root", kVmxCpuinfo, false);
     old_path_ = std::getenv("PATH") ? std::getenv("PATH") : "";
     ::setenv("PATH", ((dir_ / "bin").string() + ":" + old_path_).c_str(), 1);
     ::unsetenv("HARNESS_ACCEL");
@@ -36,11 +41,40 @@ class AccelTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  /// Writes the fake qemu. `kvm_behaviour`: abort | silent | banner.
+  static constexpr const char* kVmxCpuinfo =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+      "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep vmx ssse3 hypervisor lahf_lm\n"
+      "vmx flags\t: vnmi preemption_timer invvpid ept_x_only\n\n"
+      "processor\t: 1\nvendor_id\t: GenuineIntel\n"
+      "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep vmx ssse3 hypervisor lahf_lm\n\n";
+  // As measured on this machine under nested PVM: no vmx, no svm (svm_lock-like names must not count).
+  static constexpr const char* kNoVirtCpuinfo =
+      "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+      "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep ssse3 hypervisor lahf_lm svm_lock vmx_fake\n\n"
+      "processor\t: 1\nvendor_id\t: GenuineIntel\n"
+      "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep ssse3 hypervisor lahf_lm\n\n";
+
+  /// A fixture host root dir_/name: proc/cpuinfo with `cpuinfo` (nullptr = no such file),
+  /// sys/module/kvm_pvm/parameters when `pvm`. Returns its path.
+  std::string host_root(const std::string& name, const char* cpuinfo, bool pvm) {
+    const fs::path r = dir_ / name;
+    fs::create_directories(r / "proc");
+    fs::create_directories(r / "sys/module/kvm");
+    if (cpuinfo) std::ofstream(r / "proc/cpuinfo") << cpuinfo;
+    if (pvm) fs::create_directories(r / "sys/module/kvm_pvm/parameters");
+    return r.string();
+  }
+
+  /// Writes the fake qemu. `kvm_behaviour`: abort | silent | banner | forbidden (any run,
+  /// even --version, is recorded in `calls` and fails: the host check must not start qemu).
   void fake_qemu(const std::string& kvm_behaviour) {
     const fs::path p = dir_ / "bin" / "qemu-system-x86_64";
     std::ofstream f(p);
-    f << "#!/bin/sh\n"
+    f << "#!/bin/sh\n";
+    if (kvm_behaviour == "forbidden")
+      f << "echo \"forbidden $*\" >> " << (dir_ / "calls").string() << "\n"
+        << "echo 'qemu must not run when the host rules KVM out' >&2\nexit 99\n";
+    f << "if [ \"$1\" = --version ]; then echo 'QEMU emulator version 7.2.0 (fake)'; exit 0; fi\n"
       << "if [ \"$1\" = --version ]; then echo 'QEMU emulator version 7.2.0 (fake)'; exit 0; fi\n"
       << "echo run >> " << (dir_ / "calls").string() << "\n"
       << "serial=''\n"
@@ -72,6 +106,7 @@ class AccelTest : public ::testing::Test {
     r.machine_cache_dir = (dir_ / "machine").string();
     r.kvm_device = (dir_ / "kvm").string();
     r.timeout_s = 2;
+    r.host_root = (dir_ / "root").string();
     return r;
   }
 
@@ -189,6 +224,152 @@ TEST_F(AccelTest, TcgNeverProbes) {
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_EQ(c.reason, "tcg requested");
   EXPECT_EQ(calls(), 0);
+}
+
+constexpr const char* kPvmReason = "/dev/kvm is nested PVM: a stock guest kernel cannot run under it";
+constexpr const char* kNoFlagReason = "/dev/kvm is present but the CPU has no vmx or svm flag: ";
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const std::string& p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+TEST_F(AccelTest, NestedPvmGivesTcgWithoutStartingQemu) {
+  fake_qemu("forbidden");
+  auto r = request("auto");
+  r.host_root = host_root("pvm-root", kNoVirtCpuinfo, true);
+  const auto c = harness::vm::choose_accelerator(r);
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_TRUE(starts_with(c.reason, std::string("auto: ") + kPvmReason)) << c.reason;
+  EXPECT_NE(c.reason.find(r.host_root + "/sys/module/kvm_pvm exists"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("CONFIG_PVM_GUEST"), std::string::npos) << c.reason;
+  EXPECT_TRUE(ends_with(c.reason, "; using TCG")) << c.reason;
+  EXPECT_EQ(c.reason.find('\n'), std::string::npos) << c.reason;  // one line
+  EXPECT_FALSE(c.from_cache);
+  EXPECT_EQ(calls(), 0);  // no probe, not even qemu --version
+  EXPECT_FALSE(fs::exists(dir_ / "cache" / "accel-probe.json"));
+  // kvm_pvm wins even when cpuinfo shows vmx.
+  const auto v = harness::vm::kvm_host_obstacle(host_root("pvm-vmx-root", kVmxCpuinfo, true));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_TRUE(starts_with(*v, kPvmReason)) << *v;
+}
+
+TEST_F(AccelTest, NoVmxOrSvmFlagGivesTcgWithoutStartingQemu) {
+  fake_qemu("forbidden");
+  auto r = request("auto");
+  r.host_root = host_root("novirt-root", kNoVirtCpuinfo, false);
+  const auto c = harness::vm::choose_accelerator(r);
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_TRUE(starts_with(c.reason, std::string("auto: ") + kNoFlagReason)) << c.reason;
+  EXPECT_NE(c.reason.find(r.host_root + "/proc/cpuinfo"), std::string::npos) << c.reason;
+  EXPECT_TRUE(ends_with(c.reason, "; using TCG")) << c.reason;
+  EXPECT_EQ(calls(), 0);
+  // An explicit kvm is refused at once with the same reason.
+  r.requested = "kvm";
+  try {
+    harness::vm::choose_accelerator(r);
+    FAIL() << "expected AccelError";
+  } catch (const harness::vm::AccelError& e) {
+    EXPECT_TRUE(starts_with(e.what(), std::string("--accel kvm: ") + kNoFlagReason)) << e.what();
+  }
+  EXPECT_EQ(calls(), 0);
+}
+
+TEST_F(AccelTest, VmxWithoutPvmFallsThroughToTheTrialBoot) {
+  fake_qemu("abort");
+  auto r = request("auto");
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(r.host_root).has_value());
+  const auto c = harness::vm::choose_accelerator(r);
+  EXPECT_EQ(c.accelerator, "tcg");
+  EXPECT_NE(c.reason.find("qemu exited with status 134"), std::string::npos) << c.reason;
+  EXPECT_EQ(calls(), 1);  // the probe ran, as before the check existed
+  // An svm CPU is as good as a vmx one.
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(
+                   host_root("svm-root", "processor\t: 0\nflags\t\t: fpu svm lahf_lm\n", false))
+                   .has_value());
+}
+
+TEST_F(AccelTest, UnreadableCpuinfoIsNotNoFlagsAndFallsThroughToTheTrialBoot) {
+  fake_qemu("banner");
+  // missing file
+  auto r = request("auto");
+  r.host_root = host_root("missing-root", nullptr, false);
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(r.host_root).has_value());
+  const auto c = harness::vm::choose_accelerator(r);
+  EXPECT_EQ(c.accelerator, "kvm") << c.reason;  // the fake qemu printed the banner
+  EXPECT_NE(c.reason.find("printed the kernel banner"), std::string::npos) << c.reason;
+  EXPECT_EQ(calls(), 1);
+  // a cpuinfo that opens but cannot be read (a directory: read() fails with EISDIR)
+  const std::string dir_root = host_root("eisdir-root", nullptr, false);
+  fs::create_directories(fs::path(dir_root) / "proc/cpuinfo");
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(dir_root).has_value());
+  // and one without any `flags` line says nothing either
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(host_root("noflags-root", "processor\t: 0\n", false)).has_value());
+  EXPECT_FALSE(harness::vm::kvm_host_obstacle(host_root("empty-root", "", false)).has_value());
+}
+
+TEST_F(AccelTest, ExplicitKvmUnderNestedPvmIsAnErrorNamingPvm) {
+  fake_qemu("forbidden");
+  auto r = request("kvm");
+  r.host_root = host_root("pvm-root", kNoVirtCpuinfo, true);
+  try {
+    harness::vm::choose_accelerator(r);
+    FAIL() << "expected AccelError";
+  } catch (const harness::vm::AccelError& e) {
+    const std::string m = e.what();
+    EXPECT_TRUE(starts_with(m, std::string("--accel kvm: ") + kPvmReason)) << m;
+    EXPECT_NE(m.find("(use --accel tcg or auto)"), std::string::npos) << m;
+  }
+  EXPECT_EQ(calls(), 0);
+  // tcg never looks.
+  r.requested = "tcg";
+  EXPECT_EQ(harness::vm::choose_accelerator(r).reason, "tcg requested");
+  EXPECT_EQ(calls(), 0);
+}
+
+// The real machine's "/": the verdict must follow the facts this test reads itself.
+TEST_F(AccelTest, TheRealMachineVerdictFollowsItsFacts) {
+  const bool pvm = fs::exists("/sys/module/kvm_pvm");
+  std::ifstream in("/proc/cpuinfo");
+  bool readable = static_cast<bool>(in), flags_line = false, virt = false;
+  for (std::string line; readable && std::getline(in, line);) {
+    if (line.rfind("flags", 0) != 0 || line.find(':') == std::string::npos) continue;
+    std::string key = line.substr(0, line.find(':'));
+    if (key.find_first_not_of(" \t", 5) != std::string::npos) continue;  // "flags" and blanks only
+    flags_line = true;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string w; words >> w;) virt = virt || w == "vmx" || w == "svm";
+  }
+  const auto v = harness::vm::kvm_host_obstacle("/");
+  std::printf("this machine: /sys/module/kvm_pvm %s, cpuinfo %s, vmx/svm %s -> %s\n", pvm ? "exists" : "absent",
+              readable ? "readable" : "unreadable", virt ? "present" : "absent", v ? v->c_str() : "(no obstacle)");
+  if (pvm) {
+    ASSERT_TRUE(v.has_value());
+    EXPECT_TRUE(starts_with(*v, "/dev/kvm is nested PVM: a stock guest kernel cannot run under it (/sys/module/kvm_pvm exists"))
+        << *v;
+  } else if (readable && flags_line && !virt) {
+    ASSERT_TRUE(v.has_value());
+    EXPECT_TRUE(starts_with(*v, std::string(kNoFlagReason) + "the flags lines of /proc/cpuinfo")) << *v;
+  } else {
+    EXPECT_FALSE(v.has_value()) << *v;
+  }
+  // choose_accelerator on this machine's root (the device stand-in opens, so the check is
+  // what decides; a probe, when nothing rules KVM out, meets the banner-printing fake).
+  fake_qemu(v ? "forbidden" : "banner");
+  auto r = request("auto");
+  r.host_root = "/";
+  const auto c = harness::vm::choose_accelerator(r);
+  std::printf("choose_accelerator(auto, host_root /): %s\n", c.message().c_str());
+  if (v) {
+    EXPECT_EQ(c.accelerator, "tcg");
+    EXPECT_EQ(c.reason, "auto: " + *v + "; using TCG");
+    EXPECT_EQ(calls(), 0);
+  } else {
+    EXPECT_EQ(c.accelerator, "kvm") << c.reason;
+    EXPECT_EQ(calls(), 1);
+  }
+  // The default request reads "/" too.
+  EXPECT_EQ(harness::vm::AccelRequest{}.host_root, "/");
 }
 
 TEST_F(AccelTest, RequestPrecedenceFlagThenEnvironmentThenCampaign) {
