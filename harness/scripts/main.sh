@@ -14,7 +14,9 @@ campaign=${CAMPAIGN:-$root/campaigns/smoke.yaml}
 out=${OUT:-$root/out/smoke}
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   "$root/harness/scripts/install-deps.sh"
-  "$root/harness/scripts/build.sh"
+  # Only what this job runs (target `product`: the CLI, agent, executor, workloads and the
+  # figures module); harness/scripts/test.sh builds the tests.
+  "$root/harness/scripts/build.sh" product
 fi
 harness=${BUILD_DIR:-$root/build}/harness/cli/harness
 mkdir -p "$out"

@@ -13,7 +13,21 @@
 # both and fails when either failed. On one core everything runs one after the other.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# Stage times: each stage appends "NAME SECONDS" to $stages; the summary is printed at the end
+# (also when a stage fails), so CI's log says where its minutes went.
+stages=$(mktemp)
+guest_times=$(mktemp)
+summary() {
+  echo "test: stage times (s; the guest tests run beside the rest of the build and the fast tests):"
+  cat "$stages" "$guest_times" | awk '{ printf "test:   %-28s %6d\n", $1, $2 }'
+  rm -f "$stages" "$guest_times"
+}
+trap summary EXIT
+stage_start=$SECONDS
+# stage NAME: records the seconds since the previous call (or the start) under NAME.
+stage() { echo "$1 $((SECONDS - stage_start))" >>"$stages"; stage_start=$SECONDS; }
 "$root/harness/scripts/install-deps.sh"
+stage install
 build=${BUILD_DIR:-$root/build}
 cores=$(nproc)
 # ctest_run NAME ARGS...: one ctest invocation, its JUnit report in $CTEST_JUNIT_DIR/NAME.xml;
@@ -27,36 +41,51 @@ ctest_run() {
 
 if [[ -n "${LABELS:-}" ]]; then
   "$root/harness/scripts/build.sh"
-  ctest_run labels -j"$cores" -L "$LABELS"
-  exit
+  stage build
+  rc=0
+  ctest_run labels -j"$cores" -L "$LABELS" || rc=$?
+  stage "tests($LABELS)"
+  exit "$rc"
 fi
 if ((cores < 2)); then
   "$root/harness/scripts/build.sh"
+  stage build
   rc=0
   ctest_run fast -LE '^vm$' || rc=1
+  stage fast-tests
   ctest_run guest -L '^vm$' || rc=1
+  stage guest-tests
   exit "$rc"
 fi
 
 start=$SECONDS
 "$root/harness/scripts/build.sh" guest_tests
+stage build-guest-tests
 guest_rc_file=$(mktemp)
-trap 'rm -f "$guest_rc_file"' EXIT
+trap 'rm -f "$guest_rc_file"; summary' EXIT
 echo "test: $(date +%T) guest tests built in $((SECONDS - start)) s; they start now, the rest of the build and the fast" \
   "tests run beside them (lines marked [guest] are the guest tests')"
-{ rc=0; ctest_run guest -L '^vm$' || rc=$?; echo "$rc" >"$guest_rc_file"; } 2>&1 | sed -u 's/^/[guest] /' &
+{
+  rc=0 t0=$SECONDS
+  ctest_run guest -L '^vm$' || rc=$?
+  echo "$rc" >"$guest_rc_file"
+  echo "guest-tests $((SECONDS - t0))" >>"$guest_times"
+} 2>&1 | sed -u 's/^/[guest] /' &
 guest_pipe=$!
 others=$((cores - 1))
 rest_rc=0
 BUILD_JOBS=$others nice -n 19 "$root/harness/scripts/build.sh" || rest_rc=$?
+stage build-rest
 if ((rest_rc == 0)); then
   echo "test: $(date +%T) the rest built ($((SECONDS - start)) s since the start); fast tests start"
   NICE="nice -n 19" ctest_run fast -j"$others" -LE '^vm$' || rest_rc=$?
+  stage fast-tests
 else
   echo "test: the build of the rest failed (exit $rest_rc); the fast tests were not run" >&2
 fi
 echo "test: $(date +%T) fast tests done ($((SECONDS - start)) s); waiting for the guest tests"
 wait "$guest_pipe" || true
+stage waiting-for-guest-tests
 guest_rc=$(cat "$guest_rc_file")
 echo "test: $(date +%T) guest tests exit ${guest_rc:-unknown}; build and fast tests exit $rest_rc ($((SECONDS - start)) s in all)"
 [[ "$guest_rc" == 0 && $rest_rc == 0 ]]
