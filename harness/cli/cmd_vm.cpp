@@ -57,6 +57,9 @@ void add_vm(CLI::App& app) {
   image->add_option("--disk-mib", flags->image.disk_mib, "Base data disk size, MiB (sparse)")
       ->capture_default_str()->check(CLI::Range(64, 1 << 20));
   image->add_flag("!--no-canary-db", flags->image.canary_db, "Do not prepare the canary SQLite DB");
+  image->add_flag("--with-cli", flags->image.with_cli,
+                  "Put the whole harness CLI (with libvirt and the analysis) into the guest; by default the "
+                  "guest's `harness` runs only `case`, `agent` and `qualify` (from harness-case and harness-agent)");
   image->add_flag("--rebuild", flags->image.rebuild,
                   "Build even when the image was built from the same inputs (harness binary, kernel package, "
                   "busybox, binaries and libraries); by default such an image is kept");

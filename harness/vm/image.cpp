@@ -33,9 +33,9 @@ std::vector<std::string> wanted_modules() {
   return {"zram", "lzo", "lzo_rle", "lz4", "lz4hc", "zstd", "virtio_pci", "virtio_blk", "virtio_net"};
 }
 
-std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir) {
+std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir, bool with_cli) {
   std::vector<std::pair<std::string, std::string>> found;
-  found.emplace_back("harness", self_exe());
+  if (with_cli) found.emplace_back("harness", self_exe());
   fs::path self_dir = self_exe_dir();
   fs::path build = self_dir.parent_path().parent_path();  // <build>/harness/cli/harness
   for (const auto& name : harness_binary_names()) {
@@ -98,7 +98,7 @@ std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& k, 
   in["kernel_config"] = config.empty() ? std::string() : sha256_file(config);
   in["busybox"] = sha256_file(opts.busybox);
   std::set<std::string> libs;
-  for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
+  for (const auto& [name, path] : find_harness_binaries(opts.bin_dir, opts.with_cli)) {
     in["binaries"][name] = sha256_file(path);
     for (const auto& l : shared_libraries(path)) libs.insert(l);
   }
@@ -110,7 +110,24 @@ std::string image_inputs_sha256(const ImageOptions& opts, const GuestKernel& k, 
   for (const auto& l : libs) in["libraries"][l] = sha256_file(l);
   in["disk_mib"] = opts.disk_mib;
   in["canary_db"] = opts.canary_db;
+  if (!opts.with_cli) in["guest_cli_script"] = guest_cli_script();
   return harness::digest::sha256_hex(in.dump());
+}
+
+std::string guest_cli_script() {
+  return R"SH(#!/bin/sh
+# `harness` in a guest image built without --with-cli (harness/vm/image.hpp): the subcommands
+# that run inside a guest, each from the binary that carries it.
+case "$1" in
+  case) exec harness-case "$@" ;;
+  agent | qualify) exec harness-agent "$@" ;;
+  *)
+    echo "harness: '$1' is not in this guest image, which carries 'harness case', 'harness agent' and" \
+      "'harness qualify' only (harness vm image --with-cli puts the whole CLI in)" >&2
+    exit 64
+    ;;
+esac
+)SH";
 }
 
 namespace {
@@ -214,6 +231,7 @@ Image build_image(const ImageOptions& opts) {
 
   Image img;
   img.dir = dir.string();
+  img.with_cli = opts.with_cli;
   img.kernel_release = k.release;
   img.kernel_package = k.package;
   img.kernel_config = kcheck.config_path;
@@ -272,16 +290,18 @@ Image build_image(const ImageOptions& opts) {
       }
       for (const auto& l : shared_libraries(path)) libs.insert(l);
     };
-    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir)) {
+    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir, opts.with_cli)) {
       add_binary(name, path);
       img.binaries.push_back(name);
     }
+    if (!opts.with_cli) cpio.add_file(rel(std::string(guest::kBinDir) + "/harness"), guest_cli_script(), 0755);
     for (const auto& b : extras) {
       add_binary(b.name, b.path);
       img.extra_binaries.push_back(b.name);
       progress("extra binary " + b.name + " (" + b.path + ")");
     }
     for (const auto& name : harness_binary_names()) {
+      if (name == "harness" && !opts.with_cli) continue;  // the script above stands in for it
       bool have = false;
       for (const auto& b : img.binaries) have = have || b == name;
       if (!have) {
@@ -302,7 +322,7 @@ Image build_image(const ImageOptions& opts) {
   for (const auto& b : img.binaries) have_sqlite = have_sqlite || b == "canary-sqlite";
   if (opts.canary_db && have_sqlite) {
     std::string canary;
-    for (const auto& [n, p] : find_harness_binaries(opts.bin_dir))
+    for (const auto& [n, p] : find_harness_binaries(opts.bin_dir, opts.with_cli))
       if (n == "canary-sqlite") canary = p;
     std::string db = prepare_canary_db(cache, canary);
     fs::copy_file(db, staging / "canary.db");
@@ -333,6 +353,7 @@ Image build_image(const ImageOptions& opts) {
                       {"binaries", img.binaries},
                       {"missing_binaries", img.missing_binaries},
                       {"extra_binaries", img.extra_binaries},
+                      {"with_cli", img.with_cli},
                       {"modules", img.modules},
                       {"build_seconds", img.build_seconds},
                       {"inputs_sha256", inputs}};
@@ -374,6 +395,8 @@ Image load_image_dir(const std::string& dir_text) {
   img.inputs_sha256 = m.value("inputs_sha256", std::string());
   img.missing_binaries = m.value("missing_binaries", std::vector<std::string>{});
   img.extra_binaries = m.value("extra_binaries", std::vector<std::string>{});
+  // Images built before --with-cli existed carried the whole CLI.
+  img.with_cli = m.value("with_cli", true);
   img.modules = m.value("modules", std::vector<std::string>{});
   img.canary_db_sha256 = m["artifacts_sha256"].value("canary.db", "");
   img.build_seconds = m.value("build_seconds", 0.0);

@@ -40,6 +40,12 @@ struct ImageOptions {
   /// binaries (guest /opt/harness/bin) with their shared libraries, e.g. /usr/bin/cyclictest.
   /// Checked by check_extra_binaries (extra_binaries.hpp) before anything is built.
   std::vector<std::string> extra_binaries;
+  /// --with-cli: put the whole `harness` CLI (this executable, with the workstation's
+  /// libraries: libvirt, yaml-cpp, the analysis) into the image. Without it the guest's
+  /// `harness` is a small script that passes `case` to harness-case and `agent` and `qualify`
+  /// to harness-agent (guest_cli_script), and the image carries only what runs in a guest:
+  /// about 44 MiB less to unpack into guest RAM at every boot (docs/DESIGN.md "Local VMs").
+  bool with_cli = false;
 };
 
 /// Refuses a build that would put a kernel other than Debian's default into the default
@@ -59,6 +65,7 @@ struct Image {
   std::vector<std::string> binaries;  ///< harness binaries included (names)
   std::vector<std::string> missing_binaries;  ///< looked for, not found (warned)
   std::vector<std::string> extra_binaries;    ///< --extra-binary files included (names in the guest's bin directory)
+  bool with_cli = false;              ///< the whole `harness` CLI is in the image (ImageOptions::with_cli)
   std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
   std::string canary_db_sha256;       ///< "" when no canary DB was prepared
   std::string sha256;       ///< content hash: SHA-256 over the artifacts' hashes (see manifest)
@@ -74,11 +81,17 @@ struct Image {
 /// virtio block and net (dependencies are added by module_load_order).
 std::vector<std::string> wanted_modules();
 
-/// Host paths of the harness binaries: harness (this executable), harness-agent, harness-case,
+/// Host paths of the harness binaries an image carries: harness-agent, harness-case,
 /// pressure-gen, canary-compute, canary-sqlite, searched in `bin_dir`, this executable's
 /// directory and the build tree next to it (<build>/harness/cli, <build>/pressure,
-/// <build>/canaries). Missing ones are absent.
-std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir);
+/// <build>/canaries), and with `with_cli` also harness (this executable). Missing ones are absent.
+std::vector<std::pair<std::string, std::string>> find_harness_binaries(const std::string& bin_dir,
+                                                                       bool with_cli);
+
+/// The guest's `harness` in an image built without --with-cli: a POSIX sh script that execs
+/// harness-case for `case` and harness-agent for `agent` and `qualify`, and for anything else
+/// exits 64 naming what the image carries and the flag that puts the whole CLI in.
+std::string guest_cli_script();
 
 /// Shared libraries (including the dynamic loader) that `binary` loads, from `ldd`.
 /// Empty for static binaries. Throws std::runtime_error when a library is "not found".

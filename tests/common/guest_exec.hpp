@@ -45,9 +45,11 @@ inline void require_guest_ran(const GuestRun& g) {
 /// Builds (or reuses) the image in the cache ($HARNESS_VM_CASE_CACHE, default
 /// <build>/case-vm-cache: a private cache, so that other builds sharing ~/.cache cannot
 /// swap the binaries), then runs `script` in a fresh guest. The output dir is $`keep_env`
-/// when set, else <tmp>/<name>_<pid>.
+/// when set, else <tmp>/<name>_<pid>. `with_cli`: the image carries the whole `harness` CLI
+/// (`harness vm image --with-cli`, for a script that runs the workstation's commands in the
+/// guest), from <build>/case-vm-cache-cli and the shared image "image-with-cli".
 inline GuestRun run_in_guest(const std::string& script, const char* keep_env, const std::string& name,
-                             int timeout_s) {
+                             int timeout_s, bool with_cli = false) {
   namespace fs = std::filesystem;
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   GuestRun g;
@@ -61,10 +63,12 @@ inline GuestRun run_in_guest(const std::string& script, const char* keep_env, co
   fs::create_directories(g.dir / "collect");
   std::ofstream(g.dir / "script.sh") << script;
   const char* cache_env = std::getenv("HARNESS_VM_CASE_CACHE");
-  const std::string cache = cache_env ? cache_env : std::string(HARNESS_BINARY_DIR) + "/case-vm-cache";
-  if (!cache_env) share_vm_downloads(cache);
+  const std::string cache = cache_env ? cache_env
+                                      : std::string(HARNESS_BINARY_DIR) + (with_cli ? "/case-vm-cache-cli" : "/case-vm-cache");
+  if (!cache_env) share_vm_downloads(cache, with_cli ? "image-with-cli" : "image");
   const std::string d = g.dir.string();
-  g.image_ok = sh(harness + " vm --cache " + cache + " image > " + d + "/image.log 2>&1") == 0;
+  g.image_ok = sh(harness + " vm --cache " + cache + " image" + (with_cli ? " --with-cli" : "") + " > " + d +
+                  "/image.log 2>&1") == 0;
   if (!g.image_ok) {
     g.setup_error = "harness vm image failed:\n" + slurp(g.dir / "image.log");
     return g;

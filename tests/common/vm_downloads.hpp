@@ -14,20 +14,22 @@
 namespace test_support {
 
 /// Makes `cache_root`/kernels, /canary-db and /image links to <build>/vm-downloads/kernels,
-/// .../canary-db and .../image. A real folder left there by an earlier run is replaced by the
-/// link; an existing link is kept. Throws std::filesystem::filesystem_error when the links
-/// cannot be made.
-inline void share_vm_downloads(const std::string& cache_root) {
+/// .../canary-db and .../`image` (default "image"; the tests whose guest runs the whole CLI
+/// share "image-with-cli", built with `harness vm image --with-cli`). A real folder left there
+/// by an earlier run is replaced by the link; an existing link is kept. Throws
+/// std::filesystem::filesystem_error when the links cannot be made.
+inline void share_vm_downloads(const std::string& cache_root, const std::string& image = "image") {
   namespace fs = std::filesystem;
   const fs::path shared = fs::path(HARNESS_BINARY_DIR) / "vm-downloads";
   fs::create_directories(cache_root);
   fs::create_directories(shared);
-  for (const char* sub : {"kernels", "canary-db", "image"}) {
+  for (const std::string sub : {"kernels", "canary-db", "image"}) {
     const fs::path link = fs::path(cache_root) / sub;
-    if (std::string(sub) != "image") fs::create_directories(shared / sub);  // the image: built there
+    const fs::path target = shared / (sub == "image" ? image : sub);
+    if (sub != "image") fs::create_directories(target);  // the image: built there
     if (fs::is_symlink(link)) continue;
     fs::remove_all(link);
-    fs::create_directory_symlink(shared / sub, link);
+    fs::create_directory_symlink(target, link);
   }
 }
 

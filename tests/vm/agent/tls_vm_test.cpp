@@ -92,7 +92,8 @@ class TlsVm : public ::testing::Test {
           "--recovery-s 1 > /out/calib.log 2>&1; "
           "echo $? > /out/calib.rc\n"
        << "kill $AGENT; wait $AGENT; echo $? > /out/agent.rc\n";
-    run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_TLS_KEEP", "tls_vm_test", 900);
+    // The guest runs the workstation's side too (harness run, calibrate): the whole CLI.
+    run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_TLS_KEEP", "tls_vm_test", 900, /*with_cli=*/true);
     fs::remove_all(keys);
   }
   void SetUp() override { ASSERT_NO_FATAL_FAILURE(test_support::require_guest_ran(run_)); }
