@@ -23,7 +23,10 @@ MeasuredSchedule::MeasuredSchedule(PhaseFile& phase, SelfAccounting& self, Telem
       outcome_(outcome) {}
 
 TickVerdict MeasuredSchedule::operator()(const Tick& tick) {
-  phase_.report(tick.phase);
+  // The tick that opens pressure reports the phase only once pressure-gen has started (below):
+  // a pressure-gen that cannot start is an infrastructure failure before the pressure phase
+  // (infra_failed, rerun), never a case that reached it (lost; docs/PROTOCOL.md).
+  if (!tick.opens_pressure) phase_.report(tick.phase);
   self_.schedule_start();
   const std::int64_t cpu_before = thread_cpu_ns();
   bundle_.telemetry.push_back(sampler_.sample(tick.t_ns, tick.phase));
@@ -41,6 +44,7 @@ TickVerdict MeasuredSchedule::operator()(const Tick& tick) {
       failure_ = fmt::format("starting pressure-gen: {}", e.what());
       return TickVerdict::Stop;
     }
+    phase_.report(tick.phase);
   }
   if (tick.closes_pressure)
     if (auto* c = children_.find("pressure-gen")) children_.term(*c);

@@ -94,12 +94,20 @@ TEST(ExecutorFailurePhase, CanariesThatCannotStartAreInfraFailedAndPressureNever
   EXPECT_NE(phase_file(h.o), "pressure");
 }
 
-TEST(ExecutorFailurePhase, PressureGenThatCannotStartIsLost) {
+TEST(ExecutorFailurePhase, PressureGenThatCannotStartIsInfraFailedAndPressureNeverShown) {
+  // The phase file says `pressure` only once pressure-gen has started: a pressure-gen that
+  // cannot start is an infrastructure failure (rerun), not a lost case with a worst p99.
   Scratch t;
   FaultScope f;
   f.fail("harness/bg/cgroup.procs", EPERM, FsOp::Write);
   auto h = runnable_host(t, f, "phase-pressure-gen", "bounded-reclaim");
-  expect_lost(harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o), h.o, "starting pressure-gen");
+  const auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
+  EXPECT_EQ(r.status, "infra_failed") << r.error;
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.error.find("starting pressure-gen"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.bundle_path.empty());
+  EXPECT_EQ(bundle_status(r.bundle_path).first, "infra_failed");
+  EXPECT_EQ(phase_file(h.o), "warmup");
 }
 
 TEST(ExecutorFailurePhase, CanaryThatLeftNoTraceIsLost) {
