@@ -26,8 +26,6 @@ using nlohmann::json;
 
 json med(const std::vector<std::optional<double>>& v) { return median_cell(v); }
 
-constexpr double kMiB = 1048576.0;
-
 // Spec fields as (dotted key, text); sizes in bytes are shown in MiB ("cgroups.bg_memory_max (MiB)").
 void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
   static const std::string kBytes = "_bytes";

@@ -27,10 +27,6 @@ const std::vector<std::pair<std::string, std::string>>& quantities() {
 const Table& find_table(const Report& r, const std::string& id) { return find_report_table(r, id); }
 std::size_t col(const Table& t, const std::string& name) { return column_index(t, name); }
 
-std::optional<double> number(const json& c) {
-  return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
-}
-
 json opt(const std::optional<double>& v) { return v ? num(*v) : json(nullptr); }
 
 }  // namespace
@@ -45,6 +41,10 @@ std::size_t column_index(const Table& t, const std::string& name) {
   for (std::size_t j = 0; j < t.columns.size(); ++j)
     if (column_name(t.columns[j]) == name) return j;
   throw std::invalid_argument("compare: table " + t.id + " has no column " + name);
+}
+
+std::optional<double> cell_number(const nlohmann::json& c) {
+  return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
 }
 
 CompareSide side_from_report(const Report& r, const std::string& label) {
@@ -72,7 +72,7 @@ CompareSide side_from_report(const Report& r, const std::string& label) {
   const Table& m = find_table(r, "mechanism");
   const auto cfg = col(m, "configuration");
   for (const auto& row : m.rows)
-    for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = number(row[col(m, name)]);
+    for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = cell_number(row[col(m, name)]);
   return s;
 }
 

@@ -35,22 +35,18 @@ std::string finding(double lower, double upper) {
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 /// Text of a cell (numbers as the table's decimals would print them, null as "n/a").
-std::string text(const json& c) {
+std::string cell_text(const json& c) {
   if (c.is_null()) return "n/a";
   if (c.is_string()) return c.get<std::string>();
   if (c.is_number_integer()) return std::to_string(c.get<long long>());
   return fmt::format("{:g}", c.get<double>());
 }
 
-std::optional<double> number(const json& c) {
-  return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
-}
-
 /// Table 1's value of `setting` ("" when the campaign does not hold it constant).
 std::string table1_value(const Table& t1, const std::string& setting) {
   const auto si = column_index(t1, "setting"), vi = column_index(t1, "value");
   for (const auto& row : t1.rows)
-    if (row[si].is_string() && row[si].get<std::string>() == setting) return text(row[vi]);
+    if (row[si].is_string() && row[si].get<std::string>() == setting) return cell_text(row[vi]);
   return "";
 }
 
@@ -79,7 +75,7 @@ std::optional<double> cell(const Cells& c, const Table& t, const std::string& k1
                            const std::string& column) {
   const auto it = c.rows.find({k1, k2});
   if (it == c.rows.end()) return std::nullopt;
-  return number((*it->second)[column_index(t, column)]);
+  return cell_number((*it->second)[column_index(t, column)]);
 }
 
 const std::vector<std::string>& configs() {
@@ -98,7 +94,7 @@ std::optional<std::string> extreme(const std::map<std::string, std::optional<dou
   return best;
 }
 
-std::string ms(std::optional<double> v) { return v ? fmt::format("{:.2f} ms", *v) : "n/a"; }
+std::string ms_text(std::optional<double> v) { return v ? fmt::format("{:.2f} ms", *v) : "n/a"; }
 
 }  // namespace
 
@@ -296,13 +292,13 @@ Report compare_with_study(const Report& ours, const std::string& label) {
     const auto top_resp = extreme(resp, true), top_wake = extreme(wake50, true);
     s5.add({"Delayed activation's larger response times coincided with larger wake-delay medians", canary,
             fmt::format("largest response p99 median: {}; largest wake p50 median: {} (delayed {} / {})",
-                        top_resp.value_or("n/a"), top_wake.value_or("n/a"), ms(resp["delayed-activation"]),
-                        ms(wake50["delayed-activation"])),
+                        top_resp.value_or("n/a"), top_wake.value_or("n/a"), ms_text(resp["delayed-activation"]),
+                        ms_text(wake50["delayed-activation"])),
             !top_resp || !top_wake ? std::string("n/a")
                                    : yes_no(*top_resp == "delayed-activation" && *top_wake == "delayed-activation")});
     const auto rw = wake99["bounded-reclaim"], sw = wake99["static-zram"];
     s5.add({"Bounded reclaim's median wake p99 was slightly higher than static zram's", canary,
-            fmt::format("wake p99 median: bounded reclaim {}, static zram {}", ms(rw), ms(sw)),
+            fmt::format("wake p99 median: bounded reclaim {}, static zram {}", ms_text(rw), ms_text(sw)),
             rw && sw ? yes_no(*rw > *sw) : std::string("n/a")});
   }
   s5.notes.push_back("The study: \"Delayed activation's larger response times coincided with larger wake-delay "

@@ -17,7 +17,6 @@ namespace {
 
 using nlohmann::json;
 constexpr Config kConfigs[3] = {Config::Static, Config::Delayed, Config::Reclaim};
-constexpr double kMiB = 1048576.0;
 
 // Sum of optional integers as a cell: "not measured" when no case has the value.
 json sum_cell(const std::vector<std::optional<std::int64_t>>& v) {

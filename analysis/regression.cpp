@@ -60,7 +60,7 @@ std::map<std::string, Member> members(const CampaignData& d, const std::string& 
   return out;
 }
 
-std::string num(double v) {
+std::string num_text(double v) {
   if (v >= std::numeric_limits<double>::max()) return "inf";
   return std::abs(v) >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
 }
@@ -152,7 +152,7 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
     r.candidate_mean = point(1);
     if (!(point(0) > 0)) {
       r.verdict = "no data";
-      r.detail = fmt::format("baseline mean is {} {}: the ratio is undefined ({} pairs)", num(point(0)), r.unit, r.pairs);
+      r.detail = fmt::format("baseline mean is {} {}: the ratio is undefined ({} pairs)", num_text(point(0)), r.unit, r.pairs);
       out.push_back(std::move(r));
       continue;
     }
@@ -175,11 +175,11 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
     r.change = change_of(iv.lower, iv.upper);
     const std::string what = fmt::format("ratio {} [{}, {}] at {:g}%, {} pairs in {} strata (baseline {} {}, "
                                          "candidate {} {})",
-                                         num(*r.ratio), num(iv.lower), num(iv.upper), level * 100, r.pairs, r.strata,
-                                         num(point(0)), r.unit, num(point(1)), r.unit);
+                                         num_text(*r.ratio), num_text(iv.lower), num_text(iv.upper), level * 100, r.pairs, r.strata,
+                                         num_text(point(0)), r.unit, num_text(point(1)), r.unit);
     std::string allowed;
-    if (r.max_ratio) allowed += "max_ratio " + num(*r.max_ratio);
-    if (r.min_ratio) allowed += std::string(allowed.empty() ? "" : ", ") + "min_ratio " + num(*r.min_ratio);
+    if (r.max_ratio) allowed += "max_ratio " + num_text(*r.max_ratio);
+    if (r.min_ratio) allowed += std::string(allowed.empty() ? "" : ", ") + "min_ratio " + num_text(*r.min_ratio);
     if (!r.max_ratio && !r.min_ratio) {
       r.verdict = "reported";
       r.detail = what + "; no tolerance";
@@ -187,8 +187,8 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
       r.verdict = metric_verdict(*r.ratio, iv.lower, iv.upper, r.max_ratio, r.min_ratio);
       if (r.verdict == "regression")
         r.detail = what + (r.max_ratio && iv.lower > *r.max_ratio
-                               ? "; the whole interval lies above max_ratio " + num(*r.max_ratio)
-                               : "; the whole interval lies below min_ratio " + num(*r.min_ratio));
+                               ? "; the whole interval lies above max_ratio " + num_text(*r.max_ratio)
+                               : "; the whole interval lies below min_ratio " + num_text(*r.min_ratio));
       else if (r.verdict == "inconclusive")
         r.detail = what + "; the ratio is past the tolerance " + allowed +
                    " but the interval is not wholly beyond it: more pairs would decide";

@@ -48,6 +48,9 @@ nlohmann::json num(double v);
 /// means "not measured", never zero).
 inline constexpr const char* kNotMeasured = "not measured";
 
+/// Bytes in one MiB, as a double: a cell in MiB is bytes / kMiB.
+inline constexpr double kMiB = 1048576.0;
+
 /// Median (type 7) of the present, finite values as a number cell; `absent` when there is none.
 nlohmann::json median_cell(const std::vector<std::optional<double>>& values, const nlohmann::json& absent = nullptr);
 

@@ -18,7 +18,7 @@ namespace {
 
 std::int64_t ll(double v) { return static_cast<std::int64_t>(std::llround(v)); }
 
-const char* kConfigs[3] = {"static-zram", "delayed-activation", "bounded-reclaim"};
+const char* kConfigNames[3] = {"static-zram", "delayed-activation", "bounded-reclaim"};
 
 nlohmann::json make_spec(const std::string& case_id, const std::string& campaign, const std::string& vm,
                          const std::string& regime, int repeat, const std::string& triplet, const char* config,
@@ -92,7 +92,7 @@ struct CaseWriter {
              std::optional<double> conservative_ratio = std::nullopt) {
     ins_case.bind(1, id).bind(2, campaign).bind(3, vm).bind(4, regime).bind(5, repeat);
     triplet.empty() ? ins_case.bind_null(6) : ins_case.bind(6, triplet);
-    ins_case.bind(7, kConfigs[config]);
+    ins_case.bind(7, kConfigNames[config]);
     dose > 0 ? ins_case.bind(8, dose) : ins_case.bind_null(8);
     ins_case.bind(9, status);
     status == "completed" ? ins_case.bind_null(10) : ins_case.bind(10, "agent lost (synthetic)");
@@ -256,14 +256,14 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
           const double te = o.triplet_sd * z(gen);
           const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
           for (int c = 0; c < 3; ++c) {
-            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigs[c]);
+            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[c]);
             std::array<double, 2> mult;
             for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + eff[k][c] + o.case_sd * z(gen));
             const std::int64_t dose = c == 2 ? 100663296 : 0;
-            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigs[c], dose, o.warmup_s,
+            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[c], dose, o.warmup_s,
                                         o.pressure_s, o.recovery_s, o.period_ms);
             const double stall = c == 0 ? 1.3 : c == 1 ? 1.1 : 1.0;
-            w.schedule(id, vm, regime, rep, trip, kConfigs[c], dose, "completed");
+            w.schedule(id, vm, regime, rep, trip, kConfigNames[c], dose, "completed");
             w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", o.accelerator, spec, mult, pattern,
                     o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 0.15, 1.2, 0, false, true,
                     c == 2 ? std::optional<double>(1.05) : std::nullopt);
@@ -274,17 +274,17 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
         const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
         if (extra_failed > 0) {
           --extra_failed;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigs[0]);
-          w.schedule(id, vm, regime, rep, trip, kConfigs[0], 0, "infra_failed");
+          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[0]);
+          w.schedule(id, vm, regime, rep, trip, kConfigNames[0], 0, "infra_failed");
           w.write(id, campaign, vm, regime, rep, trip, 0, 0, "infra_failed", o.accelerator,
-                  make_spec(id, campaign, vm, regime, rep, trip, kConfigs[0], 0, o.warmup_s, o.pressure_s,
+                  make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[0], 0, o.warmup_s, o.pressure_s,
                             o.recovery_s, o.period_ms),
                   {1, 1}, pattern, o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1, 0, 0, 0, false, true);
         }
         if (extra_missing > 0) {
           --extra_missing;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigs[1]);
-          w.schedule(id, vm, regime, rep, trip, kConfigs[1], 0, "pending");
+          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[1]);
+          w.schedule(id, vm, regime, rep, trip, kConfigNames[1], 0, "pending");
         }
       }
     }
@@ -308,14 +308,14 @@ std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<Sy
         const bool worst = i == 0;  // the first regime carries the dose's worst values
         const std::string id = fmt::format("pilot-vm0-{}-dose{}", regimes[i], d.dose_bytes / 1048576);
         if (static_cast<int>(i) >= d.regimes) {  // scheduled, never run
-          w.schedule(id, "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, "pending");
+          w.schedule(id, "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, "pending");
           continue;
         }
         const double dur = worst ? d.worst_duration_s : d.worst_duration_s * 0.5;
         const double ach = worst ? d.min_achieved_ratio : std::max(d.min_achieved_ratio, 1.1);
-        w.schedule(id, "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, "completed");
+        w.schedule(id, "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, "completed");
         w.write(id, "pilot", "vm0", regimes[i], 1, "", 2, d.dose_bytes, "completed", "kvm",
-                make_spec(id, "pilot", "vm0", regimes[i], 1, "", kConfigs[2], d.dose_bytes, 10, pressure_s, 10, 100),
+                make_spec(id, "pilot", "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, 10, pressure_s, 10, 100),
                 {1, 1}, pattern, 10, pressure_s, 10, 100, 1.0, dur, ach, worst ? d.write_errno : 0, worst && d.oom,
                 worst ? d.restoration_clean : true,
                 d.min_conservative_ratio ? std::optional<double>(worst ? *d.min_conservative_ratio
@@ -351,12 +351,12 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
         const double se = o.stratum_sd * z(gen);
         for (int rep = 1; rep <= o.pairs_per_stratum; ++rep) {
           for (int c = 0; c < 3; ++c) {
-            const std::string pair = fmt::format("{}/{}/{}/{}", vm, regime, rep, kConfigs[c]);
+            const std::string pair = fmt::format("{}/{}/{}/{}", vm, regime, rep, kConfigNames[c]);
             for (int vi = 0; vi < 2; ++vi) {
-              const std::string id = fmt::format("{}-{}-{}-r{}-{}-{}", campaign, vm, regime, rep, kConfigs[c], variants[vi]);
+              const std::string id = fmt::format("{}-{}-{}-r{}-{}-{}", campaign, vm, regime, rep, kConfigNames[c], variants[vi]);
               const std::string trip = fmt::format("{}/{}/{}/{}", vm, regime, rep, variants[vi]);
               const std::int64_t dose = c == 2 ? 100663296 : 0;
-              auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigs[c], dose, o.warmup_s, o.pressure_s,
+              auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[c], dose, o.warmup_s, o.pressure_s,
                                     o.recovery_s, period_ms);
               spec["variant"] = {{"name", variants[vi]}, {"pair_id", pair}, {"sysctls", nlohmann::json::object()},
                                  {"sysfs", nlohmann::json::object()}, {"cmdline", nlohmann::json::array()},
@@ -365,7 +365,7 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
               for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + o.case_sd * z(gen)) * (vi ? o.p99_ratio : 1.0);
               const double stall = o.stall_scale * std::exp(o.case_sd * z(gen)) * (vi ? o.stall_ratio : 1.0);
               const double reclaim_s = 0.15 * std::exp(o.case_sd * z(gen)) * (vi ? o.reclaim_ratio : 1.0);
-              w.schedule(id, vm, regime, rep, trip, kConfigs[c], dose, "completed");
+              w.schedule(id, vm, regime, rep, trip, kConfigNames[c], dose, "completed");
               w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", "kvm", spec, mult, pattern,
                       o.warmup_s, o.pressure_s, o.recovery_s, period_ms, stall, reclaim_s, 1.2, 0, false, true,
                       c == 2 ? std::optional<double>(1.05) : std::nullopt);

@@ -6,11 +6,12 @@
 #include <fmt/format.h>
 
 #include "harness/case/spec_writer.hpp"
+#include "harness/kernel/size.hpp"
 
 namespace harness::calibrate {
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using harness::kernel::kMiB;
 }
 
 std::string Point::name() const {

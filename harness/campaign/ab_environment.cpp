@@ -1,6 +1,8 @@
 // Baseline and candidate environments of an A/B campaign (see ab_environment.hpp).
 #include "harness/campaign/ab_environment.hpp"
 
+#include "analysis/db_columns.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -74,11 +76,7 @@ std::string engine_of(const std::optional<std::string>& host_uri, const std::opt
   return is_loopback(url) ? "local guest (agent on loopback)" : "remote agent";
 }
 
-bool has_column(results::Db& db, const char* table, const char* column) {
-  results::Stmt q(db, std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?1");
-  q.bind(1, std::string(column));
-  return q.step();
-}
+using analysis::has_column;
 
 /// The variant of `c` named `name` (nullptr when absent).
 const Variant* variant_of(const Campaign& c, const std::string& name) {

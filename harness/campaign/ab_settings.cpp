@@ -2,6 +2,7 @@
 #include "harness/campaign/ab_settings.hpp"
 
 #include "harness/digest/sha256.hpp"
+#include "harness/json/optional.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,10 +10,7 @@
 namespace harness::campaign {
 namespace {
 
-template <typename T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
+using harness::json::or_null;
 
 nlohmann::json variant_json(const Variant& v) {
   nlohmann::json sysctls = nlohmann::json::object(), sysfs = nlohmann::json::object();
@@ -63,7 +61,7 @@ nlohmann::json comparison_settings(const Campaign& c) {
                            {"vms", c.vms},
                            {"repeats", c.repeats},
                            {"triplets_per_regime", c.triplets_per_regime},
-                           {"dose_mib", c.dose_from_pilot.empty() ? opt(c.dose_mib)
+                           {"dose_mib", c.dose_from_pilot.empty() ? or_null(c.dose_mib)
                                                                   : nlohmann::json{{"from_pilot", c.dose_from_pilot}}},
                            {"doses_mib", c.pilot_doses_mib}};
   nlohmann::json j = {
@@ -76,9 +74,9 @@ nlohmann::json comparison_settings(const Campaign& c) {
       {"cgroups",
        {{"parent", c.cgroup_parent},
         {"bg_memory_max_mib", c.bg_memory_max_mib},
-        {"bg_memory_high_mib", opt(c.bg_memory_high_mib)},
-        {"fg_memory_max_mib", opt(c.fg_memory_max_mib)},
-        {"fg_memory_low_mib", opt(c.fg_memory_low_mib)}}},
+        {"bg_memory_high_mib", or_null(c.bg_memory_high_mib)},
+        {"fg_memory_max_mib", or_null(c.fg_memory_max_mib)},
+        {"fg_memory_low_mib", or_null(c.fg_memory_low_mib)}}},
       {"backend",
        {{"zram", {{"disksize_mib", c.zram_disksize_mib}, {"algorithm", c.zram_algorithm}, {"priority", c.zram_priority}}},
         {"swapfile", {{"path", c.swapfile_path}, {"priority", c.swapfile_priority}}}}},

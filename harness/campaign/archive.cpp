@@ -21,7 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string meta(results::Db& db, const char* key) {
+/// The campaign_meta value of `key`; "" when the DB has no campaign_meta table or no such key.
+std::string meta_or_empty(results::Db& db, const char* key) {
   results::Stmt t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_meta'");
   if (!t.step()) return {};
   results::Stmt q(db, "SELECT value FROM campaign_meta WHERE key=?1");
@@ -54,12 +55,12 @@ struct TempDir {
 
 std::optional<PilotDependency> pilot_dependency(const std::string& db_path) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  const auto plan = nlohmann::json::parse(meta(db, "schedule_json"), nullptr, false);
+  const auto plan = nlohmann::json::parse(meta_or_empty(db, "schedule_json"), nullptr, false);
   if (!plan.is_object() || !plan.contains("dose_from_pilot") || !plan["dose_from_pilot"].is_object()) return std::nullopt;
   PilotDependency p;
   p.plan_sha256 = plan["dose_from_pilot"].value("pilot_db_sha256", "");
   p.dose_bytes = plan["dose_from_pilot"].value("dose_bytes", std::int64_t{0});
-  const std::string yaml = meta(db, "campaign_yaml"), file = meta(db, "campaign_file");
+  const std::string yaml = meta_or_empty(db, "campaign_yaml"), file = meta_or_empty(db, "campaign_file");
   const auto c = parse_campaign(yaml, (file.empty() ? db_path : file) + " (as stored in " + db_path + ")");
   if (c.dose_from_pilot.empty())
     throw std::runtime_error("archive: " + db_path + ": the plan took its dose from a pilot DB, but the stored campaign "
@@ -119,7 +120,7 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
   TempDir tmp{out.parent_path() / fmt::format(".{}.staging-{}", out.filename().string(), ::getpid())};
   fs::remove_all(tmp.path);
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  std::string name = provenance.campaign_name.empty() ? meta(db, "name") : provenance.campaign_name;
+  std::string name = provenance.campaign_name.empty() ? meta_or_empty(db, "name") : provenance.campaign_name;
   if (name.empty()) name = fs::path(db_path).stem().string();
   r.top = name + "-archive";
   const fs::path top = tmp.path / r.top;
@@ -133,7 +134,7 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
     const char* file;
   } from_meta[] = {{"campaign_yaml", "campaign.yaml"}, {"schedule_json", "plan.json"}, {"schedule_sha256", "plan.sha256"}};
   for (const auto& m : from_meta) {
-    std::string v = meta(db, m.key);
+    std::string v = meta_or_empty(db, m.key);
     if (v.empty()) {
       r.notes.push_back(fmt::format("campaign_meta.{} is not in the DB: {} says so", m.key, m.file));
       v = fmt::format("# not recorded: campaign_meta.{} is absent from {}\n", m.key, db_path);
@@ -150,7 +151,7 @@ ArchiveResult write_archive(const std::string& db_path, const std::string& out_p
     // archived campaign file at it, and keep the file as planned beside it.
     const std::string archived = "pilot/campaign.db";
     fs::create_directories(top / "pilot");
-    const std::string yaml = meta(db, "campaign_yaml");
+    const std::string yaml = meta_or_empty(db, "campaign_yaml");
     put(top / "campaign.as-planned.yaml", yaml);
     r.files.push_back("campaign.as-planned.yaml");
     put(top / "campaign.yaml",

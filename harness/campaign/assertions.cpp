@@ -17,7 +17,7 @@ namespace harness::campaign {
 using harness::xml::xml_text;
 namespace {
 
-std::string num(double v) { return fmt::format("{:g}", v); }
+std::string bound_text(double v) { return fmt::format("{:g}", v); }
 
 /// Hyndman-Fan type 7 quantile (numpy's default) of sorted `v`, 0 <= p <= 1.
 double quantile7(const std::vector<double>& v, double p) {
@@ -57,8 +57,8 @@ CaseRun case_run(results::Db& db, const std::string& id) {
 
 AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std::string>& not_run) {
   AssertionResult r;
-  r.name = a.kind + (a.min ? " >= " + num(*a.min) : "") + (a.max ? " <= " + num(*a.max) : "");
-  const std::string bound = a.min ? "(>= " + num(*a.min) + " needed)" : a.max ? "(<= " + num(*a.max) + " allowed)" : "";
+  r.name = a.kind + (a.min ? " >= " + bound_text(*a.min) : "") + (a.max ? " <= " + bound_text(*a.max) : "");
+  const std::string bound = a.min ? "(>= " + bound_text(*a.min) + " needed)" : a.max ? "(<= " + bound_text(*a.max) + " allowed)" : "";
   // Records one case's value; a failing one is also a failure line (same text).
   auto measure = [&](const std::string& id, const std::string& quantity, std::optional<double> v,
                      const std::string& unit, bool ok, const std::string& detail) {

@@ -1,6 +1,7 @@
 // CSV export of the campaign DB (see export.hpp).
 #include "harness/campaign/export.hpp"
 
+#include "analysis/db_columns.hpp"
 #include "results/csv.hpp"
 
 #include <filesystem>
@@ -11,11 +12,7 @@ namespace harness::campaign {
 
 namespace {
 
-bool has_column(results::Db& db, const std::string& table, const std::string& column) {
-  results::Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
-  q.bind(1, table).bind(2, column);
-  return q.step() && q.int64(0) > 0;
-}
+using analysis::has_column;
 
 }  // namespace
 

@@ -6,13 +6,14 @@
 #include "harness/campaign/seeding.hpp"
 #include "harness/case/spec_writer.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/kernel/size.hpp"
 
 #include <stdexcept>
 
 namespace harness::campaign {
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
+using harness::kernel::kMiB;
 
 nlohmann::json row_json(const ScheduledCase& r) {
   return {{"case_id", r.case_id},

@@ -34,10 +34,6 @@ nlohmann::json to_json(const ZramRecord& z) {
 }
 
 namespace {
-void must(std::vector<StepRecord>& steps, StepRecord r) {
-  steps.push_back(r);
-  if (r.err != 0) throw std::runtime_error(fmt::format("backend step '{}' failed: {}", r.step, r.message));
-}
 std::optional<harness::kernel::SwapDevice> swap_entry(const harness::kernel::Fs& fs, const std::string& path) {
   for (auto& d : harness::kernel::read_swaps(fs))
     if (d.path == path) return d;
@@ -144,22 +140,22 @@ void Backend::prepare(std::vector<StepRecord>& steps) {
   auto& z = *zram_;
   // A device just created (or chosen because it is unused) is uninitialised; a reset
   // here would only matter for a device somebody configured in between.
-  if (z.initialized()) must(steps, retried("zram reset", [&] { return z.reset(); }));
-  must(steps, timed_step("zram comp_algorithm " + spec_.zram_algorithm, [&] { return z.set_comp_algorithm(spec_.zram_algorithm); }));
-  must(steps, timed_step(fmt::format("zram disksize {}", spec_.zram_disksize_bytes), [&] {
-         return z.set_disksize(static_cast<std::uint64_t>(spec_.zram_disksize_bytes));
-       }));
-  must(steps, timed_step("mkswap " + z.dev_path(), [&] { return harness::kernel::mkswap(fs_, z.dev_path()); }));
+  if (z.initialized()) must_step("backend", steps, retried("zram reset", [&] { return z.reset(); }));
+  must_step("backend", steps, timed_step("zram comp_algorithm " + spec_.zram_algorithm, [&] { return z.set_comp_algorithm(spec_.zram_algorithm); }));
+  must_step("backend", steps, timed_step(fmt::format("zram disksize {}", spec_.zram_disksize_bytes), [&] {
+              return z.set_disksize(static_cast<std::uint64_t>(spec_.zram_disksize_bytes));
+            }));
+  must_step("backend", steps, timed_step("mkswap " + z.dev_path(), [&] { return harness::kernel::mkswap(fs_, z.dev_path()); }));
   if (swapfile_at_start()) {
-    must(steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
-                           [&] { return harness::kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
+    must_step("backend", steps, timed_step(fmt::format("swapon {} prio {}", spec_.swapfile_path, spec_.swapfile_priority),
+                                           [&] { return harness::kernel::swapon(fs_, spec_.swapfile_path, spec_.swapfile_priority); }));
     swapfile_on_ = true;
   } else {
     steps.push_back({"swapfile left off until the trigger (backend.delayed_swapfile: off)", 0, 0, "ok"});
   }
   if (start_ == ZramAtStart::On) {
-    must(steps, timed_step(fmt::format("swapon {} prio {}", z.dev_path(), spec_.zram_priority),
-                           [&] { return harness::kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
+    must_step("backend", steps, timed_step(fmt::format("swapon {} prio {}", z.dev_path(), spec_.zram_priority),
+                                           [&] { return harness::kernel::swapon(fs_, z.dev_path(), spec_.zram_priority); }));
     zram_on_ = zram_was_on_ = true;
   }
 }

@@ -6,10 +6,11 @@
 #include <atomic>
 #include <cerrno>
 
+#include "harness/case/case_clock.hpp"
+
 namespace harness::case_ {
 
 namespace {
-constexpr std::int64_t kSec = 1'000'000'000;
 std::atomic<int> g_cancel{0};
 extern "C" void on_cancel_signal(int sig) { g_cancel.store(sig); }
 }  // namespace

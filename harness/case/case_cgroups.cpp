@@ -25,6 +25,11 @@ nlohmann::json steps_json(const std::vector<StepRecord>& steps) {
   return a;
 }
 
+void must_step(const char* what, std::vector<StepRecord>& steps, StepRecord r) {
+  steps.push_back(r);
+  if (r.err != 0) throw std::runtime_error(fmt::format("{} step '{}' failed: {}", what, r.step, r.message));
+}
+
 CaseCgroups::CaseCgroups(const harness::kernel::Fs& fs, const CgroupsSpec& spec)
     : fs_(fs),
       spec_(spec),
@@ -36,10 +41,6 @@ CaseCgroups::CaseCgroups(const harness::kernel::Fs& fs, const CgroupsSpec& spec)
 namespace {
 bool has_memory(const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), "memory") != v.end(); }
 
-void must(std::vector<StepRecord>& steps, StepRecord r) {
-  steps.push_back(r);
-  if (r.err != 0) throw std::runtime_error(fmt::format("cgroup setup step '{}' failed: {}", r.step, r.message));
-}
 harness::kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
   return b ? harness::kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(*b)) : harness::kernel::MemoryLimit::unlimited();
 }
@@ -47,26 +48,26 @@ harness::kernel::MemoryLimit limit(const std::optional<std::int64_t>& b) {
 
 void CaseCgroups::enable_root_memory(std::vector<StepRecord>& steps) const {
   if (!has_memory(root_.subtree_control()))
-    must(steps, timed_step("root subtree_control +memory", [&] { return root_.enable_controllers({"memory"}); }));
+    must_step("cgroup setup", steps, timed_step("root subtree_control +memory", [&] { return root_.enable_controllers({"memory"}); }));
 }
 
 void CaseCgroups::create(std::vector<StepRecord>& steps) const {
   enable_root_memory(steps);
-  must(steps, timed_step("mkdir " + parent_.dir(), [&] { return parent_.create(); }));
-  must(steps, timed_step("parent subtree_control +memory", [&] { return parent_.enable_controllers({"memory"}); }));
-  must(steps, timed_step("mkdir " + bg_.dir(), [&] { return bg_.create(); }));
-  must(steps, timed_step("mkdir " + fg_.dir(), [&] { return fg_.create(); }));
-  must(steps, timed_step(fmt::format("bg memory.max {}", spec_.bg_memory_max_bytes), [&] {
-         return bg_.set_memory_max(harness::kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(spec_.bg_memory_max_bytes)));
-       }));
+  must_step("cgroup setup", steps, timed_step("mkdir " + parent_.dir(), [&] { return parent_.create(); }));
+  must_step("cgroup setup", steps, timed_step("parent subtree_control +memory", [&] { return parent_.enable_controllers({"memory"}); }));
+  must_step("cgroup setup", steps, timed_step("mkdir " + bg_.dir(), [&] { return bg_.create(); }));
+  must_step("cgroup setup", steps, timed_step("mkdir " + fg_.dir(), [&] { return fg_.create(); }));
+  must_step("cgroup setup", steps, timed_step(fmt::format("bg memory.max {}", spec_.bg_memory_max_bytes), [&] {
+              return bg_.set_memory_max(harness::kernel::MemoryLimit::of_bytes(static_cast<std::uint64_t>(spec_.bg_memory_max_bytes)));
+            }));
   if (spec_.bg_memory_high_bytes)
-    must(steps, timed_step("bg memory.high", [&] { return bg_.set_memory_high(limit(spec_.bg_memory_high_bytes)); }));
+    must_step("cgroup setup", steps, timed_step("bg memory.high", [&] { return bg_.set_memory_high(limit(spec_.bg_memory_high_bytes)); }));
   if (spec_.fg_memory_max_bytes)
-    must(steps, timed_step("fg memory.max", [&] { return fg_.set_memory_max(limit(spec_.fg_memory_max_bytes)); }));
+    must_step("cgroup setup", steps, timed_step("fg memory.max", [&] { return fg_.set_memory_max(limit(spec_.fg_memory_max_bytes)); }));
   if (spec_.fg_memory_low_bytes)
-    must(steps, timed_step("fg memory.low", [&] {
-           return fg_.set_memory_low(static_cast<std::uint64_t>(*spec_.fg_memory_low_bytes));
-         }));
+    must_step("cgroup setup", steps, timed_step("fg memory.low", [&] {
+                return fg_.set_memory_low(static_cast<std::uint64_t>(*spec_.fg_memory_low_bytes));
+              }));
 }
 
 StepRecord CaseCgroups::kill_all(std::int64_t timeout_ns) const {

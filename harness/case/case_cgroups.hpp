@@ -30,6 +30,10 @@ struct StepRecord {
 /// The steps as a JSON array of StepRecord::to_json().
 nlohmann::json steps_json(const std::vector<StepRecord>& steps);
 
+/// Appends `r` to `steps`; when it failed (err != 0) throws std::runtime_error
+/// "<what> step '<step>' failed: <message>" (`what`: "cgroup setup", "backend").
+void must_step(const char* what, std::vector<StepRecord>& steps, StepRecord r);
+
 /// bg and fg memory.events counters at one moment (nullopt = unreadable).
 struct OomCounts {
   std::optional<std::int64_t> bg_oom, bg_oom_kill, fg_oom, fg_oom_kill;

@@ -3,11 +3,6 @@
 
 namespace harness::case_ {
 
-namespace {
-constexpr std::int64_t kSec = 1'000'000'000;
-constexpr std::int64_t kMs = 1'000'000;
-}  // namespace
-
 CaseClock CaseClock::from(const CaseSpec& spec, std::int64_t t0_ns) {
   CaseClock c;
   c.origin_ns = t0_ns;

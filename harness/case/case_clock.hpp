@@ -15,6 +15,10 @@
 
 namespace harness::case_ {
 
+/// One second and one millisecond in ns (the case's CLOCK_MONOTONIC arithmetic).
+inline constexpr std::int64_t kSec = 1'000'000'000;
+inline constexpr std::int64_t kMs = 1'000'000;
+
 struct CaseClock {
   std::int64_t origin_ns = 0;          ///< T0, CLOCK_MONOTONIC ns
   std::int64_t pressure_start_ns = 0;  ///< T0 + W

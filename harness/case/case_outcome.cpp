@@ -1,15 +1,13 @@
 // cases.outcome_json from the typed outcome (case_outcome.hpp; keys: SPEC.md).
 #include "harness/case/case_outcome.hpp"
 
+#include "harness/json/optional.hpp"
+
 namespace harness::case_ {
 
 namespace {
 using json = nlohmann::json;
-
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json();
-}
+using harness::json::or_null;
 
 json to_json(const TriggerOutcome& t) {
   json j{{"fired", t.fired}, {"kind", t.kind}};
@@ -31,7 +29,7 @@ json to_json(const CaseClock& c) {
 }
 
 json to_json(const ChildRecord& c) {
-  json j{{"pid", c.pid}, {"spawned_ns", c.spawned_ns}, {"term_ns", opt(c.term_ns)}};
+  json j{{"pid", c.pid}, {"spawned_ns", c.spawned_ns}, {"term_ns", or_null(c.term_ns)}};
   if (c.exit) {
     j["exited"] = c.exit->exited;
     j["exit_code"] = c.exit->exited ? json(c.exit->exit_code) : json();
@@ -71,25 +69,25 @@ json to_json(const VmStateOutcome& v) {
 }
 
 json to_json(const ClocksourceRecord& c) {
-  return {{"start", opt(c.start)},
-          {"end", opt(c.end)},
+  return {{"start", or_null(c.start)},
+          {"end", or_null(c.end)},
           {"changed", c.start && c.end ? json(*c.start != *c.end) : json()}};
 }
 
 json to_json(const HarnessSelf& h) {
   json j{{"wall_ns", h.wall_ns},
-         {"executor", {{"cpu_ns", opt(h.executor_cpu_ns)}, {"peak_rss_kib", opt(h.executor_peak_rss_kib)}}},
-         {"reclaim_write_cpu_ns", opt(h.reclaim_write_cpu_ns)},
-         {"cpu_ns", opt(h.cpu_ns)},
-         {"vcpu_fraction", opt(h.vcpu_fraction)},
-         {"peak_rss_kib", opt(h.peak_rss_kib)}};
-  j["agent"] = h.agent ? json{{"pid", h.agent->pid}, {"cpu_ns", opt(h.agent->cpu_ns)},
-                              {"peak_rss_kib", opt(h.agent->peak_rss_kib)}}
+         {"executor", {{"cpu_ns", or_null(h.executor_cpu_ns)}, {"peak_rss_kib", or_null(h.executor_peak_rss_kib)}}},
+         {"reclaim_write_cpu_ns", or_null(h.reclaim_write_cpu_ns)},
+         {"cpu_ns", or_null(h.cpu_ns)},
+         {"vcpu_fraction", or_null(h.vcpu_fraction)},
+         {"peak_rss_kib", or_null(h.peak_rss_kib)}};
+  j["agent"] = h.agent ? json{{"pid", h.agent->pid}, {"cpu_ns", or_null(h.agent->cpu_ns)},
+                              {"peak_rss_kib", or_null(h.agent->peak_rss_kib)}}
                        : json();
   if (h.peak_rss_sum_kib) j["peak_rss_sum_kib"] = *h.peak_rss_sum_kib;
   j["schedule"] = h.schedule ? json{{"wall_ns", h.schedule->wall_ns},
                                     {"cpu_ns", h.schedule->cpu_ns},
-                                    {"agent_cpu_ns", opt(h.schedule->agent_cpu_ns)},
+                                    {"agent_cpu_ns", or_null(h.schedule->agent_cpu_ns)},
                                     {"telemetry_cpu_ns", h.schedule->telemetry_cpu_ns},
                                     {"vcpu_fraction", h.schedule->vcpu_fraction}}
                              : json();
@@ -97,8 +95,8 @@ json to_json(const HarnessSelf& h) {
 }
 
 json to_json(const OomOutcome& o, bool kills) {
-  return kills ? json{{"bg", opt(o.bg_kills)}, {"fg", opt(o.fg_kills)}}
-               : json{{"bg", opt(o.bg_events)}, {"fg", opt(o.fg_events)}};
+  return kills ? json{{"bg", or_null(o.bg_kills)}, {"fg", or_null(o.fg_kills)}}
+               : json{{"bg", or_null(o.bg_events)}, {"fg", or_null(o.fg_events)}};
 }
 }  // namespace
 

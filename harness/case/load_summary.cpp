@@ -1,6 +1,7 @@
 // outcome_json.load: achieved allocation rate and the pressure episode (SPEC.md v2).
 #include "harness/case/load_summary.hpp"
 #include "harness/json/limited_parse.hpp"
+#include "harness/json/optional.hpp"
 
 #include <cmath>
 
@@ -9,24 +10,21 @@
 namespace harness::case_ {
 
 namespace {
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
-}
+using harness::json::or_null;
 }  // namespace
 
 nlohmann::json LoadSummary::to_json() const {
   return {{"nominal_rate_mib_s", nominal_rate_mib_s},
           {"active_set_slide_mib_s", active_set_slide_mib_s},
-          {"allocation_bytes", opt(allocation_bytes)},
-          {"allocation_elapsed_ns", opt(allocation_elapsed_ns)},
-          {"achieved_rate_mib_s", opt(achieved_rate_mib_s)},
-          {"rate_shortfall", opt(rate_shortfall)},
+          {"allocation_bytes", or_null(allocation_bytes)},
+          {"allocation_elapsed_ns", or_null(allocation_elapsed_ns)},
+          {"achieved_rate_mib_s", or_null(achieved_rate_mib_s)},
+          {"rate_shortfall", or_null(rate_shortfall)},
           {"episode",
-           {{"first_ns", opt(episode.first_ns)},
-            {"last_ns", opt(episode.last_ns)},
-            {"length_s", opt(episode.length_s)},
-            {"fraction_of_pressure", opt(episode.fraction_of_pressure)},
+           {{"first_ns", or_null(episode.first_ns)},
+            {"last_ns", or_null(episode.last_ns)},
+            {"length_s", or_null(episode.length_s)},
+            {"fraction_of_pressure", or_null(episode.fraction_of_pressure)},
             {"windows_with_growth", episode.windows_with_growth}}}};
 }
 

@@ -4,14 +4,11 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "harness/case/case_clock.hpp"
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/swap.hpp"
 
 namespace harness::case_ {
-
-namespace {
-constexpr std::int64_t kSec = 1'000'000'000;
-}  // namespace
 
 OomOutcome oom_delta(const OomCounts& start, const OomCounts& end) {
   auto d = [](std::optional<std::int64_t> a, std::optional<std::int64_t> z) {

@@ -2,6 +2,7 @@
 #include "harness/case/spec.hpp"
 
 #include "harness/json/limited_parse.hpp"
+#include "harness/kernel/size.hpp"
 
 #include <fmt/format.h>
 
@@ -40,7 +41,7 @@ bool valid_case_id(const std::string& id) {
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
+using harness::kernel::kMiB;
 
 using json = nlohmann::json;
 

@@ -1,13 +1,14 @@
 // One writer of case specs (harness/case/SPEC.md); see spec_writer.hpp.
 #include "harness/case/spec_writer.hpp"
 
+#include "harness/json/optional.hpp"
+#include "harness/kernel/size.hpp"
+
 namespace harness::case_ {
 namespace {
 
 using json = nlohmann::json;
-
-json opt(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+using harness::json::or_null;
 
 json knobs(const std::vector<std::pair<std::string, std::string>>& kv) {
   json o = json::object();
@@ -31,9 +32,9 @@ nlohmann::json spec_json(const CaseSpec& s) {
       {"cgroups",
        {{"parent", s.cgroups.parent},
         {"bg_memory_max_bytes", s.cgroups.bg_memory_max_bytes},
-        {"bg_memory_high_bytes", opt(s.cgroups.bg_memory_high_bytes)},
-        {"fg_memory_max_bytes", opt(s.cgroups.fg_memory_max_bytes)},
-        {"fg_memory_low_bytes", opt(s.cgroups.fg_memory_low_bytes)}}},
+        {"bg_memory_high_bytes", or_null(s.cgroups.bg_memory_high_bytes)},
+        {"fg_memory_max_bytes", or_null(s.cgroups.fg_memory_max_bytes)},
+        {"fg_memory_low_bytes", or_null(s.cgroups.fg_memory_low_bytes)}}},
       {"backend",
        {{"zram_disksize_bytes", s.backend.zram_disksize_bytes},
         {"zram_algorithm", s.backend.zram_algorithm},
@@ -73,14 +74,14 @@ nlohmann::json spec_json(const CaseSpec& s) {
                     {"sysctls", knobs(v.sysctls)},
                     {"sysfs", knobs(v.sysfs)},
                     {"cmdline", v.cmdline},
-                    {"kernel_release", opt(v.kernel_release)},
-                    {"kernel_image_dir", opt(v.kernel_image_dir)}};
+                    {"kernel_release", or_null(v.kernel_release)},
+                    {"kernel_image_dir", or_null(v.kernel_image_dir)}};
   }
   return j;
 }
 
 CaseSpec local_guest_case(const std::string& case_id, const std::string& campaign, Configuration configuration) {
-  constexpr std::int64_t kMiB = 1024 * 1024;
+  using harness::kernel::kMiB;
   CaseSpec s;
   s.case_id = case_id;
   s.campaign = campaign;

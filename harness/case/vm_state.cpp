@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/json/optional.hpp"
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/procfs.hpp"
@@ -18,17 +19,17 @@
 namespace harness::case_ {
 
 namespace {
-nlohmann::json opt(const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+using harness::json::or_null;
 std::optional<std::int64_t> cast(std::optional<std::uint64_t> v) {
   return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
 }
 }  // namespace
 
 nlohmann::json VmState::to_json() const {
-  return {{"mem_available_kib", opt(mem_available_kib)},
-          {"mem_total_kib", opt(mem_total_kib)},
-          {"nr_descendants", opt(nr_descendants)},
-          {"nr_dying_descendants", opt(nr_dying_descendants)}};
+  return {{"mem_available_kib", or_null(mem_available_kib)},
+          {"mem_total_kib", or_null(mem_total_kib)},
+          {"nr_descendants", or_null(nr_descendants)},
+          {"nr_dying_descendants", or_null(nr_dying_descendants)}};
 }
 
 void settle_vm(const harness::kernel::Fs& fs, std::vector<StepRecord>& steps) {

@@ -3,10 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "harness/kernel/size.hpp"
+
 namespace harness::case_ {
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using harness::kernel::kMiB;
 }
 
 Workloads::Workloads(const CaseSpec& spec, std::string bin_dir, std::string work_dir)

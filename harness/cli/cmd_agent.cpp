@@ -97,6 +97,6 @@ void add_agent(CLI::App& app) {
   });
 }
 
-const bool kRegistered = harness::cli::register_commands("agent", add_agent);
+const bool kAgentRegistered = harness::cli::register_commands("agent", add_agent);
 
 }  // namespace

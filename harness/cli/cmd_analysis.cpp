@@ -143,7 +143,7 @@ int run_pilot(const PilotArgs& a) {
   return res.chosen_bytes ? 0 : 1;
 }
 
-const bool kRegistered = harness::cli::register_commands("analysis", [](CLI::App& app) {
+const bool kAnalysisRegistered = harness::cli::register_commands("analysis", [](CLI::App& app) {
   auto aa = std::make_shared<AnalyzeArgs>();
   auto* an = app.add_subcommand("analyze",
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "

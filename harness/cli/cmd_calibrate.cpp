@@ -138,7 +138,7 @@ int run_on_host(const CalibArgs& a, const std::vector<harness::calibrate::Point>
   return rc;
 }
 
-const bool kRegistered = harness::cli::register_commands("calibrate", [](CLI::App& app) {
+const bool kCalibrateRegistered = harness::cli::register_commands("calibrate", [](CLI::App& app) {
   auto* c = app.add_subcommand("calibrate", "static-zram calibration of the pressure episode against the study's medians");
   c->require_subcommand(1);
   auto a = std::make_shared<CalibArgs>();

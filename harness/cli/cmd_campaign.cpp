@@ -222,7 +222,7 @@ std::int64_t baseline_cases(const std::string& db_path) {
 }
 }  // namespace
 
-static const bool kRegistered = harness::cli::register_commands("campaign", [](CLI::App& app) {
+static const bool kCampaignRegistered = harness::cli::register_commands("campaign", [](CLI::App& app) {
   {
     auto* sub = app.add_subcommand("plan", "Plan a campaign: seeded schedule + its SHA-256 (the preregistration)");
     auto file = std::make_shared<std::string>();

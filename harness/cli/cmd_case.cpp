@@ -41,7 +41,7 @@ bool load(const std::string& path, harness::case_::CaseSpec& out) {
   }
 }
 
-const bool kRegistered = harness::cli::register_commands("case", [](CLI::App& app) {
+const bool kCaseRegistered = harness::cli::register_commands("case", [](CLI::App& app) {
   auto* c = app.add_subcommand("case", "run one case of the study (cgroups, backend, controller, telemetry, restoration)");
   c->require_subcommand(1);
   auto args = std::make_shared<CaseArgs>();

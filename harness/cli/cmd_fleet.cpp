@@ -60,6 +60,6 @@ void add_fleet(CLI::App& app) {
   }
 }
 
-const bool kRegistered = harness::cli::register_commands("fleet", add_fleet);
+const bool kFleetRegistered = harness::cli::register_commands("fleet", add_fleet);
 
 }  // namespace

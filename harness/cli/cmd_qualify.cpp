@@ -83,6 +83,6 @@ void add_qualify(CLI::App& app) {
   });
 }
 
-const bool kRegistered = harness::cli::register_commands("qualify", add_qualify);
+const bool kQualifyRegistered = harness::cli::register_commands("qualify", add_qualify);
 
 }  // namespace

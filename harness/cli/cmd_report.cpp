@@ -162,7 +162,7 @@ int run_archive(const ArchiveArgs& a) {
   return harness::cli::kOk;
 }
 
-const bool kRegistered = harness::cli::register_commands("report", [](CLI::App& app) {
+const bool kReportRegistered = harness::cli::register_commands("report", [](CLI::App& app) {
   auto ca = std::make_shared<CompareArgs>();
   auto* cmp = app.add_subcommand(
       "compare",

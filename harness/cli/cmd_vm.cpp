@@ -236,6 +236,6 @@ void add_vm(CLI::App& app) {
   });
 }
 
-const bool kRegistered = harness::cli::register_commands("vm", add_vm);
+const bool kVmRegistered = harness::cli::register_commands("vm", add_vm);
 
 }  // namespace

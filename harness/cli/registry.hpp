@@ -3,9 +3,11 @@
 //
 // Each concern adds its subcommands from its own file harness/cli/cmd_<concern>.cpp:
 //
-//   static const bool kRegistered = harness::cli::register_commands(
+//   static const bool kQualifyRegistered = harness::cli::register_commands(
 //       "qualify", [](CLI::App& app) { auto* sub = app.add_subcommand(...); ... });
 //
+// The flag is named after the concern, not kRegistered: a unity build compiles several
+// cmd_*.cpp files as one translation unit.
 // Files matching cmd_*.cpp are compiled into the executable (not a static
 // library), so these static registrations are never dropped by the linker.
 #include <CLI/CLI.hpp>

@@ -7,6 +7,9 @@
 
 namespace harness::kernel {
 
+/// Bytes in one MiB (1024 x 1024); signed, as the case spec counts bytes (std::int64_t).
+inline constexpr std::int64_t kMiB = 1024 * 1024;
+
 /// A memory.max / memory.high / memory.swap.max value: a byte count or "max".
 struct MemoryLimit {
   std::optional<std::uint64_t> bytes;  ///< nullopt = "max" (no limit)
