@@ -83,14 +83,15 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
   const std::string case2 =
       "(SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1 OFFSET 1)";
 
-  // 1. Kill the runner 4 s into the pressure phase of case 2 (the guest keeps running it).
+  // 1. Kill the runner 2 s into the pressure phase of case 2 (the guest keeps running it): the
+  // phase lasts 10 s (takeover.yaml), so the runner has seen nothing past 'pressure' when killed.
   const pid_t first = spawn_run(vm, db_path, "");
   ASSERT_TRUE(wait_for(db_path,
                        "SELECT count(*) FROM attempts WHERE case_id = " + case2 +
                            " AND status = 'running' AND json_extract(detail_json, '$.phase') = 'pressure'",
                        std::chrono::seconds(240)))
       << "case 2 never reached the pressure phase; see " << log;
-  std::this_thread::sleep_for(std::chrono::seconds(4));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
   kill9(first);
 
   // 2. The same command takes over; kill it inside the import transaction of case 2.
@@ -135,7 +136,9 @@ TEST(RunnerTakeover, KillNineInPressureAndDuringImportThenTheSameCommandFinishes
                       "json_extract(detail_json, '$.takeovers[1].took_over_unix_ns') < ended_unix_ns" + row),
             1);
   // Case 2's data came in once, with real telemetry and canary requests.
-  EXPECT_GT(db_count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + case2), 10);
+  // 3 + 10 + 3 s at 1 Hz = 16 samples; the bound scaled with them (> 10 of the former 21:
+  // 16 x 10 / 21 = 7.6), i.e. about half the ticks, a late tick being skipped, never caught up.
+  EXPECT_GT(db_count(db, "SELECT count(*) FROM telemetry WHERE case_id = " + case2), 7);
   EXPECT_GT(db_count(db, "SELECT count(*) FROM canary_requests WHERE case_id = " + case2), 0);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/.bundles"));
   // What ran each case: the build (40-hex commit) and the accelerator (hosts file of `vm up`).

@@ -2,7 +2,7 @@
 // -> GET /v1/qualification passes inside the guest -> POST one short case -> poll ->
 // download the bundle -> open it with results::Db and check its rows -> `harness vm down`.
 // Uses its own cache dir under the build tree (kernel download cached there).
-// Slow under TCG (minutes); the case phases are shortened (10/20/10 s).
+// Slow under TCG (minutes); the case phases are shortened (5/10/5 s).
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
 #include "tests/common/guest_exec.hpp"
@@ -37,8 +37,8 @@ int sh(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-// The SPEC.md example, shortened to 10/20/10 s phases and a 450 MiB allocation.
-json short_case(const std::string& id) { return test_support::valid_spec(id, "vm-e2e", 10, 20, 10, 471859200); }
+// The SPEC.md example, shortened to 5/10/5 s phases (20 s in all) and a 450 MiB allocation.
+json short_case(const std::string& id) { return test_support::valid_spec(id, "vm-e2e", 5, 10, 5, 471859200); }
 
 class VmEndToEnd : public ::testing::Test {
  protected:
@@ -64,8 +64,12 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
       << slurp(again);
   EXPECT_EQ(slurp(again).find("up to date"), std::string::npos) << slurp(again);
   EXPECT_NE(slurp(again).find("build time: "), std::string::npos) << slurp(again);
-  EXPECT_EQ(json::parse(slurp(fs::path(cache_dir()) / "image/manifest.json"))["inputs_sha256"],
-            manifest["inputs_sha256"]);
+  const json rebuilt = json::parse(slurp(fs::path(cache_dir()) / "image/manifest.json"));
+  EXPECT_EQ(rebuilt["inputs_sha256"], manifest["inputs_sha256"]);
+  // The kernel the guest boots: the rebuilt image's, as its manifest and `vm image` report it.
+  const std::string image_kernel = rebuilt.value("kernel_release", "");
+  ASSERT_FALSE(image_kernel.empty()) << rebuilt.dump(2);
+  EXPECT_NE(slurp(again).find("kernel: " + image_kernel + " ("), std::string::npos) << slurp(again);
 
   std::string hosts = cache_dir() + "/hosts-e2e.yaml";
   ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " up --count 1 --hosts-file " + hosts), 0);
@@ -103,20 +107,23 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   cs.bind(1, id);
   ASSERT_TRUE(cs.step());
   EXPECT_EQ(cs.text(0), "completed");
-  EXPECT_EQ(cs.opt_text(2).value_or(""), "6.1.0-57-cloud-amd64");
+  EXPECT_EQ(cs.opt_text(2).value_or(""), image_kernel);  // uname -r in the guest: the image's kernel
   results::Stmt n(db, "SELECT canary, COUNT(*) FROM canary_requests WHERE case_id = ? GROUP BY canary");
   n.bind(1, id);
   int canaries = 0;
   while (n.step()) {
     ++canaries;
-    // 40 s of 100 ms periods = ~400 scheduled requests per canary; none skipped
-    EXPECT_GT(n.int64(1), 300) << n.text(0);
+    // 20 s of 100 ms periods = 200 scheduled requests per canary, every one run and traced
+    // (none skipped); > 150 keeps the former bound's share (> 300 of 400: more than 3/4).
+    EXPECT_GT(n.int64(1), 150) << n.text(0);
   }
   EXPECT_EQ(canaries, 2);
   results::Stmt t(db, "SELECT COUNT(*) FROM telemetry WHERE case_id = ?");
   t.bind(1, id);
   ASSERT_TRUE(t.step());
-  EXPECT_GT(t.int64(0), 20);
+  // 1 Hz ticks at T0 + 25 ms over 20 s = 20 samples; > 10 keeps the former bound's share
+  // (> 20 of 40: more than half; a late tick is skipped, never caught up).
+  EXPECT_GT(t.int64(0), 10);
 }
 
 }  // namespace
