@@ -6,7 +6,8 @@
 # product and test objects and the ratio this/BASE, then the wall time of each build.
 # Run it on an otherwise idle machine: CPU time per compile grows when other work shares the
 # cores, so only builds measured under the same load compare.
-# Usage: tests/bench/build/compile_ab.sh [BASE]        (about 2 x 10-16 min on 2 cores)
+# Usage: [TARGET=T] tests/bench/build/compile_ab.sh [BASE]   (the whole tree: about 2 x 10-16 min
+# on 2 cores; TARGET=harness, the product in every commit, about 2 x 3 min)
 # Leaves nothing behind but its logs in ${OUT:-/tmp/compile-ab}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -23,12 +24,12 @@ measure() {  # measure NAME SOURCE_DIR
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" \
     -DCMAKE_C_COMPILER_LAUNCHER="$launcher" >/dev/null
   t0=$SECONDS
-  BUILD_CPU_LOG=$log cmake --build "$build" -j"$(nproc)" >"$out/build-$name.out" 2>&1
+  BUILD_CPU_LOG=$log cmake --build "$build" -j"$(nproc)" ${TARGET:+--target "$TARGET"} >"$out/build-$name.out" 2>&1
   echo "$name $((SECONDS - t0))" >>"$out/wall.txt"
   /usr/bin/python3 "$root/tests/bench/build/compile_cpu.py" "$build" "$log" >"$out/summary-$name.txt"
 }
 rm -f "$out/wall.txt"
-echo "compile_ab: base $(git -C "$root" rev-parse --short "$base"), this tree $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (modified)'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "compile_ab: target ${TARGET:-all}; base $(git -C "$root" rev-parse --short "$base"), this tree $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (modified)'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 measure base "$wt"
 measure this "$root"
 /usr/bin/python3 - "$out" <<'PY'
