@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Sums a log of tests/bench/build/cpu_launcher.sh per kind of output.
+"""Sums a log of tests/bench/compile/cpu_launcher.sh per kind of output.
 
 usage: compile_cpu.py BUILD_DIR LOG [LOG...]
 

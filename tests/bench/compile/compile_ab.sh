@@ -6,14 +6,14 @@
 # product and test objects and the ratio this/BASE, then the wall time of each build.
 # Run it on an otherwise idle machine: CPU time per compile grows when other work shares the
 # cores, so only builds measured under the same load compare.
-# Usage: [TARGET=T] tests/bench/build/compile_ab.sh [BASE]   (the whole tree: about 2 x 10-16 min
+# Usage: [TARGET=T] tests/bench/compile/compile_ab.sh [BASE]   (the whole tree: about 2 x 10-16 min
 # on 2 cores; TARGET=harness, the product in every commit, about 2 x 3 min)
 # Leaves nothing behind but its logs in ${OUT:-/tmp/compile-ab}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 base=${1:-$(git -C "$root" rev-parse --verify -q origin/main || git -C "$root" rev-parse HEAD~1)}
 out=${OUT:-/tmp/compile-ab}
-launcher=$root/tests/bench/build/cpu_launcher.sh
+launcher=$root/tests/bench/compile/cpu_launcher.sh
 mkdir -p "$out"
 wt=$(mktemp -d --suffix=.compile-ab-base)
 trap 'git -C "$root" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"; rm -rf "$out/build-base" "$out/build-this"' EXIT
@@ -26,7 +26,7 @@ measure() {  # measure NAME SOURCE_DIR
   t0=$SECONDS
   BUILD_CPU_LOG=$log cmake --build "$build" -j"$(nproc)" ${TARGET:+--target "$TARGET"} >"$out/build-$name.out" 2>&1
   echo "$name $((SECONDS - t0))" >>"$out/wall.txt"
-  /usr/bin/python3 "$root/tests/bench/build/compile_cpu.py" "$build" "$log" >"$out/summary-$name.txt"
+  /usr/bin/python3 "$root/tests/bench/compile/compile_cpu.py" "$build" "$log" >"$out/summary-$name.txt"
 }
 rm -f "$out/wall.txt"
 echo "compile_ab: target ${TARGET:-all}; base $(git -C "$root" rev-parse --short "$base"), this tree $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (modified)'); load $(cut -d' ' -f1-3 /proc/loadavg)"
