@@ -17,7 +17,10 @@
 #
 # Usage: tests/bench/harness_self/run_bench.sh [BUILD_DIR=build] [OUT_DIR=/tmp/harness-self-bench]
 #        PRESSURE_S=60 (pressure phase), WARMUP_S=10, RECOVERY_S=10, EXECUTORS="harness-case harness";
-#        HARNESS_VM_CACHE=DIR is passed as `harness vm --cache` (an image built there).
+#        HARNESS_VM_CACHE=DIR is passed as `harness vm --cache` (an image built there; with
+#        `harness` among EXECUTORS it must be built with `vm image --with-cli`, since without it
+#        the guest's `harness` is the script that runs harness-case: the script refuses such an
+#        image rather than measure harness-case twice).
 # No agent runs here (`harness vm exec` starts the executor itself); in a campaign the agent is
 # the executor's parent and outcome_json.harness_self adds its CPU and RSS (harness_self.hpp).
 set -eu
@@ -59,6 +62,16 @@ SCRIPT
 } > "$OUT/script.sh"
 CACHE_ARG=""
 [ -n "${HARNESS_VM_CACHE:-}" ] && CACHE_ARG="--cache $HARNESS_VM_CACHE"
+case " $EXECUTORS " in
+  *" harness "*)
+    manifest=${HARNESS_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reclaim-harness}/image/manifest.json
+    if [ -f "$manifest" ] && ! /usr/bin/python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])).get("with_cli", True) else 1)' "$manifest"; then
+      echo "run_bench: EXECUTORS names harness, but the guest image ($manifest) has only the script that runs" \
+        "harness-case in its place; build it with: $HARNESS vm $CACHE_ARG image --with-cli (or set EXECUTORS=harness-case)" >&2
+      exit 2
+    fi
+    ;;
+esac
 "$HARNESS" vm $CACHE_ARG exec --script "$OUT/script.sh" --collect "$OUT/collect" \
   --timeout-s $(( $(echo $EXECUTORS | wc -w) * (WARMUP_S + PRESSURE_S + RECOVERY_S + 200) + 200)) > "$OUT/exec.log" 2>&1 || true
 grep -m1 -i "accel" "$OUT/exec.log" || true
