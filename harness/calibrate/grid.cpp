@@ -33,7 +33,7 @@ std::vector<Point> make_grid(const std::vector<std::int64_t>& alloc, const std::
 }
 
 nlohmann::json spec_for(const Point& p, const GridOptions& o) {
-  harness::case_::CaseSpec s = harness::case_::local_guest_case("calib-" + p.name(), "calibration", harness::case_::Configuration::StaticZram);
+  harness::case_::CaseSpec s = harness::case_::local_guest_case("calib-" + p.name(), "calibration", "static-zram");
   s.regime = fmt::format("calib-{}", o.contents);
   s.phases = {o.warmup_s, o.pressure_s, o.recovery_s};
   s.cgroups.bg_memory_max_bytes = p.bg_max_mib * kMiB;

@@ -4,7 +4,7 @@
 // configuration. Priorities are set with swapon(2) (harness::kernel::swapon; busybox has no -p).
 // Whether zram is swapped on at the start (ZramAtStart::On) or only prepared and swapped
 // on by activate() when the trigger fires (ZramAtStart::Prepared) is the configuration's
-// choice (harness/case/actions/).
+// choice (harness/case/policies/).
 //
 // The zram device is the harness's own (kernel/zram_owner.hpp): created with
 // zram-control/hot_add for the case (marker under /run) and removed with hot_remove at

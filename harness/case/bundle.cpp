@@ -22,7 +22,7 @@ void fill_case_row(CaseBundle& b, const CaseSpec& spec, int attempt) {
   b.regime = spec.regime;
   b.repeat = spec.repeat;
   b.triplet_id = spec.triplet_id;
-  b.configuration = to_string(spec.configuration);
+  b.configuration = spec.configuration;
   b.dose_bytes = spec.dose_bytes;
   b.attempt = attempt;
   b.spec_json = spec.raw.dump();

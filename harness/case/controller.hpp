@@ -9,10 +9,12 @@
 // (pressure_start_ns, pressure_end_ns] are evaluated. Warmup and recovery windows are
 // not evaluated (their PSI is in telemetry).
 //
-// The response to a firing window is the configuration's (harness/case/actions/): with a
+// The response to a firing window is the policy's (harness/case/policy.hpp): with a
 // no-action note the window is recorded as `would_trigger` (the note in its detail) and
 // nothing else happens (static-zram); otherwise it is recorded as `trigger` and the action
 // callback runs (swapon zram, start the memory.reclaim thread), appending its own events.
+// Then, on every tick of the pressure and recovery phases, the tick hook runs (the
+// policy's on_tick), told whether and when the trigger has fired.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "harness/case/bundle.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/telemetry_sample.hpp"
 #include "harness/case/trigger.hpp"
@@ -32,10 +35,14 @@ class Controller {
   /// no action; it must not block for long (bounded-reclaim starts a thread).
   using Action = std::function<void(std::int64_t t_ns, std::vector<ControllerEvent>& events)>;
 
-  /// `no_action_note`: set = the configuration takes no action (`would_trigger` with this
-  /// note in the event's detail; `action` is never called).
+  /// `tick(input, events)` runs on every sample whose phase is pressure or recovery, after the
+  /// trigger has judged it (policy.hpp TickInput); it must not block.
+  using TickHook = std::function<void(const TickInput& tick, std::vector<ControllerEvent>& events)>;
+
+  /// `no_action_note`: set = the policy takes no action at the trigger (`would_trigger` with
+  /// this note in the event's detail; `action` is never called).
   Controller(const TriggerSpec& trigger, std::int64_t pressure_start_ns, std::int64_t pressure_end_ns, Action action,
-             std::optional<std::string> no_action_note = std::nullopt);
+             std::optional<std::string> no_action_note = std::nullopt, TickHook tick = {});
 
   /// Handles one tick's sample; appends events (window, trigger/would_trigger, error).
   void on_sample(const TelemetrySample& s, std::vector<ControllerEvent>& events);
@@ -43,10 +50,14 @@ class Controller {
   const TriggerPredicate& predicate() const { return predicate_; }
 
  private:
+  void judge(const TelemetrySample& s, std::vector<ControllerEvent>& events);
+
   TriggerPredicate predicate_;
   std::optional<std::string> no_action_note_;
   std::int64_t start_ns_, end_ns_;
   Action action_;
+  TickHook tick_;
+  std::optional<std::int64_t> fired_t_ns_;
 };
 
 }  // namespace harness::case_

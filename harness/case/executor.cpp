@@ -1,7 +1,7 @@
 // The case executor: the sequence of one case (executor.hpp). Each step is a call into the
 // room that does it (harness/case/README.md): preconditions.hpp, case_cgroups.hpp and
 // backend.hpp (setup), children.hpp (workloads), tick_loop.hpp with measured_schedule.hpp
-// (the schedule), actions/ (the configuration), restoration.hpp, trace_import.hpp,
+// (the schedule), policy.hpp (the arm's policy), restoration.hpp, trace_import.hpp,
 // harness_self.hpp; what they measure goes into case_outcome.hpp and bundle.hpp.
 #include "harness/case/executor.hpp"
 
@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "harness/build_info.hpp"
-#include "harness/case/actions/action.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/case/cancel_signal.hpp"
 #include "harness/case/case_outcome.hpp"
 #include "harness/case/environment.hpp"
@@ -50,7 +50,7 @@ class CaseRun {
         opt_(opt),
         fs_(opt.root),
         work_dir_((fs::path(opt.out_dir) / (spec.case_id + ".work")).string()),
-        action_(make_action(spec.configuration)),
+        action_(make_policy(spec)),
         cg_(fs_, spec.cgroups),
         backend_(fs_, spec.backend, action_->zram_at_start()),
         phase_(opt.out_dir),
@@ -92,7 +92,7 @@ class CaseRun {
   const ExecutorOptions& opt_;
   harness::kernel::Fs fs_;
   std::string work_dir_, bin_dir_;
-  std::unique_ptr<ConfigurationAction> action_;
+  std::unique_ptr<Policy> action_;
   CaseCgroups cg_;
   Backend backend_;
   PhaseFile phase_;
@@ -190,7 +190,8 @@ ExecutorResult CaseRun::run_schedule() {
   const auto note = action_->no_action_note();
   Controller controller(
       spec_.trigger, clk.pressure_start_ns, clk.pressure_end_ns,
-      [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) { action_->on_trigger(t_ns, actx, ev); }, note);
+      [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) { action_->on_trigger(t_ns, actx, ev); }, note,
+      [&](const TickInput& tick, std::vector<ControllerEvent>& ev) { action_->on_tick(tick, actx, ev); });
   MeasuredSchedule body(phase_, *self_, sampler, controller, children_, wl, spec_.phases.pressure_s + 5, cg_.bg(), b_,
                         out_);
   // Room for every tick's sample and window row before the first tick, so that no tick inside

@@ -6,8 +6,8 @@
 //   -> restoration (stop, swapoff, zram reset + hot_remove, rmdir, settle, verify) -> bundle
 // A leftover the cleanup cannot release stops the case before qualification (SPEC.md).
 // executor.cpp is that sequence; each step lives in its own file (harness/case/README.md):
-// preconditions.hpp, tick_loop.hpp + measured_schedule.hpp, actions/ (what each
-// configuration does), restoration.hpp, trace_import.hpp, case_outcome.hpp.
+// preconditions.hpp, tick_loop.hpp + measured_schedule.hpp, policies/ (what each
+// arm's policy does), restoration.hpp, trace_import.hpp, case_outcome.hpp.
 //
 // Clock: CLOCK_MONOTONIC. The schedule origin T0 = now + start lead; phase boundaries are
 // the scheduled times T0, T0+W, T0+W+P, T0+W+P+R (the canaries' shared --start-at-ns is

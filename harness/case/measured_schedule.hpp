@@ -4,7 +4,7 @@
 //   2. the window read: one telemetry sample (telemetry.hpp), with the thread CPU it took
 //      (extra_json.sample_cpu_ns) and the ticks missed before it (extra_json.missed_ticks);
 //   3. the controller: the sample's bg PSI to the trigger, which may fire the
-//      configuration's action (controller.hpp, actions/action.hpp);
+//      arm's policy: its trigger action and its per-tick hook (controller.hpp, policy.hpp);
 //   4. pressure-gen: started in bg right after the sample of the tick that opens the
 //      pressure phase (that sample is the controller's baseline), SIGTERM at the tick that
 //      closes it. A pressure-gen that cannot be started stops the schedule (infra_failed).

@@ -1,6 +1,8 @@
 // Case spec parsing and validation (rules: harness/case/SPEC.md; defaults: the study).
 #include "harness/case/spec.hpp"
 
+#include "harness/case/arm.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "harness/kernel/size.hpp"
 
@@ -14,18 +16,11 @@
 
 namespace harness::case_ {
 
-const char* to_string(Configuration c) {
-  switch (c) {
-    case Configuration::StaticZram: return "static-zram";
-    case Configuration::DelayedActivation: return "delayed-activation";
-    case Configuration::BoundedReclaim: return "bounded-reclaim";
-  }
-  return "?";
-}
-
-std::optional<Configuration> configuration_from_string(const std::string& name) {
-  for (auto c : {Configuration::StaticZram, Configuration::DelayedActivation, Configuration::BoundedReclaim})
-    if (name == to_string(c)) return c;
+std::optional<std::string> arm_name_problem(const std::string& name) {
+  static const std::regex re("[a-z][a-z0-9-]{0,39}");
+  if (!std::regex_match(name, re))
+    return fmt::format("'{}' is not an arm name ([a-z][a-z0-9-]{{0,39}}: a lowercase letter, then up to 39 of a-z 0-9 -)",
+                       name);
   return std::nullopt;
 }
 
@@ -182,7 +177,7 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   root.only({"case_id", "campaign", "vm", "regime", "repeat", "triplet_id", "configuration",
              "dose_bytes", "pinned_commit", "vm_shape", "phases_s", "cgroups", "backend",
              "pressure", "canaries", "trigger", "telemetry_period_ms", "telemetry_offset_ms",
-             "restoration_timeout_s", "variant"});
+             "restoration_timeout_s", "variant", "policy"});
 
   CaseSpec s;
   s.raw = doc;
@@ -194,9 +189,8 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   s.repeat = root.i64("repeat");
   if (root.has("triplet_id")) s.triplet_id = root.str("triplet_id");
 
-  const std::string conf = root.str("configuration");
-  if (auto c = configuration_from_string(conf)) s.configuration = *c;
-  else root.fail("configuration", "must be static-zram, delayed-activation or bounded-reclaim, got '" + conf + "'");
+  s.configuration = root.str("configuration");
+  if (auto why = arm_name_problem(s.configuration)) root.fail("configuration", *why);
   s.dose_bytes = root.opt_i64("dose_bytes");
 
   s.pinned_commit = root.str("pinned_commit");
@@ -379,17 +373,20 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
     s.variant = std::move(v);
   }
 
-  // Configuration-specific rules.
-  if (s.configuration == Configuration::BoundedReclaim) {
-    if (!s.dose_bytes) root.fail("dose_bytes", "is required for bounded-reclaim");
-    if (*s.dose_bytes <= 0) root.fail("dose_bytes", "must be > 0 bytes");
-    if (*s.dose_bytes >= s.cgroups.bg_memory_max_bytes)
-      root.fail("dose_bytes", fmt::format("{} must be smaller than cgroups.bg_memory_max_bytes ({})",
-                                          *s.dose_bytes, s.cgroups.bg_memory_max_bytes));
-  } else if (s.dose_bytes && *s.dose_bytes <= 0) {
-    // Other configurations ignore the dose (no action); a present value is still recorded.
-    root.fail("dose_bytes", "must be > 0 bytes or null");
+  // The arm's policy (arm.hpp resolve_arm): named in the spec, or the study arm of that name.
+  if (s.dose_bytes && *s.dose_bytes <= 0) root.fail("dose_bytes", "must be > 0 bytes or null");
+  try {
+    ResolvedArm arm = resolve_arm(s.configuration, root.has("policy") ? &doc.at("policy") : nullptr, s.dose_bytes);
+    s.policy = std::move(arm.policy);
+    s.policy_params = std::move(arm.params);
+    s.policy_in_spec = arm.in_spec;
+  } catch (const SpecError& e) {
+    root.fail(e.field(), e.what());
   }
+  // The study's bounded-reclaim: its dose (dose_bytes) below the bg limit.
+  if (!s.policy_in_spec && s.policy_params.contains("dose_mib") && *s.dose_bytes >= s.cgroups.bg_memory_max_bytes)
+    root.fail("dose_bytes", fmt::format("{} must be smaller than cgroups.bg_memory_max_bytes ({})", *s.dose_bytes,
+                                        s.cgroups.bg_memory_max_bytes));
   return s;
 }
 

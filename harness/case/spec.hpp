@@ -17,14 +17,9 @@
 
 namespace harness::case_ {
 
-/// The three configurations of the study.
-enum class Configuration { StaticZram, DelayedActivation, BoundedReclaim };
-
-/// "static-zram" | "delayed-activation" | "bounded-reclaim" (the schema's spelling).
-const char* to_string(Configuration c);
-
-/// The configuration spelled `name` (to_string's spelling), or nullopt for any other text.
-std::optional<Configuration> configuration_from_string(const std::string& name);
+/// Why `name` cannot be an arm's name (the spec's `configuration`), or nullopt. Rule (ours):
+/// [a-z][a-z0-9-]{0,39}: it ends case ids and names a column of the report.
+std::optional<std::string> arm_name_problem(const std::string& name);
 
 /// A spec that is malformed (JSON, types, unknown fields) or impossible (rules of SPEC.md).
 /// field() is the offending field's dotted path ("" for whole-document errors).
@@ -114,9 +109,17 @@ struct CaseSpec {
   std::string vm;
   std::string regime;
   std::int64_t repeat = 0;
-  std::optional<std::string> triplet_id;
-  Configuration configuration = Configuration::StaticZram;
-  std::optional<std::int64_t> dose_bytes;  ///< bounded-reclaim only (memory.reclaim request)
+  std::optional<std::string> triplet_id;  ///< the matched block (triplet for the study's three arms)
+  /// The arm's name (spec `configuration`): one of the study's three (static-zram,
+  /// delayed-activation, bounded-reclaim) or an arm the campaign declared.
+  std::string configuration;
+  std::optional<std::int64_t> dose_bytes;  ///< the study's bounded-reclaim: its memory.reclaim request
+  /// The registered policy the arm runs (policy.hpp) and its parameters, validated with
+  /// defaults filled. Spec `policy: {name, params}`; absent in the spec = the study arm named
+  /// by `configuration` with its defaults, `dose_bytes` as its `dose_mib` (policy_in_spec false).
+  std::string policy;
+  nlohmann::json policy_params = nlohmann::json::object();
+  bool policy_in_spec = false;  ///< the spec carried `policy` (the writer writes it back only then)
   std::string pinned_commit;               ///< 40 hex or "any"
   int vm_vcpus = 1;
   int vm_memory_mib = 1024;

@@ -25,7 +25,7 @@ nlohmann::json spec_json(const CaseSpec& s) {
       {"vm", s.vm},
       {"regime", s.regime},
       {"repeat", s.repeat},
-      {"configuration", to_string(s.configuration)},
+      {"configuration", s.configuration},
       {"pinned_commit", s.pinned_commit},
       {"vm_shape", {{"vcpus", s.vm_vcpus}, {"memory_mib", s.vm_memory_mib}}},
       {"phases_s", {{"warmup", s.phases.warmup_s}, {"pressure", s.phases.pressure_s}, {"recovery", s.phases.recovery_s}}},
@@ -67,6 +67,8 @@ nlohmann::json spec_json(const CaseSpec& s) {
     j["backend"]["delayed_swapfile"] = to_string(s.backend.delayed_swapfile);
   if (s.triplet_id) j["triplet_id"] = *s.triplet_id;
   if (s.dose_bytes) j["dose_bytes"] = *s.dose_bytes;
+  // Only for an arm that names its policy: the study's arms are written as before (hash kept).
+  if (s.policy_in_spec) j["policy"] = {{"name", s.policy}, {"params", s.policy_params}};
   if (s.variant) {
     const VariantSpec& v = *s.variant;
     j["variant"] = {{"name", v.name},
@@ -80,14 +82,15 @@ nlohmann::json spec_json(const CaseSpec& s) {
   return j;
 }
 
-CaseSpec local_guest_case(const std::string& case_id, const std::string& campaign, Configuration configuration) {
+CaseSpec local_guest_case(const std::string& case_id, const std::string& campaign, const std::string& study_arm) {
   using harness::kernel::kMiB;
   CaseSpec s;
   s.case_id = case_id;
   s.campaign = campaign;
   s.vm = "vm0";
   s.repeat = 1;
-  s.configuration = configuration;
+  s.configuration = study_arm;
+  s.policy = study_arm;
   s.pinned_commit = "any";
   s.vm_vcpus = 1;
   s.vm_memory_mib = 1024;

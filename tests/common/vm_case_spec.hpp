@@ -7,9 +7,11 @@
 // link hk_case.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "harness/case/policy.hpp"
 #include "harness/case/spec_writer.hpp"
 
 namespace test_support {
@@ -23,16 +25,17 @@ struct VmCaseShape {
   long long active_set_mib = 0;      ///< pressure.active_set_bytes
 };
 
-/// The spec of case `id` in `configuration` (static-zram | delayed-activation |
-/// bounded-reclaim; bounded-reclaim gets dose_bytes 96 MiB) with the sizes of `shape`;
+/// The spec of case `id` in the study arm `configuration` (harness::case_::study_arms(); the
+/// one that takes the study's dose gets dose_bytes 96 MiB) with the sizes of `shape`;
 /// `triplet_id` "" leaves the key out (it is optional in SPEC.md). Throws
-/// std::invalid_argument on an unknown configuration.
+/// std::invalid_argument when `configuration` is not a study arm.
 inline nlohmann::json vm_case_spec(const std::string& id, const std::string& configuration, const VmCaseShape& shape,
                                    const std::string& triplet_id = "") {
   constexpr long long kMiB = 1ll << 20;
-  const auto conf = harness::case_::configuration_from_string(configuration);
-  if (!conf) throw std::invalid_argument("vm_case_spec: unknown configuration " + configuration);
-  harness::case_::CaseSpec s = harness::case_::local_guest_case(id, "vmtest", *conf);
+  const auto* policy = harness::case_::find_policy(configuration);
+  if (!policy || !policy->study_position)
+    throw std::invalid_argument("vm_case_spec: not a study arm: " + configuration + " (" + harness::case_::study_arm_names() + ")");
+  harness::case_::CaseSpec s = harness::case_::local_guest_case(id, "vmtest", configuration);
   s.regime = "fast-structured";
   s.phases = {shape.warmup_s, shape.pressure_s, shape.recovery_s};
   s.cgroups.bg_memory_max_bytes = shape.bg_memory_max_mib * kMiB;
@@ -42,7 +45,12 @@ inline nlohmann::json vm_case_spec(const std::string& id, const std::string& con
   s.pressure.active_set_bytes = shape.active_set_mib * kMiB;
   s.pressure.contents = "structured";
   if (!triplet_id.empty()) s.triplet_id = triplet_id;
-  if (*conf == harness::case_::Configuration::BoundedReclaim) s.dose_bytes = 96 * kMiB;
+  const bool takes_dose = std::any_of(policy->params.begin(), policy->params.end(),
+                                      [](const harness::case_::ParamDef& d) { return d.name == "dose_mib"; });
+  if (takes_dose) {
+    s.dose_bytes = 96 * kMiB;
+    s.policy_params = {{"dose_mib", 96}};
+  }
   return harness::case_::spec_json(s);
 }
 

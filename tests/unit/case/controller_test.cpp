@@ -6,12 +6,11 @@
 
 #include <fstream>
 
-#include "harness/case/actions/action.hpp"
 #include "harness/case/controller.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/slurp.hpp"
 
-using harness::case_::Configuration;
 using harness::case_::ControllerEvent;
 using harness::case_::TelemetrySample;
 
@@ -32,11 +31,14 @@ struct Run {
   std::int64_t action_t = -1;
 };
 
-Run drive(Configuration conf, const std::vector<std::optional<std::int64_t>>& totals) {
+/// `arm`: a registered policy, with `params` (validated, defaults filled).
+Run drive(const std::string& arm, const nlohmann::json& params, const std::vector<std::optional<std::int64_t>>& totals) {
   Run r;
   const std::int64_t s = 1'000'000'000;
-  // The configuration's own response (actions/): static-zram has a no-action note.
-  const auto action = harness::case_::make_action(conf);
+  // The policy's own response (policies/): static-zram has a no-action note.
+  const auto* info = harness::case_::find_policy(arm);
+  if (!info) throw std::invalid_argument("no policy " + arm);
+  const auto action = info->make(harness::case_::validate_params(*info, params));
   harness::case_::Controller c(
       {}, 5 * s, 25 * s,
       [&](std::int64_t t, std::vector<ControllerEvent>& ev) {
@@ -63,7 +65,7 @@ TEST(Controller, OnlyPressureWindowsAreEvaluatedAndTheActionRunsOnce) {
   // use recorded ticks 7-11): warmup windows must not count towards the trigger.
   auto rec = recorded_totals();
   std::vector<std::int64_t> v(rec.begin() + 7, rec.end());
-  auto r = drive(Configuration::DelayedActivation, opt(v));
+  auto r = drive("delayed-activation", {}, opt(v));
   int windows = 0;
   for (const auto& e : r.events) windows += e.kind == "window";
   EXPECT_EQ(windows, 19);  // windows closing at ticks 6..24 (25 samples)
@@ -79,7 +81,7 @@ TEST(Controller, StaticZramRecordsTheWouldBeFiringTimeWithoutAction) {
   auto rec = recorded_totals();
   // Ticks 0-4 idle, the recorded episode from tick 5 (recorded ticks 3..).
   std::vector<std::int64_t> v(rec.begin() + 1, rec.end());
-  auto r = drive(Configuration::StaticZram, opt(v));
+  auto r = drive("static-zram", {}, opt(v));
   EXPECT_EQ(r.actions, 0);
   int would = 0;
   std::int64_t t = -1;
@@ -98,7 +100,7 @@ TEST(Controller, UnreadablePsiIsAnErrorEventAndResetsTheRun) {
   auto rec = recorded_totals();
   std::vector<std::optional<std::int64_t>> v(rec.begin() + 1, rec.end());
   v[7] = std::nullopt;  // tick 7 unreadable: windows at 6 counted once, then reset
-  auto r = drive(Configuration::BoundedReclaim, v);
+  auto r = drive("bounded-reclaim", {{"dose_mib", 96}}, v);
   int errors = 0;
   for (const auto& e : r.events) errors += e.kind == "error";
   EXPECT_EQ(errors, 1);
@@ -110,7 +112,7 @@ TEST(Controller, UnreadablePsiIsAnErrorEventAndResetsTheRun) {
 TEST(Controller, NoPressureNoTrigger) {
   auto rec = recorded_totals();
   std::vector<std::int64_t> flat(30, rec.back());  // the recorded idle tail
-  auto r = drive(Configuration::BoundedReclaim, opt(flat));
+  auto r = drive("bounded-reclaim", {{"dose_mib", 96}}, opt(flat));
   EXPECT_EQ(r.actions, 0);
   // The loop below says nothing over no events: the pressure phase [5 s, 25 s] must have
   // been evaluated window by window (20 windows: ticks 6..25, each against the previous).

@@ -3,10 +3,11 @@
 
 #include <fstream>
 
+#include "harness/case/policy.hpp"
 #include "harness/case/spec.hpp"
+#include "harness/case/spec_writer.hpp"
 #include "tests/common/slurp.hpp"
 
-using harness::case_::Configuration;
 using harness::case_::parse_spec;
 using harness::case_::SpecError;
 using json = nlohmann::json;
@@ -36,7 +37,7 @@ std::string refused_field(const json& j, const std::string& field) {
 TEST(CaseSpec, StudySpecParses) {
   auto s = harness::case_::load_spec_file(kStudySpec);
   EXPECT_EQ(s.case_id, "smoke-vm0-fast-structured-r1-bounded-reclaim");
-  EXPECT_EQ(s.configuration, Configuration::BoundedReclaim);
+  EXPECT_EQ(s.configuration, "bounded-reclaim");
   ASSERT_TRUE(s.dose_bytes);
   EXPECT_EQ(*s.dose_bytes, 96ll << 20);
   EXPECT_EQ(s.phases.warmup_s, 120);
@@ -116,10 +117,10 @@ TEST(CaseSpec, DoseIsOptionalForComparators) {
   j["configuration"] = "static-zram";
   j.erase("dose_bytes");
   auto s = parse_spec(j.dump(), "spec.json");
-  EXPECT_EQ(s.configuration, Configuration::StaticZram);
+  EXPECT_EQ(s.configuration, "static-zram");
   EXPECT_FALSE(s.dose_bytes);
   j["configuration"] = "delayed-activation";
-  EXPECT_EQ(parse_spec(j.dump(), "spec.json").configuration, Configuration::DelayedActivation);
+  EXPECT_EQ(parse_spec(j.dump(), "spec.json").configuration, "delayed-activation");
   j["configuration"] = "dynamic";
   refused_field(j, "configuration");
 }
@@ -258,4 +259,118 @@ TEST(CaseSpec, DelayedSwapfileIsActiveWhenAbsentOffWhenSaidAndNothingElse) {
   EXPECT_NE(msg.find("is not one of active, off"), std::string::npos) << msg;
   j["backend"]["delayed_swapfile"] = 0;
   refused_field(j, "backend.delayed_swapfile");
+}
+
+// ---- the arm's policy (policy.hpp; SPEC.md "policy") ---------------------------------
+
+namespace {
+/// The study spec as an arm `name` that names its policy in the spec.
+json arm_spec(const std::string& name, const json& policy) {
+  auto j = study();
+  j["configuration"] = name;
+  j.erase("dose_bytes");
+  j["policy"] = policy;
+  return j;
+}
+}  // namespace
+
+TEST(CaseSpecPolicy, AStudyArmWithoutPolicyIsItsOwnPolicyWithTheStudyParameters) {
+  // bounded-reclaim: the dose comes from dose_bytes (96 MiB, whole MiB: an integer).
+  auto s = harness::case_::load_spec_file(kStudySpec);
+  EXPECT_EQ(s.policy, "bounded-reclaim");
+  EXPECT_FALSE(s.policy_in_spec);
+  EXPECT_EQ(s.policy_params, json({{"dose_mib", 96}}));
+  EXPECT_TRUE(s.policy_params.at("dose_mib").is_number_integer());
+  auto j = study();
+  j["configuration"] = "static-zram";
+  s = parse_spec(j.dump(), "spec.json");
+  EXPECT_EQ(s.policy, "static-zram");
+  EXPECT_EQ(s.policy_params, json::object());
+  EXPECT_FALSE(s.policy_in_spec);
+  // Every study arm parses by name alone (the dose is there for the one that takes it).
+  for (const auto& arm : harness::case_::study_arms()) {
+    j["configuration"] = arm;
+    EXPECT_EQ(parse_spec(j.dump(), "spec.json").policy, arm);
+  }
+}
+
+TEST(CaseSpecPolicy, AnArmThatIsNotAStudyArmMustNameItsPolicy) {
+  auto j = study();
+  j["configuration"] = "senpai-fast";
+  auto msg = refused_field(j, "configuration");
+  EXPECT_NE(msg.find("policy"), std::string::npos) << msg;
+  // A registered policy that is not a study arm is not an arm by name either.
+  j["configuration"] = "senpai";
+  refused_field(j, "configuration");
+  // Not an arm name at all.
+  j["configuration"] = "Senpai_1";
+  refused_field(j, "configuration");
+}
+
+TEST(CaseSpecPolicy, NamedPolicyParsesWithDefaultsFilled) {
+  auto s = parse_spec(arm_spec("senpai-3s", {{"name", "senpai"}, {"params", {{"interval_s", 3}}}}).dump(), "spec.json");
+  EXPECT_EQ(s.configuration, "senpai-3s");
+  EXPECT_EQ(s.policy, "senpai");
+  EXPECT_TRUE(s.policy_in_spec);
+  EXPECT_EQ(s.policy_params.at("interval_s"), 3);
+  EXPECT_DOUBLE_EQ(s.policy_params.at("ratio").get<double>(), 0.0005);
+  EXPECT_DOUBLE_EQ(s.policy_params.at("target").get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(s.policy_params.at("max_step").get<double>(), 1.0);
+  // No params at all: every default.
+  s = parse_spec(arm_spec("loop", {{"name", "bounded-loop"}}).dump(), "spec.json");
+  EXPECT_EQ(s.policy_params, json({{"step_mib", 32}, {"total_cap_mib", 96}}));
+  // A study policy under another arm name, with its own parameters.
+  s = parse_spec(arm_spec("reclaim-32", {{"name", "bounded-reclaim"}, {"params", {{"dose_mib", 32}}}}).dump(), "spec.json");
+  EXPECT_EQ(s.policy, "bounded-reclaim");
+  EXPECT_EQ(s.policy_params, json({{"dose_mib", 32}}));
+}
+
+TEST(CaseSpecPolicy, UnknownPolicyIsRefusedWithTheRegisteredNames) {
+  auto msg = refused_field(arm_spec("psi-paced", {{"name", "psi-paced-reclaim"}}), "policy.name");
+  EXPECT_NE(msg.find("psi-paced-reclaim"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(harness::case_::policy_names()), std::string::npos) << msg;
+  refused_field(arm_spec("x", {{"params", json::object()}}), "policy.name");
+  refused_field(arm_spec("x", {{"name", "senpai"}, {"knob", 1}}), "policy.knob");
+}
+
+TEST(CaseSpecPolicy, UnknownParameterIsNamed) {
+  auto msg = refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{"interval", 6}}}}), "policy.params.interval");
+  EXPECT_NE(msg.find("interval_s"), std::string::npos) << "lists the policy's parameters: " << msg;
+  refused_field(arm_spec("s", {{"name", "static-zram"}, {"params", {{"dose_mib", 96}}}}), "policy.params.dose_mib");
+  refused_field(arm_spec("s", {{"name", "senpai"}, {"params", json::array({1})}}), "policy.params");
+}
+
+TEST(CaseSpecPolicy, WrongTypeIsNamed) {
+  refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{"interval_s", "6"}}}}), "policy.params.interval_s");
+  refused_field(arm_spec("m", {{"name", "memflux-guard"}, {"params", {{"interval_ms", 1000.5}}}}),
+                "policy.params.interval_ms");
+  refused_field(arm_spec("l", {{"name", "bounded-loop"}, {"params", {{"step_mib", true}}}}), "policy.params.step_mib");
+}
+
+TEST(CaseSpecPolicy, OutOfBoundsIsNamedWithTheBound) {
+  auto msg = refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{"interval_s", 0}}}}), "policy.params.interval_s");
+  EXPECT_NE(msg.find("minimum"), std::string::npos) << msg;
+  msg = refused_field(arm_spec("h", {{"name", "memory-high"}, {"params", {{"fraction", 1.5}}}}), "policy.params.fraction");
+  EXPECT_NE(msg.find("maximum"), std::string::npos) << msg;
+  refused_field(arm_spec("r", {{"name", "bounded-reclaim"}, {"params", {{"dose_mib", 0}}}}), "policy.params.dose_mib");
+  // A required parameter left out is named too.
+  refused_field(arm_spec("r", {{"name", "bounded-reclaim"}}), "policy.params.dose_mib");
+}
+
+TEST(CaseSpecPolicy, RoundTripThroughTheWriter) {
+  const auto j = arm_spec("senpai-3s", {{"name", "senpai"}, {"params", {{"interval_s", 3}, {"ratio", 0.001}}}});
+  const auto a = parse_spec(j.dump(), "spec.json");
+  const json written = harness::case_::spec_json(a);
+  ASSERT_TRUE(written.contains("policy"));
+  EXPECT_EQ(written.at("policy").at("name"), "senpai");
+  EXPECT_EQ(written.at("policy").at("params"), a.policy_params);  // defaults written out
+  const auto b = parse_spec(written.dump(), "spec.json");
+  EXPECT_EQ(b.configuration, a.configuration);
+  EXPECT_EQ(b.policy, a.policy);
+  EXPECT_EQ(b.policy_params, a.policy_params);
+  EXPECT_TRUE(b.policy_in_spec);
+  EXPECT_EQ(harness::case_::spec_json(b), written);
+  // A study arm by name is written without `policy` (its plan hash is kept).
+  const json study_written = harness::case_::spec_json(harness::case_::load_spec_file(kStudySpec));
+  EXPECT_FALSE(study_written.contains("policy"));
 }

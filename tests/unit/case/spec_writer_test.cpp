@@ -1,6 +1,7 @@
 // The case-spec writer (harness/case/spec_writer.hpp) is the inverse of parse_spec: what it
 // writes parses, and writing the parsed spec again gives the same document; defaults are
 // written out; absent optionals are null or left out as SPEC.md says.
+#include "harness/case/policy.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/spec_writer.hpp"
 
@@ -11,8 +12,8 @@ namespace {
 constexpr std::int64_t kMiB = 1024 * 1024;
 
 /// A local-guest case with every size set, as the vm tests and calibrate build one.
-harness::case_::CaseSpec sized(harness::case_::Configuration conf) {
-  harness::case_::CaseSpec s = harness::case_::local_guest_case("w-1", "writer", conf);
+harness::case_::CaseSpec sized(const std::string& study_arm) {
+  harness::case_::CaseSpec s = harness::case_::local_guest_case("w-1", "writer", study_arm);
   s.regime = "fast-random";
   s.phases = {5, 30, 5};
   s.cgroups.bg_memory_max_bytes = 300 * kMiB;
@@ -27,7 +28,7 @@ harness::case_::CaseSpec sized(harness::case_::Configuration conf) {
 }  // namespace
 
 TEST(SpecWriter, LocalGuestCaseParsesAndWritesItselfAgain) {
-  const auto j = harness::case_::spec_json(sized(harness::case_::Configuration::StaticZram));
+  const auto j = harness::case_::spec_json(sized("static-zram"));
   const auto parsed = harness::case_::parse_spec(j.dump(), "writer");
   EXPECT_EQ(harness::case_::spec_json(parsed), j);
   EXPECT_EQ(parsed.backend.swapfile_path, "/var/lib/harness/swapfile");
@@ -40,7 +41,7 @@ TEST(SpecWriter, LocalGuestCaseParsesAndWritesItselfAgain) {
 }
 
 TEST(SpecWriter, DefaultsAreWrittenOut) {
-  const auto j = harness::case_::spec_json(sized(harness::case_::Configuration::StaticZram));
+  const auto j = harness::case_::spec_json(sized("static-zram"));
   EXPECT_EQ(j.at("trigger").at("window_ms"), 1000);
   EXPECT_EQ(j.at("trigger").at("min_increase_us"), 1000);
   EXPECT_EQ(j.at("trigger").at("consecutive_windows"), 3);
@@ -53,9 +54,10 @@ TEST(SpecWriter, DefaultsAreWrittenOut) {
 }
 
 TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
-  harness::case_::CaseSpec s = sized(harness::case_::Configuration::BoundedReclaim);
+  harness::case_::CaseSpec s = sized("bounded-reclaim");
   s.triplet_id = "vm0/fast-random/1";
   s.dose_bytes = 96 * kMiB;
+  s.policy_params = {{"dose_mib", 96}};
   s.cgroups.bg_memory_high_bytes = 280 * kMiB;
   s.cgroups.fg_memory_max_bytes = 400 * kMiB;
   s.cgroups.fg_memory_low_bytes = 64 * kMiB;
@@ -91,9 +93,43 @@ TEST(SpecWriter, EveryOptionalFieldSurvivesARoundTrip) {
 }
 
 TEST(SpecWriter, ConfigurationNamesRoundTrip) {
-  for (auto c : {harness::case_::Configuration::StaticZram, harness::case_::Configuration::DelayedActivation,
-                 harness::case_::Configuration::BoundedReclaim})
-    EXPECT_EQ(harness::case_::configuration_from_string(harness::case_::to_string(c)), c);
-  EXPECT_FALSE(harness::case_::configuration_from_string("static"));
-  EXPECT_FALSE(harness::case_::configuration_from_string(""));
+  // Every study arm is written under its name and read back as that arm and its policy.
+  ASSERT_FALSE(harness::case_::study_arms().empty());
+  for (const auto& arm : harness::case_::study_arms()) {
+    harness::case_::CaseSpec s = sized(arm);
+    s.dose_bytes = 96 * kMiB;  // read only by the arm that takes the study's dose
+    const auto j = harness::case_::spec_json(s);
+    EXPECT_EQ(j.at("configuration"), arm);
+    EXPECT_FALSE(j.contains("policy")) << arm;
+    const auto p = harness::case_::parse_spec(j.dump(), "writer");
+    EXPECT_EQ(p.configuration, arm);
+    EXPECT_EQ(p.policy, arm);
+  }
+  // A name that is no study arm (and names no policy) is refused, as is no name.
+  for (const char* bad : {"static", ""}) {
+    auto j = harness::case_::spec_json(sized("static-zram"));
+    j["configuration"] = bad;
+    try {
+      harness::case_::parse_spec(j.dump(), "writer");
+      ADD_FAILURE() << "accepted configuration '" << bad << "'";
+    } catch (const harness::case_::SpecError& e) {
+      EXPECT_EQ(e.field(), "configuration") << e.what();
+    }
+  }
+  EXPECT_TRUE(harness::case_::arm_name_problem(""));
+  EXPECT_FALSE(harness::case_::arm_name_problem("static"));  // a well-formed arm name, only not a study arm
+}
+
+TEST(SpecWriter, ANamedPolicyIsWrittenAndReadBack) {
+  harness::case_::CaseSpec s = sized("static-zram");
+  s.configuration = "loop-16";
+  s.policy = "bounded-loop";
+  s.policy_in_spec = true;
+  s.policy_params = harness::case_::validate_params(*harness::case_::find_policy("bounded-loop"), {{"step_mib", 16}});
+  const auto j = harness::case_::spec_json(s);
+  EXPECT_EQ(j.at("policy"), nlohmann::json({{"name", "bounded-loop"}, {"params", {{"step_mib", 16}, {"total_cap_mib", 96}}}}));
+  const auto p = harness::case_::parse_spec(j.dump(), "writer");
+  EXPECT_EQ(p.policy, "bounded-loop");
+  EXPECT_EQ(p.policy_params, s.policy_params);
+  EXPECT_EQ(harness::case_::spec_json(p), j);
 }

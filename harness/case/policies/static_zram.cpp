@@ -1,11 +1,11 @@
 // static-zram (study): zram swapped on before the case; no action when the trigger fires,
 // whose would-be firing time is still recorded (the comparator's trigger time).
-#include "harness/case/actions/action.hpp"
+#include "harness/case/policy.hpp"
 
 namespace harness::case_ {
 
 namespace {
-class StaticZram final : public ConfigurationAction {
+class StaticZram final : public Policy {
  public:
   ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
   std::optional<std::string> no_action_note() const override {
@@ -14,6 +14,14 @@ class StaticZram final : public ConfigurationAction {
 };
 }  // namespace
 
-std::unique_ptr<ConfigurationAction> static_zram_action() { return std::make_unique<StaticZram>(); }
+PolicyInfo policy_static_zram() {
+  PolicyInfo p;
+  p.name = "static-zram";
+  p.summary = "zram swapped on before the case; no action (the trigger's would-be firing time is recorded)";
+  p.source = "study: the static-zram configuration";
+  p.study_position = 1;
+  p.make = [](const nlohmann::json&) { return std::make_unique<StaticZram>(); };
+  return p;
+}
 
 }  // namespace harness::case_

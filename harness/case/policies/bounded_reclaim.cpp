@@ -2,20 +2,25 @@
 // write of the dose to bg memory.reclaim (reclaim_action.hpp: on its own thread, because
 // the write blocks and telemetry must keep ticking). Its record (reclaim_record.hpp) is
 // the `reclaim_end` event, the reclaim_actions row and outcome_json.reclaim.
-#include "harness/case/actions/action.hpp"
+#include "harness/case/policy.hpp"
 
 #include "harness/case/reclaim_action.hpp"
 #include "harness/kernel/fs.hpp"
+#include "harness/kernel/size.hpp"
+
+#include <cmath>
 
 namespace harness::case_ {
 
 namespace {
-class BoundedReclaim final : public ConfigurationAction {
+class BoundedReclaim final : public Policy {
  public:
+  explicit BoundedReclaim(std::int64_t dose_bytes) : dose_(dose_bytes) {}
+
   ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
 
   void on_trigger(std::int64_t t_ns, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
-    const std::int64_t dose = *ctx.spec.dose_bytes;  // required for bounded-reclaim (parse_spec)
+    const std::int64_t dose = dose_;
     events.push_back({harness::kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                       nlohmann::json{{"trigger_t_ns", t_ns}, {"requested_bytes", dose}}});
     reclaim_.emplace(ctx.bg, ctx.reclaim_settle_ns);
@@ -44,10 +49,28 @@ class BoundedReclaim final : public ConfigurationAction {
   }
 
  private:
+  std::int64_t dose_;
   std::optional<ReclaimAction> reclaim_;
 };
 }  // namespace
 
-std::unique_ptr<ConfigurationAction> bounded_reclaim_action() { return std::make_unique<BoundedReclaim>(); }
+PolicyInfo policy_bounded_reclaim() {
+  PolicyInfo p;
+  p.name = "bounded-reclaim";
+  p.summary = "zram swapped on before the case; one write of the dose to bg memory.reclaim when the PSI trigger fires";
+  p.source = "study: the bounded-reclaim configuration (dose chosen by the pilot rule: 96 MiB)";
+  p.study_position = 3;
+  ParamDef dose;
+  dose.name = "dose_mib";
+  dose.kind = ParamKind::Number;
+  dose.unit = "MiB";
+  dose.min = 1.0 / 1024;  // 1 KiB
+  dose.doc = "memory.reclaim request, MiB (study: 96, chosen by the pilot rule); the study arm takes the campaign's dose";
+  p.params = {dose};
+  p.make = [](const nlohmann::json& params) {
+    return std::make_unique<BoundedReclaim>(std::llround(params.at("dose_mib").get<double>() * harness::kernel::kMiB));
+  };
+  return p;
+}
 
 }  // namespace harness::case_

@@ -4,14 +4,15 @@
 // default), or off and swapped on at the trigger right after zram. The swapon step, errno included, is
 // the `backend_on` event and outcome_json.backend_on: a failed swapon is an outcome, the
 // case goes on.
-#include "harness/case/actions/action.hpp"
+#include "harness/case/policy.hpp"
+#include "harness/case/spec.hpp"
 
 #include "harness/kernel/fs.hpp"
 
 namespace harness::case_ {
 
 namespace {
-class DelayedActivation final : public ConfigurationAction {
+class DelayedActivation final : public Policy {
  public:
   ZramAtStart zram_at_start() const override { return ZramAtStart::Prepared; }
 
@@ -36,6 +37,14 @@ class DelayedActivation final : public ConfigurationAction {
 };
 }  // namespace
 
-std::unique_ptr<ConfigurationAction> delayed_activation_action() { return std::make_unique<DelayedActivation>(); }
+PolicyInfo policy_delayed_activation() {
+  PolicyInfo p;
+  p.name = "delayed-activation";
+  p.summary = "zram prepared but off; swapped on once when the PSI trigger fires";
+  p.source = "study: the delayed-activation configuration (the swapfile before the trigger: backend.delayed_swapfile)";
+  p.study_position = 2;
+  p.make = [](const nlohmann::json&) { return std::make_unique<DelayedActivation>(); };
+  return p;
+}
 
 }  // namespace harness::case_

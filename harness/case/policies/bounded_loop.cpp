@@ -1,0 +1,122 @@
+// bounded-loop: the practitioners' bounded memory.reclaim loop (koordinator-sh/koordinator
+// PR 3189, "koordlet: reclaim BE memory via memory.reclaim on cgroup v2": a periodic loop
+// writing a bounded batch, at most 32 MB, to memory.reclaim), started by the study's PSI
+// trigger and stopped by PSI:
+//   - from the tick the trigger fires, each window (one telemetry tick) whose bg PSI some
+//     still rises asks for min(step_mib, what is left of total_cap_mib);
+//   - "rises" is the study's counting-window rule, so that the loop keeps going on the same
+//     evidence that armed it: bg some total grew by >= trigger.min_increase_us (1 ms) since
+//     the previous tick (the spec's trigger; the firing window itself always counts);
+//   - the first window that does not rise ends the loop for the case, as does reaching the
+//     cap (bytes asked, not achieved: the cap bounds what the arm may request);
+//   - a window whose previous write (or its settle) is still in flight writes nothing and
+//     says so; a window whose PSI was not read is skipped, without ending the loop.
+// Every window from the trigger to the end of the loop is a `policy_decision` event; writes
+// run on the writer thread (reclaim_writer.hpp), each a `reclaim_end` event and a
+// reclaim_actions row. The cap's default is ours: the study's 96 MiB dose, so the loop never
+// asks for more than the study's one write.
+#include "harness/case/policy.hpp"
+
+#include "harness/case/reclaim_writer.hpp"
+#include "harness/case/spec.hpp"
+#include "harness/kernel/size.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace harness::case_ {
+
+namespace {
+class BoundedLoop final : public Policy {
+ public:
+  BoundedLoop(std::int64_t step_bytes, std::int64_t cap_bytes) : step_(step_bytes), cap_(cap_bytes) {}
+
+  ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
+
+  void on_tick(const TickInput& tick, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
+    if (!writer_) writer_.emplace(ctx.bg, ctx.reclaim_settle_ns);
+    record_writes(writer_->collect(), ctx.page_size_bytes, tag(), events, rows_);
+    if (!tick.trigger_t_ns || stopped_) return;
+    decide(tick, ctx, events);
+  }
+
+  void finish(ActionContext& ctx, CaseBundle& bundle, CaseOutcome&) override {
+    if (writer_) record_writes(writer_->wait(), ctx.page_size_bytes, tag(), bundle.events, rows_);
+    bundle.reclaims.insert(bundle.reclaims.end(), rows_.begin(), rows_.end());
+  }
+
+ private:
+  static nlohmann::json tag() { return {{"policy", "bounded-loop"}}; }
+
+  void decide(const TickInput& tick, ActionContext& ctx, std::vector<ControllerEvent>& events) {
+    const TelemetrySample& s = tick.sample;
+    const std::int64_t min_increase = ctx.spec.trigger.min_increase_us;
+    nlohmann::json d{{"policy", "bounded-loop"},  {"trigger_t_ns", *tick.trigger_t_ns}, {"step_bytes", step_},
+                     {"total_cap_bytes", cap_},   {"min_increase_us", min_increase},    {"requested_bytes", 0}};
+    // The previous tick's sample (this tick's is the last of ctx.telemetry).
+    const TelemetrySample* prev = ctx.telemetry.size() >= 2 ? &ctx.telemetry[ctx.telemetry.size() - 2] : nullptr;
+    std::optional<std::int64_t> delta;
+    if (prev && prev->bg_some_us && s.bg_some_us) delta = *s.bg_some_us - *prev->bg_some_us;
+    const std::int64_t left = cap_ - asked_;
+    if (!delta) {
+      d["action"] = "skip";
+      d["reason"] = "bg memory.pressure not read this window or the one before";
+    } else if (*delta < min_increase) {
+      stopped_ = true;
+      d["action"] = "stop";
+      d["reason"] = "bg PSI some stopped rising";
+    } else if (left <= 0) {
+      stopped_ = true;
+      d["action"] = "stop";
+      d["reason"] = "total_cap_mib reached";
+    } else if (writer_->busy()) {
+      d["action"] = "skip";
+      d["reason"] = "the previous write (or its settle) is still in flight";
+    } else {
+      const std::int64_t bytes = std::min(step_, left);
+      writer_->start(bytes, pgsteal_rate_before(ctx.telemetry, 3));
+      asked_ += bytes;
+      d["action"] = "write";
+      d["requested_bytes"] = bytes;
+      d["write_seq"] = writer_->started();
+    }
+    d["asked_total_bytes"] = asked_;
+    events.push_back({s.t_ns, "policy_decision", s.bg_some_us, delta, std::nullopt, std::nullopt, d});
+  }
+
+  std::int64_t step_, cap_;
+  std::int64_t asked_ = 0;
+  bool stopped_ = false;
+  std::optional<ReclaimWriter> writer_;
+  std::vector<ReclaimRow> rows_;
+};
+
+ParamDef mib(std::string name, std::int64_t dflt, std::string doc) {
+  ParamDef d;
+  d.name = std::move(name);
+  d.kind = ParamKind::Number;
+  d.unit = "MiB";
+  d.default_value = dflt;
+  d.min = 1.0 / 1024;  // 1 KiB
+  d.doc = std::move(doc);
+  return d;
+}
+}  // namespace
+
+PolicyInfo policy_bounded_loop() {
+  PolicyInfo p;
+  p.name = "bounded-loop";
+  p.summary = "from the PSI trigger on, bounded bg memory.reclaim writes each window while bg PSI some keeps rising, up to a total cap";
+  p.source = "practitioners' bounded memory.reclaim loops: koordinator-sh/koordinator PR 3189 (batches of at most 32 MB)";
+  p.params = {
+      mib("step_mib", 32, "most asked in one window, MiB (koordinator PR 3189: <= 32 MB per batch)"),
+      mib("total_cap_mib", 96, "most asked over the case, MiB (ours: the study's 96 MiB dose)"),
+  };
+  p.make = [](const nlohmann::json& j) {
+    return std::make_unique<BoundedLoop>(std::llround(j.at("step_mib").get<double>() * harness::kernel::kMiB),
+                                         std::llround(j.at("total_cap_mib").get<double>() * harness::kernel::kMiB));
+  };
+  return p;
+}
+
+}  // namespace harness::case_

@@ -1,0 +1,205 @@
+// memflux-guard: memflux's proactive reclaim under its safety model (seed 004: memflux,
+// github.com/Twyx22/memflux, README "Safety model"). Every cycle (`interval_ms`, memflux's
+// one-second cycle) one write of a fixed `step_mib` to bg memory.reclaim, unless a guard
+// holds:
+//   - crisis guard: PSI full > `psi_full_max` % over the last cycle, or MemAvailable <
+//     `mem_available_min` % of MemTotal (memflux: 25 % and 5 %, fixed there);
+//   - thrash guard: refaults over the last cycle > `thrash_refaults` pages suspend this
+//     cycle and the next `thrash_cooldown_cycles` (memflux: > 20 K pages/cycle, 20 cycles);
+//   - anti-thrash cooldown: `cooldown_cycles` cycles between two writes (memflux: 5).
+// Where this differs from memflux, and why:
+//   - memflux pages out chosen processes (process_madvise) and reads /proc/pressure/memory;
+//     here the arm reclaims the case's bg cgroup, so PSI full and refaults are bg's (the
+//     samples' bg_full_us and bg workingset_refault_anon + _file: the cgroup the write acts
+//     on), and the thrash guard watches the cgroup, not one process, after any cycle;
+//   - MemAvailable is system-wide, as in memflux: /proc/meminfo read through the kernel
+//     layer (its Fs root is the case's, ActionContext::bg.fs()) on decision ticks only;
+//   - unknown headroom is no headroom: a PSI full or MemAvailable that cannot be read
+//     suspends the cycle (memflux acts only when there is headroom); unknown refaults leave
+//     the thrash guard unjudged (null in the event).
+//   - the step is ours (memflux caps pageout per process per cycle, 512 MB by default; a
+//     fixed cgroup step has no memflux value): 32 MiB, the practitioners' batch (koordinator
+//     PR 3189).
+// It runs from the first tick of the pressure phase, not on the study's trigger (whose
+// would-be firing is recorded). Every cycle is a `policy_decision` event with the guards'
+// inputs and verdicts; writes run on the writer thread (reclaim_writer.hpp), one at a time.
+#include "harness/case/policy.hpp"
+
+#include "harness/case/reclaim_writer.hpp"
+#include "harness/kernel/errors.hpp"
+#include "harness/kernel/procfs.hpp"
+#include "harness/kernel/size.hpp"
+
+#include <cmath>
+
+namespace harness::case_ {
+
+namespace {
+struct Params {
+  std::int64_t interval_ns = 0, step_bytes = 0;
+  double psi_full_max = 0, mem_available_min = 0;
+  std::int64_t thrash_refaults = 0, thrash_cooldown_cycles = 0, cooldown_cycles = 0;
+};
+
+class MemfluxGuard final : public Policy {
+ public:
+  explicit MemfluxGuard(Params p) : p_(p) {}
+
+  ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
+  std::optional<std::string> no_action_note() const override {
+    return "memflux-guard: acts every cycle, not at the trigger; would-be firing time recorded";
+  }
+
+  void on_tick(const TickInput& tick, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
+    if (!writer_) writer_.emplace(ctx.bg, ctx.reclaim_settle_ns);
+    record_writes(writer_->collect(), ctx.page_size_bytes, tag(), events, rows_);
+    const TelemetrySample& s = tick.sample;
+    if (!anchor_) {
+      anchor_ = s;
+      return;
+    }
+    if (s.t_ns - anchor_->t_ns < p_.interval_ns) return;
+    decide(s, ctx, events);
+    anchor_ = s;
+  }
+
+  void finish(ActionContext& ctx, CaseBundle& bundle, CaseOutcome&) override {
+    if (writer_) record_writes(writer_->wait(), ctx.page_size_bytes, tag(), bundle.events, rows_);
+    bundle.reclaims.insert(bundle.reclaims.end(), rows_.begin(), rows_.end());
+  }
+
+ private:
+  static nlohmann::json tag() { return {{"policy", "memflux-guard"}}; }
+  static std::int64_t read_ns(const TelemetrySample& s) { return s.read_ns.value_or(s.t_ns); }
+  static std::optional<std::int64_t> refaults(const TelemetrySample& s) {
+    if (!s.bg_workingset_refault_anon && !s.bg_workingset_refault_file) return std::nullopt;
+    return s.bg_workingset_refault_anon.value_or(0) + s.bg_workingset_refault_file.value_or(0);
+  }
+
+  /// MemAvailable as % of MemTotal (system-wide), or nullopt when unreadable.
+  static std::optional<double> mem_available_pct(const ActionContext& ctx, nlohmann::json& d) {
+    try {
+      const auto m = harness::kernel::read_meminfo(ctx.bg.fs());
+      const auto avail = m.get("MemAvailable"), total = m.get("MemTotal");
+      if (!avail || !total || *total == 0) return std::nullopt;
+      d["mem_available_kib"] = *avail;
+      d["mem_total_kib"] = *total;
+      return 100.0 * static_cast<double>(*avail) / static_cast<double>(*total);
+    } catch (const harness::kernel::Error& e) {
+      d["meminfo_error"] = e.what();
+      return std::nullopt;
+    }
+  }
+
+  void decide(const TelemetrySample& s, ActionContext& ctx, std::vector<ControllerEvent>& events) {
+    ++cycle_;
+    const TelemetrySample& a = *anchor_;
+    nlohmann::json d{{"policy", "memflux-guard"}, {"cycle", cycle_}, {"cycle_start_t_ns", a.t_ns},
+                     {"step_bytes", p_.step_bytes}, {"requested_bytes", 0}};
+    const std::int64_t span_ns = read_ns(s) - read_ns(a);
+    d["span_ns"] = span_ns;
+    std::vector<std::string> why;
+
+    // Crisis guard.
+    std::optional<double> full_pct;
+    if (s.bg_full_us && a.bg_full_us && span_ns > 0) {
+      d["psi_full_delta_us"] = *s.bg_full_us - *a.bg_full_us;
+      full_pct = 100.0 * static_cast<double>(*s.bg_full_us - *a.bg_full_us) * 1000.0 / static_cast<double>(span_ns);
+    }
+    d["psi_full_pct"] = full_pct ? nlohmann::json(*full_pct) : nlohmann::json();
+    const auto avail_pct = mem_available_pct(ctx, d);
+    d["mem_available_pct"] = avail_pct ? nlohmann::json(*avail_pct) : nlohmann::json();
+    if (!full_pct) why.push_back("crisis guard: PSI full over the cycle not measured");
+    else if (*full_pct > p_.psi_full_max) why.push_back("crisis guard: PSI full above psi_full_max");
+    if (!avail_pct) why.push_back("crisis guard: MemAvailable not read");
+    else if (*avail_pct < p_.mem_available_min) why.push_back("crisis guard: MemAvailable below mem_available_min");
+
+    // Thrash guard: a detection suspends this cycle and resets the count of cycles to come.
+    const auto r0 = refaults(a), r1 = refaults(s);
+    const std::optional<std::int64_t> cycle_refaults = r0 && r1 ? std::optional(*r1 - *r0) : std::nullopt;
+    d["refaults"] = cycle_refaults ? nlohmann::json(*cycle_refaults) : nlohmann::json();
+    if (cycle_refaults && *cycle_refaults > p_.thrash_refaults) {
+      why.push_back("thrash guard: refaults above thrash_refaults");
+      thrash_left_ = p_.thrash_cooldown_cycles;
+    } else if (thrash_left_ > 0) {
+      why.push_back("thrash guard: cooling down");
+      --thrash_left_;
+    }
+    d["thrash_cycles_left"] = thrash_left_;
+
+    if (!why.empty()) {
+      d["action"] = "suspend";
+    } else if (last_write_cycle_ && cycle_ - *last_write_cycle_ <= p_.cooldown_cycles) {
+      d["action"] = "skip";
+      why.push_back("anti-thrash cooldown since the last write");
+    } else if (writer_->busy()) {
+      d["action"] = "skip";
+      why.push_back("the previous write (or its settle) is still in flight");
+    } else {
+      writer_->start(p_.step_bytes, pgsteal_rate_before(ctx.telemetry, 3));
+      last_write_cycle_ = cycle_;
+      d["action"] = "write";
+      d["requested_bytes"] = p_.step_bytes;
+      d["write_seq"] = writer_->started();
+    }
+    d["reasons"] = why;
+    events.push_back({s.t_ns, "policy_decision", s.bg_full_us, std::nullopt, std::nullopt, std::nullopt, d});
+  }
+
+  Params p_;
+  std::optional<TelemetrySample> anchor_;
+  std::int64_t cycle_ = 0;
+  std::optional<std::int64_t> last_write_cycle_;
+  std::int64_t thrash_left_ = 0;
+  std::optional<ReclaimWriter> writer_;
+  std::vector<ReclaimRow> rows_;
+};
+
+ParamDef param(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, double min, std::optional<double> max,
+               std::string doc) {
+  ParamDef d;
+  d.name = std::move(name);
+  d.kind = kind;
+  d.unit = std::move(unit);
+  d.default_value = std::move(dflt);
+  d.min = min;
+  d.max = max;
+  d.doc = std::move(doc);
+  return d;
+}
+}  // namespace
+
+PolicyInfo policy_memflux_guard() {
+  PolicyInfo p;
+  p.name = "memflux-guard";
+  p.summary = "a fixed bg memory.reclaim step every cycle, suspended by memflux's crisis and thrash guards";
+  p.source = "seed 004: memflux (github.com/Twyx22/memflux) safety model: crisis guard (PSI full > 25% or MemAvailable < 5%), "
+             "thrash guard (> 20K refaults/cycle: 20-cycle cooldown), 5 cycles between reclaims";
+  using K = ParamKind;
+  p.params = {
+      param("interval_ms", K::Integer, "ms", 1000, 100, 600'000, "cycle length, ms (memflux interval_ms: 1000)"),
+      param("step_mib", K::Number, "MiB", 32, 1.0 / 1024, std::nullopt,
+            "bg memory.reclaim request per cycle, MiB (ours: the practitioners' 32 MiB batch)"),
+      param("psi_full_max", K::Number, "%", 25, 0, 100, "crisis guard: bg PSI full over the cycle above this suspends, % (memflux: 25)"),
+      param("mem_available_min", K::Number, "%", 5, 0, 100,
+            "crisis guard: MemAvailable below this % of MemTotal suspends (memflux: 5)"),
+      param("thrash_refaults", K::Integer, "pages", 20000, 0, std::nullopt,
+            "thrash guard: bg refaults over one cycle above this start a cooldown, pages (memflux: 20K)"),
+      param("thrash_cooldown_cycles", K::Integer, "cycles", 20, 0, 10'000, "thrash guard: cycles suspended after it fires (memflux: 20)"),
+      param("cooldown_cycles", K::Integer, "cycles", 5, 0, 10'000, "cycles between two writes (memflux's anti-thrash cooldown: 5)"),
+  };
+  p.make = [](const nlohmann::json& j) {
+    Params q;
+    q.interval_ns = j.at("interval_ms").get<std::int64_t>() * 1'000'000;
+    q.step_bytes = std::llround(j.at("step_mib").get<double>() * harness::kernel::kMiB);
+    q.psi_full_max = j.at("psi_full_max").get<double>();
+    q.mem_available_min = j.at("mem_available_min").get<double>();
+    q.thrash_refaults = j.at("thrash_refaults").get<std::int64_t>();
+    q.thrash_cooldown_cycles = j.at("thrash_cooldown_cycles").get<std::int64_t>();
+    q.cooldown_cycles = j.at("cooldown_cycles").get<std::int64_t>();
+    return std::make_unique<MemfluxGuard>(q);
+  };
+  return p;
+}
+
+}  // namespace harness::case_

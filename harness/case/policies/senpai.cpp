@@ -1,0 +1,144 @@
+// senpai: TMO's Senpai controller (seed 002: Weiner et al., "TMO: Transparent Memory
+// Offloading in Datacenters", ASPLOS 2022). Every `interval_s` (6 s) it asks bg
+// memory.reclaim for
+//     memory.current x ratio x max(0, 1 - psi_some / target)
+// bytes, never more than `max_step` of memory.current per interval (defaults: ratio 0.0005,
+// target 0.1 %, max_step 1 %, as the paper gives them). psi_some = the share of the interval
+// bg spent stalled on memory (`some`), from the samples' bg_some_us totals over the read
+// times (read_ns) of the interval's first and last samples. At or above the target, no
+// reclaim at all: the workload gets room.
+//
+// It runs on every tick of the pressure and recovery phases from the first one, not on the
+// study's trigger (whose would-be firing is recorded, as for static-zram). Each interval's
+// decision is a `policy_decision` event (its inputs, the formula, the cap, the bytes asked);
+// the writes run on the writer thread (reclaim_writer.hpp), one at a time: an interval that
+// ends while the previous write (or its settle) is in flight asks nothing and says so.
+// Each finished write is a `reclaim_end` event and a reclaim_actions row.
+#include "harness/case/policy.hpp"
+
+#include "harness/case/reclaim_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace harness::case_ {
+
+namespace {
+constexpr std::int64_t kNsPerS = 1'000'000'000;
+
+class Senpai final : public Policy {
+ public:
+  Senpai(double interval_s, double ratio, double target_pct, double max_step_pct)
+      : interval_ns_(std::llround(interval_s * kNsPerS)), ratio_(ratio), target_pct_(target_pct), max_step_pct_(max_step_pct) {}
+
+  ZramAtStart zram_at_start() const override { return ZramAtStart::On; }
+  std::optional<std::string> no_action_note() const override {
+    return "senpai: acts every interval, not at the trigger; would-be firing time recorded";
+  }
+
+  void on_tick(const TickInput& tick, ActionContext& ctx, std::vector<ControllerEvent>& events) override {
+    if (!writer_) writer_.emplace(ctx.bg, ctx.reclaim_settle_ns);
+    record_writes(writer_->collect(), ctx.page_size_bytes, tag(), events, rows_);
+    const TelemetrySample& s = tick.sample;
+    if (!anchor_) {  // the interval starts at the first readable tick
+      if (s.bg_some_us) anchor_ = Anchor{s.t_ns, read_ns(s), *s.bg_some_us};
+      return;
+    }
+    if (s.t_ns - anchor_->t_ns < interval_ns_) return;
+    decide(s, ctx, events);
+  }
+
+  void finish(ActionContext& ctx, CaseBundle& bundle, CaseOutcome&) override {
+    if (writer_) record_writes(writer_->wait(), ctx.page_size_bytes, tag(), bundle.events, rows_);
+    bundle.reclaims.insert(bundle.reclaims.end(), rows_.begin(), rows_.end());
+  }
+
+ private:
+  struct Anchor {
+    std::int64_t t_ns, read_ns, some_us;
+  };
+  static std::int64_t read_ns(const TelemetrySample& s) { return s.read_ns.value_or(s.t_ns); }
+  static nlohmann::json tag() { return {{"policy", "senpai"}}; }
+
+  void decide(const TelemetrySample& s, ActionContext& ctx, std::vector<ControllerEvent>& events) {
+    nlohmann::json d{{"policy", "senpai"},          {"interval_start_t_ns", anchor_->t_ns},
+                     {"ratio", ratio_},              {"target_pct", target_pct_},
+                     {"max_step_pct", max_step_pct_}, {"requested_bytes", 0}};
+    std::optional<std::int64_t> delta;
+    if (!s.bg_some_us || !s.bg_current_bytes) {
+      d["action"] = "skip";
+      d["reason"] = "inputs missing: bg memory.pressure or memory.current not read this tick";
+    } else {
+      delta = *s.bg_some_us - anchor_->some_us;
+      const std::int64_t span_ns = read_ns(s) - anchor_->read_ns;
+      const double current = static_cast<double>(*s.bg_current_bytes);
+      // Stalled share of the interval, % (us of stall x 1000 / ns of wall time).
+      const double psi_pct = span_ns > 0 ? 100.0 * static_cast<double>(*delta) * 1000.0 / static_cast<double>(span_ns) : 0.0;
+      const double formula = current * ratio_ * std::max(0.0, 1.0 - psi_pct / target_pct_);
+      const double cap = current * max_step_pct_ / 100.0;
+      const auto bytes = static_cast<std::int64_t>(std::floor(std::min(formula, cap)));
+      d.update({{"memory_current_bytes", *s.bg_current_bytes}, {"psi_some_delta_us", *delta}, {"span_ns", span_ns},
+                {"psi_some_pct", psi_pct}, {"formula_bytes", formula}, {"cap_bytes", cap}, {"bytes", bytes}});
+      if (span_ns <= 0) {
+        d["action"] = "skip";
+        d["reason"] = "interval has no length (read times not increasing)";
+      } else if (writer_->busy()) {
+        d["action"] = "skip";
+        d["reason"] = "the previous write (or its settle) is still in flight";
+      } else if (bytes <= 0) {
+        d["action"] = "none";
+        d["reason"] = psi_pct >= target_pct_ ? "PSI some at or above target" : "formula below one byte";
+      } else {
+        writer_->start(bytes, pgsteal_rate_before(ctx.telemetry, 3));
+        d["action"] = "write";
+        d["requested_bytes"] = bytes;
+        d["write_seq"] = writer_->started();
+      }
+    }
+    events.push_back({s.t_ns, "policy_decision", s.bg_some_us, delta, std::nullopt, std::nullopt, d});
+    // The next interval starts here (or at the next readable tick).
+    if (s.bg_some_us) anchor_ = Anchor{s.t_ns, read_ns(s), *s.bg_some_us};
+    else anchor_.reset();
+  }
+
+  std::int64_t interval_ns_;
+  double ratio_, target_pct_, max_step_pct_;
+  std::optional<Anchor> anchor_;
+  std::optional<ReclaimWriter> writer_;
+  std::vector<ReclaimRow> rows_;
+};
+
+ParamDef number(std::string name, std::string unit, nlohmann::json dflt, double min, std::optional<double> max, std::string doc) {
+  ParamDef d;
+  d.name = std::move(name);
+  d.kind = ParamKind::Number;
+  d.unit = std::move(unit);
+  d.default_value = std::move(dflt);  // whole values stay integers (canonical arm JSON)
+  d.min = min;
+  d.max = max;
+  d.doc = std::move(doc);
+  return d;
+}
+}  // namespace
+
+PolicyInfo policy_senpai() {
+  PolicyInfo p;
+  p.name = "senpai";
+  p.summary = "every interval, bg memory.reclaim of memory.current x ratio x max(0, 1 - PSI some / target), capped per interval";
+  p.source = "seed 002: TMO's Senpai (Weiner et al., ASPLOS 2022): reclaim = current x 0.0005 x max(0, 1 - PSI_some / 0.1%) "
+             "every 6 s, at most 1% per period";
+  p.params = {
+      number("interval_s", "s", 6, 1, 600, "time between two decisions, s (TMO: 6)"),
+      number("ratio", "ratio", 0.0005, 0, 1, "share of memory.current asked per interval at zero pressure (TMO: 0.0005)"),
+      number("target", "%", 0.1, 0.001, 100,
+             "PSI some over the interval, % of its wall time, at which reclaim stops (TMO: 0.1)"),
+      number("max_step", "%", 1, 0, 100, "most of memory.current asked in one interval, % (TMO: 1)"),
+  };
+  p.make = [](const nlohmann::json& params) {
+    return std::make_unique<Senpai>(params.at("interval_s").get<double>(), params.at("ratio").get<double>(),
+                                    params.at("target").get<double>(), params.at("max_step").get<double>());
+  };
+  return p;
+}
+
+}  // namespace harness::case_

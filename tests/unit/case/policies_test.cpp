@@ -1,0 +1,518 @@
+// The shipped policies beyond the study (harness/case/policies/), driven tick by tick through
+// the Controller over telemetry captured in a real guest, their writes landing in a scratch
+// copy of the 6.1 capture tree (case_scratch.hpp):
+//   - bg PSI some/full totals and read times: the 32 recorded reads of
+//     fixtures/6.1.0-57-cloud-amd64/psi-sequence (idle, a 300 MiB touch loop under
+//     memory.max=200M with zram, idle again), ticks on an exact 1 s grid from the first read;
+//   - bg memory.current and workingset refaults: the capture tree's bg reading
+//     (tests/fixtures/6.1.0-57-cloud-amd64, 15 s into the same kind of episode; one reading,
+//     so constant), and bg-memory.stat.after-reclaim for a refault burst (+33,500 pages).
+// Every decision is checked against the rule recomputed here from the tick's inputs; the
+// registry itself is checked last (sources, summaries, units, parameter checking).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "harness/case/backend.hpp"
+#include "harness/case/controller.hpp"
+#include "harness/case/policy.hpp"
+#include "harness/case/reclaim_writer.hpp"
+#include "harness/case/spec.hpp"
+#include "harness/kernel/keyed.hpp"
+#include "harness/kernel/psi.hpp"
+#include "tests/common/fixture_file.hpp"
+#include "tests/unit/case/case_scratch.hpp"
+
+using harness::case_::ControllerEvent;
+using harness::case_::TelemetrySample;
+using json = nlohmann::json;
+
+namespace {
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kMiB = 1 << 20;
+const std::string kSeq = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/";
+const std::string kTree = "tests/fixtures/6.1.0-57-cloud-amd64/";
+const std::string kBg = "sys/fs/cgroup/harness/bg";
+
+std::int64_t stat_value(const std::string& file, const std::string& key) {
+  const auto v = harness::kernel::parse_keyed(test_support::fixture_text(file), file).get(key);
+  EXPECT_TRUE(v) << file << " " << key;
+  return v ? static_cast<std::int64_t>(*v) : 0;
+}
+
+/// bg memory.current of the capture tree, bytes.
+std::int64_t captured_current() {
+  return std::stoll(test_support::fixture_text(kTree + "root/" + kBg + "/memory.current"));
+}
+
+/// The 32 recorded ticks as samples (phase set by drive()).
+std::vector<TelemetrySample> captured() {
+  const std::int64_t current = captured_current();
+  const std::int64_t refault = stat_value(kTree + "root/" + kBg + "/memory.stat", "workingset_refault_anon");
+  std::vector<TelemetrySample> out;
+  for (int i = 0; i < 32; ++i) {
+    const auto base = kSeq + fmt::format("{:03d}", i);
+    const auto psi = harness::kernel::parse_psi(test_support::fixture_text(base + ".memory.pressure"), base);
+    const auto up_ns = static_cast<std::int64_t>(std::llround(std::stod(test_support::fixture_text(base + ".uptime")) * 1e9));
+    TelemetrySample s;
+    s.t_ns = (out.empty() ? up_ns : out.front().t_ns) + i * kS;
+    s.read_ns = up_ns;
+    s.bg_some_us = static_cast<std::int64_t>(psi.some_total_us());
+    s.bg_full_us = static_cast<std::int64_t>(*psi.full_total_us());
+    s.bg_current_bytes = current;
+    s.bg_workingset_refault_anon = refault;
+    s.bg_workingset_refault_file = 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+/// What a policy did over a run: every event (the ticks' and finish()'s) and the rows.
+struct PolicyRun {
+  std::vector<ControllerEvent> events;
+  std::vector<harness::case_::ReclaimRow> rows;
+  std::vector<const ControllerEvent*> of(const std::string& kind) const {
+    std::vector<const ControllerEvent*> v;
+    for (const auto& e : events)
+      if (e.kind == kind) v.push_back(&e);
+    return v;
+  }
+  std::vector<const ControllerEvent*> decisions(const std::string& action) const {
+    std::vector<const ControllerEvent*> v;
+    for (const auto* e : of("policy_decision"))
+      if (e->detail.at("action") == action) v.push_back(e);
+    return v;
+  }
+};
+
+/// Drives policy `name` with `params` over `samples`: ticks [p0, p1) are the pressure phase
+/// (pressure_start_ns = tick p0, pressure_end_ns = tick p1), later ones recovery, earlier
+/// ones warmup; bg = the scratch tree's harness/bg; then finish().
+PolicyRun drive(const case_test::Scratch& t, const std::string& name, const json& params, std::vector<TelemetrySample> samples,
+          int p0, int p1, std::int64_t settle_ns = 0) {
+  const auto* info = harness::case_::find_policy(name);
+  if (!info) throw std::invalid_argument("no policy " + name);
+  auto policy = info->make(harness::case_::validate_params(*info, params));
+  harness::kernel::Fs fs(t.root());
+  harness::case_::CaseSpec spec;  // the study's trigger (1 ms in each of 3 windows)
+  harness::case_::Backend backend(fs, case_test::backend_spec(), policy->zram_at_start());
+  std::vector<TelemetrySample> telemetry;
+  harness::case_::ActionContext ctx{spec, backend, harness::kernel::Cgroup(fs, kBg), telemetry, 4096, settle_ns};
+  harness::case_::Controller c(
+      spec.trigger, samples[p0].t_ns, samples[p1].t_ns,
+      [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) { policy->on_trigger(t_ns, ctx, ev); },
+      policy->no_action_note(),
+      [&](const harness::case_::TickInput& tick, std::vector<ControllerEvent>& ev) { policy->on_tick(tick, ctx, ev); });
+  PolicyRun r;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    samples[i].phase = static_cast<int>(i) < p0 ? "warmup" : static_cast<int>(i) < p1 ? "pressure" : "recovery";
+    telemetry.push_back(samples[i]);
+    c.on_sample(telemetry.back(), r.events);
+  }
+  harness::case_::CaseBundle bundle;
+  harness::case_::CaseOutcome outcome;
+  policy->finish(ctx, bundle, outcome);
+  r.events.insert(r.events.end(), bundle.events.begin(), bundle.events.end());
+  r.rows = bundle.reclaims;
+  return r;
+}
+
+std::size_t tick_of(const std::vector<TelemetrySample>& s, std::int64_t t_ns) {
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i].t_ns == t_ns) return i;
+  ADD_FAILURE() << "no tick at " << t_ns;
+  return 0;
+}
+
+/// Senpai's request recomputed from two samples (seed 002's formula and cap), bytes.
+std::int64_t senpai_bytes(const TelemetrySample& a, const TelemetrySample& z, double ratio, double target_pct,
+                          double max_step_pct) {
+  const double psi_pct =
+      100.0 * static_cast<double>(*z.bg_some_us - *a.bg_some_us) * 1000.0 / static_cast<double>(*z.read_ns - *a.read_ns);
+  const double current = static_cast<double>(*z.bg_current_bytes);
+  const double formula = current * ratio * std::max(0.0, 1.0 - psi_pct / target_pct);
+  return static_cast<std::int64_t>(std::floor(std::min(formula, current * max_step_pct / 100.0)));
+}
+
+/// Checks every write's reclaim_end event and row against the decisions that asked for it.
+void expect_writes_recorded(const PolicyRun& r) {
+  const auto writes = r.decisions("write");
+  const auto ends = r.of("reclaim_end");
+  ASSERT_EQ(ends.size(), writes.size());
+  ASSERT_EQ(r.rows.size(), writes.size());
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    EXPECT_EQ(writes[i]->detail.at("write_seq"), static_cast<int>(i) + 1);
+    EXPECT_EQ(ends[i]->detail.at("write_seq"), static_cast<int>(i) + 1);
+    EXPECT_EQ(ends[i]->detail.at("requested_bytes"), writes[i]->detail.at("requested_bytes"));
+    EXPECT_EQ(r.rows[i].requested_bytes, writes[i]->detail.at("requested_bytes").get<std::int64_t>());
+    EXPECT_EQ(r.rows[i].start_ns, ends[i]->detail.at("start_ns").get<std::int64_t>());
+    if (i > 0) {
+      EXPECT_LT(r.rows[i - 1].start_ns, r.rows[i].start_ns) << "reclaim_actions key (case_id, start_ns)";
+    }
+  }
+}
+}  // namespace
+
+// ---- senpai (seed 002) ------------------------------------------------------------------
+
+TEST(Senpai, EveryIntervalTheFormulaOnTheIntervalsInputsAndNothingAboveTarget) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  // Pressure from tick 0: intervals 0-6 (idle), 6-12, 12-18, 18-24 (the touch loop), 24-30 (idle).
+  const PolicyRun r = drive(t, "senpai", json::object(), s, 0, 31);
+  const auto d = r.of("policy_decision");
+  ASSERT_EQ(d.size(), 5u);
+  std::size_t prev = 0;
+  for (const auto* e : d) {
+    const std::size_t k = tick_of(s, e->t_ns);
+    EXPECT_EQ(k, prev + 6) << "paced by interval_s";
+    const std::int64_t want = senpai_bytes(s[prev], s[k], 0.0005, 0.1, 1.0);
+    EXPECT_EQ(e->detail.at("bytes"), want) << "tick " << k;
+    EXPECT_EQ(e->detail.at("memory_current_bytes"), *s[k].bg_current_bytes);
+    EXPECT_EQ(e->detail.at("psi_some_delta_us"), *s[k].bg_some_us - *s[prev].bg_some_us);
+    EXPECT_EQ(*e->delta_us, *s[k].bg_some_us - *s[prev].bg_some_us);
+    EXPECT_LE(want, static_cast<std::int64_t>(*s[k].bg_current_bytes / 100)) << "max_step 1%";
+    const bool stalled = *s[k].bg_some_us > *s[prev].bg_some_us;  // the touch loop: ~50% stalled
+    EXPECT_EQ(e->detail.at("action"), stalled ? "none" : "write") << "tick " << k;
+    EXPECT_EQ(e->detail.at("requested_bytes"), stalled ? 0 : want);
+    prev = k;
+  }
+  // The idle intervals ask current x 0.0005: 209,657,856 x 0.0005 = 104,828.9 -> 104,828 B.
+  ASSERT_EQ(r.decisions("write").size(), 2u);
+  EXPECT_EQ(r.decisions("write")[0]->detail.at("requested_bytes"), 104'828);
+  EXPECT_EQ(r.decisions("none").size(), 3u);
+  for (const auto* e : r.decisions("none")) EXPECT_EQ(e->detail.at("reason"), "PSI some at or above target");
+  expect_writes_recorded(r);
+  for (const auto& row : r.rows) EXPECT_EQ(row.write_errno, 0);
+  // The trigger's firing is recorded, not acted on.
+  EXPECT_EQ(r.of("would_trigger").size(), 1u);
+  EXPECT_TRUE(r.of("trigger").empty());
+}
+
+TEST(Senpai, CapAndPartialPressure) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  // ratio 5% > max_step 1%: the idle interval asks exactly the cap.
+  PolicyRun r = drive(t, "senpai", {{"ratio", 0.05}}, s, 0, 31);
+  ASSERT_EQ(r.decisions("write").size(), 2u);
+  for (const auto* e : r.decisions("write")) {
+    EXPECT_EQ(e->detail.at("requested_bytes"), static_cast<std::int64_t>(std::floor(*s[0].bg_current_bytes * 0.01)));
+    EXPECT_LT(e->detail.at("cap_bytes").get<double>(), e->detail.at("formula_bytes").get<double>());
+  }
+  // target 80 %: the touch loop's ~50-60 % of stall is below it, so those intervals ask
+  // less than the idle ones, in proportion to 1 - psi / target.
+  r = drive(t, "senpai", {{"target", 80}}, s, 0, 31);
+  const auto d = r.of("policy_decision");
+  ASSERT_EQ(d.size(), 5u);
+  std::size_t prev = 0;
+  int partial = 0;
+  for (const auto* e : d) {
+    const std::size_t k = tick_of(s, e->t_ns);
+    const std::int64_t want = senpai_bytes(s[prev], s[k], 0.0005, 80, 1.0);
+    EXPECT_EQ(e->detail.at("requested_bytes"), want) << "tick " << k;
+    if (*s[k].bg_some_us > *s[prev].bg_some_us) {
+      EXPECT_LT(want, 104'828);
+      EXPECT_GT(want, 0);
+      ++partial;
+    }
+    prev = k;
+  }
+  EXPECT_EQ(partial, 3);
+  expect_writes_recorded(r);
+}
+
+TEST(Senpai, AnIntervalEndingWhileTheWriteSettlesAsksNothing) {
+  case_test::Scratch t;
+  const auto s = captured();
+  // Real writer thread, 1.5 s settle, 1 s intervals over the idle ticks 0-6: the first
+  // interval writes; the next ones end (microseconds later here) while it settles.
+  const PolicyRun r = drive(t, "senpai", {{"interval_s", 1}}, std::vector<TelemetrySample>(s.begin(), s.begin() + 7), 0, 6,
+                      1'500'000'000);
+  const auto d = r.of("policy_decision");
+  ASSERT_EQ(d.size(), 6u);
+  EXPECT_EQ(d[0]->detail.at("action"), "write");
+  for (std::size_t i = 1; i < d.size(); ++i) {
+    EXPECT_EQ(d[i]->detail.at("action"), "skip");
+    EXPECT_EQ(d[i]->detail.at("requested_bytes"), 0);
+  }
+  expect_writes_recorded(r);  // the settled write is collected by finish()
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_TRUE(r.rows[0].pgsteal_settled);
+}
+
+TEST(Senpai, AFailedWriteIsData) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  harness::kernel::FaultScope f;
+  f.fail("harness/bg/memory.reclaim", EAGAIN);
+  const auto s = captured();
+  const PolicyRun r = drive(t, "senpai", json::object(), s, 0, 31);
+  ASSERT_EQ(r.rows.size(), 2u);
+  for (const auto& row : r.rows) EXPECT_EQ(row.write_errno, EAGAIN);
+  for (const auto* e : r.of("reclaim_end")) EXPECT_EQ(e->detail.at("write_errno"), EAGAIN);
+}
+
+// ---- bounded-loop (koordinator PR 3189) -----------------------------------------------------
+
+TEST(BoundedLoop, WritesEachRisingWindowFromTheTriggerAndStopsWhenPsiStopsRising) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  // Pressure [5 s, 25 s]; the touch loop's windows 7, 8, 9 count: the trigger fires at tick 9.
+  const PolicyRun r = drive(t, "bounded-loop", {{"total_cap_mib", 1024}}, s, 5, 25);
+  ASSERT_EQ(r.of("trigger").size(), 1u);
+  const std::size_t fired = tick_of(s, r.of("trigger")[0]->t_ns);
+  EXPECT_EQ(fired, 9u);
+  const auto writes = r.decisions("write");
+  // Every window from the trigger to the last rising one (tick 23) writes one step.
+  ASSERT_EQ(writes.size(), 23u - 9u + 1u);
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const std::size_t k = tick_of(s, writes[i]->t_ns);
+    EXPECT_EQ(k, fired + i);
+    EXPECT_GE(*s[k].bg_some_us - *s[k - 1].bg_some_us, 1000) << "PSI some rose in the window";
+    EXPECT_EQ(writes[i]->detail.at("requested_bytes"), 32 * kMiB);
+  }
+  const auto stops = r.decisions("stop");
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(tick_of(s, stops[0]->t_ns), 24u);
+  EXPECT_EQ(stops[0]->detail.at("reason"), "bg PSI some stopped rising");
+  EXPECT_EQ(*stops[0]->delta_us, 0);
+  for (const auto* e : r.of("policy_decision")) EXPECT_LE(e->t_ns, stops[0]->t_ns) << "nothing after the stop";
+  expect_writes_recorded(r);
+}
+
+TEST(BoundedLoop, NoWriteBeyondTheCapAndNoneAboveTheStep) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  const PolicyRun r = drive(t, "bounded-loop", {{"step_mib", 40}, {"total_cap_mib", 100}}, s, 5, 25);
+  const auto writes = r.decisions("write");
+  ASSERT_EQ(writes.size(), 3u);  // 40 + 40 + 20 MiB
+  std::int64_t total = 0;
+  for (const auto* w : writes) {
+    EXPECT_LE(w->detail.at("requested_bytes").get<std::int64_t>(), 40 * kMiB);
+    total += w->detail.at("requested_bytes").get<std::int64_t>();
+  }
+  EXPECT_EQ(writes[2]->detail.at("requested_bytes"), 20 * kMiB);
+  EXPECT_EQ(total, 100 * kMiB);
+  const auto stops = r.decisions("stop");
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0]->detail.at("reason"), "total_cap_mib reached");
+  EXPECT_EQ(tick_of(s, stops[0]->t_ns), 12u);  // the first rising window after the cap
+  expect_writes_recorded(r);
+}
+
+TEST(BoundedLoop, NothingWithoutTheTrigger) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  // Pressure only over the idle tail (ticks 24-31): no trigger, no decision, no write.
+  const PolicyRun r = drive(t, "bounded-loop", json::object(), s, 24, 31);
+  EXPECT_TRUE(r.of("trigger").empty());
+  EXPECT_TRUE(r.of("policy_decision").empty());
+  EXPECT_TRUE(r.rows.empty());
+}
+
+// ---- memory-high -------------------------------------------------------------------------------
+
+TEST(MemoryHigh, SetAtTheTriggerToTheFractionAndRestoredAtFinish) {
+  case_test::Scratch t;
+  const auto s = captured();
+  EXPECT_EQ(t.get(kBg + "/memory.high"), "max\n");
+  const PolicyRun r = drive(t, "memory-high", {{"fraction", 0.9}}, s, 5, 25);
+  ASSERT_EQ(r.of("trigger").size(), 1u);
+  const auto d = r.of("policy_decision");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]->t_ns, r.of("trigger")[0]->t_ns);
+  const auto high = static_cast<std::int64_t>(std::floor(0.9 * static_cast<double>(captured_current())));
+  EXPECT_EQ(high, 188'692'070);
+  EXPECT_EQ(d[0]->detail.at("memory_high_bytes"), high);
+  EXPECT_EQ(d[0]->detail.at("old_memory_high"), "max");
+  const auto set = r.of("memory_high_set");
+  ASSERT_EQ(set.size(), 1u);
+  EXPECT_EQ(set[0]->detail.at("errno"), 0);
+  EXPECT_EQ(set[0]->detail.at("memory_high_bytes"), high);
+  const auto restore = r.of("memory_high_restore");
+  ASSERT_EQ(restore.size(), 1u);
+  EXPECT_EQ(restore[0]->detail.at("memory_high"), "max");
+  EXPECT_EQ(restore[0]->detail.at("errno"), 0);
+  // The fixture file kept the longer value's tail behind the 3-byte "max" (a cgroup file
+  // holds only the last value): the restore wrote "max" over "188692070".
+  EXPECT_EQ(t.get(kBg + "/memory.high"), "max692070");
+  EXPECT_TRUE(r.rows.empty()) << "throttling, not reclaim";
+}
+
+TEST(MemoryHigh, AFailedWriteIsDataAndNothingIsRestoredThatWasNotRead) {
+  case_test::Scratch t;
+  harness::kernel::FaultScope f;
+  f.fail("harness/bg/memory.high", EACCES, harness::kernel::FsOp::Write);
+  const auto s = captured();
+  const PolicyRun r = drive(t, "memory-high", json::object(), s, 5, 25);
+  ASSERT_EQ(r.of("memory_high_set").size(), 1u);
+  EXPECT_EQ(r.of("memory_high_set")[0]->detail.at("errno"), EACCES);
+  ASSERT_EQ(r.of("memory_high_restore").size(), 1u);
+  EXPECT_EQ(r.of("memory_high_restore")[0]->detail.at("errno"), EACCES);
+  // memory.high unreadable: the decision says so and finish() writes nothing back.
+  case_test::Scratch t2;
+  std::filesystem::remove(t2.root() / kBg / "memory.high");
+  const PolicyRun r2 = drive(t2, "memory-high", json::object(), s, 5, 25);
+  ASSERT_EQ(r2.of("policy_decision").size(), 1u);
+  EXPECT_TRUE(r2.of("policy_decision")[0]->detail.contains("old_error"));
+  EXPECT_TRUE(r2.of("memory_high_restore").empty());
+}
+
+// ---- memflux-guard (seed 004) -----------------------------------------------------------------
+
+TEST(MemfluxGuard, CrisisGuardSuspendsWhilePsiFullIsAboveItsLimit) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  const auto s = captured();
+  const PolicyRun r = drive(t, "memflux-guard", {{"cooldown_cycles", 0}}, s, 0, 31);
+  const auto d = r.of("policy_decision");
+  ASSERT_EQ(d.size(), 31u);  // one cycle per tick after the first
+  for (const auto* e : d) {
+    const std::size_t k = tick_of(s, e->t_ns);
+    const double full_pct = 100.0 * static_cast<double>(*s[k].bg_full_us - *s[k - 1].bg_full_us) * 1000.0 /
+                            static_cast<double>(*s[k].read_ns - *s[k - 1].read_ns);
+    EXPECT_NEAR(e->detail.at("psi_full_pct").get<double>(), full_pct, 1e-9);
+    EXPECT_NEAR(e->detail.at("mem_available_pct").get<double>(), 100.0 * 617464 / 995596, 1e-9);
+    // The touch loop stalls bg ~50-70 % of each cycle (ticks 7-23): suspended; idle: writes.
+    if (full_pct > 25) {
+      EXPECT_EQ(e->detail.at("action"), "suspend") << "tick " << k;
+      EXPECT_EQ(e->detail.at("reasons")[0], "crisis guard: PSI full above psi_full_max");
+    } else {
+      EXPECT_EQ(e->detail.at("action"), "write") << "tick " << k;
+      EXPECT_EQ(e->detail.at("requested_bytes"), 32 * kMiB);
+    }
+  }
+  EXPECT_EQ(r.decisions("suspend").size(), 23u - 7u + 1u);
+  EXPECT_EQ(r.decisions("write").size(), 31u - 17u);
+  expect_writes_recorded(r);
+}
+
+TEST(MemfluxGuard, ThrashGuardCoolsDownAfterARefaultBurstAndCooldownSpacesWrites) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  auto s = captured();
+  // The captured refault burst of a 96 MiB write (bg memory.stat before -> after) lands in
+  // the idle tail, in the window closing at tick 26.
+  const std::int64_t after = stat_value(kTree + "bg-memory.stat.after-reclaim", "workingset_refault_anon");
+  EXPECT_EQ(after - *s[0].bg_workingset_refault_anon, 33'500);
+  for (std::size_t k = 26; k < s.size(); ++k) s[k].bg_workingset_refault_anon = after;
+  const PolicyRun r = drive(t, "memflux-guard", {{"thrash_cooldown_cycles", 3}}, s, 0, 31);
+  auto action_at = [&](std::size_t k) -> std::string {
+    for (const auto* e : r.of("policy_decision"))
+      if (tick_of(s, e->t_ns) == k) return e->detail.at("action");
+    return "";
+  };
+  // Cycles 1-6 idle: a write at 1, then 5 cycles of cooldown.
+  EXPECT_EQ(action_at(1), "write");
+  for (std::size_t k = 2; k <= 6; ++k) EXPECT_EQ(action_at(k), "skip") << k;
+  EXPECT_EQ(action_at(7), "suspend");  // the touch loop
+  EXPECT_EQ(action_at(24), "write");    // idle again, cooldown long over
+  EXPECT_EQ(action_at(25), "skip");
+  // Tick 26: 33,500 refaults > 20,000: suspended, then 3 cycles cooling down.
+  EXPECT_EQ(action_at(26), "suspend");
+  for (const auto* e : r.of("policy_decision"))
+    if (tick_of(s, e->t_ns) == 26) {
+      EXPECT_EQ(e->detail.at("refaults"), 33'500);
+      EXPECT_EQ(e->detail.at("reasons")[0], "thrash guard: refaults above thrash_refaults");
+    }
+  for (std::size_t k = 27; k <= 29; ++k) EXPECT_EQ(action_at(k), "suspend") << k;
+  EXPECT_EQ(action_at(30), "write");  // 6 cycles after the write at 24, the cooldown is over
+  EXPECT_EQ(action_at(31), "skip");
+  expect_writes_recorded(r);
+}
+
+TEST(MemfluxGuard, CrisisGuardSuspendsWhileMemAvailableIsLow) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter::InlineScope inline_writes;
+  // The capture's meminfo with MemAvailable at 4 % of MemTotal (not captured: synthetic).
+  std::string meminfo = test_support::fixture_text(kTree + "root/proc/meminfo");
+  meminfo.replace(meminfo.find("MemAvailable:     617464 kB"), 27, "MemAvailable:      39823 kB");
+  t.put("proc/meminfo", meminfo);
+  const auto s = captured();
+  PolicyRun r = drive(t, "memflux-guard", json::object(), s, 0, 31);
+  EXPECT_TRUE(r.decisions("write").empty());
+  for (const auto* e : r.of("policy_decision")) {
+    EXPECT_EQ(e->detail.at("action"), "suspend");
+    EXPECT_NE(e->detail.at("reasons").dump().find("MemAvailable below mem_available_min"), std::string::npos);
+  }
+  // Unreadable meminfo is no headroom either.
+  std::filesystem::remove(t.root() / "proc/meminfo");
+  r = drive(t, "memflux-guard", json::object(), s, 0, 31);
+  EXPECT_TRUE(r.decisions("write").empty());
+  EXPECT_EQ(r.decisions("suspend").size(), 31u);
+}
+
+// ---- the writer -------------------------------------------------------------------------------
+
+TEST(ReclaimWriter, OneWriteInFlightItsRecordCollectedOnce) {
+  case_test::Scratch t;
+  harness::case_::ReclaimWriter w(harness::kernel::Cgroup(harness::kernel::Fs(t.root()), kBg), 300'000'000);
+  EXPECT_FALSE(w.busy());
+  w.start(4 * kMiB);
+  EXPECT_TRUE(w.busy());  // settling for 300 ms
+  EXPECT_THROW(w.start(4 * kMiB), std::logic_error);
+  EXPECT_TRUE(w.collect().empty());
+  const auto done = w.wait();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].seq, 1);
+  EXPECT_EQ(done[0].record.requested_bytes, 4 * kMiB);
+  EXPECT_EQ(done[0].record.write_errno, 0);
+  EXPECT_GE(done[0].record.end_ns, done[0].record.start_ns);
+  EXPECT_EQ(t.get(kBg + "/memory.reclaim"), "4M");
+  EXPECT_FALSE(w.busy());
+  EXPECT_TRUE(w.collect().empty());
+  EXPECT_THROW(w.start(0), std::logic_error);
+  w.start(1 * kMiB);
+  EXPECT_EQ(w.wait().at(0).seq, 2);
+  // The row and the event carry the record's figures (reclaim_record.hpp).
+  const auto row = harness::case_::reclaim_row(done[0].record, 4096);
+  EXPECT_EQ(row.achieved_bytes, done[0].record.achieved_bytes(4096));
+  EXPECT_EQ(row.achieved_counter, "pgsteal");
+  const auto ev = harness::case_::reclaim_end_event(done[0].record, 4096, {{"policy", "x"}});
+  EXPECT_EQ(ev.kind, "reclaim_end");
+  EXPECT_EQ(ev.t_ns, done[0].record.end_ns);
+  EXPECT_EQ(ev.detail.at("policy"), "x");
+  EXPECT_EQ(ev.detail.at("requested_bytes"), 4 * kMiB);
+}
+
+// ---- the registry -------------------------------------------------------------------------------
+
+TEST(PolicyRegistry, EveryPolicySaysWhereItComesFromAndWhatItsParametersMean) {
+  ASSERT_FALSE(harness::case_::policies().empty());
+  for (const auto& p : harness::case_::policies()) {
+    EXPECT_FALSE(p.source.empty()) << p.name;
+    EXPECT_FALSE(p.summary.empty()) << p.name;
+    for (const auto& d : p.params) {
+      EXPECT_TRUE(!d.unit.empty() || !d.doc.empty()) << p.name << "." << d.name;
+      // Every default passes its own checks.
+      if (!d.default_value.is_null()) {
+        EXPECT_NO_THROW(harness::case_::validate_params(p, {{d.name, d.default_value}})) << p.name << "." << d.name;
+      }
+    }
+  }
+}
+
+TEST(PolicyRegistry, ValidateParamsRejectsUnknownNamesAndFillsDefaults) {
+  for (const auto& p : harness::case_::policies()) {
+    try {
+      harness::case_::validate_params(p, {{"no_such_parameter", 1}});
+      ADD_FAILURE() << p.name << " accepted an unknown parameter";
+    } catch (const harness::case_::ParamError& e) {
+      EXPECT_EQ(e.field(), "no_such_parameter") << p.name;
+    }
+  }
+  const auto& senpai = *harness::case_::find_policy("senpai");
+  const json filled = harness::case_::validate_params(senpai, nullptr);
+  EXPECT_EQ(filled, json({{"interval_s", 6}, {"max_step", 1}, {"ratio", 0.0005}, {"target", 0.1}}));
+  EXPECT_EQ(filled.dump(), R"({"interval_s":6,"max_step":1,"ratio":0.0005,"target":0.1})") << "canonical: integers stay integers";
+}
