@@ -1,5 +1,7 @@
 #include "results/db.hpp"
+#include "harness/digest/sha256.hpp"
 
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -31,7 +33,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"telemetry", "sys_cpu_some_us", "INTEGER"},   {"telemetry", "sys_cpu_full_us", "INTEGER"},
     {"telemetry", "sys_io_some_us", "INTEGER"},    {"telemetry", "sys_io_full_us", "INTEGER"},
     {"reclaim_actions", "write_cpu_us", "INTEGER"}};
-constexpr const char* kSchemaVersion = "5";
+constexpr const char* kSchemaVersion = "6";
 /// Page size of a database file this class creates. 16 KiB instead of SQLite's 4 KiB: the
 /// import of a study-sized bundle (2 x 5,400 canary rows with their key index entries) then
 /// writes about a quarter as many WAL frames and b-tree pages, and checkpoints copy a quarter
@@ -52,8 +54,8 @@ bool is_table(Db& db, const char* name) {
   return q.step();
 }
 
-/// Whether `db` holds a results schema of before version 5: a cases table without case_key.
-bool before_case_key(Db& db) { return is_table(db, "cases") && !has_column(db, "cases", "case_key"); }
+/// Whether `db` holds a results schema of before version 6: a cases table and no arms table.
+bool before_arms(Db& db) { return is_table(db, "cases") && !is_table(db, "arms"); }
 
 /// `cols` joined as a column list, each prefixed with `prefix` ("r." or "").
 std::string column_list(const std::vector<std::string>& cols, const std::string& prefix = "") {
@@ -62,64 +64,177 @@ std::string column_list(const std::vector<std::string>& cols, const std::string&
   return out;
 }
 
-/// Applies schema.sql to `db`; a database of a layout before version 5 (schema.sql "version
-/// 5") is converted first, in one transaction: cases is rebuilt with case_key (rows and case ids
-/// kept, in their order), the rows of canary_requests, telemetry and controller_events are
-/// copied into <name>_rows under their case's key (the columns both have; the rest NULL), and
-/// the former tables are dropped, so that <name> becomes the view. Other tables are untouched
-/// (their foreign keys name cases(case_id), which the new cases keeps unique). Throws DbError,
-/// leaving the file as it was, when a former table holds rows of a case id that cases lacks
-/// (they would have no key).
+ConversionObserver g_conversion_observer = nullptr;  // set_conversion_observer: none in the shipped binaries
+
+void observe_conversion(Db& db, const char* step) {
+  if (g_conversion_observer) g_conversion_observer(db, step);
+}
+
+/// History of version 5 and before (schema.sql): the one configuration whose cases carried its
+/// memory.reclaim request in dose_bytes (the study's bounded reclaim), so the one arm of a
+/// converted file that may get parameters ({"dose_mib": N}). A fixed fact of files written
+/// before version 6, not a list of arms: a file's arms are its table arms, and the study's arms
+/// are registered with their policies (harness/case/policy.hpp study_arms()).
+constexpr const char* kVersion5DoseConfiguration = "bounded-reclaim";
+constexpr std::int64_t kBytesPerMiB = 1024 * 1024;
+
+/// The names a results file of before version 6 allowed in cases.configuration, in the order
+/// of its CHECK list (cases' CREATE TABLE text: `CHECK (configuration IN ('a','b',...))`, which
+/// versions 1 to 5 wrote in the study's order). Empty when the text has no such list.
+std::vector<std::string> checked_configurations(Db& db) {
+  std::string sql;
+  {
+    Stmt q(db, "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = 'cases'");
+    if (q.step()) sql = q.text(0);
+  }
+  std::vector<std::string> names;
+  auto at = sql.find("configuration IN");
+  if (at == std::string::npos) return names;
+  at = sql.find('(', at);
+  if (at == std::string::npos) return names;
+  const auto close = sql.find(')', at);
+  for (auto open = sql.find('\'', at); open != std::string::npos && open < close; open = sql.find('\'', open)) {
+    const auto end = sql.find('\'', open + 1);
+    if (end == std::string::npos || end > close) break;
+    names.push_back(sql.substr(open + 1, end - open - 1));
+    open = end + 1;
+  }
+  return names;
+}
+
+/// Fills arms (empty) of a file converted from before version 6: one row per configuration its
+/// cases and schedule hold, policy = the name (every configuration of version 5 was a study arm
+/// whose policy has its name), position in the order of `order` (the file's former CHECK list:
+/// the study's order), compacted over the ones present; a name that list lacks comes after, in
+/// name order. params_json is {} but for the dose-taking configuration: {"dose_mib": N} when
+/// every row of it has the same dose (N = dose_bytes / MiB, an integer when whole), {} when
+/// they differ (a pilot's doses) or one has none. sha256: of {"name","params","policy"} as
+/// canonical JSON (nlohmann dump, keys sorted), as harness/case/arm.hpp hashes an arm.
+void fill_arms(Db& db, const std::vector<std::string>& order) {
+  std::vector<std::string> names;
+  {
+    Stmt q(db, "SELECT configuration FROM cases UNION SELECT configuration FROM schedule ORDER BY 1");
+    while (q.step()) names.push_back(q.text(0));
+  }
+  const auto rank = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), n) - order.begin());
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  Stmt ins(db, "INSERT INTO arms(name, policy, params_json, sha256, position) VALUES (?1, ?1, ?2, ?3, ?4)");
+  std::int64_t position = 0;
+  for (const auto& name : names) {
+    nlohmann::json params = nlohmann::json::object();
+    if (name == kVersion5DoseConfiguration) {
+      Stmt d(db,
+             "SELECT count(*), count(dose_bytes), min(dose_bytes), max(dose_bytes) FROM (SELECT dose_bytes FROM cases "
+             "WHERE configuration = ?1 UNION ALL SELECT dose_bytes FROM schedule WHERE configuration = ?1)");
+      d.bind(1, name);
+      if (d.step() && d.int64(0) == d.int64(1) && d.int64(1) > 0 && d.int64(2) == d.int64(3) && d.int64(2) > 0) {
+        const std::int64_t dose = d.int64(2);
+        params["dose_mib"] = dose % kBytesPerMiB == 0
+                                 ? nlohmann::json(dose / kBytesPerMiB)
+                                 : nlohmann::json(static_cast<double>(dose) / static_cast<double>(kBytesPerMiB));
+      }
+    }
+    const nlohmann::json arm = {{"name", name}, {"params", params}, {"policy", name}};
+    ins.bind(1, name).bind(2, params.dump()).bind(3, harness::digest::sha256_hex(arm.dump())).bind(4, position++);
+    ins.run();
+  }
+}
+
+/// Brings a file of before version 6 to this version, inside the caller's transaction, the way
+/// SQLite documents for a change ALTER TABLE cannot make (lang_altertable.html "Making Other
+/// Kinds Of Table Schema Changes"): cases is renamed, schema.sql creates the new cases (without
+/// version 5's CHECK list on configuration), arms and the triggers, the rows are copied, the
+/// former table is dropped and cases' own indexes and triggers are created again. Rows and
+/// their order are kept, and their case_key in a file of version 5; the views and the tables
+/// that reference cases name it, not the former table (legacy_alter_table, set by the caller).
+/// A file of a layout before version 5 is converted in the same pass: its rows of
+/// canary_requests, telemetry and controller_events are copied into <name>_rows under their
+/// case's key (the columns both have; the rest NULL) and the former tables dropped, so that
+/// <name> becomes the view. Then arms is filled (fill_arms). Throws DbError when a former
+/// table holds rows of a case id that cases lacks (they would have no key).
+void convert(Db& db) {
+  const bool keyed = has_column(db, "cases", "case_key");  // version 5: only cases changes
+  const std::vector<std::string> order = checked_configurations(db);
+  std::vector<std::pair<std::string, std::string>> own;  // cases' indexes and triggers (name, sql)
+  {
+    Stmt q(db,
+           "SELECT name, sql FROM main.sqlite_master WHERE tbl_name = 'cases' AND type IN ('index', 'trigger') AND "
+           "sql IS NOT NULL");
+    while (q.step()) own.emplace_back(q.text(0), q.text(1));
+  }
+  db.exec("ALTER TABLE cases RENAME TO cases_before_v6");
+  if (!keyed)
+    for (const char* t : kCaseKeyedTables) db.exec(std::string("ALTER TABLE ") + t + " RENAME TO " + t + "_before_v5");
+  db.exec(schema_sql());
+  observe_conversion(db, "renamed");
+  const auto shared = [&](const std::string& to, const std::string& from) {
+    const auto mine = table_columns(db, "main", from);
+    std::vector<std::string> cols;
+    for (auto& c : table_columns(db, "main", to))
+      if ((keyed || c != "case_key") && c != "case_id" && std::find(mine.begin(), mine.end(), c) != mine.end())
+        cols.push_back(c);
+    return cols;
+  };
+  const auto case_cols = shared("cases", "cases_before_v6");
+  db.exec("INSERT INTO cases(case_id, " + column_list(case_cols) + ") SELECT case_id, " + column_list(case_cols) +
+          " FROM cases_before_v6 ORDER BY " + (keyed ? "case_key" : "rowid"));
+  if (!keyed)
+    for (const char* t : kCaseKeyedTables) {
+      const std::string from = std::string(t) + "_before_v5";
+      std::int64_t orphans = 0;
+      {
+        Stmt q(db, "SELECT count(*) FROM " + from + " WHERE case_id NOT IN (SELECT case_id FROM cases)");
+        if (q.step()) orphans = q.int64(0);
+      }  // finalized: an open statement on the table would keep DROP TABLE from running
+      if (orphans > 0)
+        throw DbError(db.path() + ": cannot bring the file to schema version " + kSchemaVersion + ": " + t + " holds " +
+                      std::to_string(orphans) +
+                      " rows whose case_id is in no row of cases (they would have no case_key); the file is "
+                      "unchanged and can still be read (read-only)");
+      const auto cols = shared(std::string(t) + "_rows", from);
+      db.exec(std::string("INSERT INTO ") + t + "_rows(case_key, " + column_list(cols) + ") SELECT c.case_key, " +
+              column_list(cols, "r.") + " FROM " + from + " r JOIN cases c ON c.case_id = r.case_id ORDER BY c.case_key");
+      db.exec("DROP TABLE " + from);
+    }
+  db.exec("DROP TABLE cases_before_v6");
+  for (const auto& [name, sql] : own) {
+    Stmt q(db, "SELECT 1 FROM main.sqlite_master WHERE name = ?1");
+    q.bind(1, name);
+    if (!q.step()) db.exec(sql);
+  }
+  observe_conversion(db, "copied");
+  fill_arms(db, order);
+  observe_conversion(db, "filled");
+  db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion + "' WHERE key = 'schema_version'");
+}
+
+/// Applies schema.sql to `db`; a database of a layout before version 6 is converted first
+/// (convert), in one transaction, so that a conversion stopped part-way (an error, a kill, a
+/// power loss) leaves the file as it was, at its former version, and the next open for writing
+/// converts it again. Other tables are untouched (their foreign keys name cases, which the new
+/// cases keeps: case_id unique, case_key as it was). Throws DbError, leaving the file as it was.
 void apply_schema(Db& db) {
-  if (!before_case_key(db)) {
+  if (!before_arms(db)) {
     // One transaction: the schema_version row and every table, view and trigger commit
     // together, so a file at the current version has all of them (schema_is_current).
     db.transaction([&] { db.exec(schema_sql()); });
     return;
   }
   // Foreign keys off: DROP TABLE of the former tables must not cascade. legacy_alter_table:
-  // the rename of cases must leave "REFERENCES cases" in the other tables as it is (the new
-  // cases takes that name), where SQLite would otherwise rewrite them to the renamed table.
+  // the rename of cases must leave "cases" in the views, their triggers and the other tables'
+  // REFERENCES as it is (the new cases takes that name), where SQLite would otherwise rewrite
+  // them to the renamed table.
   db.exec("PRAGMA foreign_keys = OFF");
   db.exec("PRAGMA legacy_alter_table = ON");
   try {
     db.transaction([&] {
-      if (!before_case_key(db)) {  // another writer converted it meanwhile
+      if (!before_arms(db)) {  // another writer converted it meanwhile
         db.exec(schema_sql());
         return;
       }
-      db.exec("ALTER TABLE cases RENAME TO cases_before_v5");
-      for (const char* t : kCaseKeyedTables) db.exec(std::string("ALTER TABLE ") + t + " RENAME TO " + t + "_before_v5");
-      db.exec(schema_sql());
-      const auto shared = [&](const std::string& to, const std::string& from) {
-        const auto mine = table_columns(db, "main", from);
-        std::vector<std::string> cols;
-        for (auto& c : table_columns(db, "main", to))
-          if (c != "case_key" && c != "case_id" && std::find(mine.begin(), mine.end(), c) != mine.end()) cols.push_back(c);
-        return cols;
-      };
-      const auto case_cols = shared("cases", "cases_before_v5");
-      db.exec("INSERT INTO cases(case_id, " + column_list(case_cols) + ") SELECT case_id, " + column_list(case_cols) +
-              " FROM cases_before_v5 ORDER BY rowid");
-      for (const char* t : kCaseKeyedTables) {
-        const std::string from = std::string(t) + "_before_v5";
-        std::int64_t orphans = 0;
-        {
-          Stmt q(db, "SELECT count(*) FROM " + from + " WHERE case_id NOT IN (SELECT case_id FROM cases)");
-          if (q.step()) orphans = q.int64(0);
-        }  // finalized: an open statement on the table would keep DROP TABLE from running
-        if (orphans > 0)
-          throw DbError(db.path() + ": cannot bring the file to schema version " + kSchemaVersion + ": " + t +
-                        " holds " + std::to_string(orphans) +
-                        " rows whose case_id is in no row of cases (they would have no case_key); the file is "
-                        "unchanged and can still be read (read-only)");
-        const auto cols = shared(std::string(t) + "_rows", from);
-        db.exec(std::string("INSERT INTO ") + t + "_rows(case_key, " + column_list(cols) + ") SELECT c.case_key, " +
-                column_list(cols, "r.") + " FROM " + from + " r JOIN cases c ON c.case_id = r.case_id ORDER BY c.case_key");
-        db.exec("DROP TABLE " + from);
-      }
-      db.exec("DROP TABLE cases_before_v5");
-      db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion + "' WHERE key = 'schema_version'");
+      convert(db);
     });
   } catch (...) {
     db.exec("PRAGMA legacy_alter_table = OFF");
@@ -182,6 +297,8 @@ std::shared_ptr<std::recursive_mutex> write_turn_for(const std::string& path) {
   return t;
 }
 }  // namespace
+
+void set_conversion_observer(ConversionObserver observer) { g_conversion_observer = observer; }
 
 Db::Db(const std::string& path, Mode mode) : path_(path), write_turn_(write_turn_for(path)) {
   int flags = SQLITE_OPEN_NOMUTEX;

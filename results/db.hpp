@@ -91,8 +91,9 @@ class Db {
   /// Opens `path`. Create: creates the file if needed (16 KiB pages) and applies the results schema;
   /// ReadWrite: the file must exist (schema applied if missing tables).
   /// Either of those brings a file of an earlier schema version to this one (schema.sql), once,
-  /// in one transaction; ReadOnly never writes and reads such a file as it is. WAL journal and
-  /// a 10 s busy timeout for writers.
+  /// in one transaction (a conversion stopped part-way leaves the file at its former version,
+  /// and the next open converts it again); ReadOnly never writes and reads such a file as it
+  /// is. WAL journal and a 10 s busy timeout for writers.
   Db(const std::string& path, Mode mode);
   ~Db();
   Db(const Db&) = delete;
@@ -137,6 +138,17 @@ class Db {
 /// rows are in the table <name>_rows (case_key, no case_id), read and written through the view
 /// <name> (case_id, the columns of version 4).
 inline constexpr const char* kCaseKeyedTables[] = {"canary_requests", "telemetry", "controller_events"};
+
+/// Called inside the transaction that converts a file of an earlier schema version to this one
+/// (results/db.cpp convert), after each step: "renamed" (the former cases renamed and
+/// schema.sql applied), "copied" (rows copied, former tables dropped), "filled" (arms filled;
+/// the version is raised and the transaction commits next). No shipped program sets one
+/// (nullptr: nothing is called); it is the seam through which tests/unit/results/arms_test.cpp
+/// kills or fails a conversion part-way, to prove that the file is left as it was. Not
+/// thread-safe: set it before any Db is opened.
+using ConversionObserver = void (*)(Db& db, const char* step);
+/// Installs `observer` (nullptr removes it).
+void set_conversion_observer(ConversionObserver observer);
 
 /// The text of results/schema.sql (compiled in).
 std::string_view schema_sql();

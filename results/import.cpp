@@ -94,6 +94,21 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
       s.bind(1, from);
       if (!s.step() || s.int64(0) != 1) throw DbError(bundle_path + ": bundle holds no case '" + from + "'");
     }
+    // Schema version 6: a campaign DB whose arms table has rows takes only cases of those arms.
+    // schema.sql's trigger refuses any other with a fixed message; this one names the arm.
+    {
+      Stmt t(campaign, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'arms'");
+      if (t.step()) {
+        Stmt a(campaign,
+               "SELECT c.configuration, (SELECT group_concat(name, ', ') FROM (SELECT name FROM main.arms ORDER BY "
+               "position, name)) FROM bundle.cases c WHERE c.case_id = ?1 AND EXISTS (SELECT 1 FROM main.arms) AND "
+               "NOT EXISTS (SELECT 1 FROM main.arms a WHERE a.name = c.configuration)");
+        a.bind(1, from);
+        if (a.step())
+          throw DbError(bundle_path + ": case '" + from + "' ran arm '" + a.text(0) + "', which is no arm of " +
+                        campaign.path() + " (its arms: " + a.text(1) + ")");
+      }
+    }
     // A bundle of schema version 5 or later stores the large tables under its own case key
     // (<name>_rows); an earlier one stores them by case id in tables of the plain name.
     std::optional<std::int64_t> bundle_key;

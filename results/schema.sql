@@ -17,10 +17,30 @@ CREATE TABLE IF NOT EXISTS schema_info (
 );
 -- Version 3 added cases.host_uri and cases.overcommitted; version 4 added the cpu and io PSI
 -- columns of telemetry and reclaim_actions.write_cpu_us; version 5 keyed the three large
--- per-case tables by cases.case_key (below). An older database is brought to this version when
--- it is opened for writing (results/db.cpp: columns added NULL for its earlier cases; the rows
--- of a version-4 layout copied under case keys); opened read-only it is read as it is.
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '5');
+-- per-case tables by cases.case_key (below); version 6 added the table arms and checks
+-- cases.configuration and schedule.configuration against it instead of a fixed list of names.
+-- An older database is brought to this version when it is opened for writing (results/db.cpp:
+-- columns added NULL for its earlier cases; the rows of a version-4 layout copied under case
+-- keys; cases rebuilt without the list and arms filled from the configurations it holds), in
+-- one transaction; opened read-only it is read as it is.
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '6');
+
+-- Version 6: the campaign's arms (harness/case/arm.hpp). An arm is a name (what
+-- cases.configuration and schedule.configuration hold), the registered policy it runs
+-- (harness/case/policy.hpp) and that policy's parameters. Written when a plan is stored
+-- (`harness plan --db`, harness/campaign/campaign_db.cpp), one row per arm of the plan's cases;
+-- a case bundle's is empty (its spec names its arm). A file converted from version 5 has one row
+-- per configuration it held, with the study's parameters.
+CREATE TABLE IF NOT EXISTS arms (
+  name        TEXT PRIMARY KEY,   -- the arm's name: [a-z][a-z0-9-]{0,39}
+  policy      TEXT NOT NULL,      -- the registered policy's name
+  -- The policy's parameters, defaults filled, as canonical JSON (keys sorted, no whitespace).
+  -- {} when the arm's cases disagree (a pilot's bounded-reclaim: its dose is per case, in
+  -- cases.dose_bytes).
+  params_json TEXT NOT NULL,
+  sha256      TEXT NOT NULL,      -- SHA-256 (hex) of {"name","params","policy"} as canonical JSON
+  position    INTEGER NOT NULL    -- report order, 0-based
+);
 
 -- One row per case attempt that produced a bundle. In the campaign DB the
 -- latest attempt of a case is the one analysed (see attempts for all).
@@ -31,8 +51,7 @@ CREATE TABLE IF NOT EXISTS cases (
   regime             TEXT NOT NULL,      -- stratum part 2 (e.g. fast-structured)
   repeat             INTEGER NOT NULL,   -- repeat identifier within (vm, regime)
   triplet_id         TEXT,               -- matched triplet: same vm, regime, repeat
-  configuration      TEXT NOT NULL CHECK (configuration IN
-                       ('static-zram','delayed-activation','bounded-reclaim')),
+  configuration      TEXT NOT NULL,      -- the arm's name: a row of arms (checked below, version 6)
   dose_bytes         INTEGER,            -- memory.reclaim request (bounded-reclaim; pilot)
   attempt            INTEGER NOT NULL DEFAULT 1,
   -- completed: the workload ran (whatever latency, OOM, reclaim errno, restoration);
@@ -366,10 +385,36 @@ CREATE TABLE IF NOT EXISTS schedule (
   regime        TEXT NOT NULL,
   repeat        INTEGER NOT NULL,
   triplet_id    TEXT,
-  configuration TEXT NOT NULL,
+  configuration TEXT NOT NULL,       -- the arm's name: a row of arms (checked below, version 6)
   dose_bytes    INTEGER,
   state         TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending','completed','infra_failed','lost'))
 );
+
+-- Version 6: cases.configuration and schedule.configuration name a row of arms. Checked while
+-- arms has rows (a campaign DB with its plan stored); a case bundle's arms is empty and its
+-- rows are not checked here (the executor's spec parser checked the name). SQLite's RAISE takes
+-- a fixed message; the harness's own writers name the configuration before they write
+-- (results/import.cpp). Version 5 checked a fixed list of three names instead.
+CREATE TRIGGER IF NOT EXISTS cases_configuration_insert BEFORE INSERT ON cases
+  WHEN EXISTS (SELECT 1 FROM arms) AND NOT EXISTS (SELECT 1 FROM arms WHERE name = NEW.configuration)
+BEGIN
+  SELECT RAISE(ABORT, 'cases.configuration names no arm of this campaign (no row of arms has that name)');
+END;
+CREATE TRIGGER IF NOT EXISTS cases_configuration_update BEFORE UPDATE OF configuration ON cases
+  WHEN EXISTS (SELECT 1 FROM arms) AND NOT EXISTS (SELECT 1 FROM arms WHERE name = NEW.configuration)
+BEGIN
+  SELECT RAISE(ABORT, 'cases.configuration names no arm of this campaign (no row of arms has that name)');
+END;
+CREATE TRIGGER IF NOT EXISTS schedule_configuration_insert BEFORE INSERT ON schedule
+  WHEN EXISTS (SELECT 1 FROM arms) AND NOT EXISTS (SELECT 1 FROM arms WHERE name = NEW.configuration)
+BEGIN
+  SELECT RAISE(ABORT, 'schedule.configuration names no arm of this campaign (no row of arms has that name)');
+END;
+CREATE TRIGGER IF NOT EXISTS schedule_configuration_update BEFORE UPDATE OF configuration ON schedule
+  WHEN EXISTS (SELECT 1 FROM arms) AND NOT EXISTS (SELECT 1 FROM arms WHERE name = NEW.configuration)
+BEGIN
+  SELECT RAISE(ABORT, 'schedule.configuration names no arm of this campaign (no row of arms has that name)');
+END;
 
 -- Every attempt of every case, including infra failures that were retried, and every
 -- operator action on a case (audit trail).

@@ -88,7 +88,7 @@ TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   results::Db db(path, results::Db::Mode::ReadWrite);
   results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "5");
+  EXPECT_EQ(v.text(0), "6");
   results::Stmt t(db, "SELECT bg_some_us, bg_cpu_some_us, sys_io_full_us FROM telemetry WHERE case_id = 'c1'");
   ASSERT_TRUE(t.step());
   EXPECT_EQ(t.int64(0), 17);
