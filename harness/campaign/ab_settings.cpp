@@ -93,7 +93,7 @@ nlohmann::json comparison_settings(const Campaign& c) {
         {"consecutive_windows", c.trigger_consecutive_windows}}},
       {"telemetry_period_ms", c.telemetry_period_ms},
       {"restoration_timeout_s", c.restoration_timeout_s},
-      {"configurations", c.configurations},
+      {"configurations", arm_names(c)},
       {"design", design},
       {"analysis", {{"bootstrap_replicates", c.bootstrap_replicates}, {"alpha", c.alpha}, {"comparisons", c.comparisons}}},
       {"eligibility",

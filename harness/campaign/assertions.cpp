@@ -1,5 +1,7 @@
 // CI assertion evaluation and JUnit XML (see assertions.hpp).
 #include "harness/campaign/assertions.hpp"
+
+#include "harness/campaign/campaign_arms.hpp"
 #include "harness/xml/text.hpp"
 
 #include <fmt/format.h>
@@ -85,7 +87,8 @@ AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std
       measure(id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
     }
   } else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") {
-    for (const auto& id : completed_cases(db, "s.configuration = 'bounded-reclaim'")) {
+    // The study's one-write arm (its dose, its pilot rule); other arms' writes are their own.
+    for (const auto& id : completed_cases(db, "s.configuration = '" + study_treatment() + "'")) {
       checked(id);
       results::Stmt q(db,
                       "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "

@@ -8,6 +8,8 @@
 #include "harness/case/spec.hpp"
 #include "harness/pool/engine.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +31,20 @@ struct Regime {
   std::string name;          ///< [a-z0-9-]+, e.g. "fast-random"; a stratum part
   double rate_mib_s = 0;     ///< pressure-gen allocation rate, MiB/s (> 0)
   std::string contents;      ///< "structured" (compressible) | "random" (incompressible)
+};
+
+/// One arm (harness/case/policy.hpp): a registered policy with its parameters, whose cases
+/// carry its name as their `configuration`.
+struct Arm {
+  std::string name;       ///< [a-z][a-z0-9-]{0,39}; the cases' configuration, a case-id suffix
+  std::string policy;     ///< a registered policy (`harness plan --list-policies`)
+  /// The policy's parameters, validated with defaults filled. A study arm listed by name
+  /// (`study`) keeps {} here: its dose (bounded-reclaim) is the design's, filled per case.
+  nlohmann::json params = nlohmann::json::object();
+  /// A study arm listed by name: its specs carry no `policy` object (SPEC.md), so every plan
+  /// of the study's campaigns keeps its hash.
+  bool study = false;
+  int line = 0;           ///< line in the campaign file
 };
 
 /// A CI assertion evaluated by `harness check` over the campaign DB.
@@ -123,9 +139,13 @@ struct Campaign {
   int telemetry_period_ms = 1000;
   int restoration_timeout_s = 120;
 
-  std::vector<std::string> configurations;  ///< subset of the three, in canonical order
+  /// The arms run (campaign_arms.hpp), in order: `configurations:` lists study arms (put in
+  /// the study's order), `arms:` any arms (kept in the file's order).
+  std::vector<Arm> arms;
 
-  std::string design;                ///< "matched-triplets" | "pilot" | "ab-pairs"
+  /// "matched-triplets" (matched blocks of the study's k = 3 arms) | "matched-blocks" (one case
+  /// per arm, any k >= 2) | "pilot" | "ab-pairs"
+  std::string design;
   int repeats = 1;                   ///< repeats per (vm, regime) stratum (when triplets_per_regime == 0)
   /// matched-triplets: triplets of each regime spread over `vms` by the seeded balanced
   /// allocation (allocation.hpp; study: 15 per regime over vm0..vm8). 0 = use `repeats`.
@@ -151,7 +171,11 @@ struct Campaign {
 
   int bootstrap_replicates = 10000;  ///< analysis (ours; study: bootstrap intervals)
   double alpha = 0.05;
-  std::vector<std::string> comparisons;  ///< e.g. "compute:static-zram"
+  /// The declared family of primary comparisons, canonical spelling (campaign_arms.hpp
+  /// comparison_text): "compute:static-zram" (treatment bounded-reclaim, the study's) or
+  /// "compute:senpai/static-zram". Default: the study's four.
+  std::vector<std::string> comparisons;
+  bool comparisons_declared = false;  ///< analysis.comparisons was given (else the default)
 
   double eligibility_max_duration_s = 1.0;  ///< pilot rule (study): reclaim write <= 1 s
   double eligibility_min_achieved_ratio = 0.8;  ///< pilot rule (study): achieved >= 80%
@@ -185,7 +209,7 @@ bool allows_any_commit(const std::string& kind);
 /// caller says that such a plan cannot be stored.
 void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty, bool preview = false);
 
-/// The three configurations of the study, in canonical order.
-const std::vector<std::string>& all_configurations();
+/// The names of `c.arms`, in order.
+std::vector<std::string> arm_names(const Campaign& c);
 
 }  // namespace harness::campaign

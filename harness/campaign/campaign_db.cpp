@@ -4,8 +4,11 @@
 
 #include "analysis/overrides.hpp"
 #include "harness/agent/token.hpp"
+#include "harness/case/arm.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/digest/sha256.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <stdexcept>
@@ -26,6 +29,71 @@ void put_meta(results::Db& db, const std::string& key, const std::string& value)
   results::Stmt s(db, "INSERT OR REPLACE INTO campaign_meta(key, value) VALUES (?1, ?2)");
   s.bind(1, key).bind(2, value);
   s.run();
+}
+
+/// The arm case `k` runs, as canonical JSON (harness/case/arm.hpp): resolve_arm over the
+/// planned spec (the rest of the spec is not checked here: a plan's build pin may still be
+/// unresolved). Throws std::invalid_argument naming the case when the arm cannot be resolved.
+nlohmann::json planned_arm(const ScheduledCase& k) {
+  const nlohmann::json* policy = k.spec.is_object() && k.spec.contains("policy") ? &k.spec.at("policy") : nullptr;
+  try {
+    const auto arm = harness::case_::resolve_arm(k.configuration, policy, k.dose_bytes);
+    return {{"name", k.configuration}, {"params", arm.params}, {"policy", arm.policy}};
+  } catch (const harness::case_::SpecError& e) {
+    throw std::invalid_argument("plan: case " + k.case_id + ": field " + e.field() + ": " + e.what());
+  }
+}
+
+/// Writes one row of the table arms (results/schema.sql, version 6) per arm of the plan's cases:
+/// name = the cases' configuration; policy and params of each case (planned_arm), params {} when
+/// the arm's cases disagree (a pilot's doses: the dose is per case, in dose_bytes); sha256 of the
+/// arm's canonical JSON (harness/case/arm.hpp); position = the order of the plan JSON's `arms`
+/// list when it has one, else the study's order (policy.hpp study_arms()); an arm neither names
+/// comes after them in the order of its first case. Throws std::invalid_argument (planned_arm,
+/// or two cases of one arm naming different policies).
+void store_arms(results::Db& db, const Schedule& s) {
+  struct PlannedArm {
+    std::string policy;
+    nlohmann::json params;  ///< null once two cases of the arm disagree
+  };
+  std::map<std::string, PlannedArm> arms;
+  std::vector<std::string> names;  // in the order of their first case
+  for (const auto& k : s.cases) {
+    const nlohmann::json arm = planned_arm(k);
+    const std::string policy = arm.at("policy").get<std::string>();
+    auto [it, first] = arms.try_emplace(k.configuration, PlannedArm{policy, arm.at("params")});
+    if (first) {
+      names.push_back(k.configuration);
+      continue;
+    }
+    if (it->second.policy != policy)
+      throw std::invalid_argument("plan: arm '" + k.configuration + "' runs policy '" + it->second.policy +
+                                  "' in one case and '" + policy + "' in case " + k.case_id);
+    if (!it->second.params.is_null() && it->second.params != arm.at("params")) it->second.params = nullptr;
+  }
+  std::vector<std::string> order;
+  const auto doc = nlohmann::json::parse(s.json_text, nullptr, false);
+  if (doc.is_object() && doc.contains("arms") && doc.at("arms").is_array()) {
+    for (const auto& a : doc.at("arms"))
+      if (a.is_string()) order.push_back(a.get<std::string>());
+      else if (a.is_object() && a.contains("name") && a.at("name").is_string()) order.push_back(a.at("name").get<std::string>());
+  } else {
+    order = harness::case_::study_arms();
+  }
+  const auto rank = [&](const std::string& n) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), n) - order.begin());
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  results::Stmt ins(db, "INSERT INTO arms(name, policy, params_json, sha256, position) VALUES (?1, ?2, ?3, ?4, ?5)");
+  std::int64_t position = 0;
+  for (const auto& name : names) {
+    const PlannedArm& a = arms.at(name);
+    const nlohmann::json params = a.params.is_null() ? nlohmann::json::object() : a.params;
+    const nlohmann::json canonical = {{"name", name}, {"params", params}, {"policy", a.policy}};
+    ins.bind(1, name).bind(2, a.policy).bind(3, params.dump()).bind(4, harness::digest::sha256_hex(canonical.dump()));
+    ins.bind(5, position++);
+    ins.run();
+  }
 }
 
 }  // namespace
@@ -78,6 +146,7 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
     put_meta(db, "schedule_json", s.json_text);
     put_meta(db, "schedule_sha256", s.sha256_hex);
     put_meta(db, "planned_unix_ns", std::to_string(unix_now_ns()));
+    store_arms(db, s);  // before the schedule: its rows must name an arm (schema.sql triggers)
     results::Stmt ins(db,
                       "INSERT INTO schedule(case_id, ordinal, vm, regime, repeat, triplet_id, configuration, "
                       "dose_bytes, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");

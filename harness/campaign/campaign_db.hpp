@@ -25,9 +25,14 @@ class ScheduleTampered : public std::runtime_error {
 };
 
 /// Stores the plan in an empty campaign DB: campaign_meta keys name, seed, campaign_file,
-/// campaign_yaml, campaign_sha256, schedule_json, schedule_sha256, planned_unix_ns; and one
-/// schedule row per case (state pending). If the DB already holds a plan with the same
-/// hash this is a no-op; a different plan throws ScheduleTampered (one campaign per DB).
+/// campaign_yaml, campaign_sha256, schedule_json, schedule_sha256, planned_unix_ns; one arms
+/// row per arm of the cases (results/schema.sql version 6: name = configuration, the policy and
+/// params of its cases' specs, {} when they disagree, as a pilot's doses do; SHA-256 of the
+/// arm's canonical JSON; position in the order of the plan JSON's `arms`, else the study's);
+/// and one schedule row per case (state pending). If the DB already holds a plan with the same
+/// hash this is a no-op; a different plan throws ScheduleTampered (one campaign per DB). A case
+/// whose policy is not registered or whose parameters are wrong, or one arm with two policies,
+/// throws std::invalid_argument.
 void store_plan(results::Db& db, const Campaign& c, const Schedule& s);
 
 /// True when the DB holds a plan.

@@ -3,6 +3,9 @@
 // `provider:` block is parsed by its engine (harness/pool/engine.hpp). Rules come from the
 // study, docs/PROTOCOL.md and case/SPEC.md.
 #include "harness/campaign/campaign.hpp"
+
+#include "harness/campaign/campaign_arms.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "analysis/regression.hpp"
 #include "harness/case/spec.hpp"
@@ -20,11 +23,6 @@
 #include <sstream>
 
 namespace harness::campaign {
-
-const std::vector<std::string>& all_configurations() {
-  static const std::vector<std::string> k{"static-zram", "delayed-activation", "bounded-reclaim"};
-  return k;
-}
 
 namespace {
 
@@ -366,27 +364,20 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
   }
   c.telemetry_period_ms = static_cast<int>(positive_int(top, "telemetry_period_ms", 1000));
   c.restoration_timeout_s = static_cast<int>(positive_int(top, "restoration_timeout_s", 120));
-  {
-    YAML::Node n = top.get("configurations", true);
-    if (!n.IsSequence() || n.size() == 0) top.fail(n, "configurations", "expected a non-empty list");
-    std::set<std::string> seen;
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const std::string f = "configurations[" + std::to_string(i) + "]";
-      const auto v = top.as<std::string>(n[i], f);
-      const auto& all = all_configurations();
-      if (std::find(all.begin(), all.end(), v) == all.end())
-        top.fail(n[i], f, "'" + v + "' is not one of static-zram, delayed-activation, bounded-reclaim");
-      if (!seen.insert(v).second) top.fail(n[i], f, "duplicate configuration '" + v + "'");
-    }
-    for (const auto& k : all_configurations())
-      if (seen.count(k)) c.configurations.push_back(k);
-  }
+  load_arms(top, c);
   {
     Section s = top.child("design");
     c.design = s.scalar<std::string>("kind");
     design_vms(s, c);
+    // The study's bounded-reclaim arm takes the design's dose; other arms carry their own.
+    const bool needs_dose = std::any_of(c.arms.begin(), c.arms.end(), [](const Arm& a) {
+      const auto* p = harness::case_::find_policy(a.policy);
+      return a.study && std::any_of(p->params.begin(), p->params.end(),
+                                    [](const harness::case_::ParamDef& d) { return d.name == "dose_mib"; });
+    });
     auto dose = [&] {
-      YAML::Node d = s.get("dose_mib", true);
+      YAML::Node d = s.get("dose_mib", needs_dose);
+      if (!d) return;
       if (d.IsMap()) {
         Section p(d, s.field("dose_mib"), file);
         c.dose_from_pilot = p.scalar<std::string>("from_pilot");
@@ -402,7 +393,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
       // Pairs per (vm, regime, configuration): one case per variant each.
       c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
       dose();
-    } else if (c.design == "matched-triplets") {
+    } else if (c.design == "matched-triplets" || c.design == "matched-blocks") {
       const bool rep = s.has("repeats"), tpr = s.has("triplets_per_regime");
       if (rep && tpr)
         s.fail(s.node()["triplets_per_regime"], s.field("triplets_per_regime"),
@@ -427,10 +418,9 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
         c.pilot_doses_mib.push_back(v);
       }
       c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
-      if (c.configurations != std::vector<std::string>{"bounded-reclaim"})
-        s.fail(s.node()["kind"], s.field("kind"), "the pilot tests reclaim doses: configurations must be [bounded-reclaim]");
     } else {
-      s.fail(s.node()["kind"], s.field("kind"), "'" + c.design + "' is not one of matched-triplets, pilot, ab-pairs");
+      s.fail(s.node()["kind"], s.field("kind"),
+             "'" + c.design + "' is not one of matched-triplets, matched-blocks, pilot, ab-pairs");
     }
     s.finish();
   }
@@ -452,19 +442,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     c.bootstrap_replicates = static_cast<int>(positive_int(s, "bootstrap_replicates", 10000));
     c.alpha = s.scalar<double>("alpha", 0.05);
     if (!(c.alpha > 0 && c.alpha < 1)) s.fail(s.node()["alpha"], s.field("alpha"), "must lie in (0, 1)");
-    YAML::Node n = s.get("comparisons", false);
-    if (n) {
-      if (!n.IsSequence()) s.fail(n, s.field("comparisons"), "expected a list like [compute:static-zram]");
-      for (std::size_t i = 0; i < n.size(); ++i) {
-        const std::string f = s.field("comparisons") + "[" + std::to_string(i) + "]";
-        const auto v = s.as<std::string>(n[i], f);
-        check_name(s, n[i], f, v, "(compute|sqlite):(static-zram|delayed-activation)");
-        c.comparisons.push_back(v);
-      }
-    } else {
-      c.comparisons = {"compute:static-zram", "compute:delayed-activation", "sqlite:static-zram",
-                       "sqlite:delayed-activation"};
-    }
+    load_comparisons(s, c);
     s.finish();
   }
   {
@@ -477,6 +455,8 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
       s.fail(s.node()["min_achieved_ratio"], s.field("min_achieved_ratio"), "must lie in (0, 2]");
     s.finish();
   }
+  if (const std::string why = design_arms_problem(c); !why.empty())
+    top.fail(top.node()["design"]["kind"], "design.kind", why);
   {
     YAML::Node n = top.get("assertions", false);
     if (n) {

@@ -4,6 +4,8 @@
 
 #include "harness/campaign/pilot_dose.hpp"
 #include "harness/campaign/seeding.hpp"
+#include "harness/case/arm.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/case/spec_writer.hpp"
 #include "harness/digest/sha256.hpp"
 #include "harness/kernel/size.hpp"
@@ -31,7 +33,7 @@ nlohmann::json row_json(const ScheduledCase& r) {
 }  // namespace
 
 nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm, const Regime& regime,
-                         int repeat, const std::optional<std::string>& triplet_id, const std::string& configuration,
+                         int repeat, const std::optional<std::string>& triplet_id, const Arm& arm,
                          std::optional<std::int64_t> dose_bytes, const Variant* variant,
                          const std::string& pair_id) {
   // Workload seed: shared by the cases of one matched triplet (same vm, regime, repeat),
@@ -45,9 +47,12 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   s.regime = regime.name;
   s.repeat = repeat;
   s.triplet_id = triplet_id;
-  const auto conf = harness::case_::configuration_from_string(configuration);
-  if (!conf) throw std::invalid_argument("case_spec: unknown configuration '" + configuration + "'");
-  s.configuration = *conf;
+  s.configuration = arm.name;
+  s.policy = arm.policy;
+  if (!arm.study) {
+    s.policy_in_spec = true;
+    s.policy_params = arm.params;
+  }
   s.dose_bytes = dose_bytes;
   s.pinned_commit = c.pinned_commit;
   s.vm_vcpus = c.vcpus;
@@ -81,13 +86,34 @@ nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const st
   return harness::case_::spec_json(s);
 }
 
+namespace {
+/// {name, policy, params, sha256} of `arm` as its cases run it (from the first case's spec:
+/// a study arm's dose is the design's), sha256 over the canonical arm JSON (case/arm.hpp).
+nlohmann::json plan_arm_json(const Arm& arm, const Schedule& s) {
+  for (const auto& k : s.cases)
+    if (k.configuration == arm.name) {
+      nlohmann::json j = harness::case_::arm_json(harness::case_::parse_spec(k.spec.dump(), "plan of " + s.campaign));
+      j["sha256"] = harness::digest::sha256_hex(j.dump());
+      return j;
+    }
+  throw std::logic_error("plan: arm " + arm.name + " has no case");
+}
+}  // namespace
+
+bool takes_design_dose(const Arm& arm) {
+  const auto* p = harness::case_::find_policy(arm.policy);
+  return arm.study && p &&
+         std::any_of(p->params.begin(), p->params.end(), [](const harness::case_::ParamDef& d) { return d.name == "dose_mib"; });
+}
+
 Schedule plan(const Campaign& c) {
   Schedule s;
   s.campaign = c.name;
   s.seed = c.seed;
   std::optional<std::int64_t> dose_bytes;
   std::optional<PilotDose> pilot;
-  if (c.design == "matched-triplets" || c.design == "ab-pairs") {
+  const bool needs_dose = std::any_of(c.arms.begin(), c.arms.end(), takes_design_dose);
+  if ((c.design == "matched-triplets" || c.design == "matched-blocks" || c.design == "ab-pairs") && needs_dose) {
     if (!c.dose_from_pilot.empty()) {
       pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio,
                                  c.dose_pipeline_test);
@@ -105,29 +131,30 @@ Schedule plan(const Campaign& c) {
   for (const auto& vm : c.vms) {
     boost::random::mt19937_64 rng(fnv1a(c.seed, vm));
     std::vector<ScheduledCase> seq;
-    if (c.design == "matched-triplets") {
-      struct Triplet {
+    if (c.design == "matched-triplets" || c.design == "matched-blocks") {
+      struct Block {
         const Regime* regime;
         int repeat;
       };
-      std::vector<Triplet> triplets;
+      std::vector<Block> blocks;
       for (const auto& g : c.regimes)
-        for (int r = 1; r <= s.strata.at(vm).at(g.name); ++r) triplets.push_back({&g, r});
-      seeded_shuffle(triplets, rng);
-      for (const auto& t : triplets) {
-        std::vector<std::string> confs = c.configurations;
-        seeded_shuffle(confs, rng);
+        for (int r = 1; r <= s.strata.at(vm).at(g.name); ++r) blocks.push_back({&g, r});
+      seeded_shuffle(blocks, rng);
+      for (const auto& t : blocks) {
+        std::vector<const Arm*> arms;
+        for (const auto& a : c.arms) arms.push_back(&a);
+        seeded_shuffle(arms, rng);
         const std::string tid = vm + "/" + t.regime->name + "/" + std::to_string(t.repeat);
-        for (const auto& conf : confs) {
+        for (const Arm* arm : arms) {
           ScheduledCase k;
-          k.case_id = c.name + "-" + vm + "-" + t.regime->name + "-r" + std::to_string(t.repeat) + "-" + conf;
+          k.case_id = c.name + "-" + vm + "-" + t.regime->name + "-r" + std::to_string(t.repeat) + "-" + arm->name;
           k.vm = vm;
           k.regime = t.regime->name;
           k.repeat = t.repeat;
           k.triplet_id = tid;
-          k.configuration = conf;
-          if (conf == "bounded-reclaim") k.dose_bytes = dose_bytes;
-          k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, conf, k.dose_bytes);
+          k.configuration = arm->name;
+          if (takes_design_dose(*arm)) k.dose_bytes = dose_bytes;
+          k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, *arm, k.dose_bytes);
           seq.push_back(std::move(k));
         }
       }
@@ -142,12 +169,12 @@ Schedule plan(const Campaign& c) {
       struct Block {
         const Regime* regime;
         int repeat;
-        std::string configuration;
+        const Arm* arm;
       };
       std::vector<Block> blocks;
       for (const auto& g : c.regimes)
         for (int r = 1; r <= c.repeats; ++r)
-          for (const auto& conf : c.configurations) blocks.push_back({&g, r, conf});
+          for (const auto& a : c.arms) blocks.push_back({&g, r, &a});
       seeded_shuffle(blocks, rng);
       std::vector<int> baseline_first(blocks.size());
       for (std::size_t i = 0; i < baseline_first.size(); ++i) baseline_first[i] = i % 2 == 0;
@@ -158,35 +185,36 @@ Schedule plan(const Campaign& c) {
         std::vector<const Variant*> order{&c.variants.at(0), &c.variants.at(1)};  // baseline, candidate
         if (!baseline_first[bi]) std::swap(order[0], order[1]);
         const std::string stem = vm + "/" + b.regime->name + "/" + std::to_string(b.repeat);
-        const std::string pair_id = stem + "/" + b.configuration;
+        const std::string pair_id = stem + "/" + b.arm->name;
         for (const Variant* v : order) {
           ScheduledCase k;
           k.case_id = c.name + "-" + vm + "-" + b.regime->name + "-r" + std::to_string(b.repeat) + "-" +
-                      b.configuration + "-" + v->name;
+                      b.arm->name + "-" + v->name;
           k.vm = vm;
           k.regime = b.regime->name;
           k.repeat = b.repeat;
           k.triplet_id = stem + "/" + v->name;  // each variant's cases form their own triplets
-          k.configuration = b.configuration;
-          if (b.configuration == "bounded-reclaim") k.dose_bytes = dose_bytes;
-          k.spec = case_spec(c, k.case_id, vm, *b.regime, b.repeat, k.triplet_id, b.configuration, k.dose_bytes, v,
+          k.configuration = b.arm->name;
+          if (takes_design_dose(*b.arm)) k.dose_bytes = dose_bytes;
+          k.spec = case_spec(c, k.case_id, vm, *b.regime, b.repeat, k.triplet_id, *b.arm, k.dose_bytes, v,
                              pair_id);
           seq.push_back(std::move(k));
         }
       }
-    } else {  // pilot dose-finding: bounded-reclaim only, each dose x regime x repeat
+    } else {  // pilot dose-finding: the study's bounded-reclaim only, each dose x regime x repeat
+      const Arm& arm = c.arms.at(0);
       for (const auto& g : c.regimes)
         for (auto dose : c.pilot_doses_mib)
           for (int r = 1; r <= c.repeats; ++r) {
             ScheduledCase k;
             k.case_id = c.name + "-" + vm + "-" + g.name + "-r" + std::to_string(r) + "-d" + std::to_string(dose) +
-                        "M-bounded-reclaim";
+                        "M-" + arm.name;
             k.vm = vm;
             k.regime = g.name;
             k.repeat = r;
-            k.configuration = "bounded-reclaim";
+            k.configuration = arm.name;
             k.dose_bytes = dose * kMiB;
-            k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, k.configuration, k.dose_bytes);
+            k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, arm, k.dose_bytes);
             seq.push_back(std::move(k));
           }
       seeded_shuffle(seq, rng);
@@ -220,6 +248,12 @@ Schedule plan(const Campaign& c) {
       {"eligibility",
        {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
       {"cases", rows}};
+  // Only when an arm is declared (not a study arm by name), so the study's plans keep their hash.
+  if (std::any_of(c.arms.begin(), c.arms.end(), [](const Arm& a) { return !a.study; })) {
+    nlohmann::json arms = nlohmann::json::array();
+    for (const auto& a : c.arms) arms.push_back(plan_arm_json(a, s));
+    doc["arms"] = arms;
+  }
   // Added only when used, so plans of the `repeats` design with a fixed dose keep their hash.
   if (c.triplets_per_regime > 0) {
     doc["triplets_per_regime"] = c.triplets_per_regime;

@@ -24,8 +24,8 @@ struct ScheduledCase {
   std::string regime;
   int repeat = 1;             ///< 1-based repeat id within the (vm, regime) stratum
   std::optional<std::string> triplet_id;  ///< "<vm>/<regime>/<repeat>" (matched triplets)
-  std::string configuration;
-  std::optional<std::int64_t> dose_bytes; ///< bounded-reclaim only
+  std::string configuration;  ///< the arm's name
+  std::optional<std::int64_t> dose_bytes; ///< the study's bounded-reclaim arm only
   nlohmann::json spec;        ///< the full case spec (harness/case/SPEC.md)
 };
 
@@ -39,12 +39,15 @@ struct Schedule {
   std::string sha256_hex;  ///< SHA-256 of json_text: the preregistration hash
 };
 
+/// Whether `arm` is a study arm listed by name that takes the design's dose (bounded-reclaim).
+bool takes_design_dose(const Arm& arm);
+
 /// Plans `c`: deterministic for a given campaign (same seed -> same order, same hash).
 /// Stratum sizes: `repeats` each, or the seeded balanced allocation of
 /// triplets_per_regime (allocation.hpp). design.dose_mib {from_pilot} is resolved here
 /// (pilot_dose.hpp; throws PilotDoseError) and the pilot DB's SHA-256 enters the JSON.
-/// matched-triplets: per VM, the (regime, repeat) triplets are shuffled, and within each
-/// triplet the configuration order; pilot: per VM, the (regime, dose, repeat) cases are
+/// matched-triplets and matched-blocks: per VM, the (regime, repeat) blocks are shuffled, and
+/// within each block the arm order; pilot: per VM, the (regime, dose, repeat) cases are
 /// shuffled; ab-pairs: per VM, the (regime, repeat, configuration) blocks are shuffled, and
 /// within each block the order of its two cases (baseline, candidate: a pair). ab-pairs case
 /// ids end in -<variant>, triplet_id "<vm>/<regime>/<repeat>/<variant>". Shuffles use boost::random::mt19937_64 seeded from (seed, vm name) and
@@ -55,12 +58,14 @@ Schedule plan(const Campaign& c);
 /// the hash. Throws std::runtime_error on malformed text.
 Schedule schedule_from_json(const std::string& json_text);
 
-/// The case spec of one schedule row (every SPEC.md field filled from the campaign).
+/// The case spec of one schedule row (every SPEC.md field filled from the campaign). A study
+/// arm listed by name is written without `policy` (its dose: `dose_bytes`); any other arm
+/// with `policy: {name, params}`.
 /// `variant` (ab-pairs only) adds spec.variant with `pair_id`
 /// ("<vm>/<regime>/<repeat>/<configuration>"); nullptr leaves the spec without it.
 nlohmann::json case_spec(const Campaign& c, const std::string& case_id, const std::string& vm,
                          const Regime& regime, int repeat, const std::optional<std::string>& triplet_id,
-                         const std::string& configuration, std::optional<std::int64_t> dose_bytes,
+                         const Arm& arm, std::optional<std::int64_t> dose_bytes,
                          const Variant* variant = nullptr, const std::string& pair_id = "");
 
 }  // namespace harness::campaign

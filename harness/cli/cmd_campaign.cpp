@@ -9,6 +9,7 @@
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
 #include "harness/campaign/preflight.hpp"
@@ -229,7 +230,11 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
     auto db = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto plan_hosts = std::make_shared<std::string>();
-    sub->add_option("FILE", *file, "campaign YAML (campaigns/*.yaml)")->required();
+    sub->add_option("FILE", *file, "campaign YAML (campaigns/*.yaml)");
+    auto list_policies = std::make_shared<bool>(false);
+    sub->add_flag("--list-policies", *list_policies,
+                  "print the registered reclaim policies an arm may name (parameters with units, defaults and "
+                  "sources) and exit");
     sub->add_option("--hosts", *plan_hosts,
                     "hosts file the campaign will run on (`harness run --hosts`): its capacity is judged instead of "
                     "the campaign provider's")
@@ -248,6 +253,11 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                   "pipeline test, not a dose to preregister (stored with the plan, shown by `harness analyze`); "
                   "without it such a pilot DB is refused");
     sub->callback([=] {
+      if (*list_policies) {
+        std::fputs(harness::case_::policy_catalogue().c_str(), stdout);
+        return;
+      }
+      if (file->empty()) throw CLI::RequiredError("FILE");
       if (!db->empty()) harness::cli::check_db_writable_target(*db);
       auto c = hc::load_campaign(*file);
       if (*pipeline_test && c.dose_from_pilot.empty())
@@ -289,7 +299,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                     c.regimes.size(), c.repeats);
       else if (c.design == "ab-pairs") {
         std::printf("pairs (baseline, candidate) per (vm, regime) stratum, for each of %zu configuration(s):\n%s",
-                    c.configurations.size(), hc::stratum_table(s.strata, c.vms, regimes, "pair").c_str());
+                    c.arms.size(), hc::stratum_table(s.strata, c.vms, regimes, "pair").c_str());
         for (const auto& v : hc::variant_lines(c)) std::printf("variant %s\n", v.c_str());
         std::printf("judged by `harness check`: %zu assertion(s); %zu metric tolerance(s), each interval at %g%% "
                     "(family-wise alpha %g)%s\n",
@@ -303,16 +313,26 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
           std::printf("\n");
         }
       } else {
-        std::printf("triplets per (vm, regime) stratum%s:\n%s",
+        std::printf("arms (k = %zu, one case each per matched block):\n", c.arms.size());
+        for (const auto& a : c.arms)
+          std::printf("  %-20s policy %s%s %s\n", a.name.c_str(), a.policy.c_str(), a.study ? " (the study's)" : "",
+                      a.study ? "" : a.params.dump().c_str());
+        std::printf("comparisons (%s, m = %zu, each interval at 1 - %g/%zu):", c.comparisons_declared ? "declared" : "the study's four",
+                    c.comparisons.size(), c.alpha, c.comparisons.size());
+        for (const auto& k : c.comparisons) std::printf(" %s", k.c_str());
+        std::printf("\n");
+        std::printf("%s per (vm, regime) stratum%s:\n%s", c.arms.size() == 3 ? "triplets" : "blocks",
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
                     hc::stratum_table(s.strata, c.vms, regimes).c_str());
-        // Coverage known before the run (the study's level: 0.05 over its 4 comparisons).
+        // Coverage known before the run: the campaign's alpha over its declared m comparisons
+        // (the study's: 0.05 over 4).
         std::vector<int> sizes;
         for (const auto& [vm, per] : s.strata)
           for (const auto& [regime, n] : per)
             if (n > 0) sizes.push_back(n);
-        const double level = analysis::simultaneous_level(0.05, 4);
-        if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level).c_str(), stdout);
+        const int m = std::max(1, static_cast<int>(c.comparisons.size()));
+        const double level = analysis::simultaneous_level(c.alpha, m);
+        if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level, m).c_str(), stdout);
         if (*simulate && !sizes.empty()) {
           analysis::CoverageSimOptions so;
           so.level = level;

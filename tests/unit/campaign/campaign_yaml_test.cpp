@@ -56,7 +56,7 @@ TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   EXPECT_EQ(smoke.name, "smoke");
   EXPECT_EQ(smoke.provider, "local-qemu");
   EXPECT_EQ(smoke.vms, std::vector<std::string>{"vm0"});
-  EXPECT_EQ(smoke.configurations.size(), 3u);
+  EXPECT_EQ(smoke.arms.size(), 3u);
   EXPECT_EQ(hc::plan(smoke).cases.size(), 3u);
 
   const auto pilot = hc::load_campaign(campaign_path("pilot.yaml"));

@@ -19,6 +19,8 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <gtest/gtest.h>
 
+#include "harness/case/policy.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -66,7 +68,12 @@ hc::Campaign ab_campaign() {
   c.active_set_mib = 128;
   c.regimes = {{"slow-structured", 16, "structured"}, {"fast-random", 64, "random"}};
   c.sqlite_db_path = "/var/lib/harness/canary.db";
-  c.configurations = hc::all_configurations();
+  for (const auto& name : harness::case_::study_arms()) {
+    hc::Arm a;
+    a.name = a.policy = name;
+    a.study = true;
+    c.arms.push_back(a);
+  }
   c.design = "ab-pairs";
   c.repeats = 2;
   c.dose_mib = 96;

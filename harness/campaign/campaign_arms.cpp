@@ -1,0 +1,195 @@
+// The campaign's arms and declared comparisons (campaign_arms.hpp).
+#include "harness/campaign/campaign_arms.hpp"
+
+#include "harness/case/policy.hpp"
+#include "harness/yaml/yaml_json.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace harness::campaign {
+
+namespace {
+
+using yaml::Section;
+namespace hc = harness::case_;
+
+const std::vector<std::string>& canaries() {
+  static const std::vector<std::string> k{"compute", "sqlite"};  // canaries/ (the study's two)
+  return k;
+}
+
+/// A study arm listed by name, checked against the registry.
+Arm study_arm(Section& s, const YAML::Node& n, const std::string& f, const std::string& name) {
+  const hc::PolicyInfo* p = hc::find_policy(name);
+  if (!p || !p->study_position)
+    s.fail(n, f,
+           fmt::format("'{}' is not one of the study's arms ({}); another arm is declared under `arms:` as "
+                       "{{name, policy, params}} (policies: {}; `harness plan --list-policies`)",
+                       name, hc::study_arm_names(), hc::policy_names()));
+  Arm a;
+  a.name = name;
+  a.policy = name;
+  a.study = true;
+  a.line = static_cast<int>(n.Mark().line) + 1;
+  return a;
+}
+
+Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
+  Section s(n, f, top.file());
+  Arm a;
+  a.line = static_cast<int>(n.Mark().line) + 1;
+  a.name = s.scalar<std::string>("name");
+  if (auto why = hc::arm_name_problem(a.name)) s.fail(n["name"], s.field("name"), *why);
+  a.policy = s.scalar<std::string>("policy");
+  const hc::PolicyInfo* p = hc::find_policy(a.policy);
+  if (!p)
+    s.fail(n["policy"], s.field("policy"),
+           fmt::format("'{}' is not a registered policy ({}; `harness plan --list-policies`)", a.policy, hc::policy_names()));
+  if (p->study_position && a.name == a.policy && !s.has("params"))
+    s.fail(n, f, fmt::format("the study's arm {} is listed by name alone (`- {}`), which gives it the study's parameters",
+                             a.name, a.name));
+  YAML::Node pn = s.get("params", false);
+  const nlohmann::json given = pn ? yaml::to_json(pn, top.file(), s.field("params")) : nlohmann::json::object();
+  try {
+    a.params = hc::validate_params(*p, given);
+  } catch (const hc::ParamError& e) {
+    const YAML::Node at = (pn && pn.IsMap() && !e.field().empty() && pn[e.field()]) ? pn[e.field()] : (pn ? pn : n);
+    s.fail(at, e.field().empty() ? s.field("params") : s.field("params") + "." + e.field(), e.what());
+  }
+  s.finish();
+  return a;
+}
+
+}  // namespace
+
+std::string study_treatment() { return hc::study_arms().back(); }
+
+std::string comparison_text(const Comparison& c) {
+  if (c.treatment == study_treatment()) return c.canary + ":" + c.comparator;
+  return c.canary + ":" + c.treatment + "/" + c.comparator;
+}
+
+std::optional<Comparison> parse_comparison(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  Comparison c;
+  c.canary = text.substr(0, colon);
+  if (std::find(canaries().begin(), canaries().end(), c.canary) == canaries().end()) return std::nullopt;
+  const std::string rest = text.substr(colon + 1);
+  const auto slash = rest.find('/');
+  if (slash == std::string::npos) {
+    c.treatment = study_treatment();
+    c.comparator = rest;
+  } else {
+    c.treatment = rest.substr(0, slash);
+    c.comparator = rest.substr(slash + 1);
+  }
+  if (hc::arm_name_problem(c.treatment) || hc::arm_name_problem(c.comparator)) return std::nullopt;
+  return c;
+}
+
+std::vector<std::string> study_comparisons() {
+  const auto arms = hc::study_arms();
+  std::vector<std::string> out;
+  for (const auto& canary : canaries())
+    for (const auto& comparator : arms)
+      if (comparator != study_treatment()) out.push_back(comparison_text({canary, study_treatment(), comparator}));
+  return out;
+}
+
+void load_arms(Section& top, Campaign& c) {
+  const bool conf = top.has("configurations"), arms = top.has("arms");
+  if (conf && arms)
+    top.fail(top.node()["arms"], "arms",
+             "give either configurations (the study's arms by name) or arms (any arms, in order), not both");
+  if (!conf && !arms) top.fail(top.node(), "arms", "missing (required): give arms, or configurations (the study's arms)");
+  const std::string key = conf ? "configurations" : "arms";
+  YAML::Node n = top.get(key, true);
+  if (!n.IsSequence() || n.size() == 0) top.fail(n, key, "expected a non-empty list");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string f = key + "[" + std::to_string(i) + "]";
+    Arm a = (conf || n[i].IsScalar()) ? study_arm(top, n[i], f, top.as<std::string>(n[i], f)) : declared_arm(top, n[i], f);
+    if (!seen.insert(a.name).second)
+      top.fail(n[i], f, fmt::format("duplicate {} '{}'", conf ? "configuration" : "arm name", a.name));
+    c.arms.push_back(std::move(a));
+  }
+  // configurations: the study's order whatever the file's (as always: the plans keep their hash).
+  if (conf)
+    std::stable_sort(c.arms.begin(), c.arms.end(), [](const Arm& a, const Arm& b) {
+      return *hc::find_policy(a.policy)->study_position < *hc::find_policy(b.policy)->study_position;
+    });
+}
+
+void load_comparisons(Section& s, Campaign& c) {
+  YAML::Node n = s.get("comparisons", false);
+  if (!n) {
+    c.comparisons = study_comparisons();
+    return;
+  }
+  c.comparisons_declared = true;
+  if (!n.IsSequence() || n.size() == 0)
+    s.fail(n, s.field("comparisons"),
+           "expected a non-empty list of {canary, treatment, comparator} (or compute:static-zram, the study's spelling)");
+  const auto names = arm_names(c);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string f = s.field("comparisons") + "[" + std::to_string(i) + "]";
+    Comparison k;
+    if (n[i].IsMap()) {
+      Section e(n[i], f, s.file());
+      k.canary = e.scalar<std::string>("canary");
+      k.treatment = e.scalar<std::string>("treatment");
+      k.comparator = e.scalar<std::string>("comparator");
+      e.finish();
+      if (std::find(canaries().begin(), canaries().end(), k.canary) == canaries().end())
+        s.fail(n[i]["canary"], f + ".canary", "'" + k.canary + "' is not one of compute, sqlite");
+    } else {
+      const auto text = s.as<std::string>(n[i], f);
+      auto parsed = parse_comparison(text);
+      if (!parsed)
+        s.fail(n[i], f,
+               "'" + text + "' is not <canary>:<comparator> (treatment " + study_treatment() +
+                   ") or <canary>:<treatment>/<comparator>, canary compute or sqlite");
+      k = *parsed;
+    }
+    for (const auto* arm : {&k.treatment, &k.comparator})
+      if (std::find(names.begin(), names.end(), *arm) == names.end())
+        s.fail(n[i], f, fmt::format("names arm '{}', which this campaign does not run (its arms: {})", *arm,
+                                    fmt::join(names, ", ")));
+    if (k.treatment == k.comparator) s.fail(n[i], f, "treatment and comparator are the same arm");
+    const std::string text = comparison_text(k);
+    if (std::find(c.comparisons.begin(), c.comparisons.end(), text) != c.comparisons.end())
+      s.fail(n[i], f, "duplicate comparison " + text);
+    c.comparisons.push_back(text);
+  }
+}
+
+std::string design_arms_problem(const Campaign& c) {
+  const auto names = arm_names(c);
+  if (c.design == "matched-blocks") {
+    if (names.size() < 2) return "matched-blocks compares arms: list at least two";
+    if (!c.comparisons_declared)
+      for (const auto& text : c.comparisons) {
+        const auto k = parse_comparison(text);
+        for (const auto* arm : {&k->treatment, &k->comparator})
+          if (std::find(names.begin(), names.end(), *arm) == names.end())
+            return fmt::format("without analysis.comparisons the study's four are analysed, and they need arm '{}', which "
+                               "this campaign does not run: declare analysis.comparisons",
+                               *arm);
+      }
+  }
+  if (c.design == "pilot" && (c.arms.size() != 1 || !c.arms[0].study || c.arms[0].name != study_treatment()))
+    return "the pilot tests reclaim doses: configurations must be [" + study_treatment() + "]";
+  return "";
+}
+
+std::vector<std::string> arm_names(const Campaign& c) {
+  std::vector<std::string> out;
+  for (const auto& a : c.arms) out.push_back(a.name);
+  return out;
+}
+
+}  // namespace harness::campaign

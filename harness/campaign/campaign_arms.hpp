@@ -1,0 +1,51 @@
+#pragma once
+// The campaign's arms and its declared comparisons (docs/CAMPAIGN.md "Arms",
+// "analysis.comparisons"): read from the YAML by the campaign loader, checked against the
+// policy registry (harness/case/policy.hpp) and against each other.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/campaign/campaign.hpp"
+#include "harness/yaml/strict_yaml.hpp"
+
+namespace harness::campaign {
+
+/// One primary comparison: ratio of the canary's pressure-phase p99, treatment / comparator.
+struct Comparison {
+  std::string canary;      ///< compute | sqlite
+  std::string treatment;   ///< an arm name
+  std::string comparator;  ///< an arm name
+};
+
+/// The treatment of the study's comparisons: the last of the study's arms (study_arms(), the
+/// study's bounded reclaim), written without a treatment in the legacy spelling
+/// "compute:static-zram".
+std::string study_treatment();
+
+/// Canonical text: "<canary>:<comparator>" when the treatment is study_treatment() (so the
+/// study's plans keep their hash), else "<canary>:<treatment>/<comparator>".
+std::string comparison_text(const Comparison& c);
+
+/// Inverse of comparison_text (either spelling); nullopt when `text` is neither.
+std::optional<Comparison> parse_comparison(const std::string& text);
+
+/// The study's four (Table 4 order): per canary (compute, sqlite), the study treatment against
+/// each other study arm in the study's order.
+std::vector<std::string> study_comparisons();
+
+/// Reads `configurations:` or `arms:` (exactly one) into c.arms. Errors name FILE:LINE:COL
+/// and the field (arms[2].params.interval_s).
+void load_arms(yaml::Section& top, Campaign& c);
+
+/// Reads analysis.comparisons into c.comparisons (canonical text; each arm named must be run
+/// by the campaign, treatment != comparator, no duplicates). Nothing declared: the study's
+/// four. Call after load_arms.
+void load_comparisons(yaml::Section& analysis, Campaign& c);
+
+/// Why the arms and comparisons do not fit design `c.design`, or "" (after both loads):
+/// matched-blocks needs k >= 2 arms, and declared comparisons (or the study's arms, for the
+/// default four); pilot needs exactly [bounded-reclaim] listed by name.
+std::string design_arms_problem(const Campaign& c);
+
+}  // namespace harness::campaign

@@ -1,0 +1,192 @@
+// Arms in the campaign (issue 45; docs/CAMPAIGN.md "Arms"): `arms:` beside the study's
+// `configurations:`, arms checked against the policy registry with FILE:LINE:COL errors,
+// matched blocks of k arms in seeded order, declared comparisons checked against the arms run,
+// and the plan JSON's `arms` (policy, params, SHA-256) only when an arm is declared.
+#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_arms.hpp"
+#include "harness/campaign/schedule.hpp"
+#include "harness/case/policy.hpp"
+#include "harness/case/spec.hpp"
+#include "harness/digest/sha256.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "tests/common/small_campaign.hpp"
+
+namespace hc = harness::campaign;
+using ::testing::HasSubstr;
+
+namespace {
+
+const std::string kProvider = "{kind: hosts, vms: [vm0, vm1]}";
+
+/// small_campaign_yaml with its `configurations:` line replaced by `arms_block` and the design
+/// mapping by `design` (whole flow mapping body) and `tail` after it.
+std::string with_arms(const std::string& arms_block, const std::string& design, const std::string& tail = "") {
+  std::string text = test_support::small_campaign_yaml(kProvider, "repeats: 1, dose_mib: 96", tail);
+  const std::string conf = "configurations: [static-zram, delayed-activation, bounded-reclaim]\n";
+  text.replace(text.find(conf), conf.size(), arms_block);
+  const std::string d = "design: {kind: matched-triplets, repeats: 1, dose_mib: 96}\n";
+  text.replace(text.find(d), d.size(), "design: {" + design + "}\n");
+  return text;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    hc::parse_campaign(text, "arms.yaml");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kFiveArms =
+    "arms:\n"
+    "  - static-zram\n"
+    "  - delayed-activation\n"
+    "  - bounded-reclaim\n"
+    "  - {name: reclaim-32, policy: bounded-reclaim, params: {dose_mib: 32}}\n"
+    "  - {name: reclaim-64, policy: bounded-reclaim, params: {dose_mib: 64}}\n";
+
+}  // namespace
+
+TEST(Arms, StudyArmsByNameAreTheConfigurationsSpelling) {
+  const auto a = hc::parse_campaign(test_support::small_campaign_yaml(kProvider), "a.yaml");
+  const auto b = hc::parse_campaign(
+      with_arms("arms: [bounded-reclaim, static-zram, delayed-activation]\n", "kind: matched-triplets, repeats: 1, dose_mib: 96"),
+      "a.yaml");
+  ASSERT_EQ(a.arms.size(), 3u);
+  // configurations: put in the study's order; arms: kept in the file's order.
+  EXPECT_EQ(hc::arm_names(a), harness::case_::study_arms());
+  EXPECT_EQ(hc::arm_names(b), (std::vector<std::string>{"bounded-reclaim", "static-zram", "delayed-activation"}));
+  for (const auto& arm : a.arms) EXPECT_TRUE(arm.study) << arm.name;
+  // The study's spelling writes no `arms` and no `policy`: the plans of the study keep their hash.
+  const auto plan = hc::plan(a);
+  EXPECT_EQ(plan.json_text.find("\"arms\""), std::string::npos);
+  for (const auto& k : plan.cases) EXPECT_FALSE(k.spec.contains("policy")) << k.case_id;
+  EXPECT_EQ(a.comparisons, hc::study_comparisons());
+  EXPECT_FALSE(a.comparisons_declared);
+}
+
+TEST(Arms, OnePolicyInSeveralArmsWithItsOwnParameters) {
+  const auto c = hc::parse_campaign(with_arms(kFiveArms, "kind: matched-blocks, repeats: 2, dose_mib: 96"), "a.yaml");
+  ASSERT_EQ(c.arms.size(), 5u);
+  EXPECT_EQ(c.arms[3].policy, "bounded-reclaim");
+  EXPECT_EQ(c.arms[3].params, (nlohmann::json{{"dose_mib", 32}}));
+  const auto s = hc::plan(c);
+  // 2 VMs x 1 regime x 2 repeats = 4 blocks of 5 cases.
+  ASSERT_EQ(s.cases.size(), 20u);
+  std::map<std::string, std::set<std::string>> per_block;
+  for (const auto& k : s.cases) {
+    per_block[*k.triplet_id].insert(k.configuration);
+    EXPECT_THAT(k.case_id, ::testing::EndsWith("-" + k.configuration));
+    const auto spec = harness::case_::parse_spec(k.spec.dump(), k.case_id);
+    EXPECT_EQ(spec.configuration, k.configuration);
+    if (k.configuration == "reclaim-32") {
+      EXPECT_TRUE(spec.policy_in_spec);
+      EXPECT_EQ(spec.policy, "bounded-reclaim");
+      EXPECT_EQ(spec.policy_params.at("dose_mib"), 32);
+      EXPECT_FALSE(k.dose_bytes);
+    }
+    if (k.configuration == "bounded-reclaim") {  // the study's: the design's dose, no policy object
+      EXPECT_FALSE(k.spec.contains("policy"));
+      EXPECT_EQ(k.dose_bytes, 96 * 1048576LL);
+      EXPECT_EQ(spec.policy_params.at("dose_mib"), 96);
+    }
+  }
+  ASSERT_EQ(per_block.size(), 4u);
+  for (const auto& [id, arms] : per_block) EXPECT_EQ(arms.size(), 5u) << id;
+  // The plan lists every arm with its policy, parameters and the SHA-256 of its canonical JSON.
+  const auto doc = nlohmann::json::parse(s.json_text);
+  ASSERT_TRUE(doc.contains("arms"));
+  ASSERT_EQ(doc["arms"].size(), 5u);
+  for (const auto& arm : doc["arms"]) {
+    nlohmann::json canon{{"name", arm["name"]}, {"params", arm["params"]}, {"policy", arm["policy"]}};
+    EXPECT_EQ(arm["sha256"], harness::digest::sha256_hex(canon.dump())) << arm.dump();
+  }
+  EXPECT_EQ(doc["arms"][2]["params"], (nlohmann::json{{"dose_mib", 96}}));
+  EXPECT_EQ(doc["design"], "matched-blocks");
+}
+
+TEST(Arms, ArmOrderWithinEachBlockIsSeededAndVaries) {
+  const auto c = hc::parse_campaign(with_arms(kFiveArms, "kind: matched-blocks, repeats: 6, dose_mib: 96"), "a.yaml");
+  const auto s1 = hc::plan(c), s2 = hc::plan(c);
+  EXPECT_EQ(s1.sha256_hex, s2.sha256_hex);
+  std::map<std::string, std::string> order;  // block -> arm order
+  for (const auto& k : s1.cases) order[*k.triplet_id] += k.configuration + ",";
+  std::set<std::string> distinct;
+  for (const auto& [id, o] : order) distinct.insert(o);
+  EXPECT_GT(distinct.size(), 1u) << "every block ran its arms in one order";
+  // Another parameter value is another plan.
+  std::string other = kFiveArms;
+  other.replace(other.find("dose_mib: 64"), 12, "dose_mib: 48");
+  const auto c2 = hc::parse_campaign(with_arms(other, "kind: matched-blocks, repeats: 6, dose_mib: 96"), "a.yaml");
+  EXPECT_NE(hc::plan(c2).sha256_hex, s1.sha256_hex);
+}
+
+TEST(Arms, ErrorsNameFileLineColumnAndField) {
+  // Unknown policy: line 10 is the second arm (the file's arms block starts on line 9).
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: x1, policy: no-such-policy}\n", "kind: matched-blocks, repeats: 1",
+                                 "analysis: {comparisons: [{canary: compute, treatment: x1, comparator: static-zram}]}\n")),
+              ::testing::AllOf(HasSubstr("arms.yaml:"), HasSubstr("field arms[1].policy"), HasSubstr("'no-such-policy' is not a registered policy")));
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: r, policy: bounded-reclaim, params: {dose_mb: 32}}\n",
+                                 "kind: matched-blocks, repeats: 1")),
+              ::testing::AllOf(HasSubstr("field arms[1].params.dose_mb"), HasSubstr("not a parameter of policy bounded-reclaim")));
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: r, policy: bounded-reclaim, params: {dose_mib: fast}}\n",
+                                 "kind: matched-blocks, repeats: 1")),
+              ::testing::AllOf(HasSubstr("field arms[1].params.dose_mib"), HasSubstr("must be a number")));
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: r, policy: bounded-reclaim}\n", "kind: matched-blocks, repeats: 1")),
+              HasSubstr("needs parameter 'dose_mib'"));
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: Bad_Name, policy: static-zram, params: {}}\n",
+                                 "kind: matched-blocks, repeats: 1")),
+              HasSubstr("field arms[1].name"));
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram, senpai-ish]\n", "kind: matched-blocks, repeats: 1")),
+              ::testing::AllOf(HasSubstr("field arms[1]"), HasSubstr("is not one of the study's arms")));
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram, static-zram]\n", "kind: matched-blocks, repeats: 1")),
+              HasSubstr("duplicate arm name"));
+  EXPECT_THAT(error_of(with_arms("configurations: [static-zram]\narms: [static-zram]\n", "kind: matched-blocks, repeats: 1")),
+              HasSubstr("not both"));
+}
+
+TEST(Arms, DeclaredComparisonsMustNameArmsTheCampaignRuns) {
+  const std::string arms = "arms:\n  - static-zram\n  - {name: r32, policy: bounded-reclaim, params: {dose_mib: 32}}\n";
+  EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1",
+                                 "analysis: {comparisons: [{canary: compute, treatment: r32, comparator: delayed-activation}]}\n")),
+              ::testing::AllOf(HasSubstr("field analysis.comparisons[0]"), HasSubstr("names arm 'delayed-activation', which this campaign does not run")));
+  // Without declared comparisons, the study's four need the study's arms.
+  EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1")), HasSubstr("declare analysis.comparisons"));
+  EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1",
+                                 "analysis: {comparisons: [compute:r32/r32]}\n")),
+              HasSubstr("treatment and comparator are the same arm"));
+  const auto c = hc::parse_campaign(
+      with_arms(arms, "kind: matched-blocks, repeats: 1",
+                "analysis: {comparisons: [{canary: sqlite, treatment: r32, comparator: static-zram}, compute:r32/static-zram]}\n"),
+      "a.yaml");
+  EXPECT_TRUE(c.comparisons_declared);
+  EXPECT_EQ(c.comparisons, (std::vector<std::string>{"sqlite:r32/static-zram", "compute:r32/static-zram"}));
+  const auto doc = nlohmann::json::parse(hc::plan(c).json_text);
+  EXPECT_EQ(doc["analysis"]["comparisons"], (nlohmann::json{"sqlite:r32/static-zram", "compute:r32/static-zram"}));
+}
+
+TEST(Arms, ComparisonSpellingsRoundTrip) {
+  for (const auto& text : {"compute:static-zram", "sqlite:delayed-activation", "compute:senpai/static-zram", "sqlite:a/b"}) {
+    const auto k = hc::parse_comparison(text);
+    ASSERT_TRUE(k) << text;
+    EXPECT_EQ(hc::comparison_text(*k), text);
+  }
+  EXPECT_EQ(hc::parse_comparison("compute:static-zram")->treatment, hc::study_treatment());
+  EXPECT_FALSE(hc::parse_comparison("gpu:static-zram"));
+  EXPECT_FALSE(hc::parse_comparison("compute:Static"));
+  EXPECT_FALSE(hc::parse_comparison("static-zram"));
+}
+
+TEST(Arms, MatchedBlocksNeedTwoArmsAndThePilotItsOwnArm) {
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram]\n", "kind: matched-blocks, repeats: 1")), HasSubstr("at least two"));
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram]\n", "kind: pilot, doses_mib: [16, 32]")),
+              HasSubstr("the pilot tests reclaim doses"));
+}
