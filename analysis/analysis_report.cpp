@@ -3,6 +3,8 @@
 
 #include "analysis/study_medians.hpp"
 
+#include "analysis/arms.hpp"
+
 #include "analysis/campaign_settings.hpp"
 #include "analysis/coverage.hpp"
 #include "analysis/coverage_report.hpp"
@@ -25,6 +27,9 @@ namespace {
 using nlohmann::json;
 
 json med(const std::vector<std::optional<double>>& v) { return median_cell(v); }
+
+// The mechanism table's study columns for an arm that does not carry a study arm's name.
+constexpr const char* kNotInStudy = "not a study arm";
 
 // Spec fields as (dotted key, text); sizes in bytes are shown in MiB ("cgroups.bg_memory_max (MiB)").
 void flatten(const json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
@@ -67,7 +72,18 @@ std::vector<const CaseSummary*> campaign_cases(const CampaignData& data) {
   return v;
 }
 
-Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases) {
+// "four" for the study's m, else the number.
+std::string count_words(int m) { return m == 4 ? std::string("four") : std::to_string(m); }
+
+// The arms that write memory.reclaim in the sense of the report's dose and write-CPU columns: the
+// treatments of the family, and every arm with a dose or a recorded write.
+bool is_treatment(const TripletSet& ts, const std::string& arm) {
+  for (const auto& c : ts.family())
+    if (c.treatment == arm) return true;
+  return false;
+}
+
+Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, int m) {
   Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
           {{"setting", 0}, {"value", 0}}, {}, {}};
   static const std::set<std::string> per_case{"case_id", "vm", "regime", "repeat", "triplet_id", "configuration",
@@ -88,9 +104,10 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     if (vs.size() == 1 && present[k] == cases.size()) t.add({k, *vs.begin()});
     else varying.push_back(k);
   }
-  std::set<std::string> doses, accel, kernels;
+  std::set<std::string> accel, kernels;
+  std::map<std::string, std::set<std::string>> doses;  // arm -> its doses (cases.dose_bytes)
   for (const auto* c : cases) {
-    if (c->configuration == Config::Reclaim && c->dose_bytes) doses.insert(fmt::format("{:g}", *c->dose_bytes / kMiB));
+    if (c->dose_bytes) doses[c->configuration].insert(fmt::format("{:g}", *c->dose_bytes / kMiB));
     accel.insert(c->accelerator);
     kernels.insert(c->kernel_release);
   }
@@ -99,11 +116,26 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
     return o;
   };
-  t.add({"bounded-reclaim dose, memory.reclaim write (MiB)", join(doses)});
+  for (const auto& arm : ts.arms)
+    if (doses.count(arm) || is_treatment(ts, arm))
+      t.add({arm + " dose, memory.reclaim write (MiB)", join(doses[arm])});
   t.add({"accelerator", join(accel)});
   t.add({"guest kernel", join(kernels)});
   for (const char* k : {"seed", "schedule_sha256"})
     if (data.meta.count(k)) t.add({std::string("campaign ") + k, data.meta.at(k)});
+  // Every arm's policy, parameters and hash (the DB's `arms` table, schema version 6).
+  if (data.arms_recorded) {
+    for (const auto& a : data.arms)
+      t.add({"arm " + a.name, fmt::format("policy {}, params {}, sha256 {}", a.policy, a.params_json, a.sha256)});
+  } else if (!is_study_family(ts.family()) ||
+             std::any_of(ts.arms.begin(), ts.arms.end(), [](const std::string& a) { return study_arm_position(a) < 0; })) {
+    std::string names;
+    for (const auto& a : ts.arms) names += (names.empty() ? "" : ", ") + a;
+    t.add({"arms", names + " (policy, params and sha256 not recorded: the DB has no arms table, e.g. a version-5 "
+                           "file read read-only)"});
+  }
+  if (!is_study_family(ts.family()))
+    t.add({"comparisons (" + data.comparisons_source + ")", family_text(ts.family())});
   // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
   std::vector<std::string> ids;
   for (const auto* c : cases) ids.push_back(c->case_id);
@@ -113,14 +145,14 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     t.notes.push_back(std::string("Environment rows not available: ") + e.what());
   }
   // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
-  for (const auto& [k, v] : std::vector<std::pair<const char*, const char*>>{
+  for (const auto& [k, v] : std::vector<std::pair<const char*, std::string>>{
            {"lost case in Table 4", "p99 imputed as the worst observed of its canary (docs/PROTOCOL.md)"},
            {"Table 4 sensitivity rows", "complete cases (triplets with a lost member left out); original outcomes of "
                                         "overridden cases reinstated (p99s only)"},
            {"lost case in Tables 5, 5b, 6, mechanism", "in the p99 medians with its imputed p99, in no other column"},
            {"attempts", "finished runs (kind run or adopted), as harness status counts them"},
            {"expected coverage", "analytic: equal within-stratum variances, normal errors, t df and kurtosis terms; "
-                                 "joint = product of the four"}})
+                                 "joint = product of the " + count_words(m)}})
     t.add({std::string("analysis rule (ours): ") + k, v});
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
@@ -135,6 +167,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
 }
 
 Table table2(const TripletSet& ts) {
+  const int k_arms = static_cast<int>(ts.arms.size());
   Table t{"table2_regimes", "Table 2. Pressure regimes",
           {{"regime", 0}, {"allocation rate, nominal (MiB/s)", 0}, {"allocation rate, achieved median (MiB/s)", 1},
            {"pressure-episode fraction median", 3}, {"contents", 0}, {"VMs", 0}, {"triplets", 0}, {"cases", 0}}, {}, {}};
@@ -157,7 +190,7 @@ Table table2(const TripletSet& ts) {
       if (spec["pressure"].contains("contents")) contents = spec["pressure"]["contents"];
     }
     t.add({regime, rate, median_cell(achieved, kNotMeasured), median_cell(episode, kNotMeasured), contents,
-           static_cast<int>(vms.size()), static_cast<int>(list.size()), static_cast<int>(3 * list.size())});
+           static_cast<int>(vms.size()), static_cast<int>(list.size()), static_cast<int>(k_arms * list.size())});
   }
   t.notes.push_back("Achieved rate: outcome_json.load.achieved_rate_mib_s (allocated bytes / time to allocate them), "
                     "median over the regime's cases; episode fraction: outcome_json.load.episode.fraction_of_pressure. "
@@ -176,7 +209,10 @@ struct Sensitivity {
 Table table4(const PrimaryResult& pr, const std::vector<Sensitivity>& sens) {
   const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
   Table t{"table4_primary",
-          "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator",
+          pr.study_family
+              ? "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator"
+              : "Table 4. Primary comparisons (the declared family of " + std::to_string(pr.m) +
+                    "): pressure-phase p99 response-time ratio, treatment / comparator",
           {{"comparison", 0}, {"triplets", 0}, {"ratio", 3, "ratio"}, {"lower (" + lv + ")", 3, "ratio_lower"},
            {"upper (" + lv + ")", 3, "ratio_upper"}, {"change (%)", 1, "change_pct"}, {"harm", 0},
            {"corrected lower (secondary)", 3, "corrected_lower"}, {"corrected upper (secondary)", 3, "corrected_upper"},
@@ -194,11 +230,16 @@ Table table4(const PrimaryResult& pr, const std::vector<Sensitivity>& sens) {
     else t.notes.push_back(fmt::format("Sensitivity \"{}\": not computed: {}.", s.name, s.why_none));
     if (!s.note.empty()) t.notes.push_back(s.note);
   }
+  if (!pr.study_family) t.notes.push_back("Comparisons: " + family_text(pr.family) + ".");
   t.notes.push_back(fmt::format(
-      "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
+      fmt::runtime(pr.study_family ? "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_reclaim / p99_comparator)); "
       "values below 1 favour bounded reclaim. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
       "simultaneous level 1 - {}/{} = {} per comparison (the study's prespecified interval: the primary result). "
-      "CSV: ratio_lower / ratio_upper are this interval.",
+      "CSV: ratio_lower / ratio_upper are this interval."
+      : "Ratio = exp(mean over (vm, regime) strata of the stratum mean of ln(p99_treatment / p99_comparator)); "
+      "values below 1 favour the treatment. Interval: stratified percentile bootstrap, B = {}, seed = {}, "
+      "simultaneous level 1 - {}/{} = {} per comparison (the study's prespecified interval: the primary result). "
+      "CSV: ratio_lower / ratio_upper are this interval."),
       pr.replicates, pr.seed, pr.alpha, pr.m, lv));
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
@@ -256,7 +297,7 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
 bool measured(const CaseSummary& c) { return !c.lost() && c.usable; }
 bool imputed_p99(const CaseSummary& c) { return c.lost() && c.usable; }
 
-Table table5(const std::vector<const CaseSummary*>& cases) {
+Table table5(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"table5_wake_service",
           "Table 5. Wake delay and service time: medians over cases of each case's pressure-phase quantiles "
           "(ms); deadline misses and requests summed over cases",
@@ -267,7 +308,7 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
            {"deadline misses, sum over measured cases", 0, "deadline_misses_sum"},
            {"requests, sum over measured cases", 0, "requests_sum"},
            {"flagged p99 (censored / imputed)", 0, "flagged_p99_censored_imputed"}}, {}, {}};
-  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
+  for (const std::string& cf : arms)
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       std::vector<std::optional<double>> w50, w99, s50, s99, r99;
       long long misses = 0, reqs = 0;
@@ -296,7 +337,7 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
         misses += static_cast<long long>(l->deadline_misses);
         reqs += static_cast<long long>(l->requests);
       }
-      t.add({config_name(cf), canary_name(k), n, lost, meas, med_ms(w50), med_ms(w99), med_ms(s50), med_ms(s99),
+      t.add({cf, canary_name(k), n, lost, meas, med_ms(w50), med_ms(w99), med_ms(s50), med_ms(s99),
              fmt::format("{} ({})", r99.size(), imputed), med_ms(r99), misses, reqs,
              fmt::format("{} / {}", censored, imputed)});
     }
@@ -313,7 +354,7 @@ Table table5(const std::vector<const CaseSummary*>& cases) {
   return t;
 }
 
-Table table5_usage(const std::vector<const CaseSummary*>& cases) {
+Table table5_usage(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"table5b_faults_context_switches",
           "Table 5b. Page faults and context switches of the canaries per configuration: per-case sums over the "
           "pressure-phase requests",
@@ -321,7 +362,7 @@ Table table5_usage(const std::vector<const CaseSummary*>& cases) {
            {"minor faults median", 0}, {"major faults median", 0}, {"voluntary switches median", 0},
            {"involuntary switches median", 0}, {"minor faults, sum", 0}, {"major faults, sum", 0},
            {"voluntary switches, sum", 0}, {"involuntary switches, sum", 0}}, {}, {}};
-  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim})
+  for (const std::string& cf : arms)
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       int n = 0, meas = 0;
       std::vector<std::optional<double>> v[4];
@@ -339,7 +380,7 @@ Table table5_usage(const std::vector<const CaseSummary*>& cases) {
         }
       }
       auto total = [&](int i) { return meas ? json(sum[i]) : json(kNotMeasured); };
-      t.add({config_name(cf), canary_name(k), n, meas, med(v[0]), med(v[1]), med(v[2]), med(v[3]), total(0), total(1),
+      t.add({cf, canary_name(k), n, meas, med(v[0]), med(v[1]), med(v[2]), med(v[3]), total(0), total(1),
              total(2), total(3)});
     }
   t.notes.push_back("Study: each trace recorded faults and context switches. Per request the canary records its "
@@ -349,7 +390,7 @@ Table table5_usage(const std::vector<const CaseSummary*>& cases) {
   return t;
 }
 
-Table table6(const std::vector<const CaseSummary*>& cases) {
+Table table6(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"table6_regime_medians", "Table 6. Median pressure-phase p99 per regime and configuration (descriptive, unpaired)",
           {{"regime", 0}, {"configuration", 0}, {"cases (completed + lost)", 0, "cases"},
            {"lost (p99 imputed)", 0, "lost_imputed"}, {"compute p99 median (ms)", 2}, {"sqlite p99 median (ms)", 2}},
@@ -357,7 +398,7 @@ Table table6(const std::vector<const CaseSummary*>& cases) {
   std::set<std::string> regimes;
   for (const auto* c : cases) regimes.insert(c->regime);
   for (const auto& rg : regimes)
-    for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+    for (const std::string& cf : arms) {
       std::vector<std::optional<double>> a, b;
       int n = 0, lost = 0;
       for (const auto* c : cases) {
@@ -368,7 +409,7 @@ Table table6(const std::vector<const CaseSummary*>& cases) {
         a.push_back(c->latency[0] ? std::optional<double>(c->latency[0]->p99_us) : std::nullopt);
         b.push_back(c->latency[1] ? std::optional<double>(c->latency[1]->p99_us) : std::nullopt);
       }
-      t.add({rg, config_name(cf), n, lost, med_ms(a), med_ms(b)});
+      t.add({rg, cf, n, lost, med_ms(a), med_ms(b)});
     }
   t.notes.push_back("Unpaired cell medians over every completed and lost case of the cell (study: 15 cases per cell); "
                     "a lost case enters with its imputed (worst observed) p99, as in Table 4; a case excluded for a "
@@ -377,7 +418,8 @@ Table table6(const std::vector<const CaseSummary*>& cases) {
   return t;
 }
 
-Table mechanism(const std::vector<const CaseSummary*>& cases) {
+Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& ts) {
+  const auto& arms = ts.arms;
   Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
            {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
@@ -389,7 +431,7 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
            {"swapfile used before trigger peak (MiB)", 1}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
-  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
+  for (const std::string& cf : arms) {
     std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3];
     int n = 0, meas = 0;
     for (const auto* c : cases) {
@@ -415,13 +457,19 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
       for (const auto& r : c->outcome.reclaim)
         if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
     }
-    const auto& st = kStudyMechanism[static_cast<int>(cf)];
-    t.add({config_name(cf), n, meas, med(v[0]), med(v[1]), med(v[2]), med(p[0]), med(p[1]), med(p[2]), med(p[3]),
+    // The study's published medians beside the arm carrying the study's name (none for other arms).
+    const int sp = study_arm_position(cf);
+    auto study = [&](double StudyMechanism::*f) { return sp < 0 ? json(kNotInStudy) : num(kStudyMechanism[sp].*f); };
+    bool wrote = is_treatment(ts, cf);
+    for (const auto* c : cases)
+      if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
+    t.add({cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(p[0]), med(p[1]), med(p[2]), med(p[3]),
            med(p[4]), med(p[5]), med(p[6]),
-           cf == Config::Reclaim ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
+           wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
            median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
            median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
-           med(v[7]), num(st.swapout_kib), num(st.refaults), num(st.bg_some_s), num(st.bg_full_s)});
+           med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
+           study(&StudyMechanism::bg_some_s), study(&StudyMechanism::bg_full_s)});
   }
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
                     "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
@@ -447,13 +495,18 @@ Table mechanism(const std::vector<const CaseSummary*>& cases) {
 
 Table absdiff(const PrimaryResult& pr) {
   const std::string lv = fmt::format("{:.2f}%", pr.level * 100);
-  Table t{"absolute_differences", "Absolute p95 and p99 differences (bounded reclaim minus comparator)",
+  Table t{"absolute_differences",
+          pr.study_family ? "Absolute p95 and p99 differences (bounded reclaim minus comparator)"
+                          : "Absolute p95 and p99 differences (treatment minus comparator)",
           {{"comparison", 0}, {"quantile", 0}, {"difference (ms)", 3, "difference_ms"},
            {"lower (ms, " + lv + ")", 3, "difference_lower_ms"}, {"upper (ms, " + lv + ")", 3, "difference_upper_ms"}},
           {}, {}};
   for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, ms(a.estimate_us), ms(a.lower_us), ms(a.upper_us)});
-  t.notes.push_back("Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap replicates "
-                    "(same resampling indices) as Table 4. Negative = reclaim faster.");
+  t.notes.push_back(pr.study_family
+                        ? "Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap "
+                          "replicates (same resampling indices) as Table 4. Negative = reclaim faster."
+                        : "Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap "
+                          "replicates (same resampling indices) as Table 4. Negative = the treatment faster.");
   return t;
 }
 
@@ -606,21 +659,21 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
                      c.percent_change);
   }
   r.summary.push_back(s + ".");
-  r.tables.push_back(table1(data, cases));
+  r.tables.push_back(table1(data, cases, ts, pr.m));
   r.tables.push_back(table2(ts));
   r.tables.push_back(table4(pr, sens));
   r.tables.push_back(design_table(pr, ts));
   r.tables.push_back(absdiff(pr));
   const auto all = campaign_cases(data);
-  r.tables.push_back(table5(all));
-  r.tables.push_back(table5_usage(all));
-  r.tables.push_back(table6(all));
-  r.tables.push_back(mechanism(all));
-  r.tables.push_back(reclaim_execution_table(cases));
+  r.tables.push_back(table5(all, ts.arms));
+  r.tables.push_back(table5_usage(all, ts.arms));
+  r.tables.push_back(table6(all, ts.arms));
+  r.tables.push_back(mechanism(all, ts));
+  r.tables.push_back(reclaim_execution_table(cases, ts.arms));
   r.tables.push_back(outcome_counts_table(data, ts));
   r.tables.push_back(attempts_table(data));
   r.tables.push_back(reclassifications_table(data));
-  r.tables.push_back(measurement_quality_table(cases));
+  r.tables.push_back(measurement_quality_table(cases, ts.arms));
   // Machine-readable extras.
   json comps = json::array();
   for (const auto& c : pr.comparisons)
@@ -644,6 +697,23 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     sj.push_back({{"analysis", x.name}, {"comparisons", c}, {"why_none", x.why_none}});
   }
   r.extra["sensitivity"] = sj;
+  // The arms and the family judged (issue 45): policy, params and sha256 when the DB records them.
+  json arms = json::array();
+  for (const auto& a : data.arms)
+    arms.push_back({{"name", a.name},
+                    {"policy", data.arms_recorded ? json(a.policy) : json(nullptr)},
+                    {"params", data.arms_recorded ? json::parse(a.params_json, nullptr, false) : json(nullptr)},
+                    {"sha256", data.arms_recorded ? json(a.sha256) : json(nullptr)}});
+  r.extra["arms"] = arms;
+  r.extra["arms_source"] = data.arms_recorded ? "arms table"
+                                              : "not recorded (no arms table, e.g. a version-5 DB read read-only): "
+                                                "the study's arms found in the cases, in the study's order";
+  json fam = json::array();
+  for (const auto& c : pr.family)
+    fam.push_back({{"label", c.label}, {"canary", canary_name(c.canary)}, {"treatment", c.treatment},
+                   {"comparator", c.comparator}});
+  r.extra["family"] = {{"m", pr.m}, {"study_family", pr.study_family}, {"comparisons", fam},
+                       {"source", data.comparisons_source}};
   json ov = json::array();
   for (const auto& o : overridden)
     ov.push_back({{"case_id", o.case_id}, {"original_status", o.original_status}, {"original", o.original},

@@ -127,11 +127,11 @@ void check_active_after_trigger(results::Db& db, const std::string& id, std::vec
 
 }  // namespace
 
-std::vector<std::string> backend_telemetry_problems(results::Db& db, const std::string& case_id, Config configuration,
+std::vector<std::string> backend_telemetry_problems(results::Db& db, const std::string& case_id, ZramDue due,
                                                     const nlohmann::json& outcome_json, const nlohmann::json& spec) {
   std::vector<std::string> out;
   check_samples(db, case_id, spec, out);
-  if (configuration == Config::Delayed) check_active_after_trigger(db, case_id, out);
+  if (due == ZramDue::AfterTrigger) check_active_after_trigger(db, case_id, out);
   else check_active_from_start(outcome_json, out);
   return out;
 }

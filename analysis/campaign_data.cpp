@@ -1,5 +1,7 @@
 // Campaign DB loading (see campaign_data.hpp).
 #include "analysis/campaign_data.hpp"
+
+#include "analysis/arms.hpp"
 #include "harness/json/limited_parse.hpp"
 
 #include "analysis/db_columns.hpp"
@@ -189,7 +191,7 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
   c.regime = cs.text(3);
   c.repeat = cs.int64(4);
   c.triplet_id = cs.opt_text(5).value_or("");  // NULL: pilot case, not part of a triplet
-  c.configuration = *parse_config(cs.text(6));  // CHECK constraint guarantees a known name
+  c.configuration = cs.text(6);  // the arm name (schema version 6: an `arms` row when the table has rows)
   c.dose_bytes = cs.opt_int64(7);
   c.accelerator = cs.opt_text(9).value_or("unknown");
   c.kernel_release = cs.opt_text(10).value_or("");
@@ -370,6 +372,17 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
     }
   }
   out.attempts = load_attempts(db);
+  // The declared family of comparisons and the arms (analysis/arms.hpp).
+  const auto family = declared_comparisons(out.meta, out.warnings);
+  out.comparisons = family.comparisons;
+  out.comparisons_source = family.source;
+  std::vector<std::string> configurations;
+  {
+    results::Stmt q(db, "SELECT DISTINCT configuration FROM cases");
+    while (q.step()) configurations.push_back(q.text(0));
+  }
+  for (const auto& s : out.schedule) configurations.push_back(s.configuration);
+  out.arms = load_arms(db, configurations, out.comparisons, out.arms_recorded);
   return out;
 }
 

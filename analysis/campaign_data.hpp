@@ -2,6 +2,7 @@
 // Loads a campaign DB (results/schema.sql) into per-case summaries. `completed` and `lost` cases
 // are analysed (docs/PROTOCOL.md: every case keeps its outcome); infra_failed cases and scheduled
 // cases without a record are listed (and warned about by the report), never silently dropped.
+#include "analysis/arms.hpp"
 #include "analysis/attempts_audit.hpp"
 #include "analysis/case_summary.hpp"
 
@@ -28,6 +29,12 @@ struct CampaignData {
   std::vector<ScheduledCase> schedule;       ///< the schedule table (empty for a bundle)
   std::vector<AttemptRow> attempts;          ///< the attempts audit trail (empty when absent)
   std::vector<std::string> warnings;         ///< loading problems (each names the case and field)
+  /// The campaign's arms in report order (analysis/arms.hpp): the `arms` table by position, else
+  /// the study's arms found in the cases, the schedule and the comparisons, in the study's order.
+  std::vector<Arm> arms;
+  bool arms_recorded = false;                ///< true: from the `arms` table (policy, params, sha256 known)
+  std::vector<ComparisonDef> comparisons;    ///< the declared family (default: the study's four)
+  std::string comparisons_source;            ///< where the family came from (DeclaredComparisons::source)
 };
 
 /// Opens `db_path` read-only and summarises every completed and lost case: pressure-phase latency

@@ -1,6 +1,8 @@
 // Preregistered analysis settings (see campaign_settings.hpp).
 #include "analysis/campaign_settings.hpp"
 
+#include "analysis/arms.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -57,6 +59,10 @@ PrimaryOptions preregistered_options(const std::map<std::string, std::string>& m
   PrimaryOptions opt;
   opt.bootstrap.replicates = replicates ? *replicates : settings.bootstrap_replicates.value_or(10000);
   opt.alpha = settings.alpha.value_or(0.05);
+  {  // m = the declared family's size (analysis/arms.hpp; its warnings come with load_campaign)
+    std::vector<std::string> ignored;
+    opt.comparisons = static_cast<int>(declared_comparisons(meta, ignored).comparisons.size());
+  }
   if (const int min_b = minimum_replicates(opt.alpha, opt.comparisons); opt.bootstrap.replicates < min_b)
     throw std::invalid_argument(fmt::format("{}{} is too small: at least 10 replicates in each tail at the "
                                             "simultaneous level need alpha/(2 m) x B >= 10, minimum B = {}",

@@ -32,8 +32,9 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
 /// Primary-analysis options as preregistered: B = `replicates` when given, else the YAML's
 /// analysis.bootstrap_replicates, else 10,000; alpha from the YAML, else 0.05; seed = `seed`
 /// when given, else campaign_meta.seed, else 1 (threads left at 0). Problems (unreadable YAML,
-/// a non-integer seed) are appended to `warnings`. Errors: std::invalid_argument when B is
-/// below minimum_replicates(alpha, 4); the message names where B came from (the
+/// a non-integer seed) are appended to `warnings`. `comparisons` = m, the size of the declared
+/// family (declared_comparisons, analysis/arms.hpp: 4 for the study's). Errors:
+/// std::invalid_argument when B is below minimum_replicates(alpha, m); the message names where B came from (the
 /// YAML key when it came from there) and the minimum B.
 PrimaryOptions preregistered_options(const std::map<std::string, std::string>& meta, std::optional<int> replicates,
                                      std::optional<std::uint64_t> seed, std::vector<std::string>& warnings);

@@ -26,7 +26,7 @@ CaseColumns case_columns(const CampaignData& data) {
     o.case_id.push_back(c.case_id);
     o.vm.push_back(c.vm);
     o.regime.push_back(c.regime);
-    o.configuration.push_back(config_name(c.configuration));
+    o.configuration.push_back(c.configuration);
     o.triplet_id.push_back(c.triplet_id);
     o.accelerator.push_back(c.accelerator);
     o.usable.push_back(c.usable);

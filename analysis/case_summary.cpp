@@ -8,23 +8,7 @@
 
 namespace analysis {
 
-const char* config_name(Config c) {
-  switch (c) {
-    case Config::Static: return "static-zram";
-    case Config::Delayed: return "delayed-activation";
-    case Config::Reclaim: return "bounded-reclaim";
-  }
-  return "?";
-}
-
 const char* canary_name(Canary c) { return c == Canary::Compute ? "compute" : "sqlite"; }
-
-std::optional<Config> parse_config(const std::string& s) {
-  if (s == "static-zram") return Config::Static;
-  if (s == "delayed-activation") return Config::Delayed;
-  if (s == "bounded-reclaim") return Config::Reclaim;
-  return std::nullopt;
-}
 
 namespace {
 // Smallest k with origin + k x period >= t (k may be negative before clamping).

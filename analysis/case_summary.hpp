@@ -15,17 +15,11 @@
 
 namespace analysis {
 
-/// The three configurations of the study, in report order.
-enum class Config { Static = 0, Delayed = 1, Reclaim = 2 };
 /// The two canaries (primary outcomes), in report order.
 enum class Canary { Compute = 0, Sqlite = 1 };
 
-/// "static-zram" | "delayed-activation" | "bounded-reclaim" (schema names).
-const char* config_name(Config c);
 /// "compute" | "sqlite".
 const char* canary_name(Canary c);
-/// Parses a schema configuration name; std::nullopt when unknown.
-std::optional<Config> parse_config(const std::string& s);
 
 /// One canary request as stored (CLOCK_MONOTONIC ns; wake/completion may be NULL).
 struct RawRequest {
@@ -111,7 +105,7 @@ struct RequestUsage {
 struct CaseSummary {
   std::string case_id, campaign, vm, regime, triplet_id, status, accelerator, kernel_release;
   std::int64_t repeat = 0;
-  Config configuration = Config::Static;
+  std::string configuration;             ///< the arm name (cases.configuration; analysis/arms.hpp)
   std::optional<std::int64_t> dose_bytes;
   std::int64_t page_size_bytes = 4096;
   nlohmann::json spec;                   ///< spec_json (harness/case/SPEC.md)

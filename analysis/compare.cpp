@@ -1,11 +1,15 @@
 // Side-by-side comparison of two campaigns, or of one with the study (see compare.hpp).
 #include "analysis/compare.hpp"
 
+#include "analysis/arms.hpp"
+
 #include "analysis/case_summary.hpp"
 #include "analysis/study_medians.hpp"
 #include "analysis/triplets.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <stdexcept>
 
@@ -71,21 +75,24 @@ CompareSide side_from_report(const Report& r, const std::string& label) {
   }
   const Table& m = find_table(r, "mechanism");
   const auto cfg = col(m, "configuration");
-  for (const auto& row : m.rows)
+  for (const auto& row : m.rows) {
+    s.arms.push_back(row[cfg].get<std::string>());
     for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = cell_number(row[col(m, name)]);
+  }
   return s;
 }
 
 CompareSide published_side() {
   CompareSide s;
   s.label = "study (published)";
-  const auto& defs = primary_comparisons();
-  for (int j = 0; j < 4; ++j)
+  const auto& defs = study_comparisons();
+  for (std::size_t j = 0; j < defs.size(); ++j)
     s.table4.push_back({defs[j].label, kStudyTable4[j].estimate, kStudyTable4[j].lower, kStudyTable4[j].upper,
                         kStudyTriplets});
-  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
-    const auto& st = kStudyMechanism[static_cast<int>(cf)];
-    auto& q = s.mechanism[config_name(cf)];
+  for (int i = 0; i < 3; ++i) {
+    const auto& st = kStudyMechanism[i];
+    s.arms.push_back(kStudyArms[i].name);
+    auto& q = s.mechanism[kStudyArms[i].name];
     for (const auto& [name, header] : quantities()) q[name] = std::nullopt;  // not published
     q["swap_out_kib"] = st.swapout_kib;
     q["refaults"] = st.refaults;
@@ -139,6 +146,12 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
            y->lower <= x.estimate && x.estimate <= y->upper ? "yes" : "no",
            x.lower <= y->estimate && y->estimate <= x.upper ? "yes" : "no"});
   }
+  // The comparisons only B has (a k-arm campaign beside another family), after A's.
+  for (const auto& y : b.table4) {
+    if (std::any_of(a.table4.begin(), a.table4.end(), [&](const SideRatio& x) { return x.label == y.label; })) continue;
+    t.add({y.label, nullptr, nullptr, nullptr, nullptr, y.triplets ? json(*y.triplets) : json(nullptr), num(y.estimate),
+           num(y.lower), num(y.upper), nullptr, nullptr, A + " lacks it", nullptr, nullptr});
+  }
   t.notes.push_back(
       "Ratio < 1 favours bounded reclaim. Each side's interval is its own simultaneous interval (98.75% for the "
       "study's four comparisons). Overlap and containment are descriptive, not a test of a difference between "
@@ -150,8 +163,10 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
            {B + " / " + A + " - 1 (%)", 1, tb + "_over_" + ta + "_change_pct"}},
           {},
           {}};
-  for (Config cf : {Config::Static, Config::Delayed, Config::Reclaim}) {
-    const std::string c = config_name(cf);
+  std::vector<std::string> arms = a.arms;  // A's arms in its order, then B's others
+  for (const auto& x : b.arms)
+    if (std::find(arms.begin(), arms.end(), x) == arms.end()) arms.push_back(x);
+  for (const std::string& c : arms) {
     for (const auto& [name, header] : quantities()) {
       auto get = [&](const CompareSide& s) -> std::optional<double> {
         auto it = s.mechanism.find(c);

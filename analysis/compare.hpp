@@ -15,7 +15,7 @@ namespace analysis {
 /// One primary comparison of one side (ratio bounded reclaim / comparator; interval at the
 /// side's simultaneous level).
 struct SideRatio {
-  std::string label;        ///< e.g. "compute: reclaim / static" (primary_comparisons())
+  std::string label;        ///< e.g. "compute: reclaim / static" (ComparisonDef::label)
   double estimate = 1, lower = 1, upper = 1;
   std::optional<int> triplets;
 };
@@ -24,7 +24,8 @@ struct SideRatio {
 struct CompareSide {
   std::string label;                  ///< DB path, or "study (published)"
   std::string accelerators;           ///< e.g. "tcg"; empty = not known
-  std::vector<SideRatio> table4;      ///< in primary_comparisons() order
+  std::vector<SideRatio> table4;      ///< in the side's family order
+  std::vector<std::string> arms;      ///< the mechanism table's arms, in its order
   /// configuration -> quantity (mechanism table column name, e.g. "swap_out_kib") -> median.
   std::map<std::string, std::map<std::string, std::optional<double>>> mechanism;
 };

@@ -39,8 +39,26 @@ import numpy as np  # noqa: E402
 
 import harness_analysis as ha  # noqa: E402
 
-CONFIGS = ["static-zram", "delayed-activation", "bounded-reclaim"]
-COLORS = {"static-zram": "#4C72B0", "delayed-activation": "#DD8452", "bounded-reclaim": "#55A868"}
+# The campaign's arms in report order (set in main from the primary result's "arms", i.e. the DB's
+# arms table or the study's order; analysis/arms.hpp) and one colour per arm position (the study's
+# three keep their colours).
+CONFIGS = []
+PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C", "#CCB974",
+           "#64B5CD"]
+COLORS = {}
+
+
+def set_arms(arms):
+    CONFIGS[:] = list(arms)
+    COLORS.clear()
+    COLORS.update({a: PALETTE[i % len(PALETTE)] for i, a in enumerate(CONFIGS)})
+
+
+def reclaim_writers(cases):
+    """The arms with a memory.reclaim write in some case, in report order."""
+    conf = np.array(cases["configuration"])
+    dur = np.asarray(cases["reclaim_duration_ms"], dtype=float)
+    return [c for c in CONFIGS if np.isfinite(dur[conf == c]).any()]
 
 
 def place(fig, left, right, bottom, top, wspace=0.0, hspace=0.0):
@@ -118,7 +136,7 @@ def p99_by_regime(cases, out):
         for j, c in enumerate(CONFIGS):
             for i, r in enumerate(regimes):
                 sel = (conf == c) & (reg == r) & np.isfinite(p99)
-                x = i + (j - 1) * width
+                x = i + (j - (len(CONFIGS) - 1) / 2) * width
                 vals = p99[sel]
                 if len(vals) == 0:
                     continue
@@ -219,7 +237,9 @@ def timeseries(db, case_id, out):
 
 def zram_timecourse(db, cases, out):
     """zram_orig_data_bytes (MiB) vs time since pressure start (s), per configuration."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    k = max(1, len(CONFIGS))
+    fig, axes = plt.subplots(1, k, figsize=(13 * max(k, 3) / 3, 4), sharey=True, squeeze=False)
+    axes = axes[0]
     ids, conf, status = cases["case_id"], cases["configuration"], cases["status"]
     grid = None
     for ax, c in zip(axes, CONFIGS):
@@ -279,26 +299,29 @@ def reclaim_execution(cases, out):
     ax.set_ylabel("trigger delay since pressure start (s)")
     ax.set_title("PSI trigger (static: would_trigger)", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    rec = conf == "bounded-reclaim"
+    writers = reclaim_writers(cases)
+    what = writers[0] if len(writers) == 1 else "memory.reclaim-writing arm"
+    wcolor = COLORS[writers[0]] if writers else PALETTE[2]
+    rec = np.isin(conf, writers)
     dur = cases["reclaim_duration_ms"][rec]
     ax = axes[1]
     ok = np.isfinite(dur)
     if ok.any():
-        ax.scatter(np.arange(len(dur))[ok], dur[ok], s=16, color=COLORS["bounded-reclaim"], label="write")
+        ax.scatter(np.arange(len(dur))[ok], dur[ok], s=16, color=wcolor, label="write")
         ax.axhline(1000.0, color="#C44E52", ls=":", lw=1.2, label="1 s (pilot limit)")
         ax.set_ylim(0, max(1100.0, float(np.max(dur[ok])) * 1.1))
         ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "no memory.reclaim write", ha="center", transform=ax.transAxes)
-    ax.set_xlabel("bounded-reclaim case")
+    ax.set_xlabel(f"{what} case")
     ax.set_ylabel("memory.reclaim write duration (ms)")
-    ax.set_title("bounded reclaim: write duration", fontsize=10)
+    ax.set_title(f"{', '.join(writers) if writers else 'memory.reclaim'}: write duration", fontsize=10)
     ax.grid(alpha=0.3)
     ax = axes[2]
     a, k = cases["reclaim_achieved_ratio"][rec], cases["reclaim_conservative_ratio"][rec]
     n = np.arange(len(a))
     if np.isfinite(a).any():
-        ax.scatter(n, a, s=16, color=COLORS["bounded-reclaim"], label="across the write")
+        ax.scatter(n, a, s=16, color=wcolor, label="across the write")
     if np.isfinite(k).any():
         ax.scatter(n, k, s=16, marker="v", color="0.3", label="conservative (minus concurrent estimate)")
         both = np.isfinite(a) & np.isfinite(k)
@@ -308,7 +331,7 @@ def reclaim_execution(cases, out):
         ax.text(0.5, 0.05, "conservative: not measured", ha="center", transform=ax.transAxes, fontsize=8)
     ax.axhline(1.0, color="0.3", lw=1)
     ax.axhline(0.8, color="#C44E52", ls=":", lw=1.2, label="0.8 (pilot rule)")
-    ax.set_xlabel("bounded-reclaim case")
+    ax.set_xlabel(f"{what} case")
     ax.set_ylabel("achieved / requested (unclipped)")
     ax.set_title("achieved reclaim", fontsize=10)
     ax.legend(fontsize=7)
@@ -394,7 +417,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--replicates", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--case", help="case for the time-series figure (default: first bounded-reclaim case)")
+    ap.add_argument("--case", help="case for the time-series figure (default: the first completed case of an arm "
+                                   "that writes memory.reclaim)")
     ap.add_argument("--jobs", type=int, default=2, help="figure processes (at most the usable cores)")
     ap.add_argument("--primary-json", help="primary result computed by `harness analyze` (skips the bootstrap here)")
     ap.add_argument("--cases-json", help="per-case columns loaded by `harness analyze` (skips reading every request)")
@@ -417,10 +441,15 @@ def main():
                     c[k] = math.nan
     else:
         prim = ha.primary(a.db, replicates=a.replicates, seed=a.seed)
+    arms = prim.get("arms") or []
+    if not arms:  # an older primary JSON: the configurations of the cases, in their first order
+        arms = list(dict.fromkeys(cases["configuration"]))
+    set_arms(arms)
     case = a.case
     if case is None:
+        writers = reclaim_writers(cases)
         reclaim = [c for c, k, st in zip(cases["case_id"], cases["configuration"], cases["status"])
-                   if k == "bounded-reclaim" and st == "completed"]
+                   if k in writers and st == "completed"]
         case = reclaim[0] if reclaim else cases["case_id"][0]
     # Costliest first (the workers take them in this order; CPU on the 180-case benchmark DB, one
     # process: time series 0.29 s, it draws every request of one case and a log axis; zram time

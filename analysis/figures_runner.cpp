@@ -45,6 +45,7 @@ nlohmann::json primary_for_figures(const PrimaryResult& pr) {
                      {"percent_change", c.percent_change},
                      {"triplets", c.triplets}});
   return {{"comparisons", comps},
+          {"arms", pr.arms},
           {"level", pr.level},
           {"assessable", pr.verdict.assessable},
           {"general_benefit", pr.verdict.general_benefit},

@@ -16,7 +16,6 @@ namespace analysis {
 namespace {
 
 using nlohmann::json;
-constexpr Config kConfigs[3] = {Config::Static, Config::Delayed, Config::Reclaim};
 
 // Sum of optional integers as a cell: "not measured" when no case has the value.
 json sum_cell(const std::vector<std::optional<std::int64_t>>& v) {
@@ -34,6 +33,19 @@ std::string errno_cell(int e) {
   return n.starts_with("errno ") ? std::to_string(e) : fmt::format("{} {}", e, n);
 }
 
+// The campaign's arm names in report order (CampaignData::arms; by hand-built data: the default).
+std::vector<std::string> arms_of(const CampaignData& data) {
+  std::vector<std::string> v;
+  for (const auto& a : data.arms) v.push_back(a.name);
+  if (v.empty()) {
+    std::vector<std::string> configurations;
+    for (const auto& c : data.cases) configurations.push_back(c.configuration);
+    for (const auto& s : data.schedule) configurations.push_back(s.configuration);
+    v = default_arm_names(configurations, data.comparisons.empty() ? study_comparisons() : data.comparisons);
+  }
+  return v;
+}
+
 }  // namespace
 
 Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
@@ -42,7 +54,7 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
            {"cases with truncated trace", 0}, {"cases with censored p99 (lower bound)", 0}, {"OOM kills bg", 0},
            {"OOM kills fg", 0}, {"lost cases", 0}, {"imputed p99 values", 0}, {"incomplete triplets (member never ran)", 0}},
           {}, {}};
-  for (Config cf : kConfigs) {
+  for (const std::string& cf : ts.arms) {
     int n = 0, truncated = 0, flagged = 0, lost = 0, imputed = 0;
     long long cens[2] = {0, 0};
     std::vector<std::optional<std::int64_t>> bg, fg;
@@ -67,8 +79,8 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
     int incomplete = 0;
     for (const auto& inc : ts.incomplete)
       for (const auto& m : inc.never_run)
-        if (m.rfind(config_name(cf), 0) == 0) ++incomplete;
-    t.add({config_name(cf), n, cens[0], cens[1], truncated, flagged, sum_cell(bg), sum_cell(fg), lost, imputed,
+        if (m.rfind(cf + " (", 0) == 0) ++incomplete;
+    t.add({cf, n, cens[0], cens[1], truncated, flagged, sum_cell(bg), sum_cell(fg), lost, imputed,
            incomplete});
   }
   t.notes.push_back(
@@ -96,7 +108,7 @@ Table attempts_table(const CampaignData& data) {
   auto row = [&](const std::string& label, const AttemptCounts& n) {
     t.add({label, n.attempts, n.infra_failed, n.lost, n.reruns, n.in_flight, n.interrupted, n.operator_actions});
   };
-  for (Config cf : kConfigs) row(config_name(cf), count_attempts(data.attempts, config_name(cf)));
+  for (const auto& a : arms_of(data)) row(a, count_attempts(data.attempts, a));
   if (const auto unknown = count_attempts(data.attempts, "?");
       unknown.attempts + unknown.in_flight + unknown.interrupted + unknown.operator_actions > 0)
     row("unknown (no case or schedule row)", unknown);
@@ -136,7 +148,7 @@ Table reclassifications_table(const CampaignData& data) {
   return t;
 }
 
-Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
+Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"reclaim_execution", "Reclaim execution (secondary): trigger and memory.reclaim write per configuration",
           {{"configuration", 0}, {"cases", 0}, {"triggered", 0}, {"trigger delay median (s)", 1},
            {"trigger delay max (s)", 1}, {"writes", 0}, {"write duration median (ms)", 1}, {"write duration max (ms)", 1},
@@ -148,7 +160,7 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
            {"of which never fired with the rule", 0},
            {"earlier by median (s)", 1}, {"earlier by max (s)", 1}},
           {}, {}};
-  for (Config cf : kConfigs) {
+  for (const std::string& cf : arms) {
     int n = 0, triggered = 0, writes = 0;
     std::int64_t irregular = 0;
     bool irregular_known = false;
@@ -199,7 +211,7 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
     const json none = writes ? json(kNotMeasured) : json("no write");
     std::string err;
     for (const auto& [e, k] : errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_cell(e), k);
-    t.add({config_name(cf), n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
+    t.add({cf, n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
            median_cell(dur, none), max_cell(dur, none), err.empty() ? std::string("no write") : err,
            median_cell(req, none), median_cell(ach, none), median_cell(conc, none), median_cell(cons, none),
            median_cell(ratio, none), min_cell(ratio, none), max_cell(ratio, none),
@@ -224,14 +236,14 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases) {
   return t;
 }
 
-Table measurement_quality_table(const std::vector<const CaseSummary*>& cases) {
+Table measurement_quality_table(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"measurement_quality", "Load and measurement quality per configuration",
           {{"configuration", 0}, {"cases", 0}, {"nominal rate median (MiB/s)", 1}, {"achieved rate median (MiB/s)", 1},
            {"cases > 10% below nominal", 0}, {"pressure-episode fraction median", 3}, {"irregular windows", 0},
            {"judged windows", 0}, {"cases with steal > 1%", 0}, {"steal median (ms)", 1},
            {"harness self cpu median (s)", 2}, {"harness self peak RSS median (KiB)", 0}},
           {}, {}};
-  for (Config cf : kConfigs) {
+  for (const std::string& cf : arms) {
     int n = 0, slow = 0, stolen = 0;
     bool rate_known = false, steal_known = false;
     std::vector<std::optional<double>> nominal, achieved, episode, steal, cpu, rss;
@@ -257,7 +269,7 @@ Table measurement_quality_table(const std::vector<const CaseSummary*>& cases) {
         if (*o.steal_total_us > kStealFlagFraction * *o.case_span_s * 1e6) ++stolen;
       }
     }
-    t.add({config_name(cf), n, median_cell(nominal, kNotMeasured), median_cell(achieved, kNotMeasured),
+    t.add({cf, n, median_cell(nominal, kNotMeasured), median_cell(achieved, kNotMeasured),
            rate_known ? json(slow) : json(kNotMeasured), median_cell(episode, kNotMeasured), sum_cell(irregular),
            sum_cell(windows), steal_known ? json(stolen) : json(kNotMeasured), median_cell(steal, kNotMeasured),
            median_cell(cpu, kNotMeasured), median_cell(rss, kNotMeasured)});

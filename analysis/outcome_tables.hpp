@@ -18,12 +18,12 @@ inline constexpr double kStealFlagFraction = 0.01;
 /// Achieved allocation rate more than this fraction below nominal flags a case (10%).
 inline constexpr double kRateShortfallFlag = 0.10;
 
-/// Per configuration, over the campaign's cases (triplet_id set): censored requests per canary,
+/// Per arm (ts.arms, report order), over the campaign's cases (triplet_id set): censored requests per canary,
 /// cases with a truncated trace, OOM kills bg / fg (outcome_json.oom_kills), lost cases, imputed
 /// p99 values, flagged (censored) p99 lower bounds, incomplete triplets (a member never ran).
 Table outcome_counts_table(const CampaignData& data, const TripletSet& ts);
 
-/// Per configuration, from `attempts`: attempts, infra failures, lost, reruns (run/adopted attempts
+/// Per arm (data.arms, report order), from `attempts`: attempts, infra failures, lost, reruns (run/adopted attempts
 /// after a case's first), operator actions (mark-infra, reset-infra; not counted as attempts).
 Table attempts_table(const CampaignData& data);
 
@@ -33,11 +33,11 @@ Table reclassifications_table(const CampaignData& data);
 /// Study secondary table "reclaim execution", per configuration: trigger delay since pressure start
 /// (s), write duration (ms), errno counts, requested, achieved across the write, concurrent estimate,
 /// conservative achieved (MiB), over-reclaim ratio achieved/requested (unclipped).
-Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases);
+Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms);
 
-/// Per configuration: achieved vs nominal allocation rate (MiB/s), cases > 10% below nominal,
+/// Per arm (`arms`, report order; TripletSet::arms): achieved vs nominal allocation rate (MiB/s), cases > 10% below nominal,
 /// pressure-episode fraction, irregular controller windows, steal, harness self cpu (s) / RSS (KiB).
-Table measurement_quality_table(const std::vector<const CaseSummary*>& cases);
+Table measurement_quality_table(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms);
 
 /// Warnings naming cases whose achieved allocation rate is > 10% below nominal or whose steal is
 /// above kStealFlagFraction of the case time.

@@ -15,7 +15,7 @@ nlohmann::json original_outcome_record(results::Db& db, const std::string& case_
   const auto c = load_case(db, case_id, warnings);
   if (!c) return nullptr;
   const nlohmann::json identity = {{"vm", c->vm}, {"regime", c->regime}, {"repeat", c->repeat},
-                                   {"triplet_id", c->triplet_id}, {"configuration", config_name(c->configuration)}};
+                                   {"triplet_id", c->triplet_id}, {"configuration", c->configuration}};
   if (c->lost()) return {{"status", "lost"}, {"case", identity}};
   nlohmann::json canaries = nlohmann::json::object();
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
@@ -85,13 +85,13 @@ CampaignData with_original_outcomes(const CampaignData& data, const std::vector<
       CaseSummary c;
       c.case_id = o.case_id;
       const auto& id = o.original.is_object() && o.original.contains("case") ? o.original["case"] : nlohmann::json();
-      std::optional<Config> cfg;
+      std::optional<std::string> cfg;
       if (id.is_object()) {
         c.vm = id.value("vm", "");
         c.regime = id.value("regime", "");
         c.repeat = id.value("repeat", std::int64_t{0});
         c.triplet_id = id.value("triplet_id", "");
-        cfg = parse_config(id.value("configuration", ""));
+        if (auto v = id.value("configuration", std::string()); !v.empty()) cfg = v;
       } else {  // recorded before the record named the case: the schedule row
         const auto sc = std::find_if(out.schedule.begin(), out.schedule.end(),
                                      [&](const ScheduledCase& s) { return s.case_id == o.case_id; });
@@ -100,7 +100,7 @@ CampaignData with_original_outcomes(const CampaignData& data, const std::vector<
           c.regime = sc->regime;
           c.repeat = sc->repeat;
           c.triplet_id = sc->triplet_id;
-          cfg = parse_config(sc->configuration);
+          cfg = sc->configuration;
         }
       }
       if (!cfg) {

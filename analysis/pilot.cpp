@@ -1,5 +1,7 @@
 // Pilot dose selection (see pilot.hpp).
 #include "analysis/pilot.hpp"
+
+#include "analysis/study_medians.hpp"
 #include "harness/json/limited_parse.hpp"
 
 #include "analysis/backend_validity.hpp"
@@ -17,6 +19,11 @@
 #include <set>
 
 namespace analysis {
+
+namespace {
+// The pilot chooses the dose of the study's bounded reclaim (docs/PROTOCOL.md "Pilot rule").
+const char* const kPilotArm = kStudyArms[kStudyTreatment].name;
+}  // namespace
 
 namespace {
 
@@ -59,13 +66,15 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   }
   int tcg = 0;
   {
-    results::Stmt st(db, "SELECT case_id FROM cases WHERE status <> 'completed' AND configuration = 'bounded-reclaim'");
+    results::Stmt st(db, "SELECT case_id FROM cases WHERE status <> 'completed' AND configuration = ?1");
+    st.bind(1, kPilotArm);
     while (st.step()) out.warnings.push_back(fmt::format("case {} is not completed: not evaluated", st.text(0)));
   }
   const bool v2 = has_column(db, "reclaim_actions", "achieved_conservative_bytes");
   results::Stmt cs(db,
                    "SELECT case_id, dose_bytes, accelerator, regime, outcome_json, spec_json FROM cases WHERE status = 'completed' AND "
-                   "configuration = 'bounded-reclaim' AND dose_bytes IS NOT NULL ORDER BY dose_bytes, case_id");
+                   "configuration = ?1 AND dose_bytes IS NOT NULL ORDER BY dose_bytes, case_id");
+  cs.bind(1, kPilotArm);
   while (cs.step()) {
     const std::string id = cs.text(0);
     const std::int64_t dose = cs.int64(1);
@@ -131,7 +140,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       nlohmann::json spec = nullptr, outcome = nullptr;
       if (auto sj = cs.opt_text(5)) spec = harness::json::parse_or_discarded(*sj);
       if (auto oj = cs.opt_text(4)) outcome = harness::json::parse_or_discarded(*oj);
-      for (auto& p : backend_telemetry_problems(db, id, Config::Reclaim, outcome.is_discarded() ? nullptr : outcome,
+      for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome.is_discarded() ? nullptr : outcome,
                                                 spec.is_discarded() ? nullptr : spec))
         fail(std::move(p));
     }

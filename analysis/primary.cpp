@@ -12,40 +12,48 @@
 namespace analysis {
 
 PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::MatrixXd& absd,
-                                 const std::vector<int>& strata, const PrimaryOptions& opt) {
+                                 const std::vector<int>& strata, const PrimaryOptions& opt,
+                                 const std::vector<ComparisonDef>* family) {
+  const auto& defs = family ? *family : study_comparisons();
+  const int m = static_cast<int>(defs.size());
   if (logr.rows() == 0) throw std::invalid_argument("primary analysis: no complete matched triplet");
-  if (logr.cols() != 4) throw std::invalid_argument("primary analysis: log-ratio matrix must have 4 columns");
-  if (absd.rows() != logr.rows() || (absd.cols() != 8 && absd.cols() != 0))
-    throw std::invalid_argument("primary analysis: absolute-difference matrix must be T x 8 (or T x 0)");
-  const int min_b = minimum_replicates(opt.alpha, opt.comparisons);
+  if (m < 1) throw std::invalid_argument("primary analysis: the family has no comparison");
+  if (logr.cols() != m)
+    throw std::invalid_argument(fmt::format("primary analysis: log-ratio matrix must have {} columns", m));
+  if (absd.rows() != logr.rows() || (absd.cols() != 2 * m && absd.cols() != 0))
+    throw std::invalid_argument(
+        fmt::format("primary analysis: absolute-difference matrix must be T x {} (or T x 0)", 2 * m));
+  const int min_b = minimum_replicates(opt.alpha, m);
   if (opt.bootstrap.replicates < min_b)
     throw std::invalid_argument(fmt::format(
         "primary analysis: B = {} bootstrap replicates is too small for a {:.4g}% percentile interval: at least 10 "
         "replicates are needed in each tail (alpha/(2 m) x B >= 10 with alpha = {}, m = {}): minimum B = {}",
-        opt.bootstrap.replicates, simultaneous_level(opt.alpha, opt.comparisons) * 100, opt.alpha, opt.comparisons,
-        min_b));
-  Eigen::MatrixXd all(logr.rows(), 4 + absd.cols());
-  all.leftCols(4) = logr;
+        opt.bootstrap.replicates, simultaneous_level(opt.alpha, m) * 100, opt.alpha, m, min_b));
+  Eigen::MatrixXd all(logr.rows(), m + absd.cols());
+  all.leftCols(m) = logr;
   if (absd.cols()) all.rightCols(absd.cols()) = absd;
 
   PrimaryResult r;
-  r.level = simultaneous_level(opt.alpha, opt.comparisons);
+  r.level = simultaneous_level(opt.alpha, m);
   r.alpha = opt.alpha;
-  r.m = opt.comparisons;
+  r.m = m;
+  r.family = defs;
+  r.study_family = is_study_family(defs);
   r.replicates = opt.bootstrap.replicates;
   r.seed = opt.bootstrap.seed;
   BootstrapResult b = stratified_bootstrap(all, strata, opt.bootstrap);
   r.stratum_sizes = b.stratum_sizes;
-  r.coverage = expected_design_coverage(b.stratum_sizes, r.level, opt.comparisons);
+  r.coverage = expected_design_coverage(b.stratum_sizes, r.level, m);
   r.expected_coverage = r.coverage.per_comparison;
   r.expected_coverage_corrected = r.coverage.corrected_per_comparison;
 
-  const auto& defs = primary_comparisons();
-  std::array<RatioInterval, 4> for_rule;
-  for (int j = 0; j < 4; ++j) {
+  std::vector<RatioInterval> for_rule(static_cast<std::size_t>(m));
+  r.comparisons.resize(static_cast<std::size_t>(m));
+  for (int j = 0; j < m; ++j) {
     auto& c = r.comparisons[j];
     c.label = defs[j].label;
     c.canary = defs[j].canary;
+    c.treatment = defs[j].treatment;
     c.comparator = defs[j].comparator;
     c.triplets = static_cast<int>(logr.rows());
     c.estimate = std::exp(b.point(j));
@@ -62,24 +70,27 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
     AbsDiffResult a;
     a.label = defs[j / 2].label;
     a.quantile = (j % 2) ? "p99" : "p95";
-    a.estimate_us = b.point(4 + j);
-    const Interval p = percentile_interval(b.plain.col(4 + j), r.level);
+    a.estimate_us = b.point(m + j);
+    const Interval p = percentile_interval(b.plain.col(m + j), r.level);
     a.lower_us = p.lower;
     a.upper_us = p.upper;
     r.abs_diffs.push_back(a);
   }
   const bool all_single = std::all_of(b.stratum_sizes.begin(), b.stratum_sizes.end(), [](int n) { return n == 1; });
-  r.verdict = all_single ? not_assessable(static_cast<int>(b.stratum_sizes.size())) : decide(for_rule);
-  r.log_bootstrap.point = b.point.head(4);
-  r.log_bootstrap.plain = b.plain.leftCols(4);
-  r.log_bootstrap.corrected = b.corrected.leftCols(4);
+  r.verdict = all_single ? not_assessable(static_cast<int>(b.stratum_sizes.size()))
+                         : decide(for_rule, 0.95, r.study_family ? std::string() : family_text(defs));
+  r.log_bootstrap.point = b.point.head(m);
+  r.log_bootstrap.plain = b.plain.leftCols(m);
+  r.log_bootstrap.corrected = b.corrected.leftCols(m);
   r.log_bootstrap.stratum_sizes = b.stratum_sizes;
   return r;
 }
 
 PrimaryResult run_primary(const TripletSet& ts, const PrimaryOptions& opt) {
   if (ts.triplets.empty()) throw std::invalid_argument("primary analysis: no complete matched triplet");
-  return run_primary_matrix(log_ratio_matrix(ts), abs_diff_matrix(ts), stratum_labels(ts), opt);
+  PrimaryResult r = run_primary_matrix(log_ratio_matrix(ts), abs_diff_matrix(ts), stratum_labels(ts), opt, &ts.family());
+  r.arms = ts.arms;
+  return r;
 }
 
 }  // namespace analysis

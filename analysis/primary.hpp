@@ -1,6 +1,6 @@
 #pragma once
-// The primary analysis: four matched-triplet p99 ratios with stratified-bootstrap intervals at the
-// simultaneous level 1 - alpha/m, the corrected secondary interval, the expected-coverage
+// The primary analysis: the declared family of m matched-block p99 ratios (the study's four by
+// default; analysis/arms.hpp) with stratified-bootstrap intervals at the simultaneous level 1 - alpha/m, the corrected secondary interval, the expected-coverage
 // diagnostic, absolute p95/p99 differences in us, and the verdict. Rules: study (Table 4, decision
 // rule); analysis/README.md (estimator, small-sample caution, not-assessable verdict, minimum B).
 #include "analysis/bootstrap.hpp"
@@ -15,17 +15,19 @@
 namespace analysis {
 
 /// Settings: B, seed, threads (bootstrap), family-wise alpha and number of comparisons m.
+/// `comparisons` serves the minimum-B check of preregistered_options (the declared family's m);
+/// run_primary takes m from the family itself (TripletSet::comparisons).
 struct PrimaryOptions {
   BootstrapOptions bootstrap;
   double alpha = 0.05;
   int comparisons = 4;
 };
 
-/// One primary comparison (ratio scale; < 1 favours bounded reclaim).
+/// One primary comparison (ratio scale treatment / comparator; < 1 favours the treatment).
 struct ComparisonResult {
   std::string label;
   Canary canary = Canary::Compute;
-  Config comparator = Config::Static;
+  std::string treatment, comparator;  ///< arm names
   int triplets = 0;
   double estimate = 1;          ///< exp(mean over strata of stratum-mean log ratio)
   double lower = 1, upper = 1;  ///< prespecified percentile interval (primary result)
@@ -33,7 +35,7 @@ struct ComparisonResult {
   double percent_change = 0;    ///< 100 (estimate - 1); negative = reduction
 };
 
-/// Absolute difference (reclaim - comparator) in us, mean over strata of stratum means.
+/// Absolute difference (treatment - comparator) in us, mean over strata of stratum means.
 struct AbsDiffResult {
   std::string label;            ///< comparison label
   std::string quantile;         ///< "p95" | "p99"
@@ -47,25 +49,30 @@ struct PrimaryResult {
   int m = 4;                                  ///< comparisons in the family
   int replicates = 0;
   std::uint64_t seed = 0;
-  std::array<ComparisonResult, 4> comparisons;
-  std::vector<AbsDiffResult> abs_diffs;       ///< 8: per comparison p95 then p99
+  std::vector<ComparisonResult> comparisons;  ///< the family's m, in declared order
+  std::vector<AbsDiffResult> abs_diffs;       ///< 2m: per comparison p95 then p99
+  std::vector<ComparisonDef> family;          ///< the declared family analysed
+  bool study_family = true;                   ///< the family is the study's four
+  std::vector<std::string> arms;              ///< the campaign's arms, report order (run_primary: ts.arms)
   std::vector<int> stratum_sizes;             ///< triplets per stratum
   double expected_coverage = 0;               ///< plain interval, analytic (coverage.hpp) = coverage.per_comparison
   double expected_coverage_corrected = 0;     ///< corrected interval, analytic = coverage.corrected_per_comparison
   DesignCoverage coverage;                    ///< the whole analytic diagnostic at this design
   Verdict verdict;
-  BootstrapResult log_bootstrap;              ///< replicates of the four mean log ratios (B x 4)
+  BootstrapResult log_bootstrap;              ///< replicates of the m mean log ratios (B x m)
 };
 
-/// Runs the primary analysis on complete triplets. One bootstrap draws the resampling indices once
+/// Runs the primary analysis on complete blocks for the family ts.comparisons (m = its size). One bootstrap draws the resampling indices once
 /// for all columns (log ratios and absolute differences), so every quantity uses the same indices.
 /// Every stratum with one triplet: the verdict is not_assessable() (verdict.hpp). Errors:
 /// std::invalid_argument when there is no complete triplet, or when B < minimum_replicates(alpha, m)
 /// (the message names the minimum B).
 PrimaryResult run_primary(const TripletSet& ts, const PrimaryOptions& opt);
 
-/// The same estimator on a bare T x 4 log-ratio matrix with stratum labels (Python module, tests).
+/// The same estimator on a bare T x m log-ratio matrix (T x 2m absolute differences, or T x 0)
+/// with stratum labels, one column per comparison of `family` (nullptr: the study's four, m = 4).
 PrimaryResult run_primary_matrix(const Eigen::MatrixXd& log_ratios, const Eigen::MatrixXd& abs_diffs,
-                                 const std::vector<int>& strata, const PrimaryOptions& opt);
+                                 const std::vector<int>& strata, const PrimaryOptions& opt,
+                                 const std::vector<ComparisonDef>* family = nullptr);
 
 }  // namespace analysis

@@ -55,7 +55,7 @@ std::map<std::string, Member> members(const CampaignData& d, const std::string& 
     const auto n = it->find("name"), p = it->find("pair_id");
     if (n == it->end() || p == it->end() || !n->is_string() || !p->is_string()) continue;
     if (n->get<std::string>() != variant) continue;
-    out.emplace(p->get<std::string>(), Member{&c, c.vm + "/" + c.regime + "/" + config_name(c.configuration)});
+    out.emplace(p->get<std::string>(), Member{&c, c.vm + "/" + c.regime + "/" + c.configuration});
   }
   return out;
 }

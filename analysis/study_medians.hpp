@@ -14,13 +14,31 @@ struct StudyMechanism {
   double bg_full_s;
 };
 
-/// Indexed by analysis::Config order: static-zram, delayed-activation, bounded-reclaim.
+/// Indexed by the study's arm order (kStudyArms): static-zram, delayed-activation, bounded-reclaim.
 inline constexpr StudyMechanism kStudyMechanism[3] = {
     {99198, 34104, 1.818, 1.730}, {103028, 32905, 1.515, 1.306}, {99027, 32786, 1.342, 1.114}};
 
+/// The study's three arms in the study's order, with the short names of its comparison labels
+/// ("compute: reclaim / static"). THE one place the study's arm names live on the analysis side:
+/// hk_analysis does not link the executor's policy registry (harness/case, study_arms()), it must
+/// read version-5 DBs that have no `arms` table (their arms are the study's, in this order), and
+/// the study's published numbers here (kStudyMechanism, kStudyTable4) are keyed by these arms.
+/// Everything else takes the arms from the DB's `arms` table or the cases (analysis/arms.hpp).
+struct StudyArm {
+  const char* name;
+  const char* short_label;
+};
+inline constexpr StudyArm kStudyArms[3] = {{"static-zram", "static"}, {"delayed-activation", "delayed"},
+                                           {"bounded-reclaim", "reclaim"}};
+/// Position in kStudyArms of the study's treatment: the numerator of its four comparisons, and the
+/// treatment of the legacy comparison spelling "<canary>:<comparator>".
+inline constexpr int kStudyTreatment = 2;
+/// Position in kStudyArms of the arm whose zram is swapped on only after the trigger.
+inline constexpr int kStudyDelayedArm = 1;
+
 /// The study's published Table 4 (study text: "the reclaim-to-static ratio was 0.938 with
 /// interval [0.906, 0.971]", ...): p99 response-time ratio bounded reclaim / comparator with its
-/// simultaneous 98.75% interval, in primary_comparisons() order: compute / static, compute /
+/// simultaneous 98.75% interval, in study_comparisons() order (analysis/arms.hpp): compute / static, compute /
 /// delayed, sqlite / static, sqlite / delayed. Used by `harness compare --published`.
 struct StudyRatio {
   double estimate;

@@ -1,7 +1,9 @@
 // Synthetic campaign DB generator (see synthetic.hpp).
 #include "analysis/synthetic.hpp"
 
+#include "analysis/study_medians.hpp"
 #include "results/db.hpp"
+#include "harness/digest/sha256.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
@@ -18,10 +20,11 @@ namespace {
 
 std::int64_t ll(double v) { return static_cast<std::int64_t>(std::llround(v)); }
 
-const char* kConfigNames[3] = {"static-zram", "delayed-activation", "bounded-reclaim"};
+// The study's arm at position c (study_medians.hpp): its name, and its behaviour in write().
+const char* study_name(int c) { return kStudyArms[c].name; }
 
 nlohmann::json make_spec(const std::string& case_id, const std::string& campaign, const std::string& vm,
-                         const std::string& regime, int repeat, const std::string& triplet, const char* config,
+                         const std::string& regime, int repeat, const std::string& triplet, const std::string& config,
                          std::int64_t dose, int warm, int press, int recov, int period_ms) {
   const bool fast = regime.rfind("fast", 0) == 0;
   const bool random = regime.find("random") != std::string::npos;
@@ -76,7 +79,7 @@ struct CaseWriter {
                      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)") {}
 
   void schedule(const std::string& id, const std::string& vm, const std::string& regime, int repeat,
-                const std::string& triplet, const char* config, std::int64_t dose, const char* state) {
+                const std::string& triplet, const std::string& config, std::int64_t dose, const char* state) {
     ins_sched.bind(1, id).bind(2, ordinal++).bind(3, vm).bind(4, regime).bind(5, repeat);
     triplet.empty() ? ins_sched.bind_null(6) : ins_sched.bind(6, triplet);
     ins_sched.bind(7, config);
@@ -89,10 +92,10 @@ struct CaseWriter {
              const std::string& accel, const nlohmann::json& spec, const std::array<double, 2>& mult,
              const std::array<std::vector<double>, 2>& pattern, int warm, int press, int recov, int period_ms,
              double stall_scale, double reclaim_s, double achieved_ratio, int werrno, bool oom, bool clean,
-             std::optional<double> conservative_ratio = std::nullopt) {
+             std::optional<double> conservative_ratio = std::nullopt, const std::string& arm_name = "") {
     ins_case.bind(1, id).bind(2, campaign).bind(3, vm).bind(4, regime).bind(5, repeat);
     triplet.empty() ? ins_case.bind_null(6) : ins_case.bind(6, triplet);
-    ins_case.bind(7, kConfigNames[config]);
+    ins_case.bind(7, arm_name.empty() ? std::string(study_name(config)) : arm_name);
     dose > 0 ? ins_case.bind(8, dose) : ins_case.bind_null(8);
     ins_case.bind(9, status);
     status == "completed" ? ins_case.bind_null(10) : ins_case.bind(10, "agent lost (synthetic)");
@@ -214,6 +217,23 @@ void write_meta(results::Db& db, const std::string& campaign, std::uint64_t seed
   st.bind(1, "schedule_sha256").bind(2, "synthetic").run();
 }
 
+// The `arms` table (schema version 6; created here with the contract's columns when the schema
+// lacks it): the study's three then `extra`, position = report order, sha256 = SHA-256 of
+// {"name","params","policy"} as canonical JSON (harness/case/arm.hpp).
+void write_arms_table(results::Db& db, const std::vector<SyntheticArm>& extra) {
+  db.exec("CREATE TABLE IF NOT EXISTS arms(name TEXT PRIMARY KEY, policy TEXT NOT NULL, params_json TEXT NOT NULL, "
+          "sha256 TEXT NOT NULL, position INTEGER NOT NULL)");
+  results::Stmt st(db, "INSERT INTO arms(name, policy, params_json, sha256, position) VALUES(?1,?2,?3,?4,?5)");
+  int position = 0;
+  auto add = [&](const std::string& name, const std::string& policy, const std::string& params) {
+    const auto p = nlohmann::json::parse(params);
+    const std::string canonical = nlohmann::json{{"name", name}, {"params", p}, {"policy", policy}}.dump();
+    st.bind(1, name).bind(2, policy).bind(3, p.dump()).bind(4, harness::digest::sha256_hex(canonical)).bind(5, position++).run();
+  };
+  for (int c = 0; c < 3; ++c) add(study_name(c), study_name(c), c == kStudyTreatment ? R"({"dose_mib":96})" : "{}");
+  for (const auto& a : extra) add(a.name, a.policy, a.params_json);
+}
+
 }  // namespace
 
 SyntheticOptions benchmark_campaign(bool quick) {
@@ -246,6 +266,15 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
   std::int64_t rows = 0;
   db.transaction([&] {
     write_meta(db, campaign, o.seed);
+    if (!o.comparisons.empty()) {
+      results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
+      st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
+                                {"campaign", campaign},
+                                {"analysis", {{"comparisons", o.comparisons}}}}
+                     .dump())
+          .run();
+    }
+    if (o.write_arms) write_arms_table(db, o.extra_arms);
     CaseWriter w(db);
     int extra_failed = o.infra_failed_cases, extra_missing = o.missing_cases;
     for (int v = 0; v < o.vms; ++v) {
@@ -256,17 +285,29 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
           const double te = o.triplet_sd * z(gen);
           const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
           for (int c = 0; c < 3; ++c) {
-            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[c]);
+            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(c));
             std::array<double, 2> mult;
             for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + eff[k][c] + o.case_sd * z(gen));
             const std::int64_t dose = c == 2 ? 100663296 : 0;
-            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[c], dose, o.warmup_s,
+            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, study_name(c), dose, o.warmup_s,
                                         o.pressure_s, o.recovery_s, o.period_ms);
             const double stall = c == 0 ? 1.3 : c == 1 ? 1.1 : 1.0;
-            w.schedule(id, vm, regime, rep, trip, kConfigNames[c], dose, "completed");
+            w.schedule(id, vm, regime, rep, trip, study_name(c), dose, "completed");
             w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", o.accelerator, spec, mult, pattern,
                     o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 0.15, 1.2, 0, false, true,
                     c == 2 ? std::optional<double>(1.05) : std::nullopt);
+          }
+          for (const auto& a : o.extra_arms) {  // a k-arm campaign: the arms after the study's three
+            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, a.name);
+            std::array<double, 2> mult;
+            for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + eff[k][0] + a.log_effect[k] + o.case_sd * z(gen));
+            const std::int64_t dose = a.like == 2 ? 100663296 : 0;
+            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, a.name, dose, o.warmup_s, o.pressure_s,
+                                        o.recovery_s, o.period_ms);
+            w.schedule(id, vm, regime, rep, trip, a.name, dose, "completed");
+            w.write(id, campaign, vm, regime, rep, trip, a.like, dose, "completed", o.accelerator, spec, mult, pattern,
+                    o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1.0, 0.15, 1.2, 0, false, true,
+                    a.like == 2 ? std::optional<double>(1.05) : std::nullopt, a.name);
           }
         }
         // Extra cases (not part of complete triplets): infra_failed records and missing schedule rows.
@@ -274,17 +315,17 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
         const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
         if (extra_failed > 0) {
           --extra_failed;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[0]);
-          w.schedule(id, vm, regime, rep, trip, kConfigNames[0], 0, "infra_failed");
+          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(0));
+          w.schedule(id, vm, regime, rep, trip, study_name(0), 0, "infra_failed");
           w.write(id, campaign, vm, regime, rep, trip, 0, 0, "infra_failed", o.accelerator,
-                  make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[0], 0, o.warmup_s, o.pressure_s,
+                  make_spec(id, campaign, vm, regime, rep, trip, study_name(0), 0, o.warmup_s, o.pressure_s,
                             o.recovery_s, o.period_ms),
                   {1, 1}, pattern, o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1, 0, 0, 0, false, true);
         }
         if (extra_missing > 0) {
           --extra_missing;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, kConfigNames[1]);
-          w.schedule(id, vm, regime, rep, trip, kConfigNames[1], 0, "pending");
+          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(1));
+          w.schedule(id, vm, regime, rep, trip, study_name(1), 0, "pending");
         }
       }
     }
@@ -308,14 +349,14 @@ std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<Sy
         const bool worst = i == 0;  // the first regime carries the dose's worst values
         const std::string id = fmt::format("pilot-vm0-{}-dose{}", regimes[i], d.dose_bytes / 1048576);
         if (static_cast<int>(i) >= d.regimes) {  // scheduled, never run
-          w.schedule(id, "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, "pending");
+          w.schedule(id, "vm0", regimes[i], 1, "", study_name(2), d.dose_bytes, "pending");
           continue;
         }
         const double dur = worst ? d.worst_duration_s : d.worst_duration_s * 0.5;
         const double ach = worst ? d.min_achieved_ratio : std::max(d.min_achieved_ratio, 1.1);
-        w.schedule(id, "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, "completed");
+        w.schedule(id, "vm0", regimes[i], 1, "", study_name(2), d.dose_bytes, "completed");
         w.write(id, "pilot", "vm0", regimes[i], 1, "", 2, d.dose_bytes, "completed", "kvm",
-                make_spec(id, "pilot", "vm0", regimes[i], 1, "", kConfigNames[2], d.dose_bytes, 10, pressure_s, 10, 100),
+                make_spec(id, "pilot", "vm0", regimes[i], 1, "", study_name(2), d.dose_bytes, 10, pressure_s, 10, 100),
                 {1, 1}, pattern, 10, pressure_s, 10, 100, 1.0, dur, ach, worst ? d.write_errno : 0, worst && d.oom,
                 worst ? d.restoration_clean : true,
                 d.min_conservative_ratio ? std::optional<double>(worst ? *d.min_conservative_ratio
@@ -351,12 +392,12 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
         const double se = o.stratum_sd * z(gen);
         for (int rep = 1; rep <= o.pairs_per_stratum; ++rep) {
           for (int c = 0; c < 3; ++c) {
-            const std::string pair = fmt::format("{}/{}/{}/{}", vm, regime, rep, kConfigNames[c]);
+            const std::string pair = fmt::format("{}/{}/{}/{}", vm, regime, rep, study_name(c));
             for (int vi = 0; vi < 2; ++vi) {
-              const std::string id = fmt::format("{}-{}-{}-r{}-{}-{}", campaign, vm, regime, rep, kConfigNames[c], variants[vi]);
+              const std::string id = fmt::format("{}-{}-{}-r{}-{}-{}", campaign, vm, regime, rep, study_name(c), variants[vi]);
               const std::string trip = fmt::format("{}/{}/{}/{}", vm, regime, rep, variants[vi]);
               const std::int64_t dose = c == 2 ? 100663296 : 0;
-              auto spec = make_spec(id, campaign, vm, regime, rep, trip, kConfigNames[c], dose, o.warmup_s, o.pressure_s,
+              auto spec = make_spec(id, campaign, vm, regime, rep, trip, study_name(c), dose, o.warmup_s, o.pressure_s,
                                     o.recovery_s, period_ms);
               spec["variant"] = {{"name", variants[vi]}, {"pair_id", pair}, {"sysctls", nlohmann::json::object()},
                                  {"sysfs", nlohmann::json::object()}, {"cmdline", nlohmann::json::array()},
@@ -365,7 +406,7 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
               for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + o.case_sd * z(gen)) * (vi ? o.p99_ratio : 1.0);
               const double stall = o.stall_scale * std::exp(o.case_sd * z(gen)) * (vi ? o.stall_ratio : 1.0);
               const double reclaim_s = 0.15 * std::exp(o.case_sd * z(gen)) * (vi ? o.reclaim_ratio : 1.0);
-              w.schedule(id, vm, regime, rep, trip, kConfigNames[c], dose, "completed");
+              w.schedule(id, vm, regime, rep, trip, study_name(c), dose, "completed");
               w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", "kvm", spec, mult, pattern,
                       o.warmup_s, o.pressure_s, o.recovery_s, period_ms, stall, reclaim_s, 1.2, 0, false, true,
                       c == 2 ? std::optional<double>(1.05) : std::nullopt);

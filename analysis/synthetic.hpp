@@ -5,6 +5,8 @@
 //   eps ~ N(0, case_sd^2); every request's response = m x pattern_i, with one fixed pattern per
 //   canary shared by all cases, so a case's pressure-phase p99 is m x p99(pattern) (up to 1 ns
 //   rounding) and the true ratio of comparison j is exactly true_ratios[j].
+// With extra_arms, each block has one case per arm (3 + extra), and write_arms fills the `arms`
+// table (schema version 6), so a k-arm campaign can be analysed with its declared comparisons.
 // Tables written: cases (spec_json per harness/case/SPEC.md), phases, canary_requests, telemetry,
 // controller_events (trigger), reclaim_actions (bounded-reclaim), restoration, campaign_meta, schedule.
 #include <array>
@@ -14,6 +16,17 @@
 #include <vector>
 
 namespace analysis {
+
+/// An arm of a synthetic campaign beyond the study's three (a k-arm campaign). Its cases behave
+/// like the study's arm at position `like` (0 static zram: would_trigger; 1 delayed activation:
+/// backend_on after the trigger; 2 bounded reclaim: one memory.reclaim write of the dose) and its
+/// p99 is static zram's times exp(log_effect[canary]) (up to the shared noise).
+struct SyntheticArm {
+  std::string name, policy;
+  std::string params_json = "{}";  ///< canonical JSON (keys sorted, no whitespace)
+  std::array<double, 2> log_effect{0.0, 0.0};
+  int like = 0;
+};
 
 /// Shape and truth of a synthetic confirmatory campaign.
 struct SyntheticOptions {
@@ -31,6 +44,14 @@ struct SyntheticOptions {
   std::string accelerator = "kvm";
   int infra_failed_cases = 0;     ///< extra cases recorded as infra_failed (not analysed)
   int missing_cases = 0;          ///< extra schedule rows with no case record
+  /// Arms after the study's three in every block (empty: the study's campaign, written as before).
+  std::vector<SyntheticArm> extra_arms{};
+  /// The plan JSON's analysis.comparisons (campaign_meta.schedule_json {"analysis": {"comparisons":
+  /// [...]}}), spellings of analysis/arms.hpp; empty = no schedule_json (the study's four).
+  std::vector<std::string> comparisons{};
+  /// Writes the `arms` table (schema version 6; created with the contract's columns when the
+  /// schema lacks it): the study's three (bounded-reclaim {"dose_mib":96}) then extra_arms.
+  bool write_arms = false;
 };
 
 /// The benchmark's campaign (tests/bench/analysis): 5 VMs x 4 regimes x 3 triplets x 3

@@ -6,21 +6,32 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace analysis {
 
-const std::array<ComparisonDef, 4>& primary_comparisons() {
-  static const std::array<ComparisonDef, 4> defs{{
-      {Canary::Compute, Config::Static, "compute: reclaim / static"},
-      {Canary::Compute, Config::Delayed, "compute: reclaim / delayed"},
-      {Canary::Sqlite, Config::Static, "sqlite: reclaim / static"},
-      {Canary::Sqlite, Config::Delayed, "sqlite: reclaim / delayed"},
-  }};
-  return defs;
+const std::vector<ComparisonDef>& TripletSet::family() const {
+  return comparisons.empty() ? study_comparisons() : comparisons;
+}
+
+int TripletSet::arm_index(const std::string& name) const {
+  for (std::size_t i = 0; i < arms.size(); ++i)
+    if (arms[i] == name) return static_cast<int>(i);
+  return -1;
 }
 
 TripletSet build_triplets(const CampaignData& data) {
   TripletSet ts;
+  ts.comparisons = data.comparisons.empty() ? study_comparisons() : data.comparisons;
+  if (!data.arms.empty()) {
+    for (const auto& a : data.arms) ts.arms.push_back(a.name);
+  } else {  // built by hand (tests): the arms the cases, the schedule and the family name
+    std::vector<std::string> configurations;
+    for (const auto& c : data.cases) configurations.push_back(c.configuration);
+    for (const auto& s : data.schedule) configurations.push_back(s.configuration);
+    ts.arms = default_arm_names(configurations, ts.comparisons);
+  }
+  const std::size_t k_arms = ts.arms.size();
   std::map<std::string, std::vector<const CaseSummary*>> groups;
   for (const auto& c : data.cases)
     if (!c.triplet_id.empty()) groups[c.triplet_id].push_back(&c);
@@ -36,11 +47,18 @@ TripletSet build_triplets(const CampaignData& data) {
   for (auto& [id, members] : groups) {
     Triplet t;
     t.id = id;
+    t.cases.assign(k_arms, nullptr);
     std::string problem;
     for (const CaseSummary* c : members) {
-      auto& slot = t.cases[static_cast<int>(c->configuration)];
+      const int a = ts.arm_index(c->configuration);
+      if (a < 0) {
+        problem = fmt::format("case {} has configuration {}, which is not an arm of the campaign", c->case_id,
+                              c->configuration);
+        break;
+      }
+      auto& slot = t.cases[static_cast<std::size_t>(a)];
       if (slot) {
-        problem = fmt::format("two cases for {} ({} and {})", config_name(c->configuration), slot->case_id, c->case_id);
+        problem = fmt::format("two cases for {} ({} and {})", c->configuration, slot->case_id, c->case_id);
         break;
       }
       slot = c;
@@ -48,9 +66,9 @@ TripletSet build_triplets(const CampaignData& data) {
     if (problem.empty()) {
       IncompleteTriplet inc;
       inc.id = id;
-      for (int k = 0; k < 3; ++k) {
+      for (std::size_t k = 0; k < k_arms; ++k) {
         if (t.cases[k]) continue;
-        const char* conf = config_name(static_cast<Config>(k));
+        const std::string& conf = ts.arms[k];
         std::string what = fmt::format("{} (no case record, not in the schedule)", conf);
         for (const ScheduledCase* s : planned[id])
           if (s->configuration == conf) {
@@ -139,6 +157,8 @@ TripletSet build_triplets(const CampaignData& data) {
 
 TripletSet without_lost_cases(const TripletSet& ts) {
   TripletSet out;
+  out.arms = ts.arms;
+  out.comparisons = ts.comparisons;
   out.incomplete = ts.incomplete;
   out.excluded = ts.excluded;
   std::map<int, int> renumber;
@@ -155,32 +175,55 @@ TripletSet without_lost_cases(const TripletSet& ts) {
   return out;
 }
 
+namespace {
+// (treatment, comparator) arm positions of every comparison of ts.
+std::vector<std::pair<int, int>> comparison_arms(const TripletSet& ts) {
+  std::vector<std::pair<int, int>> v;
+  for (const auto& d : ts.family()) {
+    const int t = ts.arm_index(d.treatment), c = ts.arm_index(d.comparator);
+    for (const auto& [pos, name] : {std::pair<int, const std::string*>{t, &d.treatment}, {c, &d.comparator}})
+      if (pos < 0) {
+        std::string arms;
+        for (const auto& a : ts.arms) arms += (arms.empty() ? "" : ", ") + a;
+        throw std::invalid_argument(fmt::format(
+            "comparison {} names arm {}, which the campaign does not have (arms: {})", d.label, *name, arms));
+      }
+    v.emplace_back(t, c);
+  }
+  return v;
+}
+}  // namespace
+
 Eigen::MatrixXd log_ratio_matrix(const TripletSet& ts) {
-  const auto& defs = primary_comparisons();
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), 4);
+  const auto& defs = ts.family();
+  const auto arms = comparison_arms(ts);
+  const auto m_cols = static_cast<Eigen::Index>(defs.size());
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), m_cols);
   for (std::size_t i = 0; i < ts.triplets.size(); ++i) {
     const auto& t = ts.triplets[i];
-    for (int j = 0; j < 4; ++j) {
+    for (std::size_t j = 0; j < defs.size(); ++j) {
       const int k = static_cast<int>(defs[j].canary);
-      const double r = t.cases[static_cast<int>(Config::Reclaim)]->latency[k]->p99_us;
-      const double c = t.cases[static_cast<int>(defs[j].comparator)]->latency[k]->p99_us;
-      m(static_cast<Eigen::Index>(i), j) = std::log(r / c);
+      const double r = t.cases[static_cast<std::size_t>(arms[j].first)]->latency[k]->p99_us;
+      const double c = t.cases[static_cast<std::size_t>(arms[j].second)]->latency[k]->p99_us;
+      m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = std::log(r / c);
     }
   }
   return m;
 }
 
 Eigen::MatrixXd abs_diff_matrix(const TripletSet& ts) {
-  const auto& defs = primary_comparisons();
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), 8);
+  const auto& defs = ts.family();
+  const auto arms = comparison_arms(ts);
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(ts.triplets.size()), static_cast<Eigen::Index>(2 * defs.size()));
   for (std::size_t i = 0; i < ts.triplets.size(); ++i) {
     const auto& t = ts.triplets[i];
-    for (int j = 0; j < 4; ++j) {
+    for (std::size_t j = 0; j < defs.size(); ++j) {
       const int k = static_cast<int>(defs[j].canary);
-      const auto& r = *t.cases[static_cast<int>(Config::Reclaim)]->latency[k];
-      const auto& c = *t.cases[static_cast<int>(defs[j].comparator)]->latency[k];
-      m(static_cast<Eigen::Index>(i), 2 * j) = r.p95_us - c.p95_us;
-      m(static_cast<Eigen::Index>(i), 2 * j + 1) = r.p99_us - c.p99_us;
+      const auto& r = *t.cases[static_cast<std::size_t>(arms[j].first)]->latency[k];
+      const auto& c = *t.cases[static_cast<std::size_t>(arms[j].second)]->latency[k];
+      const auto col = static_cast<Eigen::Index>(2 * j);
+      m(static_cast<Eigen::Index>(i), col) = r.p95_us - c.p95_us;
+      m(static_cast<Eigen::Index>(i), col + 1) = r.p99_us - c.p99_us;
     }
   }
   return m;

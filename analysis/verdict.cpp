@@ -22,7 +22,7 @@ int minimum_replicates(double alpha, int m) {
   return static_cast<int>(std::ceil(20.0 * m / alpha - 1e-9));
 }
 
-Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate) {
+Verdict decide(const std::vector<RatioInterval>& c, double max_estimate, const std::string& family) {
   Verdict v;
   for (const auto& x : c) {
     if (!(x.upper < 1.0)) v.failed.push_back(fmt::format("{}: upper bound {:.3f} >= 1", x.label, x.upper));
@@ -32,10 +32,20 @@ Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate) {
     if (x.lower > 1.0) v.harm.push_back(x.label);
   }
   v.general_benefit = v.failed.empty();
-  std::string s = v.general_benefit
-                      ? "GENERAL RESPONSIVENESS BENEFIT: all four upper bounds are below 1 and all four estimates "
-                        "show at least a 5% reduction."
-                      : "NO GENERAL RESPONSIVENESS BENEFIT by the predefined all-four rule. Failed: ";
+  // The study's four: its own words. Any other family: the rule applied to it, named.
+  const bool study = family.empty() && c.size() == 4;
+  const std::string fam = family.empty() ? fmt::format("the declared family of {} comparisons", c.size()) : family;
+  std::string s =
+      study ? (v.general_benefit ? "GENERAL RESPONSIVENESS BENEFIT: all four upper bounds are below 1 and all four "
+                                   "estimates show at least a 5% reduction."
+                                 : "NO GENERAL RESPONSIVENESS BENEFIT by the predefined all-four rule. Failed: ")
+            : (v.general_benefit
+                   ? fmt::format("GENERAL RESPONSIVENESS BENEFIT by the predefined rule applied to {}: every upper "
+                                 "bound is below 1 and every estimate shows at least a 5% reduction.",
+                                 fam)
+                   : fmt::format("NO GENERAL RESPONSIVENESS BENEFIT by the predefined rule (every upper bound < 1 "
+                                 "and every estimate <= 0.95) applied to {}. Failed: ",
+                                 fam));
   if (!v.general_benefit) {
     for (std::size_t i = 0; i < v.failed.size(); ++i) s += (i ? "; " : "") + v.failed[i];
     s += ".";

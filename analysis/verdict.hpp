@@ -1,8 +1,9 @@
 #pragma once
-// The study's predefined decision rule (study; analysis/README.md):
-//   general benefit  iff all four upper bounds < 1 AND all four point estimates <= 0.95
+// The study's predefined decision rule (study; analysis/README.md), applied to the declared family
+// of comparisons (the study's four by default; analysis/arms.hpp):
+//   general benefit  iff every upper bound < 1 AND every point estimate <= 0.95
 //   harm (per comparison) iff its interval lies wholly above 1 (lower bound > 1).
-// Applied to the prespecified (plain percentile, 98.75%) intervals only.
+// Applied to the prespecified (plain percentile, 1 - alpha/m: 98.75% for the study) intervals only.
 #include <array>
 #include <string>
 #include <vector>
@@ -33,7 +34,13 @@ Verdict not_assessable(int strata);
 /// alpha / (2 m) x B >= 10, i.e. B >= 20 m / alpha (1600 at alpha 0.05, m 4). PROTOCOL.md assumption.
 int minimum_replicates(double alpha, int m);
 
-/// Applies the rule. `max_estimate` = 0.95 (a reduction of at least 5%), `bound` = 1.
-Verdict decide(const std::array<RatioInterval, 4>& c, double max_estimate = 0.95);
+/// Applies the rule. `max_estimate` = 0.95 (a reduction of at least 5%), `bound` = 1. `family`
+/// names the family judged in the text ("the declared family of m comparisons (...)",
+/// family_text); empty = the study's four (the text says "the predefined all-four rule").
+Verdict decide(const std::vector<RatioInterval>& c, double max_estimate = 0.95, const std::string& family = "");
+template <std::size_t N>
+Verdict decide(const std::array<RatioInterval, N>& c, double max_estimate = 0.95, const std::string& family = "") {
+  return decide(std::vector<RatioInterval>(c.begin(), c.end()), max_estimate, family);
+}
 
 }  // namespace analysis

@@ -52,7 +52,8 @@ py::dict campaign_arrays(const std::string& db) {
   out["cases"] = cases;
   std::vector<std::string> tids, labels;
   for (const auto& t : ts.triplets) tids.push_back(t.id);
-  for (const auto& d : primary_comparisons()) labels.push_back(d.label);
+  for (const auto& d : ts.family()) labels.push_back(d.label);
+  out["arms"] = ts.arms;
   out["triplet_id"] = tids;
   out["comparisons"] = labels;
   out["log_ratios"] = log_ratio_matrix(ts);
@@ -108,6 +109,7 @@ py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, u
   }
   py::dict d;
   d["comparisons"] = comps;
+  d["arms"] = pr.arms;
   d["level"] = pr.level;
   d["verdict"] = pr.verdict.text;
   d["assessable"] = pr.verdict.assessable;

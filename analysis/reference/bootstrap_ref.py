@@ -3,13 +3,21 @@
 
 Written from docs/PROTOCOL.md and analysis/README.md "Decisions", without reference to the C++
 code: reads the campaign DB with sqlite3, computes each case's pressure-phase p99 response time per
-canary (numpy.quantile, method="linear" = Hyndman-Fan type 7), forms matched triplets (same
-triplet_id, one case per configuration), d = ln(p99_reclaim / p99_comparator) for the four
-comparisons, strata = (vm, regime) with equal weights, point estimate = exp(mean over strata of
+canary (numpy.quantile, method="linear" = Hyndman-Fan type 7), forms matched blocks (same
+triplet_id, one case per arm), d = ln(p99_treatment / p99_comparator) for each comparison of the
+declared family, strata = (vm, regime) with equal weights, point estimate = exp(mean over strata of
 stratum means), and a stratified bootstrap that resamples triplets with replacement within each
-stratum (same indices for all four comparisons), percentile interval at 1 - alpha/4 on the log scale
+stratum (same indices for all comparisons), percentile interval at 1 - alpha/m on the log scale
 (type 7), exponentiated. The corrected interval rescales each resampled stratum mean about the
 stratum mean by sqrt(n/(n-1)).
+
+Arms and comparisons come from the DB (issue 45): the arms are the `arms` table ordered by
+position; without one (or an empty one) the study's arms found in the cases, the schedule and the
+comparisons, in the study's order, then other names sorted. The comparisons are the plan JSON's
+analysis.comparisons (campaign_meta schedule_json), else the campaign YAML's, else the study's
+four; "<canary>:<comparator>" means treatment bounded-reclaim, "<canary>:<treatment>/<comparator>"
+names both. STUDY_ARMS below is the study's published arms (the only list of them here): it orders
+a DB without an arms table and spells the defaults.
 
 Outcomes (docs/PROTOCOL.md "Every case keeps its outcome"):
   - a pressure-phase request (scheduled_ns in [pressure start, pressure end)) without a completion
@@ -23,7 +31,7 @@ Outcomes (docs/PROTOCOL.md "Every case keeps its outcome"):
     usable completed cases (worst-observed imputation); its triplet is kept;
   - a completed case with a response <= 0 or without a pressure phase is a recording error: the
     case, and so its triplet, is excluded.
-Per configuration the output counts completed and lost cases, imputed p99 values, censored requests
+Per arm the output counts completed and lost cases, imputed p99 values, censored requests
 per canary, cases with a truncated trace and cases with a censored p99 ("counts"), and gives every
 case's p99 per canary ("case_p99", imputed ones flagged).
 
@@ -34,7 +42,7 @@ point estimates agree to rounding.
 Usage:
   bootstrap_ref.py DB [--replicates B] [--seed S] [--alpha A]          -> JSON on stdout
   bootstrap_ref.py --matrix CSV [--replicates B] [--seed S]            -> JSON (+ elapsed_s)
-     CSV rows: stratum,d1,d2,d3,d4 (header line optional)
+     CSV rows: stratum,d1,...,dm (header line optional)
 """
 import argparse
 import json
@@ -44,12 +52,77 @@ import time
 
 import numpy as np
 
-CONFIGS = ("static-zram", "delayed-activation", "bounded-reclaim")
+# The study's arms (name, short label in comparison labels), in the study's order; its treatment.
+STUDY_ARMS = (("static-zram", "static"), ("delayed-activation", "delayed"), ("bounded-reclaim", "reclaim"))
+STUDY_TREATMENT = STUDY_ARMS[2][0]
 CANARIES = ("compute", "sqlite")
-COMPARISONS = [("compute", "static-zram"), ("compute", "delayed-activation"),
-               ("sqlite", "static-zram"), ("sqlite", "delayed-activation")]
-LABELS = ["compute: reclaim / static", "compute: reclaim / delayed",
-          "sqlite: reclaim / static", "sqlite: reclaim / delayed"]
+
+
+def short(arm):
+    return dict(STUDY_ARMS).get(arm, arm)
+
+
+def label(canary, treatment, comparator):
+    return f"{canary}: {short(treatment)} / {short(comparator)}"
+
+
+STUDY_COMPARISONS = [(can, STUDY_TREATMENT, comp) for can in CANARIES
+                     for comp, _ in STUDY_ARMS if comp != STUDY_TREATMENT]
+
+
+def parse_comparison(v):
+    """(canary, treatment, comparator) of one spelling, or None."""
+    if isinstance(v, dict):
+        c = (v.get("canary"), v.get("treatment"), v.get("comparator"))
+    elif isinstance(v, str) and ":" in v:
+        canary, rest = v.split(":", 1)
+        c = (canary,) + (tuple(rest.split("/", 1)) if "/" in rest else (STUDY_TREATMENT, rest))
+    else:
+        return None
+    if c[0] not in CANARIES or not c[1] or not c[2] or c[1] == c[2]:
+        return None
+    return c
+
+
+def comparisons_from_db(con):
+    meta = dict(con.execute("SELECT key, value FROM campaign_meta").fetchall())
+    declared = None
+    try:
+        plan = json.loads(meta.get("schedule_json", "null"))
+        if isinstance(plan, dict) and isinstance(plan.get("analysis"), dict) and \
+                isinstance(plan["analysis"].get("comparisons"), list):
+            declared = plan["analysis"]["comparisons"]
+    except ValueError:
+        pass
+    if declared is None and "campaign_yaml" in meta:
+        try:
+            import yaml  # python3-yaml (Debian); only for a DB whose plan JSON lacks the list
+            doc = yaml.safe_load(meta["campaign_yaml"])
+            if isinstance(doc, dict) and isinstance(doc.get("analysis"), dict) and \
+                    isinstance(doc["analysis"].get("comparisons"), list):
+                declared = doc["analysis"]["comparisons"]
+        except Exception:
+            pass
+    out = []
+    for v in declared or []:
+        c = parse_comparison(v)
+        if c is not None and c not in out:
+            out.append(c)
+    return out or list(STUDY_COMPARISONS)
+
+
+def arms_from_db(con, comparisons):
+    if con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='arms'").fetchone():
+        arms = [r[0] for r in con.execute("SELECT name FROM arms ORDER BY position, name")]
+        if arms:
+            return arms
+    names = {r[0] for r in con.execute("SELECT configuration FROM cases")}
+    if con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schedule'").fetchone():
+        names |= {r[0] for r in con.execute("SELECT configuration FROM schedule")}
+    for _can, t, c in comparisons:
+        names |= {t, c}
+    study = [a for a, _ in STUDY_ARMS if a in names]
+    return study + sorted(names - set(study))
 
 
 def case_latency(con, case_id, canary, spec):
@@ -100,12 +173,14 @@ def case_latency(con, case_id, canary, spec):
 
 
 def load_matrix_from_db(path):
-    """(d matrix, strata, {"counts": per configuration, "case_p99": per case})."""
+    """(d matrix, strata, {"counts": per arm, "case_p99": per case, "arms", "labels"})."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    comparisons = comparisons_from_db(con)
+    arms = arms_from_db(con, comparisons)
     cases = con.execute("SELECT case_id, vm, regime, triplet_id, configuration, status, spec_json FROM cases "
                         "WHERE status IN ('completed', 'lost') AND triplet_id IS NOT NULL").fetchall()
     counts = {c: {"completed": 0, "lost": 0, "imputed_p99": 0, "truncated_traces": 0, "censored_p99": 0,
-                  "censored_requests": {k: 0 for k in CANARIES}} for c in CONFIGS}
+                  "censored_requests": {k: 0 for k in CANARIES}} for c in arms}
     p99, usable = {}, {}
     for case_id, _vm, _regime, _tid, conf, status, spec_json in cases:
         if conf not in counts:
@@ -147,7 +222,7 @@ def load_matrix_from_db(path):
     rows, strata_keys = [], []
     for tid in sorted(trip):
         t = trip[tid]
-        if set(t["cases"]) != set(CONFIGS) or any(len(v) != 1 for v in t["cases"].values()):
+        if set(t["cases"]) != set(arms) or any(len(v) != 1 for v in t["cases"].values()):
             continue
         ids = {conf: v[0] for conf, v in t["cases"].items()}
         if not all(usable.get(cid) for cid in ids.values()):
@@ -155,17 +230,19 @@ def load_matrix_from_db(path):
         p = {(conf, can): p99[(cid, can)] for conf, cid in ids.items() for can in CANARIES}
         if any(not np.isfinite(v) or v <= 0 for v in p.values()):
             continue
-        rows.append([np.log(p[("bounded-reclaim", can)] / p[(comp, can)]) for can, comp in COMPARISONS])
+        rows.append([np.log(p[(tr, can)] / p[(comp, can)]) for can, tr, comp in comparisons])
         strata_keys.append((t["vm"], t["regime"]))
     names = sorted(set(strata_keys))
     strata = np.array([names.index(k) for k in strata_keys], dtype=int)
-    return np.array(rows, dtype=float), strata, {"counts": counts, "case_p99": case_p99}
+    labels = [label(*c) for c in comparisons]
+    return np.array(rows, dtype=float).reshape(len(rows), len(comparisons)), strata, \
+        {"counts": counts, "case_p99": case_p99, "arms": arms, "labels": labels}
 
 
 def estimate(d, strata, replicates, seed, alpha):
     S = int(strata.max()) + 1
     groups = [np.flatnonzero(strata == s) for s in range(S)]
-    means = np.array([d[g].mean(axis=0) for g in groups])            # S x 4
+    means = np.array([d[g].mean(axis=0) for g in groups])            # S x m
     point = means.mean(axis=0)
     rng = np.random.Generator(np.random.PCG64(seed))
     plain = np.zeros((replicates, d.shape[1]))
@@ -173,13 +250,13 @@ def estimate(d, strata, replicates, seed, alpha):
     for s, g in enumerate(groups):
         n = len(g)
         idx = rng.integers(0, n, size=(replicates, n))
-        m = d[g][idx].mean(axis=1)                                    # B x 4
+        m = d[g][idx].mean(axis=1)                                    # B x m
         plain += m
         f = np.sqrt(n / (n - 1.0)) if n > 1 else 1.0
         corr += means[s] + f * (m - means[s])
     plain /= S
     corr /= S
-    level = 1 - alpha / 4
+    level = 1 - alpha / d.shape[1]
     a = (1 - level) / 2
     lo, hi = np.quantile(plain, [a, 1 - a], axis=0, method="linear")
     clo, chi = np.quantile(corr, [a, 1 - a], axis=0, method="linear")
@@ -191,7 +268,7 @@ def estimate(d, strata, replicates, seed, alpha):
     band = lambda q: np.quantile(plain, [max(0.0, q - delta), min(1.0, q + delta)], axis=0, method="linear")
     lo_band, hi_band = band(a), band(1 - a)
     return {
-        "labels": LABELS, "level": level, "replicates": replicates, "seed": seed,
+        "labels": [f"comparison {j + 1}" for j in range(d.shape[1])], "level": level, "replicates": replicates, "seed": seed,
         "triplets": int(d.shape[0]), "strata": S,
         "log_point": point.tolist(), "estimate": np.exp(point).tolist(),
         "lower": np.exp(lo).tolist(), "upper": np.exp(hi).tolist(),

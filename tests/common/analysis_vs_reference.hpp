@@ -60,10 +60,11 @@ inline std::vector<nlohmann::json> report_rows(const nlohmann::json& report, con
   return out;
 }
 
-/// The product and the reference agree: the four Table 4 rows (label, triplets, ratio and its
+/// The product and the reference agree: every Table 4 row (one per comparison of the declared
+/// family, as many as the reference reads from the DB; label, triplets, ratio and its
 /// bounds; with one triplet per stratum the bounds equal the ratio) to 1e-9 relative for the
 /// estimate (Monte Carlo tolerance `bound_tol` on the log scale for the bounds, 0 = exact), and
-/// the outcome counts per configuration (cases, censored requests, truncated traces, censored
+/// the outcome counts per arm (cases, censored requests, truncated traces, censored
 /// p99, lost cases, imputed p99 values).
 inline void expect_agreement(const AnalysisPair& a, int triplets, double bound_tol) {
   ASSERT_EQ(a.analyze_rc, 0) << a.analyze_log;
@@ -71,9 +72,10 @@ inline void expect_agreement(const AnalysisPair& a, int triplets, double bound_t
   ASSERT_TRUE(a.report.is_object()) << "no report.json";
   ASSERT_TRUE(a.reference.is_object()) << a.reference_text;
   const auto t4 = report_rows(a.report, "table4_primary");
-  ASSERT_EQ(t4.size(), 4u) << a.report_md;
+  ASSERT_EQ(t4.size(), a.reference["labels"].size()) << a.report_md;
+  ASSERT_GE(t4.size(), 1u);
   ASSERT_EQ(a.reference["triplets"].get<int>(), triplets);
-  for (int k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < t4.size(); ++k) {
     SCOPED_TRACE(a.reference["labels"][k].get<std::string>());
     EXPECT_EQ(t4[k]["comparison"], a.reference["labels"][k]);
     EXPECT_EQ(t4[k]["triplets"].get<int>(), triplets);
@@ -86,7 +88,7 @@ inline void expect_agreement(const AnalysisPair& a, int triplets, double bound_t
     }
   }
   const auto oc = report_rows(a.report, "outcome_counts");
-  ASSERT_EQ(oc.size(), 3u) << a.report_md;
+  ASSERT_EQ(oc.size(), a.reference["counts"].size()) << a.report_md;
   for (const auto& row : oc) {
     const std::string conf = row["configuration"].get<std::string>();
     SCOPED_TRACE(conf);

@@ -8,6 +8,7 @@
 //    a = 0.00625 quantile of B replicates the standard error is about sqrt(a(1-a)/B) / phi(z_a) x sd
 //    (normal approximation; sd = bootstrap sd on the log scale); the difference of two has sqrt(2)
 //    times that. Tolerance: 5 such standard errors on the log scale (B = 20000: 0.22 sd).
+#include "analysis/analysis_report.hpp"
 #include "analysis/campaign_data.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/primary.hpp"
@@ -212,5 +213,75 @@ TEST(ReferenceAgreement, CensoredTruncatedAndLostCasesAgreeCaseByCaseAndInTable4
                 c.estimate, c.lower, j["lower_band"][k][0].get<double>(), j["lower_band"][k][1].get<double>(), c.upper,
                 j["upper_band"][k][0].get<double>(), j["upper_band"][k][1].get<double>());
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A k-arm campaign (issue 45): five arms (the study's three, a "senpai" arm behaving like static
+// zram with its own effect, a "reclaim-32" arm writing like bounded reclaim) in the `arms` table,
+// and a declared family of five comparisons in the plan JSON (both spellings). The reference reads
+// the arms and the comparisons from the DB as the product does; both agree on the arms, the
+// labels, the level 1 - 0.05/5 and the five point estimates to 1e-12, and on the bounds within
+// the reference's Monte Carlo band.
+
+TEST(ReferenceAgreement, FiveArmsAndADeclaredFamilyAgree) {
+  const auto dir = std::filesystem::temp_directory_path() / ("hk_analysis_karm_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "five.db").string();
+  analysis::SyntheticOptions o{.seed = 4242, .vms = 3, .triplets_per_stratum = 3, .case_sd = 0.08, .pressure_s = 30};
+  o.extra_arms = {{"senpai", "senpai", R"({"interval_s":6})", {std::log(0.9), std::log(1.1)}, 0},
+                  {"reclaim-32", "bounded-reclaim", R"({"dose_mib":32})", {std::log(0.97), std::log(0.95)}, 2}};
+  o.comparisons = {"compute:senpai/static-zram", "sqlite:senpai/static-zram", "compute:reclaim-32/bounded-reclaim",
+                   "sqlite:static-zram", "compute:delayed-activation/senpai"};
+  o.write_arms = true;
+  analysis::write_synthetic_campaign(db, o);
+
+  const int B = 20000;
+  const std::uint64_t seed = 9;
+  const auto data = analysis::load_campaign(db);
+  ASSERT_TRUE(data.arms_recorded);
+  const auto ts = analysis::build_triplets(data);
+  ASSERT_EQ(ts.arms, (std::vector<std::string>{"static-zram", "delayed-activation", "bounded-reclaim", "senpai",
+                                               "reclaim-32"}));
+  ASSERT_EQ(ts.triplets.size(), 36u);
+  ASSERT_EQ(ts.comparisons.size(), 5u);
+  analysis::PrimaryOptions opt;
+  opt.bootstrap = {B, seed, 2};
+  const auto pr = analysis::run_primary(ts, opt);
+  EXPECT_EQ(pr.m, 5);
+  EXPECT_FALSE(pr.study_family);
+  EXPECT_DOUBLE_EQ(pr.level, 1 - 0.05 / 5);
+
+  const auto j = nlohmann::json::parse(run("/usr/bin/python3 " HARNESS_SOURCE_DIR "/analysis/reference/bootstrap_ref.py " +
+                                           db + " --replicates " + std::to_string(B) + " --seed " + std::to_string(seed)));
+  ASSERT_EQ(j["triplets"].get<int>(), 36);
+  EXPECT_EQ(j["arms"].get<std::vector<std::string>>(), ts.arms);
+  EXPECT_NEAR(j["level"].get<double>(), pr.level, 1e-15);
+  ASSERT_EQ(j["estimate"].size(), 5u);
+  for (int k = 0; k < 5; ++k) {
+    const auto& c = pr.comparisons[k];
+    SCOPED_TRACE(c.label);
+    EXPECT_EQ(j["labels"][k].get<std::string>(), c.label);
+    EXPECT_NEAR(c.estimate / j["estimate"][k].get<double>(), 1.0, 1e-12);
+    EXPECT_GE(c.lower, j["lower_band"][k][0].get<double>() * (1 - 1e-12)) << "reference " << j["lower"][k];
+    EXPECT_LE(c.lower, j["lower_band"][k][1].get<double>() * (1 + 1e-12)) << "reference " << j["lower"][k];
+    EXPECT_GE(c.upper, j["upper_band"][k][0].get<double>() * (1 - 1e-12)) << "reference " << j["upper"][k];
+    EXPECT_LE(c.upper, j["upper_band"][k][1].get<double>() * (1 + 1e-12)) << "reference " << j["upper"][k];
+    std::printf("%-36s est C++ %.15f NumPy %.15f | lower %.5f | upper %.5f\n", c.label.c_str(), c.estimate,
+                j["estimate"][k].get<double>(), c.lower, c.upper);
+  }
+  EXPECT_EQ(pr.comparisons[0].label, "compute: senpai / static");
+  EXPECT_EQ(pr.comparisons[3].label, "sqlite: reclaim / static");  // the legacy spelling: bounded reclaim
+
+  // The report judges and names the declared family, and lists every arm with its hash.
+  const auto rep = analysis::build_analysis_report(data, ts, pr);
+  EXPECT_NE(pr.verdict.text.find("the declared family of 5 comparisons"), std::string::npos) << pr.verdict.text;
+  const auto& t1 = rep.tables.front();
+  int arm_rows = 0;
+  for (const auto& row : t1.rows)
+    if (row[0].get<std::string>().rfind("arm ", 0) == 0) ++arm_rows;
+  EXPECT_EQ(arm_rows, 5);
+  for (const auto& t : rep.tables)
+    if (t.id == "table5_wake_service") EXPECT_EQ(t.rows.size(), 10u);  // 5 arms x 2 canaries
+    else if (t.id == "mechanism" || t.id == "outcome_counts" || t.id == "reclaim_execution") EXPECT_EQ(t.rows.size(), 5u) << t.id;
   std::filesystem::remove_all(dir);
 }

@@ -229,7 +229,7 @@ TEST(BackendValidity, DelayedActivationNeedsOneBackendOnAfterTheTrigger) {
   analysis::write_synthetic_campaign(path, o);
   const std::string delayed = "synthetic-vm0-slow-structured-r1-delayed-activation";
   const std::string stat = "synthetic-vm0-slow-structured-r1-static-zram";
-  auto problems = [&](const std::string& id, analysis::Config cf, const std::string& sql = "") {
+  auto problems = [&](const std::string& id, analysis::ZramDue cf, const std::string& sql = "") {
     results::Db db(path, results::Db::Mode::ReadWrite);
     if (!sql.empty()) db.exec(sql);
     results::Stmt q(db, "SELECT outcome_json, spec_json FROM cases WHERE case_id = ?1");
@@ -238,22 +238,22 @@ TEST(BackendValidity, DelayedActivationNeedsOneBackendOnAfterTheTrigger) {
     return analysis::backend_telemetry_problems(db, id, cf, nlohmann::json::parse(q.text(0)),
                                                 nlohmann::json::parse(q.text(1)));
   };
-  EXPECT_TRUE(problems(delayed, analysis::Config::Delayed).empty());
-  EXPECT_TRUE(problems(stat, analysis::Config::Static).empty());
+  EXPECT_TRUE(problems(delayed, analysis::ZramDue::AfterTrigger).empty());
+  EXPECT_TRUE(problems(stat, analysis::ZramDue::InSetup).empty());
   // Static zram never gets a backend_on: judged as delayed it would fail, as static it passes.
-  EXPECT_FALSE(problems(stat, analysis::Config::Delayed).empty());
-  const auto before = problems(delayed, analysis::Config::Delayed,
+  EXPECT_FALSE(problems(stat, analysis::ZramDue::AfterTrigger).empty());
+  const auto before = problems(delayed, analysis::ZramDue::AfterTrigger,
                                "UPDATE controller_events SET t_ns = t_ns - 2000000000 WHERE case_id = '" + delayed +
                                    "' AND kind = 'backend_on'");
   ASSERT_EQ(before.size(), 1u);
   EXPECT_EQ(before[0], "invalid backend telemetry: backend_on 1.999 s before the trigger");
-  const auto errno_on = problems(delayed, analysis::Config::Delayed,
+  const auto errno_on = problems(delayed, analysis::ZramDue::AfterTrigger,
                                  "UPDATE controller_events SET t_ns = t_ns + 2000000000, detail_json = "
                                  "json_set(detail_json, '$.step.errno', 16) WHERE case_id = '" + delayed +
                                      "' AND kind = 'backend_on'");
   ASSERT_EQ(errno_on.size(), 1u);
   EXPECT_EQ(errno_on[0], "invalid backend telemetry: backend_on step returned errno 16");
-  const auto never = problems(delayed, analysis::Config::Delayed,
+  const auto never = problems(delayed, analysis::ZramDue::AfterTrigger,
                               "DELETE FROM controller_events WHERE case_id = '" + delayed + "' AND kind = 'backend_on'");
   ASSERT_EQ(never.size(), 1u);
   EXPECT_EQ(never[0], "invalid backend telemetry: no backend_on event after the trigger (zram never activated)");

@@ -1,0 +1,206 @@
+// Arms and the declared family of comparisons (see arms.hpp).
+#include "analysis/arms.hpp"
+
+#include "analysis/db_columns.hpp"
+#include "analysis/study_medians.hpp"
+#include "results/db.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+namespace analysis {
+namespace {
+
+std::optional<Canary> parse_canary(const std::string& s) {
+  if (s == canary_name(Canary::Compute)) return Canary::Compute;
+  if (s == canary_name(Canary::Sqlite)) return Canary::Sqlite;
+  return std::nullopt;
+}
+
+std::optional<ComparisonDef> make(const std::string& canary, const std::string& treatment,
+                                  const std::string& comparator, std::string& error) {
+  const auto k = parse_canary(canary);
+  if (!k) {
+    error = fmt::format("canary '{}' is not compute or sqlite", canary);
+    return std::nullopt;
+  }
+  if (treatment.empty() || comparator.empty()) {
+    error = "treatment and comparator must name arms";
+    return std::nullopt;
+  }
+  if (treatment == comparator) {
+    error = fmt::format("treatment and comparator are the same arm ({})", treatment);
+    return std::nullopt;
+  }
+  return ComparisonDef{*k, treatment, comparator, comparison_label(*k, treatment, comparator)};
+}
+
+// A YAML node as JSON (the comparison entries only: scalars and flat maps).
+nlohmann::json yaml_entry(const YAML::Node& n) {
+  if (n.IsScalar()) return n.as<std::string>();
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& kv : n)
+      if (kv.second.IsScalar()) o[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    return o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int study_arm_position(std::string_view name) {
+  for (int i = 0; i < 3; ++i)
+    if (name == kStudyArms[i].name) return i;
+  return -1;
+}
+
+const char* study_arm_name(int position) { return kStudyArms[position].name; }
+
+std::string arm_short_label(const std::string& arm) {
+  const int i = study_arm_position(arm);
+  return i < 0 ? arm : std::string(kStudyArms[i].short_label);
+}
+
+std::string comparison_label(Canary canary, const std::string& treatment, const std::string& comparator) {
+  return fmt::format("{}: {} / {}", canary_name(canary), arm_short_label(treatment), arm_short_label(comparator));
+}
+
+const std::vector<ComparisonDef>& study_comparisons() {
+  static const std::vector<ComparisonDef> defs = [] {
+    std::vector<ComparisonDef> v;
+    const std::string t = kStudyArms[kStudyTreatment].name;
+    for (Canary k : {Canary::Compute, Canary::Sqlite})
+      for (int c = 0; c < 3; ++c)
+        if (c != kStudyTreatment) v.push_back({k, t, kStudyArms[c].name, comparison_label(k, t, kStudyArms[c].name)});
+    return v;
+  }();
+  return defs;
+}
+
+bool is_study_family(const std::vector<ComparisonDef>& family) {
+  const auto& s = study_comparisons();
+  if (family.size() != s.size()) return false;
+  std::set<std::string> a, b;
+  for (const auto& c : family) a.insert(c.label + "|" + c.treatment + "|" + c.comparator);
+  for (const auto& c : s) b.insert(c.label + "|" + c.treatment + "|" + c.comparator);
+  return a == b;
+}
+
+std::string family_text(const std::vector<ComparisonDef>& family) {
+  std::string labels;
+  for (const auto& c : family) labels += (labels.empty() ? "" : "; ") + c.label;
+  return fmt::format("the declared family of {} comparison{} ({})", family.size(), family.size() == 1 ? "" : "s",
+                     labels);
+}
+
+std::optional<ComparisonDef> parse_comparison(const nlohmann::json& v, std::string& error) {
+  if (v.is_object()) {
+    auto field = [&](const char* k) { return v.contains(k) && v[k].is_string() ? v[k].get<std::string>() : ""; };
+    return make(field("canary"), field("treatment"), field("comparator"), error);
+  }
+  if (!v.is_string()) {
+    error = "expected a string \"<canary>:<comparator>\" or \"<canary>:<treatment>/<comparator>\", or an object";
+    return std::nullopt;
+  }
+  const std::string s = v.get<std::string>();
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) {
+    error = fmt::format("'{}' has no ':' (expected <canary>:<comparator> or <canary>:<treatment>/<comparator>)", s);
+    return std::nullopt;
+  }
+  const std::string canary = s.substr(0, colon), rest = s.substr(colon + 1);
+  const auto slash = rest.find('/');
+  if (slash == std::string::npos)  // the legacy spelling: the study's treatment
+    return make(canary, kStudyArms[kStudyTreatment].name, rest, error);
+  return make(canary, rest.substr(0, slash), rest.substr(slash + 1), error);
+}
+
+DeclaredComparisons declared_comparisons(const std::map<std::string, std::string>& meta,
+                                         std::vector<std::string>& warnings) {
+  DeclaredComparisons d;
+  nlohmann::json list;
+  if (auto it = meta.find("schedule_json"); it != meta.end()) {
+    const auto plan = nlohmann::json::parse(it->second, nullptr, false);
+    if (plan.is_object() && plan.contains("analysis") && plan["analysis"].is_object() &&
+        plan["analysis"].contains("comparisons") && plan["analysis"]["comparisons"].is_array()) {
+      list = plan["analysis"]["comparisons"];
+      d.source = "plan JSON analysis.comparisons";
+    }
+  }
+  if (list.is_null()) {
+    if (auto it = meta.find("campaign_yaml"); it != meta.end()) {
+      try {
+        const YAML::Node root = YAML::Load(it->second);
+        if (root.IsMap() && root["analysis"] && root["analysis"].IsMap() && root["analysis"]["comparisons"] &&
+            root["analysis"]["comparisons"].IsSequence()) {
+          list = nlohmann::json::array();
+          for (const auto& n : root["analysis"]["comparisons"]) list.push_back(yaml_entry(n));
+          d.source = "campaign YAML analysis.comparisons";
+        }
+      } catch (const YAML::Exception&) {
+        // read_campaign_settings warns about an unreadable YAML
+      }
+    }
+  }
+  if (list.is_array()) {
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::string error;
+      auto c = parse_comparison(list[i], error);
+      if (!c) {
+        warnings.push_back(fmt::format("{}[{}]: {}; left out of the family", d.source, i, error));
+        continue;
+      }
+      const std::string key = std::string(canary_name(c->canary)) + ":" + c->treatment + "/" + c->comparator;
+      if (!seen.insert(key).second) {
+        warnings.push_back(fmt::format("{}[{}]: {} is declared twice; counted once", d.source, i, c->label));
+        continue;
+      }
+      d.comparisons.push_back(std::move(*c));
+    }
+    if (d.comparisons.empty())
+      warnings.push_back(fmt::format("{} declares no readable comparison: the study's four are analysed", d.source));
+  }
+  if (d.comparisons.empty()) {
+    d.comparisons = study_comparisons();
+    d.source = "the study's four (none declared)";
+  } else {
+    d.declared = true;
+  }
+  return d;
+}
+
+std::vector<std::string> default_arm_names(const std::vector<std::string>& configurations,
+                                           const std::vector<ComparisonDef>& family) {
+  std::set<std::string> names(configurations.begin(), configurations.end());
+  for (const auto& c : family) {
+    names.insert(c.treatment);
+    names.insert(c.comparator);
+  }
+  std::vector<std::string> out;
+  for (const auto& a : kStudyArms)
+    if (names.erase(a.name)) out.push_back(a.name);
+  out.insert(out.end(), names.begin(), names.end());  // others, sorted by name
+  return out;
+}
+
+std::vector<Arm> load_arms(results::Db& db, const std::vector<std::string>& configurations,
+                           const std::vector<ComparisonDef>& family, bool& recorded) {
+  std::vector<Arm> arms;
+  recorded = false;
+  if (has_table(db, "arms")) {
+    results::Stmt q(db, "SELECT name, policy, params_json, sha256 FROM arms ORDER BY position, name");
+    while (q.step())
+      arms.push_back({q.text(0), q.opt_text(1).value_or(""), q.opt_text(2).value_or(""), q.opt_text(3).value_or("")});
+    recorded = !arms.empty();
+  }
+  if (!recorded)
+    for (auto& n : default_arm_names(configurations, family)) arms.push_back({std::move(n), "", "", ""});
+  return arms;
+}
+
+}  // namespace analysis
