@@ -1,5 +1,8 @@
 #pragma once
-// SHA-256 (OpenSSL EVP), lowercase hex: guest artifact hashes, the preregistered schedule hash.
+// SHA-256 (OpenSSL EVP), lowercase hex: guest artifact hashes, the preregistered schedule hash,
+// an arm's hash. libcrypto is loaded on first use (dlopen), so a program that links this and
+// never hashes (the guest's case executor) does not map it; when it cannot be loaded, the first
+// digest throws std::runtime_error naming it.
 #include <string>
 #include <string_view>
 
