@@ -48,9 +48,13 @@ Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
   if (!p)
     s.fail(n["policy"], s.field("policy"),
            fmt::format("'{}' is not a registered policy ({}; `harness plan --list-policies`)", a.policy, hc::policy_names()));
-  if (p->study_position && a.name == a.policy && !s.has("params"))
-    s.fail(n, f, fmt::format("the study's arm {} is listed by name alone (`- {}`), which gives it the study's parameters",
-                             a.name, a.name));
+  // A study arm's name means the study's arm: the study's comparisons and findings are judged on
+  // the arms that carry these names, so another policy or dose may not take one.
+  if (const hc::PolicyInfo* study = hc::find_policy(a.name); study && study->study_position)
+    s.fail(n["name"], s.field("name"),
+           fmt::format("'{}' is the name of the study's arm: write `- {}` for the study's arm with the study's "
+                       "parameters, or give this arm another name",
+                       a.name, a.name));
   YAML::Node pn = s.get("params", false);
   const nlohmann::json given = pn ? yaml::to_json(pn, top.file(), s.field("params")) : nlohmann::json::object();
   try {
@@ -169,6 +173,10 @@ void load_comparisons(Section& s, Campaign& c) {
 
 std::string design_arms_problem(const Campaign& c) {
   const auto names = arm_names(c);
+  if (c.design == "matched-triplets" && names.size() != 1 && names.size() != 3)
+    return fmt::format("matched-triplets is the study's spelling for blocks of three arms; this campaign runs {}: "
+                       "use design.kind matched-blocks",
+                       names.size());
   if (c.design == "matched-blocks") {
     if (names.size() < 2) return "matched-blocks compares arms: list at least two";
     if (!c.comparisons_declared)

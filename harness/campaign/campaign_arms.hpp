@@ -45,7 +45,8 @@ void load_comparisons(yaml::Section& analysis, Campaign& c);
 
 /// Why the arms and comparisons do not fit design `c.design`, or "" (after both loads):
 /// matched-blocks needs k >= 2 arms, and declared comparisons (or the study's arms, for the
-/// default four); pilot needs exactly [bounded-reclaim] listed by name.
+/// default four); matched-triplets 3 arms (or 1: a calibration, never analysed as blocks);
+/// pilot needs exactly [bounded-reclaim] listed by name.
 std::string design_arms_problem(const Campaign& c);
 
 }  // namespace harness::campaign

@@ -9,6 +9,7 @@
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_arms.hpp"
 #include "harness/case/policy.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
@@ -314,13 +315,23 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         }
       } else {
         std::printf("arms (k = %zu, one case each per matched block):\n", c.arms.size());
-        for (const auto& a : c.arms)
-          std::printf("  %-20s policy %s%s %s\n", a.name.c_str(), a.policy.c_str(), a.study ? " (the study's)" : "",
-                      a.study ? "" : a.params.dump().c_str());
+        for (const auto& a : c.arms) {
+          std::string params = a.params.dump();
+          if (a.study) params = hc::takes_design_dose(a) ? "(the study's; dose: design.dose_mib)" : "(the study's)";
+          std::printf("  %-20s policy %s %s\n", a.name.c_str(), a.policy.c_str(), params.c_str());
+        }
         std::printf("comparisons (%s, m = %zu, each interval at 1 - %g/%zu):", c.comparisons_declared ? "declared" : "the study's four",
                     c.comparisons.size(), c.alpha, c.comparisons.size());
-        for (const auto& k : c.comparisons) std::printf(" %s", k.c_str());
+        std::set<std::string> compared;
+        for (const auto& k : c.comparisons) {
+          std::printf(" %s", k.c_str());
+          if (const auto parsed = hc::parse_comparison(k)) compared.insert({parsed->treatment, parsed->comparator});
+        }
         std::printf("\n");
+        for (const auto& a : c.arms)
+          if (!compared.count(a.name))
+            std::printf("NOTE: arm %s is in no comparison: its cases run and are reported, but no interval judges it\n",
+                        a.name.c_str());
         std::printf("%s per (vm, regime) stratum%s:\n%s", c.arms.size() == 3 ? "triplets" : "blocks",
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
                     hc::stratum_table(s.strata, c.vms, regimes).c_str());

@@ -185,6 +185,20 @@ TEST(Arms, ComparisonSpellingsRoundTrip) {
   EXPECT_FALSE(hc::parse_comparison("static-zram"));
 }
 
+TEST(Arms, TheStudysArmNamesAreTheStudysArms) {
+  // Another policy, or the study's policy with other parameters, may not take a study arm's
+  // name: the study's comparisons and findings are judged on the arms carrying those names.
+  EXPECT_THAT(error_of(with_arms("arms:\n  - {name: static-zram, policy: senpai}\n  - bounded-reclaim\n",
+                                 "kind: matched-blocks, repeats: 1, dose_mib: 96")),
+              ::testing::AllOf(HasSubstr("field arms[0].name"), HasSubstr("is the name of the study's arm")));
+  EXPECT_THAT(error_of(with_arms("arms:\n  - static-zram\n  - {name: bounded-reclaim, policy: bounded-reclaim, params: {dose_mib: 32}}\n",
+                                 "kind: matched-blocks, repeats: 1, dose_mib: 96")),
+              HasSubstr("write `- bounded-reclaim`"));
+  // matched-triplets is the study's spelling for three arms.
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram, bounded-reclaim]\n", "kind: matched-triplets, repeats: 1, dose_mib: 96")),
+              HasSubstr("use design.kind matched-blocks"));
+}
+
 TEST(Arms, MatchedBlocksNeedTwoArmsAndThePilotItsOwnArm) {
   EXPECT_THAT(error_of(with_arms("arms: [static-zram]\n", "kind: matched-blocks, repeats: 1")), HasSubstr("at least two"));
   EXPECT_THAT(error_of(with_arms("arms: [static-zram]\n", "kind: pilot, doses_mib: [16, 32]")),
