@@ -1,12 +1,14 @@
-// One matched block of five arms on a real guest (tests/vm/campaign/policies.yaml): the study's
-// three beside senpai and bounded-loop (issue: arms). Each arm is held to what it says it does,
+// One matched block of six arms on a real guest (tests/vm/campaign/policies.yaml): the study's
+// three beside senpai, bounded-loop and the study's bounded-reclaim composed as rules (issue: arms). Each arm is held to what it says it does,
 // from the guest's own readings (telemetry and controller events in the campaign DB):
 //   senpai: several memory.reclaim writes, each the formula over its interval's inputs and within
 //     its cap, decisions one interval apart, none while bg PSI some is at or above its target;
 //   bounded-loop: the study's trigger fired; each write <= step, none after PSI stopped rising,
 //     the total within its cap, each write in a window where bg PSI some rose;
+//   rules-reclaim (rules: at the study's trigger, reclaim 96 MiB once): the trigger fired, its
+//     rule acted once, one 96 MiB write, as the built-in bounded-reclaim;
 //   the study's arms as before (one 96 MiB write for bounded-reclaim, none for static-zram).
-// Then `harness analyze`: five arms, the declared family of four comparisons, agreeing with the
+// Then `harness analyze`: six arms, the declared family of four comparisons, agreeing with the
 // independent reference on the same DB.
 #include "results/db.hpp"
 #include "tests/common/analysis_vs_reference.hpp"
@@ -72,7 +74,7 @@ constexpr std::int64_t kMiB = 1 << 20;
 
 }  // namespace
 
-TEST(PoliciesBlock, FiveArmsDoWhatTheySayOnARealGuest) {
+TEST(PoliciesBlock, SixArmsDoWhatTheySayOnARealGuest) {
   const test_support::CampaignVm vm("policies");
   const std::string db_path = vm.dir + "/policies.db";
   int rc = vm.harness("vm image").code;
@@ -81,11 +83,11 @@ TEST(PoliciesBlock, FiveArmsDoWhatTheySayOnARealGuest) {
              .code;
   ASSERT_EQ(rc, 0) << "see " << vm.log;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  EXPECT_EQ(db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 5);
-  EXPECT_EQ(db_count(db, "SELECT count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 5);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM schedule WHERE state = 'completed'"), 6);
+  EXPECT_EQ(db_count(db, "SELECT count(DISTINCT configuration) FROM cases WHERE status = 'completed'"), 6);
   // The plan's arms, with their policies and hashes, in the results DB.
-  EXPECT_EQ(db_count(db, "SELECT count(*) FROM arms"), 5);
-  EXPECT_EQ(db_count(db, "SELECT count(*) FROM arms WHERE length(sha256) = 64"), 5);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM arms"), 6);
+  EXPECT_EQ(db_count(db, "SELECT count(*) FROM arms WHERE length(sha256) = 64"), 6);
   EXPECT_EQ(db_count(db, "SELECT count(*) FROM arms WHERE name = 'senpai' AND policy = 'senpai' AND "
                          "json_extract(params_json, '$.interval_s') = 3"),
             1);
@@ -154,6 +156,21 @@ TEST(PoliciesBlock, FiveArmsDoWhatTheySayOnARealGuest) {
     EXPECT_EQ(requested(db, id), asked);
   }
 
+  // rules-reclaim: the study's bounded-reclaim composed as a rule.
+  {
+    const std::string id = case_of(db, "rules-reclaim");
+    ASSERT_FALSE(id.empty());
+    SCOPED_TRACE(id);
+    EXPECT_EQ(db_count(db, "SELECT count(*) FROM controller_events WHERE kind = 'trigger' AND case_id = '" + id + "'"), 1);
+    EXPECT_GE(db_count(db, "SELECT count(*) FROM controller_events WHERE kind = 'rule' AND case_id = '" + id + "'"), 1);
+    EXPECT_EQ(requested(db, id), (std::vector<std::int64_t>{96 * kMiB}));
+    EXPECT_EQ(db_count(db, "SELECT count(*) FROM controller_events e WHERE case_id = '" + id +
+                               "' AND kind = 'reclaim_start' AND t_ns >= (SELECT t_ns FROM controller_events WHERE case_id = '" +
+                               id + "' AND kind = 'trigger')"),
+              1)
+        << "the write starts at or after the trigger";
+  }
+
   // The study's arms, unchanged: one 96 MiB write for bounded-reclaim, none for static-zram.
   EXPECT_EQ(requested(db, case_of(db, "bounded-reclaim")), (std::vector<std::int64_t>{96 * kMiB}));
   EXPECT_TRUE(requested(db, case_of(db, "static-zram")).empty());
@@ -172,14 +189,14 @@ TEST(PoliciesBlock, FiveArmsDoWhatTheySayOnARealGuest) {
                   q.is_null(4) ? -1.0 : q.int64(4) / 1e6);
   }
 
-  // The analysis: five arms, the declared family of four, and the reference agrees.
+  // The analysis: six arms, the declared family of four, and the reference agrees.
   const auto a = test_support::analyse_with_reference(db_path, vm.dir + "/report");
   ASSERT_NO_FATAL_FAILURE(test_support::expect_agreement(a, 1, 0.0));
   const auto t4 = test_support::report_rows(a.report, "table4_primary");
   ASSERT_EQ(t4.size(), 4u);
   EXPECT_EQ(t4[2]["comparison"], "compute: senpai / static");
   EXPECT_EQ(t4[3]["comparison"], "compute: bounded-loop / static");
-  EXPECT_EQ(test_support::report_rows(a.report, "outcome_counts").size(), 5u);
+  EXPECT_EQ(test_support::report_rows(a.report, "outcome_counts").size(), 6u);
   EXPECT_THAT(a.report_md, ::testing::HasSubstr("declared family of 4 comparisons"));
   for (const auto& row : t4)
     std::printf("%-36s ratio %.3f  (one block: a zero-width interval)\n", row["comparison"].get<std::string>().c_str(),
