@@ -217,12 +217,10 @@ void write_meta(results::Db& db, const std::string& campaign, std::uint64_t seed
   st.bind(1, "schedule_sha256").bind(2, "synthetic").run();
 }
 
-// The `arms` table (schema version 6; created here with the contract's columns when the schema
-// lacks it): the study's three then `extra`, position = report order, sha256 = SHA-256 of
-// {"name","params","policy"} as canonical JSON (harness/case/arm.hpp).
+// The `arms` table (results/schema.sql, version 6): the study's three then `extra`, position =
+// report order, sha256 = SHA-256 of {"name","params","policy"} as canonical JSON
+// (harness/case/arm.hpp).
 void write_arms_table(results::Db& db, const std::vector<SyntheticArm>& extra) {
-  db.exec("CREATE TABLE IF NOT EXISTS arms(name TEXT PRIMARY KEY, policy TEXT NOT NULL, params_json TEXT NOT NULL, "
-          "sha256 TEXT NOT NULL, position INTEGER NOT NULL)");
   results::Stmt st(db, "INSERT INTO arms(name, policy, params_json, sha256, position) VALUES(?1,?2,?3,?4,?5)");
   int position = 0;
   auto add = [&](const std::string& name, const std::string& policy, const std::string& params) {

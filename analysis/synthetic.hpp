@@ -49,8 +49,8 @@ struct SyntheticOptions {
   /// The plan JSON's analysis.comparisons (campaign_meta.schedule_json {"analysis": {"comparisons":
   /// [...]}}), spellings of analysis/arms.hpp; empty = no schedule_json (the study's four).
   std::vector<std::string> comparisons{};
-  /// Writes the `arms` table (schema version 6; created with the contract's columns when the
-  /// schema lacks it): the study's three (bounded-reclaim {"dose_mib":96}) then extra_arms.
+  /// Writes the `arms` table (results/schema.sql, version 6): the study's three (bounded-reclaim
+  /// {"dose_mib":96}) then extra_arms.
   bool write_arms = false;
 };
 

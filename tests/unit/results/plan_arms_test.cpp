@@ -42,7 +42,7 @@ ArmRow arm(const std::string& name, const std::string& policy, const std::string
 /// The arms rows of the DB `path` after storing the plan of the campaign file `yaml`; checks
 /// that the schedule was stored with them and, with `parse_specs` (every case's arm agrees and
 /// its spec parses: its build pin is resolved), that each arm has the SHA-256 of
-/// arm_json(parse_spec(spec)) of its cases (the contract's definition).
+/// arm_json(parse_spec(spec)) of its cases (harness/case/arm.hpp's definition).
 std::vector<ArmRow> stored_arms(const std::string& yaml, const std::string& path, bool parse_specs = true) {
   const hc::Campaign c = hc::load_campaign(yaml);
   const hc::Schedule s = hc::plan(c);
