@@ -114,6 +114,14 @@ struct PolicyInfo {
   std::function<std::unique_ptr<Policy>(const nlohmann::json& params)> make;
 };
 
+/// A ParamDef in one call (the builder every policy and rule-block file uses).
+ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
+                   std::optional<double> max, std::string doc);
+
+/// Why `v` is not a value of `d` (its kind, its bounds, then d.check), or "" when it is. The
+/// one value check of validate_params and of the rules' blocks (rules/blocks.cpp).
+std::string param_value_problem(const ParamDef& d, const nlohmann::json& v);
+
 /// A policy's parameters that do not fit its ParamDefs. field() names the parameter ("dose_mib",
 /// "rules[1].do"; "" for the whole object).
 class ParamError : public std::runtime_error {

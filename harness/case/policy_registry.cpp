@@ -40,7 +40,9 @@ std::vector<PolicyInfo> checked_registry() {
   return all;
 }
 
-std::string kind_error(const ParamDef& d, const nlohmann::json& v) {
+}  // namespace
+
+std::string param_value_problem(const ParamDef& d, const nlohmann::json& v) {
   switch (d.kind) {
     case ParamKind::Integer:
       if (!v.is_number_integer()) return "must be an integer";
@@ -67,7 +69,18 @@ std::string kind_error(const ParamDef& d, const nlohmann::json& v) {
   return "";
 }
 
-}  // namespace
+ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
+                   std::optional<double> max, std::string doc) {
+  ParamDef d;
+  d.name = std::move(name);
+  d.kind = kind;
+  d.unit = std::move(unit);
+  d.default_value = std::move(dflt);
+  d.min = min;
+  d.max = max;
+  d.doc = std::move(doc);
+  return d;
+}
 
 const std::vector<PolicyInfo>& policies() {
   static const std::vector<PolicyInfo> all = checked_registry();
@@ -129,7 +142,7 @@ nlohmann::json validate_params(const PolicyInfo& info, const nlohmann::json& giv
       continue;
     }
     const nlohmann::json& v = given.at(d.name);
-    if (auto why = kind_error(d, v); !why.empty()) throw ParamError(d.name, fmt::format("{}: {}", d.name, why));
+    if (auto why = param_value_problem(d, v); !why.empty()) throw ParamError(d.name, fmt::format("{}: {}", d.name, why));
     out[d.name] = v;
   }
   return out;

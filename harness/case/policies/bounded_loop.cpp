@@ -91,16 +91,6 @@ class BoundedLoop final : public Policy {
   std::vector<ReclaimRow> rows_;
 };
 
-ParamDef mib(std::string name, std::int64_t dflt, std::string doc) {
-  ParamDef d;
-  d.name = std::move(name);
-  d.kind = ParamKind::Number;
-  d.unit = "MiB";
-  d.default_value = dflt;
-  d.min = 1.0 / 1024;  // 1 KiB
-  d.doc = std::move(doc);
-  return d;
-}
 }  // namespace
 
 PolicyInfo policy_bounded_loop() {
@@ -109,8 +99,8 @@ PolicyInfo policy_bounded_loop() {
   p.summary = "from the PSI trigger on, bounded bg memory.reclaim writes each window while bg PSI some keeps rising, up to a total cap";
   p.source = "practitioners' bounded memory.reclaim loops: koordinator-sh/koordinator PR 3189 (batches of at most 32 MB)";
   p.params = {
-      mib("step_mib", 32, "most asked in one window, MiB (koordinator PR 3189: <= 32 MB per batch)"),
-      mib("total_cap_mib", 96, "most asked over the case, MiB (ours: the study's 96 MiB dose)"),
+      param_def("step_mib", ParamKind::Number, "MiB", 32, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked in one window, MiB (koordinator PR 3189: <= 32 MB per batch)"),
+      param_def("total_cap_mib", ParamKind::Number, "MiB", 96, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked over the case, MiB (ours: the study's 96 MiB dose)"),
   };
   p.make = [](const nlohmann::json& j) {
     return std::make_unique<BoundedLoop>(std::llround(j.at("step_mib").get<double>() * harness::kernel::kMiB),

@@ -60,13 +60,9 @@ PolicyInfo policy_bounded_reclaim() {
   p.summary = "zram swapped on before the case; one write of the dose to bg memory.reclaim when the PSI trigger fires";
   p.source = "study: the bounded-reclaim configuration (dose chosen by the pilot rule: 96 MiB)";
   p.study_position = 3;
-  ParamDef dose;
-  dose.name = "dose_mib";
-  dose.kind = ParamKind::Number;
-  dose.unit = "MiB";
-  dose.min = 1.0 / 1024;  // 1 KiB
-  dose.doc = "memory.reclaim request, MiB (study: 96, chosen by the pilot rule); the study arm takes the campaign's dose";
-  p.params = {dose};
+  p.params = {param_def("dose_mib", ParamKind::Number, "MiB", nullptr, 1.0 / 1024 /* 1 KiB */, std::nullopt,
+                        "memory.reclaim request, MiB (study: 96, chosen by the pilot rule); the study arm takes the "
+                        "campaign's dose")};
   p.make = [](const nlohmann::json& params) {
     return std::make_unique<BoundedReclaim>(std::llround(params.at("dose_mib").get<double>() * harness::kernel::kMiB));
   };

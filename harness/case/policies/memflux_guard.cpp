@@ -155,18 +155,6 @@ class MemfluxGuard final : public Policy {
   std::vector<ReclaimRow> rows_;
 };
 
-ParamDef param(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, double min, std::optional<double> max,
-               std::string doc) {
-  ParamDef d;
-  d.name = std::move(name);
-  d.kind = kind;
-  d.unit = std::move(unit);
-  d.default_value = std::move(dflt);
-  d.min = min;
-  d.max = max;
-  d.doc = std::move(doc);
-  return d;
-}
 }  // namespace
 
 PolicyInfo policy_memflux_guard() {
@@ -177,16 +165,16 @@ PolicyInfo policy_memflux_guard() {
              "thrash guard (> 20K refaults/cycle: 20-cycle cooldown), 5 cycles between reclaims";
   using K = ParamKind;
   p.params = {
-      param("interval_ms", K::Integer, "ms", 1000, 100, 600'000, "cycle length, ms (memflux interval_ms: 1000)"),
-      param("step_mib", K::Number, "MiB", 32, 1.0 / 1024, std::nullopt,
+      param_def("interval_ms", K::Integer, "ms", 1000, 100, 600'000, "cycle length, ms (memflux interval_ms: 1000)"),
+      param_def("step_mib", K::Number, "MiB", 32, 1.0 / 1024, std::nullopt,
             "bg memory.reclaim request per cycle, MiB (ours: the practitioners' 32 MiB batch)"),
-      param("psi_full_max", K::Number, "%", 25, 0, 100, "crisis guard: bg PSI full over the cycle above this suspends, % (memflux: 25)"),
-      param("mem_available_min", K::Number, "%", 5, 0, 100,
+      param_def("psi_full_max", K::Number, "%", 25, 0, 100, "crisis guard: bg PSI full over the cycle above this suspends, % (memflux: 25)"),
+      param_def("mem_available_min", K::Number, "%", 5, 0, 100,
             "crisis guard: MemAvailable below this % of MemTotal suspends (memflux: 5)"),
-      param("thrash_refaults", K::Integer, "pages", 20000, 0, std::nullopt,
+      param_def("thrash_refaults", K::Integer, "pages", 20000, 0, std::nullopt,
             "thrash guard: bg refaults over one cycle above this start a cooldown, pages (memflux: 20K)"),
-      param("thrash_cooldown_cycles", K::Integer, "cycles", 20, 0, 10'000, "thrash guard: cycles suspended after it fires (memflux: 20)"),
-      param("cooldown_cycles", K::Integer, "cycles", 5, 0, 10'000, "cycles between two writes (memflux's anti-thrash cooldown: 5)"),
+      param_def("thrash_cooldown_cycles", K::Integer, "cycles", 20, 0, 10'000, "thrash guard: cycles suspended after it fires (memflux: 20)"),
+      param_def("cooldown_cycles", K::Integer, "cycles", 5, 0, 10'000, "cycles between two writes (memflux's anti-thrash cooldown: 5)"),
   };
   p.make = [](const nlohmann::json& j) {
     Params q;

@@ -123,15 +123,8 @@ PolicyInfo policy_memory_high() {
   p.name = "memory-high";
   p.summary = "at the PSI trigger, bg memory.high = fraction x bg memory.current (throttling, not reclaim); restored at the end";
   p.source = "seed 002 (TMO): Senpai's earlier lever, cgroup memory limits (memory.high), before memory.reclaim replaced it";
-  ParamDef f;
-  f.name = "fraction";
-  f.kind = ParamKind::Number;
-  f.unit = "ratio";
-  f.default_value = 0.9;
-  f.min = 0.01;
-  f.max = 1;
-  f.doc = "new memory.high as a share of bg memory.current at the trigger (ours: 0.9)";
-  p.params = {f};
+  p.params = {param_def("fraction", ParamKind::Number, "ratio", 0.9, 0.01, 1,
+                        "new memory.high as a share of bg memory.current at the trigger (ours: 0.9)")};
   p.make = [](const nlohmann::json& j) { return std::make_unique<MemoryHigh>(j.at("fraction").get<double>()); };
   return p;
 }

@@ -108,17 +108,6 @@ class Senpai final : public Policy {
   std::vector<ReclaimRow> rows_;
 };
 
-ParamDef number(std::string name, std::string unit, nlohmann::json dflt, double min, std::optional<double> max, std::string doc) {
-  ParamDef d;
-  d.name = std::move(name);
-  d.kind = ParamKind::Number;
-  d.unit = std::move(unit);
-  d.default_value = std::move(dflt);  // whole values stay integers (canonical arm JSON)
-  d.min = min;
-  d.max = max;
-  d.doc = std::move(doc);
-  return d;
-}
 }  // namespace
 
 PolicyInfo policy_senpai() {
@@ -128,11 +117,11 @@ PolicyInfo policy_senpai() {
   p.source = "seed 002: TMO's Senpai (Weiner et al., ASPLOS 2022): reclaim = current x 0.0005 x max(0, 1 - PSI_some / 0.1%) "
              "every 6 s, at most 1% per period";
   p.params = {
-      number("interval_s", "s", 6, 1, 600, "time between two decisions, s (TMO: 6)"),
-      number("ratio", "ratio", 0.0005, 0, 1, "share of memory.current asked per interval at zero pressure (TMO: 0.0005)"),
-      number("target", "%", 0.1, 0.001, 100,
+      param_def("interval_s", ParamKind::Number, "s", 6, 1, 600, "time between two decisions, s (TMO: 6)"),
+      param_def("ratio", ParamKind::Number, "ratio", 0.0005, 0, 1, "share of memory.current asked per interval at zero pressure (TMO: 0.0005)"),
+      param_def("target", ParamKind::Number, "%", 0.1, 0.001, 100,
              "PSI some over the interval, % of its wall time, at which reclaim stops (TMO: 0.1)"),
-      number("max_step", "%", 1, 0, 100, "most of memory.current asked in one interval, % (TMO: 1)"),
+      param_def("max_step", ParamKind::Number, "%", 1, 0, 100, "most of memory.current asked in one interval, % (TMO: 1)"),
   };
   p.make = [](const nlohmann::json& params) {
     return std::make_unique<Senpai>(params.at("interval_s").get<double>(), params.at("ratio").get<double>(),

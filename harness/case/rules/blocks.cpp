@@ -41,33 +41,6 @@ std::string names_of(const std::vector<Info>& all) {
   return out;
 }
 
-std::string param_error(const ParamDef& d, const nlohmann::json& v) {
-  switch (d.kind) {
-    case ParamKind::Integer:
-      if (!v.is_number_integer()) return "must be an integer";
-      break;
-    case ParamKind::Number:
-      if (!v.is_number() || !std::isfinite(v.get<double>())) return "must be a number";
-      break;
-    case ParamKind::Boolean:
-      if (!v.is_boolean()) return "must be true or false";
-      break;
-    case ParamKind::Text:
-      if (!v.is_string()) return "must be a string";
-      break;
-    case ParamKind::Json:
-      break;
-  }
-  if (d.kind == ParamKind::Integer || d.kind == ParamKind::Number) {
-    const double x = v.get<double>();
-    const std::string unit = d.unit.empty() ? "" : " " + d.unit;
-    if (d.min && x < *d.min) return fmt::format("{} is below its minimum {}{}", v.dump(), *d.min, unit);
-    if (d.max && x > *d.max) return fmt::format("{} is above its maximum {}{}", v.dump(), *d.max, unit);
-  }
-  if (d.check) return d.check(v);
-  return "";
-}
-
 /// `{"name": {params}}` or "name" -> (name, params given).
 std::pair<std::string, nlohmann::json> block_of(const nlohmann::json& v, const std::string& path, const char* what) {
   if (v.is_string()) return {v.get<std::string>(), nlohmann::json::object()};
@@ -97,7 +70,7 @@ nlohmann::json block_params(const Info& info, const nlohmann::json& given, const
       continue;
     }
     const nlohmann::json& v = given.at(d.name);
-    if (auto why = param_error(d, v); !why.empty()) throw RuleError(path + "." + d.name, why);
+    if (auto why = param_value_problem(d, v); !why.empty()) throw RuleError(path + "." + d.name, why);
     out[d.name] = v;
   }
   if (info.check)
@@ -196,19 +169,6 @@ std::string check_rules(const nlohmann::json& rules) {
   } catch (const RuleError& e) {
     return e.path().empty() ? std::string(e.what()) : e.path() + ": " + e.what();
   }
-}
-
-ParamDef block_param(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
-                     std::optional<double> max, std::string doc) {
-  ParamDef d;
-  d.name = std::move(name);
-  d.kind = kind;
-  d.unit = std::move(unit);
-  d.default_value = std::move(dflt);
-  d.min = min;
-  d.max = max;
-  d.doc = std::move(doc);
-  return d;
 }
 
 std::string exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names) {

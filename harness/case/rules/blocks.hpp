@@ -145,9 +145,6 @@ std::vector<RuleSpec> parse_rules(const nlohmann::json& rules);
 /// parse_rules' verdict as text: "" = fine, else "<path>: <why>".
 std::string check_rules(const nlohmann::json& rules);
 
-/// Block parameters: a ParamDef (policy.hpp) helper for the block files.
-ParamDef block_param(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
-                     std::optional<double> max, std::string doc);
 /// "" when exactly one of `names` is present in `params`, else why (for a block's check).
 std::string exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names);
 

@@ -67,9 +67,9 @@ RuleActionInfo action_reclaim() {
   a.name = "reclaim";
   a.summary = "one write to bg memory.reclaim: mib, bytes, or a fraction of bg memory.current (non-blocking)";
   a.params = {
-      block_param("mib", ParamKind::Number, "MiB", nullptr, 1.0 / 1024, 1 << 20, "ask this many MiB (study: 96)"),
-      block_param("bytes", ParamKind::Integer, "B", nullptr, 1, std::nullopt, "ask this many bytes"),
-      block_param("fraction", ParamKind::Number, "ratio", nullptr, 0, 1, "ask this share of bg memory.current at the tick"),
+      param_def("mib", ParamKind::Number, "MiB", nullptr, 1.0 / 1024, 1 << 20, "ask this many MiB (study: 96)"),
+      param_def("bytes", ParamKind::Integer, "B", nullptr, 1, std::nullopt, "ask this many bytes"),
+      param_def("fraction", ParamKind::Number, "ratio", nullptr, 0, 1, "ask this share of bg memory.current at the tick"),
   };
   a.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"mib", "bytes", "fraction"}); };
   a.make = [](const nlohmann::json& p) { return std::make_unique<Reclaim>(p); };

@@ -46,8 +46,8 @@ DetectorInfo detector_mem_available() {
   d.name = "mem_available";
   d.summary = "system MemAvailable as % of MemTotal, below or above a threshold";
   d.params = {
-      block_param("below_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when MemAvailable is below this share"),
-      block_param("above_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when MemAvailable is above this share"),
+      param_def("below_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when MemAvailable is below this share"),
+      param_def("above_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when MemAvailable is above this share"),
   };
   d.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"above_pct", "below_pct"}); };
   d.make = [](const nlohmann::json& p) { return std::make_unique<MemAvailable>(p); };

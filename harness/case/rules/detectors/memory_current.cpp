@@ -35,8 +35,8 @@ DetectorInfo detector_memory_current() {
   d.name = "memory_current";
   d.summary = "bg memory.current above or below a threshold, MiB";
   d.params = {
-      block_param("above_mib", ParamKind::Number, "MiB", nullptr, 0, std::nullopt, "holds when memory.current is above this"),
-      block_param("below_mib", ParamKind::Number, "MiB", nullptr, 0, std::nullopt, "holds when memory.current is below this"),
+      param_def("above_mib", ParamKind::Number, "MiB", nullptr, 0, std::nullopt, "holds when memory.current is above this"),
+      param_def("below_mib", ParamKind::Number, "MiB", nullptr, 0, std::nullopt, "holds when memory.current is below this"),
   };
   d.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"above_mib", "below_mib"}); };
   d.make = [](const nlohmann::json& p) { return std::make_unique<MemoryCurrent>(p); };

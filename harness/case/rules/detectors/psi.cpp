@@ -53,15 +53,15 @@ DetectorInfo detector_psi() {
   DetectorInfo d;
   d.name = "psi";
   d.summary = "bg memory PSI some or full over the last N windows, % of their wall time, above or below a threshold";
-  ParamDef kind = block_param("kind", ParamKind::Text, "", "some", std::nullopt, std::nullopt, "some | full");
+  ParamDef kind = param_def("kind", ParamKind::Text, "", "some", std::nullopt, std::nullopt, "some | full");
   kind.check = [](const nlohmann::json& v) {
     return v == "some" || v == "full" ? std::string() : "must be \"some\" or \"full\", not " + v.dump();
   };
   d.params = {
       kind,
-      block_param("windows", ParamKind::Integer, "windows", 1, 1, 3600, "how many telemetry windows (ticks) back"),
-      block_param("above_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when the share is above this"),
-      block_param("below_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when the share is below this"),
+      param_def("windows", ParamKind::Integer, "windows", 1, 1, 3600, "how many telemetry windows (ticks) back"),
+      param_def("above_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when the share is above this"),
+      param_def("below_pct", ParamKind::Number, "%", nullptr, 0, 100, "holds when the share is below this"),
   };
   d.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"above_pct", "below_pct"}); };
   d.make = [](const nlohmann::json& p) { return std::make_unique<Psi>(p); };

@@ -57,9 +57,9 @@ DetectorInfo detector_psi_window_trigger() {
   d.name = "psi_window_trigger";
   d.summary = "the study's PSI trigger (bg some grew >= min_increase_us in consecutive_windows windows); holds from its firing on";
   d.params = {
-      block_param("min_increase_us", ParamKind::Integer, "us", nullptr, 1, 60'000'000,
+      param_def("min_increase_us", ParamKind::Integer, "us", nullptr, 1, 60'000'000,
                   "growth of bg PSI some in one window that counts, us (absent: the case's trigger; study: 1000)"),
-      block_param("consecutive_windows", ParamKind::Integer, "windows", nullptr, 1, 3600,
+      param_def("consecutive_windows", ParamKind::Integer, "windows", nullptr, 1, 3600,
                   "counting windows in a row that fire (absent: the case's trigger; study: 3)")
   };
   d.make = [](const nlohmann::json& p) { return std::make_unique<PsiWindowTrigger>(p); };

@@ -47,8 +47,8 @@ DetectorInfo detector_refaults() {
   d.name = "refaults";
   d.summary = "bg workingset refaults (anon + file) per window, over the last N windows, above a threshold";
   d.params = {
-      block_param("windows", ParamKind::Integer, "windows", 1, 1, 3600, "how many telemetry windows (ticks) back"),
-      block_param("above_pages", ParamKind::Number, "pages", nullptr, 0, std::nullopt,
+      param_def("windows", ParamKind::Integer, "windows", 1, 1, 3600, "how many telemetry windows (ticks) back"),
+      param_def("above_pages", ParamKind::Number, "pages", nullptr, 0, std::nullopt,
                   "holds when refaults per window are above this (memflux's thrash guard: 20000 per 1 s cycle)"),
   };
   d.check = [](const nlohmann::json& p) { return p.contains("above_pages") ? std::string() : "needs above_pages"; };

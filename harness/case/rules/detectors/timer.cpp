@@ -32,8 +32,8 @@ DetectorInfo detector_timer() {
   d.name = "timer";
   d.summary = "seconds since the pressure phase started: holds from after_s (until before_s, when given)";
   d.params = {
-      block_param("after_s", ParamKind::Number, "s", nullptr, 0, 86'400, "holds from this long after the pressure start"),
-      block_param("before_s", ParamKind::Number, "s", nullptr, 0, 86'400, "and stops holding at this (optional)"),
+      param_def("after_s", ParamKind::Number, "s", nullptr, 0, 86'400, "holds from this long after the pressure start"),
+      param_def("before_s", ParamKind::Number, "s", nullptr, 0, 86'400, "and stops holding at this (optional)"),
   };
   d.check = [](const nlohmann::json& p) -> std::string {
     if (!p.contains("after_s")) return "needs after_s";
