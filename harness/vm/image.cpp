@@ -154,6 +154,8 @@ std::string prepare_canary_db(const std::string& cache, const std::string& canar
   fs::path dir = fs::path(cache) / "canary-db" / key;
   fs::path db = dir / "canary.db";
   if (fs::exists(dir / ".complete")) return db.string();
+  const CacheLock lock((fs::path(cache) / "canary-db" / ".lock").string(), "the canary DB");
+  if (fs::exists(dir / ".complete")) return db.string();  // prepared while we waited
   fs::create_directories(dir);
   fs::remove(db);
   args.insert(args.begin(), canary_sqlite);
@@ -215,6 +217,7 @@ Image build_image(const ImageOptions& opts) {
     dir = (target.is_absolute() ? target : dir.parent_path() / target).lexically_normal();
   }
   if (dir.has_parent_path()) fs::create_directories(dir.parent_path());
+  const CacheLock lock((dir.parent_path() / (dir.filename().string() + ".lock")).string(), "the image " + dir.string());
   const std::string inputs = what.rfind("kernel package ", 0) == 0
                                  ? image_inputs_sha256(opts, k, kcheck.config_path) : std::string();
   if (!opts.rebuild && !inputs.empty() && image_is_current(dir, inputs)) {

@@ -1,5 +1,6 @@
 // Debian cloud kernel fetch + cache (see kernel_fetch.hpp).
 #include "harness/vm/kernel_fetch.hpp"
+#include "harness/vm/paths.hpp"
 
 #include "harness/vm/subprocess.hpp"
 
@@ -47,6 +48,8 @@ GuestKernel fetch_debian_kernel(const std::string& cache_dir, const std::string&
   fs::path dir = fs::path(cache_dir) / "kernels" / package;
   fs::path root = dir / "root";
   if (fs::exists(dir / ".complete")) return kernel_from_root(root, package);
+  const CacheLock lock((fs::path(cache_dir) / "kernels" / ".lock").string(), "kernel package " + package);
+  if (fs::exists(dir / ".complete")) return kernel_from_root(root, package);  // built while we waited
   fs::remove_all(dir);
   fs::create_directories(dir);
   run_checked({"apt-get", "download", package}, dir.string());

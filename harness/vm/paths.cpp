@@ -2,10 +2,12 @@
 #include "harness/vm/paths.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -69,6 +71,26 @@ std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+CacheLock::CacheLock(const std::string& lock_path, const std::string& what) {
+  std::error_code ec;
+  fs::create_directories(fs::path(lock_path).parent_path(), ec);
+  fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open the lock " + lock_path + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  std::fprintf(stderr, "vm image: another process is building %s; waiting for it (lock %s)\n", what.c_str(),
+               lock_path.c_str());
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int e = errno;
+    ::close(fd_);
+    throw std::runtime_error("cannot lock " + lock_path + ": " + std::strerror(e));
+  }
+}
+
+CacheLock::~CacheLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace harness::vm

@@ -20,4 +20,21 @@ void write_file(const std::string& path, const std::string& data, unsigned mode 
 /// Reads a whole file. Throws std::runtime_error naming the file when unreadable.
 std::string read_file(const std::string& path);
 
+/// An exclusive lock on what is built into a cache directory (the kernel packages, the canary
+/// DB, an image): flock on `lock_path`, held until destruction and released by the kernel when
+/// the process dies. Two `harness vm image` runs that share a cache (or a folder linked from
+/// several caches, as the guest tests share one per build tree) build it one after the other:
+/// the second waits, saying so on stderr with `what`, then finds it built. Creates the parent
+/// directory; throws std::runtime_error naming `lock_path` when it cannot be opened.
+class CacheLock {
+ public:
+  CacheLock(const std::string& lock_path, const std::string& what);
+  ~CacheLock();
+  CacheLock(const CacheLock&) = delete;
+  CacheLock& operator=(const CacheLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace harness::vm

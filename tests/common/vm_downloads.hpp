@@ -6,8 +6,9 @@
 // about 270 MB). `harness vm image` builds a linked image where the link points and keeps it
 // while its inputs (this build's binaries, the kernel package, busybox) are unchanged, so the
 // suite builds it once and every test still boots this build's binaries. Each test keeps its
-// own fleet (`<cache>/vms/`). Guest tests run one at a time (RUN_SERIAL), so no two of them
-// build into it at once. Needs HARNESS_BINARY_DIR. Include as "tests/common/vm_downloads.hpp".
+// own fleet (`<cache>/vms/`). Two guest tests may run at once (test.sh's two lanes): `harness vm
+// image` builds each of these under a lock (harness/vm/paths.hpp CacheLock), so the second
+// waits and then finds it built. Needs HARNESS_BINARY_DIR. Include as "tests/common/vm_downloads.hpp".
 #include <filesystem>
 #include <string>
 
