@@ -63,7 +63,7 @@ struct CaseBundle {
   std::string case_id, campaign, vm, regime;
   std::int64_t repeat = 0;
   std::optional<std::string> triplet_id;
-  std::string configuration;  ///< static-zram | delayed-activation | bounded-reclaim
+  std::string configuration;  ///< the arm's name (spec `configuration`; harness/case/arm.hpp)
   std::optional<std::int64_t> dose_bytes;
   std::int64_t attempt = 1;
   std::string status;  ///< completed | infra_failed | lost (executor.hpp classify)

@@ -24,8 +24,9 @@ struct HarnessSelf {
     std::optional<std::int64_t> cpu_ns, peak_rss_kib;
   };
   std::optional<Agent> agent;  ///< null when the parent is not `harness agent`
-  /// CPU the memory.reclaim write spent in the executor's thread (the treatment's work,
-  /// not the harness's): subtracted from cpu_ns. Null without a write.
+  /// CPU the memory.reclaim writes spent in the executor's threads (the treatment's work,
+  /// not the harness's; every write of the case, so a policy's repeated writes too):
+  /// subtracted from cpu_ns. Null without a write.
   std::optional<std::int64_t> reclaim_write_cpu_ns;
   /// executor + agent - reclaim write, ns; null when the executor's CPU was unreadable.
   std::optional<std::int64_t> cpu_ns;

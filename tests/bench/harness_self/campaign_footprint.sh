@@ -16,6 +16,10 @@
 #
 # Usage: tests/bench/harness_self/campaign_footprint.sh [BUILD_DIR=build] [OUT_DIR=/tmp/campaign-footprint]
 #        WARMUP_S=120 PRESSURE_S=300 RECOVERY_S=120 CONFIGURATION=static-zram
+#        POLICY=NAME (instead of CONFIGURATION): one arm of that registered policy with its
+#        default parameters (`harness plan --list-policies`), e.g. POLICY=senpai, whose on_tick
+#        hook runs every tick and writes memory.reclaim every interval: the footprint with
+#        per-tick work in the executor.
 # The guest image and the local fleet live in $XDG_CACHE_HOME/reclaim-harness (as for
 # `harness run`); the image is built there from BUILD_DIR's binaries first.
 set -eu
@@ -25,6 +29,9 @@ WARMUP_S=${WARMUP_S:-120}
 PRESSURE_S=${PRESSURE_S:-300}
 RECOVERY_S=${RECOVERY_S:-120}
 CONFIGURATION=${CONFIGURATION:-static-zram}
+POLICY=${POLICY:-}
+arms_line="configurations: [$CONFIGURATION]"
+[ -z "$POLICY" ] || arms_line="arms: [{name: $POLICY, policy: $POLICY}]"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 HARNESS=$BUILD/harness/cli/harness
@@ -36,10 +43,10 @@ sed -e "s/^name: smoke$/name: footprint/" \
     -e "s/^phases_s: .*/phases_s: {warmup: $WARMUP_S, pressure: $PRESSURE_S, recovery: $RECOVERY_S}/" \
     -e "s/^  allocation_mib: 600$/  allocation_mib: 320/" \
     -e "s/^  active_set_mib: 128$/  active_set_mib: 64/" \
-    -e "s/^configurations: .*/configurations: [$CONFIGURATION]/" \
+    -e "s/^configurations: .*/$arms_line/" \
     "$ROOT/campaigns/smoke.yaml" > "$OUT/footprint.yaml"
 for want in "name: footprint" "phases_s: {warmup: $WARMUP_S, pressure: $PRESSURE_S, recovery: $RECOVERY_S}" \
-            "  allocation_mib: 320" "  active_set_mib: 64" "configurations: [$CONFIGURATION]"; do
+            "  allocation_mib: 320" "  active_set_mib: 64" "$arms_line"; do
   grep -qxF "$want" "$OUT/footprint.yaml" || { echo "campaigns/smoke.yaml changed: no line '$want' after the edit" >&2; exit 2; }
 done
 
@@ -54,17 +61,17 @@ echo "host: load after $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3 - "$OUT/campaign.db" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-row = db.execute("SELECT case_id, status, accelerator, outcome_json FROM cases").fetchone()
+row = db.execute("SELECT case_id, status, accelerator, outcome_json, configuration FROM cases").fetchone()
 if row is None or row[1] != "completed":
     sys.exit(f"the case did not complete: {row[:2] if row else 'no case row'}")
-case_id, _, accel, out = row
+case_id, _, accel, out, arm = row
 hs = json.loads(out).get("harness_self") or {}
 sc, ag, ex = hs.get("schedule") or {}, hs.get("agent") or {}, hs.get("executor") or {}
 if not sc or ag.get("cpu_ns") is None:
     sys.exit("outcome_json.harness_self has no schedule or no agent figures (was the executor started by harness-agent?)")
 ms = lambda ns: ns / 1e6
 wall_s = sc["wall_ns"] / 1e9
-print(f"case {case_id}, accelerator {accel}" + ("  (TCG: guest CPU times are inflated; not a KVM figure)" if accel == "tcg" else ""))
+print(f"case {case_id} (arm {arm}), accelerator {accel}" + ("  (TCG: guest CPU times are inflated; not a KVM figure)" if accel == "tcg" else ""))
 print("| figure | value |")
 print("| --- | --- |")
 print(f"| CPU over the measured phases (executor + agent) | {ms(sc['cpu_ns']):.0f} ms over {wall_s:.0f} s = "
