@@ -147,8 +147,8 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
   for (const auto& [k, v] : std::vector<std::pair<const char*, std::string>>{
            {"lost case in Table 4", "p99 imputed as the worst observed of its canary (docs/PROTOCOL.md)"},
-           {"Table 4 sensitivity rows", "complete cases (triplets with a lost member left out); original outcomes of "
-                                        "overridden cases reinstated (p99s only)"},
+           {"Table 4 sensitivity rows", "complete cases (" + ts.unit + "s with a lost member left out); original "
+                                        "outcomes of overridden cases reinstated (p99s only)"},
            {"lost case in Tables 5, 5b, 6, mechanism", "in the p99 medians with its imputed p99, in no other column"},
            {"attempts", "finished runs (kind run or adopted), as harness status counts them"},
            {"expected coverage", "analytic: equal within-stratum variances, normal errors, t df and kurtosis terms; "
@@ -170,7 +170,7 @@ Table table2(const TripletSet& ts) {
   const int k_arms = static_cast<int>(ts.arms.size());
   Table t{"table2_regimes", "Table 2. Pressure regimes",
           {{"regime", 0}, {"allocation rate, nominal (MiB/s)", 0}, {"allocation rate, achieved median (MiB/s)", 1},
-           {"pressure-episode fraction median", 3}, {"contents", 0}, {"VMs", 0}, {"triplets", 0}, {"cases", 0}}, {}, {}};
+           {"pressure-episode fraction median", 3}, {"contents", 0}, {"VMs", 0}, {ts.unit + "s", 0, "triplets"}, {"cases", 0}}, {}, {}};
   std::map<std::string, std::vector<const Triplet*>> by;
   for (const auto& tr : ts.triplets) by[tr.regime].push_back(&tr);
   for (auto& [regime, list] : by) {
@@ -213,7 +213,7 @@ Table table4(const PrimaryResult& pr, const std::vector<Sensitivity>& sens) {
               ? "Table 4. Primary comparisons: pressure-phase p99 response-time ratio, bounded reclaim / comparator"
               : "Table 4. Primary comparisons (the declared family of " + std::to_string(pr.m) +
                     "): pressure-phase p99 response-time ratio, treatment / comparator",
-          {{"comparison", 0}, {"triplets", 0}, {"ratio", 3, "ratio"}, {"lower (" + lv + ")", 3, "ratio_lower"},
+          {{"comparison", 0}, {pr.unit + "s", 0, "triplets"}, {"ratio", 3, "ratio"}, {"lower (" + lv + ")", 3, "ratio_lower"},
            {"upper (" + lv + ")", 3, "ratio_upper"}, {"change (%)", 1, "change_pct"}, {"harm", 0},
            {"corrected lower (secondary)", 3, "corrected_lower"}, {"corrected upper (secondary)", 3, "corrected_upper"},
            {"analysis", 0}},
@@ -244,11 +244,12 @@ Table table4(const PrimaryResult& pr, const std::vector<Sensitivity>& sens) {
   t.notes.push_back(
       "Corrected interval (secondary, labelled): each resampled stratum mean rescaled about the stratum mean by "
       "sqrt(n/(n-1)) (analysis/README.md); it does not enter the verdict.");
-  t.notes.push_back(
+  t.notes.push_back(fmt::format(
       "Column analysis: \"primary\" rows decide the verdict. Sensitivity rows (same estimator, B and seed; never in "
-      "the verdict): \"complete cases\" leaves out every triplet with a lost member instead of imputing its p99 "
-      "(strata left without a triplet drop out); \"original outcomes reinstated\" puts back the outcome of every case "
-      "an operator overrode with harness mark-infra --override-outcome (docs/PROTOCOL.md).");
+      "the verdict): \"complete cases\" leaves out every {0} with a lost member instead of imputing its p99 "
+      "(strata left without a {0} drop out); \"original outcomes reinstated\" puts back the outcome of every case "
+      "an operator overrode with harness mark-infra --override-outcome (docs/PROTOCOL.md).",
+      pr.unit));
   return t;
 }
 
@@ -259,10 +260,11 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
   std::sort(n.begin(), n.end());
   const auto& d = pr.coverage;
   t.add({"strata (vm, regime)", static_cast<int>(n.size())});
-  t.add({"triplets", static_cast<int>(ts.triplets.size())});
+  const std::string& u = ts.unit;
+  t.add({u + "s", static_cast<int>(ts.triplets.size())});
   t.add({"design", design_text(n)});
-  t.add({"triplets per stratum (min / median / max)", fmt::format("{} / {} / {}", n.front(), n[n.size() / 2], n.back())});
-  t.add({"strata with one triplet", static_cast<int>(std::count(n.begin(), n.end(), 1))});
+  t.add({u + "s per stratum (min / median / max)", fmt::format("{} / {} / {}", n.front(), n[n.size() / 2], n.back())});
+  t.add({"strata with one " + u, static_cast<int>(std::count(n.begin(), n.end(), 1))});
   t.add({"nominal level per comparison", num(pr.level)});
   t.add({"bootstrap variance factor f / degrees of freedom, prespecified", fmt::format("{:.4f} / {:.1f}", d.variance_factor, d.df)});
   t.add({"expected coverage per comparison, prespecified interval (analytic)", num(d.per_comparison)});
@@ -297,7 +299,7 @@ Table design_table(const PrimaryResult& pr, const TripletSet& ts) {
 bool measured(const CaseSummary& c) { return !c.lost() && c.usable; }
 bool imputed_p99(const CaseSummary& c) { return c.lost() && c.usable; }
 
-Table table5(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
+Table table5(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms, const std::string& unit) {
   Table t{"table5_wake_service",
           "Table 5. Wake delay and service time: medians over cases of each case's pressure-phase quantiles "
           "(ms); deadline misses and requests summed over cases",
@@ -342,7 +344,7 @@ Table table5(const std::vector<const CaseSummary*>& cases, const std::vector<std
              fmt::format("{} / {}", censored, imputed)});
     }
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: the 60 cases of each "
-                    "configuration), whether or not its triplet is complete. Each measured case (completed, no "
+                    "configuration), whether or not its " + unit + " is complete. Each measured case (completed, no "
                     "recording error) contributes its pressure-phase p50/p99 per canary; the table shows the median "
                     "of those. A lost case has no trace: it enters the response p99 median with its imputed (worst "
                     "observed) p99, as in Table 4, and is left out of the wake, service, deadline-miss and request "
@@ -581,8 +583,8 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   for (const auto& c : data.cases) lost += c.lost();
   if (lost > 0)
     r.warnings.push_back(fmt::format(
-        "{} lost case(s) (lost after the pressure phase started): kept in their triplets with the worst observed p99 "
-        "per canary imputed (flagged; docs/PROTOCOL.md assumption)", lost));
+        "{} lost case(s) (lost after the pressure phase started): kept in their {}s with the worst observed p99 "
+        "per canary imputed (flagged; docs/PROTOCOL.md assumption)", lost, ts.unit));
   for (const auto& w : measurement_warnings(cases)) r.warnings.push_back(w);
   // Sensitivity analyses of Table 4 (never in the verdict): same estimator, B and seed.
   const PrimaryOptions sopt{{pr.replicates, pr.seed, 0}, pr.alpha, pr.m};
@@ -593,9 +595,9 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
       with_lost += std::any_of(t.cases.begin(), t.cases.end(), [](const CaseSummary* c) { return c->lost(); });
     if (with_lost > 0) {
       Sensitivity x;
-      x.name = fmt::format("complete cases ({} triplet(s) with a lost member left out)", with_lost);
+      x.name = fmt::format("complete cases ({} {}(s) with a lost member left out)", with_lost, ts.unit);
       const TripletSet cc = without_lost_cases(ts);
-      if (cc.triplets.empty()) x.why_none = "every triplet has a lost member";
+      if (cc.triplets.empty()) x.why_none = "every " + ts.unit + " has a lost member";
       else x.pr = run_primary(cc, sopt);
       sens.push_back(std::move(x));
     }
@@ -607,7 +609,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     const TripletSet ots = build_triplets(original);
     Sensitivity x;
     x.name = fmt::format("original outcomes reinstated ({} overridden case(s))", overridden.size());
-    if (ots.triplets.empty()) x.why_none = "no complete triplet with the original outcomes";
+    if (ots.triplets.empty()) x.why_none = "no complete " + ts.unit + " with the original outcomes";
     else x.pr = run_primary(ots, sopt);
     for (const auto& n : notes) x.note += (x.note.empty() ? "Original outcomes reinstated: " : " ") + n + ".";
     sens.push_back(std::move(x));
@@ -635,8 +637,8 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     const int singles = static_cast<int>(std::count(pr.stratum_sizes.begin(), pr.stratum_sizes.end(), 1));
     if (singles > 0 && singles < static_cast<int>(pr.stratum_sizes.size()))
       r.summary.push_back(fmt::format(
-          "Strata differ in size ({} of {} strata have one triplet); strata keep equal weight in the estimate (study).",
-          singles, pr.stratum_sizes.size()));
+          "Strata differ in size ({} of {} strata have one {}); strata keep equal weight in the estimate (study).",
+          singles, pr.stratum_sizes.size(), ts.unit));
   }
   if (pr.expected_coverage < pr.level - 0.005) {
     const auto* m = simulated_coverage_for(pr.stratum_sizes, pr.level);
@@ -665,7 +667,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   r.tables.push_back(design_table(pr, ts));
   r.tables.push_back(absdiff(pr));
   const auto all = campaign_cases(data);
-  r.tables.push_back(table5(all, ts.arms));
+  r.tables.push_back(table5(all, ts.arms, ts.unit));
   r.tables.push_back(table5_usage(all, ts.arms));
   r.tables.push_back(table6(all, ts.arms));
   r.tables.push_back(mechanism(all, ts));
@@ -705,6 +707,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
                     {"params", data.arms_recorded ? json::parse(a.params_json, nullptr, false) : json(nullptr)},
                     {"sha256", data.arms_recorded ? json(a.sha256) : json(nullptr)}});
   r.extra["arms"] = arms;
+  r.extra["unit"] = ts.unit;  // the word for a block in this report's text
   r.extra["arms_source"] = data.arms_recorded ? "arms table"
                                               : "not recorded (no arms table, e.g. a version-5 DB read read-only): "
                                                 "the study's arms found in the cases, in the study's order";
@@ -732,7 +735,8 @@ Report analyze_campaign(const std::string& db_path, const PrimaryOptions& opt) {
   const CampaignData data = load_campaign(db_path);
   const TripletSet ts = build_triplets(data);
   if (ts.triplets.empty()) {
-    std::string why = fmt::format("{}: no complete matched triplet to analyse ({} completed case(s))", db_path, data.cases.size());
+    std::string why = fmt::format("{}: no complete matched {} to analyse ({} completed case(s))", db_path, ts.unit,
+                                  data.cases.size());
     for (const auto& w : ts.warnings) why += "\n  " + w;
     throw std::invalid_argument(why);
   }

@@ -1,6 +1,7 @@
 // Arms and the declared family of comparisons (see arms.hpp).
 #include "analysis/arms.hpp"
 
+#include "analysis/comparison_spelling.hpp"
 #include "analysis/db_columns.hpp"
 #include "analysis/study_medians.hpp"
 #include "results/db.hpp"
@@ -14,28 +15,14 @@
 namespace analysis {
 namespace {
 
-std::optional<Canary> parse_canary(const std::string& s) {
-  if (s == canary_name(Canary::Compute)) return Canary::Compute;
-  if (s == canary_name(Canary::Sqlite)) return Canary::Sqlite;
-  return std::nullopt;
-}
-
-std::optional<ComparisonDef> make(const std::string& canary, const std::string& treatment,
-                                  const std::string& comparator, std::string& error) {
-  const auto k = parse_canary(canary);
-  if (!k) {
-    error = fmt::format("canary '{}' is not compute or sqlite", canary);
+// The comparison of a parsed spelling, or nullopt with `error` (comparison_problem).
+std::optional<ComparisonDef> make(const ComparisonSpelling& c, std::string& error) {
+  if (auto why = comparison_problem(c); !why.empty()) {
+    error = std::move(why);
     return std::nullopt;
   }
-  if (treatment.empty() || comparator.empty()) {
-    error = "treatment and comparator must name arms";
-    return std::nullopt;
-  }
-  if (treatment == comparator) {
-    error = fmt::format("treatment and comparator are the same arm ({})", treatment);
-    return std::nullopt;
-  }
-  return ComparisonDef{*k, treatment, comparator, comparison_label(*k, treatment, comparator)};
+  const Canary k = *parse_canary(c.canary);
+  return ComparisonDef{k, c.treatment, c.comparator, comparison_label(k, c.treatment, c.comparator)};
 }
 
 // A YAML node as JSON (the comparison entries only: scalars and flat maps).
@@ -69,6 +56,12 @@ std::string comparison_label(Canary canary, const std::string& treatment, const 
   return fmt::format("{}: {} / {}", canary_name(canary), arm_short_label(treatment), arm_short_label(comparator));
 }
 
+std::string block_word(const std::optional<std::string>& design_kind, std::size_t arms) {
+  if (design_kind == "matched-triplets") return "triplet";
+  if (design_kind == "matched-blocks") return "block";
+  return arms == 3 ? "triplet" : "block";
+}
+
 const std::vector<ComparisonDef>& study_comparisons() {
   static const std::vector<ComparisonDef> defs = [] {
     std::vector<ComparisonDef> v;
@@ -100,23 +93,15 @@ std::string family_text(const std::vector<ComparisonDef>& family) {
 std::optional<ComparisonDef> parse_comparison(const nlohmann::json& v, std::string& error) {
   if (v.is_object()) {
     auto field = [&](const char* k) { return v.contains(k) && v[k].is_string() ? v[k].get<std::string>() : ""; };
-    return make(field("canary"), field("treatment"), field("comparator"), error);
+    return make({field("canary"), field("treatment"), field("comparator")}, error);
   }
   if (!v.is_string()) {
     error = "expected a string \"<canary>:<comparator>\" or \"<canary>:<treatment>/<comparator>\", or an object";
     return std::nullopt;
   }
-  const std::string s = v.get<std::string>();
-  const auto colon = s.find(':');
-  if (colon == std::string::npos) {
-    error = fmt::format("'{}' has no ':' (expected <canary>:<comparator> or <canary>:<treatment>/<comparator>)", s);
-    return std::nullopt;
-  }
-  const std::string canary = s.substr(0, colon), rest = s.substr(colon + 1);
-  const auto slash = rest.find('/');
-  if (slash == std::string::npos)  // the legacy spelling: the study's treatment
-    return make(canary, kStudyArms[kStudyTreatment].name, rest, error);
-  return make(canary, rest.substr(0, slash), rest.substr(slash + 1), error);
+  const auto c = parse_comparison_text(v.get<std::string>(), error);
+  if (!c) return std::nullopt;
+  return make(*c, error);
 }
 
 DeclaredComparisons declared_comparisons(const std::map<std::string, std::string>& meta,

@@ -48,6 +48,11 @@ std::string arm_short_label(const std::string& arm);
 /// "<canary>: <short treatment> / <short comparator>".
 std::string comparison_label(Canary canary, const std::string& treatment, const std::string& comparator);
 
+/// The word for one matched block in user-visible text: "triplet" (the study's word) for design.kind
+/// matched-triplets, and when the design is not recorded for three arms; "block" otherwise
+/// (matched-blocks, or k != 3 arms). Identifiers (triplet_id, CSV column names) keep "triplet".
+std::string block_word(const std::optional<std::string>& design_kind, std::size_t arms);
+
 /// The study's four comparisons in the study's Table 4 order: bounded reclaim versus static zram
 /// and versus delayed activation, compute then sqlite.
 const std::vector<ComparisonDef>& study_comparisons();

@@ -73,12 +73,25 @@ CompareSide side_from_report(const Report& r, const std::string& label) {
     if (row[ti].is_number_integer()) x.triplets = row[ti].get<int>();
     s.table4.push_back(x);
   }
+  if (const std::string h = t4.columns[ti].header; h.size() > 1 && h.back() == 's') s.unit = h.substr(0, h.size() - 1);
   const Table& m = find_table(r, "mechanism");
   const auto cfg = col(m, "configuration");
   for (const auto& row : m.rows) {
     s.arms.push_back(row[cfg].get<std::string>());
     for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = cell_number(row[col(m, name)]);
   }
+  // The report's arms (every arm, with its definition when the DB records it).
+  if (r.extra.is_object() && r.extra.contains("arms") && r.extra["arms"].is_array())
+    for (const auto& a : r.extra["arms"]) {
+      if (!a.contains("name") || !a["name"].is_string()) continue;
+      const std::string name = a["name"].get<std::string>();
+      if (std::find(s.arms.begin(), s.arms.end(), name) == s.arms.end()) s.arms.push_back(name);
+      s.arm_definitions[name] =
+          a.contains("policy") && a["policy"].is_string()
+              ? fmt::format("policy {}, params {}", a["policy"].get<std::string>(),
+                            a.contains("params") && !a["params"].is_null() ? a["params"].dump() : std::string("{}"))
+              : std::string();
+    }
   return s;
 }
 
@@ -89,9 +102,12 @@ CompareSide published_side() {
   for (std::size_t j = 0; j < defs.size(); ++j)
     s.table4.push_back({defs[j].label, kStudyTable4[j].estimate, kStudyTable4[j].lower, kStudyTable4[j].upper,
                         kStudyTriplets});
+  s.lacks_arm = "not part of the study";
   for (int i = 0; i < 3; ++i) {
     const auto& st = kStudyMechanism[i];
     s.arms.push_back(kStudyArms[i].name);
+    s.arm_definitions[kStudyArms[i].name] =
+        i == kStudyTreatment ? "the study's (policy bounded-reclaim, params {\"dose_mib\":96})" : "the study's";
     auto& q = s.mechanism[kStudyArms[i].name];
     for (const auto& [name, header] : quantities()) q[name] = std::nullopt;  // not published
     q["swap_out_kib"] = st.swapout_kib;
@@ -113,13 +129,14 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
       r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
                                        "ratios is not timing evidence.",
                                        *side, s->label));
-  Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, bounded reclaim / comparator",
+  Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, treatment / comparator (the study's: "
+                           "bounded reclaim / comparator)",
           {{"comparison", 0},
-           {A + " triplets", 0, ta + "_triplets"},
+           {A + " " + a.unit + "s", 0, ta + "_triplets"},
            {A + " ratio", 3, ta + "_ratio"},
            {A + " lower", 3, ta + "_ratio_lower"},
            {A + " upper", 3, ta + "_ratio_upper"},
-           {B + " triplets", 0, tb + "_triplets"},
+           {B + " " + b.unit + "s", 0, tb + "_triplets"},
            {B + " ratio", 3, tb + "_ratio"},
            {B + " lower", 3, tb + "_ratio_lower"},
            {B + " upper", 3, tb + "_ratio_upper"},
@@ -153,7 +170,7 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
            num(y.lower), num(y.upper), nullptr, nullptr, A + " lacks it", nullptr, nullptr});
   }
   t.notes.push_back(
-      "Ratio < 1 favours bounded reclaim. Each side's interval is its own simultaneous interval (98.75% for the "
+      "Ratio < 1 favours the treatment (bounded reclaim in the study's four). Each side's interval is its own simultaneous interval (98.75% for the "
       "study's four comparisons). Overlap and containment are descriptive, not a test of a difference between "
       "the campaigns.");
   r.tables.push_back(std::move(t));
@@ -184,6 +201,26 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
                     "analyze`). n/a = the side does not have the quantity (the study publishes swap-out, refaults and "
                     "bg PSI some/full only). Stall times are inflated under TCG.");
   r.tables.push_back(std::move(m));
+
+  Table arms_t{"compare_arms", "Arms of both sides",
+               {{"arm", 0}, {A, 0, ta}, {B, 0, tb}, {A + " definition", 0, ta + "_definition"},
+                {B + " definition", 0, tb + "_definition"}},
+               {},
+               {}};
+  for (const std::string& arm : arms) {
+    auto has = [&](const CompareSide& s) { return std::find(s.arms.begin(), s.arms.end(), arm) != s.arms.end(); };
+    auto definition = [&](const CompareSide& s) -> json {
+      if (!has(s)) return nullptr;
+      const auto it = s.arm_definitions.find(arm);
+      return it == s.arm_definitions.end() || it->second.empty() ? json("not recorded") : json(it->second);
+    };
+    arms_t.add({arm, has(a) ? std::string("yes") : a.lacks_arm, has(b) ? std::string("yes") : b.lacks_arm,
+                definition(a), definition(b)});
+  }
+  arms_t.notes.push_back("Every arm of either side. An arm only one side has is in no comparison of the other: its "
+                         "Table 4 rows and mechanism medians show n/a there. Definition: the arm's policy and "
+                         "parameters as the side's DB records them (the `arms` table, results schema version 6).");
+  r.tables.push_back(std::move(arms_t));
   return r;
 }
 

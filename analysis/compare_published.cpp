@@ -27,6 +27,8 @@ const char* const kBelow = "below 1 (favours bounded reclaim)";
 const char* const kContains = "contains 1 (no clear difference)";
 const char* const kAbove = "above 1 (harm)";
 const char* const kNotAssessable = "not assessable";
+// A comparison or arm of this campaign that the study does not have.
+const char* const kNotPartOfStudy = "not part of the study";
 
 std::string finding(double lower, double upper) {
   if (upper < 1.0) return kBelow;
@@ -124,18 +126,22 @@ Report compare_with_study(const Report& ours, const std::string& label) {
     vms.insert(s.substr(0, slash));
     if (slash != std::string::npos) regimes.insert(s.substr(slash + 1));
   }
-  int triplets = 0;
+  int triplets = 0;  // blocks of k arms (the study: triplets of its three)
   for (int n : sizes) triplets += n;
+  const std::string unit = extra.value("unit", std::string("triplet"));
+  const std::size_t k_arms = extra.contains("arms") && extra["arms"].is_array() ? extra["arms"].size() : 3;
   std::string accelerators;
   if (ours.provenance)
     for (const auto& a : ours.provenance->accelerators) accelerators += (accelerators.empty() ? "" : ", ") + a;
 
   if (!assessable)
     r.warnings.push_back(
-        "NOT ASSESSABLE: every (vm, regime) stratum of this campaign has one matched triplet, so its intervals have "
-        "zero width and say nothing about uncertainty. No finding of the study is reproduced or contradicted here "
-        "(every judgement below reads \"not assessable\"); the numbers are shown for the mechanism only. Run a "
-        "campaign with several triplets per stratum (campaigns/confirmatory.yaml) to compare with the study.");
+        fmt::format("NOT ASSESSABLE: every (vm, regime) stratum of this campaign has one matched {0}, so its intervals "
+                    "have zero width and say nothing about uncertainty. No finding of the study is reproduced or "
+                    "contradicted here (every judgement below reads \"not assessable\"); the numbers are shown for the "
+                    "mechanism only. Run a campaign with several {0}s per stratum (campaigns/confirmatory.yaml) to "
+                    "compare with the study.",
+                    unit));
   if (accelerators.find("tcg") != std::string::npos)
     r.warnings.push_back("This campaign ran under TCG (software emulation): its latencies are inflated and its ratios "
                          "are not timing evidence; the study ran on VMs.");
@@ -153,10 +159,13 @@ Report compare_with_study(const Report& ours, const std::string& label) {
           vcpus != "1" || mem != "1024");
   setting("VMs", "9 (vm0 through vm8)", std::to_string(vms.size()), vms.size() != 9);
   setting("pressure regimes", "4 (2 rates x 2 contents)", std::to_string(regimes.size()), regimes.size() != 4);
-  setting("matched triplets", "60 (180 cases)", std::to_string(triplets), triplets != 60);
+  setting("matched triplets", "60 (180 cases)",
+          k_arms == 3 ? std::to_string(triplets)
+                      : fmt::format("{} blocks of {} arms ({} cases)", triplets, k_arms, triplets * k_arms),
+          triplets != 60 || k_arms != 3);
   const std::string per = sizes.empty() ? "" : fmt::format("{} / {} / {} over {} strata", sizes.front(),
                                                            sizes[sizes.size() / 2], sizes.back(), sizes.size());
-  setting("triplets per (vm, regime) stratum, min / median / max",
+  setting(unit + "s per (vm, regime) stratum, min / median / max",
           "15 per regime over 9 VMs: 1 / 2 / 2 over 36 strata (the balanced allocation, an assumption: the text "
           "gives only the totals)",
           per, sizes.size() != 36 || sizes.front() != 1 || sizes.back() != 2 || triplets != 60);
@@ -188,7 +197,8 @@ Report compare_with_study(const Report& ours, const std::string& label) {
 
   // --- Table 4 and the findings
   const auto ci = column_index(t4, "comparison"), ti4 = column_index(t4, "triplets"), ei = column_index(t4, "ratio"),
-             li = column_index(t4, "ratio_lower"), ui = column_index(t4, "ratio_upper");
+             li = column_index(t4, "ratio_lower"), ui = column_index(t4, "ratio_upper"),
+             ai = column_index(t4, "analysis");  // "primary" rows (the others: sensitivity analyses)
   Table t{"published_table4",
           "Table 4 beside the study's: p99 response-time ratio, bounded reclaim / comparator, and whether the study's "
           "finding is reproduced",
@@ -216,7 +226,7 @@ Report compare_with_study(const Report& ours, const std::string& label) {
     const auto& study = kStudyTable4[j];
     const std::vector<json>* row = nullptr;
     for (const auto& x : t4.rows)
-      if (x[ci].is_string() && x[ci].get<std::string>() == defs[j].label) row = &x;
+      if (x[ci].is_string() && x[ci].get<std::string>() == defs[j].label && x[ai] == "primary") row = &x;
     const std::string sf = finding(study.lower, study.upper);
     if (!row) {
       t.add({defs[j].label, num(study.estimate), num(study.lower), num(study.upper), sf, nullptr, nullptr, nullptr,
@@ -239,6 +249,16 @@ Report compare_with_study(const Report& ours, const std::string& label) {
            assessable ? yes_no(overlap) : std::string("not assessable (zero-width interval)"),
            assessable ? yes_no(tf == sf) : std::string(kNotAssessable)});
     reproduced.push_back({{"comparison", defs[j].label}, {"study_finding", sf}, {"this_finding", tf}, {"reproduced", rep}});
+  }
+  // This campaign's other comparisons (a declared family): listed, never judged against the study.
+  for (const auto& x : t4.rows) {
+    if (!x[ci].is_string() || x[ai] != "primary") continue;
+    const std::string label = x[ci].get<std::string>();
+    if (std::any_of(defs.begin(), defs.end(), [&](const ComparisonDef& d) { return d.label == label; })) continue;
+    if (std::any_of(t.rows.begin(), t.rows.end(), [&](const std::vector<json>& r) { return r[0] == label; })) continue;
+    const double e = x[ei].get<double>(), lo = x[li].get<double>(), up = x[ui].get<double>();
+    t.add({label, nullptr, nullptr, nullptr, std::string(kNotPartOfStudy), x[ti4], num(e), num(lo), num(up),
+           assessable ? finding(lo, up) : kNotAssessable, nullptr, nullptr, nullptr, std::string(kNotPartOfStudy)});
   }
   t.notes.push_back(fmt::format(
       "Finding = where the simultaneous interval lies: wholly below 1, containing 1, or wholly above 1 (ours: the "
@@ -362,6 +382,13 @@ Report compare_with_study(const Report& ours, const std::string& label) {
   mine6.title = "This campaign's " + t6.title;
   r.tables.push_back(std::move(mine6));
   r.tables.push_back(find_report_table(mech, "compare_mechanism"));
+  {
+    Table arms = find_report_table(mech, "compare_arms");
+    arms.id = "published_arms";
+    arms.title = "Arms: the study's findings are judged on the arms that carry the study's names (and its "
+                 "parameters); the others are not part of the study";
+    r.tables.push_back(std::move(arms));
+  }
   r.extra = {{"assessable", assessable},
              {"reproduced", reproduced},
              {"rule_same_verdict", rule_same},

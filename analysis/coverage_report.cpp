@@ -32,7 +32,7 @@ const SimulatedCoverage* simulated_coverage_for(const std::vector<int>& n, doubl
   return nullptr;
 }
 
-std::string design_coverage_text(const std::vector<int>& n, double level, int comparisons) {
+std::string design_coverage_text(const std::vector<int>& n, double level, int comparisons, const std::string& unit) {
   const DesignCoverage d = expected_design_coverage(n, level, comparisons);
   const double family = 1 - (1 - level) * comparisons;  // the family-wise target (study: 0.95)
   const int singles = static_cast<int>(std::count(n.begin(), n.end(), 1));
@@ -49,11 +49,11 @@ std::string design_coverage_text(const std::vector<int>& n, double level, int co
     s += fmt::format(
         "WARNING: below the nominal level: the prespecified {:.2f}% intervals are expected to cover {:.1f}% per "
         "comparison and all {} together at least {:.1f}% (target {:.0f}%){}; the corrected interval is expected to "
-        "cover {:.1f}% per comparison. More triplets per stratum (design.repeats, or fewer VMs) raise it.\n",
+        "cover {:.1f}% per comparison. More {}s per stratum (design.repeats, or fewer VMs) raise it.\n",
         level * 100, d.per_comparison * 100, comparisons, d.joint * 100, family * 100,
-        singles ? fmt::format("; {} of {} strata have one triplet and no resampling variability", singles, n.size())
+        singles ? fmt::format("; {} of {} strata have one {} and no resampling variability", singles, n.size(), unit)
                 : std::string(),
-        d.corrected_per_comparison * 100);
+        d.corrected_per_comparison * 100, unit);
   if (const auto* m = simulated_coverage_for(n, level))
     s += fmt::format(
         "  measured by simulation (tests/statistics/analysis, {} datasets x B = {}, seed {}): prespecified {:.3f} "

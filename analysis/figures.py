@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Figures of a campaign analysis, through the pybind11 module harness_analysis (matplotlib, Agg).
 
-  forest.png              the four primary ratios with their 98.75% intervals (and the corrected
-                          secondary interval), reference line at 1 and the 0.95 benefit threshold
-  p99_by_regime.png       pressure-phase p99 per case, by regime and configuration (both canaries)
+  forest.png              one row per comparison of the family (the study's four, or the declared
+                          family of a k-arm campaign) with its simultaneous interval (98.75% for the
+                          study's four) and the corrected secondary interval, reference line at 1 and
+                          the 0.95 benefit threshold
+  p99_by_regime.png       pressure-phase p99 per case, by regime and arm (one column per arm; both canaries)
   timeseries_<case>.png   one case: PSI some/full, memory.current, swap, zram, canary response times,
                           with the phases, the trigger and the reclaim action marked
-  zram_timecourse.png     zram orig_data per configuration vs time since the pressure start: every case
+  zram_timecourse.png     zram orig_data per arm (one panel each) vs time since the pressure start: every case
                           thin, the median across cases bold, the median trigger time dashed
   reclaim_execution.png   trigger delay per configuration; memory.reclaim write duration; achieved /
                           requested across the write and conservative (minus concurrent limit reclaim)
@@ -85,7 +87,8 @@ def tcg_note(cases):
 
 def forest(prim, cases, out):
     comps = prim["comparisons"]
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    # 4.8 in for the study's four; taller for a larger family, so every row keeps its room
+    fig, ax = plt.subplots(figsize=(9, max(4.8, 2.4 + 0.6 * len(comps))))
     y = np.arange(len(comps))[::-1]
     for yi, c in zip(y, comps):
         ax.plot([c["corrected_lower"], c["corrected_upper"]], [yi - 0.18] * 2, color="0.6", lw=2,
@@ -103,15 +106,20 @@ def forest(prim, cases, out):
     hi = max(max(c["corrected_upper"] for c in comps), 1.05)
     ax.set_xlim(lo - 0.03, hi + (hi - lo) * 0.6)
     ax.set_ylim(y.min() - 0.6, y.max() + 0.5)
-    ax.set_xlabel("p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)")
+    unit = prim.get("unit", "triplet")
+    if prim.get("study_family", True):
+        ax.set_xlabel("p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)")
+    else:
+        ax.set_xlabel("p99 response-time ratio, treatment / comparator (< 1 favours the treatment)")
     verdict = "general benefit" if prim["general_benefit"] else "no general benefit"
     if not prim.get("assessable", True):
-        verdict = "not assessable (one triplet per stratum)"
+        verdict = f"not assessable (one {unit} per stratum)"
     if prim["harm"]:
         verdict += "; harm: " + ", ".join(prim["harm"])
     # Title on two short lines (never clipped); the legend below the axes, clear of the labels.
     n = comps[0]["triplets"]
-    title = f"Primary comparisons ({n} matched triplet{'' if n == 1 else 's'})\nverdict: {verdict}"
+    family = "" if prim.get("study_family", True) else f", declared family of {len(comps)}"
+    title = f"Primary comparisons ({n} matched {unit}{'' if n == 1 else 's'}{family})\nverdict: {verdict}"
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, frameon=False)
     ax.grid(axis="x", alpha=0.3)
@@ -119,7 +127,9 @@ def forest(prim, cases, out):
     if note:
         fig.text(0.01, 0.01, "Note: " + note + " - the intervals show the mechanism's direction, not timing "
                  "evidence.", fontsize=8, color="#A33", ha="left", va="bottom")
-    place(fig, left=2.2, right=0.15, bottom=1.15 + (0.2 if note else 0), top=0.52)
+    # left margin: the study's labels fit 2.2 in; an arm's own name may be longer (about 0.08 in a character)
+    left = max(2.2, 0.3 + 0.08 * max(len(c["label"]) for c in comps))
+    place(fig, left=left, right=0.15, bottom=1.15 + (0.2 if note else 0), top=0.52)
     fig.savefig(out, dpi=130)
     plt.close(fig)
 
@@ -133,7 +143,8 @@ def p99_by_regime(cases, out):
         flagged_labelled = False
         p99 = cases[f"{canary}_p99_us"] / 1000.0
         width = 0.8 / len(CONFIGS)
-        for j, c in enumerate(CONFIGS):
+        for j, c in enumerate(CONFIGS):  # one column per arm in each regime, one legend entry per arm
+            labelled = False
             for i, r in enumerate(regimes):
                 sel = (conf == c) & (reg == r) & np.isfinite(p99)
                 x = i + (j - (len(CONFIGS) - 1) / 2) * width
@@ -149,7 +160,8 @@ def p99_by_regime(cases, out):
                                if not flagged_labelled else None)
                     flagged_labelled = True
                 ax.hlines(np.median(vals), x - width * 0.45, x + width * 0.45, color=COLORS[c], lw=2.5,
-                          label=c if i == 0 else None)
+                          label=None if labelled else c)
+                labelled = True
         ax.set_xticks(range(len(regimes)))
         ax.set_xticklabels(regimes, rotation=15)
         # Linear axis from 0, so that bar heights compare as ratios (16 vs 29 ms is not 5x).
@@ -159,7 +171,7 @@ def p99_by_regime(cases, out):
         ax.set_title(f"{canary} canary: per-case p99 (dots) and median (bar)", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle("p99 by regime and configuration (unpaired, descriptive)" + tcg_note(cases), fontsize=11)
+    fig.suptitle("p99 by regime and arm (unpaired, descriptive)" + tcg_note(cases), fontsize=11)
     place(fig, left=0.72, right=0.15, bottom=0.67, top=0.65 + (TCG_LINE if tcg_note(cases) else 0), wspace=0.7)
     fig.savefig(out, dpi=130)
     plt.close(fig)
@@ -295,7 +307,7 @@ def reclaim_execution(cases, out):
         else:
             ax.text(i, 0.5, "not measured", ha="center", transform=ax.get_xaxis_transform(), fontsize=8)
     ax.set_xticks(range(len(CONFIGS)))
-    ax.set_xticklabels(CONFIGS, rotation=10, fontsize=8)
+    ax.set_xticklabels(CONFIGS, rotation=10 if len(CONFIGS) <= 3 else 30, fontsize=8)
     ax.set_ylabel("trigger delay since pressure start (s)")
     ax.set_title("PSI trigger (static: would_trigger)", fontsize=10)
     ax.grid(axis="y", alpha=0.3)

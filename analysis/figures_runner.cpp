@@ -46,6 +46,8 @@ nlohmann::json primary_for_figures(const PrimaryResult& pr) {
                      {"triplets", c.triplets}});
   return {{"comparisons", comps},
           {"arms", pr.arms},
+          {"study_family", pr.study_family},
+          {"unit", pr.unit},
           {"level", pr.level},
           {"assessable", pr.verdict.assessable},
           {"general_benefit", pr.verdict.general_benefit},

@@ -52,7 +52,9 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
   Table t{"outcome_counts", "Outcome counts per configuration (every case keeps its outcome)",
           {{"configuration", 0}, {"cases", 0}, {"censored requests, compute", 0}, {"censored requests, sqlite", 0},
            {"cases with truncated trace", 0}, {"cases with censored p99 (lower bound)", 0}, {"OOM kills bg", 0},
-           {"OOM kills fg", 0}, {"lost cases", 0}, {"imputed p99 values", 0}, {"incomplete triplets (member never ran)", 0}},
+           {"OOM kills fg", 0}, {"lost cases", 0}, {"imputed p99 values", 0}, 
+           // the CSV name stays the study's ("triplets") whatever the block word
+           {"incomplete " + ts.unit + "s (member never ran)", 0, tidy_name("incomplete triplets (member never ran)")}},
           {}, {}};
   for (const std::string& cf : ts.arms) {
     int n = 0, truncated = 0, flagged = 0, lost = 0, imputed = 0;
@@ -90,7 +92,7 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
       "among the campaign's completed cases (worst-observed imputation, PROTOCOL.md assumption): one imputed value "
       "per canary. OOM kills: outcome_json.oom_kills; \"not measured\" when no case records it.");
   if (!ts.incomplete.empty()) {
-    std::string s = "Incomplete triplets:";
+    std::string s = "Incomplete " + ts.unit + "s:";
     for (const auto& inc : ts.incomplete) {
       std::string m;
       for (const auto& x : inc.never_run) m += (m.empty() ? "" : ", ") + x;

@@ -90,6 +90,8 @@ PrimaryResult run_primary(const TripletSet& ts, const PrimaryOptions& opt) {
   if (ts.triplets.empty()) throw std::invalid_argument("primary analysis: no complete matched triplet");
   PrimaryResult r = run_primary_matrix(log_ratio_matrix(ts), abs_diff_matrix(ts), stratum_labels(ts), opt, &ts.family());
   r.arms = ts.arms;
+  r.unit = ts.unit;
+  if (!r.verdict.assessable) r.verdict = not_assessable(static_cast<int>(r.stratum_sizes.size()), r.unit);
   return r;
 }
 

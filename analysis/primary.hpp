@@ -54,6 +54,7 @@ struct PrimaryResult {
   std::vector<ComparisonDef> family;          ///< the declared family analysed
   bool study_family = true;                   ///< the family is the study's four
   std::vector<std::string> arms;              ///< the campaign's arms, report order (run_primary: ts.arms)
+  std::string unit = "triplet";               ///< the word for a block (run_primary: ts.unit; block_word)
   std::vector<int> stratum_sizes;             ///< triplets per stratum
   double expected_coverage = 0;               ///< plain interval, analytic (coverage.hpp) = coverage.per_comparison
   double expected_coverage_corrected = 0;     ///< corrected interval, analytic = coverage.corrected_per_comparison

@@ -1,6 +1,8 @@
 // Matched triplets (see triplets.hpp).
 #include "analysis/triplets.hpp"
 
+#include "analysis/campaign_settings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,6 +34,8 @@ TripletSet build_triplets(const CampaignData& data) {
     ts.arms = default_arm_names(configurations, ts.comparisons);
   }
   const std::size_t k_arms = ts.arms.size();
+  ts.unit = block_word(read_campaign_settings(data.meta).design_kind, k_arms);
+  const std::string& unit = ts.unit;  // "triplet" or "block" in the warnings
   std::map<std::string, std::vector<const CaseSummary*>> groups;
   for (const auto& c : data.cases)
     if (!c.triplet_id.empty()) groups[c.triplet_id].push_back(&c);
@@ -89,7 +93,7 @@ TripletSet build_triplets(const CampaignData& data) {
         }
         std::string list;
         for (const auto& m : inc.never_run) list += (list.empty() ? "" : ", ") + m;
-        ts.warnings.push_back(fmt::format("triplet {} incomplete (a member never ran): {}", id, list));
+        ts.warnings.push_back(fmt::format("{} {} incomplete (a member never ran): {}", unit, id, list));
         ts.incomplete.push_back(std::move(inc));
         continue;
       }
@@ -103,8 +107,8 @@ TripletSet build_triplets(const CampaignData& data) {
           break;
         }
         if (c->vm != t.vm || c->regime != t.regime) {
-          problem = fmt::format("case {} has vm/regime {}/{} but the triplet has {}/{}", c->case_id, c->vm, c->regime,
-                                t.vm, t.regime);
+          problem = fmt::format("case {} has vm/regime {}/{} but the {} has {}/{}", c->case_id, c->vm, c->regime,
+                                unit, t.vm, t.regime);
           break;
         }
         for (Canary k : {Canary::Compute, Canary::Sqlite}) {
@@ -121,8 +125,8 @@ TripletSet build_triplets(const CampaignData& data) {
       }
     }
     if (!problem.empty()) {
-      ts.excluded.push_back(fmt::format("triplet {}: {}", id, problem));
-      ts.warnings.push_back(fmt::format("triplet {} excluded from the paired analysis for a recording error: {}", id, problem));
+      ts.excluded.push_back(fmt::format("{} {}: {}", unit, id, problem));
+      ts.warnings.push_back(fmt::format("{} {} excluded from the paired analysis for a recording error: {}", unit, id, problem));
       continue;
     }
     by_stratum[t.vm + "/" + t.regime].push_back(t);
@@ -142,13 +146,14 @@ TripletSet build_triplets(const CampaignData& data) {
     std::string names;
     for (const auto& n : singles) names += (names.empty() ? "" : ", ") + n;
     ts.warnings.push_back(fmt::format(
-        "{} of {} strata have one triplet ({}): such a stratum has no resampling variability, so intervals understate "
+        "{} of {} strata have one {} ({}): such a stratum has no resampling variability, so intervals understate "
         "uncertainty",
-        singles.size(), ts.strata.size(), names));
+        singles.size(), ts.strata.size(), unit, names));
     if (singles.size() == ts.strata.size())
       ts.warnings.push_back(
-          "EVERY stratum has one triplet: the bootstrap intervals have zero width and the verdict's interval criteria "
-          "carry no information about uncertainty");
+          fmt::format("EVERY stratum has one {}: the bootstrap intervals have zero width and the verdict's interval "
+                      "criteria carry no information about uncertainty",
+                      unit));
   }
   if (ts.strata.size() == 1)
     ts.warnings.push_back("only one (vm, regime) stratum: the estimate describes that stratum alone");

@@ -39,6 +39,9 @@ struct TripletSet {
   std::vector<std::string> warnings;             ///< incomplete / excluded triplets; 1-triplet strata
   std::vector<std::string> arms;                 ///< the campaign's arms, report order (CampaignData::arms)
   std::vector<ComparisonDef> comparisons;        ///< the declared family (CampaignData::comparisons)
+  /// The word for one block in user-visible text (block_word of the campaign YAML's design.kind and
+  /// the arms): "triplet" for the study's design, else "block".
+  std::string unit = "triplet";
   /// `comparisons`, or the study's four when it is empty.
   const std::vector<ComparisonDef>& family() const;
   /// Position of arm `name` in `arms`, -1 when the campaign has no such arm.

@@ -7,14 +7,14 @@
 
 namespace analysis {
 
-Verdict not_assessable(int strata) {
+Verdict not_assessable(int strata, const std::string& unit) {
   Verdict v;
   v.assessable = false;
   v.text = fmt::format(
-      "NOT ASSESSABLE (no resampling variability): each of the {} (vm, regime) strata has one matched triplet, so "
+      "NOT ASSESSABLE (no resampling variability): each of the {} (vm, regime) strata has one matched {}, so "
       "every bootstrap replicate equals the estimate and the intervals have zero width. The predefined rule is not "
       "applied: neither a benefit nor harm is claimed.",
-      strata);
+      strata, unit);
   return v;
 }
 

@@ -28,7 +28,8 @@ struct Verdict {
 /// The verdict when the intervals carry no information (PROTOCOL.md assumption, analysis/README.md):
 /// every (vm, regime) stratum has one triplet, so every bootstrap replicate equals the estimate and
 /// the intervals have zero width. Neither benefit nor harm is claimed from zero-width intervals.
-Verdict not_assessable(int strata);
+/// `unit`: the word for a block in the text ("triplet", or "block" for k != 3 arms; block_word).
+Verdict not_assessable(int strata, const std::string& unit = "triplet");
 
 /// Smallest B with at least 10 bootstrap replicates in each tail at the simultaneous level:
 /// alpha / (2 m) x B >= 10, i.e. B >= 20 m / alpha (1600 at alpha 0.05, m 4). PROTOCOL.md assumption.

@@ -17,7 +17,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <limits>
+#include <tuple>
 
 namespace py = pybind11;
 using namespace analysis;
@@ -110,6 +112,8 @@ py::dict primary_py(const std::string& db, int replicates, std::uint64_t seed, u
   py::dict d;
   d["comparisons"] = comps;
   d["arms"] = pr.arms;
+  d["study_family"] = pr.study_family;
+  d["unit"] = pr.unit;
   d["level"] = pr.level;
   d["verdict"] = pr.verdict.text;
   d["assessable"] = pr.verdict.assessable;
@@ -302,7 +306,9 @@ PYBIND11_MODULE(harness_analysis, m) {
         }, py::arg("db"), "Pilot dose selection (Table 3).");
   m.def("write_synthetic",
         [](const std::string& path, std::uint64_t seed, int vms, int per_stratum, std::array<double, 4> ratios,
-           double case_sd, int pressure_s, std::string accelerator) {
+           double case_sd, int pressure_s, std::string accelerator,
+           const std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>& extra_arms,
+           std::vector<std::string> comparisons) {
           SyntheticOptions o;
           o.seed = seed;
           o.vms = vms;
@@ -311,12 +317,21 @@ PYBIND11_MODULE(harness_analysis, m) {
           o.case_sd = case_sd;
           o.pressure_s = pressure_s;
           o.accelerator = accelerator;
+          for (const auto& [name, policy, params, effect, like] : extra_arms)
+            o.extra_arms.push_back({name, policy, params, effect, like});
+          o.comparisons = std::move(comparisons);
+          o.write_arms = !o.extra_arms.empty();
           return write_synthetic_campaign(path, o);
         },
         py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5, py::arg("per_stratum") = 3,
         py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
         py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
-        "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count.");
+        py::arg("extra_arms") = std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>{},
+        py::arg("comparisons") = std::vector<std::string>{},
+        "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count. extra_arms: "
+        "a k-arm campaign, arms after the study's three as (name, policy, params_json, (log effect compute, sqlite), "
+        "like: 0 static zram, 1 delayed activation, 2 bounded reclaim) (analysis/synthetic.hpp SyntheticArm), the "
+        "arms table written; comparisons: the plan's analysis.comparisons (spellings of analysis/arms.hpp).");
   m.def("write_synthetic_pilot",
         [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed) {
           std::vector<SyntheticDose> v;

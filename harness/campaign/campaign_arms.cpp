@@ -1,6 +1,7 @@
 // The campaign's arms and declared comparisons (campaign_arms.hpp).
 #include "harness/campaign/campaign_arms.hpp"
 
+#include "analysis/arms.hpp"
 #include "harness/case/policy.hpp"
 #include "harness/yaml/yaml_json.hpp"
 
@@ -15,11 +16,6 @@ namespace {
 
 using yaml::Section;
 namespace hc = harness::case_;
-
-const std::vector<std::string>& canaries() {
-  static const std::vector<std::string> k{"compute", "sqlite"};  // canaries/ (the study's two)
-  return k;
-}
 
 /// A study arm listed by name, checked against the registry.
 Arm study_arm(Section& s, const YAML::Node& n, const std::string& f, const std::string& name) {
@@ -71,36 +67,26 @@ Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
 
 std::string study_treatment() { return hc::study_arms().back(); }
 
-std::string comparison_text(const Comparison& c) {
-  if (c.treatment == study_treatment()) return c.canary + ":" + c.comparator;
-  return c.canary + ":" + c.treatment + "/" + c.comparator;
-}
+std::string comparison_text(const Comparison& c) { return analysis::comparison_text(c); }
 
-std::optional<Comparison> parse_comparison(const std::string& text) {
-  const auto colon = text.find(':');
-  if (colon == std::string::npos) return std::nullopt;
-  Comparison c;
-  c.canary = text.substr(0, colon);
-  if (std::find(canaries().begin(), canaries().end(), c.canary) == canaries().end()) return std::nullopt;
-  const std::string rest = text.substr(colon + 1);
-  const auto slash = rest.find('/');
-  if (slash == std::string::npos) {
-    c.treatment = study_treatment();
-    c.comparator = rest;
-  } else {
-    c.treatment = rest.substr(0, slash);
-    c.comparator = rest.substr(slash + 1);
-  }
-  if (hc::arm_name_problem(c.treatment) || hc::arm_name_problem(c.comparator)) return std::nullopt;
+std::optional<Comparison> parse_comparison(const std::string& text, std::string* why) {
+  std::string error;
+  auto c = analysis::parse_comparison_text(text, error);
+  if (c)
+    for (const auto* arm : {&c->treatment, &c->comparator})
+      if (auto problem = hc::arm_name_problem(*arm)) {
+        error = "'" + text + "': " + *problem;
+        c.reset();
+        break;
+      }
+  if (!c && why) *why = error;
   return c;
 }
 
 std::vector<std::string> study_comparisons() {
-  const auto arms = hc::study_arms();
-  std::vector<std::string> out;
-  for (const auto& canary : canaries())
-    for (const auto& comparator : arms)
-      if (comparator != study_treatment()) out.push_back(comparison_text({canary, study_treatment(), comparator}));
+  std::vector<std::string> out;  // the analysis' list of the study's four, as plan text
+  for (const auto& d : analysis::study_comparisons())
+    out.push_back(comparison_text({analysis::canary_name(d.canary), d.treatment, d.comparator}));
   return out;
 }
 
@@ -148,23 +134,23 @@ void load_comparisons(Section& s, Campaign& c) {
       k.treatment = e.scalar<std::string>("treatment");
       k.comparator = e.scalar<std::string>("comparator");
       e.finish();
-      if (std::find(canaries().begin(), canaries().end(), k.canary) == canaries().end())
-        s.fail(n[i]["canary"], f + ".canary", "'" + k.canary + "' is not one of compute, sqlite");
+      if (!analysis::parse_canary(k.canary))
+        s.fail(n[i]["canary"], f + ".canary", "'" + k.canary + "' is not one of " + analysis::canary_list());
     } else {
       const auto text = s.as<std::string>(n[i], f);
       auto parsed = parse_comparison(text);
       if (!parsed)
         s.fail(n[i], f,
                "'" + text + "' is not <canary>:<comparator> (treatment " + study_treatment() +
-                   ") or <canary>:<treatment>/<comparator>, canary compute or sqlite");
+                   ") or <canary>:<treatment>/<comparator>, canary " + analysis::canary_list());
       k = *parsed;
     }
     for (const auto* arm : {&k.treatment, &k.comparator})
       if (std::find(names.begin(), names.end(), *arm) == names.end())
         s.fail(n[i], f, fmt::format("names arm '{}', which this campaign does not run (its arms: {})", *arm,
                                     fmt::join(names, ", ")));
-    if (k.treatment == k.comparator) s.fail(n[i], f, "treatment and comparator are the same arm");
-    const std::string text = comparison_text(k);
+    if (const auto why = analysis::comparison_problem(k); !why.empty()) s.fail(n[i], f, why);
+    const std::string text = analysis::comparison_text(k);
     if (std::find(c.comparisons.begin(), c.comparisons.end(), text) != c.comparisons.end())
       s.fail(n[i], f, "duplicate comparison " + text);
     c.comparisons.push_back(text);

@@ -6,29 +6,30 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comparison_spelling.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 namespace harness::campaign {
 
-/// One primary comparison: ratio of the canary's pressure-phase p99, treatment / comparator.
-struct Comparison {
-  std::string canary;      ///< compute | sqlite
-  std::string treatment;   ///< an arm name
-  std::string comparator;  ///< an arm name
-};
+/// One primary comparison: ratio of the canary's pressure-phase p99, treatment / comparator
+/// (canary compute | sqlite, treatment and comparator arm names). The spelling and its one
+/// parser: analysis/comparison_spelling.hpp.
+using Comparison = analysis::ComparisonSpelling;
 
 /// The treatment of the study's comparisons: the last of the study's arms (study_arms(), the
 /// study's bounded reclaim), written without a treatment in the legacy spelling
 /// "compute:static-zram".
 std::string study_treatment();
 
-/// Canonical text: "<canary>:<comparator>" when the treatment is study_treatment() (so the
-/// study's plans keep their hash), else "<canary>:<treatment>/<comparator>".
+/// Canonical text (analysis::comparison_text): "<canary>:<comparator>" when the treatment is
+/// study_treatment() (so the study's plans keep their hash), else "<canary>:<treatment>/<comparator>".
 std::string comparison_text(const Comparison& c);
 
-/// Inverse of comparison_text (either spelling); nullopt when `text` is neither.
-std::optional<Comparison> parse_comparison(const std::string& text);
+/// Inverse of comparison_text (either spelling; analysis::parse_comparison_text) whose arm names
+/// are also valid arm names (harness/case/policy.hpp arm_name_problem); nullopt when `text` is
+/// not one, with `why` (when given) set to the reason.
+std::optional<Comparison> parse_comparison(const std::string& text, std::string* why = nullptr);
 
 /// The study's four (Table 4 order): per canary (compute, sqlite), the study treatment against
 /// each other study arm in the study's order.

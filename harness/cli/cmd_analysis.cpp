@@ -77,7 +77,7 @@ int run_analyze(const AnalyzeArgs& a) {
   opt.bootstrap.threads = a.threads;
   const analysis::TripletSet ts = analysis::build_triplets(data);
   if (ts.triplets.empty()) {
-    std::string why = a.db + ": no complete matched triplet to analyse (" + std::to_string(data.cases.size()) +
+    std::string why = a.db + ": no complete matched " + ts.unit + " to analyse (" + std::to_string(data.cases.size()) +
                       " completed case(s))";
     for (const auto& w : ts.warnings) why += "\n  " + w;
     throw std::runtime_error(why);

@@ -1,4 +1,5 @@
 // `harness plan | run | status | export | check | mark-infra | reset-infra`: campaigns and the runner.
+#include "analysis/arms.hpp"
 #include "analysis/bootstrap.hpp"
 #include "analysis/coverage_report.hpp"
 #include "analysis/coverage_sim.hpp"
@@ -332,9 +333,10 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
           if (!compared.count(a.name))
             std::printf("NOTE: arm %s is in no comparison: its cases run and are reported, but no interval judges it\n",
                         a.name.c_str());
-        std::printf("%s per (vm, regime) stratum%s:\n%s", c.arms.size() == 3 ? "triplets" : "blocks",
+        const std::string unit = analysis::block_word(c.design, c.arms.size());  // "triplet" for matched-triplets
+        std::printf("%ss per (vm, regime) stratum%s:\n%s", unit.c_str(),
                     c.triplets_per_regime > 0 ? " (seeded balanced allocation)" : "",
-                    hc::stratum_table(s.strata, c.vms, regimes).c_str());
+                    hc::stratum_table(s.strata, c.vms, regimes, unit).c_str());
         // Coverage known before the run: the campaign's alpha over its declared m comparisons
         // (the study's: 0.05 over 4).
         std::vector<int> sizes;
@@ -343,7 +345,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
             if (n > 0) sizes.push_back(n);
         const int m = std::max(1, static_cast<int>(c.comparisons.size()));
         const double level = analysis::simultaneous_level(c.alpha, m);
-        if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level, m).c_str(), stdout);
+        if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level, m, unit).c_str(), stdout);
         if (*simulate && !sizes.empty()) {
           analysis::CoverageSimOptions so;
           so.level = level;

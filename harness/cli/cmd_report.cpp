@@ -72,7 +72,7 @@ analysis::Report analyse(const std::string& db_path, const CompareArgs& a) {
   const auto opt = harness::cli::analysis_options(db_path, data.meta, a.replicates, a.seed, warnings);
   const auto ts = analysis::build_triplets(data);
   if (ts.triplets.empty())
-    throw std::runtime_error(db_path + ": no complete matched triplet to compare (" + std::to_string(data.cases.size()) +
+    throw std::runtime_error(db_path + ": no complete matched " + ts.unit + " to compare (" + std::to_string(data.cases.size()) +
                              " completed case(s); a pilot DB has none: use `harness pilot-select`)");
   auto r = analysis::build_analysis_report(data, ts, analysis::run_primary(ts, opt));
   r.provenance = provenance_of(db_path);

@@ -159,6 +159,22 @@ TEST(DesignPlan, HarnessPlanPrintsTheStratumTableAndSaysItStoredNothing) {
   EXPECT_THAT(out, HasSubstr("stored nothing: no DB given"));
 }
 
+// A k-arm campaign (campaigns/policies.yaml: five arms, design.kind matched-blocks) counts blocks,
+// not triplets, in the stratum table and the coverage lines (the study's word stays for
+// matched-triplets, the test above).
+TEST(DesignPlan, HarnessPlanOfAMatchedBlocksCampaignCountsBlocks) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  const auto out = run(harness + " plan " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/policies.yaml --hosts " +
+                       testfiles::hosts_file(d / "hosts.yaml", 3) + " 2>&1");
+  EXPECT_THAT(out, HasSubstr("design matched-blocks"));
+  EXPECT_THAT(out, HasSubstr("arms (k = 5, one case each per matched block):\n"));
+  EXPECT_THAT(out, HasSubstr("blocks per (vm, regime) stratum (seeded balanced allocation):\n"));
+  EXPECT_THAT(out, HasSubstr("0 of 12 strata have one block\n"));
+  EXPECT_THAT(out, HasSubstr("More blocks per stratum"));
+  EXPECT_THAT(out, Not(HasSubstr("triplet")));
+}
+
 TEST(DesignPlan, HarnessPlanSimulatesCoverageOnRequest) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   // smoke.yaml: one stratum of one triplet, the cheapest design: a zero-width interval never

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +67,21 @@ class ReportCli : public ::testing::Test {
     return path;
   }
 
+  // A k-arm campaign (five_arm_synthetic: the study's three, senpai, bounded-loop; five declared
+  // comparisons in its plan JSON), named `name`.
+  std::string five_arm(const std::string& name, std::uint64_t seed) {
+    const auto path = (dir / (name + ".db")).string();
+    analysis::SyntheticOptions o = test_support::five_arm_synthetic();
+    o.seed = seed;
+    analysis::write_synthetic_campaign(path, o);
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES(?1,?2)");
+    st.bind(1, "name").bind(2, name).run();
+    st.bind(1, "kind").bind(2, "smoke").run();
+    st.bind(1, "campaign_yaml").bind(2, "name: " + name + "\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n").run();
+    return path;
+  }
+
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   fs::path dir;
 };
@@ -107,6 +123,108 @@ nlohmann::json column_names(const nlohmann::json& report, const std::string& id)
   return nullptr;
 }
 }  // namespace
+
+namespace {
+const std::vector<std::string> kFiveArms{"static-zram", "delayed-activation", "bounded-reclaim", "senpai",
+                                         "bounded-loop"};
+const std::vector<std::string> kFiveLabels{"compute: senpai / static", "sqlite: senpai / static",
+                                           "compute: bounded-loop / reclaim", "sqlite: reclaim / static",
+                                           "compute: delayed / senpai"};
+/// Column `j` of every row of table `id`.
+std::vector<nlohmann::json> column_of(const nlohmann::json& report, const std::string& id, std::size_t j) {
+  std::vector<nlohmann::json> v;
+  for (const auto& t : report["tables"])
+    if (t["id"] == id)
+      for (const auto& r : t["rows"]) v.push_back(r[j]);
+  return v;
+}
+std::vector<nlohmann::json> texts(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+}  // namespace
+
+// Two k-arm campaigns: every declared comparison and every arm of both, side by side.
+TEST_F(ReportCli, CompareTwoKArmCampaignsShowsEveryArmAndComparison) {
+  const auto a = five_arm("karm-a", 1), b = five_arm("karm-b", 2);
+  const auto r = sh(harness + " compare " + a + " " + b + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(column_of(j, "compare_table4", 0), texts(kFiveLabels));
+  EXPECT_EQ(column_names(j, "compare_table4")[1], "a_triplets");  // the CSV name stays; the header says blocks
+  for (const auto& t : j["tables"])
+    if (t["id"] == "compare_table4") EXPECT_EQ(t["columns"][1], "A blocks") << t["columns"].dump();
+  for (const auto& x : column_of(j, "compare_table4", 11)) EXPECT_TRUE(x == "yes" || x == "no") << x;
+  EXPECT_EQ(column_of(j, "compare_arms", 0), texts(kFiveArms));
+  for (std::size_t c : {1, 2})
+    for (const auto& x : column_of(j, "compare_arms", c)) EXPECT_EQ(x, "yes");
+  EXPECT_EQ(row_of(j, "compare_arms", "senpai")[3], "policy senpai, params {\"interval_s\":6}");
+  std::set<std::string> mech;
+  for (const auto& x : column_of(j, "compare_mechanism", 0)) mech.insert(x.get<std::string>());
+  EXPECT_EQ(mech, std::set<std::string>(kFiveArms.begin(), kFiveArms.end()));
+}
+
+// A k-arm campaign beside the study's three: the arms and comparisons only one side has are
+// shown as such, not dropped.
+TEST_F(ReportCli, CompareKArmWithThreeArmCampaignNamesWhatOnlyOneSideHas) {
+  const auto a = five_arm("karm", 1), b = synthetic("three", 0.9);
+  const auto r = sh(harness + " compare " + a + " " + b + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  auto labels = texts(kFiveLabels);  // A's five, then B's study comparisons A lacks
+  for (const char* l : {"compute: reclaim / static", "compute: reclaim / delayed", "sqlite: reclaim / delayed"})
+    labels.push_back(l);
+  EXPECT_EQ(column_of(j, "compare_table4", 0), labels);
+  EXPECT_EQ(row_of(j, "compare_table4", "compute: senpai / static")[11], "B lacks it");
+  EXPECT_EQ(row_of(j, "compare_table4", "compute: reclaim / delayed")[11], "A lacks it");
+  EXPECT_NE(row_of(j, "compare_table4", "sqlite: reclaim / static")[11], "B lacks it");  // both have it
+  EXPECT_EQ(column_of(j, "compare_arms", 0), texts(kFiveArms));
+  EXPECT_EQ(row_of(j, "compare_arms", "senpai")[1], "yes");
+  EXPECT_EQ(row_of(j, "compare_arms", "senpai")[2], "not run");
+  EXPECT_EQ(row_of(j, "compare_arms", "bounded-loop")[2], "not run");
+  EXPECT_EQ(row_of(j, "compare_arms", "static-zram")[2], "yes");
+  EXPECT_FALSE(row_of(j, "compare_mechanism", "senpai").is_null());
+  // The other way round: B's extra arms are named from A's side.
+  const auto back = nlohmann::json::parse(sh(harness + " compare " + b + " " + a + " --format json").out);
+  EXPECT_EQ(row_of(back, "compare_arms", "bounded-loop")[1], "not run");
+  EXPECT_EQ(row_of(back, "compare_arms", "bounded-loop")[2], "yes");
+}
+
+// --published on a k-arm campaign: the study's findings judged on the study's arms; the other arms
+// and comparisons listed as not part of the study.
+TEST_F(ReportCli, CompareWithPublishedListsTheArmsNotInTheStudy) {
+  const auto a = five_arm("karm-pub", 1);
+  const auto r = sh(harness + " compare --published " + a + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(column_of(j, "published_arms", 0), texts(kFiveArms));
+  for (const char* arm : {"senpai", "bounded-loop"}) {
+    EXPECT_EQ(row_of(j, "published_arms", arm)[1], "not part of the study") << arm;
+    EXPECT_EQ(row_of(j, "published_arms", arm)[2], "yes") << arm;
+  }
+  for (const char* arm : {"static-zram", "delayed-activation", "bounded-reclaim"})
+    EXPECT_EQ(row_of(j, "published_arms", arm)[1], "yes") << arm;
+  const auto names = column_names(j, "published_table4");
+  auto at = [&](const nlohmann::json& row, const std::string& name) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return row[i];
+    ADD_FAILURE() << "no column " << name;
+    return nlohmann::json();
+  };
+  // The one study comparison the family declares is judged; the study's others are not in it.
+  const auto ss = row_of(j, "published_table4", "sqlite: reclaim / static");
+  EXPECT_EQ(at(ss, "study_finding"), "contains 1 (no clear difference)");
+  EXPECT_TRUE(at(ss, "this_ratio").is_number());
+  EXPECT_EQ(at(row_of(j, "published_table4", "compute: reclaim / static"), "this_finding"), "not in this campaign");
+  // The others: listed, not judged.
+  for (const char* l : {"compute: senpai / static", "sqlite: senpai / static", "compute: bounded-loop / reclaim",
+                        "compute: delayed / senpai"}) {
+    const auto row = row_of(j, "published_table4", l);
+    ASSERT_FALSE(row.is_null()) << l;
+    EXPECT_EQ(at(row, "study_finding"), "not part of the study") << l;
+    EXPECT_EQ(at(row, "finding_reproduced"), "not part of the study") << l;
+    EXPECT_TRUE(at(row, "this_ratio").is_number()) << l;
+  }
+  EXPECT_EQ(row_of(j, "published_setting", "matched triplets")[2], "16 blocks of 5 arms (80 cases)");
+  EXPECT_EQ(row_of(j, "published_setting", "matched triplets")[3], "yes");
+}
 
 TEST_F(ReportCli, CompareWithPublishedSaysWhatIsReproduced) {
   // True ratios: the study's estimates, nearly noiseless. compute/static 0.938 stays below 1

@@ -1,0 +1,166 @@
+// A k-arm campaign (k = 5, tests/common/small_synthetic.hpp five_arm_synthetic) through the
+// outputs written for k arms: the HTML report has one row per arm in Tables 5, 5b, 6 (per regime)
+// and the mechanism table, one per declared comparison in Table 4, Table 2 counts k cases per block,
+// and says "block" where the study says "triplet"; the figures script draws one forest row per
+// declared comparison and one column / panel / tick per arm (karm_figures_check.py). Also: the
+// comparison spellings have one parser (analysis/comparison_spelling.hpp).
+#include "analysis/analysis_report.hpp"
+#include "analysis/comparison_spelling.hpp"
+#include "analysis/report_html.hpp"
+#include "analysis/synthetic.hpp"
+
+#include "golden_db.hpp"
+#include "report_checks.hpp"
+#include "tests/common/small_synthetic.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+const std::vector<std::string> kArms{"static-zram", "delayed-activation", "bounded-reclaim", "senpai", "bounded-loop"};
+const std::vector<std::string> kLabels{"compute: senpai / static", "sqlite: senpai / static",
+                                       "compute: bounded-loop / reclaim", "sqlite: reclaim / static",
+                                       "compute: delayed / senpai"};
+
+// The <tr> rows of the HTML table with id `id` (its body), each as its cells' text.
+std::vector<std::vector<std::string>> html_rows(const std::string& html, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  const auto at = html.find("<h2 id=\"" + id + "\">");
+  if (at == std::string::npos) return rows;
+  const auto body = html.find("<tbody>", at), end = html.find("</tbody>", at);
+  const std::string t = html.substr(body, end - body);
+  static const std::regex tr("<tr>(.*?)</tr>"), td("<td[^>]*>([^<]*)</td>");
+  for (std::sregex_iterator r(t.begin(), t.end(), tr), e; r != e; ++r) {
+    const std::string row = (*r)[1];
+    std::vector<std::string> cells;
+    for (std::sregex_iterator c(row.begin(), row.end(), td); c != e; ++c) cells.push_back((*c)[1]);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+std::vector<std::string> column(const std::vector<std::vector<std::string>>& rows, std::size_t j) {
+  std::vector<std::string> v;
+  for (const auto& r : rows) v.push_back(j < r.size() ? r[j] : "");
+  return v;
+}
+
+}  // namespace
+
+TEST(KArmReport, HtmlHasOneRowPerArmAndPerDeclaredComparison) {
+  const auto path = golden::temp_db("karm_html");
+  analysis::write_synthetic_campaign(path, test_support::five_arm_synthetic());
+  const auto r = analysis::analyze_campaign(path, report_checks::small_bootstrap());
+  report_checks::expect_no_nan(r);
+  const std::string html = analysis::render_html(r);
+
+  // Table 4: the declared family, in its order; no sensitivity row (nothing lost or overridden).
+  EXPECT_EQ(column(html_rows(html, "table4_primary"), 0), kLabels);
+  // Tables 5 and 5b: arm x canary; Table 6: regime x arm; mechanism, reclaim execution, outcome
+  // counts: one row per arm, in the arms table's order.
+  std::vector<std::string> per_canary, per_regime;
+  for (const auto& a : kArms) per_canary.insert(per_canary.end(), {a, a});
+  for (int g = 0; g < 4; ++g) per_regime.insert(per_regime.end(), kArms.begin(), kArms.end());
+  EXPECT_EQ(column(html_rows(html, "table5_wake_service"), 0), per_canary);
+  EXPECT_EQ(column(html_rows(html, "table5b_faults_context_switches"), 0), per_canary);
+  EXPECT_EQ(column(html_rows(html, "table6_regime_medians"), 1), per_regime);
+  for (const char* id : {"mechanism", "outcome_counts"}) EXPECT_EQ(column(html_rows(html, id), 0), kArms) << id;
+  // Table 2: per regime, 2 VMs x 2 blocks of 5 cases.
+  const auto t2 = html_rows(html, "table2_regimes");
+  ASSERT_EQ(t2.size(), 4u);
+  for (const auto& row : t2) {
+    ASSERT_EQ(row.size(), 8u);
+    EXPECT_EQ(row[6], "4");
+    EXPECT_EQ(row[7], "20");
+  }
+  // Table 1 names every arm with its policy and parameters.
+  for (const auto& a : kArms)
+    EXPECT_NE(html.find("<td>arm " + a + "</td>"), std::string::npos) << a;
+  EXPECT_NE(html.find("policy senpai, params {&quot;interval_s&quot;:6}"), std::string::npos);
+
+  // "block", never "triplet", in the text a reader sees (CSV names in title="..." stay the study's).
+  EXPECT_NE(html.find("<th title=\"triplets\">blocks</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>blocks per stratum (min / median / max)</td>"), std::string::npos);
+  const std::string visible = std::regex_replace(html, std::regex(" title=\"[^\"]*\""), "");
+  const auto t = visible.find("triplet");
+  EXPECT_EQ(t, std::string::npos) << visible.substr(t == std::string::npos ? 0 : t - std::min<std::size_t>(t, 200), 400);
+}
+
+TEST(KArmReport, TheStudysThreeArmsStillSayTriplet) {
+  const auto path = golden::temp_db("karm_three");
+  analysis::write_synthetic_campaign(path, test_support::small_synthetic());
+  const auto r = analysis::analyze_campaign(path, report_checks::small_bootstrap());
+  const std::string html = analysis::render_html(r);
+  EXPECT_NE(html.find("<th title=\"triplets\">triplets</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>triplets per stratum (min / median / max)</td>"), std::string::npos);
+  EXPECT_EQ(html.find(">blocks<"), std::string::npos);
+}
+
+TEST(KArmReport, FiguresHaveOneForestRowPerComparisonAndOneColumnPerArm) {
+  const auto db = golden::temp_db("karm_fig");
+  analysis::write_synthetic_campaign(db, test_support::five_arm_synthetic());
+  const std::string out = db + ".figs.json";
+  const std::string cmd = "PYTHONPATH=" HARNESS_BINARY_DIR "/analysis/python:" HARNESS_SOURCE_DIR
+                          "/analysis /usr/bin/python3 " HARNESS_SOURCE_DIR "/tests/unit/analysis/karm_figures_check.py " +
+                          db + " " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const auto j = nlohmann::json::parse(ss.str());
+  // Forest: top to bottom the declared family's order, one row each, the generic axis label.
+  EXPECT_EQ(j["forest_rows"].get<std::vector<std::string>>(), kLabels);
+  EXPECT_EQ(j["forest_xlabel"], "p99 response-time ratio, treatment / comparator (< 1 favours the treatment)");
+  EXPECT_NE(j["forest_title"].get<std::string>().find("matched blocks, declared family of 5"), std::string::npos)
+      << j["forest_title"];
+  // p99 by regime: one legend entry (a column in every regime) per arm, in both canaries' panels.
+  EXPECT_EQ(j["p99_legend"].get<std::vector<std::string>>(), kArms);
+  EXPECT_EQ(j["p99_columns_per_regime"].get<int>(), 5);
+  // zram time course: one panel per arm; reclaim execution: one trigger-delay tick per arm.
+  EXPECT_EQ(j["zram_panels"].get<std::vector<std::string>>(), kArms);
+  EXPECT_EQ(j["trigger_ticks"].get<std::vector<std::string>>(), kArms);
+  // The study's campaign keeps the study's axis label.
+  EXPECT_EQ(j["study_forest_xlabel"], "p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)");
+  EXPECT_EQ(j["study_forest_rows"].size(), 4u);
+}
+
+TEST(ComparisonSpelling, OneParserForBothSpellings) {
+  std::string error;
+  auto c = analysis::parse_comparison_text("compute:static-zram", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->treatment, "bounded-reclaim");  // the study's spelling: the study's treatment
+  EXPECT_EQ(c->comparator, "static-zram");
+  EXPECT_EQ(analysis::comparison_text(*c), "compute:static-zram");
+  c = analysis::parse_comparison_text("sqlite:senpai/delayed-activation", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->canary, "sqlite");
+  EXPECT_EQ(c->treatment, "senpai");
+  EXPECT_EQ(analysis::comparison_text(*c), "sqlite:senpai/delayed-activation");
+  EXPECT_FALSE(analysis::parse_comparison_text("gpu:static-zram", error));
+  EXPECT_NE(error.find("canary 'gpu' is not one of compute, sqlite"), std::string::npos) << error;
+  EXPECT_FALSE(analysis::parse_comparison_text("static-zram", error));
+  EXPECT_NE(error.find("has no ':'"), std::string::npos) << error;
+  EXPECT_FALSE(analysis::parse_comparison_text("compute:a/", error));
+  EXPECT_NE(error.find("must name arms"), std::string::npos) << error;
+  // The same arm twice parses (the spelling is fine) and is a problem of the comparison.
+  c = analysis::parse_comparison_text("compute:a/a", error);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(analysis::comparison_problem(*c), "treatment and comparator are the same arm (a)");
+  // The analysis reads declared comparisons through it: an unreadable one is named and left out.
+  std::vector<std::string> warnings;
+  const auto d = analysis::declared_comparisons(
+      {{"schedule_json", R"({"analysis":{"comparisons":["compute:senpai/static-zram","gpu:x",)"
+                         R"({"canary":"sqlite","treatment":"senpai","comparator":"senpai"}]}})"}},
+      warnings);
+  ASSERT_EQ(d.comparisons.size(), 1u);
+  EXPECT_EQ(d.comparisons[0].label, "compute: senpai / static");
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("[1]: 'gpu:x': canary 'gpu' is not one of compute, sqlite"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("[2]: treatment and comparator are the same arm (senpai)"), std::string::npos) << warnings[1];
+}
