@@ -145,7 +145,15 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     t.notes.push_back(std::string("Environment rows not available: ") + e.what());
   }
   // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
+  PilotReading reading;  // the campaign's `eligibility` reading of the pilot rule (pilot_reading.hpp)
+  {
+    const auto s = read_campaign_settings(data.meta);
+    reading.restoration = s.restoration.value_or(reading.restoration);
+    reading.eagain = s.eagain.value_or(reading.eagain);
+  }
   for (const auto& [k, v] : std::vector<std::pair<const char*, std::string>>{
+           {"pilot rule reading", reading.text() + " (campaign YAML eligibility.restoration, eligibility.eagain; "
+                                  "it chose the dose when design.dose_mib is from_pilot)"},
            {"lost case in Table 4", "p99 imputed as the worst observed of its canary (docs/PROTOCOL.md)"},
            {"Table 4 sensitivity rows", "complete cases (triplets with a lost member left out); original outcomes of "
                                         "overridden cases reinstated (p99s only)"},

@@ -190,6 +190,9 @@ TEST(ReportProvenance, SyntheticSpecBytesShownInMiB) {
   EXPECT_EQ(value_of(t1, "cgroups.bg_memory_max (MiB)"), "300");
   EXPECT_EQ(value_of(t1, "backend.zram_disksize (MiB)"), "512");
   EXPECT_EQ(value_of(t1, "bounded-reclaim dose, memory.reclaim write (MiB)"), "96");
+  // The pilot rule's reading is an assumption of ours (campaigns/README.md): the default here.
+  EXPECT_EQ(value_of(t1, "analysis rule (ours): pilot rule reading").rfind("restoration clean, EAGAIN interface-error (", 0),
+            0u) << value_of(t1, "analysis rule (ours): pilot rule reading");
 }
 
 TEST(ReportProvenance, FilesCarryProvenanceAndHtmlIsSelfContained) {
