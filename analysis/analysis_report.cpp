@@ -145,7 +145,15 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     t.notes.push_back(std::string("Environment rows not available: ") + e.what());
   }
   // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
+  PilotReading reading;  // the campaign's `eligibility` reading of the pilot rule (pilot_reading.hpp)
+  {
+    const auto s = read_campaign_settings(data.meta);
+    reading.restoration = s.restoration.value_or(reading.restoration);
+    reading.eagain = s.eagain.value_or(reading.eagain);
+  }
   for (const auto& [k, v] : std::vector<std::pair<const char*, std::string>>{
+           {"pilot rule reading", reading.text() + " (campaign YAML eligibility.restoration, eligibility.eagain; "
+                                  "it chose the dose when design.dose_mib is from_pilot)"},
            {"lost case in Table 4", "p99 imputed as the worst observed of its canary (docs/PROTOCOL.md)"},
            {"Table 4 sensitivity rows", "complete cases (" + ts.unit + "s with a lost member left out); original "
                                         "outcomes of overridden cases reinstated (p99s only)"},
@@ -500,15 +508,18 @@ Table absdiff(const PrimaryResult& pr) {
   Table t{"absolute_differences",
           pr.study_family ? "Absolute p95 and p99 differences (bounded reclaim minus comparator)"
                           : "Absolute p95 and p99 differences (treatment minus comparator)",
-          {{"comparison", 0}, {"quantile", 0}, {"difference (ms)", 3, "difference_ms"},
-           {"lower (ms, " + lv + ")", 3, "difference_lower_ms"}, {"upper (ms, " + lv + ")", 3, "difference_upper_ms"}},
+          // Microseconds, the study's unit for absolute differences ("the latency in one
+          // configuration minus the latency in the other, in microseconds").
+          {{"comparison", 0}, {"quantile", 0}, {"difference (us)", 1, "difference_us"},
+           {"lower (us, " + lv + ")", 1, "difference_lower_us"}, {"upper (us, " + lv + ")", 1, "difference_upper_us"}},
           {}, {}};
-  for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, ms(a.estimate_us), ms(a.lower_us), ms(a.upper_us)});
+  for (const auto& a : pr.abs_diffs) t.add({a.label, a.quantile, num(a.estimate_us), num(a.lower_us), num(a.upper_us)});
   t.notes.push_back(pr.study_family
-                        ? "Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap "
-                          "replicates (same resampling indices) as Table 4. Negative = reclaim faster."
-                        : "Mean over strata of stratum-mean paired differences in milliseconds; same bootstrap "
-                          "replicates (same resampling indices) as Table 4. Negative = the treatment faster.");
+                        ? "Mean over strata of stratum-mean paired differences in microseconds (the study's unit); "
+                          "same bootstrap replicates (same resampling indices) as Table 4. Negative = reclaim faster."
+                        : "Mean over strata of stratum-mean paired differences in microseconds (the study's unit); "
+                          "same bootstrap replicates (same resampling indices) as Table 4. Negative = the treatment "
+                          "faster.");
   return t;
 }
 

@@ -46,6 +46,18 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
   read<double>(root, "analysis", "alpha", s.alpha, 1e-6, 0.5, s.warnings);
   read<double>(root, "eligibility", "max_duration_s", s.max_duration_s, 0.0, 3600.0, s.warnings);
   read<double>(root, "eligibility", "min_achieved_ratio", s.min_achieved_ratio, 0.0, 10.0, s.warnings);
+  // The pilot rule's reading (pilot_reading.hpp): a name it does not know keeps the default.
+  auto reading = [&](const char* key, auto named, const std::string& names, auto& out) {
+    const YAML::Node n = root["eligibility"] && root["eligibility"].IsMap() ? root["eligibility"][key] : YAML::Node();
+    if (!n || n.IsNull()) return;
+    const auto v = n.IsScalar() ? named(n.Scalar()) : std::nullopt;
+    if (v) out = *v;
+    else
+      s.warnings.push_back(fmt::format("campaign YAML line {}: eligibility.{} is not one of {}; using the default",
+                                       n.Mark().line + 1, key, names));
+  };
+  reading("restoration", restoration_named, restoration_names(), s.restoration);
+  reading("eagain", eagain_named, eagain_names(), s.eagain);
   if (root["design"] && root["design"].IsMap() && root["design"]["kind"] && root["design"]["kind"].IsScalar())
     s.design_kind = root["design"]["kind"].as<std::string>();
   if (root["kind"] && root["kind"].IsScalar()) s.kind = root["kind"].as<std::string>();

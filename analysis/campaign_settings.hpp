@@ -1,8 +1,10 @@
 #pragma once
 // Analysis settings preregistered in the campaign YAML (campaign_meta.campaign_yaml, written by
 // `harness plan`; campaigns/*.yaml): `analysis.bootstrap_replicates`, `analysis.alpha`,
-// `eligibility.max_duration_s`, `eligibility.min_achieved_ratio`, `design.kind`. Absent keys keep the study's
-// defaults (10,000; 0.05; 1 s; 0.8).
+// `eligibility.max_duration_s`, `eligibility.min_achieved_ratio`, `eligibility.restoration`,
+// `eligibility.eagain`, `design.kind`. Absent keys keep the defaults (10,000; 0.05; 1 s; 0.8;
+// clean; interface-error: pilot_reading.hpp).
+#include "analysis/pilot_reading.hpp"
 #include "analysis/primary.hpp"
 #include "analysis/verdict.hpp"
 
@@ -20,6 +22,8 @@ struct CampaignSettings {
   std::optional<double> alpha;
   std::optional<double> max_duration_s;
   std::optional<double> min_achieved_ratio;
+  std::optional<PilotReading::Restoration> restoration;  ///< eligibility.restoration
+  std::optional<PilotReading::Eagain> eagain;            ///< eligibility.eagain
   std::optional<std::string> design_kind;  ///< design.kind: pilot | matched-triplets (campaigns/*.yaml)
   std::optional<std::string> kind;         ///< top-level kind: smoke | ci | pilot | confirmatory
   std::vector<std::string> warnings;  ///< unreadable YAML or a bad value: names the key and line

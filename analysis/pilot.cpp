@@ -46,6 +46,62 @@ void require_pilot_db(results::Db& db, const std::string& db_path) {
         "(analyse this DB with `harness analyze`)", db_path, tr.int64(0), tr.text(1)));
 }
 
+/// When a failed criterion counts (pilot_reading.hpp): always, or only under one reading.
+enum class CountsUnder { Always, CleanRestoration, EagainInterfaceError };
+
+struct Finding {
+  std::string text;
+  CountsUnder when = CountsUnder::Always;
+};
+
+bool counts(const Finding& f, const PilotReading& r) {
+  switch (f.when) {
+    case CountsUnder::Always: return true;
+    case CountsUnder::CleanRestoration: return r.restoration == PilotReading::Restoration::Clean;
+    case CountsUnder::EagainInterfaceError: return r.eagain == PilotReading::Eagain::InterfaceError;
+  }
+  return true;
+}
+
+/// True for a restoration problem that is the VM's state rather than the case's teardown
+/// (PilotReading::Restoration::CaseTeardown), in the wording of
+/// harness/case/restoration_check.cpp: the VM's MemAvailable shortfall (verbatim
+/// outcome_json.vm_state.baseline_check.problem), or swap in use on a device the case did not
+/// enable ("swap in use: DEVICE holds N KiB"; the case's own devices read "swap device ...
+/// enabled by the case is still active", and an unreadable /proc/swaps is no device at all).
+bool vm_state_problem(const std::string& problem, const nlohmann::json& outcome) {
+  const nlohmann::json* bc = nullptr;
+  if (outcome.is_object() && outcome.contains("vm_state") && outcome["vm_state"].is_object() &&
+      outcome["vm_state"].contains("baseline_check"))
+    bc = &outcome["vm_state"]["baseline_check"];
+  if (bc && bc->is_object() && bc->contains("problem") && (*bc)["problem"].is_string() &&
+      (*bc)["problem"].get<std::string>() == problem)
+    return true;
+  const std::string foreign = "swap in use: ";
+  return problem.rfind(foreign, 0) == 0 && problem.rfind(foreign + "/proc/swaps unreadable", 0) != 0;
+}
+
+/// The restoration finding of an unclean restoration: counted under every reading unless every
+/// recorded problem (outcome_json.restoration.problems) is VM state; a restoration without its
+/// problems recorded is counted always.
+Finding unclean_restoration(const nlohmann::json& outcome) {
+  const nlohmann::json* pr = nullptr;
+  if (outcome.is_object() && outcome.contains("restoration") && outcome["restoration"].is_object() &&
+      outcome["restoration"].contains("problems") && outcome["restoration"]["problems"].is_array())
+    pr = &outcome["restoration"]["problems"];
+  if (!pr || pr->empty()) return {"restoration not clean", CountsUnder::Always};
+  std::string all;
+  bool only_vm = true;
+  for (const auto& p : *pr) {
+    const std::string t = p.is_string() ? p.get<std::string>() : p.dump();
+    all += (all.empty() ? "" : "; ") + t;
+    if (!vm_state_problem(t, outcome)) only_vm = false;
+  }
+  if (only_vm) return {"restoration not clean, VM state only (restoration: case-teardown sets it aside): " + all,
+                       CountsUnder::CleanRestoration};
+  return {"restoration not clean: " + all, CountsUnder::Always};
+}
+
 }  // namespace
 
 PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
@@ -54,6 +110,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   PilotResult out;
   out.rule = rule;
   std::map<std::int64_t, DoseResult> doses;
+  std::map<std::int64_t, std::vector<Finding>> findings;  // dose -> every failed criterion, tagged
   std::map<std::int64_t, std::map<std::string, int>> completed_per_regime;  // dose -> regime -> cases
   std::set<std::string> regimes;  // the campaign's regimes: schedule and cases
   {
@@ -84,7 +141,10 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     auto& d = doses[dose];
     d.dose_bytes = dose;
     ++d.cases;
-    auto fail = [&](std::string why) { d.failed.push_back(fmt::format("{}: {}", id, why)); };
+    auto fail_when = [&](CountsUnder when, const std::string& why) {
+      findings[dose].push_back({fmt::format("{}: {}", id, why), when});
+    };
+    auto fail = [&](const std::string& why) { fail_when(CountsUnder::Always, why); };
     results::Stmt ra(db, v2 ? "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, "
                               "achieved_conservative_bytes FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns"
                             : "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, NULL "
@@ -100,9 +160,12 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       d.worst_duration_s = std::max(d.worst_duration_s.value_or(0.0), dur);
       if (dur > rule.max_duration_s) fail(fmt::format("reclaim took {:.3f} s > {:.1f} s", dur, rule.max_duration_s));
       // Study: "no OOM or interface error": any non-zero errno of the write is an interface
-      // error, EAGAIN (the kernel reclaimed less than asked) included.
+      // error; EAGAIN (the kernel reclaimed less than asked) too under the default reading,
+      // a partial reclaim judged by the achieved criterion under `eagain: partial-reclaim`.
       if (err == EAGAIN) ++d.eagain;
-      if (err != 0) fail(fmt::format("interface error: memory.reclaim write errno {} ({})", err, std::strerror(err)));
+      if (err != 0)
+        fail_when(err == EAGAIN ? CountsUnder::EagainInterfaceError : CountsUnder::Always,
+                  fmt::format("interface error: memory.reclaim write errno {} ({})", err, std::strerror(err)));
       auto ratio_of = [&](int col) -> std::optional<double> {
         if (ra.is_null(col)) return std::nullopt;
         return req > 0 ? static_cast<double>(ra.int64(col)) / req : 0.0;
@@ -136,18 +199,19 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       if (!oom.is_null(0) && oom.int64(0) > 0) fail(fmt::format("OOM: {} oom_kill event(s)", oom.int64(0)));
       if (oom.int64(1) == 0) fail("no telemetry");
     }
-    {
-      nlohmann::json spec = nullptr, outcome = nullptr;
-      if (auto sj = cs.opt_text(5)) spec = harness::json::parse_or_discarded(*sj);
-      if (auto oj = cs.opt_text(4)) outcome = harness::json::parse_or_discarded(*oj);
-      for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome.is_discarded() ? nullptr : outcome,
-                                                spec.is_discarded() ? nullptr : spec))
-        fail(std::move(p));
-    }
+    nlohmann::json spec = nullptr, outcome = nullptr;
+    if (auto sj = cs.opt_text(5)) spec = harness::json::parse_or_discarded(*sj);
+    if (auto oj = cs.opt_text(4)) outcome = harness::json::parse_or_discarded(*oj);
+    if (outcome.is_discarded()) outcome = nullptr;
+    for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome, spec.is_discarded() ? nullptr : spec))
+      fail(p);
     results::Stmt rs(db, "SELECT clean FROM restoration WHERE case_id = ?1");
     rs.bind(1, id);
     if (!rs.step()) fail("no restoration record");
-    else if (rs.int64(0) != 1) fail("restoration not clean");
+    else if (rs.int64(0) != 1) {
+      const Finding f = unclean_restoration(outcome);
+      fail_when(f.when, f.text);
+    }
   }
   if (doses.empty()) {
     // A pilot planned but not (fully) run is the usual cause: say how far it got.
@@ -171,14 +235,26 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       if (k == 1) ++d.regimes_complete;
       else gaps += fmt::format("{}{} has {} completed case(s)", gaps.empty() ? "" : ", ", rg, k);
     }
+    auto& fs = findings[dose];
     if (!gaps.empty()) {
       d.incomplete = true;
-      d.failed.insert(d.failed.begin(), fmt::format("incomplete, not eligible: {} of {} regimes have exactly one "
-                                                    "completed case ({})", d.regimes_complete, d.regimes_expected, gaps));
+      fs.insert(fs.begin(), Finding{fmt::format("incomplete, not eligible: {} of {} regimes have exactly one completed case "
+                                         "({})", d.regimes_complete, d.regimes_expected, gaps),
+                             CountsUnder::Always});
     }
+    for (const auto& f : fs) (counts(f, rule.reading) ? d.failed : d.set_aside).push_back(f.text);
     d.eligible = d.failed.empty();
     if (d.eligible) out.chosen_bytes = dose;  // ascending: the last eligible is the largest
     out.doses.push_back(d);
+  }
+  for (const auto& reading : all_pilot_readings()) {
+    ReadingChoice c{reading, {}, std::nullopt};
+    for (const auto& [dose, fs] : findings)
+      if (std::none_of(fs.begin(), fs.end(), [&](const Finding& f) { return counts(f, reading); })) {
+        c.eligible_bytes.push_back(dose);
+        c.chosen_bytes = dose;
+      }
+    out.readings.push_back(c);
   }
   if (tcg > 0)
     out.warnings.push_back(fmt::format("{} pilot case(s) ran under TCG: reclaim durations are inflated under TCG, the "
@@ -207,15 +283,23 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                                           *r.chosen_bytes / 1048576.0, *r.chosen_bytes,
                                           timing_ok ? "" : " (TCG: duration criterion meaningless, see above)")
                             : std::string("**No eligible dose**: no dose met every criterion; the rule selects none."));
+  const bool eagain_error = r.rule.reading.eagain == PilotReading::Eagain::InterfaceError;
+  const bool clean = r.rule.reading.restoration == PilotReading::Restoration::Clean;
   rep.summary.push_back(fmt::format(
       "Rule (study; docs/PROTOCOL.md): eligible iff every campaign regime has exactly one completed case (else "
       "\"incomplete, not eligible\"), every request finished within {} s, produced no OOM and no interface error "
-      "(any non-zero errno of the write, EAGAIN included, or a controller error event), achieved >= {:.0f}% of the "
+      "(any non-zero errno of the write{}, or a controller error event), achieved >= {:.0f}% of the "
       "request computed as pgsteal x page size across the write (the conservative figure, minus the estimated "
       "concurrent limit reclaim, is reported beside it and not judged), and left valid backend telemetry (zram "
-      "sampled throughout the pressure phase, zram active from the start) and a clean restoration; the largest "
-      "eligible dose is chosen.",
-      r.rule.max_duration_s, r.rule.min_achieved_ratio * 100));
+      "sampled throughout the pressure phase, zram active from the start) and {}; the largest eligible dose is "
+      "chosen. Reading (campaign YAML eligibility.restoration, eligibility.eagain): {}.",
+      r.rule.max_duration_s,
+      eagain_error ? ", EAGAIN included" : " except EAGAIN, a partial reclaim judged by the achieved criterion alone",
+      r.rule.min_achieved_ratio * 100,
+      clean ? "a clean restoration (restoration.clean = 1)"
+            : "a verified teardown of the case's own objects (a MemAvailable shortfall against the VM's baseline and "
+              "swap in use on a device the case did not enable are set aside as VM state)",
+      r.rule.reading.text()));
   Table t{"table3_pilot", "Table 3. Pilot doses",
           {{"dose (MiB)", 0}, {"cases", 0}, {"regimes with one completed case", 0}, {"requests", 0},
            {"worst duration (ms)", 1}, {"min achieved/requested (pgsteal x page size across write; the rule's)", 3,
@@ -231,15 +315,54 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
            d.min_conservative_ratio ? num(*d.min_conservative_ratio) : nlohmann::json(kNotMeasured), d.eagain,
            d.eligible ? "yes" : d.incomplete ? "no (incomplete)" : "no", failed.empty() ? "-" : failed});
   }
-  t.notes.push_back("Ratios are shown as measured, never clipped (above 1 = more than requested). Across write = "
-                    "(counter after - before) x page size, the study's figure and the rule's; conservative = max(0, across write - "
-                    "concurrent estimate), shown for reference. EAGAIN writes fail the rule (an interface error).");
+  t.notes.push_back(std::string("Ratios are shown as measured, never clipped (above 1 = more than requested). Across "
+                                "write = (counter after - before) x page size, the study's figure and the rule's; "
+                                "conservative = max(0, across write - concurrent estimate), shown for reference. ") +
+                    (eagain_error ? "EAGAIN writes fail the rule (an interface error)."
+                                  : "EAGAIN writes are partial reclaim, judged by the achieved criterion alone."));
+  for (const auto& d : r.doses)
+    if (!d.set_aside.empty()) {
+      std::string s;
+      for (const auto& f : d.set_aside) s += (s.empty() ? "" : "; ") + f;
+      t.notes.push_back(fmt::format("{} MiB, set aside by this reading ({}): {}", d.dose_bytes / 1048576.0,
+                                    r.rule.reading.text(), s));
+    }
   if (!timing_ok) t.notes.push_back(timing_statement);
   rep.tables.push_back(t);
+  // Beside Table 3: the dose each reading of the two open phrases chooses (same thresholds).
+  Table rt{"table3_readings", "Table 3 (readings). The dose each reading of the rule chooses",
+           {{"restoration (eligibility.restoration)", 0}, {"EAGAIN (eligibility.eagain)", 0}, {"eligible doses (MiB)", 0},
+            {"chosen dose (MiB)", 0}, {"this campaign's reading", 0}},
+           {}, {}};
+  for (const auto& c : r.readings) {
+    std::string el;
+    for (auto b : c.eligible_bytes) el += fmt::format("{}{}", el.empty() ? "" : ", ", b / 1048576.0);
+    rt.add({name_of(c.reading.restoration), name_of(c.reading.eagain), el.empty() ? "none" : el,
+            c.chosen_bytes ? nlohmann::json(*c.chosen_bytes / 1048576.0) : nlohmann::json("none"),
+            c.reading == r.rule.reading ? "yes" : "-"});
+  }
+  rt.notes.push_back("Two phrases of the study's rule admit two readings each (campaigns/README.md \"Assumptions\"): "
+                     "\"valid restoration telemetry\" as restoration.clean = 1 (clean) or as the case's own teardown "
+                     "verified, VM state set aside (case-teardown); EAGAIN from a 6.1 memory.reclaim write as an "
+                     "interface error (interface-error) or as partial reclaim judged by the 80% criterion "
+                     "(partial-reclaim). The campaign's reading decides; the others are shown so that a reader sees "
+                     "whether the choice of reading changed the dose.");
+  rep.tables.push_back(rt);
   nlohmann::json doses = nlohmann::json::array();
-  for (const auto& d : r.doses) doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete}, {"failed", d.failed}});
+  for (const auto& d : r.doses)
+    doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete},
+                     {"failed", d.failed}, {"set_aside", d.set_aside}});
+  nlohmann::json readings = nlohmann::json::array();
+  for (const auto& c : r.readings)
+    readings.push_back({{"restoration", name_of(c.reading.restoration)},
+                        {"eagain", name_of(c.reading.eagain)},
+                        {"eligible_bytes", c.eligible_bytes},
+                        {"chosen_bytes", c.chosen_bytes ? nlohmann::json(*c.chosen_bytes) : nlohmann::json(nullptr)},
+                        {"campaign", c.reading == r.rule.reading}});
   rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
                {"doses", doses},
+               {"reading", {{"restoration", name_of(r.rule.reading.restoration)}, {"eagain", name_of(r.rule.reading.eagain)}}},
+               {"readings", readings},
                {"duration_criterion",
                 {{"valid", timing_ok},
                  {"max_duration_s", r.rule.max_duration_s},

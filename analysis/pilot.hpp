@@ -3,9 +3,13 @@
 // (study; docs/PROTOCOL.md "Pilot rule, to the letter"): a dose is eligible iff, for every one of
 // the campaign's regimes, exactly one completed case exists, and every memory.reclaim write
 // finished within 1 s, produced no OOM kill or interface error, achieved >= 80% of the request
-// (conservative figure: achieved_conservative_bytes, i.e. excluding the estimated limit reclaim
-// beside the write), and left valid backend and restoration telemetry. A dose missing a regime is
-// "incomplete, not eligible". The largest eligible dose is chosen.
+// (pgsteal x page size across the write, the study's figure; the conservative figure,
+// achieved_conservative_bytes, excluding the estimated limit reclaim beside the write, is
+// reported and never judged), and left valid backend and restoration telemetry. A dose missing a
+// regime is "incomplete, not eligible". The largest eligible dose is chosen. Two phrases are
+// read as the campaign's `eligibility` section says (pilot_reading.hpp); the dose every other
+// reading would choose is reported beside Table 3.
+#include "analysis/pilot_reading.hpp"
 #include "analysis/report_table.hpp"
 
 #include <cstdint>
@@ -16,10 +20,11 @@
 
 namespace analysis {
 
-/// Thresholds of the rule (study values as defaults).
+/// Thresholds of the rule (study values as defaults) and its reading of two phrases.
 struct PilotRule {
   double max_duration_s = 1.0;
   double min_achieved_ratio = 0.8;
+  PilotReading reading;  ///< how "valid restoration telemetry" and EAGAIN are read
 };
 
 /// One dose's pilot outcome.
@@ -33,9 +38,19 @@ struct DoseResult {
   std::optional<double> worst_duration_s;     ///< max duration_ns / 1e9, s
   std::optional<double> min_achieved_ratio;   ///< min achieved_bytes / requested_bytes (across the write): judged
   std::optional<double> min_conservative_ratio;  ///< min achieved_conservative_bytes / requested_bytes: reported
-  int eagain = 0;                             ///< writes that returned EAGAIN (partial): interface errors
-  bool eligible = false;
-  std::vector<std::string> failed;            ///< failed criteria, each naming the case
+  int eagain = 0;                             ///< writes that returned EAGAIN (partial reclaim)
+  bool eligible = false;                      ///< under the rule's reading
+  std::vector<std::string> failed;            ///< failed criteria under the rule's reading, each naming the case
+  /// Findings the rule's reading does not count and another reading does (e.g. EAGAIN under
+  /// `eagain: partial-reclaim`, a MemAvailable shortfall under `restoration: case-teardown`).
+  std::vector<std::string> set_aside;
+};
+
+/// The dose one reading of the rule chooses (the same thresholds, the same cases).
+struct ReadingChoice {
+  PilotReading reading;
+  std::vector<std::int64_t> eligible_bytes;   ///< eligible doses under this reading, ascending
+  std::optional<std::int64_t> chosen_bytes;   ///< the largest of them
 };
 
 /// Result of pilot selection.
@@ -43,7 +58,9 @@ struct PilotResult {
   std::vector<DoseResult> doses;              ///< ascending dose
   std::optional<std::int64_t> chosen_bytes;   ///< largest eligible dose, if any
   std::vector<std::string> warnings;          ///< infra_failed cases, unequal case counts, TCG
-  PilotRule rule;                             ///< thresholds applied
+  PilotRule rule;                             ///< thresholds and reading applied
+  /// Every reading (all_pilot_readings(): four), the rule's own among them.
+  std::vector<ReadingChoice> readings;
   /// Evaluated cases per cases.accelerator ("unknown" when NULL): kvm | tcg | real | unknown.
   std::map<std::string, int> accelerators;
   /// The duration criterion (every write within max_duration_s) is meaningless when any

@@ -96,8 +96,7 @@ nlohmann::json comparison_settings(const Campaign& c) {
       {"configurations", arm_names(c)},
       {"design", design},
       {"analysis", {{"bootstrap_replicates", c.bootstrap_replicates}, {"alpha", c.alpha}, {"comparisons", c.comparisons}}},
-      {"eligibility",
-       {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
+      {"eligibility", c.eligibility_json()},
   };
   // variants.baseline only: the candidate is what the comparison is about.
   for (const auto& v : c.variants)

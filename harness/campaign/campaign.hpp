@@ -5,6 +5,7 @@
 // Units are in the field names: *_mib (MiB, 2^20 bytes), *_s (seconds), *_ms, *_us.
 // Sources: the study, docs/PROTOCOL.md, harness/case/SPEC.md; every key is documented in
 // docs/CAMPAIGN.md (checked by tests/unit/docs).
+#include "analysis/pilot_reading.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/pool/engine.hpp"
 
@@ -179,6 +180,22 @@ struct Campaign {
 
   double eligibility_max_duration_s = 1.0;  ///< pilot rule (study): reclaim write <= 1 s
   double eligibility_min_achieved_ratio = 0.8;  ///< pilot rule (study): achieved >= 80%
+  /// `eligibility.restoration`, `eligibility.eagain`: how the pilot rule reads "valid
+  /// restoration telemetry" and an EAGAIN write (analysis/pilot_reading.hpp; assumptions).
+  analysis::PilotReading eligibility_reading;
+
+  /// The `eligibility` object of the plan JSON and of the A/B comparison settings: the two
+  /// thresholds, plus `restoration` and `eagain` only when the reading is not the default,
+  /// so that a campaign without those keys keeps its plan hash.
+  nlohmann::json eligibility_json() const {
+    nlohmann::json j{{"max_duration_s", eligibility_max_duration_s},
+                     {"min_achieved_ratio", eligibility_min_achieved_ratio}};
+    if (!eligibility_reading.is_default()) {
+      j["restoration"] = analysis::name_of(eligibility_reading.restoration);
+      j["eagain"] = analysis::name_of(eligibility_reading.eagain);
+    }
+    return j;
+  }
 
   std::vector<Assertion> assertions;  ///< ci: evaluated by `harness check`
 

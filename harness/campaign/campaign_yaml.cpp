@@ -453,6 +453,16 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
       s.fail(s.node()["max_duration_s"], s.field("max_duration_s"), "must be > 0");
     if (!(c.eligibility_min_achieved_ratio > 0 && c.eligibility_min_achieved_ratio <= 2))
       s.fail(s.node()["min_achieved_ratio"], s.field("min_achieved_ratio"), "must lie in (0, 2]");
+    if (const auto v = s.optional_scalar<std::string>("restoration")) {
+      const auto r = analysis::restoration_named(*v);
+      if (!r) s.fail(s.at("restoration"), s.field("restoration"), "'" + *v + "' is not one of " + analysis::restoration_names());
+      c.eligibility_reading.restoration = *r;
+    }
+    if (const auto v = s.optional_scalar<std::string>("eagain")) {
+      const auto e = analysis::eagain_named(*v);
+      if (!e) s.fail(s.at("eagain"), s.field("eagain"), "'" + *v + "' is not one of " + analysis::eagain_names());
+      c.eligibility_reading.eagain = *e;
+    }
     s.finish();
   }
   if (const std::string why = design_arms_problem(c); !why.empty())

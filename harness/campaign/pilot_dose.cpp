@@ -10,15 +10,11 @@
 
 namespace harness::campaign {
 
-PilotDose resolve_pilot_dose(const std::string& pilot_db, double max_duration_s, double min_achieved_ratio,
-                             bool pipeline_test) {
+PilotDose resolve_pilot_dose(const std::string& pilot_db, const analysis::PilotRule& rule, bool pipeline_test) {
   const std::string where = "design.dose_mib.from_pilot: " + pilot_db;
   if (!std::filesystem::is_regular_file(pilot_db)) throw PilotDoseError(where + ": no such pilot DB");
   PilotDose out;
   out.sha256_hex = harness::digest::sha256_file(pilot_db);  // before reading: the bytes the rule sees
-  analysis::PilotRule rule;
-  rule.max_duration_s = max_duration_s;
-  rule.min_achieved_ratio = min_achieved_ratio;
   analysis::PilotResult r;
   try {
     r = analysis::select_dose(pilot_db, rule);
@@ -42,7 +38,7 @@ PilotDose resolve_pilot_dose(const std::string& pilot_db, double max_duration_s,
     throw PilotDoseError(
         where + ": " + std::to_string(r.accelerators.at("tcg")) + " of " + std::to_string(total) +
         " pilot case(s) ran under TCG (software emulation). The pilot rule's duration criterion (every write within " +
-        fmt::format("{:g}", max_duration_s) +
+        fmt::format("{:g}", rule.max_duration_s) +
         " s) is meaningless there, so the dose it chose (" + std::to_string(out.dose_bytes / (1024 * 1024)) +
         " MiB) is not one to preregister. Run the pilot on KVM or real VMs (`harness run campaigns/pilot.yaml DB "
         "--hosts hosts.yaml`, README \"Reproducing the pilot and the confirmatory study\"), or, to test the pipeline "

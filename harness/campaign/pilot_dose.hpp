@@ -3,6 +3,8 @@
 // pilot rule over a pilot campaign DB (study: "The pilot selected the reclaim amount before
 // the confirmatory schedule was generated"; PROTOCOL.md "Pilot rule, to the letter").
 // The rule itself is the analysis library's (analysis/pilot.hpp, analysis::select_dose).
+#include "analysis/pilot.hpp"
+
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -26,15 +28,15 @@ struct PilotDose {
   bool ran_under_tcg() const { return accelerators.count("tcg") > 0; }
 };
 
-/// Opens `pilot_db` read-only, runs analysis::select_dose with the given thresholds
-/// (seconds; achieved/requested ratio; the confirmatory campaign's `eligibility`
-/// section, study defaults 1 s and 0.8) and returns the chosen dose with the file's hash.
+/// Opens `pilot_db` read-only, runs analysis::select_dose with `rule` (the confirmatory
+/// campaign's `eligibility` section: thresholds in seconds and as an achieved/requested
+/// ratio, study defaults 1 s and 0.8, and the reading, default clean / interface-error) and
+/// returns the chosen dose with the file's hash.
 /// Throws PilotDoseError naming the file when it is missing, not a pilot DB, or has no
 /// eligible dose (listing each dose's failed criteria), and, unless `pipeline_test`, when
 /// any pilot case ran under TCG (ours: the study's 1 s duration criterion says nothing
 /// under software emulation, so such a dose must not be preregistered; the message names
 /// `harness plan --pipeline-test-dose` for a pipeline test).
-PilotDose resolve_pilot_dose(const std::string& pilot_db, double max_duration_s, double min_achieved_ratio,
-                             bool pipeline_test = false);
+PilotDose resolve_pilot_dose(const std::string& pilot_db, const analysis::PilotRule& rule, bool pipeline_test = false);
 
 }  // namespace harness::campaign

@@ -115,7 +115,7 @@ Schedule plan(const Campaign& c) {
   const bool needs_dose = std::any_of(c.arms.begin(), c.arms.end(), takes_design_dose);
   if ((c.design == "matched-triplets" || c.design == "matched-blocks" || c.design == "ab-pairs") && needs_dose) {
     if (!c.dose_from_pilot.empty()) {
-      pilot = resolve_pilot_dose(c.dose_from_pilot, c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio,
+      pilot = resolve_pilot_dose(c.dose_from_pilot, {c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio, c.eligibility_reading},
                                  c.dose_pipeline_test);
       dose_bytes = pilot->dose_bytes;
     } else {
@@ -245,8 +245,7 @@ Schedule plan(const Campaign& c) {
       {"max_infra_retries", c.max_infra_retries},
       {"analysis",
        {{"bootstrap_replicates", c.bootstrap_replicates}, {"alpha", c.alpha}, {"comparisons", c.comparisons}}},
-      {"eligibility",
-       {{"max_duration_s", c.eligibility_max_duration_s}, {"min_achieved_ratio", c.eligibility_min_achieved_ratio}}},
+      {"eligibility", c.eligibility_json()},
       {"cases", rows}};
   // Only when an arm is declared (not a study arm by name), so the study's plans keep their hash.
   if (std::any_of(c.arms.begin(), c.arms.end(), [](const Arm& a) { return !a.study; })) {

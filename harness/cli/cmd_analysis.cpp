@@ -119,7 +119,7 @@ int run_analyze(const AnalyzeArgs& a) {
 }
 
 int run_pilot(const PilotArgs& a) {
-  // Thresholds from the campaign YAML `eligibility:` section when present (study defaults otherwise).
+  // Thresholds and reading from the campaign YAML `eligibility:` section when present (defaults otherwise).
   std::map<std::string, std::string> meta;
   {
     const auto db = harness::cli::open_db(a.db, harness::cli::DbKind::Results);
@@ -130,6 +130,8 @@ int run_pilot(const PilotArgs& a) {
   analysis::PilotRule rule;
   rule.max_duration_s = settings.max_duration_s.value_or(rule.max_duration_s);
   rule.min_achieved_ratio = settings.min_achieved_ratio.value_or(rule.min_achieved_ratio);
+  rule.reading.restoration = settings.restoration.value_or(rule.reading.restoration);
+  rule.reading.eagain = settings.eagain.value_or(rule.reading.eagain);
   auto res = analysis::select_dose(a.db, rule);
   res.warnings.insert(res.warnings.end(), settings.warnings.begin(), settings.warnings.end());
   auto rep = analysis::pilot_report(a.db, res);

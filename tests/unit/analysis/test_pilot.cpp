@@ -329,7 +329,7 @@ TEST(Pilot, TcgMakesTheDurationCriterionMeaninglessAndSaysSo) {
             std::string::npos) << md;
   EXPECT_NE(md.find("timing claims are invalid"), std::string::npos);
   EXPECT_NE(md.find("(TCG: duration criterion meaningless, see above)"), std::string::npos) << md;
-  ASSERT_EQ(rep.tables.size(), 1u);
+  ASSERT_EQ(rep.tables.size(), 2u);  // Table 3 and the readings beside it
   EXPECT_TRUE(any_contains(rep.tables[0].notes, "Duration criterion meaningless"));
   const auto& dc = rep.extra.at("duration_criterion");
   EXPECT_FALSE(dc.at("valid").get<bool>());
@@ -337,4 +337,125 @@ TEST(Pilot, TcgMakesTheDurationCriterionMeaninglessAndSaysSo) {
   EXPECT_DOUBLE_EQ(dc.at("max_duration_s").get<double>(), 1.0);
   EXPECT_NE(dc.at("statement").get<std::string>().find("accelerator TCG"), std::string::npos);
   EXPECT_EQ(analysis::render_json(rep).at("extra").at("duration_criterion"), dc);
+}
+
+namespace {
+/// The dose `reading` chooses according to PilotResult::readings (0 = none).
+std::int64_t chosen_under(const analysis::PilotResult& r, const analysis::PilotReading& reading) {
+  for (const auto& c : r.readings)
+    if (c.reading == reading) return c.chosen_bytes.value_or(0);
+  ADD_FAILURE() << "reading " << reading.text() << " not evaluated";
+  return -1;
+}
+}  // namespace
+
+// Reading of EAGAIN (campaigns/README.md "Assumptions"): on 6.1 a write the kernel could not
+// fully satisfy returns EAGAIN. Default (interface-error): the dose fails. partial-reclaim: it is
+// a partial reclaim judged by the 80% criterion, so a 95% write passes and a 70% one fails.
+TEST(Pilot, EagainReadingsChooseDifferentDoses) {
+  const auto path = golden::temp_db("pilot_eagain_readings");
+  analysis::SyntheticDose ok{32 * MiB, 0.4, 0.95};
+  analysis::SyntheticDose eagain95{64 * MiB, 0.4, 0.95, EAGAIN};
+  analysis::SyntheticDose eagain70{96 * MiB, 0.4, 0.70, EAGAIN};
+  analysis::write_synthetic_pilot(path, {ok, eagain95, eagain70}, 1, 5);
+  using R = analysis::PilotReading;
+  const R partial{R::Restoration::Clean, R::Eagain::PartialReclaim};
+
+  const auto dflt = analysis::select_dose(path);  // the campaign's default reading
+  ASSERT_TRUE(dflt.chosen_bytes);
+  EXPECT_EQ(*dflt.chosen_bytes, 32 * MiB);
+  EXPECT_TRUE(dflt.doses[1].set_aside.empty());
+  ASSERT_EQ(dflt.readings.size(), 4u);
+  EXPECT_EQ(chosen_under(dflt, R{}), 32 * MiB);
+  EXPECT_EQ(chosen_under(dflt, partial), 64 * MiB);
+
+  analysis::PilotRule rule;
+  rule.reading = partial;
+  const auto r = analysis::select_dose(path, rule);
+  ASSERT_TRUE(r.chosen_bytes);
+  EXPECT_EQ(*r.chosen_bytes, 64 * MiB);
+  EXPECT_TRUE(r.doses[1].eligible);
+  EXPECT_EQ(r.doses[1].eagain, 1);
+  ASSERT_EQ(r.doses[1].set_aside.size(), 1u);
+  EXPECT_EQ(r.doses[1].set_aside[0], std::string("pilot-vm0-slow-structured-dose64: interface error: memory.reclaim "
+                                                  "write errno 11 (") + std::strerror(EAGAIN) + ")");
+  EXPECT_FALSE(r.doses[2].eligible);  // EAGAIN set aside, 70% < 80% still fails
+  ASSERT_EQ(r.doses[2].failed.size(), 1u);
+  EXPECT_TRUE(any_contains(r.doses[2].failed, "achieved (pgsteal x page size across the write) 0.70"));
+  EXPECT_EQ(chosen_under(r, R{}), 32 * MiB);  // the other reading is still reported
+
+  // Report: the summary names the reading, the table beside Table 3 gives every reading's dose.
+  const auto rep = analysis::pilot_report(path, r);
+  const std::string md = analysis::render_markdown(rep);
+  EXPECT_NE(md.find("Reading (campaign YAML eligibility.restoration, eligibility.eagain): restoration clean, EAGAIN "
+                    "partial-reclaim."), std::string::npos) << md;
+  ASSERT_EQ(rep.tables.size(), 2u);
+  const auto& t = rep.tables[1];
+  EXPECT_EQ(t.id, "table3_readings");
+  ASSERT_EQ(t.rows.size(), 4u);
+  for (const auto& row : t.rows) {
+    const bool mine = row[0] == "clean" && row[1] == "partial-reclaim";
+    EXPECT_EQ(row[4], mine ? "yes" : "-") << nlohmann::json(row).dump();
+    if (row[1] == "partial-reclaim") {
+      EXPECT_EQ(row[2], "32, 64");
+      EXPECT_EQ(row[3].get<double>(), 64.0);
+    } else {
+      EXPECT_EQ(row[2], "32");
+      EXPECT_EQ(row[3].get<double>(), 32.0);
+    }
+  }
+  EXPECT_TRUE(any_contains(rep.tables[0].notes, "64 MiB, set aside by this reading (restoration clean, EAGAIN "
+                                                "partial-reclaim): pilot-vm0-slow-structured-dose64: interface error"));
+  EXPECT_EQ(rep.extra.at("reading").at("eagain"), "partial-reclaim");
+  EXPECT_EQ(rep.extra.at("readings").size(), 4u);
+}
+
+// Reading of "valid restoration telemetry": restoration.clean = 1 (default), or the case's own
+// teardown verified with VM state set aside (case-teardown). MemAvailable below the VM's
+// baseline and swap in use on a device the case did not enable are VM state; a cgroup left
+// behind or an unreadable /proc/swaps is not.
+TEST(Pilot, RestorationReadingsChooseDifferentDoses) {
+  const auto path = golden::temp_db("pilot_restoration_readings");
+  std::vector<analysis::SyntheticDose> doses{{16 * MiB, 0.3, 1.1}, {32 * MiB, 0.3, 1.1}, {64 * MiB, 0.3, 1.1},
+                                             {96 * MiB, 0.3, 1.1}};
+  for (std::size_t i = 1; i < doses.size(); ++i) doses[i].restoration_clean = false;  // the slow-structured case
+  analysis::write_synthetic_pilot(path, doses, 1, 5);
+  const std::string mem = "MemAvailable 700 MiB after drop_caches and compaction is 150 MiB below the VM's first-case "
+                          "baseline 850 MiB (case pilot-vm0-slow-structured-dose16; tolerance 97 MiB = 10% of MemTotal)";
+  auto set_problems = [&](int dose_mib, const std::vector<std::string>& problems) {
+    const nlohmann::json restoration{{"clean", false}, {"problems", problems}};
+    const nlohmann::json vm{{"baseline_check", {{"judged", true}, {"within", false}, {"problem", mem}}}};
+    results::Db db(path, results::Db::Mode::ReadWrite);
+    results::Stmt u(db, "UPDATE cases SET outcome_json = json_set(outcome_json, '$.restoration', json(?1), "
+                        "'$.vm_state', json(?2)) WHERE case_id = ?3");
+    u.bind(1, restoration.dump()).bind(2, vm.dump()).bind(3, "pilot-vm0-slow-structured-dose" + std::to_string(dose_mib));
+    u.run();
+  };
+  set_problems(32, {mem, "swap in use: /dev/vdb2 holds 2048 KiB"});           // VM state only
+  set_problems(64, {mem, "cgroup /sys/fs/cgroup/harness/bg still exists"});   // the case's own teardown failed
+  set_problems(96, {"swap in use: /proc/swaps unreadable holds 1 KiB"});      // nothing known: not VM state
+
+  const auto clean = analysis::select_dose(path);
+  ASSERT_TRUE(clean.chosen_bytes);
+  EXPECT_EQ(*clean.chosen_bytes, 16 * MiB);
+  ASSERT_EQ(clean.doses[1].failed.size(), 1u);
+  EXPECT_EQ(clean.doses[1].failed[0],
+            "pilot-vm0-slow-structured-dose32: restoration not clean, VM state only (restoration: case-teardown sets it "
+            "aside): " + mem + "; swap in use: /dev/vdb2 holds 2048 KiB");
+
+  using R = analysis::PilotReading;
+  analysis::PilotRule rule;
+  rule.reading.restoration = R::Restoration::CaseTeardown;
+  const auto teardown = analysis::select_dose(path, rule);
+  ASSERT_TRUE(teardown.chosen_bytes);
+  EXPECT_EQ(*teardown.chosen_bytes, 32 * MiB);
+  EXPECT_TRUE(teardown.doses[1].eligible);
+  EXPECT_EQ(teardown.doses[1].set_aside.size(), 1u);
+  EXPECT_FALSE(teardown.doses[2].eligible);
+  EXPECT_TRUE(any_contains(teardown.doses[2].failed, "restoration not clean: " + mem +
+                                                         "; cgroup /sys/fs/cgroup/harness/bg still exists"));
+  EXPECT_FALSE(teardown.doses[3].eligible);
+  EXPECT_TRUE(any_contains(teardown.doses[3].failed, "/proc/swaps unreadable"));
+  EXPECT_EQ(chosen_under(teardown, R{}), 16 * MiB);
+  EXPECT_EQ(chosen_under(teardown, {R::Restoration::CaseTeardown, R::Eagain::PartialReclaim}), 32 * MiB);
 }

@@ -13,11 +13,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <cstring>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,7 +143,12 @@ TEST(PythonModule, FiguresProcessEndsWithoutDataAndReportsAFailedScript) {
     analysis::PrimaryOptions opt;
     opt.bootstrap = {2000, 1, 1};
     const auto pr = analysis::run_primary(analysis::build_triplets(data), opt);
-    usleep(200000);  // let it exit first, so that the hand-off meets a closed socket
+    // Wait for the event itself: the script (this process's only child) has exited, so the
+    // hand-off meets a closed socket. WNOWAIT leaves it unreaped for finish() to reap.
+    siginfo_t info{};
+    ASSERT_EQ(waitid(P_ALL, 0, &info, WEXITED | WNOWAIT), 0) << std::strerror(errno);
+    EXPECT_EQ(info.si_code, CLD_EXITED);
+    EXPECT_EQ(info.si_status, 1);  // /bin/false
     EXPECT_THROW(fp.finish(pr, data), std::runtime_error);
   }
   unsetenv("HARNESS_PYTHON");

@@ -2,7 +2,9 @@
 // and every CSV sidecar, tidy CSV column names, latency in ms, Table 1 environment rows in
 // consistent units, the self-contained report.html with embedded figures.
 #include "analysis/analysis_report.hpp"
+#include "analysis/primary.hpp"
 #include "analysis/report_html.hpp"
+#include "analysis/triplets.hpp"
 #include "analysis/synthetic.hpp"
 #include "results/db.hpp"
 
@@ -103,7 +105,7 @@ TEST(ReportProvenance, EveryCsvHeaderIsTidyAndUnique) {
   EXPECT_NE(t5.find("deadline_misses_sum"), std::string::npos) << t5;
 }
 
-TEST(ReportProvenance, LatencyTablesInMsAndTable5SaysSums) {
+TEST(ReportProvenance, LatencyTablesInMsAbsoluteDifferencesInUsAndTable5SaysSums) {
   // Golden: static compute p99 = 10,000 us, delayed 12,000 us in every stratum (golden_db.hpp).
   const auto path = golden::written_db("ms", golden::two_strata_three_repeats());
   analysis::PrimaryOptions opt;
@@ -121,7 +123,18 @@ TEST(ReportProvenance, LatencyTablesInMsAndTable5SaysSums) {
   // deadline misses and requests are sums over the 6 static cases (101 pressure requests each)
   EXPECT_EQ(t5.rows[0][12], 6 * 101);
   const auto& ad = table(r, "absolute_differences");
-  for (const auto& c : ad.columns) EXPECT_EQ(c.header.find("(us"), std::string::npos) << c.header;
+  // Absolute differences in microseconds, the study's unit ("in microseconds"): the header says
+  // so and the value is the primary result's estimate_us unscaled.
+  ASSERT_EQ(ad.columns.size(), 5u);
+  for (std::size_t i = 2; i < ad.columns.size(); ++i) {
+    EXPECT_NE(ad.columns[i].header.find("(us"), std::string::npos) << ad.columns[i].header;
+    EXPECT_EQ(ad.columns[i].header.find("ms"), std::string::npos) << ad.columns[i].header;
+  }
+  EXPECT_EQ(analysis::column_name(ad.columns[2]), "difference_us");
+  const auto pr = analysis::run_primary(analysis::build_triplets(analysis::load_campaign(path)), opt);
+  ASSERT_EQ(ad.rows.size(), pr.abs_diffs.size());
+  for (std::size_t i = 0; i < ad.rows.size(); ++i)
+    EXPECT_NEAR(ad.rows[i][2].get<double>(), pr.abs_diffs[i].estimate_us, 0.05) << i;
 }
 
 TEST(ReportProvenance, TitleFollowsCampaignKind) {
@@ -177,6 +190,9 @@ TEST(ReportProvenance, SyntheticSpecBytesShownInMiB) {
   EXPECT_EQ(value_of(t1, "cgroups.bg_memory_max (MiB)"), "300");
   EXPECT_EQ(value_of(t1, "backend.zram_disksize (MiB)"), "512");
   EXPECT_EQ(value_of(t1, "bounded-reclaim dose, memory.reclaim write (MiB)"), "96");
+  // The pilot rule's reading is an assumption of ours (campaigns/README.md): the default here.
+  EXPECT_EQ(value_of(t1, "analysis rule (ours): pilot rule reading").rfind("restoration clean, EAGAIN interface-error (", 0),
+            0u) << value_of(t1, "analysis rule (ours): pilot rule reading");
 }
 
 TEST(ReportProvenance, FilesCarryProvenanceAndHtmlIsSelfContained) {

@@ -28,3 +28,22 @@ TEST(CampaignSettings, BadValuesWarnWithLineAndKeepDefaults) {
   EXPECT_TRUE(analysis::read_campaign_settings({}).warnings.empty());
   EXPECT_EQ(analysis::read_campaign_settings({{"campaign_yaml", "a: [unclosed"}}).warnings.size(), 1u);
 }
+
+// The pilot rule's reading (analysis/pilot_reading.hpp): read by name, an unknown name warns
+// with its line and keeps the default, an absent key stays unset.
+TEST(CampaignSettings, ReadsThePilotReading) {
+  const auto s = analysis::read_campaign_settings(
+      {{"campaign_yaml", "name: x\neligibility:\n  restoration: case-teardown\n  eagain: partial-reclaim\n"}});
+  ASSERT_TRUE(s.restoration && s.eagain);
+  EXPECT_EQ(*s.restoration, analysis::PilotReading::Restoration::CaseTeardown);
+  EXPECT_EQ(*s.eagain, analysis::PilotReading::Eagain::PartialReclaim);
+  EXPECT_TRUE(s.warnings.empty());
+  const auto none = analysis::read_campaign_settings({{"campaign_yaml", "name: x\neligibility:\n  max_duration_s: 1\n"}});
+  EXPECT_FALSE(none.restoration);
+  EXPECT_FALSE(none.eagain);
+  const auto bad = analysis::read_campaign_settings({{"campaign_yaml", "name: x\neligibility:\n  eagain: ignore\n"}});
+  EXPECT_FALSE(bad.eagain);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0],
+            "campaign YAML line 3: eligibility.eagain is not one of interface-error, partial-reclaim; using the default");
+}

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -432,4 +433,40 @@ TEST(CampaignErrors, DelayedSwapfileOutsideActiveOffNamesItsPlace) {
                           "  swapfile: {path: /var/lib/harness/swapfile, priority: 10}\n  delayed_swapfile: disk\n");
   EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l + 1) + ":"));
   EXPECT_THAT(e, HasSubstr("field backend.delayed_swapfile: 'disk' is not one of active, off"));
+}
+
+// eligibility.restoration / eligibility.eagain (the pilot rule's reading, analysis/pilot_reading.hpp):
+// absent or given as the default, the plan JSON and hash are those of a campaign without the
+// keys; another reading enters the plan's `eligibility`; an unknown name is an error at its place.
+TEST(CampaignFiles, PilotReadingDefaultKeepsThePlanAndAnotherEntersIt) {
+  std::string text = read(campaign_path("smoke.yaml"));
+  const std::string anchor = "eligibility:\n";
+  ASSERT_EQ(text.find(anchor), std::string::npos) << "smoke.yaml has an eligibility section now: adapt the test";
+  const auto base = hc::parse_campaign(text, "smoke.yaml");
+  EXPECT_TRUE(base.eligibility_reading.is_default());
+  const auto p0 = hc::plan(base);
+  const auto j0 = nlohmann::json::parse(p0.json_text);
+  EXPECT_EQ(j0["eligibility"], (nlohmann::json{{"max_duration_s", 1.0}, {"min_achieved_ratio", 0.8}}));
+
+  const auto explicit_default =
+      hc::parse_campaign(text + "eligibility:\n  restoration: clean\n  eagain: interface-error\n", "d.yaml");
+  EXPECT_EQ(hc::plan(explicit_default).json_text, p0.json_text);
+
+  const auto other = hc::parse_campaign(text + "eligibility:\n  eagain: partial-reclaim\n", "o.yaml");
+  EXPECT_EQ(other.eligibility_reading.eagain, analysis::PilotReading::Eagain::PartialReclaim);
+  EXPECT_EQ(other.eligibility_reading.restoration, analysis::PilotReading::Restoration::Clean);
+  const auto p1 = hc::plan(other);
+  EXPECT_NE(p1.sha256_hex, p0.sha256_hex);
+  const auto j1 = nlohmann::json::parse(p1.json_text);
+  EXPECT_EQ(j1["eligibility"]["eagain"], "partial-reclaim");
+  EXPECT_EQ(j1["eligibility"]["restoration"], "clean");
+
+  const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  try {
+    hc::parse_campaign(text + "eligibility:\n  restoration: tidy\n", "bad.yaml");
+    ADD_FAILURE() << "accepted restoration: tidy";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bad.yaml:" + std::to_string(lines + 2) + ":"));
+    EXPECT_THAT(e.what(), HasSubstr("field eligibility.restoration: 'tidy' is not one of clean, case-teardown"));
+  }
 }

@@ -20,6 +20,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <atomic>
 #include <mutex>
@@ -384,11 +388,22 @@ TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEs
 }
 
 TEST(RunnerPool, HarnessVmUpAppliesTheSameCapacityCheck) {
-  const int cores = hp::local_qemu::online_cpus();
-  if (cores > 64) GTEST_SKIP() << "vm up --count is at most 64; this machine has " << cores << " cores";
+  // `harness vm up` counts the cores it may run on (sched_getaffinity, local_host.cpp), and a
+  // child inherits this thread's affinity: pinned to one core it has room for no guest vCPU
+  // (cores - 1 = 0), on any machine, so one guest never fits.
+  cpu_set_t before, one;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0) << std::strerror(errno);
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &before)) ++first;
+  ASSERT_LT(first, CPU_SETSIZE);
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0) << std::strerror(errno);
+  ASSERT_EQ(hp::local_qemu::online_cpus(), 1);
   TempDir d;
-  const auto r = test_support::run_harness("vm up --count " + std::to_string(cores), d / "out.txt",
-                                           test_support::LogMode::Replace, "XDG_CACHE_HOME=" + (d / "xdg") + " ");
+  const auto r = test_support::run_harness("vm up --count 1", d / "out.txt", test_support::LogMode::Replace,
+                                           "XDG_CACHE_HOME=" + (d / "xdg") + " ");
+  ASSERT_EQ(::sched_setaffinity(0, sizeof before, &before), 0) << std::strerror(errno);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_THAT(r.out, HasSubstr("capacity: the guests do not fit their host(s)"));
   EXPECT_THAT(r.out, HasSubstr("give --overcommit"));

@@ -110,6 +110,27 @@ TEST(ExecutorFailurePhase, PressureGenThatCannotStartIsInfraFailedAndPressureNev
   EXPECT_EQ(phase_file(h.o), "warmup");
 }
 
+TEST(ExecutorFailurePhase, PressureGenThatCannotExecIsInfraFailedNotLost) {
+  // The binary passes the precondition (executable, check_workload_inputs) but execv fails
+  // at the pressure tick: its interpreter does not exist (ENOENT from execv). The spawn
+  // precedes the phase change, so the case never showed `pressure` and is rerun.
+  Scratch t;
+  FaultScope f;
+  auto h = runnable_host(t, f, "phase-pressure-gen-exec", "static-zram");
+  const auto bin = t.dir() / "bin" / "pressure-gen";
+  std::ofstream(bin, std::ios::trunc) << "#!/nonexistent/interpreter\n";
+  std::filesystem::permissions(bin, std::filesystem::perms::owner_all);
+  const auto r = harness::case_::run_case(harness::case_::parse_spec(h.spec.dump(), "test"), h.o);
+  EXPECT_EQ(r.status, "infra_failed") << r.error;
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.error.find("starting pressure-gen: cannot exec"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.bundle_path.empty());
+  EXPECT_EQ(bundle_status(r.bundle_path).first, "infra_failed");
+  EXPECT_EQ(phase_file(h.o), "warmup");
+  const auto phases = bundle_phases(r.bundle_path);
+  EXPECT_EQ(std::find(phases.begin(), phases.end(), "recovery"), phases.end());
+}
+
 TEST(ExecutorFailurePhase, CanaryThatLeftNoTraceIsLost) {
   Scratch t;
   FaultScope f;
