@@ -11,6 +11,9 @@
 // trigger (the inputs and the value to write, the old value), `memory_high_set` once the
 // write returned (errno, duration), `memory_high_restore` at finish(). A failed write is
 // data (errno in the event); the case goes on.
+// Settings rule (settings_check): with a static bg memory.high (cgroups.bg_memory_high_mib),
+// fraction below 1: bg then sits at that limit, and memory.high = 1 x memory.current would
+// write the campaign's own limit back, no lever at all.
 #include "harness/case/policy.hpp"
 
 #include "harness/kernel/errors.hpp"
@@ -125,6 +128,13 @@ PolicyInfo policy_memory_high() {
   p.source = "seed 002 (TMO): Senpai's earlier lever, cgroup memory limits (memory.high), before memory.reclaim replaced it";
   p.params = {param_def("fraction", ParamKind::Number, "ratio", 0.9, 0.01, 1,
                         "new memory.high as a share of bg memory.current at the trigger (ours: 0.9)")};
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) -> std::optional<ParamError> {
+    if (s.bg_memory_high_mib && j.at("fraction").get<double>() >= 1)
+      return param_error("fraction", "must be below 1 when cgroups.bg_memory_high_mib is set (" +
+                                         readable_number(*s.bg_memory_high_mib) +
+                                         " MiB): bg sits at that limit, and 1 x memory.current writes it back unchanged");
+    return std::nullopt;
+  };
   p.make = [](const nlohmann::json& j) { return std::make_unique<MemoryHigh>(j.at("fraction").get<double>()); };
   return p;
 }
