@@ -2,6 +2,7 @@
 #include "harness/campaign/campaign_arms.hpp"
 
 #include "analysis/arms.hpp"
+#include "harness/campaign/schedule.hpp"
 #include "harness/case/policy.hpp"
 #include "harness/yaml/yaml_json.hpp"
 
@@ -33,7 +34,38 @@ Arm study_arm(Section& s, const YAML::Node& n, const std::string& f, const std::
   return a;
 }
 
-Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
+/// The node at `path` ("rules[0].do.reclaim.mib") under `root`, or its deepest ancestor
+/// present in the YAML (a block written "zram_on" has no node for its parameters).
+YAML::Node node_at(const YAML::Node& root, const std::string& path) {
+  YAML::Node cur;
+  cur.reset(root);  // rebinds (operator= would assign into the document)
+  std::size_t i = 0;
+  while (i < path.size()) {
+    YAML::Node next;
+    if (path[i] == '[') {
+      const std::size_t close = path.find(']', i);
+      if (close == std::string::npos || !cur.IsSequence()) break;
+      const std::size_t idx = std::stoul(path.substr(i + 1, close - i - 1));
+      if (idx >= cur.size()) break;
+      const YAML::Node& c = cur;
+      next.reset(c[idx]);
+      i = close + 1;
+    } else {
+      if (path[i] == '.') ++i;
+      const std::size_t end = std::min(path.find_first_of(".[", i), path.size());
+      if (!cur.IsMap()) break;
+      const YAML::Node& c = cur;
+      const YAML::Node child = c[path.substr(i, end - i)];
+      if (!child) break;
+      next.reset(child);
+      i = end;
+    }
+    cur.reset(next);
+  }
+  return cur;
+}
+
+Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f, const hc::ArmSettings& settings) {
   Section s(n, f, top.file());
   Arm a;
   a.line = static_cast<int>(n.Mark().line) + 1;
@@ -53,12 +85,16 @@ Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
                        a.name, a.name));
   YAML::Node pn = s.get("params", false);
   const nlohmann::json given = pn ? yaml::to_json(pn, top.file(), s.field("params")) : nlohmann::json::object();
+  auto fail_at = [&](const hc::ParamError& e) {
+    const YAML::Node at = pn ? node_at(pn, e.field()) : n;
+    s.fail(at, e.field().empty() ? s.field("params") : s.field("params") + "." + e.field(), e.what());
+  };
   try {
     a.params = hc::validate_params(*p, given);
   } catch (const hc::ParamError& e) {
-    const YAML::Node at = (pn && pn.IsMap() && !e.field().empty() && pn[e.field()]) ? pn[e.field()] : (pn ? pn : n);
-    s.fail(at, e.field().empty() ? s.field("params") : s.field("params") + "." + e.field(), e.what());
+    fail_at(e);
   }
+  if (auto e = hc::settings_problem(*p, a.params, settings)) fail_at(*e);
   s.finish();
   return a;
 }
@@ -66,6 +102,26 @@ Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f) {
 }  // namespace
 
 std::string study_treatment() { return hc::study_arms().back(); }
+
+hc::ArmSettings arm_settings(const Campaign& c) {
+  hc::ArmSettings s;
+  s.bg_memory_max_mib = static_cast<double>(c.bg_memory_max_mib);
+  if (c.bg_memory_high_mib) s.bg_memory_high_mib = static_cast<double>(*c.bg_memory_high_mib);
+  s.warmup_s = c.warmup_s;
+  s.pressure_s = c.pressure_s;
+  s.recovery_s = c.recovery_s;
+  s.telemetry_period_ms = c.telemetry_period_ms;
+  return s;
+}
+
+std::optional<std::string> design_dose_problem(const Campaign& c, double dose_mib) {
+  for (const auto& a : c.arms) {
+    if (!takes_design_dose(a)) continue;
+    if (auto e = hc::settings_problem(*hc::find_policy(a.policy), {{"dose_mib", dose_mib}}, arm_settings(c)))
+      return "the study's " + a.name + " takes this dose: " + e->what();
+  }
+  return std::nullopt;
+}
 
 std::string comparison_text(const Comparison& c) { return analysis::comparison_text(c); }
 
@@ -102,7 +158,8 @@ void load_arms(Section& top, Campaign& c) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < n.size(); ++i) {
     const std::string f = key + "[" + std::to_string(i) + "]";
-    Arm a = (conf || n[i].IsScalar()) ? study_arm(top, n[i], f, top.as<std::string>(n[i], f)) : declared_arm(top, n[i], f);
+    Arm a = (conf || n[i].IsScalar()) ? study_arm(top, n[i], f, top.as<std::string>(n[i], f))
+                                      : declared_arm(top, n[i], f, arm_settings(c));
     if (!seen.insert(a.name).second)
       top.fail(n[i], f, fmt::format("duplicate {} '{}'", conf ? "configuration" : "arm name", a.name));
     c.arms.push_back(std::move(a));

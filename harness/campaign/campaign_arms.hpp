@@ -8,6 +8,7 @@
 
 #include "analysis/comparison_spelling.hpp"
 #include "harness/campaign/campaign.hpp"
+#include "harness/case/policy.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 namespace harness::campaign {
@@ -36,8 +37,23 @@ std::optional<Comparison> parse_comparison(const std::string& text, std::string*
 std::vector<std::string> study_comparisons();
 
 /// Reads `configurations:` or `arms:` (exactly one) into c.arms. Errors name FILE:LINE:COL
-/// and the field (arms[2].params.interval_s).
+/// and the field (arms[2].params.interval_s), down to the part of a Json parameter
+/// (arms[3].params.rules[0].do.reclaim.mib: the line and column of that node, or of its nearest
+/// ancestor written in the file). A declared arm's parameters are checked against each
+/// other and the campaign (harness/case/policy.hpp PolicyInfo::settings_check over
+/// arm_settings(c)), so call after cgroups, phases_s and telemetry_period_ms are read.
 void load_arms(yaml::Section& top, Campaign& c);
+
+/// The campaign settings an arm's parameters are checked against (harness/case/policy.hpp
+/// ArmSettings): cgroups.bg_memory_max_mib and bg_memory_high_mib (MiB), phases_s (s),
+/// telemetry_period_ms.
+harness::case_::ArmSettings arm_settings(const Campaign& c);
+
+/// The study arms listed by name that take the design's dose (bounded-reclaim's dose_mib)
+/// checked with `dose_mib` (MiB) against the campaign (their policy's settings_check):
+/// nullopt when they accept it, else "<arm>: <why>". The campaign loader calls it on
+/// design.dose_mib, the planner on a dose chosen from the pilot (design.dose_mib.from_pilot).
+std::optional<std::string> design_dose_problem(const Campaign& c, double dose_mib);
 
 /// Reads analysis.comparisons into c.comparisons (canonical text; each arm named must be run
 /// by the campaign, treatment != comparator, no duplicates). Nothing declared: the study's

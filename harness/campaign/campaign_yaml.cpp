@@ -385,8 +385,9 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
         p.finish();
       } else {
         c.dose_mib = positive_int(s, "dose_mib");
-        if (*c.dose_mib >= c.bg_memory_max_mib)
-          s.fail(s.node()["dose_mib"], s.field("dose_mib"), "must be below cgroups.bg_memory_max_mib (case/SPEC.md)");
+        // The study arm's rule for its dose (bounded-reclaim's settings_check: below the bg limit).
+        if (auto why = design_dose_problem(c, static_cast<double>(*c.dose_mib)))
+          s.fail(s.node()["dose_mib"], s.field("dose_mib"), *why);
       }
     };
     if (c.design == "ab-pairs") {
@@ -400,8 +401,8 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
                "give either triplets_per_regime (spread over design.vms, the study's design) or repeats (per "
                "(vm, regime) stratum), not both");
       if (!rep && !tpr)
-        s.fail(s.node(), s.field("triplets_per_regime"),
-               "missing (required): give triplets_per_regime (the study's design: 15) or repeats");
+        s.fail_missing({"triplets_per_regime", "repeats"}, "triplets_per_regime",
+                       "missing (required): give triplets_per_regime (the study's design: 15) or repeats");
       if (tpr) c.triplets_per_regime = static_cast<int>(positive_int(s, "triplets_per_regime"));
       else c.repeats = static_cast<int>(positive_int(s, "repeats"));
       dose();

@@ -2,6 +2,7 @@
 #include "harness/campaign/schedule.hpp"
 #include "harness/json/limited_parse.hpp"
 
+#include "harness/campaign/campaign_arms.hpp"
 #include "harness/campaign/pilot_dose.hpp"
 #include "harness/campaign/seeding.hpp"
 #include "harness/case/arm.hpp"
@@ -118,6 +119,11 @@ Schedule plan(const Campaign& c) {
       pilot = resolve_pilot_dose(c.dose_from_pilot, {c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio, c.eligibility_reading},
                                  c.dose_pipeline_test);
       dose_bytes = pilot->dose_bytes;
+      // The chosen dose meets the study arm's rule in this campaign too (its bg limit may be
+      // the pilot's or not): campaign_arms.hpp design_dose_problem.
+      if (auto why = design_dose_problem(c, static_cast<double>(*dose_bytes) / static_cast<double>(kMiB)))
+        throw CampaignError(c.file + ": field design.dose_mib.from_pilot: the pilot's dose (" + std::to_string(*dose_bytes) +
+                            " bytes): " + *why);
     } else {
       dose_bytes = *c.dose_mib * kMiB;
     }

@@ -45,7 +45,9 @@ bool takes_design_dose(const Arm& arm);
 /// Plans `c`: deterministic for a given campaign (same seed -> same order, same hash).
 /// Stratum sizes: `repeats` each, or the seeded balanced allocation of
 /// triplets_per_regime (allocation.hpp). design.dose_mib {from_pilot} is resolved here
-/// (pilot_dose.hpp; throws PilotDoseError) and the pilot DB's SHA-256 enters the JSON.
+/// (pilot_dose.hpp; throws PilotDoseError; CampaignError naming design.dose_mib.from_pilot when
+/// the chosen dose breaks the study arm's rule here, campaign_arms.hpp design_dose_problem)
+/// and the pilot DB's SHA-256 enters the JSON.
 /// matched-triplets and matched-blocks: per VM, the (regime, repeat) blocks are shuffled, and
 /// within each block the arm order; pilot: per VM, the (regime, dose, repeat) cases are
 /// shuffled; ab-pairs: per VM, the (regime, repeat, configuration) blocks are shuffled, and

@@ -82,6 +82,56 @@ class Policy {
   virtual void finish(ActionContext& /*ctx*/, CaseBundle& /*bundle*/, CaseOutcome& /*outcome*/) {}
 };
 
+/// A policy's parameters that do not fit its ParamDefs, or each other, or the campaign
+/// (PolicyInfo::settings_check). field() names the parameter: "dose_mib", or a path inside a
+/// Json one ("rules[1].do", "rules[0].do.reclaim.mib"); "" for the whole object. what() is
+/// "<field>: <why>" (or the whole message when field() is "").
+class ParamError : public std::runtime_error {
+ public:
+  ParamError(std::string field, const std::string& message);
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+/// ParamError(field, "<field>: <why>"): the form of every parameter error.
+ParamError param_error(const std::string& field, const std::string& why);
+
+/// The campaign settings an arm's parameters are checked against (PolicyInfo::settings_check):
+/// what every case of the arm runs under. Units are in the names.
+struct ArmSettings {
+  std::optional<double> bg_memory_max_mib;   ///< cgroups.bg_memory_max_mib (nullopt: not known)
+  std::optional<double> bg_memory_high_mib;  ///< cgroups.bg_memory_high_mib (nullopt: not set)
+  double warmup_s = 0, pressure_s = 0, recovery_s = 0;  ///< phases_s
+  double telemetry_period_ms = 1000;         ///< telemetry_period_ms: one tick, the finest a policy decides
+};
+
+/// Checks validated parameters (defaults filled) against each other and `settings`: nullopt
+/// when they fit, else the ParamError naming the parameter at fault.
+using SettingsCheck = std::function<std::optional<ParamError>(const nlohmann::json& params, const ArmSettings& settings)>;
+
+/// The settings rules several policies and rule blocks share (each nullopt when it holds):
+/// `field` asks `mib` MiB of bg memory.reclaim: more than cgroups.bg_memory_max_mib (with
+/// `or_equal`, as much as it too: the study's dose is below the limit, case/SPEC.md) is an
+/// error, since bg never holds more than its memory.max to reclaim.
+std::optional<ParamError> above_bg_limit(const std::string& field, double mib, const ArmSettings& s, bool or_equal = false);
+/// `field` (written `shown`, e.g. "6 s") is a period of `seconds`: longer than the pressure
+/// phase (with `or_equal`, as long as it too) is an error, since no decision paced by it would
+/// fall in the pressure phase, the phase the study's outcome is measured in.
+std::optional<ParamError> outlasts_pressure(const std::string& field, const std::string& shown, double seconds,
+                                            const ArmSettings& s, bool or_equal);
+/// `field` (written `shown`) is a decision period of `seconds`: shorter than one telemetry tick
+/// is an error, since policies decide on ticks (it would silently be one tick).
+std::optional<ParamError> under_one_tick(const std::string& field, const std::string& shown, double seconds,
+                                         const ArmSettings& s);
+
+/// `v` as a person writes it, for bounds and limits in messages and --list-policies: the
+/// shortest decimal that reads back as `v` when it has at most 6 significant digits (96,
+/// 0.0005, 0.001), else a fraction n/1024^k when that is exact (0.0009765625 -> "1/1024"),
+/// else 6 significant digits.
+std::string readable_number(double v);
+
 /// The type of a policy parameter.
 enum class ParamKind { Integer, Number, Boolean, Text, Json };
 
@@ -97,6 +147,9 @@ struct ParamDef {
   /// Json: checks the value; returns why it is wrong ("" = fine), with a JSON-pointer-like
   /// path inside the value first when it names a part ("[1].do: ...").
   std::function<std::string(const nlohmann::json&)> check;
+  /// Json: the value's one spelling (after check passed), so that two spellings of one value
+  /// give one arm SHA-256 (e.g. the rules' "zram_on" and {"zram_on": {}}); unset = as given.
+  std::function<nlohmann::json(const nlohmann::json&)> canonical;
 };
 
 /// A registered policy.
@@ -110,6 +163,10 @@ struct PolicyInfo {
   /// name alone, and its specs carry no `policy` object (SPEC.md).
   std::optional<int> study_position;
   std::vector<ParamDef> params;
+  /// Optional: the rules its parameters obey together and against the campaign (e.g. a dose
+  /// below the bg memory.max); each policy file's docstring says its rules. Run by the campaign
+  /// loader on every arm (harness/campaign/campaign_arms.hpp), after validate_params.
+  SettingsCheck settings_check;
   /// Builds the policy for one case; `params` are validated with defaults filled (validate_params).
   std::function<std::unique_ptr<Policy>(const nlohmann::json& params)> make;
 };
@@ -122,17 +179,6 @@ ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann:
 /// one value check of validate_params and of the rules' blocks (rules/blocks.cpp).
 std::string param_value_problem(const ParamDef& d, const nlohmann::json& v);
 
-/// A policy's parameters that do not fit its ParamDefs. field() names the parameter ("dose_mib",
-/// "rules[1].do"; "" for the whole object).
-class ParamError : public std::runtime_error {
- public:
-  ParamError(std::string field, const std::string& message);
-  const std::string& field() const { return field_; }
-
- private:
-  std::string field_;
-};
-
 /// Every registered policy, sorted by name (generated from harness/case/policies/).
 const std::vector<PolicyInfo>& policies();
 
@@ -143,10 +189,20 @@ const PolicyInfo* find_policy(std::string_view name);
 /// Throws std::invalid_argument when spec.policy is not registered.
 std::unique_ptr<Policy> make_policy(const CaseSpec& spec);
 
-/// `given` (a JSON object, or null for {}) checked against `info.params`: unknown names,
-/// wrong types, values out of bounds and missing required parameters throw ParamError; the
-/// result has every parameter, defaults filled, keys sorted. Integers stay integers.
+/// `given` (a JSON object, or null for {}) checked against `info.params`: unknown names (with
+/// a did-you-mean, harness/yaml/did_you_mean.hpp), wrong types, values out of bounds and
+/// missing required parameters throw ParamError (a Json parameter's check naming a part,
+/// "[1].do: ...", gives field "rules[1].do"); the result has every parameter, defaults filled,
+/// Json ones canonical (ParamDef::canonical), keys sorted. Integers stay integers.
 nlohmann::json validate_params(const PolicyInfo& info, const nlohmann::json& given);
+
+/// "'<name>' is not a parameter of <owner>[; did you mean 'X'?] (its parameters: a, b)": the
+/// message for an unknown parameter name of a policy or a rule block (`owner`: "policy senpai",
+/// "detector psi"), with the nearest known name (harness/yaml/did_you_mean.hpp).
+std::string unknown_parameter(const std::string& name, const std::string& owner, const std::vector<ParamDef>& params);
+
+/// info.settings_check over `params` (validated) and `settings`; nullopt when it has none.
+std::optional<ParamError> settings_problem(const PolicyInfo& info, const nlohmann::json& params, const ArmSettings& settings);
 
 /// The names of every registered policy, sorted, comma-separated (for error messages).
 std::string policy_names();

@@ -14,8 +14,8 @@ std::string policy_catalogue() {
     if (p.params.empty()) out += "  parameters: none\n";
     for (const auto& d : p.params) {
       std::string bounds;
-      if (d.min) bounds += fmt::format(" min {}", *d.min);
-      if (d.max) bounds += fmt::format(" max {}", *d.max);
+      if (d.min) bounds += " min " + readable_number(*d.min);
+      if (d.max) bounds += " max " + readable_number(*d.max);
       out += fmt::format("  {:<22} {:<7} {:<6} {:<16}{}  {}\n", d.name, to_string(d.kind), d.unit.empty() ? "-" : d.unit,
                          d.default_value.is_null() ? "required" : "default " + d.default_value.dump(), bounds, d.doc);
     }

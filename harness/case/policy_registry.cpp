@@ -3,8 +3,10 @@
 #include "harness/case/policy.hpp"
 
 #include "harness/case/spec.hpp"
+#include "harness/yaml/did_you_mean.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +21,8 @@ std::vector<PolicyInfo> registered_policies();
 
 ParamError::ParamError(std::string field, const std::string& message)
     : std::runtime_error(message), field_(std::move(field)) {}
+
+ParamError param_error(const std::string& field, const std::string& why) { return ParamError(field, field + ": " + why); }
 
 namespace {
 
@@ -42,6 +46,21 @@ std::vector<PolicyInfo> checked_registry() {
 
 }  // namespace
 
+std::string readable_number(double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+  const std::string shortest = fmt::format("{}", v);  // the shortest text that reads back as v
+  std::string digits;
+  for (char ch : shortest.substr(0, shortest.find_first_of("eE")))
+    if (ch >= '0' && ch <= '9' && !(digits.empty() && ch == '0')) digits += ch;
+  if (digits.size() <= 6) return shortest;
+  // Binary fractions of a unit (1/1024 MiB = 1 KiB) read better as what they are.
+  for (double den = 1024; den <= 1024.0 * 1024 * 1024; den *= 1024)
+    if (const double n = v * den; std::floor(n) == n && std::fabs(n) < 1e15)
+      return fmt::format("{}/{}", static_cast<long long>(n), static_cast<long long>(den));
+  return fmt::format("{:.6g}", v);
+}
+
 std::string param_value_problem(const ParamDef& d, const nlohmann::json& v) {
   switch (d.kind) {
     case ParamKind::Integer:
@@ -62,8 +81,8 @@ std::string param_value_problem(const ParamDef& d, const nlohmann::json& v) {
   if (d.kind == ParamKind::Integer || d.kind == ParamKind::Number) {
     const double x = v.get<double>();
     const std::string unit = d.unit.empty() ? "" : " " + d.unit;
-    if (d.min && x < *d.min) return fmt::format("{} is below its minimum {}{}", v.dump(), *d.min, unit);
-    if (d.max && x > *d.max) return fmt::format("{} is above its maximum {}{}", v.dump(), *d.max, unit);
+    if (d.min && x < *d.min) return fmt::format("{} is below its minimum {}{}", v.dump(), readable_number(*d.min), unit);
+    if (d.max && x > *d.max) return fmt::format("{} is above its maximum {}{}", v.dump(), readable_number(*d.max), unit);
   }
   if (d.check) return d.check(v);
   return "";
@@ -127,25 +146,62 @@ nlohmann::json validate_params(const PolicyInfo& info, const nlohmann::json& giv
   nlohmann::json out = nlohmann::json::object();
   if (given.is_object())
     for (auto it = given.begin(); it != given.end(); ++it)
-      if (std::none_of(info.params.begin(), info.params.end(), [&](const ParamDef& d) { return d.name == it.key(); })) {
-        std::string known;
-        for (const auto& d : info.params) known += (known.empty() ? "" : ", ") + d.name;
-        throw ParamError(it.key(), fmt::format("'{}' is not a parameter of policy {} (its parameters: {})", it.key(),
-                                               info.name, known.empty() ? "none" : known));
-      }
+      if (std::none_of(info.params.begin(), info.params.end(), [&](const ParamDef& d) { return d.name == it.key(); }))
+        throw ParamError(it.key(), unknown_parameter(it.key(), "policy " + info.name, info.params));
   for (const auto& d : info.params) {
     const bool present = given.is_object() && given.contains(d.name) && !given.at(d.name).is_null();
     if (!present) {
       if (d.default_value.is_null())
         throw ParamError(d.name, fmt::format("policy {} needs parameter '{}' ({})", info.name, d.name, d.doc));
-      out[d.name] = d.default_value;
+      out[d.name] = d.canonical ? d.canonical(d.default_value) : d.default_value;
       continue;
     }
     const nlohmann::json& v = given.at(d.name);
-    if (auto why = param_value_problem(d, v); !why.empty()) throw ParamError(d.name, fmt::format("{}: {}", d.name, why));
-    out[d.name] = v;
+    if (auto why = param_value_problem(d, v); !why.empty()) {
+      // A Json check names the part first ("[1].do: ..."): the field goes down to it.
+      std::string part;
+      if (why.front() == '[' || why.front() == '.') part = why.substr(0, why.find(": "));
+      throw ParamError(d.name + part, fmt::format("{}: {}", d.name, why));
+    }
+    out[d.name] = d.canonical ? d.canonical(v) : v;
   }
   return out;
+}
+
+std::string unknown_parameter(const std::string& name, const std::string& owner, const std::vector<ParamDef>& params) {
+  std::vector<std::string> known;
+  for (const auto& d : params) known.push_back(d.name);
+  const std::string near = harness::yaml::nearest_name(name, known);
+  return fmt::format("'{}' is not a parameter of {}{} (its parameters: {})", name, owner,
+                     near.empty() ? "" : "; did you mean '" + near + "'?", known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", ")));
+}
+
+std::optional<ParamError> above_bg_limit(const std::string& field, double mib, const ArmSettings& s, bool or_equal) {
+  if (!s.bg_memory_max_mib || mib < *s.bg_memory_max_mib || (!or_equal && mib == *s.bg_memory_max_mib)) return std::nullopt;
+  return param_error(field, fmt::format("{} MiB must be {} cgroups.bg_memory_max_mib ({} MiB): bg never holds more than its "
+                                        "memory.max to reclaim",
+                                        readable_number(mib), or_equal ? "below" : "at most", readable_number(*s.bg_memory_max_mib)));
+}
+
+std::optional<ParamError> outlasts_pressure(const std::string& field, const std::string& shown, double seconds,
+                                            const ArmSettings& s, bool or_equal) {
+  if (seconds < s.pressure_s || (!or_equal && seconds == s.pressure_s)) return std::nullopt;
+  return param_error(field, fmt::format("{} must be {} phases_s.pressure ({} s): no decision it paces would fall in the "
+                                        "pressure phase",
+                                        shown, or_equal ? "shorter than" : "at most", readable_number(s.pressure_s)));
+}
+
+std::optional<ParamError> under_one_tick(const std::string& field, const std::string& shown, double seconds,
+                                         const ArmSettings& s) {
+  if (seconds * 1000 >= s.telemetry_period_ms) return std::nullopt;
+  return param_error(field, fmt::format("{} is shorter than one telemetry tick (telemetry_period_ms {}): a policy decides "
+                                        "on ticks",
+                                        shown, readable_number(s.telemetry_period_ms)));
+}
+
+std::optional<ParamError> settings_problem(const PolicyInfo& info, const nlohmann::json& params, const ArmSettings& settings) {
+  if (!info.settings_check) return std::nullopt;
+  return info.settings_check(params, settings);
 }
 
 const char* to_string(ParamKind k) {

@@ -96,21 +96,6 @@ void fail(const std::string& file, const YAML::Node& at, const std::string& fiel
   throw InputError(place(file, at.Mark()) + ": field " + field + ": " + msg);
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 bool has_leading_zero(const std::string& scalar) {
   static const std::regex leading_zero("[-+]?0[0-9]+([.][0-9]*)?");
   return std::regex_match(scalar, leading_zero);
@@ -132,16 +117,20 @@ bool Section::has(const std::string& key) const { return static_cast<bool>(node_
 YAML::Node Section::get(const std::string& key, bool required) {
   used_.insert(key);
   YAML::Node n = node_[key];
-  if (!n && required) {
-    // A typo of a required key: name the typo's line, not only the missing key.
-    for (const auto& kv : node_) {
-      const std::string k = kv.first.Scalar();
-      if (!used_.count(k) && edit_distance(k, key) <= 2)
-        fail(kv.first, field(k), "unknown key (did you mean '" + key + "'? it is required and missing)");
-    }
-    fail(node_, field(key), "missing (required)");
-  }
+  if (!n && required) fail_missing({key}, key, "missing (required)");
   return n;
+}
+
+void Section::fail_missing(const std::vector<std::string>& keys, const std::string& field_key, const std::string& msg) {
+  for (const auto& k : keys) used_.insert(k);
+  // A typo of a required key: name the typo's line, not only the missing key.
+  for (const auto& kv : node_) {
+    const std::string k = kv.first.Scalar();
+    if (used_.count(k)) continue;
+    if (const std::string near = nearest_name(k, keys); !near.empty())
+      fail(kv.first, field(k), "unknown key (did you mean '" + near + "'? it is required and missing)");
+  }
+  fail(node_, field(field_key), msg);
 }
 
 YAML::Node Section::at(const std::string& key) const {
@@ -158,13 +147,7 @@ void Section::finish() const {
   for (const auto& kv : node_) {
     const std::string k = kv.first.Scalar();
     if (used_.count(k)) continue;
-    std::string best;
-    std::size_t best_d = 3;  // suggest only within edit distance 2
-    for (const auto& u : used_) {
-      const std::size_t d = edit_distance(k, u);
-      if (d < best_d) best_d = d, best = u;
-    }
-    fail(kv.first, field(k), best.empty() ? "unknown key" : "unknown key (did you mean '" + best + "'?)");
+    fail(kv.first, field(k), "unknown key" + did_you_mean(k, used_));
   }
 }
 

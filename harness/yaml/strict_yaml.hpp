@@ -13,6 +13,8 @@
 // - every error reads "FILE:LINE:COL: field a.b[i].c: message" (1-based line and column).
 #include <yaml-cpp/yaml.h>
 
+#include "harness/yaml/did_you_mean.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -20,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace harness::yaml {
 
@@ -53,9 +56,6 @@ YAML::Node parse_file(const std::string& path, const Limits& limits = {}, std::s
 [[noreturn]] void fail(const std::string& file, const YAML::Node& at, const std::string& field,
                        const std::string& msg);
 
-/// Levenshtein distance (did-you-mean on unknown keys).
-std::size_t edit_distance(const std::string& a, const std::string& b);
-
 /// True when `scalar` is a number written with a leading zero ("0300", "-012", "00.5").
 bool has_leading_zero(const std::string& scalar);
 
@@ -76,6 +76,13 @@ class Section {
   /// The child node (marks the key used); a required one that is absent throws, naming a
   /// near-miss key of this section as the likely typo when there is one.
   YAML::Node get(const std::string& key, bool required);
+
+  /// A required key is missing: one of `keys` (alternatives: "give a or b"). An unknown key of
+  /// this section within edit distance 2 of one of them is reported first, as that key ("field
+  /// design.triplets_per_regim: unknown key (did you mean 'triplets_per_regime'? it is required
+  /// and missing)"), since it is most likely the typo; else fails at this section with `msg`,
+  /// naming field `field_key`.
+  [[noreturn]] void fail_missing(const std::vector<std::string>& keys, const std::string& field_key, const std::string& msg);
 
   /// The value node of `key` when present, else this section's node (where to point an error).
   YAML::Node at(const std::string& key) const;

@@ -15,6 +15,8 @@
 // run on the writer thread (reclaim_writer.hpp), each a `reclaim_end` event and a
 // reclaim_actions row. The cap's default is ours: the study's 96 MiB dose, so the loop never
 // asks for more than the study's one write.
+// Settings rules (settings_check): step_mib at most total_cap_mib (a larger step is never
+// asked whole), and total_cap_mib at most cgroups.bg_memory_max_mib.
 #include "harness/case/policy.hpp"
 
 #include "harness/case/reclaim_writer.hpp"
@@ -101,6 +103,13 @@ PolicyInfo policy_bounded_loop() {
   p.params = {
       param_def("step_mib", ParamKind::Number, "MiB", 32, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked in one window, MiB (koordinator PR 3189: <= 32 MB per batch)"),
       param_def("total_cap_mib", ParamKind::Number, "MiB", 96, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked over the case, MiB (ours: the study's 96 MiB dose)"),
+  };
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) -> std::optional<ParamError> {
+    const double step = j.at("step_mib").get<double>(), cap = j.at("total_cap_mib").get<double>();
+    if (step > cap)
+      return param_error("step_mib", readable_number(step) + " MiB must be at most total_cap_mib (" + readable_number(cap) +
+                                         " MiB): no window could ask a whole step");
+    return above_bg_limit("total_cap_mib", cap, s);
   };
   p.make = [](const nlohmann::json& j) {
     return std::make_unique<BoundedLoop>(std::llround(j.at("step_mib").get<double>() * harness::kernel::kMiB),

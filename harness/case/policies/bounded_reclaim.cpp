@@ -2,6 +2,8 @@
 // write of the dose to bg memory.reclaim (reclaim_action.hpp: on its own thread, because
 // the write blocks and telemetry must keep ticking). Its record (reclaim_record.hpp) is
 // the `reclaim_end` event, the reclaim_actions row and outcome_json.reclaim.
+// Settings rule (settings_check): dose_mib below cgroups.bg_memory_max_mib, the study's rule
+// for its dose (case/SPEC.md: 0 < dose_bytes < bg_memory_max_bytes), for a declared arm too.
 #include "harness/case/policy.hpp"
 
 #include "harness/case/reclaim_action.hpp"
@@ -63,6 +65,9 @@ PolicyInfo policy_bounded_reclaim() {
   p.params = {param_def("dose_mib", ParamKind::Number, "MiB", nullptr, 1.0 / 1024 /* 1 KiB */, std::nullopt,
                         "memory.reclaim request, MiB (study: 96, chosen by the pilot rule); the study arm takes the "
                         "campaign's dose")};
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) {
+    return above_bg_limit("dose_mib", j.at("dose_mib").get<double>(), s, /*or_equal=*/true);
+  };
   p.make = [](const nlohmann::json& params) {
     return std::make_unique<BoundedReclaim>(std::llround(params.at("dose_mib").get<double>() * harness::kernel::kMiB));
   };

@@ -23,6 +23,8 @@
 // It runs from the first tick of the pressure phase, not on the study's trigger (whose
 // would-be firing is recorded). Every cycle is a `policy_decision` event with the guards'
 // inputs and verdicts; writes run on the writer thread (reclaim_writer.hpp), one at a time.
+// Settings rules (settings_check): interval_ms shorter than the pressure phase and at least
+// one telemetry tick (cycles are judged on ticks); step_mib at most cgroups.bg_memory_max_mib.
 #include "harness/case/policy.hpp"
 
 #include "harness/case/reclaim_writer.hpp"
@@ -175,6 +177,13 @@ PolicyInfo policy_memflux_guard() {
             "thrash guard: bg refaults over one cycle above this start a cooldown, pages (memflux: 20K)"),
       param_def("thrash_cooldown_cycles", K::Integer, "cycles", 20, 0, 10'000, "thrash guard: cycles suspended after it fires (memflux: 20)"),
       param_def("cooldown_cycles", K::Integer, "cycles", 5, 0, 10'000, "cycles between two writes (memflux's anti-thrash cooldown: 5)"),
+  };
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) -> std::optional<ParamError> {
+    const auto ms = j.at("interval_ms").get<std::int64_t>();
+    const std::string shown = std::to_string(ms) + " ms";
+    if (auto e = outlasts_pressure("interval_ms", shown, static_cast<double>(ms) / 1000, s, /*or_equal=*/true)) return e;
+    if (auto e = under_one_tick("interval_ms", shown, static_cast<double>(ms) / 1000, s)) return e;
+    return above_bg_limit("step_mib", j.at("step_mib").get<double>(), s);
   };
   p.make = [](const nlohmann::json& j) {
     Params q;

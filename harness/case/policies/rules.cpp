@@ -26,6 +26,11 @@
 // (tests/unit/case/rules_test.cpp), plus the `rule` events. outcome_json.reclaim is the
 // arm's write when it made exactly one (null otherwise; every write is a reclaim_actions
 // row); outcome_json.backend_on the first zram_on.
+//
+// The `rules` value is stored canonical (rules::canonical_rules: blocks as {NAME: {PARAMS}},
+// defaults filled, modes written out), so two spellings of one list are one arm SHA-256.
+// Settings rules (rules::rules_settings_problem): each block's own (reclaim: at most the bg
+// memory.max), and every_s / cooldown_s at most the pressure phase.
 #include "harness/case/policy.hpp"
 
 #include "harness/case/rules/blocks.hpp"
@@ -129,6 +134,7 @@ PolicyInfo policy_rules() {
   r.doc = "list of rules ([]: none, no action) {\"when\": {DETECTOR: {...}}, \"do\": {ACTION: {...}}, \"mode\": \"once\" | {\"every_s\": N} | "
           "{\"cooldown_s\": N}}; detectors: " + rules::detector_names() + "; actions: " + rules::rule_action_names();
   r.check = [](const nlohmann::json& v) { return rules::check_rules(v); };
+  r.canonical = [](const nlohmann::json& v) { return rules::canonical_rules(v); };
   ParamDef z;
   z.name = "zram_at_start";
   z.kind = ParamKind::Text;
@@ -138,6 +144,7 @@ PolicyInfo policy_rules() {
     return v == "on" || v == "prepared" ? std::string() : "must be \"on\" or \"prepared\", not " + v.dump();
   };
   p.params = {r, z};
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) { return rules::rules_settings_problem(j.at("rules"), s); };
   p.make = [](const nlohmann::json& j) {
     return std::make_unique<Rules>(rules::parse_rules(j.at("rules")),
                                    j.at("zram_at_start") == "prepared" ? ZramAtStart::Prepared : ZramAtStart::On);

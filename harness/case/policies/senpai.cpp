@@ -14,6 +14,8 @@
 // the writes run on the writer thread (reclaim_writer.hpp), one at a time: an interval that
 // ends while the previous write (or its settle) is in flight asks nothing and says so.
 // Each finished write is a `reclaim_end` event and a reclaim_actions row.
+// Settings rules (settings_check): interval_s shorter than the pressure phase (else its
+// first decision falls in recovery) and at least one telemetry tick (it decides on ticks).
 #include "harness/case/policy.hpp"
 
 #include "harness/case/reclaim_writer.hpp"
@@ -122,6 +124,12 @@ PolicyInfo policy_senpai() {
       param_def("target", ParamKind::Number, "%", 0.1, 0.001, 100,
              "PSI some over the interval, % of its wall time, at which reclaim stops (TMO: 0.1)"),
       param_def("max_step", ParamKind::Number, "%", 1, 0, 100, "most of memory.current asked in one interval, % (TMO: 1)"),
+  };
+  p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) -> std::optional<ParamError> {
+    const double interval = j.at("interval_s").get<double>();
+    const std::string shown = readable_number(interval) + " s";
+    if (auto e = outlasts_pressure("interval_s", shown, interval, s, /*or_equal=*/true)) return e;
+    return under_one_tick("interval_s", shown, interval, s);
   };
   p.make = [](const nlohmann::json& params) {
     return std::make_unique<Senpai>(params.at("interval_s").get<double>(), params.at("ratio").get<double>(),

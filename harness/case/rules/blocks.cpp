@@ -58,12 +58,8 @@ template <class Info>
 nlohmann::json block_params(const Info& info, const nlohmann::json& given, const std::string& path, const char* what) {
   nlohmann::json out = nlohmann::json::object();
   for (auto it = given.begin(); it != given.end(); ++it)
-    if (std::none_of(info.params.begin(), info.params.end(), [&](const ParamDef& d) { return d.name == it.key(); })) {
-      std::string known;
-      for (const auto& d : info.params) known += (known.empty() ? "" : ", ") + d.name;
-      throw RuleError(path, fmt::format("'{}' is not a parameter of {} {} (its parameters: {})", it.key(), what, info.name,
-                                        known.empty() ? "none" : known));
-    }
+    if (std::none_of(info.params.begin(), info.params.end(), [&](const ParamDef& d) { return d.name == it.key(); }))
+      throw RuleError(path, unknown_parameter(it.key(), std::string(what) + " " + info.name, info.params));
   for (const auto& d : info.params) {
     if (!given.contains(d.name) || given.at(d.name).is_null()) {
       if (!d.default_value.is_null()) out[d.name] = d.default_value;
@@ -160,6 +156,38 @@ std::vector<RuleSpec> parse_rules(const nlohmann::json& rules) {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+nlohmann::json canonical_rules(const nlohmann::json& rules) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : parse_rules(rules))
+    out.push_back({{"when", {{r.when, r.when_params}}}, {"do", {{r.act, r.do_params}}}, {"mode", r.mode.to_json()}});
+  return out;
+}
+
+std::optional<ParamError> rules_settings_problem(const nlohmann::json& rules, const ArmSettings& settings) {
+  const auto specs = parse_rules(rules);
+  // A block's or a mode's error, its field put under the rule: "rules[0].do.reclaim.mib".
+  auto under = [](const std::string& part, const ParamError& e) {
+    const std::string prefix = e.field() + ": ";
+    const std::string what = e.what();
+    const std::string why = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+    return ParamError("rules" + part + "." + e.field(), "rules: " + part + "." + e.field() + ": " + why);
+  };
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const RuleSpec& r = specs[i];
+    const std::string at = fmt::format("[{}]", i);
+    if (const auto& c = find_detector(r.when)->settings_check)
+      if (auto e = c(r.when_params, settings)) return under(at + ".when." + r.when, *e);
+    if (const auto& c = find_rule_action(r.act)->settings_check)
+      if (auto e = c(r.do_params, settings)) return under(at + ".do." + r.act, *e);
+    if (r.mode.kind != Mode::Once) {
+      const std::string key = r.mode.kind == Mode::Every ? "every_s" : "cooldown_s";
+      const double s = static_cast<double>(r.mode.period_ns) / 1e9;
+      if (auto e = outlasts_pressure(key, readable_number(s) + " s", s, settings, /*or_equal=*/false)) return under(at + ".mode", *e);
+    }
+  }
+  return std::nullopt;
 }
 
 std::string check_rules(const nlohmann::json& rules) {

@@ -97,6 +97,9 @@ struct DetectorInfo {
   std::vector<ParamDef> params;  ///< default null = optional (see the header comment)
   /// Checks the parameters together ("" = fine), after each was checked on its own.
   std::function<std::string(const nlohmann::json& params)> check;
+  /// Optional: checks the parameters against the campaign (policy.hpp SettingsCheck; the error's
+  /// field is the block's parameter, the rules policy puts the rule's path before it).
+  SettingsCheck settings_check;
   std::function<std::unique_ptr<Detector>(const nlohmann::json& params)> make;
 };
 
@@ -105,6 +108,7 @@ struct RuleActionInfo {
   std::string name, summary;
   std::vector<ParamDef> params;
   std::function<std::string(const nlohmann::json& params)> check;
+  SettingsCheck settings_check;  ///< as DetectorInfo::settings_check
   std::function<std::unique_ptr<RuleAction>(const nlohmann::json& params)> make;
 };
 
@@ -144,6 +148,13 @@ class RuleError : public std::runtime_error {
 std::vector<RuleSpec> parse_rules(const nlohmann::json& rules);
 /// parse_rules' verdict as text: "" = fine, else "<path>: <why>".
 std::string check_rules(const nlohmann::json& rules);
+/// The one spelling of a valid list of rules (ParamDef::canonical): every block as
+/// {"NAME": {PARAMS}} with its defaults filled, every mode written out ("once" included), so
+/// "zram_on" and {"zram_on": {}} are one arm. Throws RuleError as parse_rules.
+nlohmann::json canonical_rules(const nlohmann::json& rules);
+/// The settings rules of a valid list (policy.hpp SettingsCheck): each block's settings_check,
+/// and every_s / cooldown_s at most the pressure phase. The field is "rules[i].<part>" ("rules[0].do.reclaim.mib").
+std::optional<ParamError> rules_settings_problem(const nlohmann::json& rules, const ArmSettings& settings);
 
 /// "" when exactly one of `names` is present in `params`, else why (for a block's check).
 std::string exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names);

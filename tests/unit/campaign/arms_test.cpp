@@ -204,3 +204,143 @@ TEST(Arms, MatchedBlocksNeedTwoArmsAndThePilotItsOwnArm) {
   EXPECT_THAT(error_of(with_arms("arms: [static-zram]\n", "kind: pilot, doses_mib: [16, 32]")),
               HasSubstr("the pilot tests reclaim doses"));
 }
+
+// ---- parameters checked against each other and the campaign (PolicyInfo::settings_check) ----------
+
+namespace {
+
+/// with_arms(...) with phases_s.pressure `pressure_s` and the cgroups mapping body `cgroups`.
+std::string with_settings(const std::string& arms_block, int pressure_s, const std::string& cgroups = "bg_memory_max_mib: 300") {
+  std::string text = with_arms(arms_block, "kind: matched-blocks, repeats: 1, dose_mib: 96",
+                               "analysis: {comparisons: [compute:x/static-zram]}\n");
+  const std::string phases = "phases_s: {warmup: 1, pressure: 1, recovery: 1}\n";
+  text.replace(text.find(phases), phases.size(), "phases_s: {warmup: 1, pressure: " + std::to_string(pressure_s) + ", recovery: 1}\n");
+  const std::string cg = "cgroups: {bg_memory_max_mib: 300}\n";
+  text.replace(text.find(cg), cg.size(), "cgroups: {" + cgroups + "}\n");
+  return text;
+}
+
+/// An arms block whose second arm, `x`, is `arm` (a flow mapping's body after the name).
+std::string arm_x(const std::string& arm) { return "arms:\n  - static-zram\n  - {name: x, " + arm + "}\n"; }
+
+}  // namespace
+
+// The arms block starts on line 17 of small_campaign_yaml: arm x is on line 19.
+TEST(ArmSettings, BoundedReclaimDoseBelowTheBgLimit) {
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mib: 300}"), 30)),
+            "arms.yaml:19:59: field arms[1].params.dose_mib: dose_mib: 300 MiB must be below cgroups.bg_memory_max_mib "
+            "(300 MiB): bg never holds more than its memory.max to reclaim");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mib: 299}"), 30)), "");
+}
+
+TEST(ArmSettings, BoundedLoopStepWithinTheCapAndTheCapWithinTheBgLimit) {
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {step_mib: 64, total_cap_mib: 32}"), 30)),
+            "arms.yaml:19:56: field arms[1].params.step_mib: step_mib: 64 MiB must be at most total_cap_mib (32 MiB): no "
+            "window could ask a whole step");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {total_cap_mib: 301}"), 30)),
+            "arms.yaml:19:61: field arms[1].params.total_cap_mib: total_cap_mib: 301 MiB must be at most "
+            "cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its memory.max to reclaim");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {step_mib: 32, total_cap_mib: 300}"), 30)), "");
+}
+
+TEST(ArmSettings, SenpaiAndMemfluxDecideWithinThePressurePhaseOnTicks) {
+  // senpai's default interval (6 s) against a 6 s pressure phase: the arm (no params) is the place.
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: senpai"), 6)),
+            "arms.yaml:19:5: field arms[1].params.interval_s: interval_s: 6 s must be shorter than phases_s.pressure (6 "
+            "s): no decision it paces would fall in the pressure phase");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: senpai, params: {interval_s: 3}"), 6)), "");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard, params: {interval_ms: 30000}"), 30)),
+            "arms.yaml:19:60: field arms[1].params.interval_ms: interval_ms: 30000 ms must be shorter than "
+            "phases_s.pressure (30 s): no decision it paces would fall in the pressure phase");
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard, params: {interval_ms: 500}"), 30)),
+            "arms.yaml:19:60: field arms[1].params.interval_ms: interval_ms: 500 ms is shorter than one telemetry tick "
+            "(telemetry_period_ms 1000): a policy decides on ticks");
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: memflux-guard, params: {step_mib: 512}"), 30)),
+            ::testing::HasSubstr("field arms[1].params.step_mib: step_mib: 512 MiB must be at most cgroups.bg_memory_max_mib"));
+  EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard"), 30)), "");
+}
+
+TEST(ArmSettings, MemoryHighFractionBelowOneUnderAStaticMemoryHigh) {
+  const std::string arm = arm_x("policy: memory-high, params: {fraction: 1}");
+  EXPECT_EQ(error_of(with_settings(arm, 30, "bg_memory_max_mib: 300, bg_memory_high_mib: 250")),
+            "arms.yaml:19:55: field arms[1].params.fraction: fraction: must be below 1 when cgroups.bg_memory_high_mib is "
+            "set (250 MiB): bg sits at that limit, and 1 x memory.current writes it back unchanged");
+  EXPECT_EQ(error_of(with_settings(arm, 30)), "");
+}
+
+TEST(ArmSettings, RulesReclaimWithinTheBgLimitAndModesWithinThePressurePhase) {
+  const auto rules = [](const std::string& rule) {
+    return "arms:\n  - static-zram\n  - name: x\n    policy: rules\n    params:\n      rules:\n        - " + rule + "\n";
+  };
+  // Line 23: the rule; the error points at the part it names.
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {mib: 400}}, mode: once}"), 30)),
+            "arms.yaml:23:58: field arms[1].params.rules[0].do.reclaim.mib: rules: [0].do.reclaim.mib: 400 MiB must be at "
+            "most cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its memory.max to reclaim");
+  EXPECT_THAT(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {bytes: 314572801}}}"), 30)),
+            ::testing::HasSubstr("arms.yaml:23:60: field arms[1].params.rules[0].do.reclaim.bytes: rules: [0].do.reclaim.bytes: 314572801 B must be at most cgroups.bg_memory_max_mib (300 MiB = 314572800 B)"));
+  EXPECT_EQ(error_of(with_settings(rules("{when: {timer: {after_s: 0}}, do: nothing, mode: {every_s: 31}}"), 30)),
+            "arms.yaml:23:70: field arms[1].params.rules[0].mode.every_s: rules: [0].mode.every_s: 31 s must be at most "
+            "phases_s.pressure (30 s): no decision it paces would fall in the pressure phase");
+  EXPECT_EQ(error_of(with_settings(rules("{when: {timer: {after_s: 0}}, do: nothing, mode: {cooldown_s: 30}}"), 30)), "");
+  // A rule's own error (not the settings') points at the rule's part too, not at `rules:`.
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: swapon}"), 30)),
+            "arms.yaml:23:42: field arms[1].params.rules[0].do: rules: [0].do: 'swapon' is not an action (actions: "
+            "memory_high, nothing, reclaim, zram_on)");
+}
+
+TEST(ArmSettings, TheStudyArmTakesTheDesignsDoseUnderItsRule) {
+  // bounded-reclaim listed by name: its dose is design.dose_mib (line 18), checked by its policy's rule.
+  const std::string text = test_support::small_campaign_yaml(kProvider, "repeats: 1, dose_mib: 300");
+  EXPECT_EQ(error_of(text), "arms.yaml:18:56: field design.dose_mib: the study's bounded-reclaim takes this dose: dose_mib: "
+                            "300 MiB must be below cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its "
+                            "memory.max to reclaim");
+  EXPECT_EQ(error_of(test_support::small_campaign_yaml(kProvider, "repeats: 1, dose_mib: 299")), "");
+}
+
+// ---- what a new user tripped on ---------------------------------------------------------------------
+
+TEST(ArmsNewUser, AnUnknownDesignKeyIsReportedAsThatKey) {
+  EXPECT_EQ(error_of(test_support::small_campaign_yaml(kProvider, "triplets_per_regim: 15, dose_mib: 96")),
+            "arms.yaml:18:34: field design.triplets_per_regim: unknown key (did you mean 'triplets_per_regime'? it is "
+            "required and missing)");
+  EXPECT_EQ(error_of(test_support::small_campaign_yaml(kProvider, "repeat: 2, dose_mib: 96")),
+            "arms.yaml:18:34: field design.repeat: unknown key (did you mean 'repeats'? it is required and missing)");
+}
+
+TEST(ArmsNewUser, AnUnknownParameterGetsADidYouMean) {
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mb: 32}"), 30)),
+              ::testing::EndsWith("field arms[1].params.dose_mb: 'dose_mb' is not a parameter of policy bounded-reclaim; did "
+                                  "you mean 'dose_mib'? (its parameters: dose_mib)"));
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: senpai, params: {intervals: 3}"), 30)),
+              ::testing::HasSubstr("did you mean 'interval_s'?"));
+  // Nothing near: no guess.
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: senpai, params: {speed: 3}"), 30)),
+              ::testing::EndsWith("'speed' is not a parameter of policy senpai (its parameters: interval_s, ratio, target, max_step)"));
+}
+
+TEST(ArmsNewUser, BoundsReadAsPeopleWriteThem) {
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mib: 0.0001}"), 30)),
+              ::testing::EndsWith("dose_mib: 0.0001 is below its minimum 1/1024 MiB"));
+}
+
+TEST(ArmsNewUser, TwoSpellingsOfOneRuleListAreOneArm) {
+  const auto arm_sha = [&](const std::string& params) {
+    const auto c = hc::parse_campaign(with_settings(arm_x("policy: rules, params: " + params), 30), "a.yaml");
+    const auto doc = nlohmann::json::parse(hc::plan(c).json_text);
+    for (const auto& a : doc.at("arms"))
+      if (a.at("name") == "x") return std::make_pair(a.at("sha256").get<std::string>(), a.at("params"));
+    ADD_FAILURE() << "no arm x";
+    return std::make_pair(std::string(), nlohmann::json());
+  };
+  const auto terse = arm_sha("{zram_at_start: prepared, rules: [{when: psi_window_trigger, do: zram_on}]}");
+  const auto full = arm_sha(
+      "{zram_at_start: prepared, rules: [{when: {psi_window_trigger: {}}, do: {zram_on: {}}, mode: once}]}");
+  const auto defaults = arm_sha("{zram_at_start: prepared, rules: [{when: {psi: {above_pct: 10}}, do: nothing}]}");
+  const auto defaults_written = arm_sha(
+      "{zram_at_start: prepared, rules: [{when: {psi: {kind: some, windows: 1, above_pct: 10}}, do: {nothing: null}, mode: once}]}");
+  EXPECT_EQ(terse.first, full.first);
+  EXPECT_EQ(terse.second.at("rules"), nlohmann::json::parse(
+      R"([{"do": {"zram_on": {}}, "mode": "once", "when": {"psi_window_trigger": {}}}])"));
+  EXPECT_EQ(defaults.first, defaults_written.first);
+  EXPECT_NE(terse.first, defaults.first);
+}

@@ -255,7 +255,7 @@ TEST(CampaignErrors, RulesOfTheStudyAndSpecEnforced) {
   EXPECT_THAT(error_of("contents: structured", "contents: zeros"),
               HasSubstr("field regimes[0].contents: 'zeros' is not one of structured, random"));
   EXPECT_THAT(error_of("algorithm: lzo-rle", "algorithm: snappy"), HasSubstr("field backend.zram.algorithm"));
-  EXPECT_THAT(error_of("dose_mib: 96", "dose_mib: 400"), HasSubstr("field design.dose_mib: must be below"));
+  EXPECT_THAT(error_of("dose_mib: 96", "dose_mib: 400"), HasSubstr("field design.dose_mib: the study's bounded-reclaim takes this dose: dose_mib: 400 MiB must be below cgroups.bg_memory_max_mib"));
   EXPECT_THAT(error_of("warmup: 10", "warmup: 0"), HasSubstr("field phases_s.warmup: must be > 0"));
   EXPECT_THAT(error_of("  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n", ""),
               HasSubstr("field regimes: expected a non-empty list"));

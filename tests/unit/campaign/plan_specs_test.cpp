@@ -1,6 +1,6 @@
 // Every case spec that `harness plan` writes for a repository campaign is valid and is
 // exactly what the one spec writer (harness/case/spec_writer.hpp) writes for it: parsing it
-// and writing it again changes nothing.
+// and writing it again changes nothing. The guest tests' campaigns (tests/vm/campaign/) too.
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/schedule.hpp"
 #include "harness/case/spec.hpp"
@@ -10,13 +10,20 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace hc = harness::campaign;
 
 TEST(PlannedSpecs, EveryRepositoryCampaignsSpecsParseAndWriteBackUnchanged) {
   int campaigns = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + "/campaigns")) {
-    if (e.path().extension() != ".yaml") continue;
+  // campaigns/ and the guest tests' campaigns: every arm passes its policy's settings checks
+  // (harness/case/policy.hpp settings_check) and every planned spec parses.
+  std::vector<std::filesystem::path> files;
+  for (const char* dir : {"/campaigns", "/tests/vm/campaign"})
+    for (const auto& e : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + dir))
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+  for (const auto& path : files) {
+    const std::filesystem::directory_entry e(path);
     SCOPED_TRACE(e.path().filename().string());
     auto c = hc::load_campaign(e.path().string());
     hc::resolve_build_pin(c, std::string(40, 'c'), false);
@@ -30,7 +37,7 @@ TEST(PlannedSpecs, EveryRepositoryCampaignsSpecsParseAndWriteBackUnchanged) {
     }
     ++campaigns;
   }
-  EXPECT_GE(campaigns, 5);
+  EXPECT_GE(campaigns, 12);
 }
 
 TEST(PlannedSpecs, PlannedSpecsStateTheActiveWindowSlide) {

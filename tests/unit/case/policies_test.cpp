@@ -20,12 +20,14 @@
 
 #include "harness/case/backend.hpp"
 #include "harness/case/controller.hpp"
+#include "harness/case/memory_high_writer.hpp"
 #include "harness/case/policy.hpp"
 #include "harness/case/reclaim_writer.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/fixture_file.hpp"
+#include "tests/common/policy_run.hpp"
 #include "tests/unit/case/case_scratch.hpp"
 
 using harness::case_::ControllerEvent;
@@ -33,11 +35,12 @@ using harness::case_::TelemetrySample;
 using json = nlohmann::json;
 
 namespace {
-constexpr std::int64_t kS = 1'000'000'000;
 constexpr std::int64_t kMiB = 1 << 20;
-const std::string kSeq = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/";
-const std::string kTree = "tests/fixtures/6.1.0-57-cloud-amd64/";
-const std::string kBg = "sys/fs/cgroup/harness/bg";
+using test_support::captured_bg_current;
+using test_support::kBgCgroup;
+using test_support::kCaptureTree;
+using test_support::tick_of;
+const std::string& kBg = kBgCgroup;
 
 std::int64_t stat_value(const std::string& file, const std::string& key) {
   const auto v = harness::kernel::parse_keyed(test_support::fixture_text(file), file).get(key);
@@ -45,31 +48,9 @@ std::int64_t stat_value(const std::string& file, const std::string& key) {
   return v ? static_cast<std::int64_t>(*v) : 0;
 }
 
-/// bg memory.current of the capture tree, bytes.
-std::int64_t captured_current() {
-  return std::stoll(test_support::fixture_text(kTree + "root/" + kBg + "/memory.current"));
-}
-
-/// The 32 recorded ticks as samples (phase set by drive()).
+/// The 32 recorded ticks (tests/common/policy_run.hpp), refaults the capture tree's bg reading.
 std::vector<TelemetrySample> captured() {
-  const std::int64_t current = captured_current();
-  const std::int64_t refault = stat_value(kTree + "root/" + kBg + "/memory.stat", "workingset_refault_anon");
-  std::vector<TelemetrySample> out;
-  for (int i = 0; i < 32; ++i) {
-    const auto base = kSeq + fmt::format("{:03d}", i);
-    const auto psi = harness::kernel::parse_psi(test_support::fixture_text(base + ".memory.pressure"), base);
-    const auto up_ns = static_cast<std::int64_t>(std::llround(std::stod(test_support::fixture_text(base + ".uptime")) * 1e9));
-    TelemetrySample s;
-    s.t_ns = (out.empty() ? up_ns : out.front().t_ns) + i * kS;
-    s.read_ns = up_ns;
-    s.bg_some_us = static_cast<std::int64_t>(psi.some_total_us());
-    s.bg_full_us = static_cast<std::int64_t>(*psi.full_total_us());
-    s.bg_current_bytes = current;
-    s.bg_workingset_refault_anon = refault;
-    s.bg_workingset_refault_file = 0;
-    out.push_back(s);
-  }
-  return out;
+  return test_support::captured_ticks(stat_value(kCaptureTree + "root/" + kBg + "/memory.stat", "workingset_refault_anon"));
 }
 
 /// What a policy did over a run: every event (the ticks' and finish()'s) and the rows.
@@ -90,43 +71,13 @@ struct PolicyRun {
   }
 };
 
-/// Drives policy `name` with `params` over `samples`: ticks [p0, p1) are the pressure phase
-/// (pressure_start_ns = tick p0, pressure_end_ns = tick p1), later ones recovery, earlier
-/// ones warmup; bg = the scratch tree's harness/bg; then finish().
+/// Drives policy `name` with `params` over `samples` (test_support::run_policy): ticks [p0, p1)
+/// are the pressure phase, later ones recovery, earlier ones warmup; bg = the scratch tree's
+/// harness/bg; then finish().
 PolicyRun drive(const case_test::Scratch& t, const std::string& name, const json& params, std::vector<TelemetrySample> samples,
           int p0, int p1, std::int64_t settle_ns = 0) {
-  const auto* info = harness::case_::find_policy(name);
-  if (!info) throw std::invalid_argument("no policy " + name);
-  auto policy = info->make(harness::case_::validate_params(*info, params));
-  harness::kernel::Fs fs(t.root());
-  harness::case_::CaseSpec spec;  // the study's trigger (1 ms in each of 3 windows)
-  harness::case_::Backend backend(fs, case_test::backend_spec(), policy->zram_at_start());
-  std::vector<TelemetrySample> telemetry;
-  harness::case_::ActionContext ctx{spec, backend, harness::kernel::Cgroup(fs, kBg), telemetry, 4096, settle_ns};
-  harness::case_::Controller c(
-      spec.trigger, samples[p0].t_ns, samples[p1].t_ns,
-      [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) { policy->on_trigger(t_ns, ctx, ev); },
-      policy->no_action_note(),
-      [&](const harness::case_::TickInput& tick, std::vector<ControllerEvent>& ev) { policy->on_tick(tick, ctx, ev); });
-  PolicyRun r;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    samples[i].phase = static_cast<int>(i) < p0 ? "warmup" : static_cast<int>(i) < p1 ? "pressure" : "recovery";
-    telemetry.push_back(samples[i]);
-    c.on_sample(telemetry.back(), r.events);
-  }
-  harness::case_::CaseBundle bundle;
-  harness::case_::CaseOutcome outcome;
-  policy->finish(ctx, bundle, outcome);
-  r.events.insert(r.events.end(), bundle.events.begin(), bundle.events.end());
-  r.rows = bundle.reclaims;
-  return r;
-}
-
-std::size_t tick_of(const std::vector<TelemetrySample>& s, std::int64_t t_ns) {
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (s[i].t_ns == t_ns) return i;
-  ADD_FAILURE() << "no tick at " << t_ns;
-  return 0;
+  auto run = test_support::run_policy(t.root(), case_test::backend_spec(), name, params, std::move(samples), {p0, p1, settle_ns, {}});
+  return PolicyRun{std::move(run.bundle.events), std::move(run.bundle.reclaims)};
 }
 
 /// Senpai's request recomputed from two samples (seed 002's formula and cap), bytes.
@@ -331,7 +282,7 @@ TEST(MemoryHigh, SetAtTheTriggerToTheFractionAndRestoredAtFinish) {
   const auto d = r.of("policy_decision");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0]->t_ns, r.of("trigger")[0]->t_ns);
-  const auto high = static_cast<std::int64_t>(std::floor(0.9 * static_cast<double>(captured_current())));
+  const auto high = static_cast<std::int64_t>(std::floor(0.9 * static_cast<double>(captured_bg_current())));
   EXPECT_EQ(high, 188'692'070);
   EXPECT_EQ(d[0]->detail.at("memory_high_bytes"), high);
   EXPECT_EQ(d[0]->detail.at("old_memory_high"), "max");
@@ -403,7 +354,7 @@ TEST(MemfluxGuard, ThrashGuardCoolsDownAfterARefaultBurstAndCooldownSpacesWrites
   auto s = captured();
   // The captured refault burst of a 96 MiB write (bg memory.stat before -> after) lands in
   // the idle tail, in the window closing at tick 26.
-  const std::int64_t after = stat_value(kTree + "bg-memory.stat.after-reclaim", "workingset_refault_anon");
+  const std::int64_t after = stat_value(kCaptureTree + "bg-memory.stat.after-reclaim", "workingset_refault_anon");
   EXPECT_EQ(after - *s[0].bg_workingset_refault_anon, 33'500);
   for (std::size_t k = 26; k < s.size(); ++k) s[k].bg_workingset_refault_anon = after;
   const PolicyRun r = drive(t, "memflux-guard", {{"thrash_cooldown_cycles", 3}}, s, 0, 31);
@@ -435,7 +386,7 @@ TEST(MemfluxGuard, CrisisGuardSuspendsWhileMemAvailableIsLow) {
   case_test::Scratch t;
   harness::case_::ReclaimWriter::InlineScope inline_writes;
   // The capture's meminfo with MemAvailable at 4 % of MemTotal (not captured: synthetic).
-  std::string meminfo = test_support::fixture_text(kTree + "root/proc/meminfo");
+  std::string meminfo = test_support::fixture_text(kCaptureTree + "root/proc/meminfo");
   meminfo.replace(meminfo.find("MemAvailable:     617464 kB"), 27, "MemAvailable:      39823 kB");
   t.put("proc/meminfo", meminfo);
   const auto s = captured();
@@ -515,4 +466,109 @@ TEST(PolicyRegistry, ValidateParamsRejectsUnknownNamesAndFillsDefaults) {
   const json filled = harness::case_::validate_params(senpai, nullptr);
   EXPECT_EQ(filled, json({{"interval_s", 6}, {"max_step", 1}, {"ratio", 0.0005}, {"target", 0.1}}));
   EXPECT_EQ(filled.dump(), R"({"interval_s":6,"max_step":1,"ratio":0.0005,"target":0.1})") << "canonical: integers stay integers";
+}
+
+TEST(PolicyRegistry, BoundsReadAsPeopleWriteThem) {
+  using harness::case_::readable_number;
+  EXPECT_EQ(readable_number(96), "96");
+  EXPECT_EQ(readable_number(0.0005), "0.0005");
+  EXPECT_EQ(readable_number(0.001), "0.001");
+  EXPECT_EQ(readable_number(-2.5), "-2.5");
+  EXPECT_EQ(readable_number(1.0 / 1024), "1/1024");
+  EXPECT_EQ(readable_number(3.0 / (1024 * 1024)), "3/1048576");
+  EXPECT_EQ(readable_number(1.0 / 3), "0.333333");
+  // The one formatting of --list-policies and of the bound errors.
+  EXPECT_NE(harness::case_::policy_catalogue().find("min 1/1024"), std::string::npos);
+  EXPECT_EQ(harness::case_::policy_catalogue().find("0.0009765625"), std::string::npos);
+  try {
+    harness::case_::validate_params(*harness::case_::find_policy("bounded-loop"), {{"step_mib", 0.0001}});
+    ADD_FAILURE() << "accepted";
+  } catch (const harness::case_::ParamError& e) {
+    EXPECT_STREQ(e.what(), "step_mib: 0.0001 is below its minimum 1/1024 MiB");
+  }
+}
+
+TEST(PolicyRegistry, AnUnknownParameterNameGetsTheNearestKnownOne) {
+  const auto& loop = *harness::case_::find_policy("bounded-loop");
+  try {
+    harness::case_::validate_params(loop, {{"step_mb", 16}});
+    ADD_FAILURE() << "accepted";
+  } catch (const harness::case_::ParamError& e) {
+    EXPECT_EQ(e.field(), "step_mb");
+    EXPECT_STREQ(e.what(), "'step_mb' is not a parameter of policy bounded-loop; did you mean 'step_mib'? (its parameters: "
+                           "step_mib, total_cap_mib)");
+  }
+}
+
+TEST(PolicyRegistry, SettingsChecksOfEachPolicy) {
+  using harness::case_::ArmSettings;
+  using harness::case_::settings_problem;
+  const auto problem = [](const std::string& policy, const json& params, const ArmSettings& s) -> std::string {
+    const auto& info = *harness::case_::find_policy(policy);
+    const auto e = settings_problem(info, harness::case_::validate_params(info, params), s);
+    return e ? e->field() + " | " + e->what() : "";
+  };
+  ArmSettings s;  // the study's: bg 300 MiB, no memory.high, 5 min pressure, 1 s ticks
+  s.bg_memory_max_mib = 300;
+  s.warmup_s = 120;
+  s.pressure_s = 300;
+  s.recovery_s = 120;
+  EXPECT_EQ(problem("bounded-reclaim", {{"dose_mib", 96}}, s), "");
+  EXPECT_EQ(problem("bounded-reclaim", {{"dose_mib", 300}}, s),
+            "dose_mib | dose_mib: 300 MiB must be below cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its "
+            "memory.max to reclaim");
+  EXPECT_EQ(problem("bounded-loop", json::object(), s), "");
+  EXPECT_EQ(problem("bounded-loop", {{"step_mib", 97}}, s).substr(0, 11), "step_mib | ");
+  EXPECT_EQ(problem("bounded-loop", {{"total_cap_mib", 300}}, s), "");
+  EXPECT_EQ(problem("bounded-loop", {{"total_cap_mib", 300.5}}, s).substr(0, 16), "total_cap_mib | ");
+  EXPECT_EQ(problem("senpai", json::object(), s), "");
+  EXPECT_EQ(problem("senpai", {{"interval_s", 300}}, s).substr(0, 13), "interval_s | ");
+  EXPECT_EQ(problem("memflux-guard", json::object(), s), "");
+  EXPECT_EQ(problem("memflux-guard", {{"interval_ms", 300'000}}, s).substr(0, 14), "interval_ms | ");
+  EXPECT_EQ(problem("memory-high", {{"fraction", 1}}, s), "");
+  EXPECT_EQ(problem("static-zram", json::object(), s), "");
+  EXPECT_EQ(problem("delayed-activation", json::object(), s), "");
+  ArmSettings slow = s;  // 2 s ticks: senpai's 1 s interval would silently be 2 s
+  slow.telemetry_period_ms = 2000;
+  EXPECT_EQ(problem("senpai", {{"interval_s", 1}}, slow),
+            "interval_s | interval_s: 1 s is shorter than one telemetry tick (telemetry_period_ms 2000): a policy decides on "
+            "ticks");
+  ArmSettings high = s;
+  high.bg_memory_high_mib = 250;
+  EXPECT_EQ(problem("memory-high", {{"fraction", 1}}, high).substr(0, 11), "fraction | ");
+  EXPECT_EQ(problem("memory-high", {{"fraction", 0.9}}, high), "");
+  // Unknown bg limit: nothing to check against.
+  ArmSettings unknown = s;
+  unknown.bg_memory_max_mib.reset();
+  EXPECT_EQ(problem("bounded-reclaim", {{"dose_mib", 4096}}, unknown), "");
+}
+
+// ---- the memory.high writer (memory_high_writer.hpp) ----------------------------------------------
+
+TEST(MemoryHighWriter, OneWriteItsEventCollectedOnceAndTheRestore) {
+  case_test::Scratch t;
+  const harness::kernel::Cgroup bg(harness::kernel::Fs(t.root()), kBg);
+  harness::case_::MemoryHighWriter w;
+  EXPECT_FALSE(w.busy());
+  EXPECT_FALSE(w.wait({{"policy", "x"}}));
+  w.start(bg, 150 * kMiB);
+  EXPECT_TRUE(w.busy());
+  EXPECT_THROW(w.start(bg, kMiB), std::logic_error);
+  const auto e = w.wait({{"policy", "x"}, {"rule", 2}});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, "memory_high_set");
+  EXPECT_EQ(e->t_ns, e->detail.at("end_ns").get<std::int64_t>());
+  EXPECT_EQ(e->detail.at("policy"), "x");
+  EXPECT_EQ(e->detail.at("rule"), 2);
+  EXPECT_EQ(e->detail.at("memory_high_bytes"), 150 * kMiB);
+  EXPECT_EQ(e->detail.at("errno"), 0);
+  EXPECT_EQ(e->detail.at("error"), "");
+  EXPECT_EQ(e->detail.at("duration_ns"), e->detail.at("end_ns").get<std::int64_t>() - e->detail.at("start_ns").get<std::int64_t>());
+  EXPECT_FALSE(w.busy());
+  EXPECT_FALSE(w.collect({{"policy", "x"}}));
+  EXPECT_EQ(t.get(kBg + "/memory.high"), std::to_string(150 * kMiB));
+  const auto r = harness::case_::restore_memory_high(bg, harness::kernel::MemoryLimit::unlimited(), {{"policy", "y"}});
+  EXPECT_EQ(r.kind, "memory_high_restore");
+  EXPECT_EQ(r.detail, json({{"policy", "y"}, {"memory_high", "max"}, {"start_ns", r.detail.at("start_ns")}, {"errno", 0}, {"error", ""}}));
+  EXPECT_EQ(harness::case_::memory_limit_json(harness::kernel::MemoryLimit::of_bytes(4096)), 4096);
 }

@@ -31,6 +31,7 @@
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/fixture_file.hpp"
+#include "tests/common/policy_run.hpp"
 #include "tests/unit/case/case_scratch.hpp"
 
 using harness::case_::ControllerEvent;
@@ -40,34 +41,12 @@ using json = nlohmann::json;
 namespace {
 constexpr std::int64_t kS = 1'000'000'000;
 constexpr std::int64_t kMiB = 1 << 20;
-const std::string kSeq = "tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence/";
-const std::string kTree = "tests/fixtures/6.1.0-57-cloud-amd64/";
-const std::string kBg = "sys/fs/cgroup/harness/bg";
+using test_support::captured_bg_current;
+using test_support::tick_of;
+const std::string& kBg = test_support::kBgCgroup;
 
-std::int64_t captured_current() {
-  return std::stoll(test_support::fixture_text(kTree + "root/" + kBg + "/memory.current"));
-}
-
-/// The 32 recorded ticks as samples (phase set by drive()).
-std::vector<TelemetrySample> captured() {
-  const std::int64_t current = captured_current();
-  std::vector<TelemetrySample> out;
-  for (int i = 0; i < 32; ++i) {
-    const auto base = kSeq + fmt::format("{:03d}", i);
-    const auto psi = harness::kernel::parse_psi(test_support::fixture_text(base + ".memory.pressure"), base);
-    const auto up_ns = static_cast<std::int64_t>(std::llround(std::stod(test_support::fixture_text(base + ".uptime")) * 1e9));
-    TelemetrySample s;
-    s.t_ns = (out.empty() ? up_ns : out.front().t_ns) + i * kS;
-    s.read_ns = up_ns;
-    s.bg_some_us = static_cast<std::int64_t>(psi.some_total_us());
-    s.bg_full_us = static_cast<std::int64_t>(*psi.full_total_us());
-    s.bg_current_bytes = current;
-    s.bg_workingset_refault_anon = 1000;
-    s.bg_workingset_refault_file = 0;
-    out.push_back(s);
-  }
-  return out;
-}
+/// The 32 recorded ticks (tests/common/policy_run.hpp), 1,000 refaults on each.
+std::vector<TelemetrySample> captured() { return test_support::captured_ticks(1000); }
 
 /// Everything one run produced: the events (ticks' and finish()'s, sorted by time as the
 /// executor sorts them), the rows and the outcome_json the executor would write.
@@ -91,61 +70,32 @@ struct Options {
   bool prepare_backend = false;   ///< prepare the scratch's zram (swap syscalls stubbed)
 };
 
-/// Drives policy `name` with `params` over `samples` as the executor does (executor.cpp
-/// run_schedule): Controller with the policy's hooks, then finish(), events sorted by time,
-/// outcome.reclaim preset to null and outcome.trigger from the controller's predicate.
+/// Drives policy `name` with `params` over `samples` as the executor does
+/// (test_support::run_policy), events sorted by time, outcome as outcome_json.
 Trace drive(const case_test::Scratch& t, const std::string& name, const json& params, std::vector<TelemetrySample> samples,
           Options o = {}) {
-  const auto* info = harness::case_::find_policy(name);
-  if (!info) throw std::invalid_argument("no policy " + name);
-  auto policy = info->make(harness::case_::validate_params(*info, params));
-  harness::kernel::Fs fs(t.root());
-  harness::case_::CaseSpec spec;  // the study's trigger (1 ms in each of 3 windows)
   // Prepared: zram1 of the scratch tree, the swap syscalls stubbed (a test's own faults,
   // e.g. on memory.reclaim, are then its only ones: FaultScope clears them all).
   std::optional<harness::kernel::FaultScope> f;
-  harness::case_::Backend backend(fs, case_test::backend_spec(), policy->zram_at_start());
+  test_support::PolicyRunOptions ro{o.p0, o.p1, o.settle_ns, {}};
   if (o.prepare_backend) {
     f.emplace();
     case_test::stub_swap(*f);
-    std::vector<harness::case_::StepRecord> steps;
-    backend.prepare(steps);
+    ro.before_ticks = [](harness::case_::Backend& backend) {
+      std::vector<harness::case_::StepRecord> steps;
+      backend.prepare(steps);
+    };
   }
-  std::vector<TelemetrySample> telemetry;
-  harness::case_::ActionContext ctx{spec, backend, harness::kernel::Cgroup(fs, kBg), telemetry, 4096, o.settle_ns};
-  Trace r;
-  r.note = policy->no_action_note();
-  r.zram = policy->zram_at_start();
-  const std::int64_t start = samples[static_cast<std::size_t>(o.p0)].t_ns;
-  harness::case_::Controller c(
-      spec.trigger, start, samples[static_cast<std::size_t>(o.p1)].t_ns,
-      [&](std::int64_t t_ns, std::vector<ControllerEvent>& ev) { policy->on_trigger(t_ns, ctx, ev); }, r.note,
-      [&](const harness::case_::TickInput& tick, std::vector<ControllerEvent>& ev) { policy->on_tick(tick, ctx, ev); });
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const int k = static_cast<int>(i);
-    samples[i].phase = k < o.p0 ? "warmup" : k < o.p1 ? "pressure" : "recovery";
-    telemetry.push_back(samples[i]);
-    c.on_sample(telemetry.back(), r.events);
-  }
-  harness::case_::CaseBundle bundle;
-  bundle.events = std::move(r.events);
-  harness::case_::CaseOutcome out;
-  out.reclaim = harness::case_::ReclaimOutcome{std::nullopt, 4096};
-  policy->finish(ctx, bundle, out);
-  std::stable_sort(bundle.events.begin(), bundle.events.end(),
+  auto run = test_support::run_policy(t.root(), case_test::backend_spec(), name, params, std::move(samples), ro);
+  std::stable_sort(run.bundle.events.begin(), run.bundle.events.end(),
                    [](const ControllerEvent& a, const ControllerEvent& z) { return a.t_ns < z.t_ns; });
-  out.trigger = harness::case_::trigger_outcome(c.predicate(), !r.note, start);
-  r.events = std::move(bundle.events);
-  r.rows = bundle.reclaims;
-  r.outcome = harness::case_::outcome_json(out);
+  Trace r;
+  r.events = std::move(run.bundle.events);
+  r.rows = std::move(run.bundle.reclaims);
+  r.outcome = harness::case_::outcome_json(run.outcome);
+  r.note = run.note;
+  r.zram = run.zram;
   return r;
-}
-
-std::size_t tick_of(const std::vector<TelemetrySample>& s, std::int64_t t_ns) {
-  for (std::size_t i = 0; i < s.size(); ++i)
-    if (s[i].t_ns == t_ns) return i;
-  ADD_FAILURE() << "no tick at " << t_ns;
-  return 0;
 }
 
 /// The ticks at which rule `i` decided (its `rule` events), and what.
@@ -429,7 +379,7 @@ TEST(RulesActions, ReclaimAFractionOfMemoryCurrentEachTime) {
   case_test::Scratch t;
   harness::case_::ReclaimWriter::InlineScope inline_writes;
   const Trace r = drive(t, "rules", rules_params({rule({{"timer", {{"after_s", 0}}}}, {{"reclaim", {{"fraction", 0.01}}}}, {{"every_s", 10}})}), s);
-  const auto want = static_cast<std::int64_t>(std::floor(0.01 * static_cast<double>(captured_current())));
+  const auto want = static_cast<std::int64_t>(std::floor(0.01 * static_cast<double>(captured_bg_current())));
   EXPECT_EQ(rule_ticks(r, s), (std::vector<std::size_t>{15, 25}));
   ASSERT_EQ(r.rows.size(), 2u);
   ASSERT_EQ(r.of("reclaim_start").size(), 2u);
@@ -482,7 +432,7 @@ TEST(RulesActions, MemoryHighSetToAFractionAndRestored) {
   case_test::Scratch t;
   EXPECT_EQ(t.get(kBg + "/memory.high"), "max\n");
   const Trace r = drive(t, "rules", rules_params({rule(kTrigger, {{"memory_high", {{"fraction", 0.9}}}})}), s);
-  const auto high = static_cast<std::int64_t>(std::floor(0.9 * static_cast<double>(captured_current())));
+  const auto high = static_cast<std::int64_t>(std::floor(0.9 * static_cast<double>(captured_bg_current())));
   ASSERT_EQ(r.of("rule").size(), 1u);
   EXPECT_EQ(r.of("rule")[0]->detail.at("output").at("memory_high_bytes"), high);
   EXPECT_EQ(r.of("rule")[0]->detail.at("output").at("old_memory_high"), "max");
@@ -569,7 +519,7 @@ TEST(RulesValidation, ThroughThePolicyRegistry) {
     harness::case_::validate_params(*info, {{"rules", json::array({rule(kTrigger, "swapon")})}});
     ADD_FAILURE() << "accepted";
   } catch (const harness::case_::ParamError& e) {
-    EXPECT_EQ(e.field(), "rules");
+    EXPECT_EQ(e.field(), "rules[0].do");  // down to the rule's part (the campaign's FILE:LINE:COL)
     EXPECT_STREQ(e.what(), "rules: [0].do: 'swapon' is not an action (actions: memory_high, nothing, reclaim, zram_on)");
   }
   try {
@@ -584,4 +534,49 @@ TEST(RulesValidation, ThroughThePolicyRegistry) {
   for (const auto& d : harness::case_::rules::detectors()) EXPECT_FALSE(d.summary.empty()) << d.name;
   for (const auto& a : harness::case_::rules::rule_actions()) EXPECT_FALSE(a.summary.empty()) << a.name;
   EXPECT_NE(harness::case_::policy_catalogue().find("rules"), std::string::npos);
+}
+
+TEST(RulesValidation, OneSpellingPerListAndErrorsNamingTheRulesPart) {
+  const auto* info = harness::case_::find_policy("rules");
+  ASSERT_NE(info, nullptr);
+  // The short spellings, the long ones and the defaults written out are one value (one arm SHA-256).
+  const json terse = harness::case_::validate_params(
+      *info, {{"rules", json::array({rule("psi_window_trigger", "zram_on", nullptr), rule({{"psi", {{"above_pct", 5}}}}, "nothing", {{"every_s", 2}})})}});
+  const json spelled = harness::case_::validate_params(
+      *info, {{"rules", json::array({rule(kTrigger, {{"zram_on", json::object()}}, "once"),
+                                      rule({{"psi", {{"kind", "some"}, {"windows", 1}, {"above_pct", 5}}}}, {{"nothing", nullptr}}, {{"every_s", 2.0}})})},
+              {"zram_at_start", "on"}});
+  EXPECT_EQ(terse, spelled);
+  EXPECT_EQ(terse.at("rules"),
+            json::parse(R"([{"do": {"zram_on": {}}, "mode": "once", "when": {"psi_window_trigger": {}}},
+                            {"do": {"nothing": {}}, "mode": {"every_s": 2}, "when": {"psi": {"above_pct": 5, "kind": "some", "windows": 1}}}])"));
+  // Canonical in, the same out (the guest validates the planned spec again).
+  EXPECT_EQ(harness::case_::validate_params(*info, terse), terse);
+  // The error's field names the rule's part, for the campaign's FILE:LINE:COL.
+  try {
+    harness::case_::validate_params(*info, {{"rules", json::array({rule(kTrigger, "nothing"), rule({{"psi", {{"above_pct", 150}}}}, "nothing")})}});
+    ADD_FAILURE() << "accepted";
+  } catch (const harness::case_::ParamError& e) {
+    EXPECT_EQ(e.field(), "rules[1].when.psi.above_pct");
+    EXPECT_STREQ(e.what(), "rules: [1].when.psi.above_pct: 150 is above its maximum 100 %");
+  }
+  // Settings: a reclaim above the bg limit, a mode longer than the pressure phase.
+  harness::case_::ArmSettings s;
+  s.bg_memory_max_mib = 200;
+  s.pressure_s = 30;
+  const auto problem = [&](const json& list) {
+    const auto e = harness::case_::settings_problem(*info, harness::case_::validate_params(*info, {{"rules", list}}), s);
+    return e ? e->field() + " | " + e->what() : std::string();
+  };
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"mib", 96}}}})})), "");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing"), rule(kTrigger, {{"reclaim", {{"mib", 201}}}})})),
+            "rules[1].do.reclaim.mib | rules: [1].do.reclaim.mib: 201 MiB must be at most cgroups.bg_memory_max_mib (200 MiB): "
+            "bg never holds more than its memory.max to reclaim");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"bytes", 200 * kMiB + 1}}}})})).substr(0, 26),
+            "rules[0].do.reclaim.bytes ");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"fraction", 1}}}})})), "");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing", {{"cooldown_s", 30}})})), "");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing", {{"cooldown_s", 30.5}})})),
+            "rules[0].mode.cooldown_s | rules: [0].mode.cooldown_s: 30.5 s must be at most phases_s.pressure (30 s): no "
+            "decision it paces would fall in the pressure phase");
 }

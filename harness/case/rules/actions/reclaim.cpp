@@ -10,6 +10,8 @@
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/size.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace harness::case_::rules {
@@ -72,6 +74,17 @@ RuleActionInfo action_reclaim() {
       param_def("fraction", ParamKind::Number, "ratio", nullptr, 0, 1, "ask this share of bg memory.current at the tick"),
   };
   a.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"mib", "bytes", "fraction"}); };
+  // Settings rule: mib or bytes at most cgroups.bg_memory_max_mib (policy.hpp above_bg_limit).
+  a.settings_check = [](const nlohmann::json& p, const ArmSettings& s) -> std::optional<ParamError> {
+    if (p.contains("mib")) return above_bg_limit("mib", p.at("mib").get<double>(), s);
+    if (!p.contains("bytes") || !s.bg_memory_max_mib) return std::nullopt;
+    const auto bytes = p.at("bytes").get<std::int64_t>();
+    const auto limit = static_cast<std::int64_t>(*s.bg_memory_max_mib * harness::kernel::kMiB);
+    if (bytes <= limit) return std::nullopt;
+    return param_error("bytes", fmt::format("{} B must be at most cgroups.bg_memory_max_mib ({} MiB = {} B): bg never holds "
+                                            "more than its memory.max to reclaim",
+                                            bytes, readable_number(*s.bg_memory_max_mib), limit));
+  };
   a.make = [](const nlohmann::json& p) { return std::make_unique<Reclaim>(p); };
   return a;
 }
