@@ -749,6 +749,23 @@ TEST_F(AgentFixture, CancelAfterTheExecutorIsReapedNeverSignalsItsPid) {
   if (gone == decoy) decoy = -1;  // already reaped
 }
 
+// ---- issue 48: the last hostile inputs ----------------------------------------------------
+
+// A token shorter than the documented 32 characters, or one character repeated, is refused
+// at startup with an error that names the token file.
+TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup) {
+  for (const auto& [bad, why] : {std::pair{std::string("0123456789abcdef0123456789abcde"), "shorter than 32"},
+                                 std::pair{std::string(40, 'a'), "one character repeated"}}) {
+    { std::ofstream(token_file, std::ios::trunc) << bad << "\n"; }
+    std::string out;
+    EXPECT_FALSE(start("qualify-ok.sh", &out)) << "token '" << bad << "' accepted";
+    EXPECT_NE(out.find("token file " + token_file.string()), std::string::npos) << out;
+    EXPECT_NE(out.find(why), std::string::npos) << out;
+  }
+  { std::ofstream(token_file, std::ios::trunc) << kToken << "\n"; }
+  EXPECT_TRUE(start());
+}
+
 INSTANTIATE_TEST_SUITE_P(Transport, AgentHostile, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Tls" : "PlainHttp"; });
 
