@@ -168,15 +168,14 @@ class AgentHostile : public AgentFixture, public ::testing::WithParamInterface<b
     tls = GetParam();
   }
 
-  /// GET /v1/health from `source`: its status when the answer came within 1 s of the
-  /// connect (TLS handshake included), else 0.
-  int health_within_1s(const std::string& source = "127.0.0.1") {
-    const auto t0 = Clock::now();
+  /// GET /v1/health from `source`: its status, or 0 when no answer came within `timeout`.
+  /// A liveness check, not a timing claim: the bound only keeps a dead agent from hanging
+  /// the test (a test that is about health not waiting judges the event it waits for, as
+  /// HealthAnswersWhile64SlowClientsAreConnected does).
+  int health_status(const std::string& source = "127.0.0.1", milliseconds timeout = seconds(20)) {
     Raw r(port, tls, source);
     if (!r.ok() || !r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) return 0;
-    const auto left = milliseconds(1000) - std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
-    if (left <= milliseconds(0)) return 0;
-    const std::string line = r.status_line(left);
+    const std::string line = r.status_line(timeout);
     return line.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(line.substr(9, 3)) : 0;
   }
 
@@ -231,7 +230,7 @@ TEST_P(AgentHostile, DeepJsonGets400NamingTheDepthLimit) {
   ASSERT_TRUE(r) << "no answer: the agent died on a deep document";
   EXPECT_EQ(r->status, 400) << r->body;
   EXPECT_NE(r->body.find("deeper than 64 levels (limit 64)"), std::string::npos) << r->body;
-  EXPECT_EQ(health_within_1s(), 200);
+  EXPECT_EQ(health_status(), 200);
   EXPECT_TRUE(runs().empty());
   EXPECT_TRUE(fs::is_empty(state / "cases"));
 }
@@ -259,8 +258,12 @@ TEST_P(AgentHostile, NumberOutOfRangeAndInvalidUtf8Get400) {
 // ---- finding 2: slow clients, huge heads, refused bodies ---------------------------------
 
 // 64 clients that send a request head (or, over TLS, a ClientHello) one byte at a time,
-// 8 of them from the address /v1/health then comes from: health still answers within 1 s.
-TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
+// 8 of them from the address /v1/health then comes from: health answers while all 64 are
+// still connected and unanswered. Judged is that event, not a wall time (a 1 s limit failed
+// by chance at nice 19 beside a TCG guest): an agent that served the slow clients first
+// would answer health only after their 60 s head deadline let them go, so health is asked
+// with half that deadline as its bound and must come before any slow client was closed.
+TEST_P(AgentHostile, HealthAnswersWhile64SlowClientsAreConnected) {
   ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--header-deadline-s", "60"}));
   std::vector<std::unique_ptr<Raw>> slow;
   for (int i = 0; i < 64; ++i) {
@@ -280,11 +283,14 @@ TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
     }
   });
   const auto t0 = Clock::now();
-  const int status = health_within_1s("127.0.0.1");
+  const int status = health_status("127.0.0.1", seconds(30));
   const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+  int closed = 0;
+  for (auto& s : slow) closed += s->closed_within(milliseconds(0)) ? 1 : 0;
   done = true;
   dripper.join();
-  EXPECT_EQ(status, 200) << "health took " << took << " ms with 64 slow clients connected";
+  EXPECT_EQ(status, 200) << "no health answer within 30 s (half the slow clients' head deadline)";
+  EXPECT_EQ(closed, 0) << "health answered (after " << took << " ms) only once slow clients were let go";
 }
 
 // More connections from one address than --max-connections-per-address: the surplus is
@@ -327,7 +333,7 @@ TEST_P(AgentHostile, ConnectionsPerAddressAreBounded) {
     EXPECT_TRUE(extra.closed_within(milliseconds(2000)));
     EXPECT_NE(extra.received().find("per client address"), std::string::npos) << extra.received();
   }
-  EXPECT_EQ(health_within_1s("127.0.0.4"), 200);
+  EXPECT_EQ(health_status("127.0.0.4"), 200);
   for (auto& h : held) EXPECT_FALSE(h->closed_within(milliseconds(0))) << "an admitted slow client was dropped";
 }
 
@@ -360,7 +366,7 @@ TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
     }
     EXPECT_TRUE(closed) << "a ClientHello sent one byte per 250 ms was not cut off at the 2 s head deadline";
   }
-  EXPECT_EQ(health_within_1s(), 200);
+  EXPECT_EQ(health_status(), 200);
 }
 
 // One million header lines: 431 after the first 64, the agent stops reading and closes
@@ -368,7 +374,7 @@ TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
 // does not grow by what was sent (it grew by about 110 MB and kept it).
 TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   ASSERT_TRUE(start());
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long rss0 = rss_kib(pid);
   const long long read0 = read_bytes(pid);
   Raw r(port, tls);
@@ -381,7 +387,7 @@ TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   const std::string line = r.status_line(seconds(10));
   EXPECT_EQ(line, "HTTP/1.1 431 Request Header Fields Too Large") << r.received().substr(0, 300);
   EXPECT_NE(r.received().find("more than 64 header lines"), std::string::npos) << r.received().substr(0, 300);
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long rss1 = rss_kib(pid);
   const long long read_by_agent = read_bytes(pid) - read0;
   RecordProperty("rss_before_kib", std::to_string(rss0));
@@ -402,7 +408,7 @@ TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
 // out, only what the socket buffers hold.
 TEST_P(AgentHostile, DeclaredFiftyMegabyteBodyIsRefusedUnread) {
   ASSERT_TRUE(start());
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long long read0 = read_bytes(pid);
   Raw r(port, tls);
   ASSERT_TRUE(r.ok());
@@ -566,7 +572,15 @@ TEST_P(AgentHostile, CancelWhileFinishingIsHonouredAndHealthDoesNotWait) {
   ASSERT_TRUE(eventually([&] { return fs::exists(locked); }));
   const bool finishing = eventually([&] { return state_within_2s("case-f") == "finishing"; }, seconds(8));
   EXPECT_TRUE(finishing) << "the case never read 'finishing' while its bundle was locked";
-  EXPECT_EQ(health_within_1s(), 200) << "health waited for the bundle";
+  EXPECT_EQ(health_status(), 200);
+  // The event judged: health answered while the bundle was still locked (the case still
+  // finishing); an agent whose health waited for the bundle answers only after the lock.
+  {
+    auto c = client();
+    auto st = c.Get("/v1/cases/case-f");
+    ASSERT_TRUE(st);
+    EXPECT_EQ(json::parse(st->body)["state"], "finishing") << "health waited for the bundle: " << st->body;
+  }
   auto k = client().Post("/v1/cases/case-f/cancel", "", "application/json");
   ASSERT_TRUE(k);
   EXPECT_EQ(k->status, 202);
