@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
@@ -778,6 +780,46 @@ TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup)
   }
   { std::ofstream(token_file, std::ios::trunc) << kToken << "\n"; }
   EXPECT_TRUE(start());
+}
+
+// A FIFO where a state file belongs (unclean.json, a case's status.json): /v1/health and the
+// case's status answer at once (opening it blocked every /v1/health); the FIFO is refused as
+// not a regular file, so the VM reads unclean (accepting no case) until it is removed.
+TEST_P(AgentHostile, FifoAtAStateFileDoesNotBlockHealth) {
+  ASSERT_TRUE(start());
+  const std::vector<fs::path> fifos{state / "unclean.json", state / "cases" / "case-fifo" / "status.json"};
+  // Bounded on failure too: an agent blocked opening a FIFO is released (an O_RDWR open
+  // counts as a writer) and the FIFOs removed before TearDown stops it.
+  struct ReleaseFifos {
+    const std::vector<fs::path>& paths;
+    ~ReleaseFifos() {
+      std::vector<int> fds;
+      for (const auto& p : paths) {
+        const int fd = ::open(p.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) fds.push_back(fd);
+        ::unlink(p.c_str());
+      }
+      std::this_thread::sleep_for(milliseconds(100));
+      for (int fd : fds) ::close(fd);
+    }
+  } release{fifos};
+  fs::create_directories(state / "cases" / "case-fifo");
+  for (const auto& f : fifos) ASSERT_EQ(::mkfifo(f.c_str(), 0600), 0) << f;
+  auto c = client(false);
+  c.set_read_timeout(20, 0);  // a bound for a blocked agent, not a timing claim
+  auto h = c.Get("/v1/health");
+  ASSERT_TRUE(h) << "no health answer: the agent blocked on the FIFO";
+  EXPECT_EQ(h->status, 200);
+  const json hj = json::parse(h->body);
+  EXPECT_EQ(hj["accepting_cases"], false) << h->body;
+  EXPECT_NE(h->body.find("not a regular file"), std::string::npos) << h->body;
+  auto s = client().Get("/v1/cases/case-fifo");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->status, 404) << s->body;
+  ::unlink(fifos[0].c_str());
+  h = c.Get("/v1/health");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(json::parse(h->body)["accepting_cases"], true) << h->body;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transport, AgentHostile, ::testing::Values(false, true),
