@@ -103,6 +103,17 @@ void send_error(httplib::Response& res, int status, const std::string& msg, cons
   res.set_content(dump(j), "application/json");
 }
 
+/// A declared Content-Length above `max_body`: answers 413 (the connection closes after it,
+/// nothing of the body is read) and returns true; else false.
+bool refuse_declared_length(const httplib::Request& req, httplib::Response& res, std::size_t max_body) {
+  if (req.get_header_value<std::uint64_t>("Content-Length") <= max_body) return false;
+  close_after_response();
+  res.set_header("Connection", "close");
+  send_error(res, 413, "request body too large (Content-Length above the limit of " + std::to_string(max_body) +
+                           " bytes)", "");
+  return true;
+}
+
 /// Runs `argv` and returns its exit code and stdout, at most kStateFileMax + 1 bytes of it
 /// (for --qualify-cmd).
 std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
@@ -654,6 +665,9 @@ struct Server::Impl {
     if (r.status == 400 && body_deadline_passed()) {
       r.status = 408;
       r.message = "request body not received within " + std::to_string(opts.body_deadline_s) + " s";
+    } else if (r.status == 400 && body_over_raw_limit()) {
+      r.message = "request body takes more than " + std::to_string(raw_body_limit(opts.max_body_bytes)) +
+                  " bytes on the wire, chunk framing included (limit: 2 x the body limit + 64 KiB)";
     }
     close_after_response();  // the rest of an unread body must not be parsed as a request
     res.set_header("Connection", "close");
@@ -955,13 +969,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
       return httplib::Server::HandlerResponse::Handled;
     }
     // A declared length above the limit: refused before a byte of it is read.
-    if (req.get_header_value<std::uint64_t>("Content-Length") > max_body) {
-      close_after_response();
-      res.set_header("Connection", "close");
-      send_error(res, 413, "request body too large (Content-Length above the limit of " + std::to_string(max_body) +
-                               " bytes)", "");
-      return httplib::Server::HandlerResponse::Handled;
-    }
+    if (refuse_declared_length(req, res, max_body)) return httplib::Server::HandlerResponse::Handled;
     if (req.method == "GET" && req.path == "/v1/health") return httplib::Server::HandlerResponse::Unhandled;
     // The whole header value (the guard refuses a NUL already; the library's string
     // accessors would stop at one).
@@ -981,8 +989,15 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  http.set_expect_100_continue_handler([max_body](const httplib::Request& req, httplib::Response&) {
-    return req.get_header_value<std::uint64_t>("Content-Length") > max_body ? 413 : 100;
+  // Expect: 100-continue (curl sends it for bodies above 1 MiB): a declared length above the
+  // limit gets its 413 instead of the 100 Continue, and the connection closes after it.
+  // httplib writes the answer from `res` (its status too: left at -1 it wrote "HTTP/1.1 -1").
+  http.set_expect_100_continue_handler([max_body](const httplib::Request& req, httplib::Response& res) {
+    if (!refuse_declared_length(req, res, max_body)) return 100;
+    // httplib writes this answer without routing it, so without the Content-Length it
+    // adds to routed answers.
+    res.set_header("Content-Length", std::to_string(res.body.size()));
+    return 413;
   });
   http.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request&, httplib::Response& res) {

@@ -767,6 +767,68 @@ TEST_F(AgentFixture, CancelAfterTheExecutorIsReapedNeverSignalsItsPid) {
 
 // ---- issue 48: the last hostile inputs ----------------------------------------------------
 
+/// A Range header of `n` ranges "0-" (2,700 fill an 8 KB header line).
+std::string many_ranges(int n) {
+  std::string r = "Range: bytes=0-";
+  for (int i = 1; i < n; ++i) r += ",0-";
+  return r + "\r\n";
+}
+
+/// The value of header `name` in the raw answer `resp` ("" when absent).
+std::string header_of(const std::string& resp, const std::string& name) {
+  const auto head_end = resp.find("\r\n\r\n");
+  const std::string head = resp.substr(0, head_end);
+  const auto at = head.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return "";
+  const auto from = at + 4 + name.size();
+  return head.substr(from, head.find("\r\n", from) - from);
+}
+
+// Range is ignored (the agent serves no ranges; httplib built a multipart answer in memory,
+// one part per range): 2,700 ranges on /v1/health get the plain 200 answer (it was 875 KB),
+// and 64 such requests at once leave the agent under 32 MiB (it grew from 19 to 156 MiB).
+TEST_P(AgentHostile, RangeHeadersAreIgnored) {
+  ASSERT_TRUE(start());
+  const std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many_ranges(2700) + "Connection: close\r\n\r\n";
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(req));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 200 OK") << all.substr(0, 300);
+    EXPECT_LT(all.size(), 4096u) << "a 2,700-range request got " << all.size() << " bytes";
+    EXPECT_EQ(all.find("multipart/byteranges"), std::string::npos) << all.substr(0, 300);
+    EXPECT_TRUE(json::accept(all.substr(all.find("\r\n\r\n") + 4))) << all;
+  }
+  // One range is ignored too (a 206 with part of the status document helps nobody).
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\nConnection: close\r\n\r\n"));
+    EXPECT_EQ(r.status_line(seconds(20)), "HTTP/1.1 200 OK") << r.received();
+  }
+  std::vector<std::size_t> sizes(64, 0);
+  std::vector<std::string> lines(64);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 64; ++i)
+    clients.emplace_back([&, i] {
+      Raw r(port, tls, "127.0.0." + std::to_string(10 + i % 8));  // 8 per address, under the 16 allowed
+      if (!r.ok() || !r.send(req)) return;
+      const std::string all = r.read_until_closed(seconds(60));
+      sizes[i] = all.size();
+      lines[i] = all.substr(0, all.find("\r\n"));
+    });
+  for (auto& t : clients) t.join();
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(lines[i], "HTTP/1.1 200 OK") << "request " << i;
+    EXPECT_LT(sizes[i], 4096u) << "request " << i;
+  }
+  const long rss = rss_kib(pid);
+  std::printf("agent VmRSS after 64 concurrent 2,700-range requests: %ld KiB\n", rss);
+  EXPECT_GT(rss, 0);
+  EXPECT_LT(rss, 32 * 1024) << "VmRSS " << rss << " KiB";
+}
+
 // A token shorter than the documented 32 characters, or one character repeated, is refused
 // at startup with an error that names the token file.
 TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup) {
@@ -780,6 +842,56 @@ TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup)
   }
   { std::ofstream(token_file, std::ios::trunc) << kToken << "\n"; }
   EXPECT_TRUE(start());
+}
+
+// Expect: 100-continue with a declared body above the limit: 413 instead of the 100 (it was
+// "HTTP/1.1 -1 Internal Server Error"), and the connection closes; within the limit the
+// 100 comes and the body is read.
+TEST_P(AgentHostile, ExpectContinueWithAnOversizedBodyGets413BeforeAny100) {
+  ASSERT_TRUE(start());
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nContent-Length: " +
+                       std::to_string(5u << 20) + "\r\nExpect: 100-continue\r\n\r\n"));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 413 Payload Too Large") << all;
+    EXPECT_EQ(all.find("100 Continue"), std::string::npos) << all;
+    EXPECT_EQ(header_of(all, "Content-Length"), std::to_string(all.size() - all.find("\r\n\r\n") - 4)) << all;
+    EXPECT_NE(all.find("request body too large"), std::string::npos) << all;
+  }
+  {
+    const std::string spec = valid_spec("case-expect").dump();
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nContent-Length: " +
+                       std::to_string(spec.size()) + "\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"));
+    EXPECT_EQ(r.status_line(seconds(20)), "HTTP/1.1 100 Continue") << r.received();
+    make_bundle("case-expect");
+    ASSERT_TRUE(r.send(spec));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_NE(all.find("HTTP/1.1 202 Accepted"), std::string::npos) << all;
+    EXPECT_EQ(wait_final("case-expect")["state"], "completed");
+  }
+}
+
+// 500,000 one-byte chunks (3 MB of framing for 500 KB of body): the documented 400 at the
+// raw byte limit (2 x the body limit + 64 KiB), not a connection closed without an answer.
+TEST_P(AgentHostile, HalfAMillionOneByteChunksGet400) {
+  ASSERT_TRUE(start());
+  std::string chunks;
+  chunks.reserve(3000005);
+  for (int i = 0; i < 500000; ++i) chunks += "1\r\nx\r\n";
+  chunks += "0\r\n\r\n";
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  r.send(chunks);  // the agent stops reading at the limit; what it still takes is discarded
+  const std::string all = r.read_until_closed(seconds(60));
+  EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 400 Bad Request") << all.substr(0, 300);
+  EXPECT_NE(all.find("on the wire, chunk framing included"), std::string::npos) << all.substr(0, 400);
+  EXPECT_TRUE(runs().empty());
+  EXPECT_EQ(health_status(), 200);
 }
 
 // A FIFO where a state file belongs (unclean.json, a case's status.json): /v1/health and the
