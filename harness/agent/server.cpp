@@ -94,11 +94,15 @@ std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o, std::fu
   return s;
 }
 
+/// Every error answer of the handlers: `msg` and `field` may quote request text (a spec's
+/// value or key, a path), so every byte outside printable ASCII is written as \xNN
+/// (harness::json::printable): an error never carries raw request bytes such as ESC or BEL
+/// to the client's terminal or log (API.md).
 void send_error(httplib::Response& res, int status, const std::string& msg, const std::string& field = "",
                 const json& extra = json::object()) {
   json j = extra;
-  j["error"] = msg;
-  j["field"] = field.empty() ? json(nullptr) : json(field);
+  j["error"] = harness::json::printable(msg, std::string_view::npos);
+  j["field"] = field.empty() ? json(nullptr) : json(harness::json::printable(field, std::string_view::npos));
   res.status = status;
   res.set_content(dump(j), "application/json");
 }

@@ -844,6 +844,34 @@ TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup)
   EXPECT_TRUE(start());
 }
 
+// A field's name or value holding ESC or BEL: the error quotes it as \xNN, never the raw
+// byte (the JSON answer decoded holds printable ASCII only).
+TEST_P(AgentHostile, ControlBytesOfTheRequestAreEscapedInErrors) {
+  ASSERT_TRUE(start());
+  const auto printable_only = [](const std::string& t) {
+    for (unsigned char c : t)
+      if (c < 0x20 || c >= 0x7f) return false;
+    return true;
+  };
+  json by_name = valid_spec("case-esc");
+  by_name["backend"]["x\x1b[31mred"] = 1;
+  json by_value = valid_spec("case-bel");
+  by_value["backend"]["delayed_swapfile"] = "on\x07\x1b[2J";
+  for (const auto& [spec, shown] : {std::pair{by_name, std::string("x\\x1b[31mred")},
+                                    std::pair{by_value, std::string("on\\x07\\x1b[2J")}}) {
+    std::string body;
+    EXPECT_EQ(post_spec(spec, &body), 400) << body;
+    const json j = json::parse(body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << body;
+    ASSERT_TRUE(j["error"].is_string()) << body;
+    const std::string error = j["error"], field = j["field"].is_string() ? j["field"].get<std::string>() : "";
+    EXPECT_TRUE(printable_only(error)) << error;
+    EXPECT_TRUE(printable_only(field)) << field;
+    EXPECT_NE(error.find(shown), std::string::npos) << error;
+  }
+  EXPECT_TRUE(runs().empty());
+}
+
 // Expect: 100-continue with a declared body above the limit: 413 instead of the 100 (it was
 // "HTTP/1.1 -1 Internal Server Error"), and the connection closes; within the limit the
 // 100 comes and the body is read.
