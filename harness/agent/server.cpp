@@ -25,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -54,6 +55,12 @@ namespace {
 constexpr std::size_t kStateFileMax = 1 << 20;
 /// GET /v1/cases/{id}?wait_ms=: the longest wait a request may ask for, ms (API.md).
 constexpr int kMaxStatusWaitMs = 60000;
+/// GET /v1/cases/{id}/bundle: downloads served at once; beyond, 503 with Retry-After (API.md;
+/// ours: the runner downloads one bundle per case, a retry may overlap a stale one).
+constexpr std::size_t kMaxBundleDownloads = 2;
+/// A bundle is streamed in pieces of this many bytes, read with pread(2) as the client
+/// takes them (a download holds one piece, never the whole bundle).
+constexpr std::size_t kBundlePiece = 64 << 10;
 
 /// JSON text of `j`; bytes that are not UTF-8 (a path, an error text) become U+FFFD
 /// instead of throwing, so an answer can always be written.
@@ -204,6 +211,7 @@ struct Server::Impl {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<CaseRec>> cases;
   std::string busy_id;         // "" = idle; a case id, "(qualification)" or "(reboot)"
+  std::size_t downloads = 0;   // bundle downloads being served (BundleDownload)
   json last_report;            // last qualification report (served while busy)
   json mark_not_written;       // an unclean mark that could not be written (null = none)
   std::thread watcher;
@@ -857,15 +865,54 @@ struct Server::Impl {
       b = bundle_path(*c);
     }
     if (!is_final(state)) return send_error(res, 409, "case " + rest + " has not finished (state " + state + ")", "");
-    std::string data;
-    try {
-      std::ifstream in(b, std::ios::binary);
-      if (!in) return send_error(res, 404, "case " + rest + " has no bundle (state " + state + ")", "");
-      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::exception& e) {
-      return send_error(res, 500, "cannot read the bundle of case " + rest + ": " + e.what(), "");
+    serve_bundle(rest, state, b, res);
+  }
+
+  /// One bundle download being served: its open file and its slot among kMaxBundleDownloads,
+  /// both released when the answer (which holds it through its content provider) is gone.
+  struct BundleDownload {
+    Impl& m;
+    int fd = -1;
+    explicit BundleDownload(Impl& impl) : m(impl) {}
+    ~BundleDownload() {
+      if (fd >= 0) ::close(fd);
+      std::lock_guard<std::mutex> lk(m.mu);
+      --m.downloads;
     }
-    res.set_content(std::move(data), "application/vnd.sqlite3");
+  };
+
+  /// GET /v1/cases/{id}/bundle of a finished case: the file streamed with a content
+  /// provider (kBundlePiece at a time), at most kMaxBundleDownloads at once (beyond: 503,
+  /// Retry-After: 1). The file is opened without blocking and must be a regular file.
+  void serve_bundle(const std::string& id, const std::string& state, const fs::path& b, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (downloads >= kMaxBundleDownloads) {
+        res.set_header("Retry-After", "1");
+        return send_error(res, 503, "too many bundle downloads at once (limit " + std::to_string(kMaxBundleDownloads) +
+                                        "); retry later", "");
+      }
+      ++downloads;
+    }
+    auto dl = std::make_shared<BundleDownload>(*this);
+    dl->fd = ::open(b.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (dl->fd < 0 && errno == ENOENT) return send_error(res, 404, "case " + id + " has no bundle (state " + state + ")", "");
+    if (dl->fd < 0) return send_error(res, 500, "cannot open the bundle " + b.string() + ": " + std::strerror(errno), "");
+    struct stat st{};
+    if (::fstat(dl->fd, &st) != 0 || !S_ISREG(st.st_mode))
+      return send_error(res, 500, "the bundle " + b.string() + " is not a regular file", "");
+    if (st.st_size == 0) return res.set_content("", "application/vnd.sqlite3");
+    res.set_content_provider(static_cast<std::size_t>(st.st_size), "application/vnd.sqlite3",
+                             [dl](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                               std::vector<char> piece(std::min(length, kBundlePiece));
+                               ssize_t n;
+                               do {
+                                 n = ::pread(dl->fd, piece.data(), piece.size(), static_cast<off_t>(offset));
+                               } while (n < 0 && errno == EINTR);
+                               // A read error or a bundle that shrank: the answer ends short of its
+                               // Content-Length and the connection is closed.
+                               return n > 0 && sink.write(piece.data(), static_cast<std::size_t>(n));
+                             });
   }
 
   void get_qualification(httplib::Response& res) {

@@ -962,6 +962,78 @@ TEST_P(AgentHostile, FifoAtAStateFileDoesNotBlockHealth) {
   EXPECT_EQ(json::parse(h->body)["accepting_cases"], true) << h->body;
 }
 
+// A 32 MiB bundle is streamed, not read whole into memory: 8 downloads that stall after
+// their first bytes leave the agent's RSS within 16 MiB of what it was (8 whole copies of
+// a 64 MiB bundle were 914 MiB), at most 2 are served at once (the rest: 503 with
+// Retry-After), and a download afterwards gets the whole file byte for byte. A small
+// bundle asked with 600 ranges comes whole too (the ranges of a large one would have made
+// the former agent build 600 copies of it: the test stays bounded on a regression).
+TEST_P(AgentHostile, BundleDownloadsAreStreamedAndCapped) {
+  make_bundle("case-big");
+  {
+    results::Db db((dir / "bundles" / "case-big.db").string(), results::Db::Mode::ReadWrite);
+    results::Stmt(db, "CREATE TABLE pad(b BLOB)").run();
+    results::Stmt(db, "INSERT INTO pad VALUES(zeroblob(32 * 1024 * 1024))").run();
+  }
+  make_bundle("case-small");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(post_spec(valid_spec("case-small")), 202);
+  ASSERT_EQ(wait_final("case-small")["state"], "completed");
+  {
+    const std::string small = test_support::slurp(dir / "bundles" / "case-small.db");
+    ASSERT_LT(small.size(), 1u << 20);
+    const std::string range = many_ranges(600);
+    auto r = client().Get("/v1/cases/case-small/bundle", {{"Range", range.substr(7, range.size() - 9)}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_TRUE(r->body == small) << "600 ranges: " << r->body.size() << " bytes for a " << small.size() << "-byte bundle";
+  }
+  ASSERT_EQ(post_spec(valid_spec("case-big")), 202);
+  ASSERT_EQ(wait_final("case-big")["state"], "completed");
+  const std::string want = test_support::slurp(dir / "bundles" / "case-big.db");
+  ASSERT_GT(want.size(), 32u << 20);
+  ASSERT_EQ(health_status(), 200);
+  const long rss0 = rss_kib(pid);
+  std::vector<std::unique_ptr<Raw>> slow;
+  int ok = 0, busy = 0;
+  for (int i = 0; i < 8; ++i) {
+    slow.push_back(std::make_unique<Raw>(port, tls, "127.0.0." + std::to_string(20 + i)));
+    ASSERT_TRUE(slow.back()->ok());
+    ASSERT_TRUE(slow.back()->send(auth_head("GET", "/v1/cases/case-big/bundle") + "\r\n"));
+    const std::string line = slow.back()->status_line(seconds(20));
+    if (line == "HTTP/1.1 200 OK") ++ok;
+    if (line == "HTTP/1.1 503 Service Unavailable") {
+      ++busy;
+      slow.back()->read_until([&] { return slow.back()->received().find("\r\n\r\n") != std::string::npos; },
+                              seconds(20));
+      EXPECT_EQ(header_of(slow.back()->received(), "Retry-After"), "1") << slow.back()->received();
+    }
+  }
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(busy, 6);
+  const long rss1 = rss_kib(pid);
+  std::printf("agent VmRSS %ld KiB before, %ld KiB with 8 stalled downloads of a %zu-byte bundle\n", rss0, rss1,
+              want.size());
+  EXPECT_LT(rss1 - rss0, 16 * 1024) << "VmRSS grew from " << rss0 << " to " << rss1 << " KiB";
+  slow.clear();  // the stalled downloads end: their slots are freed when the agent's writes fail
+  httplib::Response got;
+  const bool whole = eventually(
+      [&] {
+        auto c = client();
+        c.set_read_timeout(60, 0);
+        auto r = c.Get("/v1/cases/case-big/bundle");
+        if (!r || r->status == 503) return false;
+        got = *r;
+        return true;
+      },
+      seconds(60));
+  ASSERT_TRUE(whole) << "the bundle download stayed refused (503) after the stalled ones ended";
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(got.get_header_value("Content-Type"), "application/vnd.sqlite3");
+  EXPECT_EQ(got.body.size(), want.size());
+  EXPECT_TRUE(got.body == want) << "the streamed bundle differs from the file";
+}
+
 INSTANTIATE_TEST_SUITE_P(Transport, AgentHostile, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Tls" : "PlainHttp"; });
 
