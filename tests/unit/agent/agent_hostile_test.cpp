@@ -829,6 +829,22 @@ TEST_P(AgentHostile, RangeHeadersAreIgnored) {
   EXPECT_LT(rss, 32 * 1024) << "VmRSS " << rss << " KiB";
 }
 
+// A header line above httplib's own 8 KB line limit (5,400 ranges: 16 KB, within the
+// guard's head limit): one 400, and the connection closes; the rest of that head is not
+// parsed as a second request (it got a second 400).
+TEST_P(AgentHostile, HeadLineAboveTheLibrarysLimitGetsOneAnswer) {
+  ASSERT_TRUE(start());
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many_ranges(5400) + "X-After: 1\r\n\r\n"));
+  const std::string all = r.read_until_closed(seconds(20));
+  std::size_t answers = 0;
+  for (std::size_t p = all.find("HTTP/1.1 "); p != std::string::npos; p = all.find("HTTP/1.1 ", p + 1)) ++answers;
+  EXPECT_EQ(all.rfind("HTTP/1.1 400 Bad Request", 0), 0u) << all;
+  EXPECT_EQ(answers, 1u) << all;
+  EXPECT_TRUE(r.closed_within(seconds(5)));
+}
+
 // A token shorter than the documented 32 characters, or one character repeated, is refused
 // at startup with an error that names the token file.
 TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup) {
