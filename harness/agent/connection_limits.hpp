@@ -21,4 +21,8 @@ struct ConnectionLimits {
   int body_deadline_ms = 30000;            ///< a whole request body, ms
 };
 
+/// The raw bytes a request body may take on the wire, chunk framing included, for a body
+/// limit of `max_body_bytes` decoded bytes: 2 x the limit + 64 KiB (API.md "Limits"; ours).
+constexpr std::size_t raw_body_limit(std::size_t max_body_bytes) { return 2 * max_body_bytes + 65536; }
+
 }  // namespace harness::agent

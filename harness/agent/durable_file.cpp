@@ -56,7 +56,9 @@ void write_file_durably(const std::filesystem::path& path, const std::string& co
 }
 
 std::optional<std::string> read_small_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) put where a state file belongs must not wait
+  // for a writer; whatever it is, it is refused below unless it is a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return std::nullopt;
     fail("open", path, errno);

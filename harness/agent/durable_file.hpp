@@ -16,8 +16,9 @@ namespace harness::agent {
 void write_file_durably(const std::filesystem::path& path, const std::string& content);
 
 /// Reads at most `max_bytes` of a regular file: nullopt when it does not exist; throws
-/// std::runtime_error naming the file when it cannot be read, is not a regular file or is
-/// larger than `max_bytes`.
+/// std::runtime_error naming the file when it cannot be read, is not a regular file (a
+/// FIFO, a device, a directory: opened without blocking, then refused) or is larger than
+/// `max_bytes`.
 std::optional<std::string> read_small_file(const std::filesystem::path& path, std::size_t max_bytes);
 
 }  // namespace harness::agent

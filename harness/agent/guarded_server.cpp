@@ -37,6 +37,7 @@ struct RequestFlags {
   bool body_consumed = false;
   bool close_after = false;
   bool body_timed_out = false;  // a body read waited past the body deadline
+  bool body_over_budget = false;  // a body read went past raw_body_limit
 };
 thread_local RequestFlags* tl_flags = nullptr;
 
@@ -126,6 +127,9 @@ void ip_and_port(const sockaddr_storage& ss, std::string& ip, int& port) {
   ip = buf;
 }
 
+/// Body bytes taken off the wire per read (WireStream::read).
+constexpr std::size_t kBodyPiece = 16384;
+
 /// Result of reading one request head.
 enum class Head { Ready, Closed, TooLarge, TooManyLines, Timeout, Malformed };
 
@@ -144,23 +148,31 @@ class WireStream final : public httplib::Stream {
 
   ssize_t read(char* ptr, std::size_t size) override {
     if (failed_ || size == 0) return failed_ ? -1 : 0;
-    if (pos_ < buf_.size()) {
-      const std::size_t n = std::min(size, buf_.size() - pos_);
-      std::memcpy(ptr, buf_.data() + pos_, n);
-      const std::size_t body_part = pos_ + n > head_end_ ? pos_ + n - std::max(pos_, head_end_) : 0;
-      pos_ += n;
-      if (body_part > body_budget_) return fail();
-      body_budget_ -= body_part;
-      return static_cast<ssize_t>(n);
+    if (pos_ >= buf_.size()) {
+      // The head and whatever came with it are consumed: the next piece of body comes
+      // from the wire into the buffer, so that httplib's byte-at-a-time reads of chunk
+      // lines (500,000 one-byte chunks) cost a copy each, not a system call each. What is
+      // read never exceeds the raw body budget; what is left of it after this request (a
+      // next request on the connection) stays for await_head.
+      if (body_budget_ == 0) return over_budget();
+      buf_.resize(std::min<std::size_t>(kBodyPiece, body_budget_));
+      pos_ = 0;
+      head_end_ = 0;  // all of the buffer is body
+      const ssize_t n = wire_read(buf_.data(), buf_.size(), body_deadline_);
+      buf_.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      // A body that stalls past its deadline: the handler still answers (408), then the
+      // connection is closed; any other read error ends it at once.
+      if (n < 0 && !timed_out_) failed_ = true;
+      if (n < 0 && timed_out_ && tl_flags) tl_flags->body_timed_out = true;
+      if (n <= 0) return n;
     }
-    if (body_budget_ == 0) return fail();  // more raw body than the limit allows
-    const ssize_t n = wire_read(ptr, std::min(size, body_budget_), body_deadline_);
-    if (n > 0) body_budget_ -= static_cast<std::size_t>(n);
-    // A body that stalls past its deadline: the handler still answers (408), then the
-    // connection is closed; any other read error ends it at once.
-    if (n < 0 && !timed_out_) failed_ = true;
-    if (n < 0 && timed_out_ && tl_flags) tl_flags->body_timed_out = true;
-    return n;
+    const std::size_t n = std::min(size, buf_.size() - pos_);
+    std::memcpy(ptr, buf_.data() + pos_, n);
+    const std::size_t body_part = pos_ + n > head_end_ ? pos_ + n - std::max(pos_, head_end_) : 0;
+    pos_ += n;
+    if (body_part > body_budget_) return over_budget();
+    body_budget_ -= body_part;
+    return static_cast<ssize_t>(n);
   }
 
   ssize_t write(const char* ptr, std::size_t size) override {
@@ -199,6 +211,8 @@ class WireStream final : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
   bool failed() const { return failed_; }
+  /// True when the current request's head was not read to its end.
+  bool head_unread() const { return head_end_ != std::string::npos && pos_ < head_end_; }
 
   /// Writes all of `s` (the guard's own answers); false when the client stopped reading.
   bool write_all(const std::string& s) {
@@ -283,7 +297,7 @@ class WireStream final : public httplib::Stream {
 
   /// The head is complete: what httplib reads beyond it is body, within these bounds.
   void begin_body() {
-    body_budget_ = 2 * l_.max_body_bytes + 65536;
+    body_budget_ = raw_body_limit(l_.max_body_bytes);
     body_deadline_ = Clock::now() + std::chrono::milliseconds(l_.body_deadline_ms);
   }
 
@@ -306,6 +320,13 @@ class WireStream final : public httplib::Stream {
  private:
   ssize_t fail() {
     failed_ = true;
+    return -1;
+  }
+
+  /// More raw body than raw_body_limit: the read fails, but the connection still carries
+  /// the handler's answer (400), then it is closed.
+  static ssize_t over_budget() {
+    if (tl_flags) tl_flags->body_over_budget = true;
     return -1;
   }
 
@@ -463,6 +484,8 @@ void close_after_response() {
 
 bool body_deadline_passed() { return tl_flags && tl_flags->body_timed_out; }
 
+bool body_over_raw_limit() { return tl_flags && tl_flags->body_over_budget; }
+
 /// Connection counts and the serving of one connection (shared by the plain and TLS servers).
 class ConnectionGuard {
  public:
@@ -562,8 +585,11 @@ class ConnectionGuard {
       const bool ok = process(s, n + 1 == l_.max_requests_per_connection, closed);
       tl_flags = nullptr;
       const bool unread_body = has_body && !flags.body_consumed;
-      if (!ok || closed || s.failed() || flags.close_after || unread_body) {
-        linger = ok && !s.failed() && (unread_body || flags.close_after);
+      // httplib answered without reading the whole head (a header line above its own 8 KB
+      // limit: 400): the rest of the head must not be parsed as a next request.
+      const bool unread_head = s.head_unread();
+      if (!ok || closed || s.failed() || flags.close_after || unread_body || unread_head) {
+        linger = ok && !s.failed() && (unread_body || flags.close_after || unread_head);
         break;
       }
     }
@@ -582,6 +608,16 @@ class ConnectionGuard {
 };
 
 namespace {
+/// httplib's setup_request hook: runs after it parsed the head (Range into req.ranges) and
+/// before the Expect handler, routing and the answer. The agent serves no ranges (API.md
+/// "Limits"), so a Range header is ignored (RFC 9110 section 14.2 lets a server ignore it):
+/// httplib would otherwise build a multipart answer in memory with one part per range
+/// (2,700 ranges of "0-" in an 8 KB header: an 875 KB answer to GET /v1/health).
+void ignore_ranges(httplib::Request& req) {
+  req.ranges.clear();
+  req.headers.erase("Range");
+}
+
 void adopt_limits(httplib::Server& s, const ConnectionLimits& l) {
   // Room for the connections within the limits plus a few being refused at once.
   const std::size_t threads = l.max_connections + 16;
@@ -601,7 +637,7 @@ void GuardedServer::deepen_backlog(int backlog) {
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   guard_->serve(sock, nullptr, svr_sock_, [this](httplib::Stream& s, bool close, bool& closed) {
-    return process_request(s, close, closed, nullptr);
+    return process_request(s, close, closed, ignore_ranges);
   });
   return true;
 }
@@ -618,7 +654,7 @@ void GuardedSslServer::deepen_backlog(int backlog) {
 
 bool GuardedSslServer::process_and_close_socket(socket_t sock) {
   guard_->serve(sock, ssl_context(), svr_sock_, [this](httplib::Stream& s, bool close, bool& closed) {
-    return process_request(s, close, closed, nullptr);
+    return process_request(s, close, closed, ignore_ranges);
   });
   return true;
 }

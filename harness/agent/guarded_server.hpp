@@ -15,11 +15,14 @@
 //             max_head_bytes and max_header_lines, no NUL or other control byte, no bare
 //             LF, framing (Content-Length / Transfer-Encoding: chunked) unambiguous
 //             (else 408 / 431 / 400, closed)
-//          -> httplib parses and routes it; the body is read through the guard, at most
+//          -> httplib parses it; a Range header is ignored (the agent serves no ranges:
+//             httplib would build a multipart answer in memory, one part per range);
+//             httplib routes it; the body is read through the guard, at most
 //             2 x max_body_bytes + 64 KiB of raw bytes (framing included) within the body
 //             deadline
-//          -> after a request whose body was not read completely (refused, 413, 404...)
-//             the connection is closed: nothing after it is parsed as a request.
+//          -> after a request whose body or head was not read completely (refused,
+//             413, 404, a header line httplib refused...) the connection is closed:
+//             nothing after it is parsed as a request.
 //
 // Connections run on their own threads (up to max_connections + 16 at once), so a slow
 // client holds one thread for at most the head deadline and never delays another client.
@@ -41,6 +44,10 @@ void close_after_response();
 /// For a request handler whose body read failed: true when the transport stopped waiting
 /// for the body at the body deadline (a slow drip: 408), false for any other failure.
 bool body_deadline_passed();
+/// For a request handler whose body read failed: true when the body took more raw bytes
+/// on the wire than raw_body_limit (chunk framing included; e.g. 500,000 one-byte chunks
+/// under a 1 MiB limit: 400).
+bool body_over_raw_limit();
 
 class ConnectionGuard;
 

@@ -25,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -54,6 +55,12 @@ namespace {
 constexpr std::size_t kStateFileMax = 1 << 20;
 /// GET /v1/cases/{id}?wait_ms=: the longest wait a request may ask for, ms (API.md).
 constexpr int kMaxStatusWaitMs = 60000;
+/// GET /v1/cases/{id}/bundle: downloads served at once; beyond, 503 with Retry-After (API.md;
+/// ours: the runner downloads one bundle per case, a retry may overlap a stale one).
+constexpr std::size_t kMaxBundleDownloads = 2;
+/// A bundle is streamed in pieces of this many bytes, read with pread(2) as the client
+/// takes them (a download holds one piece, never the whole bundle).
+constexpr std::size_t kBundlePiece = 64 << 10;
 
 /// JSON text of `j`; bytes that are not UTF-8 (a path, an error text) become U+FFFD
 /// instead of throwing, so an answer can always be written.
@@ -94,13 +101,28 @@ std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o, std::fu
   return s;
 }
 
+/// Every error answer of the handlers: `msg` and `field` may quote request text (a spec's
+/// value or key, a path), so every byte outside printable ASCII is written as \xNN
+/// (harness::json::printable): an error never carries raw request bytes such as ESC or BEL
+/// to the client's terminal or log (API.md).
 void send_error(httplib::Response& res, int status, const std::string& msg, const std::string& field = "",
                 const json& extra = json::object()) {
   json j = extra;
-  j["error"] = msg;
-  j["field"] = field.empty() ? json(nullptr) : json(field);
+  j["error"] = harness::json::printable(msg, std::string_view::npos);
+  j["field"] = field.empty() ? json(nullptr) : json(harness::json::printable(field, std::string_view::npos));
   res.status = status;
   res.set_content(dump(j), "application/json");
+}
+
+/// A declared Content-Length above `max_body`: answers 413 (the connection closes after it,
+/// nothing of the body is read) and returns true; else false.
+bool refuse_declared_length(const httplib::Request& req, httplib::Response& res, std::size_t max_body) {
+  if (req.get_header_value<std::uint64_t>("Content-Length") <= max_body) return false;
+  close_after_response();
+  res.set_header("Connection", "close");
+  send_error(res, 413, "request body too large (Content-Length above the limit of " + std::to_string(max_body) +
+                           " bytes)", "");
+  return true;
 }
 
 /// Runs `argv` and returns its exit code and stdout, at most kStateFileMax + 1 bytes of it
@@ -189,6 +211,7 @@ struct Server::Impl {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<CaseRec>> cases;
   std::string busy_id;         // "" = idle; a case id, "(qualification)" or "(reboot)"
+  std::size_t downloads = 0;   // bundle downloads being served (BundleDownload)
   json last_report;            // last qualification report (served while busy)
   json mark_not_written;       // an unclean mark that could not be written (null = none)
   std::thread watcher;
@@ -654,6 +677,9 @@ struct Server::Impl {
     if (r.status == 400 && body_deadline_passed()) {
       r.status = 408;
       r.message = "request body not received within " + std::to_string(opts.body_deadline_s) + " s";
+    } else if (r.status == 400 && body_over_raw_limit()) {
+      r.message = "request body takes more than " + std::to_string(raw_body_limit(opts.max_body_bytes)) +
+                  " bytes on the wire, chunk framing included (limit: 2 x the body limit + 64 KiB)";
     }
     close_after_response();  // the rest of an unread body must not be parsed as a request
     res.set_header("Connection", "close");
@@ -839,15 +865,54 @@ struct Server::Impl {
       b = bundle_path(*c);
     }
     if (!is_final(state)) return send_error(res, 409, "case " + rest + " has not finished (state " + state + ")", "");
-    std::string data;
-    try {
-      std::ifstream in(b, std::ios::binary);
-      if (!in) return send_error(res, 404, "case " + rest + " has no bundle (state " + state + ")", "");
-      data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::exception& e) {
-      return send_error(res, 500, "cannot read the bundle of case " + rest + ": " + e.what(), "");
+    serve_bundle(rest, state, b, res);
+  }
+
+  /// One bundle download being served: its open file and its slot among kMaxBundleDownloads,
+  /// both released when the answer (which holds it through its content provider) is gone.
+  struct BundleDownload {
+    Impl& m;
+    int fd = -1;
+    explicit BundleDownload(Impl& impl) : m(impl) {}
+    ~BundleDownload() {
+      if (fd >= 0) ::close(fd);
+      std::lock_guard<std::mutex> lk(m.mu);
+      --m.downloads;
     }
-    res.set_content(std::move(data), "application/vnd.sqlite3");
+  };
+
+  /// GET /v1/cases/{id}/bundle of a finished case: the file streamed with a content
+  /// provider (kBundlePiece at a time), at most kMaxBundleDownloads at once (beyond: 503,
+  /// Retry-After: 1). The file is opened without blocking and must be a regular file.
+  void serve_bundle(const std::string& id, const std::string& state, const fs::path& b, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (downloads >= kMaxBundleDownloads) {
+        res.set_header("Retry-After", "1");
+        return send_error(res, 503, "too many bundle downloads at once (limit " + std::to_string(kMaxBundleDownloads) +
+                                        "); retry later", "");
+      }
+      ++downloads;
+    }
+    auto dl = std::make_shared<BundleDownload>(*this);
+    dl->fd = ::open(b.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (dl->fd < 0 && errno == ENOENT) return send_error(res, 404, "case " + id + " has no bundle (state " + state + ")", "");
+    if (dl->fd < 0) return send_error(res, 500, "cannot open the bundle " + b.string() + ": " + std::strerror(errno), "");
+    struct stat st{};
+    if (::fstat(dl->fd, &st) != 0 || !S_ISREG(st.st_mode))
+      return send_error(res, 500, "the bundle " + b.string() + " is not a regular file", "");
+    if (st.st_size == 0) return res.set_content("", "application/vnd.sqlite3");
+    res.set_content_provider(static_cast<std::size_t>(st.st_size), "application/vnd.sqlite3",
+                             [dl](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                               std::vector<char> piece(std::min(length, kBundlePiece));
+                               ssize_t n;
+                               do {
+                                 n = ::pread(dl->fd, piece.data(), piece.size(), static_cast<off_t>(offset));
+                               } while (n < 0 && errno == EINTR);
+                               // A read error or a bundle that shrank: the answer ends short of its
+                               // Content-Length and the connection is closed.
+                               return n > 0 && sink.write(piece.data(), static_cast<std::size_t>(n));
+                             });
   }
 
   void get_qualification(httplib::Response& res) {
@@ -955,13 +1020,7 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
       return httplib::Server::HandlerResponse::Handled;
     }
     // A declared length above the limit: refused before a byte of it is read.
-    if (req.get_header_value<std::uint64_t>("Content-Length") > max_body) {
-      close_after_response();
-      res.set_header("Connection", "close");
-      send_error(res, 413, "request body too large (Content-Length above the limit of " + std::to_string(max_body) +
-                               " bytes)", "");
-      return httplib::Server::HandlerResponse::Handled;
-    }
+    if (refuse_declared_length(req, res, max_body)) return httplib::Server::HandlerResponse::Handled;
     if (req.method == "GET" && req.path == "/v1/health") return httplib::Server::HandlerResponse::Unhandled;
     // The whole header value (the guard refuses a NUL already; the library's string
     // accessors would stop at one).
@@ -981,8 +1040,15 @@ Server::Server(AgentOptions opts) : impl_(std::make_unique<Impl>()) {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  http.set_expect_100_continue_handler([max_body](const httplib::Request& req, httplib::Response&) {
-    return req.get_header_value<std::uint64_t>("Content-Length") > max_body ? 413 : 100;
+  // Expect: 100-continue (curl sends it for bodies above 1 MiB): a declared length above the
+  // limit gets its 413 instead of the 100 Continue, and the connection closes after it.
+  // httplib writes the answer from `res` (its status too: left at -1 it wrote "HTTP/1.1 -1").
+  http.set_expect_100_continue_handler([max_body](const httplib::Request& req, httplib::Response& res) {
+    if (!refuse_declared_length(req, res, max_body)) return 100;
+    // httplib writes this answer without routing it, so without the Content-Length it
+    // adds to routed answers.
+    res.set_header("Content-Length", std::to_string(res.body.size()));
+    return 413;
   });
   http.set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request&, httplib::Response& res) {

@@ -29,7 +29,13 @@ std::string load_token(const std::string& path) {
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ' || t.back() == '\t'))
     t.pop_back();
   if (t.empty()) throw std::runtime_error("token file " + path + ": empty");
-  if (t.size() < 16) throw std::runtime_error("token file " + path + ": token shorter than 16 characters");
+  if (t.size() < kMinTokenChars)
+    throw std::runtime_error("token file " + path + ": token of " + std::to_string(t.size()) +
+                             " characters, shorter than " + std::to_string(kMinTokenChars) +
+                             " (make one with: head -c 32 /dev/urandom | base64)");
+  if (t.find_first_not_of(t.front()) == std::string::npos)
+    throw std::runtime_error("token file " + path + ": token is one character repeated (not a secret; make one with: "
+                             "head -c 32 /dev/urandom | base64)");
   return t;
 }
 

@@ -1,15 +1,20 @@
 #pragma once
 // Bearer-token handling of the agent (harness/agent/API.md): the token lives in a file
 // that only its owner can read (mode 0600 or 0400) and is compared in constant time.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace harness::agent {
 
+/// The shortest token the agent accepts, characters (API.md; ours: every token the harness
+/// makes is longer: random_token 64 hex, the guest images' base64 of 32 random bytes 44).
+inline constexpr std::size_t kMinTokenChars = 32;
+
 /// Reads the token from `path`. Trailing whitespace/newlines are stripped.
 /// Throws std::runtime_error naming the file when it is missing, not a regular file,
-/// readable or writable by group/others (mode & 077 != 0: "must be 0600"), empty, or
-/// shorter than 16 characters.
+/// readable or writable by group/others (mode & 077 != 0: "must be 0600"), empty,
+/// shorter than kMinTokenChars, or one character repeated ("aaaa...").
 std::string load_token(const std::string& path);
 
 /// Constant-time equality: compares SHA-256 digests of both strings with CRYPTO_memcmp,

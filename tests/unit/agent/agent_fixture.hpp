@@ -35,7 +35,8 @@ namespace agent_test {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-inline const char* kToken = "s3cr3t-token-0123456789abcdef";
+/// The bearer token of the fixture's agent (at least kMinTokenChars = 32 characters).
+inline const char* kToken = "s3cr3t-token-0123456789abcdef-0123456789";
 
 inline void write_exec(const fs::path& p, const std::string& text) {
   { std::ofstream(p) << text; }

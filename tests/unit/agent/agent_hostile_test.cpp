@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cerrno>
@@ -170,15 +172,14 @@ class AgentHostile : public AgentFixture, public ::testing::WithParamInterface<b
     tls = GetParam();
   }
 
-  /// GET /v1/health from `source`: its status when the answer came within 1 s of the
-  /// connect (TLS handshake included), else 0.
-  int health_within_1s(const std::string& source = "127.0.0.1") {
-    const auto t0 = Clock::now();
+  /// GET /v1/health from `source`: its status, or 0 when no answer came within `timeout`.
+  /// A liveness check, not a timing claim: the bound only keeps a dead agent from hanging
+  /// the test (a test that is about health not waiting judges the event it waits for, as
+  /// HealthAnswersWhile64SlowClientsAreConnected does).
+  int health_status(const std::string& source = "127.0.0.1", milliseconds timeout = seconds(20)) {
     Raw r(port, tls, source);
     if (!r.ok() || !r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) return 0;
-    const auto left = milliseconds(1000) - std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
-    if (left <= milliseconds(0)) return 0;
-    const std::string line = r.status_line(left);
+    const std::string line = r.status_line(timeout);
     return line.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(line.substr(9, 3)) : 0;
   }
 
@@ -233,7 +234,7 @@ TEST_P(AgentHostile, DeepJsonGets400NamingTheDepthLimit) {
   ASSERT_TRUE(r) << "no answer: the agent died on a deep document";
   EXPECT_EQ(r->status, 400) << r->body;
   EXPECT_NE(r->body.find("deeper than 64 levels (limit 64)"), std::string::npos) << r->body;
-  EXPECT_EQ(health_within_1s(), 200);
+  EXPECT_EQ(health_status(), 200);
   EXPECT_TRUE(runs().empty());
   EXPECT_TRUE(fs::is_empty(state / "cases"));
 }
@@ -261,8 +262,12 @@ TEST_P(AgentHostile, NumberOutOfRangeAndInvalidUtf8Get400) {
 // ---- finding 2: slow clients, huge heads, refused bodies ---------------------------------
 
 // 64 clients that send a request head (or, over TLS, a ClientHello) one byte at a time,
-// 8 of them from the address /v1/health then comes from: health still answers within 1 s.
-TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
+// 8 of them from the address /v1/health then comes from: health answers while all 64 are
+// still connected and unanswered. Judged is that event, not a wall time (a 1 s limit failed
+// by chance at nice 19 beside a TCG guest): an agent that served the slow clients first
+// would answer health only after their 60 s head deadline let them go, so health is asked
+// with half that deadline as its bound and must come before any slow client was closed.
+TEST_P(AgentHostile, HealthAnswersWhile64SlowClientsAreConnected) {
   ASSERT_TRUE(start("qualify-ok.sh", nullptr, {"--header-deadline-s", "60"}));
   std::vector<std::unique_ptr<Raw>> slow;
   for (int i = 0; i < 64; ++i) {
@@ -282,11 +287,14 @@ TEST_P(AgentHostile, HealthAnswersWithinASecondWhile64SlowClientsAreConnected) {
     }
   });
   const auto t0 = Clock::now();
-  const int status = health_within_1s("127.0.0.1");
+  const int status = health_status("127.0.0.1", seconds(30));
   const auto took = std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
+  int closed = 0;
+  for (auto& s : slow) closed += s->closed_within(milliseconds(0)) ? 1 : 0;
   done = true;
   dripper.join();
-  EXPECT_EQ(status, 200) << "health took " << took << " ms with 64 slow clients connected";
+  EXPECT_EQ(status, 200) << "no health answer within 30 s (half the slow clients' head deadline)";
+  EXPECT_EQ(closed, 0) << "health answered (after " << took << " ms) only once slow clients were let go";
 }
 
 // More connections from one address than --max-connections-per-address: the surplus is
@@ -329,7 +337,7 @@ TEST_P(AgentHostile, ConnectionsPerAddressAreBounded) {
     EXPECT_TRUE(extra.closed_within(milliseconds(2000)));
     EXPECT_NE(extra.received().find("per client address"), std::string::npos) << extra.received();
   }
-  EXPECT_EQ(health_within_1s("127.0.0.4"), 200);
+  EXPECT_EQ(health_status("127.0.0.4"), 200);
   for (auto& h : held) EXPECT_FALSE(h->closed_within(milliseconds(0))) << "an admitted slow client was dropped";
 }
 
@@ -362,7 +370,7 @@ TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
     }
     EXPECT_TRUE(closed) << "a ClientHello sent one byte per 250 ms was not cut off at the 2 s head deadline";
   }
-  EXPECT_EQ(health_within_1s(), 200);
+  EXPECT_EQ(health_status(), 200);
 }
 
 // One million header lines: 431 after the first 64, the agent stops reading and closes
@@ -370,7 +378,7 @@ TEST_P(AgentHostile, SlowHeadGets408AtTheHeadDeadline) {
 // does not grow by what was sent (it grew by about 110 MB and kept it).
 TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   ASSERT_TRUE(start());
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long rss0 = rss_kib(pid);
   const long long read0 = read_bytes(pid);
   Raw r(port, tls);
@@ -383,7 +391,7 @@ TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
   const std::string line = r.status_line(seconds(10));
   EXPECT_EQ(line, "HTTP/1.1 431 Request Header Fields Too Large") << r.received().substr(0, 300);
   EXPECT_NE(r.received().find("more than 64 header lines"), std::string::npos) << r.received().substr(0, 300);
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long rss1 = rss_kib(pid);
   const long long read_by_agent = read_bytes(pid) - read0;
   RecordProperty("rss_before_kib", std::to_string(rss0));
@@ -404,7 +412,7 @@ TEST_P(AgentHostile, MillionHeaderLinesGet431AndTheAgentStopsReading) {
 // out, only what the socket buffers hold.
 TEST_P(AgentHostile, DeclaredFiftyMegabyteBodyIsRefusedUnread) {
   ASSERT_TRUE(start());
-  ASSERT_EQ(health_within_1s(), 200);
+  ASSERT_EQ(health_status(), 200);
   const long long read0 = read_bytes(pid);
   Raw r(port, tls);
   ASSERT_TRUE(r.ok());
@@ -568,7 +576,15 @@ TEST_P(AgentHostile, CancelWhileFinishingIsHonouredAndHealthDoesNotWait) {
   ASSERT_TRUE(eventually([&] { return fs::exists(locked); }));
   const bool finishing = eventually([&] { return state_within_2s("case-f") == "finishing"; }, seconds(8));
   EXPECT_TRUE(finishing) << "the case never read 'finishing' while its bundle was locked";
-  EXPECT_EQ(health_within_1s(), 200) << "health waited for the bundle";
+  EXPECT_EQ(health_status(), 200);
+  // The event judged: health answered while the bundle was still locked (the case still
+  // finishing); an agent whose health waited for the bundle answers only after the lock.
+  {
+    auto c = client();
+    auto st = c.Get("/v1/cases/case-f");
+    ASSERT_TRUE(st);
+    EXPECT_EQ(json::parse(st->body)["state"], "finishing") << "health waited for the bundle: " << st->body;
+  }
   auto k = client().Post("/v1/cases/case-f/cancel", "", "application/json");
   ASSERT_TRUE(k);
   EXPECT_EQ(k->status, 202);
@@ -751,6 +767,291 @@ TEST_F(AgentFixture, CancelAfterTheExecutorIsReapedNeverSignalsItsPid) {
   EXPECT_EQ(gone, 0) << "the process that reused the executor's pid was killed by signal "
                      << (gone == decoy && WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   if (gone == decoy) decoy = -1;  // already reaped
+}
+
+// ---- issue 48: the last hostile inputs ----------------------------------------------------
+
+/// A Range header of `n` ranges "0-" (2,700 fill an 8 KB header line).
+std::string many_ranges(int n) {
+  std::string r = "Range: bytes=0-";
+  for (int i = 1; i < n; ++i) r += ",0-";
+  return r + "\r\n";
+}
+
+/// The value of header `name` in the raw answer `resp` ("" when absent).
+std::string header_of(const std::string& resp, const std::string& name) {
+  const auto head_end = resp.find("\r\n\r\n");
+  const std::string head = resp.substr(0, head_end);
+  const auto at = head.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return "";
+  const auto from = at + 4 + name.size();
+  return head.substr(from, head.find("\r\n", from) - from);
+}
+
+// Range is ignored (the agent serves no ranges; httplib built a multipart answer in memory,
+// one part per range): 2,700 ranges on /v1/health get the plain 200 answer (it was 875 KB),
+// and 64 such requests at once leave the agent under 32 MiB (it grew from 19 to 156 MiB).
+TEST_P(AgentHostile, RangeHeadersAreIgnored) {
+  ASSERT_TRUE(start());
+  const std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many_ranges(2700) + "Connection: close\r\n\r\n";
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(req));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 200 OK") << all.substr(0, 300);
+    EXPECT_LT(all.size(), 4096u) << "a 2,700-range request got " << all.size() << " bytes";
+    EXPECT_EQ(all.find("multipart/byteranges"), std::string::npos) << all.substr(0, 300);
+    EXPECT_TRUE(json::accept(all.substr(all.find("\r\n\r\n") + 4))) << all;
+  }
+  // One range is ignored too (a 206 with part of the status document helps nobody).
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\nConnection: close\r\n\r\n"));
+    EXPECT_EQ(r.status_line(seconds(20)), "HTTP/1.1 200 OK") << r.received();
+  }
+  std::vector<std::size_t> sizes(64, 0);
+  std::vector<std::string> lines(64);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 64; ++i)
+    clients.emplace_back([&, i] {
+      Raw r(port, tls, "127.0.0." + std::to_string(10 + i % 8));  // 8 per address, under the 16 allowed
+      if (!r.ok() || !r.send(req)) return;
+      const std::string all = r.read_until_closed(seconds(60));
+      sizes[i] = all.size();
+      lines[i] = all.substr(0, all.find("\r\n"));
+    });
+  for (auto& t : clients) t.join();
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(lines[i], "HTTP/1.1 200 OK") << "request " << i;
+    EXPECT_LT(sizes[i], 4096u) << "request " << i;
+  }
+  const long rss = rss_kib(pid);
+  std::printf("agent VmRSS after 64 concurrent 2,700-range requests: %ld KiB\n", rss);
+  EXPECT_GT(rss, 0);
+  EXPECT_LT(rss, 32 * 1024) << "VmRSS " << rss << " KiB";
+}
+
+// A header line above httplib's own 8 KB line limit (5,400 ranges: 16 KB, within the
+// guard's head limit): one 400, and the connection closes; the rest of that head is not
+// parsed as a second request (it got a second 400).
+TEST_P(AgentHostile, HeadLineAboveTheLibrarysLimitGetsOneAnswer) {
+  ASSERT_TRUE(start());
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many_ranges(5400) + "X-After: 1\r\n\r\n"));
+  const std::string all = r.read_until_closed(seconds(20));
+  std::size_t answers = 0;
+  for (std::size_t p = all.find("HTTP/1.1 "); p != std::string::npos; p = all.find("HTTP/1.1 ", p + 1)) ++answers;
+  EXPECT_EQ(all.rfind("HTTP/1.1 400 Bad Request", 0), 0u) << all;
+  EXPECT_EQ(answers, 1u) << all;
+  EXPECT_TRUE(r.closed_within(seconds(5)));
+}
+
+// A token shorter than the documented 32 characters, or one character repeated, is refused
+// at startup with an error that names the token file.
+TEST_F(AgentFixture, TokenShorterThan32OrOneRepeatedCharacterIsRefusedAtStartup) {
+  for (const auto& [bad, why] : {std::pair{std::string("0123456789abcdef0123456789abcde"), "shorter than 32"},
+                                 std::pair{std::string(40, 'a'), "one character repeated"}}) {
+    { std::ofstream(token_file, std::ios::trunc) << bad << "\n"; }
+    std::string out;
+    EXPECT_FALSE(start("qualify-ok.sh", &out)) << "token '" << bad << "' accepted";
+    EXPECT_NE(out.find("token file " + token_file.string()), std::string::npos) << out;
+    EXPECT_NE(out.find(why), std::string::npos) << out;
+  }
+  { std::ofstream(token_file, std::ios::trunc) << kToken << "\n"; }
+  EXPECT_TRUE(start());
+}
+
+// A field's name or value holding ESC or BEL: the error quotes it as \xNN, never the raw
+// byte (the JSON answer decoded holds printable ASCII only).
+TEST_P(AgentHostile, ControlBytesOfTheRequestAreEscapedInErrors) {
+  ASSERT_TRUE(start());
+  const auto printable_only = [](const std::string& t) {
+    for (unsigned char c : t)
+      if (c < 0x20 || c >= 0x7f) return false;
+    return true;
+  };
+  json by_name = valid_spec("case-esc");
+  by_name["backend"]["x\x1b[31mred"] = 1;
+  json by_value = valid_spec("case-bel");
+  by_value["backend"]["delayed_swapfile"] = "on\x07\x1b[2J";
+  for (const auto& [spec, shown] : {std::pair{by_name, std::string("x\\x1b[31mred")},
+                                    std::pair{by_value, std::string("on\\x07\\x1b[2J")}}) {
+    std::string body;
+    EXPECT_EQ(post_spec(spec, &body), 400) << body;
+    const json j = json::parse(body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << body;
+    ASSERT_TRUE(j["error"].is_string()) << body;
+    const std::string error = j["error"], field = j["field"].is_string() ? j["field"].get<std::string>() : "";
+    EXPECT_TRUE(printable_only(error)) << error;
+    EXPECT_TRUE(printable_only(field)) << field;
+    EXPECT_NE(error.find(shown), std::string::npos) << error;
+  }
+  EXPECT_TRUE(runs().empty());
+}
+
+// Expect: 100-continue with a declared body above the limit: 413 instead of the 100 (it was
+// "HTTP/1.1 -1 Internal Server Error"), and the connection closes; within the limit the
+// 100 comes and the body is read.
+TEST_P(AgentHostile, ExpectContinueWithAnOversizedBodyGets413BeforeAny100) {
+  ASSERT_TRUE(start());
+  {
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nContent-Length: " +
+                       std::to_string(5u << 20) + "\r\nExpect: 100-continue\r\n\r\n"));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 413 Payload Too Large") << all;
+    EXPECT_EQ(all.find("100 Continue"), std::string::npos) << all;
+    EXPECT_EQ(header_of(all, "Content-Length"), std::to_string(all.size() - all.find("\r\n\r\n") - 4)) << all;
+    EXPECT_NE(all.find("request body too large"), std::string::npos) << all;
+  }
+  {
+    const std::string spec = valid_spec("case-expect").dump();
+    Raw r(port, tls);
+    ASSERT_TRUE(r.ok());
+    ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nContent-Length: " +
+                       std::to_string(spec.size()) + "\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"));
+    EXPECT_EQ(r.status_line(seconds(20)), "HTTP/1.1 100 Continue") << r.received();
+    make_bundle("case-expect");
+    ASSERT_TRUE(r.send(spec));
+    const std::string all = r.read_until_closed(seconds(20));
+    EXPECT_NE(all.find("HTTP/1.1 202 Accepted"), std::string::npos) << all;
+    EXPECT_EQ(wait_final("case-expect")["state"], "completed");
+  }
+}
+
+// 500,000 one-byte chunks (3 MB of framing for 500 KB of body): the documented 400 at the
+// raw byte limit (2 x the body limit + 64 KiB), not a connection closed without an answer.
+TEST_P(AgentHostile, HalfAMillionOneByteChunksGet400) {
+  ASSERT_TRUE(start());
+  std::string chunks;
+  chunks.reserve(3000005);
+  for (int i = 0; i < 500000; ++i) chunks += "1\r\nx\r\n";
+  chunks += "0\r\n\r\n";
+  Raw r(port, tls);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.send(auth_head("POST", "/v1/cases") + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"));
+  r.send(chunks);  // the agent stops reading at the limit; what it still takes is discarded
+  const std::string all = r.read_until_closed(seconds(60));
+  EXPECT_EQ(all.substr(0, all.find("\r\n")), "HTTP/1.1 400 Bad Request") << all.substr(0, 300);
+  EXPECT_NE(all.find("on the wire, chunk framing included"), std::string::npos) << all.substr(0, 400);
+  EXPECT_TRUE(runs().empty());
+  EXPECT_EQ(health_status(), 200);
+}
+
+// A FIFO where a state file belongs (unclean.json, a case's status.json): /v1/health and the
+// case's status answer at once (opening it blocked every /v1/health); the FIFO is refused as
+// not a regular file, so the VM reads unclean (accepting no case) until it is removed.
+TEST_P(AgentHostile, FifoAtAStateFileDoesNotBlockHealth) {
+  ASSERT_TRUE(start());
+  const std::vector<fs::path> fifos{state / "unclean.json", state / "cases" / "case-fifo" / "status.json"};
+  // Bounded on failure too: an agent blocked opening a FIFO is released (an O_RDWR open
+  // counts as a writer) and the FIFOs removed before TearDown stops it.
+  struct ReleaseFifos {
+    const std::vector<fs::path>& paths;
+    ~ReleaseFifos() {
+      std::vector<int> fds;
+      for (const auto& p : paths) {
+        const int fd = ::open(p.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) fds.push_back(fd);
+        ::unlink(p.c_str());
+      }
+      std::this_thread::sleep_for(milliseconds(100));
+      for (int fd : fds) ::close(fd);
+    }
+  } release{fifos};
+  fs::create_directories(state / "cases" / "case-fifo");
+  for (const auto& f : fifos) ASSERT_EQ(::mkfifo(f.c_str(), 0600), 0) << f;
+  auto c = client(false);
+  c.set_read_timeout(20, 0);  // a bound for a blocked agent, not a timing claim
+  auto h = c.Get("/v1/health");
+  ASSERT_TRUE(h) << "no health answer: the agent blocked on the FIFO";
+  EXPECT_EQ(h->status, 200);
+  const json hj = json::parse(h->body);
+  EXPECT_EQ(hj["accepting_cases"], false) << h->body;
+  EXPECT_NE(h->body.find("not a regular file"), std::string::npos) << h->body;
+  auto s = client().Get("/v1/cases/case-fifo");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->status, 404) << s->body;
+  ::unlink(fifos[0].c_str());
+  h = c.Get("/v1/health");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(json::parse(h->body)["accepting_cases"], true) << h->body;
+}
+
+// A 32 MiB bundle is streamed, not read whole into memory: 8 downloads that stall after
+// their first bytes leave the agent's RSS within 16 MiB of what it was (8 whole copies of
+// a 64 MiB bundle were 914 MiB), at most 2 are served at once (the rest: 503 with
+// Retry-After), and a download afterwards gets the whole file byte for byte. A small
+// bundle asked with 600 ranges comes whole too (the ranges of a large one would have made
+// the former agent build 600 copies of it: the test stays bounded on a regression).
+TEST_P(AgentHostile, BundleDownloadsAreStreamedAndCapped) {
+  make_bundle("case-big");
+  {
+    results::Db db((dir / "bundles" / "case-big.db").string(), results::Db::Mode::ReadWrite);
+    results::Stmt(db, "CREATE TABLE pad(b BLOB)").run();
+    results::Stmt(db, "INSERT INTO pad VALUES(zeroblob(32 * 1024 * 1024))").run();
+  }
+  make_bundle("case-small");
+  ASSERT_TRUE(start());
+  ASSERT_EQ(post_spec(valid_spec("case-small")), 202);
+  ASSERT_EQ(wait_final("case-small")["state"], "completed");
+  {
+    const std::string small = test_support::slurp(dir / "bundles" / "case-small.db");
+    ASSERT_LT(small.size(), 1u << 20);
+    const std::string range = many_ranges(600);
+    auto r = client().Get("/v1/cases/case-small/bundle", {{"Range", range.substr(7, range.size() - 9)}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_TRUE(r->body == small) << "600 ranges: " << r->body.size() << " bytes for a " << small.size() << "-byte bundle";
+  }
+  ASSERT_EQ(post_spec(valid_spec("case-big")), 202);
+  ASSERT_EQ(wait_final("case-big")["state"], "completed");
+  const std::string want = test_support::slurp(dir / "bundles" / "case-big.db");
+  ASSERT_GT(want.size(), 32u << 20);
+  ASSERT_EQ(health_status(), 200);
+  const long rss0 = rss_kib(pid);
+  std::vector<std::unique_ptr<Raw>> slow;
+  int ok = 0, busy = 0;
+  for (int i = 0; i < 8; ++i) {
+    slow.push_back(std::make_unique<Raw>(port, tls, "127.0.0." + std::to_string(20 + i)));
+    ASSERT_TRUE(slow.back()->ok());
+    ASSERT_TRUE(slow.back()->send(auth_head("GET", "/v1/cases/case-big/bundle") + "\r\n"));
+    const std::string line = slow.back()->status_line(seconds(20));
+    if (line == "HTTP/1.1 200 OK") ++ok;
+    if (line == "HTTP/1.1 503 Service Unavailable") {
+      ++busy;
+      slow.back()->read_until([&] { return slow.back()->received().find("\r\n\r\n") != std::string::npos; },
+                              seconds(20));
+      EXPECT_EQ(header_of(slow.back()->received(), "Retry-After"), "1") << slow.back()->received();
+    }
+  }
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(busy, 6);
+  const long rss1 = rss_kib(pid);
+  std::printf("agent VmRSS %ld KiB before, %ld KiB with 8 stalled downloads of a %zu-byte bundle\n", rss0, rss1,
+              want.size());
+  EXPECT_LT(rss1 - rss0, 16 * 1024) << "VmRSS grew from " << rss0 << " to " << rss1 << " KiB";
+  slow.clear();  // the stalled downloads end: their slots are freed when the agent's writes fail
+  httplib::Response got;
+  const bool whole = eventually(
+      [&] {
+        auto c = client();
+        c.set_read_timeout(60, 0);
+        auto r = c.Get("/v1/cases/case-big/bundle");
+        if (!r || r->status == 503) return false;
+        got = *r;
+        return true;
+      },
+      seconds(60));
+  ASSERT_TRUE(whole) << "the bundle download stayed refused (503) after the stalled ones ended";
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(got.get_header_value("Content-Type"), "application/vnd.sqlite3");
+  EXPECT_EQ(got.body.size(), want.size());
+  EXPECT_TRUE(got.body == want) << "the streamed bundle differs from the file";
 }
 
 INSTANTIATE_TEST_SUITE_P(Transport, AgentHostile, ::testing::Values(false, true),

@@ -77,7 +77,7 @@ class TlsVm : public ::testing::Test {
        << file("/out/agent.pem", slurp(keys / "agent.pem")) << file("/out/agent.key", slurp(keys / "agent.key"))
        << file("/out/tls.yaml", slurp(std::string(HARNESS_SOURCE_DIR) + "/tests/vm/agent/tls.yaml"))
        << file("/out/hosts-pinned.yaml", hosts(pin_)) << file("/out/hosts-other.yaml", hosts(other_pin_))
-       << "chmod 600 /out/agent.key; (umask 077; echo tls-test-token-0123456789abcdef > /out/agent.token)\n"
+       << "chmod 600 /out/agent.key; (umask 077; echo tls-test-token-0123456789abcdef-0123456789 > /out/agent.token)\n"
        << "harness agent --bind 127.0.0.1 --port 8443 --token-file /out/agent.token --state-dir /out/agent-state "
           "--tls-cert /out/agent.pem --tls-key /out/agent.key > /out/agent.log 2>&1 &\n"
        << "AGENT=$!\n"
