@@ -6,6 +6,7 @@
 #include "harness/json/limited_parse.hpp"
 #include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/ab_report.hpp"
+#include "harness/campaign/ab_same_kernel.hpp"
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
@@ -19,6 +20,7 @@
 #include "harness/campaign/status.hpp"
 #include "harness/campaign/wall_time.hpp"
 #include "harness/pool/pool.hpp"
+#include "harness/vm/paths.hpp"
 #include "harness/cli/build_id.hpp"
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
@@ -49,6 +51,17 @@ hc::Campaign load_pinned(const std::string& file) {
   auto c = hc::load_campaign(file);
   hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
   return c;
+}
+
+/// The same-kernel rule (ab_same_kernel.hpp) before anything is stored or booted: prints the
+/// refusal on stderr, sets exit code 2 and returns true when `c` is refused.
+bool refused_same_kernel(const hc::Campaign& c, const char* command) {
+  const std::string why =
+      hc::same_kernel_refusal(c, (std::filesystem::path(harness::vm::cache_root()) / "image").string());
+  if (why.empty()) return false;
+  std::fprintf(stderr, "harness %s: %s", command, why.c_str());
+  harness::cli::exit_code() = harness::cli::kError;
+  return true;
 }
 
 /// Whether the plan stored in `db_path` declared its from_pilot dose a pipeline test
@@ -265,6 +278,10 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         throw CLI::ValidationError("--pipeline-test-dose", *file + " takes no dose from a pilot (design.dose_mib is "
                                                                    "not {from_pilot: ...})");
       c.dose_pipeline_test = *pipeline_test;
+      if (refused_same_kernel(c, "plan")) {
+        std::printf("stored nothing: the variants boot the same kernel\n");
+        return;
+      }
       const bool dirty_preview = db->empty() && c.pinned_commit == "build" && harness::build::kSourceDirty;
       hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty, /*preview=*/db->empty());
       // Capacity before anything is stored (harness/pool/capacity.hpp): refused, nothing planned.
@@ -403,6 +420,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         throw CLI::RequiredError("DB: `harness run FILE DB` (or `harness run DB` when DB holds the plan)");
       if (!campaign_file.empty()) harness::cli::check_db_writable_target(db_path);
       const auto c = campaign_for(campaign_file, db_path);
+      if (refused_same_kernel(c, "run")) return;
       hc::RunOptions o;
       o.host_wait.total_s = *host_wait;
       o.db_path = db_path;
@@ -537,6 +555,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
     sub->callback([=] {
       const auto c = load_pinned(*file);
       const bool ab = c.design == "ab-pairs";
+      if (refused_same_kernel(c, "check")) return;
       if (!baseline_db->empty() && !ab) {  // said first: the flag is the user's mistake, not the file
         std::fprintf(stderr, "harness check: --baseline-db needs an A/B campaign (design.kind ab-pairs); %s is %s\n",
                      file->c_str(), c.design.c_str());
