@@ -378,7 +378,7 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
   const auto pattern = make_patterns(o.seed, std::max<std::size_t>(npress, 1), 20000);
   boost::random::mt19937_64 gen(o.seed);
   boost::random::normal_distribution<double> z(0.0, 1.0);
-  const std::string campaign = "synthetic-ab";
+  const std::string& campaign = o.campaign;
   const char* variants[2] = {"baseline", "candidate"};
   std::int64_t rows = 0;
   db.transaction([&] {

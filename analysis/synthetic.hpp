@@ -97,6 +97,9 @@ struct SyntheticAbOptions {
   double stall_scale = 1.0;       ///< baseline stall/refault growth scale; 0 = counters stay 0
   double case_sd = 0.05, stratum_sd = 0.2;       ///< log-scale noise
   int warmup_s = 3, pressure_s = 10, recovery_s = 3;  ///< phase lengths, s
+  /// The campaign name its cases carry (cases.campaign, case-id prefix): the `name` of the
+  /// campaign file `harness check FILE --judge DB` judges it with.
+  std::string campaign = "synthetic-ab";
 };
 
 /// Writes a new A/B campaign DB at `path` (overwrites). Returns the canary_requests rows.

@@ -202,6 +202,10 @@ struct Campaign {
   /// design ab-pairs: exactly two, baseline first then candidate. Each planned block is a
   /// pair (same vm, regime, repeat, configuration), one case per variant, in seeded order.
   std::vector<Variant> variants;
+  /// design.aa (ab-pairs; default false): the campaign declares itself an A/A run, so that
+  /// baseline and candidate booting the same kernel is accepted (ab_same_kernel.hpp; refused
+  /// otherwise). Never enters the plan JSON, so plans keep their hash.
+  bool design_aa = false;
   /// ab-pairs: family-wise alpha over the metrics that have a tolerance (Bonferroni: each
   /// interval at 1 - regression_alpha / m). Default 0.05 (as the study's primary analysis).
   double regression_alpha = 0.05;

@@ -393,6 +393,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     if (c.design == "ab-pairs") {
       // Pairs per (vm, regime, configuration): one case per variant each.
       c.repeats = static_cast<int>(positive_int(s, "repeats", 1));
+      c.design_aa = s.scalar<bool>("aa", false);  // ab_same_kernel.hpp
       dose();
     } else if (c.design == "matched-triplets" || c.design == "matched-blocks") {
       const bool rep = s.has("repeats"), tpr = s.has("triplets_per_regime");

@@ -7,6 +7,7 @@
 #include "harness/json/limited_parse.hpp"
 #include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/ab_report.hpp"
+#include "harness/campaign/ab_same_kernel.hpp"
 #include "harness/campaign/ab_settings.hpp"
 #include "harness/campaign/assertions.hpp"
 #include "harness/campaign/campaign.hpp"
@@ -20,6 +21,7 @@
 #include "harness/campaign/status.hpp"
 #include "harness/campaign/wall_time.hpp"
 #include "harness/pool/pool.hpp"
+#include "harness/vm/paths.hpp"
 #include "harness/cli/build_id.hpp"
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
@@ -50,6 +52,17 @@ hc::Campaign load_pinned(const std::string& file) {
   auto c = hc::load_campaign(file);
   hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
   return c;
+}
+
+/// The same-kernel rule (ab_same_kernel.hpp) before anything is stored or booted: prints the
+/// refusal on stderr, sets exit code 2 and returns true when `c` is refused.
+bool refused_same_kernel(const hc::Campaign& c, const char* command) {
+  const std::string why =
+      hc::same_kernel_refusal(c, (std::filesystem::path(harness::vm::cache_root()) / "image").string());
+  if (why.empty()) return false;
+  std::fprintf(stderr, "harness %s: %s", command, why.c_str());
+  harness::cli::exit_code() = harness::cli::kError;
+  return true;
 }
 
 /// Whether the plan stored in `db_path` declared its from_pilot dose a pipeline test
@@ -223,6 +236,131 @@ std::int64_t baseline_cases(const std::string& db_path) {
   q.step();
   return q.int64(0);
 }
+/// Why `harness check --judge DB` cannot judge `db` for campaign `c` ("" when it can): it holds
+/// no completed case, or cases of another campaign (cases.campaign).
+std::string judged_db_refusal(const hc::Campaign& c, const std::string& db) {
+  const auto dbp = harness::cli::open_db(db, harness::cli::DbKind::Campaign);
+  results::Stmt q(*dbp, "SELECT count(*), count(DISTINCT campaign), group_concat(DISTINCT campaign) FROM cases "
+                        "WHERE status = ?1");
+  q.bind(1, harness::campaign::kCompletedStatus);
+  q.step();
+  if (q.int64(0) == 0) return "holds no completed case to judge";
+  const std::string names = q.opt_text(2).value_or("");
+  if (q.int64(1) != 1 || names != c.name)
+    return "its cases are of campaign " + names + ", not of " + c.file + " (name " + c.name +
+           "); judge a DB with the campaign file that ran it";
+  return "";
+}
+
+/// What `harness check` judges once the cases are in (or, with --judge, without running any).
+struct JudgeInputs {
+  std::string db;                     ///< the campaign DB whose cases are judged (the candidate's, A/B)
+  std::string baseline_db;            ///< A/B: the baseline's cases from here ("" = `db`)
+  std::string junit, markdown;        ///< outputs ("" = none; A/B Markdown: next to `db`)
+  bool allow_drift = false;           ///< --allow-env-drift
+  std::set<std::string> skip_cases;   ///< cases not run on purpose (the baseline's, with --baseline-db)
+};
+
+/// Evaluates `c`'s assertions over `in.db` and, for an A/B campaign, the environment and the
+/// candidate/baseline comparison with `c`'s tolerances; prints them, writes JUnit and Markdown,
+/// and sets the exit code: 0 pass, 1 a failed assertion or a regression, 2 when it cannot judge.
+void judge_check(const hc::Campaign& c, const JudgeInputs& in) {
+  const bool ab = c.design == "ab-pairs";
+
+  const auto d = harness::cli::open_db(in.db, harness::cli::DbKind::Campaign);
+  hc::CheckOutcome out;
+  out.campaign = c.name;
+  out.db_path = in.db;
+  out.assertions = hc::evaluate_assertions(*d, c, in.skip_cases);
+  const auto prov = results::collect_provenance(
+      *d, harness::cli::current_build(),
+      harness::cli::command_line());
+  int failed = 0;
+  for (const auto& r : out.assertions) {
+    std::printf("%s  %s  (%d case(s))\n", r.passed ? "PASS" : "FAIL", r.name.c_str(), r.cases_checked);
+    for (const auto& m : r.measured)
+      std::printf("      %-4s %s\n", m.passed ? "ok" : "FAIL", m.detail.c_str());
+    for (const auto& f : r.failures)
+      if (f.rfind("no completed case", 0) == 0 || f.rfind("unknown assertion", 0) == 0)
+        std::printf("      %s\n", f.c_str());
+    failed += r.passed ? 0 : 1;
+  }
+  int regressions = 0;
+  std::vector<hc::JUnitExtraCase> extra;
+  if (ab) {
+    // Where the two sides ran, as their cases recorded it (ab_environment.hpp).
+    const std::string base_path = in.baseline_db.empty() ? in.db : in.baseline_db;
+    hc::EnvironmentComparison env;
+    {
+      const auto bdb = harness::cli::open_db(base_path, harness::cli::DbKind::Campaign);
+      env = hc::compare_environments(hc::read_variant_environment(*bdb, "baseline", base_path),
+                                     hc::read_variant_environment(*d, "candidate", in.db), c);
+    }
+    const std::string same = hc::same_environment_warning(env, c);
+    std::printf("\nenvironment (what the cases recorded):\n%s", hc::environment_text(env).c_str());
+    if (!same.empty()) {
+      std::printf("WARNING: %s\n", same.c_str());
+      out.warnings.push_back(same);
+    }
+    out.environment_markdown = hc::environment_markdown(env);
+    const auto drift = env.unrequested();
+    if (!drift.empty() && !in.baseline_db.empty() && !in.allow_drift) {
+      out.refusal = hc::drift_refusal(env, in.baseline_db);
+      std::fputs(out.refusal.c_str(), stderr);
+      extra.push_back(environment_testcase(env, same, out.refusal));
+      if (!in.junit.empty()) hc::write_junit(in.junit, c.name, out.assertions, &prov, nullptr, &extra);
+      const std::string md = !in.markdown.empty() ? in.markdown : hc::default_markdown_path(in.db);
+      hc::write_check_markdown(md, out, &prov);
+      std::printf("markdown summary: %s\n", md.c_str());
+      harness::cli::exit_code() = harness::cli::kError;
+      return;
+    }
+    for (const auto& f : drift) {
+      const std::string w = (in.baseline_db.empty() ? "the baseline and candidate cases of this run differ in "
+                                                  : "environment drift allowed (--allow-env-drift): ") +
+                            f.field + ": " + f.baseline + " vs " + f.candidate;
+      std::printf("WARNING: %s\n", w.c_str());
+      out.warnings.push_back(w);
+    }
+    extra.push_back(environment_testcase(env, same, ""));
+    try {
+      out.metrics = analysis::compare_variants(in.baseline_db.empty() ? in.db : in.baseline_db, in.db, c);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "harness check: cannot compare the variants: %s\n", e.what());
+      harness::cli::exit_code() = harness::cli::kError;
+      return;
+    }
+    out.baseline_db = in.baseline_db;
+    out.settings_sha256 = hc::comparison_settings_sha256(c);
+    out.variants = hc::variant_lines(c);
+    out.bootstrap_replicates = c.bootstrap_replicates;
+    out.seed = c.seed;
+    out.regression_alpha = c.regression_alpha;
+    std::printf("\ncandidate / baseline (%s):\n%s", in.baseline_db.empty() ? "same DB" : in.baseline_db.c_str(),
+                hc::regression_table(out.metrics).c_str());
+    for (const auto& m : out.metrics) {
+      if (m.verdict == "regression") ++regressions;
+      const char* tag = m.verdict == "regression"     ? "REGRESSION"
+                        : m.verdict == "inconclusive" ? "INCONCLUSIVE"
+                        : m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? "NO DATA"
+                                                                                  : nullptr;
+      if (tag) std::printf("  %s %s: %s\n", tag, m.metric.c_str(), m.detail.c_str());
+    }
+  }
+  if (!in.junit.empty())
+    hc::write_junit(in.junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr, ab ? &extra : nullptr);
+  const std::string md = !in.markdown.empty() ? in.markdown : ab ? hc::default_markdown_path(in.db) : "";
+  if (!md.empty()) {
+    hc::write_check_markdown(md, out, &prov);
+    std::printf("markdown summary: %s\n", md.c_str());
+  }
+  if (ab)
+    std::printf("%d of %zu assertion(s) failed, %d of %zu metric(s) regressed (database %s)\n", failed,
+                out.assertions.size(), regressions, out.metrics.size(), in.db.c_str());
+  else
+    std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, out.assertions.size(), in.db.c_str());
+  harness::cli::exit_code() = out.findings() ? harness::cli::kFinding : harness::cli::kOk;
+}
 }  // namespace
 
 static const bool kCampaignRegistered = harness::cli::register_commands("campaign", [](CLI::App& app) {
@@ -266,6 +404,10 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         throw CLI::ValidationError("--pipeline-test-dose", *file + " takes no dose from a pilot (design.dose_mib is "
                                                                    "not {from_pilot: ...})");
       c.dose_pipeline_test = *pipeline_test;
+      if (refused_same_kernel(c, "plan")) {
+        std::printf("stored nothing: the variants boot the same kernel\n");
+        return;
+      }
       const bool dirty_preview = db->empty() && c.pinned_commit == "build" && harness::build::kSourceDirty;
       hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty, /*preview=*/db->empty());
       // Capacity before anything is stored (harness/pool/capacity.hpp): refused, nothing planned.
@@ -405,6 +547,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         throw CLI::RequiredError("DB: `harness run FILE DB` (or `harness run DB` when DB holds the plan)");
       if (!campaign_file.empty()) harness::cli::check_db_writable_target(db_path);
       const auto c = campaign_for(campaign_file, db_path);
+      if (refused_same_kernel(c, "run")) return;
       hc::RunOptions o;
       o.host_wait.total_s = *host_wait;
       o.db_path = db_path;
@@ -536,9 +679,18 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+    auto judge = std::make_shared<std::string>();
+    sub->add_option("--judge", *judge,
+                    "judge this stored campaign DB again with FILE's assertions and tolerances as they are now, "
+                    "running no case (the DB's cases must be FILE's campaign; with --baseline-db the baseline's "
+                    "cases come from there); the same output and exit codes");
     sub->callback([=] {
       const auto c = load_pinned(*file);
       const bool ab = c.design == "ab-pairs";
+      const bool judging = !judge->empty();
+      if (judging && !db->empty())
+        throw CLI::ValidationError("--judge", "judges the DB it names; give no DB argument beside it");
+      if (!judging && refused_same_kernel(c, "check")) return;
       if (!baseline_db->empty() && !ab) {  // said first: the flag is the user's mistake, not the file
         std::fprintf(stderr, "harness check: --baseline-db needs an A/B campaign (design.kind ab-pairs); %s is %s\n",
                      file->c_str(), c.design.c_str());
@@ -562,12 +714,12 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
             return;
           }
           // Known before anything runs: the harness build. The rest of the environment is
-          // compared once the candidate's cases have run.
+          // compared once the candidate's cases have run (--judge: the cases ran, compared below).
           const std::string ours =
               std::string(harness::build::kSourceCommit) + (harness::build::kSourceDirty ? "+dirty" : "");
           const auto bdb = harness::cli::open_db(*baseline_db, harness::cli::DbKind::Campaign);
           const auto theirs = hc::recorded_commits(*bdb, "baseline");
-          if (!*allow_drift && theirs != std::set<std::string>{ours}) {
+          if (!judging && !*allow_drift && theirs != std::set<std::string>{ours}) {
             std::string list;
             for (const auto& t : theirs) list += (list.empty() ? "" : ", ") + t;
             std::fprintf(stderr,
@@ -592,6 +744,17 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                     "not run\n",
                     baseline_db->c_str(), hc::comparison_settings_sha256(c).c_str(), o.skip_cases.size());
       }
+      if (judging) {
+        if (const auto why = judged_db_refusal(c, *judge); !why.empty()) {
+          std::fprintf(stderr, "harness check: --judge %s: %s\n", judge->c_str(), why.c_str());
+          harness::cli::exit_code() = harness::cli::kError;
+          return;
+        }
+        std::printf("judging %s with %s's assertions and tolerances as they are now (--judge: no case runs)\n",
+                    judge->c_str(), file->c_str());
+        judge_check(c, JudgeInputs{*judge, *baseline_db, *junit, *markdown, *allow_drift, o.skip_cases});
+        return;
+      }
       // CI never passes on stale data: a fresh DB unless the user names one, and a named
       // DB that holds an earlier run only with --reuse.
       o.db_path = db->empty() ? fresh_check_db(c.name) : *db;
@@ -615,99 +778,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       if (!run_printing(c, o)) return;
-      const auto d = harness::cli::open_db(o.db_path, harness::cli::DbKind::Campaign);
-      hc::CheckOutcome out;
-      out.campaign = c.name;
-      out.db_path = o.db_path;
-      out.assertions = hc::evaluate_assertions(*d, c, o.skip_cases);
-      const auto prov = results::collect_provenance(
-          *d, harness::cli::current_build(),
-          harness::cli::command_line());
-      int failed = 0;
-      for (const auto& r : out.assertions) {
-        std::printf("%s  %s  (%d case(s))\n", r.passed ? "PASS" : "FAIL", r.name.c_str(), r.cases_checked);
-        for (const auto& m : r.measured)
-          std::printf("      %-4s %s\n", m.passed ? "ok" : "FAIL", m.detail.c_str());
-        for (const auto& f : r.failures)
-          if (f.rfind("no completed case", 0) == 0 || f.rfind("unknown assertion", 0) == 0)
-            std::printf("      %s\n", f.c_str());
-        failed += r.passed ? 0 : 1;
-      }
-      int regressions = 0;
-      std::vector<hc::JUnitExtraCase> extra;
-      if (ab) {
-        // Where the two sides ran, as their cases recorded it (ab_environment.hpp).
-        const std::string base_path = baseline_db->empty() ? o.db_path : *baseline_db;
-        hc::EnvironmentComparison env;
-        {
-          const auto bdb = harness::cli::open_db(base_path, harness::cli::DbKind::Campaign);
-          env = hc::compare_environments(hc::read_variant_environment(*bdb, "baseline", base_path),
-                                         hc::read_variant_environment(*d, "candidate", o.db_path), c);
-        }
-        const std::string same = hc::same_environment_warning(env, c);
-        std::printf("\nenvironment (what the cases recorded):\n%s", hc::environment_text(env).c_str());
-        if (!same.empty()) {
-          std::printf("WARNING: %s\n", same.c_str());
-          out.warnings.push_back(same);
-        }
-        out.environment_markdown = hc::environment_markdown(env);
-        const auto drift = env.unrequested();
-        if (!drift.empty() && !baseline_db->empty() && !*allow_drift) {
-          out.refusal = hc::drift_refusal(env, *baseline_db);
-          std::fputs(out.refusal.c_str(), stderr);
-          extra.push_back(environment_testcase(env, same, out.refusal));
-          if (!junit->empty()) hc::write_junit(*junit, c.name, out.assertions, &prov, nullptr, &extra);
-          const std::string md = !markdown->empty() ? *markdown : hc::default_markdown_path(o.db_path);
-          hc::write_check_markdown(md, out, &prov);
-          std::printf("markdown summary: %s\n", md.c_str());
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
-        for (const auto& f : drift) {
-          const std::string w = (baseline_db->empty() ? "the baseline and candidate cases of this run differ in "
-                                                      : "environment drift allowed (--allow-env-drift): ") +
-                                f.field + ": " + f.baseline + " vs " + f.candidate;
-          std::printf("WARNING: %s\n", w.c_str());
-          out.warnings.push_back(w);
-        }
-        extra.push_back(environment_testcase(env, same, ""));
-        try {
-          out.metrics = analysis::compare_variants(baseline_db->empty() ? o.db_path : *baseline_db, o.db_path, c);
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "harness check: cannot compare the variants: %s\n", e.what());
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
-        out.baseline_db = *baseline_db;
-        out.settings_sha256 = hc::comparison_settings_sha256(c);
-        out.variants = hc::variant_lines(c);
-        out.bootstrap_replicates = c.bootstrap_replicates;
-        out.seed = c.seed;
-        out.regression_alpha = c.regression_alpha;
-        std::printf("\ncandidate / baseline (%s):\n%s", baseline_db->empty() ? "same DB" : baseline_db->c_str(),
-                    hc::regression_table(out.metrics).c_str());
-        for (const auto& m : out.metrics) {
-          if (m.verdict == "regression") ++regressions;
-          const char* tag = m.verdict == "regression"     ? "REGRESSION"
-                            : m.verdict == "inconclusive" ? "INCONCLUSIVE"
-                            : m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? "NO DATA"
-                                                                                      : nullptr;
-          if (tag) std::printf("  %s %s: %s\n", tag, m.metric.c_str(), m.detail.c_str());
-        }
-      }
-      if (!junit->empty())
-        hc::write_junit(*junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr, ab ? &extra : nullptr);
-      const std::string md = !markdown->empty() ? *markdown : ab ? hc::default_markdown_path(o.db_path) : "";
-      if (!md.empty()) {
-        hc::write_check_markdown(md, out, &prov);
-        std::printf("markdown summary: %s\n", md.c_str());
-      }
-      if (ab)
-        std::printf("%d of %zu assertion(s) failed, %d of %zu metric(s) regressed (database %s)\n", failed,
-                    out.assertions.size(), regressions, out.metrics.size(), o.db_path.c_str());
-      else
-        std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, out.assertions.size(), o.db_path.c_str());
-      harness::cli::exit_code() = out.findings() ? harness::cli::kFinding : harness::cli::kOk;
+      judge_check(c, JudgeInputs{o.db_path, *baseline_db, *junit, *markdown, *allow_drift, o.skip_cases});
     });
   }
 });

@@ -402,6 +402,7 @@ Image load_image_dir(const std::string& dir_text) {
   img.with_cli = m.value("with_cli", true);
   img.modules = m.value("modules", std::vector<std::string>{});
   img.canary_db_sha256 = m["artifacts_sha256"].value("canary.db", "");
+  img.vmlinuz_sha256 = m["artifacts_sha256"].value("vmlinuz", "");
   img.build_seconds = m.value("build_seconds", 0.0);
   return img;
 }

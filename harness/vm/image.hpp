@@ -69,6 +69,9 @@ struct Image {
   std::vector<std::string> modules;   ///< module paths in insmod order (guest paths)
   std::string canary_db_sha256;       ///< "" when no canary DB was prepared
   std::string sha256;       ///< content hash: SHA-256 over the artifacts' hashes (see manifest)
+  /// SHA-256 of the kernel alone (manifest artifacts_sha256.vmlinuz): what tells whether two
+  /// images boot the same kernel, whatever else (harness binaries, canary DB) differs.
+  std::string vmlinuz_sha256;
   double build_seconds = 0; ///< wall time of the build (of this call: the check alone when reused)
   /// SHA-256 of what the build read (builder, kernel, configuration, busybox, binaries and
   /// --extra-binary files, their libraries, disk size, canary DB flag); "" for a user-supplied
