@@ -126,13 +126,23 @@ std::optional<std::string> path_outside_reason(const std::string& path, const st
     const std::string prefix = d.back() == '/' ? d : d + "/";
     return c.size() > prefix.size() && c.compare(0, prefix.size(), prefix) == 0;
   };
+  // A symlink whose target does not exist, anywhere along the path, is refused: resolving it
+  // would stop there and leave the rest unresolved, so where a file written through it lands
+  // cannot be judged.
+  for (fs::path prefix; const auto& part : p) {
+    prefix /= part;
+    std::error_code el, et;
+    if (fs::is_symlink(fs::symlink_status(prefix, el)) && !fs::exists(fs::status(prefix, et)))
+      return fmt::format("passes through {}, a symlink whose target does not exist (dangling): refused",
+                         prefix.string());
+  }
+  // What exists of the path is resolved (symlinks followed) and a new leaf appended to it, so a
+  // new file under a symlinked directory is judged where it would be created.
   std::error_code ec;
-  const bool exists = fs::exists(fs::symlink_status(p, ec));
-  const fs::path real = exists ? fs::weakly_canonical(p, ec) : p;
+  const fs::path real = fs::weakly_canonical(p, ec);
   for (const auto& a : allowed) {
     const fs::path dir = fs::path(a).lexically_normal();
     if (!inside(p, dir)) continue;
-    if (!exists) return std::nullopt;
     std::error_code ec2;
     const fs::path real_dir = fs::weakly_canonical(dir, ec2);
     if (!ec && !ec2 && inside(real, real_dir)) return std::nullopt;

@@ -157,8 +157,9 @@ std::optional<std::string> cgroup_parent_problem(const std::string& name);
 
 /// Why `path` (already safe: unsafe_path_reason) does not lie inside one of the
 /// directories `allowed` (absolute, e.g. the agent's data directory /var/lib/harness), or
-/// nullopt. Inside = the lexically normal path starts with "<dir>/"; when the path exists
-/// its canonical path (symlinks resolved) must be inside the canonical dir as well.
+/// nullopt. Inside = the lexically normal path starts with "<dir>/", and the path with what
+/// exists of it resolved (symlinks followed; a new leaf appended, std::filesystem::weakly_canonical)
+/// is inside the canonical dir as well; a dangling symlink anywhere along it is refused.
 /// E.g. "is not under /var/lib/harness (allowed: /var/lib/harness)".
 std::optional<std::string> path_outside_reason(const std::string& path, const std::vector<std::string>& allowed);
 

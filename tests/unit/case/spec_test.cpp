@@ -1,7 +1,9 @@
 // Case spec parsing and the "refused before anything is created" rules (SPEC.md).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "harness/case/policy.hpp"
 #include "harness/case/spec.hpp"
@@ -373,4 +375,33 @@ TEST(CaseSpecPolicy, RoundTripThroughTheWriter) {
   // A study arm by name is written without `policy` (its plan hash is kept).
   const json study_written = harness::case_::spec_json(harness::case_::load_spec_file(kStudySpec));
   EXPECT_FALSE(study_written.contains("policy"));
+}
+
+// The agent's path check (issue 48): symlinks are followed for what exists, a new file under a
+// symlinked directory is judged where it would be created, and a dangling symlink is refused.
+TEST(CaseSpec, PathCheckFollowsSymlinksAndRefusesDanglingOnes) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("path-check-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const fs::path data = root / "data", outside = root / "outside";
+  fs::create_directories(data / "real");
+  fs::create_directories(outside);
+  fs::create_directory_symlink(outside, data / "to-outside");
+  fs::create_directory_symlink(data / "real", data / "to-real");
+  fs::create_symlink(root / "nowhere" / "x", data / "dangling");
+  const std::vector<std::string> allowed{data.string()};
+  using harness::case_::path_outside_reason;
+  EXPECT_EQ(path_outside_reason((data / "real" / "new.db").string(), allowed), std::nullopt);
+  EXPECT_EQ(path_outside_reason((data / "to-real" / "new.db").string(), allowed), std::nullopt);
+  EXPECT_EQ(path_outside_reason((data / "new.db").string(), allowed), std::nullopt);
+  const auto under_link = path_outside_reason((data / "to-outside" / "new.db").string(), allowed);
+  ASSERT_TRUE(under_link.has_value()) << "a new file under a directory symlinked outside passed";
+  EXPECT_NE(under_link->find("outside the allowed"), std::string::npos) << *under_link;
+  const auto dangling = path_outside_reason((data / "dangling").string(), allowed);
+  ASSERT_TRUE(dangling.has_value()) << "a dangling symlink passed";
+  EXPECT_NE(dangling->find("dangling"), std::string::npos) << *dangling;
+  const auto through = path_outside_reason((data / "dangling" / "y").string(), allowed);
+  ASSERT_TRUE(through.has_value()) << "a path through a dangling symlink passed";
+  EXPECT_TRUE(path_outside_reason((outside / "x.db").string(), allowed).has_value());
+  fs::remove_all(root);
 }
