@@ -14,6 +14,7 @@
 #include "analysis/quantile.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -665,6 +666,17 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   }
   // Summary.
   r.summary.insert(r.summary.begin(), "**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
+  if (!pr.by_treatment.empty()) {
+    std::string per =
+        "**Per treatment (descriptive: the same rule over each treatment's own comparisons, on the family's "
+        "intervals; the verdict above is the prespecified one):** ";
+    for (std::size_t i = 0; i < pr.by_treatment.size(); ++i) {
+      const auto& [t, v] = pr.by_treatment[i];
+      per += fmt::format("{}{}: {}{}", i ? "; " : "", t, v.general_benefit ? "benefit" : "no general benefit",
+                         v.harm.empty() ? "" : ", HARM (" + fmt::format("{}", fmt::join(v.harm, ", ")) + ")");
+    }
+    r.summary.insert(r.summary.begin() + 1, per + ".");
+  }
   std::string s = "Estimates: ";
   for (std::size_t i = 0; i < pr.comparisons.size(); ++i) {
     const auto& c = pr.comparisons[i];
@@ -696,7 +708,13 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   r.extra = {{"db", data.db_path}, {"level", pr.level}, {"replicates", pr.replicates}, {"seed", pr.seed},
              {"comparisons", comps},
              {"verdict", {{"assessable", pr.verdict.assessable}, {"general_benefit", pr.verdict.general_benefit}, {"harm", pr.verdict.harm},
-                          {"failed", pr.verdict.failed}, {"text", pr.verdict.text}}},
+                          {"failed", pr.verdict.failed}, {"text", pr.verdict.text}, {"by_treatment", [&] {
+                            json bt = json::array();
+                            for (const auto& [t, v] : pr.by_treatment)
+                              bt.push_back({{"treatment", t}, {"general_benefit", v.general_benefit},
+                                            {"harm", v.harm}, {"failed", v.failed}, {"text", v.text}});
+                            return bt;
+                          }()}}},
              {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
              {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg},
              {"lost_cases", lost}, {"excluded_triplets", ts.excluded}};

@@ -79,6 +79,11 @@ PrimaryResult run_primary_matrix(const Eigen::MatrixXd& logr, const Eigen::Matri
   const bool all_single = std::all_of(b.stratum_sizes.begin(), b.stratum_sizes.end(), [](int n) { return n == 1; });
   r.verdict = all_single ? not_assessable(static_cast<int>(b.stratum_sizes.size()))
                          : decide(for_rule, 0.95, r.study_family ? std::string() : family_text(defs));
+  if (r.verdict.assessable) {
+    std::vector<std::string> treatments;
+    for (const auto& c : r.comparisons) treatments.push_back(c.treatment);
+    r.by_treatment = decide_by_treatment(for_rule, treatments);
+  }
   r.log_bootstrap.point = b.point.head(m);
   r.log_bootstrap.plain = b.plain.leftCols(m);
   r.log_bootstrap.corrected = b.corrected.leftCols(m);

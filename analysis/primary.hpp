@@ -60,6 +60,9 @@ struct PrimaryResult {
   double expected_coverage_corrected = 0;     ///< corrected interval, analytic = coverage.corrected_per_comparison
   DesignCoverage coverage;                    ///< the whole analytic diagnostic at this design
   Verdict verdict;
+  /// decide_by_treatment over the family (verdict.hpp): empty unless it names two or more
+  /// treatments and the verdict is assessable. Descriptive; `verdict` is the prespecified one.
+  std::vector<std::pair<std::string, Verdict>> by_treatment;
   BootstrapResult log_bootstrap;              ///< replicates of the m mean log ratios (B x m)
 };
 

@@ -1,6 +1,10 @@
 // Predefined decision rule (see verdict.hpp).
 #include "analysis/verdict.hpp"
 
+#include <stdexcept>
+
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -59,6 +63,26 @@ Verdict decide(const std::vector<RatioInterval>& c, double max_estimate, const s
   }
   v.text = s;
   return v;
+}
+
+std::vector<std::pair<std::string, Verdict>> decide_by_treatment(const std::vector<RatioInterval>& c,
+                                                                 const std::vector<std::string>& treatments,
+                                                                 double max_estimate) {
+  if (c.size() != treatments.size())
+    throw std::invalid_argument("decide_by_treatment: one treatment per comparison expected");
+  std::vector<std::string> order;
+  for (const auto& t : treatments)
+    if (std::find(order.begin(), order.end(), t) == order.end()) order.push_back(t);
+  std::vector<std::pair<std::string, Verdict>> out;
+  if (order.size() < 2) return out;
+  for (const auto& t : order) {
+    std::vector<RatioInterval> own;
+    for (std::size_t j = 0; j < c.size(); ++j)
+      if (treatments[j] == t) own.push_back(c[j]);
+    out.emplace_back(t, decide(own, max_estimate,
+                               fmt::format("{}'s {} comparison{}", t, own.size(), own.size() == 1 ? "" : "s")));
+  }
+  return out;
 }
 
 }  // namespace analysis

@@ -6,6 +6,7 @@
 // Applied to the prespecified (plain percentile, 1 - alpha/m: 98.75% for the study) intervals only.
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace analysis {
@@ -39,6 +40,16 @@ int minimum_replicates(double alpha, int m);
 /// names the family judged in the text ("the declared family of m comparisons (...)",
 /// family_text); empty = the study's four (the text says "the predefined all-four rule").
 Verdict decide(const std::vector<RatioInterval>& c, double max_estimate = 0.95, const std::string& family = "");
+/// The same rule over each treatment's own comparisons of the family, one entry per treatment in
+/// the order the family first names it, when the family names two or more treatments (else
+/// empty). Descriptive, beside the family's verdict, which alone is the prespecified one: an arm
+/// that no preregistration singled out does not get a verdict of its own, yet a reader sees which
+/// treatment carried the family's failure or harm. The intervals are the family's (1 - alpha/m).
+/// `treatments[j]` is the treatment of `c[j]` (same size; std::invalid_argument otherwise).
+std::vector<std::pair<std::string, Verdict>> decide_by_treatment(const std::vector<RatioInterval>& c,
+                                                                 const std::vector<std::string>& treatments,
+                                                                 double max_estimate = 0.95);
+
 template <std::size_t N>
 Verdict decide(const std::array<RatioInterval, N>& c, double max_estimate = 0.95, const std::string& family = "") {
   return decide(std::vector<RatioInterval>(c.begin(), c.end()), max_estimate, family);

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -163,4 +164,46 @@ TEST(ComparisonSpelling, OneParserForBothSpellings) {
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("[1]: 'gpu:x': canary 'gpu' is not one of compute, sqlite"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[1].find("[2]: treatment and comparator are the same arm (senpai)"), std::string::npos) << warnings[1];
+}
+
+// A family of several treatments (new-user finding: an unrelated arm decided the headline for
+// all): beside the family's verdict, each treatment gets the same rule over its own comparisons,
+// grouped by treatment in the order the family names them; the study's four (one treatment)
+// get none.
+TEST(KArmReport, EachTreatmentGetsTheRuleOverItsOwnComparisons) {
+  const auto path = golden::temp_db("karm_by_treatment");
+  analysis::write_synthetic_campaign(path, test_support::five_arm_synthetic());
+  const auto r = analysis::analyze_campaign(path, report_checks::small_bootstrap());
+  const auto& v = r.extra.at("verdict");
+  ASSERT_TRUE(v.at("assessable").get<bool>());
+  const auto& bt = v.at("by_treatment");
+  ASSERT_EQ(bt.size(), 4u) << bt.dump(2);
+  const std::vector<std::string> order{"senpai", "bounded-loop", "bounded-reclaim", "delayed-activation"};
+  const std::vector<std::vector<std::string>> own{{kLabels[0], kLabels[1]}, {kLabels[2]}, {kLabels[3]}, {kLabels[4]}};
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    SCOPED_TRACE(order[i]);
+    EXPECT_EQ(bt[i].at("treatment"), order[i]);
+    bool benefit = true;
+    std::vector<std::string> harm;
+    for (const auto& c : r.extra.at("comparisons")) {
+      const std::string label = c.at("label");
+      if (std::find(own[i].begin(), own[i].end(), label) == own[i].end()) continue;
+      benefit = benefit && c.at("upper").get<double>() < 1 && c.at("estimate").get<double>() <= 0.95;
+      if (c.at("lower").get<double>() > 1) harm.push_back(label);
+    }
+    EXPECT_EQ(bt[i].at("general_benefit").get<bool>(), benefit);
+    EXPECT_EQ(bt[i].at("harm").get<std::vector<std::string>>(), harm);
+    EXPECT_NE(bt[i].at("text").get<std::string>().find(order[i] + "'s"), std::string::npos);
+  }
+  // senpai is 1.1x static zram on SQLite in the synthetic truth: its own line says no benefit,
+  // and the summary shows the per-treatment line under the family's verdict.
+  EXPECT_FALSE(bt[0].at("general_benefit").get<bool>());
+  ASSERT_GE(r.summary.size(), 2u);
+  EXPECT_NE(r.summary[1].find("Per treatment"), std::string::npos) << r.summary[1];
+  EXPECT_NE(r.summary[1].find("senpai: no general benefit"), std::string::npos) << r.summary[1];
+
+  const auto path3 = golden::temp_db("karm_by_treatment_study");
+  analysis::write_synthetic_campaign(path3, test_support::small_synthetic());
+  const auto r3 = analysis::analyze_campaign(path3, report_checks::small_bootstrap());
+  EXPECT_TRUE(r3.extra.at("verdict").at("by_treatment").empty());
 }
