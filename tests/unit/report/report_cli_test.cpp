@@ -221,6 +221,8 @@ TEST_F(ReportCli, CompareWithPublishedListsTheArmsNotInTheStudy) {
     EXPECT_EQ(at(row, "study_finding"), "not part of the study") << l;
     EXPECT_EQ(at(row, "finding_reproduced"), "not part of the study") << l;
     EXPECT_TRUE(at(row, "this_ratio").is_number()) << l;
+    // A ratio below 1 favours that comparison's own treatment, never "bounded reclaim".
+    EXPECT_EQ(at(row, "this_finding").get<std::string>().find("bounded reclaim"), std::string::npos) << l;
   }
   EXPECT_EQ(row_of(j, "published_setting", "matched triplets")[2], "16 blocks of 5 arms (80 cases)");
   EXPECT_EQ(row_of(j, "published_setting", "matched triplets")[3], "yes");
