@@ -463,14 +463,21 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
           if (a.study) params = hc::takes_design_dose(a) ? "(the study's; dose: design.dose_mib)" : "(the study's)";
           std::printf("  %-20s policy %s %s\n", a.name.c_str(), a.policy.c_str(), params.c_str());
         }
-        std::printf("comparisons (%s, m = %zu, each interval at 1 - %g/%zu):", c.comparisons_declared ? "declared" : "the study's four",
-                    c.comparisons.size(), c.alpha, c.comparisons.size());
+        // Each comparison spelt out as canary: treatment / comparator (ratio treatment / comparator),
+        // so that a short "<canary>:<comparator>" is seen to mean bounded-reclaim / comparator.
+        std::printf("comparisons (%s, m = %zu, each interval at 1 - %g/%zu; ratio treatment / comparator):\n",
+                    c.comparisons_declared ? "declared" : "the study's four", c.comparisons.size(), c.alpha,
+                    c.comparisons.size());
         std::set<std::string> compared;
         for (const auto& k : c.comparisons) {
-          std::printf(" %s", k.c_str());
-          if (const auto parsed = hc::parse_comparison(k)) compared.insert({parsed->treatment, parsed->comparator});
+          if (const auto parsed = hc::parse_comparison(k)) {
+            compared.insert({parsed->treatment, parsed->comparator});
+            std::printf("  %-8s %s / %s\n", (parsed->canary + ":").c_str(), parsed->treatment.c_str(),
+                        parsed->comparator.c_str());
+          } else {
+            std::printf("  %s\n", k.c_str());
+          }
         }
-        std::printf("\n");
         for (const auto& a : c.arms)
           if (!compared.count(a.name))
             std::printf("NOTE: arm %s is in no comparison: its cases run and are reported, but no interval judges it\n",
