@@ -8,6 +8,7 @@
 #include "harness/case/policy.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "analysis/regression.hpp"
+#include "analysis/verdict.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/variant.hpp"
 #include "harness/yaml/strict_yaml.hpp"
@@ -445,6 +446,20 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
     c.alpha = s.scalar<double>("alpha", 0.05);
     if (!(c.alpha > 0 && c.alpha < 1)) s.fail(s.node()["alpha"], s.field("alpha"), "must lie in (0, 1)");
     load_comparisons(s, c);
+    // The analysis refuses fewer replicates than its percentile intervals need (analysis/verdict.hpp
+    // minimum_replicates: 10 in each tail at 1 - alpha/m): refused here, before any case runs.
+    if (c.design == "matched-triplets" || c.design == "matched-blocks") {
+      const int m = static_cast<int>(c.comparisons.size());
+      std::ostringstream alpha;
+      alpha << c.alpha;
+      if (const int min_b = analysis::minimum_replicates(c.alpha, m); c.bootstrap_replicates < min_b)
+        s.fail(s.node()["bootstrap_replicates"] ? s.node()["bootstrap_replicates"] : s.node(),
+               s.field("bootstrap_replicates"),
+               std::to_string(c.bootstrap_replicates) + " is too small for " + std::to_string(m) +
+                   " comparisons at alpha " + alpha.str() +
+                   ": the analysis needs 10 replicates in each tail of every 1 - alpha/m interval "
+                   "(alpha/(2 m) x B >= 10), at least " + std::to_string(min_b));
+    }
     s.finish();
   }
   {

@@ -470,3 +470,14 @@ TEST(CampaignFiles, PilotReadingDefaultKeepsThePlanAndAnotherEntersIt) {
     EXPECT_THAT(e.what(), HasSubstr("field eligibility.restoration: 'tidy' is not one of clean, case-teardown"));
   }
 }
+
+// The analysis refuses a B its 1 - alpha/m intervals cannot use (analysis/verdict.hpp
+// minimum_replicates): the campaign is refused at plan, not after its cases ran (new-user finding).
+TEST(CampaignErrors, BootstrapReplicatesBelowWhatTheIntervalsNeedIsRefused) {
+  const int l = line_of("bootstrap_replicates: 10000", "confirmatory.yaml");
+  const auto e = error_of("bootstrap_replicates: 10000", "bootstrap_replicates: 1000", "confirmatory.yaml");
+  EXPECT_THAT(e, HasSubstr("broken.yaml:" + std::to_string(l) + ":"));
+  EXPECT_THAT(e, HasSubstr("field analysis.bootstrap_replicates: 1000 is too small for 4 comparisons at alpha 0.05"));
+  EXPECT_THAT(e, HasSubstr("at least 1600"));
+  EXPECT_EQ(error_of("bootstrap_replicates: 10000", "bootstrap_replicates: 1600", "confirmatory.yaml"), "(accepted)");
+}
