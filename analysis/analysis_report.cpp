@@ -585,6 +585,15 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     r.warnings.push_back(s);
   }
   if (!data.missing.empty()) {
+    // An unfinished campaign (or one whose runs were lost): said first, with what it does to
+    // the tables, which use two sets of cases until every block is complete.
+    const std::size_t recorded = data.cases.size() + data.infra_failed.size();
+    r.warnings.push_back(fmt::format(
+        "CAMPAIGN NOT COMPLETE: {} of {} scheduled case(s) have a record ({} have none; `harness run` resumes it). "
+        "Table 4, the verdict and the reclaim-execution and measurement tables use the {} complete {}(s) only; "
+        "Tables 5, 5b, 6 and the mechanism table use every completed case, so until the campaign ends their arms "
+        "may cover different regimes.",
+        recorded, recorded + data.missing.size(), data.missing.size(), ts.triplets.size(), ts.unit));
     std::string s = fmt::format("{} scheduled case(s) have no case record (missing):", data.missing.size());
     for (const auto& id : data.missing) s += " " + id;
     r.warnings.push_back(s);
