@@ -119,7 +119,8 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   };
   for (const auto& arm : ts.arms)
     if (doses.count(arm) || is_treatment(ts, arm))
-      t.add({arm + " dose, memory.reclaim write (MiB)", join(doses[arm])});
+      t.add({arm + " dose, memory.reclaim write (MiB)",
+             doses.count(arm) ? join(doses[arm]) : std::string("no single dose: its policy's parameters (row arm " + arm + ")")});
   t.add({"accelerator", join(accel)});
   t.add({"guest kernel", join(kernels)});
   for (const char* k : {"seed", "schedule_sha256"})
