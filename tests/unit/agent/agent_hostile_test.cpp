@@ -790,7 +790,7 @@ std::string header_of(const std::string& resp, const std::string& name) {
 
 // Range is ignored (the agent serves no ranges; httplib built a multipart answer in memory,
 // one part per range): 2,700 ranges on /v1/health get the plain 200 answer (it was 875 KB),
-// and 64 such requests at once leave the agent under 32 MiB (it grew from 19 to 156 MiB).
+// and so do 64 such requests at once (the agent grew from 19 to 156 MiB building them).
 TEST_P(AgentHostile, RangeHeadersAreIgnored) {
   ASSERT_TRUE(start());
   const std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many_ranges(2700) + "Connection: close\r\n\r\n";
@@ -811,26 +811,37 @@ TEST_P(AgentHostile, RangeHeadersAreIgnored) {
     ASSERT_TRUE(r.send("GET /v1/health HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\nConnection: close\r\n\r\n"));
     EXPECT_EQ(r.status_line(seconds(20)), "HTTP/1.1 200 OK") << r.received();
   }
-  std::vector<std::size_t> sizes(64, 0);
-  std::vector<std::string> lines(64);
-  std::vector<std::thread> clients;
-  for (int i = 0; i < 64; ++i)
-    clients.emplace_back([&, i] {
-      Raw r(port, tls, "127.0.0." + std::to_string(10 + i % 8));  // 8 per address, under the 16 allowed
-      if (!r.ok() || !r.send(req)) return;
-      const std::string all = r.read_until_closed(seconds(60));
-      sizes[i] = all.size();
-      lines[i] = all.substr(0, all.find("\r\n"));
-    });
-  for (auto& t : clients) t.join();
-  for (int i = 0; i < 64; ++i) {
-    EXPECT_EQ(lines[i], "HTTP/1.1 200 OK") << "request " << i;
-    EXPECT_LT(sizes[i], 4096u) << "request " << i;
-  }
-  const long rss = rss_kib(pid);
-  std::printf("agent VmRSS after 64 concurrent 2,700-range requests: %ld KiB\n", rss);
+  // 64 at once, first without Range (a peer run), then with 2,700 ranges each. The proof that
+  // ranges are ignored is each answer's size (< 4 KB: no multipart answer was built; the old
+  // ones were 875 KB each, 56 MiB or more of RSS for 64). RSS is printed beside the peer run's
+  // but not asserted: what 64 concurrent connections cost depends on how many are alive at once
+  // (threads, malloc arenas, OpenSSL buffers), and two identical bursts on a loaded 2-core
+  // machine differed by up to 24 MiB (plain and TLS, 20-55 MiB).
+  auto burst = [&](const std::string& request) {
+    std::vector<std::size_t> sizes(64, 0);
+    std::vector<std::string> lines(64);
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 64; ++i)
+      clients.emplace_back([&, i] {
+        Raw r(port, tls, "127.0.0." + std::to_string(10 + i % 8));  // 8 per address, under the 16 allowed
+        if (!r.ok() || !r.send(request)) return;
+        const std::string all = r.read_until_closed(seconds(60));
+        sizes[i] = all.size();
+        lines[i] = all.substr(0, all.find("\r\n"));
+      });
+    for (auto& t : clients) t.join();
+    for (int i = 0; i < 64; ++i) {
+      EXPECT_EQ(lines[i], "HTTP/1.1 200 OK") << "request " << i;
+      EXPECT_LT(sizes[i], 4096u) << "request " << i;
+    }
+    return rss_kib(pid);
+  };
+  const long peer = burst("GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const long rss = burst(req);
+  std::printf("agent VmRSS after 64 concurrent plain requests: %ld KiB; after 64 concurrent 2,700-range requests: %ld KiB\n",
+              peer, rss);
+  EXPECT_GT(peer, 0);
   EXPECT_GT(rss, 0);
-  EXPECT_LT(rss, 32 * 1024) << "VmRSS " << rss << " KiB";
 }
 
 // A header line above httplib's own 8 KB line limit (5,400 ranges: 16 KB, within the
