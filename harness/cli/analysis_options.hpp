@@ -21,7 +21,8 @@ namespace harness::cli {
 inline void add_analysis_flags(CLI::App& sub, std::optional<int>& replicates, std::optional<std::uint64_t>& seed) {
   sub.add_option("--replicates,-B", replicates,
                  "bootstrap replicates B (default: the campaign YAML's analysis.bootstrap_replicates, each "
-                 "campaign's own for two, else 10000; below the minimum for alpha and the 4 comparisons is refused)")
+                 "campaign's own for two, else 10000; below the minimum for alpha and the m comparisons of the declared "
+                 "family, 20 m / alpha, is refused)")
       ->check(integer_in(1, 100'000'000));
   sub.add_option("--seed", seed, "bootstrap seed (default: campaign_meta.seed, each campaign's own for two, else 1)")
       ->check(integer_in(0));
@@ -29,7 +30,7 @@ inline void add_analysis_flags(CLI::App& sub, std::optional<int>& replicates, st
 
 /// analysis::preregistered_options for the DB at `db_path` (its campaign_meta is `meta`), with
 /// `replicates` (--replicates/-B) and `seed` (--seed) when given; warnings are appended to
-/// `warnings`. Errors: B below the minimum for alpha and 4 comparisons is
+/// `warnings`. Errors: B below the minimum for alpha and the family's m comparisons is
 /// CLI::ValidationError("--replicates", ...) when B came from the command line (exit 64), else
 /// std::runtime_error "<db_path>: campaign YAML analysis.bootstrap_replicates ..." (exit 2).
 /// Both messages name the minimum B (ours).

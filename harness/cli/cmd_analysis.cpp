@@ -30,7 +30,7 @@ struct AnalyzeArgs {
   std::optional<std::uint64_t> seed;   // unset: campaign_meta.seed, else 1
   unsigned threads = 0;
   bool figures = true;
-  std::string timeseries_case;  // "" = the first completed bounded-reclaim case
+  std::string timeseries_case;  // "" = the first completed case of an arm that writes memory.reclaim
 };
 
 struct PilotArgs {
@@ -166,7 +166,7 @@ const bool kAnalysisRegistered = harness::cli::register_commands("analysis", [](
   an->add_flag("!--no-figures", aa->figures, "skip the matplotlib figures");
   an->add_option("--timeseries-case", aa->timeseries_case,
                  "case id of the time-series figure timeseries_<case>.png (default: the first completed "
-                 "bounded-reclaim case)");
+                 "case of an arm that writes memory.reclaim, bounded-reclaim in the study's design)");
   an->callback([aa] { harness::cli::exit_code() = run_analyze(*aa); });
 
   auto pa = std::make_shared<PilotArgs>();
