@@ -58,12 +58,9 @@ class ReportCli : public ::testing::Test {
     o.case_sd = o.triplet_sd = 0.001;
     analysis::write_synthetic_campaign(path, o);
     results::Db db(path, results::Db::Mode::ReadWrite);
-    results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES(?1,?2)");
-    st.bind(1, "name").bind(2, name).run();
-    st.bind(1, "kind").bind(2, "smoke").run();
-    st.bind(1, "campaign_yaml").bind(2, "name: " + name + "\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n").run();
-    st.bind(1, "schedule_json").bind(2, "{\"cases\":[]}").run();
-    st.bind(1, "schedule_sha256").bind(2, harness::digest::sha256_hex("{\"cases\":[]}")).run();
+    name_smoke_campaign(db, name,
+                        {{"schedule_json", "{\"cases\":[]}"},
+                         {"schedule_sha256", harness::digest::sha256_hex("{\"cases\":[]}")}});
     return path;
   }
 
@@ -75,11 +72,19 @@ class ReportCli : public ::testing::Test {
     o.seed = seed;
     analysis::write_synthetic_campaign(path, o);
     results::Db db(path, results::Db::Mode::ReadWrite);
+    name_smoke_campaign(db, name);
+    return path;
+  }
+
+  // Names the synthetic campaign in `db` `name`, kind smoke, with a campaign YAML of B = 2000,
+  // and sets the campaign_meta keys in `more`.
+  static void name_smoke_campaign(results::Db& db, const std::string& name,
+                                  const std::vector<std::pair<std::string, std::string>>& more = {}) {
     results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES(?1,?2)");
     st.bind(1, "name").bind(2, name).run();
     st.bind(1, "kind").bind(2, "smoke").run();
     st.bind(1, "campaign_yaml").bind(2, "name: " + name + "\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n").run();
-    return path;
+    for (const auto& [k, v] : more) st.bind(1, k).bind(2, v).run();
   }
 
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
