@@ -8,7 +8,7 @@
 namespace harness::campaign {
 
 Progress::Progress(int total_planned, int done_before, bool tty, std::FILE* out)
-    : planned_(total_planned), done_(done_before), tty_(tty), out_(out), t0_(std::chrono::steady_clock::now()) {
+    : planned_(total_planned), done_(done_before), tty_(tty), out_(out) {
   if (tty_)
     thread_ = std::thread([this] {
       std::unique_lock<std::mutex> lk(mu_);
@@ -34,8 +34,8 @@ void Progress::stop() {
 }
 
 std::string Progress::eta_locked() const {
-  if (finished_now_ == 0) return "ETA unknown";
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  if (finished_now_ == 0 || !t0_) return "ETA unknown";
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - *t0_).count();
   const int left = planned_ - done_ - failed_;
   // Cases finish in parallel across VMs: observed throughput covers that.
   const double eta = elapsed / finished_now_ * std::max(0, left);
@@ -63,13 +63,15 @@ void Progress::draw_locked(bool final) {
   std::fflush(out_);
 }
 
-void Progress::start(const std::string& vm, const std::string& case_id, int attempt) {
+void Progress::start(const std::string& vm, const std::string& case_id, int attempt, bool taken_over) {
   std::lock_guard<std::mutex> lk(mu_);
   auto& l = vms_[vm];
   l.case_id = case_id;
   l.attempt = attempt;
+  l.taken_over = taken_over;
   l.phase.clear();
   l.since = std::chrono::steady_clock::now();
+  if (!taken_over && !t0_) t0_ = l.since;
   if (!tty_) std::fprintf(out_, "%s: start %s (attempt %d)\n", vm.c_str(), case_id.c_str(), attempt);
 }
 
@@ -87,7 +89,7 @@ void Progress::finish(const std::string& vm, const std::string& case_id, const s
   auto& l = vms_[vm];
   if (status == "completed" || status == "lost") {  // both are outcomes (PROTOCOL.md)
     ++done_;
-    ++finished_now_;
+    if (!l.taken_over) ++finished_now_;
     if (status == "lost") ++lost_;
   } else if (gave_up) {
     ++failed_;

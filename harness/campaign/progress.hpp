@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,8 +22,11 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  /// A VM starts `case_id` (attempt n).
-  void start(const std::string& vm, const std::string& case_id, int attempt);
+  /// A VM starts `case_id` (attempt n). `taken_over`: the case was started by an interrupted
+  /// runner and this run only follows it to its end; its duration here says nothing of a case's,
+  /// so it never enters the ETA's throughput (a resumed campaign printed "ETA 0 min 00 s" after
+  /// judging such a case at once).
+  void start(const std::string& vm, const std::string& case_id, int attempt, bool taken_over = false);
   /// The agent reports a phase (setup|warmup|pressure|recovery|restoration|done).
   void phase(const std::string& vm, const std::string& phase);
   /// The case ended with status completed | lost | infra_failed; `note` is shown with it.
@@ -39,6 +43,7 @@ class Progress {
   struct VmLine {
     std::string case_id, phase, last;
     int attempt = 0;
+    bool taken_over = false;
     std::chrono::steady_clock::time_point since;
   };
   void draw_locked(bool final);
@@ -47,12 +52,14 @@ class Progress {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
-  int planned_, done_, failed_ = 0, finished_now_ = 0, lost_ = 0;
+  int planned_, done_, failed_ = 0, lost_ = 0;
+  int finished_now_ = 0;  ///< outcomes of cases this run started (the ETA's throughput)
   bool tty_;
   std::FILE* out_;
   int drawn_lines_ = 0;
   std::map<std::string, VmLine> vms_;
-  std::chrono::steady_clock::time_point t0_;
+  /// When this run started its first case (not a taken-over one): the ETA's clock.
+  std::optional<std::chrono::steady_clock::time_point> t0_;
   std::thread thread_;
 };
 

@@ -417,7 +417,7 @@ class Worker {
     seen.submitted_unix_ns = d.contains("submitted_unix_ns") && d["submitted_unix_ns"].is_number_integer()
                                  ? d["submitted_unix_ns"].get<std::int64_t>()
                                  : a.started_unix_ns;
-    prog_.start(guest_.name, k.case_id, a.attempt);
+    prog_.start(guest_.name, k.case_id, a.attempt, /*taken_over=*/true);
     prog_.note(guest_.name, "taking over " + id + " (attempt " + std::to_string(a.attempt) + ", started " +
                                std::to_string((t - a.started_unix_ns) / 1'000'000'000LL) +
                                " s ago) from an interrupted runner" +
