@@ -11,43 +11,36 @@ nlohmann::json memory_limit_json(const harness::kernel::MemoryLimit& l) {
   return l.is_max() ? nlohmann::json("max") : nlohmann::json(*l.bytes);
 }
 
-MemoryHighWriter::~MemoryHighWriter() {
-  if (thread_.joinable()) thread_.join();
-}
-
 void MemoryHighWriter::start(const harness::kernel::Cgroup& bg, std::uint64_t bytes) {
-  if (busy()) throw std::logic_error("MemoryHighWriter::start: a write is in flight");
-  bg_.emplace(bg);
-  done_.store(false, std::memory_order_release);
-  thread_ = std::thread([this, bytes] {
-    set_.start_ns = harness::kernel::monotonic_ns();
-    set_.result = bg_->set_memory_high(harness::kernel::MemoryLimit::of_bytes(bytes));
-    set_.end_ns = harness::kernel::monotonic_ns();
-    set_.bytes = bytes;
-    done_.store(true, std::memory_order_release);
-  });
+  write_.start([bg, bytes] {
+    SetRecord s;
+    s.start_ns = harness::kernel::monotonic_ns();
+    s.result = bg.set_memory_high(harness::kernel::MemoryLimit::of_bytes(bytes));
+    s.end_ns = harness::kernel::monotonic_ns();
+    s.bytes = bytes;
+    return s;
+  }, "MemoryHighWriter::start");
 }
 
 std::optional<ControllerEvent> MemoryHighWriter::collect(const nlohmann::json& tag) {
-  if (!thread_.joinable() || !done_.load(std::memory_order_acquire)) return std::nullopt;
-  return event(tag);
+  if (auto s = write_.take()) return event(*s, tag);
+  return std::nullopt;
 }
 
 std::optional<ControllerEvent> MemoryHighWriter::wait(const nlohmann::json& tag) {
-  if (!thread_.joinable()) return std::nullopt;
-  return event(tag);
+  if (auto s = write_.join()) return event(*s, tag);
+  return std::nullopt;
 }
 
-ControllerEvent MemoryHighWriter::event(const nlohmann::json& tag) {
-  thread_.join();
+ControllerEvent MemoryHighWriter::event(const SetRecord& s, const nlohmann::json& tag) {
   nlohmann::json d = tag;
-  d.update({{"memory_high_bytes", set_.bytes},
-            {"start_ns", set_.start_ns},
-            {"end_ns", set_.end_ns},
-            {"duration_ns", set_.end_ns - set_.start_ns},
-            {"errno", set_.result.err},
-            {"error", set_.result.ok() ? "" : set_.result.message()}});
-  return {set_.end_ns, "memory_high_set", std::nullopt, std::nullopt, std::nullopt, std::nullopt, d};
+  d.update({{"memory_high_bytes", s.bytes},
+            {"start_ns", s.start_ns},
+            {"end_ns", s.end_ns},
+            {"duration_ns", s.end_ns - s.start_ns},
+            {"errno", s.result.err},
+            {"error", s.result.ok() ? "" : s.result.message()}});
+  return {s.end_ns, "memory_high_set", std::nullopt, std::nullopt, std::nullopt, std::nullopt, d};
 }
 
 ControllerEvent restore_memory_high(const harness::kernel::Cgroup& bg, const harness::kernel::MemoryLimit& old,

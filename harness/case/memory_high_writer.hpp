@@ -9,13 +9,12 @@
 // `memory_high_set` event once the write returned), wait() in finish(); restore_memory_high()
 // writes the value read before the first set back after the schedule. A failed write is data
 // (errno in the event); the case goes on.
-#include <atomic>
 #include <cstdint>
 #include <optional>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/case/background_write.hpp"
 #include "harness/case/bundle.hpp"
 #include "harness/kernel/cgroup.hpp"
 
@@ -28,12 +27,12 @@ class MemoryHighWriter {
  public:
   MemoryHighWriter() = default;
   /// Waits for a write in flight (its event is then lost: call wait() first to keep it).
-  ~MemoryHighWriter();
+  ~MemoryHighWriter() = default;
   MemoryHighWriter(const MemoryHighWriter&) = delete;
   MemoryHighWriter& operator=(const MemoryHighWriter&) = delete;
 
   /// A write was started and its event not yet collected.
-  bool busy() const { return thread_.joinable(); }
+  bool busy() const { return write_.pending(); }
   /// Starts writing memory.high = `bytes` to `bg` on its own thread; std::logic_error when busy().
   void start(const harness::kernel::Cgroup& bg, std::uint64_t bytes);
   /// The `memory_high_set` event of a write that has returned (at its end time; detail: `tag`'s
@@ -49,12 +48,9 @@ class MemoryHighWriter {
     std::uint64_t bytes = 0;
     harness::kernel::WriteResult result;
   };
-  ControllerEvent event(const nlohmann::json& tag);
+  static ControllerEvent event(const SetRecord& s, const nlohmann::json& tag);
 
-  std::optional<harness::kernel::Cgroup> bg_;
-  std::thread thread_;
-  std::atomic<bool> done_{true};
-  SetRecord set_;  ///< written by the thread, read after done_ (acquire) or join
+  BackgroundWrite<SetRecord> write_;
 };
 
 /// Writes `old` back to bg memory.high on the calling thread (after the workloads: raising the

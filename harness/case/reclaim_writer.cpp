@@ -16,11 +16,7 @@ ReclaimWriter::InlineScope::~InlineScope() { --inline_scopes; }
 
 ReclaimWriter::ReclaimWriter(harness::kernel::Cgroup bg, std::int64_t settle_ns) : bg_(std::move(bg)), settle_ns_(settle_ns) {}
 
-ReclaimWriter::~ReclaimWriter() {
-  if (thread_.joinable()) thread_.join();
-}
-
-bool ReclaimWriter::busy() const { return !done_.load(std::memory_order_acquire); }
+bool ReclaimWriter::busy() const { return write_.running(); }
 
 void ReclaimWriter::start(std::int64_t bytes, std::optional<PgstealRate> concurrent_rate) {
   if (busy()) throw std::logic_error("ReclaimWriter::start: a write is still in flight");
@@ -31,20 +27,13 @@ void ReclaimWriter::start(std::int64_t bytes, std::optional<PgstealRate> concurr
     finished_.push_back({started_, ReclaimAction::run(bg_, bytes, settle_ns_, concurrent_rate)});
     return;
   }
-  in_flight_.seq = started_;
-  done_.store(false, std::memory_order_release);
-  thread_ = std::thread([this, bytes, concurrent_rate] {
-    in_flight_.record = ReclaimAction::run(bg_, bytes, settle_ns_, concurrent_rate);
-    done_.store(true, std::memory_order_release);
-  });
+  write_.start([this, seq = started_, bytes, concurrent_rate] {
+    return Finished{seq, ReclaimAction::run(bg_, bytes, settle_ns_, concurrent_rate)};
+  }, "ReclaimWriter::start");
 }
 
 void ReclaimWriter::join_finished() {
-  // done_ set: the thread has written in_flight_ and is about to return.
-  if (thread_.joinable() && done_.load(std::memory_order_acquire)) {
-    thread_.join();
-    finished_.push_back(in_flight_);
-  }
+  if (auto f = write_.take()) finished_.push_back(std::move(*f));
 }
 
 std::vector<ReclaimWriter::Finished> ReclaimWriter::collect() {
@@ -55,10 +44,7 @@ std::vector<ReclaimWriter::Finished> ReclaimWriter::collect() {
 }
 
 std::vector<ReclaimWriter::Finished> ReclaimWriter::wait() {
-  if (thread_.joinable()) {
-    thread_.join();
-    finished_.push_back(in_flight_);
-  }
+  if (auto f = write_.join()) finished_.push_back(std::move(*f));
   return collect();
 }
 

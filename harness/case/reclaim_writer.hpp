@@ -8,14 +8,13 @@
 //
 // Use from the tick: busy() before deciding, start() to write, collect() every tick to turn
 // finished writes into events and rows (record_writes), wait() in finish().
-#include <atomic>
 #include <cstdint>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/case/background_write.hpp"
 #include "harness/case/bundle.hpp"
 #include "harness/case/reclaim_record.hpp"
 #include "harness/kernel/cgroup.hpp"
@@ -29,7 +28,7 @@ class ReclaimWriter {
   /// write never starts inside the previous one's settle.
   ReclaimWriter(harness::kernel::Cgroup bg, std::int64_t settle_ns);
   /// Waits for a write in flight (its record is then lost: call wait() first to keep it).
-  ~ReclaimWriter();
+  ~ReclaimWriter() = default;
   ReclaimWriter(const ReclaimWriter&) = delete;
   ReclaimWriter& operator=(const ReclaimWriter&) = delete;
 
@@ -65,9 +64,7 @@ class ReclaimWriter {
 
   harness::kernel::Cgroup bg_;
   std::int64_t settle_ns_;
-  std::thread thread_;
-  std::atomic<bool> done_{true};
-  Finished in_flight_;  ///< record written by the thread, read after done_ (acquire)
+  BackgroundWrite<Finished> write_;  ///< busy until the write and its settle returned
   std::vector<Finished> finished_;
   int started_ = 0;
 };
