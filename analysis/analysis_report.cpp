@@ -128,7 +128,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   // Every arm's policy, parameters and hash (the DB's `arms` table, schema version 6).
   if (data.arms_recorded) {
     for (const auto& a : data.arms)
-      t.add({"arm " + a.name, fmt::format("policy {}, params {}, sha256 {}", a.policy, a.params_json, a.sha256)});
+      t.add({"arm " + a.name, arm_record_text(a)});
   } else if (!is_study_family(ts.family()) ||
              std::any_of(ts.arms.begin(), ts.arms.end(), [](const std::string& a) { return study_arm_position(a) < 0; })) {
     std::string names;

@@ -188,4 +188,8 @@ std::vector<Arm> load_arms(results::Db& db, const std::vector<std::string>& conf
   return arms;
 }
 
+std::string arm_record_text(const Arm& a) {
+  return "policy " + a.policy + ", params " + a.params_json + ", sha256 " + a.sha256;
+}
+
 }  // namespace analysis

@@ -31,6 +31,10 @@ struct Arm {
   std::string name, policy, params_json, sha256;
 };
 
+/// "policy P, params J, sha256 H": an arm as the `arms` table records it (Table 1's arm rows,
+/// the settings `harness compare` lines up).
+std::string arm_record_text(const Arm& a);
+
 /// One declared comparison: p99 ratio treatment / comparator of one canary.
 struct ComparisonDef {
   Canary canary = Canary::Compute;

@@ -118,71 +118,115 @@ CompareSide published_side() {
   return s;
 }
 
+std::string side_name(std::size_t i) {
+  if (i >= 26) throw std::invalid_argument("compare: at most 26 campaigns side by side (A to Z), got side " + std::to_string(i + 1));
+  return std::string(1, static_cast<char>('A' + i));
+}
+
 Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames& names) {
+  return compare_sides(std::vector<CompareSide>{a, b}, {names.a, names.b});
+}
+
+Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<std::string>& names) {
+  if (sides.empty() || names.size() != sides.size())
+    throw std::invalid_argument("compare: " + std::to_string(sides.size()) + " side(s) and " +
+                                std::to_string(names.size()) + " name(s); need one name per side, at least one side");
+  const std::size_t n = sides.size();
+  std::vector<std::string> tidy;
+  for (const auto& x : names) tidy.push_back(tidy_name(x));
+  const std::string& A = names[0];
+  const std::string& ta = tidy[0];
+  const CompareSide& a = sides[0];
   Report r;
-  const std::string& A = names.a;
-  const std::string& B = names.b;
-  const std::string ta = tidy_name(A), tb = tidy_name(B);
-  r.title = fmt::format("Reclaim ablation: comparison, {} = {}, {} = {}", A, a.label, B, b.label);
-  for (const auto& [side, s] : {std::pair<const std::string*, const CompareSide*>{&A, &a}, {&B, &b}})
-    if (s->accelerators.find("tcg") != std::string::npos)
+  r.title = "Reclaim ablation: comparison";
+  for (std::size_t i = 0; i < n; ++i) r.title += fmt::format(", {} = {}", names[i], sides[i].label);
+  for (std::size_t i = 0; i < n; ++i)
+    if (sides[i].accelerators.find("tcg") != std::string::npos)
       r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
                                        "ratios is not timing evidence.",
-                                       *side, s->label));
+                                       names[i], sides[i].label));
+
+  // --- Table 4: every comparison of any side, the reference's first; columns per side, then
+  // each later side against the reference.
   Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, treatment / comparator (the study's: "
                            "bounded reclaim / comparator)",
-          {{"comparison", 0},
-           {A + " " + a.unit + "s", 0, ta + "_triplets"},
-           {A + " ratio", 3, ta + "_ratio"},
-           {A + " lower", 3, ta + "_ratio_lower"},
-           {A + " upper", 3, ta + "_ratio_upper"},
-           {B + " " + b.unit + "s", 0, tb + "_triplets"},
-           {B + " ratio", 3, tb + "_ratio"},
-           {B + " lower", 3, tb + "_ratio_lower"},
-           {B + " upper", 3, tb + "_ratio_upper"},
-           {B + " / " + A, 3, "ratio_" + tb + "_over_" + ta},
-           {B + " - " + A, 3, "ratio_" + tb + "_minus_" + ta},
-           {"intervals overlap", 0},
-           {A + " estimate in " + B + " interval", 0, ta + "_in_" + tb + "_interval"},
-           {B + " estimate in " + A + " interval", 0, tb + "_in_" + ta + "_interval"}},
+          {{"comparison", 0}},
           {},
           {}};
-  for (const auto& x : a.table4) {
-    const SideRatio* y = nullptr;
-    for (const auto& c : b.table4)
-      if (c.label == x.label) y = &c;
-    auto trip = [](const SideRatio* s) { return s && s->triplets ? json(*s->triplets) : json(nullptr); };
-    if (!y) {
-      t.add({x.label, trip(&x), num(x.estimate), num(x.lower), num(x.upper), nullptr, nullptr, nullptr, nullptr, nullptr,
-             nullptr, B + " lacks it", nullptr, nullptr});
-      continue;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string &X = names[i], &tx = tidy[i];
+    t.columns.push_back({X + " " + sides[i].unit + "s", 0, tx + "_triplets"});
+    t.columns.push_back({X + " ratio", 3, tx + "_ratio"});
+    t.columns.push_back({X + " lower", 3, tx + "_ratio_lower"});
+    t.columns.push_back({X + " upper", 3, tx + "_ratio_upper"});
+  }
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::string &X = names[i], &tx = tidy[i];
+    t.columns.push_back({X + " / " + A, 3, "ratio_" + tx + "_over_" + ta});
+    t.columns.push_back({X + " - " + A, 3, "ratio_" + tx + "_minus_" + ta});
+    t.columns.push_back({X + " and " + A + " intervals overlap", 0, tx + "_" + ta + "_intervals_overlap"});
+    t.columns.push_back({A + " estimate in " + X + " interval", 0, ta + "_in_" + tx + "_interval"});
+    t.columns.push_back({X + " estimate in " + A + " interval", 0, tx + "_in_" + ta + "_interval"});
+  }
+  std::vector<std::string> labels;  // every comparison, in the order of first appearance
+  for (const auto& s : sides)
+    for (const auto& x : s.table4)
+      if (std::find(labels.begin(), labels.end(), x.label) == labels.end()) labels.push_back(x.label);
+  auto find = [](const CompareSide& s, const std::string& label) -> const SideRatio* {
+    for (const auto& c : s.table4)
+      if (c.label == label) return &c;
+    return nullptr;
+  };
+  auto yes_no = [](bool b) { return json(b ? "yes" : "no"); };
+  for (const auto& label : labels) {
+    std::vector<json> row{label};
+    std::vector<const SideRatio*> got;
+    for (const auto& s : sides) {
+      const SideRatio* y = find(s, label);
+      got.push_back(y);
+      if (!y) {
+        row.insert(row.end(), {nullptr, nullptr, nullptr, nullptr});
+        continue;
+      }
+      row.insert(row.end(), {y->triplets ? json(*y->triplets) : json(nullptr), num(y->estimate), num(y->lower),
+                             num(y->upper)});
     }
-    const bool overlap = x.lower <= y->upper && y->lower <= x.upper;
-    t.add({x.label, trip(&x), num(x.estimate), num(x.lower), num(x.upper), trip(y), num(y->estimate), num(y->lower),
-           num(y->upper), num(y->estimate / x.estimate), num(y->estimate - x.estimate), overlap ? "yes" : "no",
-           y->lower <= x.estimate && x.estimate <= y->upper ? "yes" : "no",
-           x.lower <= y->estimate && y->estimate <= x.upper ? "yes" : "no"});
+    const SideRatio* x = got[0];
+    for (std::size_t i = 1; i < n; ++i) {
+      const SideRatio* y = got[i];
+      if (!x || !y) {
+        row.insert(row.end(), {nullptr, nullptr, (x ? names[i] : A) + " lacks it", nullptr, nullptr});
+        continue;
+      }
+      row.insert(row.end(), {num(y->estimate / x->estimate), num(y->estimate - x->estimate),
+                             yes_no(x->lower <= y->upper && y->lower <= x->upper),
+                             yes_no(y->lower <= x->estimate && x->estimate <= y->upper),
+                             yes_no(x->lower <= y->estimate && y->estimate <= x->upper)});
+    }
+    t.add(std::move(row));
   }
-  // The comparisons only B has (a k-arm campaign beside another family), after A's.
-  for (const auto& y : b.table4) {
-    if (std::any_of(a.table4.begin(), a.table4.end(), [&](const SideRatio& x) { return x.label == y.label; })) continue;
-    t.add({y.label, nullptr, nullptr, nullptr, nullptr, y.triplets ? json(*y.triplets) : json(nullptr), num(y.estimate),
-           num(y.lower), num(y.upper), nullptr, nullptr, A + " lacks it", nullptr, nullptr});
-  }
-  t.notes.push_back(
-      "Ratio < 1 favours the treatment (bounded reclaim in the study's four). Each side's interval is its own simultaneous interval (98.75% for the "
-      "study's four comparisons). Overlap and containment are descriptive, not a test of a difference between "
-      "the campaigns.");
+  t.notes.push_back(fmt::format(
+      "Ratio < 1 favours the treatment (bounded reclaim in the study's four). {} is the reference: every other side "
+      "is set against it. Each side's interval is its own simultaneous interval (98.75% for the study's four "
+      "comparisons); a blank = the side does not have the comparison. Overlap and containment are descriptive, not "
+      "a test of a difference between the campaigns.",
+      A));
   r.tables.push_back(std::move(t));
 
+  // --- mechanism medians: every arm of any side (the reference's order, then the others).
+  std::vector<std::string> arms;
+  for (const auto& s : sides)
+    for (const auto& x : s.arms)
+      if (std::find(arms.begin(), arms.end(), x) == arms.end()) arms.push_back(x);
   Table m{"compare_mechanism", "Mechanism medians side by side (pressure phase, per configuration)",
-          {{"configuration", 0}, {"quantity", 0}, {A, 3, ta}, {B, 3, tb}, {B + " - " + A, 3, tb + "_minus_" + ta},
-           {B + " / " + A + " - 1 (%)", 1, tb + "_over_" + ta + "_change_pct"}},
+          {{"configuration", 0}, {"quantity", 0}},
           {},
           {}};
-  std::vector<std::string> arms = a.arms;  // A's arms in its order, then B's others
-  for (const auto& x : b.arms)
-    if (std::find(arms.begin(), arms.end(), x) == arms.end()) arms.push_back(x);
+  for (std::size_t i = 0; i < n; ++i) m.columns.push_back({names[i], 3, tidy[i]});
+  for (std::size_t i = 1; i < n; ++i) {
+    m.columns.push_back({names[i] + " - " + A, 3, tidy[i] + "_minus_" + ta});
+    m.columns.push_back({names[i] + " / " + A + " - 1 (%)", 1, tidy[i] + "_over_" + ta + "_change_pct"});
+  }
   for (const std::string& c : arms) {
     for (const auto& [name, header] : quantities()) {
       auto get = [&](const CompareSide& s) -> std::optional<double> {
@@ -191,10 +235,18 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
         auto q = it->second.find(name);
         return q == it->second.end() ? std::nullopt : q->second;
       };
-      const auto va = get(a), vb = get(b);
-      if (!va && !vb) continue;
-      m.add({c, header, opt(va), opt(vb), va && vb ? num(*vb - *va) : json(nullptr),
-             va && vb && *va != 0 ? num(100.0 * (*vb / *va - 1.0)) : json(nullptr)});
+      std::vector<std::optional<double>> v;
+      for (const auto& s : sides) v.push_back(get(s));
+      if (std::none_of(v.begin(), v.end(), [](const auto& x) { return x.has_value(); })) continue;
+      std::vector<json> row{c, header};
+      for (const auto& x : v) row.push_back(opt(x));
+      const auto& va = v[0];
+      for (std::size_t i = 1; i < n; ++i) {
+        const auto& vb = v[i];
+        row.push_back(va && vb ? num(*vb - *va) : json(nullptr));
+        row.push_back(va && vb && *va != 0 ? num(100.0 * (*vb / *va - 1.0)) : json(nullptr));
+      }
+      m.add(std::move(row));
     }
   }
   m.notes.push_back("Medians over each side's cases of the pressure-phase counters (mechanism table of `harness "
@@ -202,11 +254,10 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
                     "bg PSI some/full only). Stall times are inflated under TCG.");
   r.tables.push_back(std::move(m));
 
-  Table arms_t{"compare_arms", "Arms of both sides",
-               {{"arm", 0}, {A, 0, ta}, {B, 0, tb}, {A + " definition", 0, ta + "_definition"},
-                {B + " definition", 0, tb + "_definition"}},
-               {},
-               {}};
+  Table arms_t{"compare_arms", n == 2 ? "Arms of both sides" : "Arms of every side", {{"arm", 0}}, {}, {}};
+  for (std::size_t i = 0; i < n; ++i) arms_t.columns.push_back({names[i], 0, tidy[i]});
+  for (std::size_t i = 0; i < n; ++i)
+    arms_t.columns.push_back({names[i] + " definition", 0, tidy[i] + "_definition"});
   for (const std::string& arm : arms) {
     auto has = [&](const CompareSide& s) { return std::find(s.arms.begin(), s.arms.end(), arm) != s.arms.end(); };
     auto definition = [&](const CompareSide& s) -> json {
@@ -214,11 +265,13 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
       const auto it = s.arm_definitions.find(arm);
       return it == s.arm_definitions.end() || it->second.empty() ? json("not recorded") : json(it->second);
     };
-    arms_t.add({arm, has(a) ? std::string("yes") : a.lacks_arm, has(b) ? std::string("yes") : b.lacks_arm,
-                definition(a), definition(b)});
+    std::vector<json> row{arm};
+    for (const auto& s : sides) row.push_back(has(s) ? std::string("yes") : s.lacks_arm);
+    for (const auto& s : sides) row.push_back(definition(s));
+    arms_t.add(std::move(row));
   }
-  arms_t.notes.push_back("Every arm of either side. An arm only one side has is in no comparison of the other: its "
-                         "Table 4 rows and mechanism medians show n/a there. Definition: the arm's policy and "
+  arms_t.notes.push_back("Every arm of any side. An arm a side lacks is in no comparison of that side: its "
+                         "Table 4 rows and mechanism medians are blank there. Definition: the arm's policy and "
                          "parameters as the side's DB records them (the `arms` table, results schema version 6).");
   r.tables.push_back(std::move(arms_t));
   return r;

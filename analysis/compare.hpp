@@ -1,6 +1,7 @@
 #pragma once
-// `harness compare`: two campaigns' primary comparisons (Table 4) and mechanism medians side by
-// side with their differences, or one campaign beside the study's published values
+// `harness compare`: N campaigns' primary comparisons (Table 4), mechanism medians and arms side
+// by side with their differences from the first (compare_campaigns.hpp adds the A/B metrics and
+// the settings that differ), or one campaign beside the study's published values
 // (`--published`: analysis/study_medians.hpp). Each side is read from an analysis report
 // (build_analysis_report), so compare shows exactly what `harness analyze` reports.
 #include "analysis/report_table.hpp"
@@ -51,12 +52,24 @@ struct SideNames {
   std::string a = "A", b = "B";
 };
 
-/// Tables "compare_table4" (per comparison: both ratios and intervals, B / A, B - A, whether
-/// the intervals overlap and whether each estimate lies in the other's interval) and
-/// "compare_mechanism" (per configuration and quantity: A, B, B - A, B / A - 1 in %; a quantity
-/// one side lacks shows n/a) and "compare_arms" (every arm of either side, A's order then B's
-/// others: whether each side runs it, or the side's lacks_arm text, and each side's definition).
-/// Title names both sides; headers use `names`.
+/// The name of side i in column headers: "A", "B", ... "Z" (the first side, A, is the
+/// reference). Errors: std::invalid_argument for i >= 26.
+std::string side_name(std::size_t i);
+
+/// Tables of N sides side by side; sides[0] is the reference every other side is set against.
+/// - "compare_table4": one row per comparison any side has (the reference's first, then the
+///   others in order of first appearance). Per side X: blocks, ratio, lower, upper (blank when
+///   X lacks the comparison); then per later side X: X / A, X - A, whether the two intervals
+///   overlap (or "<side> lacks it"), whether A's estimate lies in X's interval and X's in A's.
+/// - "compare_mechanism": per arm and quantity, each side's median, then per later side X - A
+///   and X / A - 1 in %; a quantity no side has is left out, one a side lacks is blank.
+/// - "compare_arms": every arm of any side (the reference's order, then the others): per side
+///   "yes" or its lacks_arm text, then per side the arm's definition.
+/// Title: "Reclaim ablation: comparison, A = <label>, B = <label>, ...". A TCG side is warned.
+/// Errors: std::invalid_argument when there is no side or names are not one per side.
+Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<std::string>& names);
+
+/// The two-side form: compare_sides({a, b}, {names.a, names.b}).
 Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames& names = {});
 
 /// The table `id` of report `r`. Errors: std::invalid_argument naming the report and table.

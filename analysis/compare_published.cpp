@@ -4,6 +4,7 @@
 #include "analysis/arms.hpp"
 
 #include "analysis/compare.hpp"
+#include "analysis/setting_differences.hpp"
 #include "analysis/study_medians.hpp"
 #include "analysis/triplets.hpp"
 #include "analysis/verdict.hpp"
@@ -150,12 +151,10 @@ Report compare_with_study(const Report& ours, const std::string& label) {
                          "are not timing evidence; the study ran on VMs.");
 
   // --- the setting: every difference from the study's
-  Table st{"published_setting", "The study's setting and this campaign's",
-           {{"setting", 0}, {"study", 0}, {"this campaign", 0, "this_campaign"}, {"differs", 0}}, {}, {}};
-  std::vector<std::string> differences;
+  // Rows of the setting table (setting_differences.hpp); "differs" is the study's rule per setting.
+  std::vector<SettingRow> setting_rows;
   auto setting = [&](const std::string& name, const std::string& study, const std::string& mine, bool differs) {
-    st.add({name, study, mine.empty() ? std::string("not constant / not recorded") : mine, yes_no(differs)});
-    if (differs) differences.push_back(name + " (study " + study + "; this " + (mine.empty() ? "n/a" : mine) + ")");
+    setting_rows.push_back({name, {study, mine.empty() ? std::string("not constant / not recorded") : mine}, differs});
   };
   const std::string vcpus = table1_value(t1, "vm_shape.vcpus"), mem = table1_value(t1, "vm_shape.memory_mib");
   setting("VM shape", "1 vCPU, 1024 MiB", vcpus.empty() ? "" : vcpus + " vCPU, " + mem + " MiB",
@@ -189,6 +188,9 @@ Report compare_with_study(const Report& ours, const std::string& label) {
           accelerators.empty() || accelerators.find("tcg") != std::string::npos);
   setting("simultaneous interval level", "98.75% (0.05 over 4 comparisons)",
           level > 0 ? fmt::format("{:.2f}%", level * 100) : "", std::abs(level - 0.9875) > 1e-9);
+  Table st = setting_table("published_setting", "The study's setting and this campaign's", {"study", "this campaign"},
+                           setting_rows);
+  const std::vector<std::string> differences = difference_texts({"study", "this"}, setting_rows);
   st.notes.push_back("The study's values are those its text states (campaigns/README.md Table 1 lists which settings "
                      "it leaves unstated: bg limit, allocation, rates, zram size). \"differs\" is yes wherever this "
                      "campaign's value is not the study's or is not recorded.");

@@ -1,6 +1,6 @@
-// `harness compare` (two campaigns' Table 4 and mechanism medians side by side, or one beside
-// the study's published values) and `harness archive` (DB, campaign YAML, plan, report and
-// build info in one .tar.zst for artifact evaluation). Libraries: analysis/compare.hpp,
+// `harness compare` (N campaigns' Table 4, mechanism medians, A/B metrics and differing settings
+// side by side, or one beside the study's published values) and `harness archive` (DB, campaign YAML, plan, report and
+// build info in one .tar.zst for artifact evaluation). Libraries: analysis/compare_campaigns.hpp,
 // harness/campaign/archive.hpp.
 #include "build_id.hpp"
 #include "exit_codes.hpp"
@@ -11,6 +11,10 @@
 #include "analysis/analysis_report.hpp"
 #include "analysis/campaign_settings.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/compare_campaigns.hpp"
+#include "analysis/recorded_settings.hpp"
+#include "analysis/regression.hpp"
+#include "harness/campaign/campaign.hpp"
 #include "analysis/compare_published.hpp"
 #include "harness/campaign/archive.hpp"
 #include "harness/vm/subprocess.hpp"
@@ -79,9 +83,32 @@ analysis::Report analyse(const std::string& db_path, const CompareArgs& a) {
   return r;
 }
 
+// One campaign as `harness compare` lines it up: an A/B campaign (design ab-pairs in its stored
+// YAML) by its candidate / baseline metrics, any other by its analysis report; its recorded settings.
+analysis::CompareCampaign read_campaign(const std::string& db_path, const CompareArgs& a, results::Provenance& prov) {
+  harness::cli::open_db(db_path, harness::cli::DbKind::Results);  // missing/not a DB: plain error, exit 2
+  analysis::CompareCampaign c;
+  c.label = db_path;
+  const auto meta = campaign_meta(db_path);
+  if (analysis::read_campaign_settings(meta).design_kind == std::optional<std::string>("ab-pairs")) {
+    auto campaign = harness::campaign::parse_campaign(meta.at("campaign_yaml"), db_path + " (campaign_meta campaign_yaml)");
+    if (a.replicates) campaign.bootstrap_replicates = *a.replicates;
+    if (a.seed) campaign.seed = *a.seed;
+    c.ab = analysis::compare_variants(db_path, db_path, campaign);
+    prov = provenance_of(db_path);
+  } else {
+    const auto report = analyse(db_path, a);
+    c.side = analysis::side_from_report(report, db_path);
+    prov = *report.provenance;
+  }
+  c.settings = analysis::recorded_settings(db_path);
+  return c;
+}
+
 int run_compare(const CompareArgs& a) {
-  if (a.published ? a.dbs.size() != 1 : a.dbs.size() != 2)
-    throw std::invalid_argument(a.published ? "compare --published takes one DB" : "compare takes two DBs: A.db B.db");
+  if (a.published ? a.dbs.size() != 1 : a.dbs.size() < 2)
+    throw std::invalid_argument(a.published ? "compare --published takes one DB"
+                                            : "compare takes two or more DBs: A.db B.db [C.db ...]");
   analysis::Report r;
   std::vector<results::Provenance> provs;
   if (a.published) {
@@ -89,15 +116,16 @@ int run_compare(const CompareArgs& a) {
     r = analysis::compare_with_study(ra, a.dbs[0]);
     provs.push_back(*ra.provenance);
   } else {
-    const auto ra = analyse(a.dbs[0], a), rb = analyse(a.dbs[1], a);
-    r = analysis::compare_sides(analysis::side_from_report(ra, a.dbs[0]), analysis::side_from_report(rb, a.dbs[1]));
-    provs = {*ra.provenance, *rb.provenance};
+    std::vector<analysis::CompareCampaign> cs;
+    provs.resize(a.dbs.size());
+    for (std::size_t i = 0; i < a.dbs.size(); ++i) cs.push_back(read_campaign(a.dbs[i], a, provs[i]));
+    r = analysis::compare_campaigns(cs);
   }
-  // Provenance of the comparison: this build and command; campaign A's plan (B's is in the summary).
+  // Provenance of the comparison: this build and command; campaign A's plan (the others' in the summary).
   r.provenance = provs.front();
-  if (provs.size() == 2)
-    r.summary.push_back("B: campaign " + provs[1].campaign_name + " (kind " + provs[1].campaign_kind +
-                        "), plan SHA-256 " + provs[1].plan_sha256 + ".");
+  for (std::size_t i = 1; i < provs.size(); ++i)
+    r.summary.push_back(analysis::side_name(i) + ": campaign " + provs[i].campaign_name + " (kind " +
+                        provs[i].campaign_kind + "), plan SHA-256 " + provs[i].plan_sha256 + ".");
   if (!a.out.empty()) {
     analysis::write_report_files(r, a.out);
     std::fprintf(stderr, "harness compare: wrote %s/report.md, report.json, report.html and one CSV per table\n",
@@ -166,11 +194,13 @@ const bool kReportRegistered = harness::cli::register_commands("report", [](CLI:
   auto ca = std::make_shared<CompareArgs>();
   auto* cmp = app.add_subcommand(
       "compare",
-      "Table 4 and the mechanism medians of two campaigns side by side with their differences "
-      "(harness compare A.db B.db), or one campaign beside the study's published results: whether each finding "
+      "Two or more campaigns side by side, the first the reference (harness compare A.db B.db [C.db ...]): "
+      "Table 4, mechanism medians and arms of matched-block campaigns, candidate / baseline metrics of A/B "
+      "campaigns, and every setting that differs (stored campaign YAML, arms, guest kernel, kernel command line, "
+      "accelerator, harness commit); or one campaign beside the study's published results: whether each finding "
       "is reproduced, the all-four rule, the setting's differences, Tables 5 and 6, mechanism medians "
       "(harness compare --published DB)");
-  cmp->add_option("DB", ca->dbs, "campaign database(s): A.db B.db, or one DB with --published")->required();
+  cmp->add_option("DB", ca->dbs, "campaign databases: A.db B.db [C.db ...] (A is the reference), or one DB with --published")->required();
   cmp->add_flag("--published", ca->published,
                 "compare with the study's published results: per comparison whether its finding is reproduced "
                 "(its Table 4: 0.938 [0.906, 0.971], 0.704 [0.675, 0.735], 0.993 [0.968, 1.020], 0.765 [0.726, "

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <algorithm>
 #include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,6 +165,43 @@ TEST_F(ReportCli, CompareTwoKArmCampaignsShowsEveryArmAndComparison) {
   std::set<std::string> mech;
   for (const auto& x : column_of(j, "compare_mechanism", 0)) mech.insert(x.get<std::string>());
   EXPECT_EQ(mech, std::set<std::string>(kFiveArms.begin(), kFiveArms.end()));
+}
+
+// Three campaigns, the third with another bg memory.high in its stored YAML: every campaign's
+// Table 4 side by side, and the changed setting listed (the table and a warning), not `warnings: []`.
+TEST_F(ReportCli, CompareThreeCampaignsListsTheChangedSetting) {
+  const auto a = synthetic("camp-1", 0.9), b = synthetic("camp-2", 0.9), c = synthetic("camp-3", 0.9);
+  {
+    results::Db db(c, results::Db::Mode::ReadWrite);
+    name_smoke_campaign(db, "camp-3",
+                        {{"campaign_yaml", "name: camp-3\nkind: smoke\nanalysis: {bootstrap_replicates: 2000}\n"
+                                           "cgroups: {bg_memory_high_mib: 200}\n"}});
+  }
+  const auto r = sh(harness + " compare " + a + " " + b + " " + c + " --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(column_of(j, "compare_table4", 0).size(), 4u);
+  for (const char* name : {"a_ratio", "b_ratio", "c_ratio", "ratio_c_over_a"}) {
+    const auto names = column_names(j, "compare_table4");
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  const auto high = row_of(j, "compare_settings", "campaign YAML cgroups.bg_memory_high_mib");
+  ASSERT_FALSE(high.is_null()) << r.out;
+  EXPECT_EQ(high[1], "not recorded");
+  EXPECT_EQ(high[2], "not recorded");
+  EXPECT_EQ(high[3], "200");
+  EXPECT_EQ(high[4], "yes");
+  EXPECT_FALSE(row_of(j, "compare_settings", "campaign name").is_null());  // camp-1, camp-2, camp-3
+  EXPECT_TRUE(row_of(j, "compare_settings", "campaign kind").is_null());   // smoke in all three
+  bool warned = false;
+  for (const auto& w : j["warnings"])
+    warned = warned || w.get<std::string>().find("campaign YAML cgroups.bg_memory_high_mib (A not recorded; B not "
+                                                 "recorded; C 200)") != std::string::npos;
+  EXPECT_TRUE(warned) << j["warnings"].dump();
+  // The Markdown names all three campaigns in its title.
+  const auto md = sh(harness + " compare " + a + " " + b + " " + c);
+  EXPECT_NE(md.out.find("C = " + c), std::string::npos);
+  EXPECT_NE(md.out.find("Settings that differ"), std::string::npos);
 }
 
 // A k-arm campaign beside the study's three: the arms and comparisons only one side has are
