@@ -397,6 +397,19 @@ CaseSpec parse_spec(const std::string& text, const std::string& source) {
   if (!s.policy_in_spec && s.policy_params.contains("dose_mib") && *s.dose_bytes >= s.cgroups.bg_memory_max_bytes)
     root.fail("dose_bytes", fmt::format("{} must be smaller than cgroups.bg_memory_max_bytes ({})", *s.dose_bytes,
                                         s.cgroups.bg_memory_max_bytes));
+  // A named policy's parameters against this case's own settings (policy.hpp settings_check), the
+  // rules the campaign loader applies: a spec written by hand or by another tool meets them too.
+  if (s.policy_in_spec) {
+    ArmSettings as;
+    as.bg_memory_max_mib = static_cast<double>(s.cgroups.bg_memory_max_bytes) / kMiB;
+    if (s.cgroups.bg_memory_high_bytes) as.bg_memory_high_mib = static_cast<double>(*s.cgroups.bg_memory_high_bytes) / kMiB;
+    as.warmup_s = static_cast<double>(s.phases.warmup_s);
+    as.pressure_s = static_cast<double>(s.phases.pressure_s);
+    as.recovery_s = static_cast<double>(s.phases.recovery_s);
+    as.telemetry_period_ms = s.telemetry_period_ms;
+    if (const auto e = settings_problem(*find_policy(s.policy), s.policy_params, as))
+      root.fail(e->field().empty() ? "policy.params" : "policy.params." + e->field(), e->what());
+  }
   return s;
 }
 

@@ -342,6 +342,22 @@ TEST(CaseSpecPolicy, UnknownParameterIsNamed) {
   refused_field(arm_spec("s", {{"name", "senpai"}, {"params", json::array({1})}}), "policy.params");
 }
 
+// The policy's settings rules (policy.hpp settings_check) hold for a spec as they do for a
+// campaign: the study spec's bg limit is 300 MiB and its pressure phase 300 s.
+TEST(CaseSpecPolicy, ParametersAreCheckedAgainstTheCaseSettings) {
+  auto msg = refused_field(arm_spec("r", {{"name", "bounded-reclaim"}, {"params", {{"dose_mib", 300}}}}),
+                           "policy.params.dose_mib");
+  EXPECT_NE(msg.find("bg_memory_max_mib"), std::string::npos) << msg;
+  msg = refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{"interval_s", 301}}}}), "policy.params.interval_s");
+  EXPECT_NE(msg.find("pressure"), std::string::npos) << msg;
+  refused_field(arm_spec("l", {{"name", "bounded-loop"}, {"params", {{"step_mib", 16}, {"total_cap_mib", 400}}}}),
+                "policy.params.total_cap_mib");
+  // Within the settings: parses.
+  EXPECT_EQ(parse_spec(arm_spec("r", {{"name", "bounded-reclaim"}, {"params", {{"dose_mib", 299}}}}).dump(), "spec.json")
+                .policy_params.at("dose_mib"),
+            299);
+}
+
 TEST(CaseSpecPolicy, WrongTypeIsNamed) {
   refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{"interval_s", "6"}}}}), "policy.params.interval_s");
   refused_field(arm_spec("m", {{"name", "memflux-guard"}, {"params", {{"interval_ms", 1000.5}}}}),
