@@ -187,6 +187,19 @@ TEST(DesignPlan, HarnessPlanSimulatesCoverageOnRequest) {
   EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: per comparison 0.0000 0.0000 0.0000 0.0000, pooled 0.0000"));
 }
 
+// The simulation draws the study's four comparisons of triplets: a matched-blocks campaign gets
+// the analytic coverage only, and one line saying nothing was simulated (it used to run the
+// simulation and then say so).
+TEST(DesignPlan, SimulateCoverageOfAMatchedBlocksCampaignSimulatesNothing) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  const auto out = run(harness + " plan " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/policies.yaml " +
+                       "--simulate-coverage 2>&1");
+  EXPECT_THAT(out, HasSubstr("expected coverage of the primary intervals at this design"));
+  EXPECT_THAT(out, HasSubstr("--simulate-coverage: only for design matched-triplets (this is matched-blocks): "
+                             "nothing simulated\n"));
+  EXPECT_THAT(out, Not(HasSubstr("simulated coverage (")));
+}
+
 TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   testfiles::TempDir d;
