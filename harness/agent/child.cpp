@@ -119,6 +119,35 @@ int wait_child(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+std::pair<int, std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
+  std::vector<char*> a;  // built before fork: no allocation in the child (threaded server)
+  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+  a.push_back(nullptr);
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(p[0]);
+    close(p[1]);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    dup2(p[1], 1);
+    close(p[0]);
+    close(p[1]);
+    if (a[0]) execvp(a[0], a.data());
+    _exit(127);
+  }
+  close(p[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(p[0], buf, sizeof buf)) > 0)
+    if (out.size() <= max_bytes) out.append(buf, static_cast<std::size_t>(n));
+  close(p[0]);
+  return {wait_child(pid), out};
+}
+
 std::vector<std::string> split_command(const std::string& cmd) {
   std::vector<std::string> r;
   std::stringstream ss(cmd);

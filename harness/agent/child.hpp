@@ -10,7 +10,9 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::agent {
@@ -46,6 +48,12 @@ void signal_child(const ChildHandle& child, int sig);
 /// Blocks until `pid` exits and reaps it; returns its exit code, or 128+signal when killed
 /// (for short helper commands such as --qualify-cmd).
 int wait_child(pid_t pid);
+
+/// Runs `argv` (no shell; argv[0] looked up in PATH) with its stdout on a pipe and waits
+/// for it: its exit code (as wait_child) and what it printed, kept while the text holds at
+/// most `max_bytes` (the rest is read and dropped, so the child never blocks on a full
+/// pipe). Throws std::runtime_error when pipe or fork fails (for --qualify-cmd).
+std::pair<int, std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes);
 
 /// Splits a command line on whitespace into argv (no quoting rules: for --executor and
 /// --qualify-cmd overrides, which take plain paths and flags).

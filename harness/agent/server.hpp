@@ -5,6 +5,9 @@
 // 400/401/404/409/412/413 reject a request before anything runs. The transport limits
 // (guarded_server.hpp) hold before any handler runs.
 //
+// Each idea is a room of its own (README.md); this class only builds and wires them. Before
+// it answers, a new agent settles what an earlier run left unfinished (restart_settling.hpp).
+//
 // Threads: connection threads answer requests; one watcher thread per running case.
 // The registry mutex guards the in-memory cases and the busy slot only: no file, SQLite
 // or process I/O is done under it, so /v1/health never waits for a case's files.
@@ -71,7 +74,7 @@ class Server {
  public:
   /// Throws std::runtime_error naming the flag/file: token file unreadable or not 0600,
   /// state dir not creatable, max_body_bytes 0, data_dir or an allow_paths entry not
-  /// absolute, no qualification available, only one of
+  /// absolute, only one of
   /// the TLS cert/key given or either unreadable/invalid, plain HTTP on a non-loopback
   /// bind without insecure_plain_http.
   explicit Server(AgentOptions opts);
