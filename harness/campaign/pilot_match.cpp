@@ -164,8 +164,9 @@ std::string pilot_kernel_refusal(const Campaign& c, const std::vector<std::strin
          "design.dose_mib.accept_differences (docs/CAMPAIGN.md).\n";
 }
 
-std::string pilot_image_kernel_refusal(const Campaign& c, const std::string& default_image_dir) {
-  if (c.dose_from_pilot.empty() || c.provider != "local-qemu" || declared(c, kGuestKernel)) return "";
+std::string pilot_image_kernel_refusal(const Campaign& c, const std::string& engine_kind,
+                                       const std::string& default_image_dir) {
+  if (c.dose_from_pilot.empty() || engine_kind != "local-qemu" || declared(c, kGuestKernel)) return "";
   if (!std::filesystem::exists(std::filesystem::path(default_image_dir) / "manifest.json")) return "";
   const std::string release = harness::vm::load_image_dir(default_image_dir).kernel_release;
   std::vector<std::pair<std::string, std::string>> vms;

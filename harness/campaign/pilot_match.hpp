@@ -79,11 +79,13 @@ PilotMatch match_pilot(const Campaign& c, std::int64_t chosen_bytes);
 std::string pilot_kernel_refusal(const Campaign& c, const std::vector<std::string>& pilot_releases,
                                  const std::vector<std::pair<std::string, std::string>>& vm_releases);
 
-/// The guest-kernel rule at plan, for provider.kind local-qemu, whose guests boot the image in
-/// `default_image_dir` (<cache>/image): pilot_kernel_refusal with every VM of `c` running the
-/// release its manifest.json records. "" when `c` takes no dose from a pilot, has another
-/// engine (its kernels are known at run only), or the image is not built yet. Throws
-/// PilotDoseError as load_stored_pilot, std::runtime_error when the manifest cannot be read.
-std::string pilot_image_kernel_refusal(const Campaign& c, const std::string& default_image_dir);
+/// The guest-kernel rule at plan, when the engine that will run `c` (`engine_kind`: the
+/// campaign's provider.kind, or `hosts` under `--hosts FILE`) is local-qemu, whose guests boot
+/// the image in `default_image_dir` (<cache>/image): pilot_kernel_refusal with every VM of `c`
+/// running the release its manifest.json records. "" when `c` takes no dose from a pilot,
+/// another engine runs it (its kernels are known at run only), or the image is not built yet.
+/// Throws PilotDoseError as load_stored_pilot, std::runtime_error when the manifest cannot be read.
+std::string pilot_image_kernel_refusal(const Campaign& c, const std::string& engine_kind,
+                                       const std::string& default_image_dir);
 
 }  // namespace harness::campaign

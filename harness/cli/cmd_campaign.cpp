@@ -423,7 +423,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       const auto s = hc::plan(c);
       // The guests' kernel against the pilot's, where plan time knows it (local-qemu's built image).
       if (const auto why = hc::pilot_image_kernel_refusal(
-              c, (std::filesystem::path(harness::vm::cache_root()) / "image").string());
+              c, engine.kind, (std::filesystem::path(harness::vm::cache_root()) / "image").string());
           !why.empty()) {
         std::fprintf(stderr, "harness plan: %s", why.c_str());
         std::printf("stored nothing: the guest kernel is not the pilot's\n");
@@ -537,7 +537,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                       "%.0f MiB (0 = none eligible); this campaign's chooses %.0f MiB, the dose planned\n",
                       p.at("pilot_rule_dose_bytes").get<double>() / (1024.0 * 1024.0),
                       p.at("dose_bytes").get<double>() / (1024.0 * 1024.0));
-        if (c.provider != "local-qemu" && std::find(c.dose_accept_differences.begin(), c.dose_accept_differences.end(),
+        if (engine.kind != "local-qemu" && std::find(c.dose_accept_differences.begin(), c.dose_accept_differences.end(),
                                                     "guest_kernel") == c.dose_accept_differences.end())
           std::printf("guest kernel: compared with the pilot's cases at `harness run`, from each VM's qualification\n");
       }

@@ -485,6 +485,9 @@ TEST(PilotMatch, HarnessPlanComparesTheLocalImagesKernelAndPrintsDeclaredDiffere
                         "), the pilot's cases: 6.1.0-57-cloud-amd64\n"));
   EXPECT_THAT(read(d / "out.txt"), HasSubstr("  vm8: kernel 6.12.9-amd64"));
   EXPECT_FALSE(std::filesystem::exists(d / "c.db"));  // refused before anything is stored
+  // Under --hosts the guests are not the local image's: their kernels are judged at run.
+  ASSERT_EQ(sh("plan " + (d / "c.yaml") + " --hosts " + testfiles::nine_hosts(d / "hosts.yaml")), 0) << read(d / "out.txt");
+  EXPECT_THAT(read(d / "out.txt"), HasSubstr("guest kernel: compared with the pilot's cases at `harness run`"));
   write_campaign("cgroups, pressure, guest_kernel");
   ASSERT_EQ(sh("plan " + (d / "c.yaml") + " " + (d / "c.db")), 0) << read(d / "out.txt");
   EXPECT_THAT(read(d / "out.txt"),
