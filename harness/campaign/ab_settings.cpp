@@ -64,6 +64,8 @@ nlohmann::json comparison_settings(const Campaign& c) {
                            {"dose_mib", c.dose_from_pilot.empty() ? or_null(c.dose_mib)
                                                                   : nlohmann::json{{"from_pilot", c.dose_from_pilot}}},
                            {"doses_mib", c.pilot_doses_mib}};
+  // Only when declared: campaigns without it keep their digest.
+  if (!c.dose_accept_differences.empty()) design["dose_mib"]["accept_differences"] = c.dose_accept_differences;
   nlohmann::json j = {
       {"kind", c.kind},
       {"seed", c.seed},

@@ -155,6 +155,11 @@ struct Campaign {
   /// design.dose_mib: {from_pilot: PATH}: the pilot DB whose rule chooses the dose at plan
   /// time (relative paths: to the campaign file's directory). Empty = dose_mib given.
   std::string dose_from_pilot;
+  /// design.dose_mib.accept_differences (with from_pilot; ours): the settings in which this
+  /// campaign may differ from its pilot DB's (pilot_match.hpp pilot_difference_names(), e.g.
+  /// "cgroups.bg_memory_max_mib", "guest_kernel", "pilot_choice"); any other difference is
+  /// refused at plan and run. In file order, no duplicates.
+  std::vector<std::string> dose_accept_differences;
   /// `harness plan --pipeline-test-dose` (not a YAML key): the from_pilot dose is for a
   /// pipeline test, so a pilot DB whose cases ran under TCG is accepted (refused otherwise:
   /// the 1 s duration criterion is meaningless there). Recorded in the plan JSON

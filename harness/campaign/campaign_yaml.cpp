@@ -5,6 +5,7 @@
 #include "harness/campaign/campaign.hpp"
 
 #include "harness/campaign/campaign_arms.hpp"
+#include "harness/campaign/pilot_match.hpp"
 #include "harness/case/policy.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "analysis/regression.hpp"
@@ -31,6 +32,26 @@ using yaml::Section;
 using yaml::check_name;
 using yaml::key_node;
 using yaml::positive_int;
+
+/// design.dose_mib.accept_differences (optional, with from_pilot): a list of the names of
+/// pilot_match.hpp pilot_difference_names(), each once.
+void accept_differences(Section& p, Campaign& c) {
+  YAML::Node a = p.get("accept_differences", false);
+  if (!a) return;
+  const auto& known = pilot_difference_names();
+  std::string list;
+  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  if (!a.IsSequence()) p.fail(a, p.field("accept_differences"), "expected a list of settings (any of " + list + ")");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string f = p.field("accept_differences") + "[" + std::to_string(i) + "]";
+    const auto v = p.as<std::string>(a[i], f);
+    if (std::find(known.begin(), known.end(), v) == known.end())
+      p.fail(a[i], f, "'" + v + "' is not a setting compared with the pilot (one of " + list + ")");
+    if (std::find(c.dose_accept_differences.begin(), c.dose_accept_differences.end(), v) != c.dose_accept_differences.end())
+      p.fail(a[i], f, "'" + v + "' is listed twice");
+    c.dose_accept_differences.push_back(v);
+  }
+}
 
 /// design.vms (optional): the VMs the design uses, which must be the provider's VMs
 /// (the engine may fix their number: EngineConfig::count_mismatch).
@@ -383,6 +404,7 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
         Section p(d, s.field("dose_mib"), file);
         c.dose_from_pilot = p.scalar<std::string>("from_pilot");
         if (c.dose_from_pilot.empty()) p.fail(d["from_pilot"], p.field("from_pilot"), "must name the pilot DB");
+        accept_differences(p, c);
         p.finish();
       } else {
         c.dose_mib = positive_int(s, "dose_mib");

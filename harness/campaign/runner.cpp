@@ -3,6 +3,7 @@
 
 #include "harness/agent/client.hpp"
 #include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/pilot_match.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/progress.hpp"
 #include "harness/campaign/schedule.hpp"
@@ -827,6 +828,18 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
     if (!pf.ok) {
       release();
       throw PreflightRefused("qualification before scheduling refused the run (no case submitted):\n" + pf.table);
+    }
+    if (!c.dose_from_pilot.empty()) {  // the guests run the pilot's kernel, or it is declared (pilot_match.hpp)
+      std::vector<std::pair<std::string, std::string>> releases;
+      for (const auto& v : pf.vms) {
+        const auto it = v.values.find("kernel_release");
+        releases.emplace_back(v.vm, it == v.values.end() ? std::string("(missing)") : it->second);
+      }
+      if (const auto why = pilot_kernel_refusal(c, load_stored_pilot(c.dose_from_pilot).kernel_releases, releases);
+          !why.empty()) {
+        release();
+        throw PreflightRefused(why);
+      }
     }
   }
   const bool tty = opt.progress_tty < 0 ? isatty(fileno(opt.out)) != 0 : opt.progress_tty == 1;

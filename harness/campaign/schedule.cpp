@@ -4,6 +4,7 @@
 
 #include "harness/campaign/campaign_arms.hpp"
 #include "harness/campaign/pilot_dose.hpp"
+#include "harness/campaign/pilot_match.hpp"
 #include "harness/campaign/seeding.hpp"
 #include "harness/case/arm.hpp"
 #include "harness/case/policy.hpp"
@@ -113,12 +114,15 @@ Schedule plan(const Campaign& c) {
   s.seed = c.seed;
   std::optional<std::int64_t> dose_bytes;
   std::optional<PilotDose> pilot;
+  PilotMatch match;
   const bool needs_dose = std::any_of(c.arms.begin(), c.arms.end(), takes_design_dose);
   if ((c.design == "matched-triplets" || c.design == "matched-blocks" || c.design == "ab-pairs") && needs_dose) {
     if (!c.dose_from_pilot.empty()) {
       pilot = resolve_pilot_dose(c.dose_from_pilot, {c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio, c.eligibility_reading},
                                  c.dose_pipeline_test);
       dose_bytes = pilot->dose_bytes;
+      // The pilot ran with this campaign's settings, or the differences are declared (pilot_match.hpp).
+      match = match_pilot(c, *dose_bytes);
       // The chosen dose meets the study arm's rule in this campaign too (its bg limit may be
       // the pilot's or not): campaign_arms.hpp design_dose_problem.
       if (auto why = design_dose_problem(c, static_cast<double>(*dose_bytes) / static_cast<double>(kMiB)))
@@ -276,6 +280,14 @@ Schedule plan(const Campaign& c) {
     // Only when declared (harness plan --pipeline-test-dose): other plans keep their hash.
     if (c.dose_pipeline_test)
       doc["dose_from_pilot"]["pipeline_test"] = {{"declared", true}, {"pilot_accelerators", pilot->accelerators}};
+    // Declared differences from the pilot (design.dose_mib.accept_differences), only when some
+    // exist: plans of a pilot that matches keep their hash.
+    if (!match.accepted.empty()) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& d : match.accepted) a.push_back({{"setting", d.path}, {"pilot", d.theirs}, {"campaign", d.ours}});
+      doc["dose_from_pilot"]["accepted_differences"] = a;
+    }
+    if (match.pilot_rule_dose_bytes) doc["dose_from_pilot"]["pilot_rule_dose_bytes"] = *match.pilot_rule_dose_bytes;
   }
   s.json_text = doc.dump();
   s.sha256_hex = harness::digest::sha256_hex(s.json_text);

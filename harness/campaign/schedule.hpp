@@ -47,7 +47,10 @@ bool takes_design_dose(const Arm& arm);
 /// triplets_per_regime (allocation.hpp). design.dose_mib {from_pilot} is resolved here
 /// (pilot_dose.hpp; throws PilotDoseError; CampaignError naming design.dose_mib.from_pilot when
 /// the chosen dose breaks the study arm's rule here, campaign_arms.hpp design_dose_problem)
-/// and the pilot DB's SHA-256 enters the JSON.
+/// and the pilot DB's SHA-256 enters the JSON; the pilot campaign stored in that DB is
+/// compared with `c` (pilot_match.hpp match_pilot: PilotDoseError on an undeclared
+/// difference), and the declared differences that exist enter the JSON
+/// (dose_from_pilot.accepted_differences, pilot_rule_dose_bytes; absent when none).
 /// matched-triplets and matched-blocks: per VM, the (regime, repeat) blocks are shuffled, and
 /// within each block the arm order; pilot: per VM, the (regime, dose, repeat) cases are
 /// shuffled; ab-pairs: per VM, the (regime, repeat, configuration) blocks are shuffled, and

@@ -15,6 +15,7 @@
 #include "harness/case/policy.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
+#include "harness/campaign/pilot_match.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
@@ -420,6 +421,15 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         return;
       }
       const auto s = hc::plan(c);
+      // The guests' kernel against the pilot's, where plan time knows it (local-qemu's built image).
+      if (const auto why = hc::pilot_image_kernel_refusal(
+              c, engine.kind, (std::filesystem::path(harness::vm::cache_root()) / "image").string());
+          !why.empty()) {
+        std::fprintf(stderr, "harness plan: %s", why.c_str());
+        std::printf("stored nothing: the guest kernel is not the pilot's\n");
+        harness::cli::exit_code() = harness::cli::kError;
+        return;
+      }
       if (!out->empty()) {
         std::ofstream o(*out);
         o << s.json_text << "\n";
@@ -518,6 +528,20 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                       "accelerator: %s), not a dose to preregister; the plan records it and `harness analyze` says "
                       "so\n",
                       p.at("pipeline_test").at("pilot_accelerators").dump().c_str());
+        // Declared differences from the pilot (design.dose_mib.accept_differences; pilot_match.hpp).
+        if (p.contains("accepted_differences"))
+          for (const auto& d : p.at("accepted_differences"))
+            std::printf("DECLARED DIFFERENCE from the pilot: %s: pilot %s, this campaign %s\n",
+                        d.at("setting").get<std::string>().c_str(), d.at("pilot").get<std::string>().c_str(),
+                        d.at("campaign").get<std::string>().c_str());
+        if (p.contains("pilot_rule_dose_bytes"))
+          std::printf("DECLARED DIFFERENCE from the pilot: pilot_choice: the pilot's own eligibility section chooses "
+                      "%.0f MiB (0 = none eligible); this campaign's chooses %.0f MiB, the dose planned\n",
+                      p.at("pilot_rule_dose_bytes").get<double>() / (1024.0 * 1024.0),
+                      p.at("dose_bytes").get<double>() / (1024.0 * 1024.0));
+        if (engine.kind != "local-qemu" && std::find(c.dose_accept_differences.begin(), c.dose_accept_differences.end(),
+                                                    "guest_kernel") == c.dose_accept_differences.end())
+          std::printf("guest kernel: compared with the pilot's cases at `harness run`, from each VM's qualification\n");
       }
       std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case || engine.reboot_between_cases).text.c_str());
       if ((c.kind == "confirmatory" || c.kind == "pilot") && engine.kind == "local-qemu")
