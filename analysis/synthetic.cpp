@@ -209,11 +209,11 @@ std::array<std::vector<double>, 2> make_patterns(std::uint64_t seed, std::size_t
   return p;
 }
 
-void write_meta(results::Db& db, const std::string& campaign, std::uint64_t seed) {
+void write_meta(results::Db& db, const std::string& campaign, std::uint64_t seed, const std::string& yaml = "") {
   results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES(?1,?2)");
   st.bind(1, "campaign").bind(2, campaign).run();
   st.bind(1, "seed").bind(2, std::to_string(seed)).run();
-  st.bind(1, "campaign_yaml").bind(2, "# synthetic campaign (analysis/synthetic.cpp)\n").run();
+  st.bind(1, "campaign_yaml").bind(2, yaml.empty() ? "# synthetic campaign (analysis/synthetic.cpp)\n" : yaml).run();
   st.bind(1, "schedule_sha256").bind(2, "synthetic").run();
 }
 
@@ -382,7 +382,7 @@ std::int64_t write_synthetic_ab(const std::string& path, const SyntheticAbOption
   const char* variants[2] = {"baseline", "candidate"};
   std::int64_t rows = 0;
   db.transaction([&] {
-    write_meta(db, campaign, o.seed);
+    write_meta(db, campaign, o.seed, o.campaign_yaml);
     CaseWriter w(db);
     for (int v = 0; v < o.vms; ++v) {
       const std::string vm = fmt::format("vm{}", v);

@@ -100,6 +100,10 @@ struct SyntheticAbOptions {
   /// The campaign name its cases carry (cases.campaign, case-id prefix): the `name` of the
   /// campaign file `harness check FILE --judge DB` judges it with.
   std::string campaign = "synthetic-ab";
+  /// The campaign YAML stored as the DB's plan (campaign_meta campaign_yaml): the text of the
+  /// file it is judged with, since `harness check --judge` compares the stored design with the
+  /// file's (harness/campaign/check_judge.hpp). "" = a placeholder comment (no design).
+  std::string campaign_yaml{};
 };
 
 /// Writes a new A/B campaign DB at `path` (overwrites). Returns the canary_requests rows.

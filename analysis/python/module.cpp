@@ -348,7 +348,7 @@ PYBIND11_MODULE(harness_analysis, m) {
         "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...].");
   m.def("write_synthetic_ab",
         [](const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum, double p99_ratio,
-           double stall_ratio, double reclaim_ratio, const std::string& campaign) {
+           double stall_ratio, double reclaim_ratio, const std::string& campaign, const std::string& campaign_yaml) {
           SyntheticAbOptions o;
           o.seed = seed;
           o.vms = vms;
@@ -357,11 +357,13 @@ PYBIND11_MODULE(harness_analysis, m) {
           o.stall_ratio = stall_ratio;
           o.reclaim_ratio = reclaim_ratio;
           o.campaign = campaign;
+          o.campaign_yaml = campaign_yaml;
           return write_synthetic_ab(path, o);
         },
         py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 2, py::arg("pairs_per_stratum") = 3,
         py::arg("p99_ratio") = 1.0, py::arg("stall_ratio") = 1.0, py::arg("reclaim_ratio") = 1.0,
-        py::arg("campaign") = "synthetic-ab",
-        "Writes a synthetic A/B campaign DB (baseline/candidate pairs, candidate = baseline x the ratios); returns "
-        "the canary_requests row count.");
+        py::arg("campaign") = "synthetic-ab", py::arg("campaign_yaml") = "",
+        "Writes a synthetic A/B campaign DB (baseline/candidate pairs, candidate = baseline x the ratios); "
+        "campaign_yaml: the campaign file's text, stored as the plan (`harness check --judge` compares its design); "
+        "returns the canary_requests row count.");
 }

@@ -5,7 +5,7 @@
 #include "analysis/coverage_sim.hpp"
 #include "analysis/regression.hpp"
 #include "harness/json/limited_parse.hpp"
-#include "harness/campaign/ab_environment.hpp"
+#include "harness/campaign/check_judge.hpp"
 #include "harness/campaign/ab_report.hpp"
 #include "harness/campaign/ab_same_kernel.hpp"
 #include "harness/campaign/ab_settings.hpp"
@@ -29,7 +29,6 @@
 #include "harness/cli/registry.hpp"
 #include "results/provenance.hpp"
 
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -180,187 +179,76 @@ std::pair<std::int64_t, std::int64_t> earlier_run(const std::string& db_path) {
 }
 
 
-/// `harness check --baseline-db BASE` (A/B campaigns): the stored baseline is usable only when
-/// its campaign's comparison settings equal this campaign's (ab_settings.hpp). Returns ""
-/// when they do, else the refusal text listing every differing setting by dotted path.
-/// Throws when BASE is not a campaign DB with a plan or its stored YAML does not parse.
-std::string baseline_refusal(const hc::Campaign& c, const std::string& base) {
-  const auto dbp = harness::cli::open_db(base, harness::cli::DbKind::Campaign);
-  results::Stmt q(*dbp, "SELECT value FROM campaign_meta WHERE key = 'campaign_yaml'");
-  if (!q.step() || q.is_null(0)) throw std::runtime_error(base + ": holds no campaign plan (campaign_meta campaign_yaml)");
-  // Both sides as written (parse_campaign, no pin resolution), so `pinned_commit: build`
-  // compares as written.
-  const auto ours = hc::comparison_settings(hc::parse_campaign(c.yaml_text, c.file));
-  const auto theirs = hc::comparison_settings(hc::parse_campaign(q.text(0), base + " (campaign_yaml)"));
-  const auto diff = hc::differing_settings(ours, theirs);
-  if (diff.empty()) return "";
-  std::string msg = "harness check: --baseline-db " + base + " was run with other comparison settings (digest " +
-                    hc::settings_digest(theirs) + ", this campaign " + hc::settings_digest(ours) +
-                    "); refusing to compare. Differing settings (this campaign vs the baseline's):\n";
-  for (const auto& d : diff) msg += "  " + d.path + ": " + d.ours + " vs " + d.theirs + "\n";
-  return msg;
-}
-
-/// The A/B environment comparison as a JUnit testcase (classname <campaign>.environment):
-/// both sides' values per field as properties, the table in <system-out>, an <error> when
-/// the comparison was refused.
-hc::JUnitExtraCase environment_testcase(const hc::EnvironmentComparison& e, const std::string& warning,
-                                        const std::string& refusal) {
-  hc::JUnitExtraCase x;
-  x.classname_suffix = "environment";
-  x.name = "baseline and candidate environment";
-  auto key = [](const std::string& f) {
-    std::string k;
-    for (char ch : f) k += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-    return k;
-  };
-  x.properties.emplace_back("baseline.db", e.baseline.db);
-  x.properties.emplace_back("baseline.cases", std::to_string(e.baseline.cases));
-  x.properties.emplace_back("candidate.db", e.candidate.db);
-  x.properties.emplace_back("candidate.cases", std::to_string(e.candidate.cases));
-  for (const auto& f : e.fields) {
-    x.properties.emplace_back("baseline." + key(f.field), f.baseline);
-    x.properties.emplace_back("candidate." + key(f.field), f.candidate);
+/// `harness check --baseline-db BASE`: whether BASE may give this check its baseline cases
+/// (check_judge.hpp baseline_db_refusal; the harness commit is compared only when cases will
+/// run without --allow-env-drift). A refusal or an unreadable BASE is printed on stderr, sets
+/// exit code 2 and returns true.
+bool refused_baseline(const hc::Campaign& c, const std::string& base, bool compare_commit) {
+  try {
+    const auto bdb = harness::cli::open_db(base, harness::cli::DbKind::Campaign);
+    std::optional<std::string> ours;
+    if (compare_commit)
+      ours = std::string(harness::build::kSourceCommit) + (harness::build::kSourceDirty ? "+dirty" : "");
+    const auto r = hc::baseline_db_refusal(*bdb, base, c, ours);
+    if (!r.refused()) return false;
+    std::fputs(r.text.c_str(), stderr);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "harness check: --baseline-db: %s\n", e.what());
   }
-  if (!warning.empty()) x.properties.emplace_back("warning", warning);
-  x.system_out = hc::environment_text(e) + (warning.empty() ? "" : "WARNING: " + warning + "\n");
-  x.error = refusal;
-  return x;
+  harness::cli::exit_code() = harness::cli::kError;
+  return true;
 }
 
-/// Completed baseline cases (spec_json variant.name) in a campaign DB.
-std::int64_t baseline_cases(const std::string& db_path) {
-  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
-  results::Stmt q(*dbp, "SELECT count(*) FROM cases WHERE status = ?1 AND "
-                        "json_extract(spec_json, '$.variant.name') = 'baseline'");
-  q.bind(1, harness::campaign::kCompletedStatus);
-  q.step();
-  return q.int64(0);
-}
-/// Why `harness check --judge DB` cannot judge `db` for campaign `c` ("" when it can): it holds
-/// no completed case, or cases of another campaign (cases.campaign).
-std::string judged_db_refusal(const hc::Campaign& c, const std::string& db) {
-  const auto dbp = harness::cli::open_db(db, harness::cli::DbKind::Campaign);
-  results::Stmt q(*dbp, "SELECT count(*), count(DISTINCT campaign), group_concat(DISTINCT campaign) FROM cases "
-                        "WHERE status = ?1");
-  q.bind(1, harness::campaign::kCompletedStatus);
-  q.step();
-  if (q.int64(0) == 0) return "holds no completed case to judge";
-  const std::string names = q.opt_text(2).value_or("");
-  if (q.int64(1) != 1 || names != c.name)
-    return "its cases are of campaign " + names + ", not of " + c.file + " (name " + c.name +
-           "); judge a DB with the campaign file that ran it";
-  return "";
+/// `harness check --judge DB`: whether DB may be judged with `c` (check_judge.hpp
+/// judged_db_refusal). A refusal is printed on stderr, sets exit code 2 and returns true.
+bool refused_judged(const hc::Campaign& c, const std::string& db) {
+  const auto d = harness::cli::open_db(db, harness::cli::DbKind::Campaign);
+  const auto r = hc::judged_db_refusal(*d, db, c);
+  if (!r.refused()) return false;
+  std::fputs(r.text.c_str(), stderr);
+  harness::cli::exit_code() = harness::cli::kError;
+  return true;
 }
 
-/// What `harness check` judges once the cases are in (or, with --judge, without running any).
-struct JudgeInputs {
-  std::string db;                     ///< the campaign DB whose cases are judged (the candidate's, A/B)
-  std::string baseline_db;            ///< A/B: the baseline's cases from here ("" = `db`)
-  std::string junit, markdown;        ///< outputs ("" = none; A/B Markdown: next to `db`)
-  bool allow_drift = false;           ///< --allow-env-drift
-  std::set<std::string> skip_cases;   ///< cases not run on purpose (the baseline's, with --baseline-db)
-};
+/// The DB a `harness check` run writes: `named`, else a fresh ./<campaign>-<time>.db. CI never
+/// passes on stale data: a DB that holds an earlier run is refused (printed, exit code 2,
+/// nullopt) unless `reuse`.
+std::optional<std::string> check_run_db(const hc::Campaign& c, const std::string& named, bool reuse) {
+  const std::string path = named.empty() ? fresh_check_db(c.name) : named;
+  const auto [attempts, cases] = earlier_run(path);
+  if (attempts + cases == 0) {
+    std::printf("check database: %s (new run)\n", path.c_str());
+    return path;
+  }
+  if (!reuse) {
+    std::fprintf(stderr,
+                 "harness check: %s already holds an earlier run (%lld attempt(s), %lld case(s)); its cases "
+                 "would be judged again without running anything new. Give a new DB path (or none: a new DB "
+                 "per invocation), or --reuse to resume that run and judge its cases\n",
+                 path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
+    harness::cli::exit_code() = harness::cli::kError;
+    return std::nullopt;
+  }
+  std::printf("reusing %s: %lld attempt(s) and %lld case(s) from earlier runs are judged too (--reuse)\n",
+              path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
+  return path;
+}
 
-/// Evaluates `c`'s assertions over `in.db` and, for an A/B campaign, the environment and the
-/// candidate/baseline comparison with `c`'s tolerances; prints them, writes JUnit and Markdown,
-/// and sets the exit code: 0 pass, 1 a failed assertion or a regression, 2 when it cannot judge.
-void judge_check(const hc::Campaign& c, const JudgeInputs& in) {
-  const bool ab = c.design == "ab-pairs";
-
+/// Judges in.db under `c` (check_judge.hpp judge), prints what it found and sets the exit
+/// code from the verdict: ok 0, finding 1, cannot judge 2.
+void judge_and_print(const hc::Campaign& c, const hc::JudgeRequest& in) {
   const auto d = harness::cli::open_db(in.db, harness::cli::DbKind::Campaign);
-  hc::CheckOutcome out;
-  out.campaign = c.name;
-  out.db_path = in.db;
-  out.assertions = hc::evaluate_assertions(*d, c, in.skip_cases);
-  const auto prov = results::collect_provenance(
-      *d, harness::cli::current_build(),
-      harness::cli::command_line());
-  int failed = 0;
-  for (const auto& r : out.assertions) {
-    std::printf("%s  %s  (%d case(s))\n", r.passed ? "PASS" : "FAIL", r.name.c_str(), r.cases_checked);
-    for (const auto& m : r.measured)
-      std::printf("      %-4s %s\n", m.passed ? "ok" : "FAIL", m.detail.c_str());
-    for (const auto& f : r.failures)
-      if (f.rfind("no completed case", 0) == 0 || f.rfind("unknown assertion", 0) == 0)
-        std::printf("      %s\n", f.c_str());
-    failed += r.passed ? 0 : 1;
-  }
-  int regressions = 0;
-  std::vector<hc::JUnitExtraCase> extra;
-  if (ab) {
-    // Where the two sides ran, as their cases recorded it (ab_environment.hpp).
-    const std::string base_path = in.baseline_db.empty() ? in.db : in.baseline_db;
-    hc::EnvironmentComparison env;
-    {
-      const auto bdb = harness::cli::open_db(base_path, harness::cli::DbKind::Campaign);
-      env = hc::compare_environments(hc::read_variant_environment(*bdb, "baseline", base_path),
-                                     hc::read_variant_environment(*d, "candidate", in.db), c);
-    }
-    const std::string same = hc::same_environment_warning(env, c);
-    std::printf("\nenvironment (what the cases recorded):\n%s", hc::environment_text(env).c_str());
-    if (!same.empty()) {
-      std::printf("WARNING: %s\n", same.c_str());
-      out.warnings.push_back(same);
-    }
-    out.environment_markdown = hc::environment_markdown(env);
-    const auto drift = env.unrequested();
-    if (!drift.empty() && !in.baseline_db.empty() && !in.allow_drift) {
-      out.refusal = hc::drift_refusal(env, in.baseline_db);
-      std::fputs(out.refusal.c_str(), stderr);
-      extra.push_back(environment_testcase(env, same, out.refusal));
-      if (!in.junit.empty()) hc::write_junit(in.junit, c.name, out.assertions, &prov, nullptr, &extra);
-      const std::string md = !in.markdown.empty() ? in.markdown : hc::default_markdown_path(in.db);
-      hc::write_check_markdown(md, out, &prov);
-      std::printf("markdown summary: %s\n", md.c_str());
-      harness::cli::exit_code() = harness::cli::kError;
-      return;
-    }
-    for (const auto& f : drift) {
-      const std::string w = (in.baseline_db.empty() ? "the baseline and candidate cases of this run differ in "
-                                                  : "environment drift allowed (--allow-env-drift): ") +
-                            f.field + ": " + f.baseline + " vs " + f.candidate;
-      std::printf("WARNING: %s\n", w.c_str());
-      out.warnings.push_back(w);
-    }
-    extra.push_back(environment_testcase(env, same, ""));
-    try {
-      out.metrics = analysis::compare_variants(in.baseline_db.empty() ? in.db : in.baseline_db, in.db, c);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "harness check: cannot compare the variants: %s\n", e.what());
-      harness::cli::exit_code() = harness::cli::kError;
-      return;
-    }
-    out.baseline_db = in.baseline_db;
-    out.settings_sha256 = hc::comparison_settings_sha256(c);
-    out.variants = hc::variant_lines(c);
-    out.bootstrap_replicates = c.bootstrap_replicates;
-    out.seed = c.seed;
-    out.regression_alpha = c.regression_alpha;
-    std::printf("\ncandidate / baseline (%s):\n%s", in.baseline_db.empty() ? "same DB" : in.baseline_db.c_str(),
-                hc::regression_table(out.metrics).c_str());
-    for (const auto& m : out.metrics) {
-      if (m.verdict == "regression") ++regressions;
-      const char* tag = m.verdict == "regression"     ? "REGRESSION"
-                        : m.verdict == "inconclusive" ? "INCONCLUSIVE"
-                        : m.verdict == "no data" && (m.max_ratio || m.min_ratio) ? "NO DATA"
-                                                                                  : nullptr;
-      if (tag) std::printf("  %s %s: %s\n", tag, m.metric.c_str(), m.detail.c_str());
-    }
-  }
-  if (!in.junit.empty())
-    hc::write_junit(in.junit, c.name, out.assertions, &prov, ab ? &out.metrics : nullptr, ab ? &extra : nullptr);
-  const std::string md = !in.markdown.empty() ? in.markdown : ab ? hc::default_markdown_path(in.db) : "";
-  if (!md.empty()) {
-    hc::write_check_markdown(md, out, &prov);
-    std::printf("markdown summary: %s\n", md.c_str());
-  }
-  if (ab)
-    std::printf("%d of %zu assertion(s) failed, %d of %zu metric(s) regressed (database %s)\n", failed,
-                out.assertions.size(), regressions, out.metrics.size(), in.db.c_str());
-  else
-    std::printf("%d of %zu assertion(s) failed (database %s)\n", failed, out.assertions.size(), in.db.c_str());
-  harness::cli::exit_code() = out.findings() ? harness::cli::kFinding : harness::cli::kOk;
+  std::unique_ptr<results::Db> base;
+  if (c.design == "ab-pairs" && !in.baseline_db.empty())
+    base = harness::cli::open_db(in.baseline_db, harness::cli::DbKind::Campaign);
+  const auto prov = results::collect_provenance(*d, harness::cli::current_build(), harness::cli::command_line());
+  const auto j = hc::judge(c, in, *d, base.get(), prov);
+  const auto text = hc::render_judgement(j);
+  std::fputs(text.out.c_str(), stdout);
+  std::fputs(text.err.c_str(), stderr);
+  harness::cli::exit_code() = j.verdict == hc::CheckVerdict::ok        ? harness::cli::kOk
+                              : j.verdict == hc::CheckVerdict::finding ? harness::cli::kFinding
+                                                                       : harness::cli::kError;
 }
 }  // namespace
 
@@ -715,8 +603,9 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
     auto judge = std::make_shared<std::string>();
     sub->add_option("--judge", *judge,
                     "judge this stored campaign DB again with FILE's assertions and tolerances as they are now, "
-                    "running no case (the DB's cases must be FILE's campaign; with --baseline-db the baseline's "
-                    "cases come from there); the same output and exit codes");
+                    "running no case (the DB's cases must be FILE's campaign and its stored plan FILE's design: design "
+                    "kind, variants and comparison settings, else refused, exit 2, naming both values; with "
+                    "--baseline-db the baseline's cases come from there); the same output and exit codes");
     sub->callback([=] {
       const auto c = load_pinned(*file);
       const bool ab = c.design == "ab-pairs";
@@ -732,86 +621,37 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       }
       if (c.assertions.empty() && !ab)
         throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
-      hc::RunOptions o;
+      hc::JudgeRequest in{"", *baseline_db, *junit, *markdown, *allow_drift, {}};
       if (!baseline_db->empty()) {
-        try {
-          if (const auto why = baseline_refusal(c, *baseline_db); !why.empty()) {
-            std::fputs(why.c_str(), stderr);
-            harness::cli::exit_code() = harness::cli::kError;
-            return;
-          }
-          if (baseline_cases(*baseline_db) == 0) {
-            std::fprintf(stderr, "harness check: --baseline-db %s holds no completed baseline case\n",
-                         baseline_db->c_str());
-            harness::cli::exit_code() = harness::cli::kError;
-            return;
-          }
-          // Known before anything runs: the harness build. The rest of the environment is
-          // compared once the candidate's cases have run (--judge: the cases ran, compared below).
-          const std::string ours =
-              std::string(harness::build::kSourceCommit) + (harness::build::kSourceDirty ? "+dirty" : "");
-          const auto bdb = harness::cli::open_db(*baseline_db, harness::cli::DbKind::Campaign);
-          const auto theirs = hc::recorded_commits(*bdb, "baseline");
-          if (!judging && !*allow_drift && theirs != std::set<std::string>{ours}) {
-            std::string list;
-            for (const auto& t : theirs) list += (list.empty() ? "" : ", ") + t;
-            std::fprintf(stderr,
-                         "harness check: --baseline-db %s: its baseline cases ran harness commit %s, this harness is "
-                         "%s; refusing to compare (nothing was run). Run the baseline again with this build "
-                         "(docs/CI.md \"Storing and refreshing the baseline DB\"), or give --allow-env-drift\n",
-                         baseline_db->c_str(), list.c_str(), ours.c_str());
-            harness::cli::exit_code() = harness::cli::kError;
-            return;
-          }
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "harness check: --baseline-db: %s\n", e.what());
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
+        // Known before anything runs: the harness build. The rest of the environment is
+        // compared once the candidate's cases have run (--judge: the cases ran, compared then).
+        if (refused_baseline(c, *baseline_db, !judging && !*allow_drift)) return;
         // Only the candidate cases run; the baseline cases stay pending in this DB (the plan
         // and its SHA-256 are the full campaign's, so both DBs hold the same preregistration).
-        for (const auto& k : hc::plan(c).cases)
-          if (k.spec.is_object() && k.spec.contains("variant") && k.spec["variant"].value("name", "") == "baseline")
-            o.skip_cases.insert(k.case_id);
+        in.skip_cases = hc::baseline_case_ids(c);
         std::printf("baseline cases from %s (comparison settings sha256 %s); %zu baseline case(s) of this plan "
                     "not run\n",
-                    baseline_db->c_str(), hc::comparison_settings_sha256(c).c_str(), o.skip_cases.size());
+                    baseline_db->c_str(), hc::comparison_settings_sha256(c).c_str(), in.skip_cases.size());
       }
       if (judging) {
-        if (const auto why = judged_db_refusal(c, *judge); !why.empty()) {
-          std::fprintf(stderr, "harness check: --judge %s: %s\n", judge->c_str(), why.c_str());
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
+        if (refused_judged(c, *judge)) return;
         std::printf("judging %s with %s's assertions and tolerances as they are now (--judge: no case runs)\n",
                     judge->c_str(), file->c_str());
-        judge_check(c, JudgeInputs{*judge, *baseline_db, *junit, *markdown, *allow_drift, o.skip_cases});
+        in.db = *judge;
+        judge_and_print(c, in);
         return;
       }
-      // CI never passes on stale data: a fresh DB unless the user names one, and a named
-      // DB that holds an earlier run only with --reuse.
-      o.db_path = db->empty() ? fresh_check_db(c.name) : *db;
-      const auto [attempts, cases] = earlier_run(o.db_path);
-      if (attempts + cases > 0) {
-        if (!*reuse) {
-          std::fprintf(stderr,
-                       "harness check: %s already holds an earlier run (%lld attempt(s), %lld case(s)); its cases "
-                       "would be judged again without running anything new. Give a new DB path (or none: a new DB "
-                       "per invocation), or --reuse to resume that run and judge its cases\n",
-                       o.db_path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
-          harness::cli::exit_code() = harness::cli::kError;
-          return;
-        }
-        std::printf("reusing %s: %lld attempt(s) and %lld case(s) from earlier runs are judged too (--reuse)\n",
-                    o.db_path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
-      } else {
-        std::printf("check database: %s (new run)\n", o.db_path.c_str());
-      }
+      const auto run_db = check_run_db(c, *db, *reuse);
+      if (!run_db) return;
+      hc::RunOptions o;
+      o.db_path = *run_db;
+      o.skip_cases = in.skip_cases;
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
       if (!run_printing(c, o)) return;
-      judge_check(c, JudgeInputs{o.db_path, *baseline_db, *junit, *markdown, *allow_drift, o.skip_cases});
+      in.db = o.db_path;
+      judge_and_print(c, in);
     });
   }
 });

@@ -2,20 +2,19 @@
 // write_synthetic_ab) judged again with the campaign file's tolerances, no case run. A 1.5x
 // candidate on reclaim duration is a regression under max_ratio 1.2 (exit 1, JUnit failure), the
 // same DB passes under max_ratio 2.0 (the file's current tolerances decide), and a 1.0x candidate
-// passes (exit 0). A DB of another campaign, or one with no completed case, is refused (exit 2);
-// a DB argument beside --judge is a usage error (64).
+// passes (exit 0). A DB of another campaign, of another design (its stored plan differs from the
+// file beyond tolerances and assertions), with no plan, or missing is refused (exit 2); a DB
+// argument beside --judge is a usage error (64).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
-#include "analysis/synthetic.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/common/slurp.hpp"
+#include "tests/common/synthetic_ab_campaign.hpp"
 #include "tests/common/temp_dir.hpp"
-
-#include <fstream>
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -23,34 +22,16 @@ using ::testing::Not;
 
 namespace {
 
-/// campaigns/ci-regression.yaml reshaped to the synthetic A/B design (2 VMs, 2 regimes, the
-/// study's three configurations, 3 pairs each), named `name`, reclaim_duration's tolerance
-/// `max_ratio`; written to `path`.
+/// The reshaped campaign (tests/common/synthetic_ab_campaign.hpp) named `name` at `path`.
 std::string synthetic_campaign(const std::string& path, const std::string& name, const std::string& max_ratio) {
-  std::string t = test_support::slurp(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
-  auto rep = [&](const std::string& a, const std::string& b) {
-    const auto at = t.find(a);
-    EXPECT_NE(at, std::string::npos) << a;
-    if (at != std::string::npos) t.replace(at, a.size(), b);
-  };
-  rep("name: ci-regression", "name: " + name);
-  rep("  count: 1\n", "  count: 2\n");
-  rep("  - {name: fast-random, rate_mib_s: 64, contents: random}",
-      "  - {name: slow-structured, rate_mib_s: 16, contents: structured}\n"
-      "  - {name: fast-random, rate_mib_s: 64, contents: random}");
-  rep("configurations: [bounded-reclaim]", "configurations: [static-zram, delayed-activation, bounded-reclaim]");
-  rep("  repeats: 6 ", "  repeats: 3 ");
-  rep("reclaim_duration: {max_ratio: 1.5}", "reclaim_duration: {max_ratio: " + max_ratio + "}");
-  std::ofstream(path) << t;
-  return path;
+  return test_support::write_synthetic_ab_campaign(path, name, max_ratio);
 }
 
+/// A synthetic A/B DB whose stored plan is the campaign "synthetic-ab" (max_ratio 1.2): the
+/// design every file below has, whatever its tolerance.
 std::string synthetic_db(const std::string& path, double reclaim_ratio, const std::string& campaign = "synthetic-ab") {
-  analysis::SyntheticAbOptions o;
-  o.reclaim_ratio = reclaim_ratio;
-  o.campaign = campaign;
-  analysis::write_synthetic_ab(path, o);
-  return path;
+  return test_support::write_synthetic_ab_db(path, reclaim_ratio, campaign,
+                                             test_support::synthetic_ab_campaign_text(campaign, "1.2"));
 }
 
 test_support::HarnessRun check(const test_support::TempDir& d, const std::string& args) {
@@ -96,4 +77,27 @@ TEST(CheckJudge, RefusesAnotherCampaignsDbAndADbArgument) {
   EXPECT_THAT(both.out, HasSubstr("--judge"));
   const auto missing = check(d, file + " --judge " + (d / "none.db"));
   EXPECT_EQ(missing.code, 2) << missing.out;
+}
+
+TEST(CheckJudge, RefusesADbOfAnotherDesignNamingBothValuesAndOneWithoutAPlan) {
+  test_support::TempDir d;
+  const std::string db = synthetic_db(d / "ab.db", 1.0);
+  // Same name, other design: 2 pairs per stratum instead of 3, the candidate sets a sysctl.
+  std::string text = test_support::synthetic_ab_campaign_text("synthetic-ab", "1.2");
+  text.replace(text.find("  repeats: 3 "), 13, "  repeats: 2 ");
+  text.replace(text.find("  candidate: {}"), 15, "  candidate: {sysctls: {vm.swappiness: 100}}");
+  text.replace(text.find("  aa: true\n"), 11, "");
+  const std::string file = d / "other.yaml";
+  std::ofstream(file) << text;
+  const auto r = check(d, file + " --judge " + db);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("its plan is of another design than " + file));
+  EXPECT_THAT(r.out, HasSubstr("design.repeats: 2 vs 3"));
+  EXPECT_THAT(r.out, HasSubstr("variants.candidate: sysctl vm.swappiness=100 vs nothing set (the guest as booted)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("judging ")));
+  // A DB whose plan is no campaign (the generator's placeholder): its design cannot be told.
+  const auto bare = check(d, synthetic_campaign(d / "strict.yaml", "synthetic-ab", "1.2") + " --judge " +
+                                 test_support::write_synthetic_ab_db(d / "bare.db", 1.0));
+  EXPECT_EQ(bare.code, 2) << bare.out;
+  EXPECT_THAT(bare.out, HasSubstr("cannot tell whether it ran"));
 }
