@@ -170,7 +170,7 @@ struct LibvirtPool::Impl {
     t.kernel = img.kernel;
     t.domain_name = cfg.name_prefix + "kvm-trial";
     if (h.cfg.uri.same_machine()) t.host_root = "/";  // this machine's /dev/kvm: what it says first
-    h.accel = choose_host_accelerator(t, accel_request);
+    h.accel = hooks.host_accelerator(t, accel_request);
     std::fprintf(out, "libvirt %s: accelerator: %s (%s)\n", h.cfg.uri.text.c_str(), h.accel->accelerator.c_str(),
                  h.accel->reason.c_str());
     if (h.accel->accelerator == "tcg") std::fprintf(out, "%s\n", harness::vm::tcg_warning().c_str());
@@ -475,6 +475,7 @@ LibvirtPool::LibvirtPool(LibvirtConfig cfg, GuestShape shape, PoolHooks hooks) :
   m.hooks = std::move(hooks);
   if (!m.hooks.io) m.hooks.io = stream_volume_io();
   if (!m.hooks.health) m.hooks.health = default_health;
+  if (!m.hooks.host_accelerator) m.hooks.host_accelerator = choose_host_accelerator;
   m.cache = harness::vm::cache_root(m.cfg.cache_dir);
   for (const auto& h : m.cfg.hosts) {
     auto hs = std::make_unique<HostState>();

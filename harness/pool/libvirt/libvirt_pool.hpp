@@ -26,6 +26,7 @@
 //   kill -9 would): the next acquire() of the same campaign adopts them. release() is the
 //   cleanup; libvirt_down() the `vm down` of this engine.
 #include "harness/pool/libvirt/config.hpp"
+#include "harness/pool/libvirt/host_accel.hpp"
 #include "harness/pool/libvirt/storage.hpp"
 #include "harness/pool/pool.hpp"
 
@@ -53,6 +54,11 @@ struct PoolHooks {
   std::string default_image_dir;                ///< image of boots without BootRequest::image_dir
                                                 ///< ("" = <cache>/image, harness::vm::load_image)
   int adopt_health_timeout_s = 15;              ///< wait for an adopted guest's agent, seconds
+  /// A host's accelerator decision (choose_host_accelerator): called once per host with the
+  /// trial boot's inputs and the resolved request (auto | kvm | tcg). The test driver offers
+  /// no domain capabilities, so only a replacement reaches the kvm domain type without KVM
+  /// (tests/README.md "KVM branches without KVM").
+  std::function<HostAccel(const TrialBoot&, const std::string& request)> host_accelerator;
 };
 
 class LibvirtPool : public Pool {

@@ -1,11 +1,14 @@
 // Accelerator detection inside the guest (real VMs record what ran them):
 // DMI + CPUID hypervisor flag + kvm-clock fixtures for KVM, TCG and bare metal; the
-// precedence flag > harness.accelerator= > detection; and one free-disk threshold for
-// `harness qualify` and the case.
+// precedence flag > harness.accelerator= > detection; what a whole case records from it
+// (cases.accelerator, outcome timing_claims_valid: the KVM branch without KVM, from a guest
+// tree that reports kvm); and one free-disk threshold for `harness qualify` and the case.
 #include "harness/case/accelerator_detect.hpp"
 #include "harness/case/environment.hpp"
 #include "harness/case/executor.hpp"
 #include "qualify/qualify.hpp"
+#include "results/db.hpp"
+#include "tests/unit/case/case_scratch.hpp"
 
 #include <gtest/gtest.h>
 
@@ -77,6 +80,51 @@ TEST(AcceleratorDetect, OtherHypervisorsByNameAndCpuidFirst) {
   EXPECT_EQ(harness::case_::classify_accelerator(e), "vm-other");
   e = {};
   EXPECT_EQ(harness::case_::classify_accelerator(e), "real");
+}
+
+// The executor's record of what ran the case, from the guest's own report: detection over a
+// guest tree (the virt fixtures copied onto the scratch capture), the harness.accelerator=
+// that local-qemu and libvirt guests are booted with, and the flag. Timing claims hold only
+// for kvm and real hardware (docs/DESIGN.md "Processes and data flow"). The case fails at its
+// first cgroup (a fault): the record is made before anything of the case exists.
+TEST(AcceleratorDetect, TheCaseRecordsTheAcceleratorAndWhetherTimingClaimsHold) {
+  struct Row {
+    const char* evidence;  // fixtures/virt/<evidence> over the capture
+    const char* cmdline;   // proc/cmdline of the guest
+    const char* flag;      // ExecutorOptions::accelerator
+    const char* accelerator;
+    bool timing_claims_valid;
+  };
+  const Row rows[] = {
+      {"kvm", "console=ttyS0 quiet panic=-1\n", "", "kvm", true},
+      {"tcg", "console=ttyS0 quiet panic=-1\n", "", "tcg", false},
+      {"metal", "console=ttyS0 quiet panic=-1\n", "", "real", true},
+      {"tcg", "console=ttyS0 harness.accelerator=kvm panic=-1\n", "", "kvm", true},
+      {"kvm", "console=ttyS0 harness.accelerator=kvm panic=-1\n", "tcg", "tcg", false},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(std::string(row.evidence) + " / " + row.cmdline + " / flag '" + row.flag + "'");
+    case_test::Scratch t;
+    std::filesystem::copy(kVirt + row.evidence, t.root(),
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+    t.put("proc/cmdline", row.cmdline);
+    harness::kernel::FaultScope f;
+    f.fail("sys/fs/cgroup/harness", EPERM, harness::kernel::FsOp::Mkdir);
+    auto o = case_test::executor_host(t);
+    o.accelerator = row.flag;
+    case_test::stub_swap(f);
+    const auto r = harness::case_::run_case(case_test::executor_spec(t, "accel-record"), o);
+    EXPECT_EQ(r.status, "infra_failed") << r.error;
+    const auto outcome = case_test::bundle_outcome(r.bundle_path);
+    ASSERT_TRUE(outcome.is_object()) << r.bundle_path;
+    ASSERT_TRUE(outcome.contains("timing_claims_valid")) << outcome.dump(2);
+    EXPECT_EQ(outcome.at("timing_claims_valid").get<bool>(), row.timing_claims_valid);
+    results::Db db(r.bundle_path, results::Db::Mode::ReadOnly);
+    results::Stmt c(db, "SELECT accelerator, json_extract(environment_json, '$.accelerator') FROM cases");
+    ASSERT_TRUE(c.step());
+    EXPECT_EQ(c.text(0), row.accelerator);
+    EXPECT_EQ(c.text(1), row.accelerator);
+  }
 }
 
 // A VM that passes `harness qualify` must not then have every case refused.

@@ -500,6 +500,40 @@ TEST_F(LibvirtPoolTest, ExplicitKvmWithoutKvmIsAnError) {
   EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
 }
 
+// The KVM branch of the engine without KVM: the host's decision is replaced (PoolHooks::
+// host_accelerator) by one that reports kvm, as a hypervisor whose trial domain printed the
+// banner would; the rest is the engine's real path: kvm domain type, host CPU, the guest
+// told harness.accelerator=kvm, and no TCG warning.
+TEST_F(LibvirtPoolTest, AHostThatReportsKvmGetsKvmDomains) {
+  PoolHooks h = hooks();
+  std::vector<std::string> requests, kernels;
+  h.host_accelerator = [&](const TrialBoot& t, const std::string& request) {
+    requests.push_back(request);
+    kernels.push_back(t.kernel);
+    return HostAccel{"kvm", request + ": " + std::string(kTestUri) + " kvm trial domain printed the kernel banner after 0.5 s"};
+  };
+  LibvirtPool pool(config({2}), GuestShape{}, h);
+  const auto guests = pool.acquire(context());
+  ASSERT_EQ(guests.size(), 2u);
+  EXPECT_EQ(requests, (std::vector<std::string>{"auto"}));  // once per host, not per guest
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_NE(kernels[0].find("rh-" + image_sha_.substr(0, 16) + "-vmlinuz"), std::string::npos) << kernels[0];
+  for (const auto& g : guests) {
+    EXPECT_EQ(g.accelerator, "kvm") << g.name;
+    const auto b = pool.last_boot(g.name);
+    ASSERT_TRUE(b) << g.name;
+    EXPECT_EQ(b->accelerator, "kvm") << g.name;
+    EXPECT_NE(b->accelerator_reason.find("printed the kernel banner"), std::string::npos) << b->accelerator_reason;
+    const std::string x = pool.live_domain_xml(g.name);
+    EXPECT_NE(x.find("<domain type='kvm'"), std::string::npos) << x;
+    EXPECT_NE(x.find("<cpu mode='host-passthrough'"), std::string::npos) << x;
+    EXPECT_NE(x.find("harness.name=" + g.name + " harness.accelerator=kvm "), std::string::npos) << x;
+  }
+  EXPECT_NE(output().find("accelerator: kvm (auto: test:///default kvm trial domain printed"), std::string::npos) << output();
+  EXPECT_EQ(output().find("TCG"), std::string::npos) << output();
+  pool.release();
+}
+
 TEST_F(LibvirtPoolTest, DownDestroysOnlyTheHarnessDomainsAsked) {
   auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
   a->acquire(context());

@@ -34,6 +34,24 @@ TEST(Qemu, DefaultShapeIsTheStudys) {
   EXPECT_TRUE(has_pair(a, "-nic", "none"));
 }
 
+// The accelerator choose_accelerator() made reaches qemu and the guest: KVM runs the host's
+// CPU model and TCG emulates `max`; the guest is told which (harness.accelerator=, what its
+// cases record). An accelerator that is not a decision is refused.
+TEST(Qemu, TheAcceleratorPicksTheCpuModelAndIsToldToTheGuest) {
+  for (const char* accel : {"kvm", "tcg"}) {
+    SCOPED_TRACE(accel);
+    auto c = base();
+    c.accelerator = accel;
+    const auto a = harness::vm::qemu_argv(c);
+    EXPECT_TRUE(has_pair(a, "-accel", accel));
+    EXPECT_TRUE(has_pair(a, "-cpu", std::string(accel) == "kvm" ? "host" : "max"));
+    EXPECT_NE(harness::vm::guest_kernel_cmdline(c).find(std::string(" harness.accelerator=") + accel + " "), std::string::npos);
+  }
+  auto c = base();
+  c.accelerator = "auto";  // a request, not a decision
+  EXPECT_THROW(harness::vm::qemu_argv(c), std::invalid_argument);
+}
+
 TEST(Qemu, AgentPortIsForwardedOnLoopbackOnly) {
   auto c = base();
   c.host_port = 40123;

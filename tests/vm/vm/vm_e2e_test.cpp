@@ -2,7 +2,12 @@
 // -> GET /v1/qualification passes inside the guest -> POST one short case -> poll ->
 // download the bundle -> open it with results::Db and check its rows -> `harness vm down`.
 // Uses its own cache dir under the build tree (kernel download cached there).
-// Slow under TCG (minutes); the case phases are shortened (5/10/5 s).
+// Slow under TCG (minutes); the case phases are shortened (5/10/5 s). The expected kernel is
+// the image's (its manifest), the expected accelerator this machine's (choose_accelerator, as
+// `vm up` decides it): neither is a literal.
+#include "harness/vm/accel.hpp"
+#include "harness/vm/image.hpp"
+#include "harness/vm/paths.hpp"
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
 #include "tests/common/guest_exec.hpp"
@@ -71,6 +76,14 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   ASSERT_FALSE(image_kernel.empty()) << rebuilt.dump(2);
   EXPECT_NE(slurp(again).find("kernel: " + image_kernel + " ("), std::string::npos) << slurp(again);
 
+  // The accelerator `vm up` will boot the guest under: the product's decision on this machine
+  // (no --accel: $HARNESS_ACCEL, else auto), from the same cache, so the same probe result.
+  harness::vm::AccelRequest probe;
+  probe.vmlinuz = harness::vm::load_image(cache_dir()).vmlinuz;
+  probe.cache_dir = harness::vm::cache_root(cache_dir());
+  const harness::vm::AccelChoice machine = harness::vm::choose_accelerator(probe);
+  std::fprintf(stderr, "this machine: %s\n", machine.message().c_str());
+
   std::string hosts = cache_dir() + "/hosts-e2e.yaml";
   ASSERT_EQ(sh(harness_bin() + " vm --cache " + cache_dir() + " up --count 1 --hosts-file " + hosts), 0);
   YAML::Node h = YAML::LoadFile(hosts);
@@ -107,6 +120,7 @@ TEST_F(VmEndToEnd, ImageBootQualifyCaseBundle) {
   cs.bind(1, id);
   ASSERT_TRUE(cs.step());
   EXPECT_EQ(cs.text(0), "completed");
+  EXPECT_EQ(cs.opt_text(1).value_or(""), machine.accelerator) << machine.reason;  // harness.accelerator= of the boot
   EXPECT_EQ(cs.opt_text(2).value_or(""), image_kernel);  // uname -r in the guest: the image's kernel
   results::Stmt n(db, "SELECT canary, COUNT(*) FROM canary_requests WHERE case_id = ? GROUP BY canary");
   n.bind(1, id);
