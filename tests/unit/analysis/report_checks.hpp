@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "analysis/analysis_report.hpp"
@@ -34,6 +35,13 @@ inline analysis::PrimaryOptions small_bootstrap() {
   analysis::PrimaryOptions o;
   o.bootstrap = {2000, 5, 2};
   return o;
+}
+
+/// The table of `r` with id `id`; std::runtime_error naming the id when there is none.
+inline const analysis::Table& table(const analysis::Report& r, const std::string& id) {
+  for (const auto& t : r.tables)
+    if (t.id == id) return t;
+  throw std::runtime_error("no table " + id);
 }
 
 }  // namespace report_checks

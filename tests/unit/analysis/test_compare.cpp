@@ -7,6 +7,7 @@
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"
+#include "tests/unit/analysis/report_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,11 +22,7 @@ analysis::Report report_of(const std::vector<golden::Case>& cases, const std::st
   return analysis::analyze_campaign(path, opt);
 }
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 }  // namespace
 

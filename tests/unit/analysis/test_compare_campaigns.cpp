@@ -10,6 +10,7 @@
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"
+#include "tests/unit/analysis/report_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,11 +50,7 @@ std::string synthetic(const std::string& stem, std::uint64_t seed, const analysi
   return path;
 }
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 std::size_t col(const analysis::Table& t, const std::string& name) { return analysis::column_index(t, name); }
 

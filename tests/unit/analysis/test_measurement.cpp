@@ -6,6 +6,7 @@
 
 #include "golden_db.hpp"
 #include "results/db.hpp"
+#include "tests/unit/analysis/report_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,11 +53,7 @@ void add_rows(const std::string& path) {
           "('vm0-r-1-delayed-activation',13000000000,'window',1000000000,0)");
 }
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 /// golden::written_db(stem, cases) with add_rows: the DB every test here reads; its path.
 std::string measured_db(const std::string& stem, const std::vector<golden::Case>& cases = base()) {

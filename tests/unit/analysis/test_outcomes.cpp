@@ -30,11 +30,7 @@ const analysis::CaseSummary& find(const analysis::CampaignData& d, const std::st
   return *it;
 }
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 using report_checks::expect_no_nan;
 analysis::PrimaryOptions opts() { return report_checks::small_bootstrap(); }

@@ -10,6 +10,7 @@
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"
+#include "tests/unit/analysis/report_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,11 +44,7 @@ analysis::Report synthetic_report(const std::string& path) {
   return analysis::analyze_campaign(path, opt);
 }
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 std::string value_of(const analysis::Table& t, const std::string& setting) {
   for (const auto& row : t.rows)

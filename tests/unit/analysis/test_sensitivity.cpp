@@ -16,11 +16,7 @@ namespace {
 
 using report_checks::expect_no_nan;
 
-const analysis::Table& table(const analysis::Report& r, const std::string& id) {
-  for (const auto& t : r.tables)
-    if (t.id == id) return t;
-  throw std::runtime_error("no table " + id);
-}
+using report_checks::table;
 
 std::size_t col(const analysis::Table& t, const std::string& name) {
   for (std::size_t j = 0; j < t.columns.size(); ++j)
