@@ -692,9 +692,13 @@ TEST_F(CaseVm, StalledCanaryKeepsEveryRequestLateAndCountsEachAsAMiss) {
   EXPECT_GE(row["deadline_misses_sum"].get<long long>(), stalled) << row.dump();
   ASSERT_TRUE(analysis_.reference.is_object()) << analysis_.reference_text;
   EXPECT_EQ(row["deadline_misses_sum"], analysis_.reference["counts"][kProvoked]["deadline_misses"]["compute"]);
-  const double p99_us = analysis_.reference["case_p99"]["vmtest-" + kProvoked]["compute"].get<double>();
-  EXPECT_GE(p99_us, (gap_end - gap_start - 3 * kPeriod) / 1e3) << "the p99 does not show the stall";
-  EXPECT_NEAR(row["response_p99_median_ms"].get<double>() * 1e3 / p99_us, 1.0, 1e-9) << row.dump();
+  // The k-th largest response is at least the gap - k periods (the first request of the stall is
+  // scheduled within a period of its start); with 250 pressure-phase requests type 7's p99 lies
+  // between the 4th and 3rd largest: at least the gap - 4 periods (measured 1718 ms for a 2056 ms gap).
+  const double p99_ms = row["response_p99_median_ms"].get<double>();
+  EXPECT_GE(p99_ms * 1e6, static_cast<double>(gap_end - gap_start - 4 * kPeriod)) << "the p99 does not show the stall";
+  const double ref_p99_us = analysis_.reference["case_p99"]["vmtest-" + kProvoked]["compute"].get<double>();
+  EXPECT_NEAR(p99_ms * 1e3 / ref_p99_us, 1.0, 1e-9) << row.dump();
 }
 
 // Issue 46 item 7, an fg OOM kill: canary-sqlite OOM-killed in fg in the pressure phase. The case
