@@ -435,16 +435,18 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
   Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
            {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
-           {"fg PSI some stall (s)", 3}, {"bg CPU PSI some (s)", 3}, {"fg CPU PSI some (s)", 3},
+           {"fg PSI some stall (s)", 3}, {"fg PSI full stall (s)", 3},
+           {"system PSI some stall (s)", 3}, {"system PSI full stall (s)", 3}, {"bg CPU PSI some (s)", 3}, {"fg CPU PSI some (s)", 3},
            {"system CPU PSI some (s)", 3}, {"bg IO PSI some (s)", 3}, {"fg IO PSI some (s)", 3},
            {"system IO PSI some (s)", 3}, {"system IO PSI full (s)", 3},
            {"memory.reclaim write CPU (ms)", 1}, {"refaults", 0},
            {"swapfile used peak (MiB)", 1}, {"zram swap used peak (MiB)", 1},
            {"swapfile used before trigger peak (MiB)", 1}, {"swap-out (KiB)", 0}, {"zram orig peak (MiB)", 1},
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
-           {"study: refaults", 0}, {"study: bg PSI some (s)", 3}, {"study: bg PSI full (s)", 3}}, {}, {}};
+           {"study: refaults", 0}, {"study: PSI some, owner not stated (s)", 3},
+           {"study: PSI full, owner not stated (s)", 3}}, {}, {}};
   for (const std::string& cf : arms) {
-    std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3];
+    std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3], mem[3];
     int n = 0, meas = 0;
     for (const auto* c : cases) {
       if (c->configuration != cf) continue;
@@ -455,6 +457,9 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
       v[0].push_back(m.bg_some_stall_s);
       v[1].push_back(m.bg_full_stall_s);
       v[2].push_back(m.fg_some_stall_s);
+      mem[0].push_back(m.fg_full_stall_s);
+      mem[1].push_back(m.sys_some_stall_s);
+      mem[2].push_back(m.sys_full_stall_s);
       v[3].push_back(m.refaults);
       v[4].push_back(m.swapout_kib);
       v[5].push_back(m.zram_orig_peak_mib);
@@ -475,17 +480,19 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
     bool wrote = is_treatment(ts, cf);
     for (const auto* c : cases)
       if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
-    t.add({cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(p[0]), med(p[1]), med(p[2]), med(p[3]),
+    t.add({cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(mem[0]), med(mem[1]), med(mem[2]), med(p[0]),
+           med(p[1]), med(p[2]), med(p[3]),
            med(p[4]), med(p[5]), med(p[6]),
            wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
            median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
            median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
            med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
-           study(&StudyMechanism::bg_some_s), study(&StudyMechanism::bg_full_s)});
+           study(&StudyMechanism::some_s), study(&StudyMechanism::full_s)});
   }
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
                     "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
-                    "of the pressure phase, for memory.pressure and likewise for cpu.pressure and io.pressure "
+                    "of the pressure phase, for memory.pressure (bg, fg) and /proc/pressure/memory (system), and "
+                    "likewise for cpu.pressure and io.pressure "
                     "(bg, fg) and /proc/pressure/cpu, /proc/pressure/io (system), so a latency difference can be "
                     "told apart as a memory stall, CPU contention on the vCPU (zram compression and reclaim run "
                     "there) or I/O wait on the swapfile; memory.reclaim write CPU = CPU time of the writing "
@@ -499,9 +506,14 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
                     "cases: a lost case has no telemetry (excluded, the difference between the two counts), as has a "
                     "case excluded for a recording error; n/a = not sampled. Study columns: the study's published "
                     "medians (60 cases per configuration), not computed from this campaign.");
-  t.notes.push_back("bg PSI full: the bg cgroup here holds one task (pressure-gen), so full equals some whenever it "
-                    "stalls; the study's bg full was below its some, so its background load had more than one task. "
-                    "Read the full columns side by side with that in mind (campaigns/README.md, Table 1).");
+  t.notes.push_back("Whose PSI: the study reports \"median accumulated some stall time and full stall time\" without "
+                    "saying of which group (bg, fg) or of the whole system, so its columns are labelled owner not "
+                    "stated and this campaign's bg, fg and system stall stand beside them (`harness compare "
+                    "--published`, table published_stall). Here bg holds one task (pressure-gen), so bg full "
+                    "equals bg some whenever it stalls. The study's full is below its some (1.114 vs 1.342 s with "
+                    "bounded reclaim): that fits a group with more than one task at times (a bg with several "
+                    "tasks, fg with its two canaries, or the whole system); a conjecture, the study says none of "
+                    "this (campaigns/README.md, Table 1).");
   return t;
 }
 

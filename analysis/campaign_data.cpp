@@ -73,10 +73,11 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
                    "bg_workingset_refault_anon, bg_workingset_refault_file, "
                    "fg_workingset_refault_anon, fg_workingset_refault_file, pswpout, "
                    "zram_orig_data_bytes, zram_compr_data_bytes, zram_mem_used_bytes, "
-                   "bg_oom_kill, fg_oom_kill" + psi_cols + ", t_ns, swapfile_used_kib, zram_swap_used_kib FROM telemetry "
+                   "bg_oom_kill, fg_oom_kill" + psi_cols + ", t_ns, swapfile_used_kib, zram_swap_used_kib, "
+                   "sys_some_us, sys_full_us FROM telemetry "
                    "WHERE case_id = ?1 AND t_ns >= ?2 AND t_ns <= ?3 ORDER BY t_ns");
   st.bind(1, c.case_id).bind(2, c.pressure_start_ns).bind(3, c.pressure_end_ns);
-  Series bs, bf, fs, ff, refault, swp, zo, zc, zm, oom;
+  Series bs, bf, fs, ff, ss, sf, refault, swp, zo, zc, zm, oom;
   Series psi[7], sw, zsw, sw_before;
   std::optional<std::int64_t> trigger_ns;  // the trigger (or would_trigger) tick
   if (c.outcome.trigger_delay_s) trigger_ns = c.pressure_start_ns + std::llround(*c.outcome.trigger_delay_s * 1e9);
@@ -102,6 +103,8 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
     const auto swapfile = st.opt_int64(22);
     sw.add(swapfile);
     zsw.add(st.opt_int64(23));
+    ss.add(st.opt_int64(24));
+    sf.add(st.opt_int64(25));
     if (trigger_ns && t < *trigger_ns) sw_before.add(swapfile);
   }
   Mechanism m;
@@ -113,6 +116,8 @@ Mechanism read_mechanism(results::Db& db, const CaseSummary& c) {
   m.bg_full_stall_s = delta(bf, 1e-6);
   m.fg_some_stall_s = delta(fs, 1e-6);
   m.fg_full_stall_s = delta(ff, 1e-6);
+  m.sys_some_stall_s = delta(ss, 1e-6);
+  m.sys_full_stall_s = delta(sf, 1e-6);
   m.refaults = delta(refault, 1.0);
   m.swapout_kib = delta(swp, static_cast<double>(c.page_size_bytes) / 1024.0);
   m.oom_kills = delta(oom, 1.0);

@@ -76,6 +76,7 @@ LatencySummary summarize_requests(std::span<const RawRequest> reqs, const PhaseW
 struct Mechanism {
   std::optional<double> bg_some_stall_s, bg_full_stall_s;  ///< bg memory.pressure totals, s
   std::optional<double> fg_some_stall_s, fg_full_stall_s;  ///< fg memory.pressure totals, s
+  std::optional<double> sys_some_stall_s, sys_full_stall_s;  ///< /proc/pressure/memory totals, s
   /// cpu.pressure / io.pressure some totals of bg, fg and the system (/proc/pressure), and the
   /// system io full total, s (telemetry schema version 4; absent in older DBs).
   std::optional<double> bg_cpu_some_s, fg_cpu_some_s, sys_cpu_some_s;

@@ -22,7 +22,9 @@ using nlohmann::json;
 const std::vector<std::pair<std::string, std::string>>& quantities() {
   static const std::vector<std::pair<std::string, std::string>> q = {
       {"bg_psi_some_stall_s", "bg PSI some stall (s)"}, {"bg_psi_full_stall_s", "bg PSI full stall (s)"},
-      {"fg_psi_some_stall_s", "fg PSI some stall (s)"}, {"refaults", "refaults"},
+      {"fg_psi_some_stall_s", "fg PSI some stall (s)"}, {"fg_psi_full_stall_s", "fg PSI full stall (s)"},
+      {"system_psi_some_stall_s", "system PSI some stall (s)"},
+      {"system_psi_full_stall_s", "system PSI full stall (s)"}, {"refaults", "refaults"},
       {"swap_out_kib", "swap-out (KiB)"},               {"zram_orig_peak_mib", "zram orig peak (MiB)"},
       {"zram_compr_peak_mib", "zram compr peak (MiB)"}, {"zram_mem_used_peak_mib", "zram mem_used peak (MiB)"}};
   return q;
@@ -112,8 +114,8 @@ CompareSide published_side() {
     for (const auto& [name, header] : quantities()) q[name] = std::nullopt;  // not published
     q["swap_out_kib"] = st.swapout_kib;
     q["refaults"] = st.refaults;
-    q["bg_psi_some_stall_s"] = st.bg_some_s;
-    q["bg_psi_full_stall_s"] = st.bg_full_s;
+    // Its PSI stall names no owner (bg, fg or system): not one of these quantities; `harness
+    // compare --published` shows it beside all three (table published_stall).
   }
   return s;
 }
@@ -250,8 +252,10 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
     }
   }
   m.notes.push_back("Medians over each side's cases of the pressure-phase counters (mechanism table of `harness "
-                    "analyze`). n/a = the side does not have the quantity (the study publishes swap-out, refaults and "
-                    "bg PSI some/full only). Stall times are inflated under TCG.");
+                    "analyze`). n/a = the side does not have the quantity (of these the study publishes swap-out and "
+                    "refaults only; its PSI some/full stall names no owner, bg, fg or system, and is shown beside "
+                    "all three in `harness compare --published`, table published_stall). Stall times are inflated "
+                    "under TCG.");
   r.tables.push_back(std::move(m));
 
   Table arms_t{"compare_arms", n == 2 ? "Arms of both sides" : "Arms of every side", {{"arm", 0}}, {}, {}};

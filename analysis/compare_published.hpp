@@ -25,7 +25,9 @@ namespace analysis {
 /// table5_wake_service, table6_regime_medians and mechanism, and extra {verdict, level,
 /// stratum_sizes, strata}; `label` names the campaign (its DB path). Tables: published_setting,
 /// published_table4, published_rule, published_table5, table5_wake_service (this campaign's),
-/// published_table6, table6_regime_medians (this campaign's), compare_mechanism. Columns name
+/// published_table6, table6_regime_medians (this campaign's), compare_mechanism, published_stall
+/// (the study's PSI stall medians, owner not stated, beside this campaign's bg, fg and system
+/// medians per study arm and PSI state), published_arms. Columns name
 /// their side ("study ...", "this ..."). extra: {assessable, reproduced: [{comparison,
 /// study_finding, this_finding, reproduced (bool or null)}], rule_same_verdict (bool or null),
 /// setting_differences: [setting]}. Errors: std::invalid_argument naming a missing table or column.

@@ -6,12 +6,15 @@
 
 namespace analysis {
 
-/// One configuration's medians: swap-out in KiB, refault count, bg PSI some/full stall in s.
+/// One configuration's medians: swap-out in KiB, refault count, PSI some/full stall in s. The
+/// study does not say whose PSI these are ("Median accumulated some stall time and full stall
+/// time"): bg, fg or the whole system. The reports show this campaign's bg, fg and system
+/// stall beside them (analysis/README.md "Comparing with the study").
 struct StudyMechanism {
   double swapout_kib;
   double refaults;
-  double bg_some_s;
-  double bg_full_s;
+  double some_s;  ///< PSI some, owner not stated
+  double full_s;  ///< PSI full, owner not stated
 };
 
 /// Indexed by the study's arm order (kStudyArms): static-zram, delayed-activation, bounded-reclaim.

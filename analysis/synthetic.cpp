@@ -66,8 +66,9 @@ struct CaseWriter {
         ins_tel(d, "INSERT INTO telemetry_rows(case_key,t_ns,phase,bg_some_us,bg_full_us,fg_some_us,fg_full_us,"
                    "bg_workingset_refault_anon,bg_workingset_refault_file,fg_workingset_refault_anon,"
                    "fg_workingset_refault_file,pswpin,pswpout,bg_current_bytes,bg_swap_current_bytes,"
-                   "zram_orig_data_bytes,zram_compr_data_bytes,zram_mem_used_bytes,bg_oom_kill,fg_oom_kill) "
-                   "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,0)"),
+                   "zram_orig_data_bytes,zram_compr_data_bytes,zram_mem_used_bytes,bg_oom_kill,fg_oom_kill,"
+                   "sys_some_us,sys_full_us) "
+                   "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,0,?20,?21)"),
         ins_ev(d, "INSERT INTO controller_events_rows(case_key,t_ns,kind,some_total_us,delta_us,counting,consecutive) "
                   "VALUES(?1,?2,?3,?4,?5,?6,?7)"),
         ins_rec(d, "INSERT INTO reclaim_actions(case_id,requested_bytes,start_ns,end_ns,duration_ns,write_errno,"
@@ -166,6 +167,8 @@ struct CaseWriter {
           .bind(13, ll(pswpout)).bind(14, std::int64_t{300000000}).bind(15, ll(pswpout * 4096))
           .bind(16, ll(zram)).bind(17, ll(zram / 3)).bind(18, ll(zram / 3 + 1e6))
           .bind(19, std::int64_t{oom && t == te ? 1 : 0})
+          // The whole system: bg's and fg's some (their stalls taken as disjoint), full at half bg's.
+          .bind(20, ll(some * 1.01)).bind(21, ll(full * 0.5))
           .run();
     }
     const std::int64_t trig = tp + 4 * s;

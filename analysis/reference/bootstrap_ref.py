@@ -30,10 +30,15 @@ Outcomes (docs/PROTOCOL.md "Every case keeps its outcome"):
   - a `lost` case has no trace: its p99 per canary is the largest p99 of that canary among the
     usable completed cases (worst-observed imputation); its triplet is kept;
   - a completed case with a response <= 0 or without a pressure phase is a recording error: the
-    case, and so its triplet, is excluded.
+    case, and so its triplet, is excluded;
+  - a deadline miss (docs/DESIGN.md "Canaries") is a pressure-phase request that completed after the
+    next scheduled start (completion > scheduled start + period), or a censored one (it never
+    completed, or the trace lacks it).
 Per arm the output counts completed and lost cases, imputed p99 values, censored requests
-per canary, cases with a truncated trace and cases with a censored p99 ("counts"), and gives every
-case's p99 per canary ("case_p99", imputed ones flagged).
+per canary, cases with a truncated trace and cases with a censored p99 ("counts"), and per canary
+the deadline misses and the pressure-phase requests (recorded + lacking) summed over the usable
+completed cases ("deadline_misses", "requests": a lost case has no trace and is in neither); and
+gives every case's p99 per canary ("case_p99", imputed ones flagged).
 
 The generator is numpy's PCG64, so bounds agree with the C++ (mt19937_64) only within Monte
 Carlo tolerance ("lower_band" / "upper_band": the range another bootstrap's bound falls in);
@@ -126,8 +131,9 @@ def arms_from_db(con, comparisons):
 
 
 def case_latency(con, case_id, canary, spec):
-    """(p99 us, censored requests, truncated) of one completed case and canary; None when the case
-    has no pressure phase or no request scheduled in it; p99 None for a response <= 0."""
+    """(p99 us, censored requests, truncated, deadline misses, requests) of one completed case and
+    canary; None when the case has no pressure phase or no request scheduled in it; p99 None for a
+    response <= 0."""
     phases = {p: (s, e) for p, s, e in
               con.execute("SELECT phase, start_ns, end_ns FROM phases WHERE case_id=?", (case_id,))}
     if "pressure" not in phases or phases["pressure"][1] is None:
@@ -147,7 +153,7 @@ def case_latency(con, case_id, canary, spec):
         origin = phases.get("warmup", (start, None))[0]
         if canary == "sqlite":
             origin += int(canaries.get("sqlite_offset_ms", 0)) * 1_000_000
-    resp, censored, nonpositive = [], 0, False
+    resp, censored, nonpositive, late = [], 0, False, 0
     recorded = set()
     for seq, sched, comp in rows:
         recorded.add(seq)
@@ -159,6 +165,7 @@ def case_latency(con, case_id, canary, spec):
         else:
             resp.append((comp - sched) / 1000.0)
             nonpositive = nonpositive or comp <= sched
+            late += 1 if comp > sched + period else 0
     # Every seq whose scheduled start lies in the pressure phase, recorded or not.
     k_lo = max(0, -(-(start - origin) // period))
     k_hi = -(-(end - origin) // period)
@@ -169,7 +176,7 @@ def case_latency(con, case_id, canary, spec):
     if not resp:
         return None
     p99 = None if nonpositive else float(np.quantile(np.array(resp), 0.99, method="linear"))
-    return p99, censored, len(missing) > 0
+    return p99, censored, len(missing) > 0, late + censored, len(resp)
 
 
 def load_matrix_from_db(path):
@@ -180,7 +187,8 @@ def load_matrix_from_db(path):
     cases = con.execute("SELECT case_id, vm, regime, triplet_id, configuration, status, spec_json FROM cases "
                         "WHERE status IN ('completed', 'lost') AND triplet_id IS NOT NULL").fetchall()
     counts = {c: {"completed": 0, "lost": 0, "imputed_p99": 0, "truncated_traces": 0, "censored_p99": 0,
-                  "censored_requests": {k: 0 for k in CANARIES}} for c in arms}
+                  "censored_requests": {k: 0 for k in CANARIES}, "deadline_misses": {k: 0 for k in CANARIES},
+                  "requests": {k: 0 for k in CANARIES}} for c in arms}
     p99, usable = {}, {}
     for case_id, _vm, _regime, _tid, conf, status, spec_json in cases:
         if conf not in counts:
@@ -192,7 +200,7 @@ def load_matrix_from_db(path):
             spec = json.loads(spec_json) if spec_json else {}
         except ValueError:
             spec = None
-        ok, truncated, censored = spec is not None, False, False
+        ok, truncated, censored, sums = spec is not None, False, False, {}
         for can in CANARIES:
             lat = case_latency(con, case_id, can, spec) if ok else None
             if lat is None or lat[0] is None:
@@ -202,6 +210,11 @@ def load_matrix_from_db(path):
             counts[conf]["censored_requests"][can] += lat[1]
             censored = censored or lat[1] > 0
             truncated = truncated or lat[2]
+            sums[can] = lat[3:5]
+        if ok:  # misses and requests of usable cases only (as the descriptive medians)
+            for can, (misses, n) in sums.items():
+                counts[conf]["deadline_misses"][can] += misses
+                counts[conf]["requests"][can] += n
         counts[conf]["truncated_traces"] += 1 if truncated else 0
         counts[conf]["censored_p99"] += 1 if censored else 0
         usable[case_id] = ok

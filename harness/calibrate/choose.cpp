@@ -51,7 +51,7 @@ std::string table(const std::vector<Point>& points, const std::vector<Measured>&
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       label);
   out += fmt::format("| study static-zram median | 300 | {:.0f} | {:.0f} | {:.0f} | {:.0f} | - | {:.3f} | {:.3f} | - | - | - | - |\n",
-                     t.swapout_kib, t.refaults, t.swapout_kib, t.refaults, t.bg_some_s, t.bg_full_s);
+                     t.swapout_kib, t.refaults, t.swapout_kib, t.refaults, t.some_s, t.full_s);
   const auto best = choose(ms, t);
   for (std::size_t i = 0; i < ms.size() && i < points.size(); ++i) {
     const auto& p = points[i];

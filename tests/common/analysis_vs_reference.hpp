@@ -65,7 +65,8 @@ inline std::vector<nlohmann::json> report_rows(const nlohmann::json& report, con
 /// bounds; with one triplet per stratum the bounds equal the ratio) to 1e-9 relative for the
 /// estimate (Monte Carlo tolerance `bound_tol` on the log scale for the bounds, 0 = exact), and
 /// the outcome counts per arm (cases, censored requests, truncated traces, censored
-/// p99, lost cases, imputed p99 values).
+/// p99, lost cases, imputed p99 values), and per arm and canary Table 5's deadline misses and
+/// requests summed over the measured cases.
 inline void expect_agreement(const AnalysisPair& a, int triplets, double bound_tol) {
   ASSERT_EQ(a.analyze_rc, 0) << a.analyze_log;
   ASSERT_EQ(a.reference_rc, 0) << a.reference_text;
@@ -100,6 +101,15 @@ inline void expect_agreement(const AnalysisPair& a, int triplets, double bound_t
     EXPECT_EQ(row["cases_with_censored_p99_lower_bound"], ref["censored_p99"]);
     EXPECT_EQ(row["lost_cases"], ref["lost"]);
     EXPECT_EQ(row["imputed_p99_values"], ref["imputed_p99"]);
+  }
+  const auto t5 = report_rows(a.report, "table5_wake_service");
+  ASSERT_EQ(t5.size(), 2 * a.reference["counts"].size()) << a.report_md;
+  for (const auto& row : t5) {
+    const std::string conf = row["configuration"].get<std::string>(), can = row["canary"].get<std::string>();
+    SCOPED_TRACE(conf + " " + can);
+    const auto& ref = a.reference["counts"][conf];
+    EXPECT_EQ(row["deadline_misses_sum"], ref["deadline_misses"][can]);
+    EXPECT_EQ(row["requests_sum"], ref["requests"][can]);
   }
 }
 

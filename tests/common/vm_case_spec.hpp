@@ -20,6 +20,7 @@ namespace test_support {
 struct VmCaseShape {
   int warmup_s = 0, pressure_s = 0, recovery_s = 0;
   long long bg_memory_max_mib = 0;   ///< cgroups.bg_memory_max_bytes
+  long long bg_memory_high_mib = 0;  ///< cgroups.bg_memory_high_bytes; 0 = none ("max")
   long long zram_disksize_mib = 0;   ///< backend.zram_disksize_bytes
   long long allocation_mib = 0;      ///< pressure.allocation_bytes
   long long active_set_mib = 0;      ///< pressure.active_set_bytes
@@ -39,6 +40,7 @@ inline nlohmann::json vm_case_spec(const std::string& id, const std::string& con
   s.regime = "fast-structured";
   s.phases = {shape.warmup_s, shape.pressure_s, shape.recovery_s};
   s.cgroups.bg_memory_max_bytes = shape.bg_memory_max_mib * kMiB;
+  if (shape.bg_memory_high_mib > 0) s.cgroups.bg_memory_high_bytes = shape.bg_memory_high_mib * kMiB;
   s.backend.zram_disksize_bytes = shape.zram_disksize_mib * kMiB;
   s.pressure.allocation_bytes = shape.allocation_mib * kMiB;
   s.pressure.rate_mib_s = 64;

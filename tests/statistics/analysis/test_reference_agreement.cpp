@@ -198,6 +198,32 @@ TEST(ReferenceAgreement, CensoredTruncatedAndLostCasesAgreeCaseByCaseAndInTable4
   EXPECT_EQ(j["counts"]["delayed-activation"]["truncated_traces"], 3);
   EXPECT_EQ(j["counts"]["bounded-reclaim"]["censored_requests"]["compute"], 4 * 7);  // seqs 127, 167, ..., 367
 
+  // Table 5's deadline misses and requests, summed over the measured cases: every censored
+  // request is a miss, a lost case is in neither (docs/PROTOCOL.md).
+  const auto report = analysis::build_analysis_report(data, ts, pr);
+  const analysis::Table* t5 = nullptr;
+  for (const auto& t : report.tables)
+    if (t.id == "table5_wake_service") t5 = &t;
+  ASSERT_NE(t5, nullptr);
+  auto col5 = [&](const std::string& name) {
+    for (std::size_t i = 0; i < t5->columns.size(); ++i)
+      if (analysis::column_name(t5->columns[i]) == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return std::size_t{0};
+  };
+  ASSERT_EQ(t5->rows.size(), 6u);
+  long long misses = 0;
+  for (const auto& row : t5->rows) {
+    const std::string conf = row[col5("configuration")].get<std::string>(), can = row[col5("canary")].get<std::string>();
+    SCOPED_TRACE(conf + " " + can);
+    EXPECT_EQ(row[col5("deadline_misses_sum")].get<long long>(), j["counts"][conf]["deadline_misses"][can].get<long long>());
+    EXPECT_EQ(row[col5("requests_sum")].get<long long>(), j["counts"][conf]["requests"][can].get<long long>());
+    misses += row[col5("deadline_misses_sum")].get<long long>();
+  }
+  // The censored requests written above are misses: 28 + 3 x 100 + 2 x 25, and the ~300 of the
+  // empty SQLite trace (its schedule is inferred from the warmup start).
+  EXPECT_GE(misses, 28 + 300 + 50 + 290);
+
   // Table 4: the same estimates. Censored and imputed p99 values make the replicate distribution
   // discrete and heavy-tailed, so a bound is checked against the reference's distribution-free
   // Monte Carlo band (the quantiles at the level -/+ 5 binomial standard errors).

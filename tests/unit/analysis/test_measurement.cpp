@@ -185,14 +185,18 @@ TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall)
     results::Db db(path, results::Db::Mode::ReadWrite);
     // Two samples of the pressure phase [10 s, 20.1 s) per case; totals in us.
     results::Stmt t(db, "INSERT INTO telemetry(case_id, t_ns, bg_some_us, bg_cpu_some_us, fg_cpu_some_us, "
-                        "sys_cpu_some_us, bg_io_some_us, fg_io_some_us, sys_io_some_us, sys_io_full_us) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+                        "sys_cpu_some_us, bg_io_some_us, fg_io_some_us, sys_io_some_us, sys_io_full_us, "
+                        "bg_full_us, fg_some_us, fg_full_us, sys_some_us, sys_full_us) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
     const char* reclaim[] = {"vm0-r-1-bounded-reclaim", "vm1-r-1-bounded-reclaim"};
     for (int i = 0; i < 2; ++i) {
       const std::int64_t k = i + 1;  // case 1: 1x, case 2: 2x the stalls below
-      t.bind_all(std::string(reclaim[i]), std::int64_t{10'000'000'000}, 0, 0, 0, 0, 0, 0, 0, 0).run();
+      t.bind_all(std::string(reclaim[i]), std::int64_t{10'000'000'000}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).run();
+      // Memory stall: bg some 1 s, bg full 0.8 s, fg some 0.4 s, fg full 0.2 s, system some
+      // 1.2 s (bg's and fg's overlap), system full 0.1 s (times k).
       t.bind_all(std::string(reclaim[i]), std::int64_t{20'000'000'000}, k * 1'000'000, k * 2'000'000, k * 3'000'000,
-                 k * 4'000'000, k * 500'000, k * 250'000, k * 100'000, k * 50'000)
+                 k * 4'000'000, k * 500'000, k * 250'000, k * 100'000, k * 50'000, k * 800'000, k * 400'000,
+                 k * 200'000, k * 1'200'000, k * 100'000)
           .run();
     }
     db.exec("UPDATE reclaim_actions SET write_cpu_us = 180000 WHERE case_id = 'vm0-r-1-bounded-reclaim'");
@@ -204,6 +208,14 @@ TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall)
   ASSERT_EQ(b[0], "bounded-reclaim");
   // Medians over the two cases with telemetry (1x and 2x): 1.5x.
   EXPECT_DOUBLE_EQ(b[column(m, "bg PSI some stall (s)")].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(b[column(m, "bg PSI full stall (s)")].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(b[column(m, "fg PSI some stall (s)")].get<double>(), 0.6);
+  EXPECT_DOUBLE_EQ(b[column(m, "fg PSI full stall (s)")].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(b[column(m, "system PSI some stall (s)")].get<double>(), 1.8);
+  EXPECT_DOUBLE_EQ(b[column(m, "system PSI full stall (s)")].get<double>(), 0.15);
+  // The study's figures name no owner: their own columns, never labelled bg.
+  EXPECT_DOUBLE_EQ(b[column(m, "study: PSI some, owner not stated (s)")].get<double>(), 1.342);
+  EXPECT_DOUBLE_EQ(b[column(m, "study: PSI full, owner not stated (s)")].get<double>(), 1.114);
   EXPECT_DOUBLE_EQ(b[column(m, "bg CPU PSI some (s)")].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(b[column(m, "fg CPU PSI some (s)")].get<double>(), 4.5);
   EXPECT_DOUBLE_EQ(b[column(m, "system CPU PSI some (s)")].get<double>(), 6.0);
@@ -213,6 +225,7 @@ TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall)
   EXPECT_DOUBLE_EQ(b[column(m, "system IO PSI full (s)")].get<double>(), 0.075);
   EXPECT_DOUBLE_EQ(b[column(m, "memory.reclaim write CPU (ms)")].get<double>(), 200.0);
   EXPECT_EQ(m.rows.at(0)[column(m, "memory.reclaim write CPU (ms)")], "no write");
-  // The memory stall column sits right before the cpu/io ones.
-  EXPECT_EQ(column(m, "bg CPU PSI some (s)"), column(m, "fg PSI some stall (s)") + 1);
+  // The memory stall columns (bg, fg, system; some and full) sit right before the cpu/io ones.
+  EXPECT_EQ(column(m, "bg CPU PSI some (s)"), column(m, "system PSI full stall (s)") + 1);
+  EXPECT_EQ(column(m, "system PSI some stall (s)"), column(m, "fg PSI full stall (s)") + 1);
 }

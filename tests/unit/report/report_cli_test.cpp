@@ -334,6 +334,18 @@ TEST_F(ReportCli, CompareWithPublishedSaysWhatIsReproduced) {
   EXPECT_EQ(column_names(j, "compare_mechanism")[2], "study");
   EXPECT_EQ(column_names(j, "compare_mechanism")[3], "this_campaign");
   EXPECT_TRUE(fs::exists(dir / "pub" / "published_table4.csv"));
+  // The study's PSI stall (owner not stated) beside this campaign's bg, fg and system medians,
+  // in every output (issue 46 item 11).
+  EXPECT_EQ(column_names(j, "published_stall"),
+            nlohmann::json({"configuration", "state", "study_s", "bg_s", "fg_s", "system_s"}));
+  const auto st = row_of(j, "published_stall", "static-zram", "full");
+  ASSERT_FALSE(st.is_null());
+  EXPECT_EQ(st[2], 1.73);
+  for (int k = 3; k < 6; ++k) EXPECT_TRUE(st[k].is_number()) << st.dump();
+  EXPECT_TRUE(fs::exists(dir / "pub" / "published_stall.csv"));
+  const std::string html = slurp(dir / "pub" / "report.html");
+  EXPECT_NE(html.find("study (s), owner not stated"), std::string::npos);
+  EXPECT_NE(html.find("this campaign system (s)"), std::string::npos);
   // Markdown: the words a reader sees.
   const auto md = sh(harness + " compare --published " + a);
   EXPECT_NE(md.out.find("finding reproduced"), std::string::npos) << md.out;
