@@ -76,7 +76,13 @@ TEST(ExecutorWatcher, APhaseChangeWakesWaitingRequests) {
 TEST(ExecutorWatcher, ACancelPastItsGraceKillsTheGroup) {
   Bench b;
   b.c->grace_s = 0;  // the SIGKILL deadline is the cancel itself
-  b.watcher.start(b.c, {"/bin/sh", "-c", "trap '' TERM; while :; do sleep 1; done"});
+  // The executor ignores SIGTERM only once its trap is set: cancel after it says so (a cancel
+  // that came first ended it by SIGTERM, 143, on a loaded machine).
+  const fs::path ready = b.c->dir / "trap-set";
+  b.watcher.start(b.c, {"/bin/sh", "-c", "trap '' TERM; : > " + ready.string() + "; while :; do sleep 1; done"});
+  ASSERT_TRUE(test_support::wait_until([&] { return fs::exists(ready); }, std::chrono::seconds(60),
+                                        std::chrono::milliseconds(10)))
+      << "the executor never set its trap";
   b.watcher.cancel(b.c);
   EXPECT_TRUE(b.c->cancel_requested);
   EXPECT_EQ(b.exit_code(), 128 + SIGKILL);
