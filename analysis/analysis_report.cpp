@@ -750,7 +750,7 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
     sj.push_back({{"analysis", x.name}, {"comparisons", c}, {"why_none", x.why_none}});
   }
   r.extra["sensitivity"] = sj;
-  // The arms and the family judged (issue 45): policy, params and sha256 when the DB records them.
+  // The arms and the family judged: policy, params and sha256 when the DB records them.
   json arms = json::array();
   for (const auto& a : data.arms)
     arms.push_back({{"name", a.name},

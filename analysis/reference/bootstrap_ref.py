@@ -11,7 +11,7 @@ stratum (same indices for all comparisons), percentile interval at 1 - alpha/m o
 (type 7), exponentiated. The corrected interval rescales each resampled stratum mean about the
 stratum mean by sqrt(n/(n-1)).
 
-Arms and comparisons come from the DB (issue 45): the arms are the `arms` table ordered by
+Arms and comparisons come from the DB: the arms are the `arms` table ordered by
 position; without one (or an empty one) the study's arms found in the cases, the schedule and the
 comparisons, in the study's order, then other names sorted. The comparisons are the plan JSON's
 analysis.comparisons (campaign_meta schedule_json), else the campaign YAML's, else the study's

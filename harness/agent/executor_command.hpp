@@ -2,7 +2,7 @@
 // Which program the agent starts for a case (the executor). The lean `harness-case`
 // executable next to the agent's own binary is preferred: it is the same case code as
 // `harness case run` but links only what a case needs (SQLite, zlib, fmt), so its resident
-// set in the guest is the case's, not the whole CLI's (issue 30, footprint; docs/DESIGN.md
+// set in the guest is the case's, not the whole CLI's (footprint; docs/DESIGN.md
 // "Harness footprint in the guest").
 #include <string>
 #include <vector>

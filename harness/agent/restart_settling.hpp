@@ -1,5 +1,5 @@
 #pragma once
-// Restart settling (issue 48 item 0; harness/agent/API.md "Agent restart"): an agent that
+// Restart settling (harness/agent/API.md "Agent restart"): an agent that
 // starts over a state directory where an earlier agent run stopped mid-case (killed,
 // crashed, the VM's OOM killer) settles every case directory without a final status.json
 // before it answers, and refuses cases while an old executor's process group lives.

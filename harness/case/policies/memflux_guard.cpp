@@ -1,4 +1,4 @@
-// memflux-guard: memflux's proactive reclaim under its safety model (seed 004: memflux,
+// memflux-guard: memflux's proactive reclaim under its safety model (memflux,
 // github.com/Twyx22/memflux, README "Safety model"). Every cycle (`interval_ms`, memflux's
 // one-second cycle) one write of a fixed `step_mib` to bg memory.reclaim, unless a guard
 // holds:
@@ -163,7 +163,7 @@ PolicyInfo policy_memflux_guard() {
   PolicyInfo p;
   p.name = "memflux-guard";
   p.summary = "a fixed bg memory.reclaim step every cycle, suspended by memflux's crisis and thrash guards";
-  p.source = "seed 004: memflux (github.com/Twyx22/memflux) safety model: crisis guard (PSI full > 25% or MemAvailable < 5%), "
+  p.source = "memflux (github.com/Twyx22/memflux) safety model: crisis guard (PSI full > 25% or MemAvailable < 5%), "
              "thrash guard (> 20K refaults/cycle: 20-cycle cooldown), 5 cycles between reclaims";
   using K = ParamKind;
   p.params = {

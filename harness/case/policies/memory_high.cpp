@@ -1,7 +1,7 @@
 // memory-high: throttling instead of reclaim. When the study's PSI trigger fires, bg
 // memory.high is set to `fraction` x bg memory.current (the trigger tick's sample); the old
 // memory.high is written back at finish() (restoration then removes the cgroup anyway).
-// Source: seed 002 (TMO): Senpai first drove cgroup memory limits (memory.high) before
+// Source: TMO (Weiner et al., ASPLOS 2022): Senpai first drove cgroup memory limits (memory.high) before
 // memory.reclaim replaced them, because a limit can throttle a growing workload; this arm
 // measures that older lever against the study's one reclaim write.
 //
@@ -87,7 +87,7 @@ PolicyInfo policy_memory_high() {
   PolicyInfo p;
   p.name = "memory-high";
   p.summary = "at the PSI trigger, bg memory.high = fraction x bg memory.current (throttling, not reclaim); restored at the end";
-  p.source = "seed 002 (TMO): Senpai's earlier lever, cgroup memory limits (memory.high), before memory.reclaim replaced it";
+  p.source = "TMO (Weiner et al., ASPLOS 2022): Senpai's earlier lever, cgroup memory limits (memory.high), before memory.reclaim replaced it";
   p.params = {param_def("fraction", ParamKind::Number, "ratio", 0.9, 0.01, 1,
                         "new memory.high as a share of bg memory.current at the trigger (ours: 0.9)")};
   p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) -> std::optional<ParamError> {

@@ -126,7 +126,7 @@ PolicyInfo policy_rules() {
   PolicyInfo p;
   p.name = "rules";
   p.summary = "an arm composed of registered detectors and actions: a list of {when, do, mode} rules (harness/case/rules/README.md)";
-  p.source = "ours (issue 45: arms composed without C++); the blocks cite their own sources";
+  p.source = "ours (arms composed without C++); the blocks cite their own sources";
   ParamDef r;
   r.name = "rules";
   r.kind = ParamKind::Json;

@@ -1,4 +1,4 @@
-// senpai: TMO's Senpai controller (seed 002: Weiner et al., "TMO: Transparent Memory
+// senpai: TMO's Senpai controller (Weiner et al., "TMO: Transparent Memory
 // Offloading in Datacenters", ASPLOS 2022). Every `interval_s` (6 s) it asks bg
 // memory.reclaim for
 //     memory.current x ratio x max(0, 1 - psi_some / target)
@@ -116,7 +116,7 @@ PolicyInfo policy_senpai() {
   PolicyInfo p;
   p.name = "senpai";
   p.summary = "every interval, bg memory.reclaim of memory.current x ratio x max(0, 1 - PSI some / target), capped per interval";
-  p.source = "seed 002: TMO's Senpai (Weiner et al., ASPLOS 2022): reclaim = current x 0.0005 x max(0, 1 - PSI_some / 0.1%) "
+  p.source = "TMO's Senpai (Weiner et al., ASPLOS 2022): reclaim = current x 0.0005 x max(0, 1 - PSI_some / 0.1%) "
              "every 6 s, at most 1% per period";
   p.params = {
       param_def("interval_s", ParamKind::Number, "s", 6, 1, 600, "time between two decisions, s (TMO: 6)"),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Bench, not a timed test: the harness's own CPU and peak RSS in the guest over one case run
-# the way a campaign runs it (issue 30, footprint goal: <= 0.25% of the vCPU over the measured
+# the way a campaign runs it (footprint goal: <= 0.25% of the vCPU over the measured
 # phases, <= 16 MiB per process), agent included. run_bench.sh measures the executor alone
 # (`harness vm exec`, no agent); here `harness run` drives one local guest through
 # harness-agent, which starts harness-case, so outcome_json.harness_self carries both.

@@ -7,7 +7,7 @@
 # alternated from pair to pair (on first in odd pairs, off first in even ones). Prints, per
 # canary, the p99 response time of the requests scheduled in the pressure phase of each case
 # and the ratio on/off: the geometric mean of the pair ratios with a 95% bootstrap percentile
-# interval over pairs (perturbation.py; goal, issue 30: upper bound < 1.05).
+# interval over pairs (perturbation.py; goal: upper bound < 1.05).
 # DISCARD_FIRST=1 (the default) runs one more case of the same spec before the pairs and leaves it
 # out of the figures, so that the cold start of a fresh boot (the canary DB and the binaries not
 # yet in the page cache, zram never used) falls in no pair's arm.

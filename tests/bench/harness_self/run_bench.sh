@@ -1,6 +1,6 @@
 #!/bin/sh
 # Bench, not a timed test: the harness's own CPU time and RSS in a guest during a case, as
-# a fraction of the vCPU (goal, issue 30: <= 0.25% of the vCPU over the measured phases and
+# a fraction of the vCPU (goal: <= 0.25% of the vCPU over the measured phases and
 # <= 16 MiB RSS; harness/case/SPEC.md v2 `harness_self`). Boots a fresh local guest
 # (`harness vm exec`, TCG without /dev/kvm), runs one static-zram case (bench_case.sh) and
 # samples the executor from outside every second (/proc/<pid>/stat utime+stime,

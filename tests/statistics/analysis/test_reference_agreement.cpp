@@ -242,7 +242,7 @@ TEST(ReferenceAgreement, CensoredTruncatedAndLostCasesAgreeCaseByCaseAndInTable4
   std::filesystem::remove_all(dir);
 }
 
-// A k-arm campaign (issue 45): five arms (the study's three, a "senpai" arm behaving like static
+// A k-arm campaign: five arms (the study's three, a "senpai" arm behaving like static
 // zram with its own effect, a "reclaim-32" arm writing like bounded reclaim) in the `arms` table,
 // and a declared family of five comparisons in the plan JSON (both spellings). The reference reads
 // the arms and the comparisons from the DB as the product does; both agree on the arms, the

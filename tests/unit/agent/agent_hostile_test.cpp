@@ -769,7 +769,7 @@ TEST_F(AgentFixture, CancelAfterTheExecutorIsReapedNeverSignalsItsPid) {
   if (gone == decoy) decoy = -1;  // already reaped
 }
 
-// ---- issue 48: the last hostile inputs ----------------------------------------------------
+// ---- the last hostile inputs ----------------------------------------------------
 
 /// A Range header of `n` ranges "0-" (2,700 fill an 8 KB header line).
 std::string many_ranges(int n) {

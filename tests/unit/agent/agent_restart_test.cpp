@@ -1,4 +1,4 @@
-// Issue 48 item 0: an agent killed mid-case and started again over the same state directory
+// An agent killed mid-case and started again over the same state directory
 // (the old executor's process group still running) settles the case before it answers:
 // the old case answers with a final state (not 404), the unclean verdict of its bundle marks
 // the VM, and no case starts while the old process group lives.

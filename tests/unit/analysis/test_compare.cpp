@@ -130,7 +130,7 @@ TEST(Compare, TcgSideIsWarned) {
   EXPECT_NE(r.warnings[0].find("A (t.db) ran under TCG"), std::string::npos);
 }
 
-// Issue 46 item 11: the study does not say whose PSI its stall medians are, so `harness compare
+// The study does not say whose PSI its stall medians are, so `harness compare
 // --published` sets them beside this campaign's bg, fg and system medians (table published_stall),
 // taken from the campaign's mechanism table. Synthetic campaign: system some = 1.01 x bg some,
 // system full = 0.5 x bg full, fg full = 0 (analysis/synthetic.cpp).

@@ -52,7 +52,7 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
   EXPECT_NE(md.find("compute p99 median (ms)"), std::string::npos);
   EXPECT_NE(md.find("**Verdict"), std::string::npos);
   // The mechanism table says the study names no owner of its PSI, and that full < some pointing
-  // at a group of several tasks is a conjecture (issue 46 item 11).
+  // at a group of several tasks is a conjecture.
   EXPECT_NE(md.find("without saying of which group (bg, fg) or of the whole system"), std::string::npos) << md;
   EXPECT_NE(md.find("a conjecture, the study says none of this"), std::string::npos) << md;
   EXPECT_NE(md.find("study: PSI some, owner not stated (s)"), std::string::npos) << md;

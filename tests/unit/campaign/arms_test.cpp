@@ -1,4 +1,4 @@
-// Arms in the campaign (issue 45; docs/CAMPAIGN.md "Arms"): `arms:` beside the study's
+// Arms in the campaign (docs/CAMPAIGN.md "Arms"): `arms:` beside the study's
 // `configurations:`, arms checked against the policy registry with FILE:LINE:COL errors,
 // matched blocks of k arms in seeded order, declared comparisons checked against the arms run,
 // and the plan JSON's `arms` (policy, params, SHA-256) only when an arm is declared.

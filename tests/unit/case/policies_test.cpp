@@ -80,7 +80,7 @@ PolicyRun drive(const case_test::Scratch& t, const std::string& name, const json
   return PolicyRun{std::move(run.bundle.events), std::move(run.bundle.reclaims)};
 }
 
-/// Senpai's request recomputed from two samples (seed 002's formula and cap), bytes.
+/// Senpai's request recomputed from two samples (TMO's formula and cap), bytes.
 std::int64_t senpai_bytes(const TelemetrySample& a, const TelemetrySample& z, double ratio, double target_pct,
                           double max_step_pct) {
   const double psi_pct =
@@ -109,7 +109,7 @@ void expect_writes_recorded(const PolicyRun& r) {
 }
 }  // namespace
 
-// ---- senpai (seed 002) ------------------------------------------------------------------
+// ---- senpai (TMO) ------------------------------------------------------------------------
 
 TEST(Senpai, EveryIntervalTheFormulaOnTheIntervalsInputsAndNothingAboveTarget) {
   case_test::Scratch t;
@@ -319,7 +319,7 @@ TEST(MemoryHigh, AFailedWriteIsDataAndNothingIsRestoredThatWasNotRead) {
   EXPECT_TRUE(r2.of("memory_high_restore").empty());
 }
 
-// ---- memflux-guard (seed 004) -----------------------------------------------------------------
+// ---- memflux-guard (memflux) ----------------------------------------------------------------
 
 TEST(MemfluxGuard, CrisisGuardSuspendsWhilePsiFullIsAboveItsLimit) {
   case_test::Scratch t;

@@ -6,7 +6,7 @@
 //     memory.max=200M with zram, idle again), ticks on an exact 1 s grid from the first read;
 //   - bg memory.current and refaults: the capture tree's bg reading (constant), varied per
 //     test where a detector needs it.
-// First the equivalence issue 45 asks for: the study's delayed-activation and bounded-reclaim
+// First the equivalence the rules policy promises: the study's delayed-activation and bounded-reclaim
 // written as rules give the built-in policies' controller events (kinds and times) and
 // outcome_json keys and values over the same ticks; then each detector, mode and action on
 // its own; then the validation errors.

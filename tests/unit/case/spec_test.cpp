@@ -393,7 +393,7 @@ TEST(CaseSpecPolicy, RoundTripThroughTheWriter) {
   EXPECT_FALSE(study_written.contains("policy"));
 }
 
-// The agent's path check (issue 48): symlinks are followed for what exists, a new file under a
+// The agent's path check: symlinks are followed for what exists, a new file under a
 // symlinked directory is judged where it would be created, and a dangling symlink is refused.
 TEST(CaseSpec, PathCheckFollowsSymlinksAndRefusesDanglingOnes) {
   namespace fs = std::filesystem;

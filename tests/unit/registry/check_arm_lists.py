@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""No hand-kept list of the study's arm names outside the policy registry (issue: arms).
+"""No hand-kept list of the study's arm names outside the policy registry.
 
 The names of the study's three arms are defined once, in their policy files
 (harness/case/policies/*.cpp, the ones with a study_position). Everything else gets them from

@@ -335,7 +335,7 @@ TEST_F(ReportCli, CompareWithPublishedSaysWhatIsReproduced) {
   EXPECT_EQ(column_names(j, "compare_mechanism")[3], "this_campaign");
   EXPECT_TRUE(fs::exists(dir / "pub" / "published_table4.csv"));
   // The study's PSI stall (owner not stated) beside this campaign's bg, fg and system medians,
-  // in every output (issue 46 item 11).
+  // in every output.
   EXPECT_EQ(column_names(j, "published_stall"),
             nlohmann::json({"configuration", "state", "study_s", "bg_s", "fg_s", "system_s"}));
   const auto st = row_of(j, "published_stall", "static-zram", "full");

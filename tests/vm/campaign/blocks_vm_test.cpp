@@ -1,5 +1,5 @@
-// The study's decision rule applied to guest data (issue: "the decision rule never runs on guest
-// data"): tests/vm/campaign/blocks.yaml runs two matched triplets in each of two strata on one
+// The study's decision rule applied to guest data ("the decision rule never runs on guest
+// data" was a gap): tests/vm/campaign/blocks.yaml runs two matched triplets in each of two strata on one
 // local guest listed as a real host and reused for its twelve cases; then `harness analyze` and
 // the independent reference (analysis/reference/bootstrap_ref.py) read the DB.
 //

@@ -1,5 +1,5 @@
 // One matched block of six arms on a real guest (tests/vm/campaign/policies.yaml): the study's
-// three beside senpai, bounded-loop and the study's bounded-reclaim composed as rules (issue: arms). Each arm is held to what it says it does,
+// three beside senpai, bounded-loop and the study's bounded-reclaim composed as rules. Each arm is held to what it says it does,
 // from the guest's own readings (telemetry and controller events in the campaign DB):
 //   senpai: several memory.reclaim writes, each the formula over its interval's inputs and within
 //     its cap, decisions one interval apart, none while bg PSI some is at or above its target;

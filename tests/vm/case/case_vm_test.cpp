@@ -24,7 +24,7 @@
 //     the one captured from the executor before it was split into rooms
 //     (tests/vm/case/fixtures/outcome-<configuration>.json), and the same values wherever
 //     they do not measure the run;
-//   - two outcomes provoked by the guest script in the static-zram case (issue 46 item 7,
+//   - two outcomes provoked by the guest script in the static-zram case (
 //     docs/PROTOCOL.md "Every case keeps its outcome"): canary-compute SIGSTOPped for 2 s 5 s
 //     into the pressure phase (a stalled canary: every request scheduled in the stall is kept,
 //     late, and counted as a deadline miss; none is skipped), and 10 s later an fg OOM kill of
@@ -411,7 +411,7 @@ TEST_F(CaseVm, V2TimingAndConfoundsAreRecorded) {
   }
 }
 
-// Issue 46 item 1: the write reaches bg and nothing else, seen in the telemetry (the
+// The write reaches bg and nothing else, seen in the telemetry (the
 // executor's 1 Hz readings of both cgroups, taken by the telemetry thread, not by the writer).
 // A write to the parent cgroup (or to fg) also returns 0 and would pass the test above; it
 // would take pages from fg, whose canary DB sits in its page cache (tens of MiB, asserted
@@ -447,7 +447,7 @@ TEST_F(CaseVm, BoundedReclaimTakesFromBgOnly) {
   EXPECT_GE(after[2], before[2] - (1ll << 20)) << "fg memory.current fell across the bg write";
 }
 
-// Issue 46 item 3: when the trigger fires on a real kernel. The study's rule recomputed here
+// When the trigger fires on a real kernel. The study's rule recomputed here
 // from the telemetry's bg PSI some totals of the pressure phase (tests/vm code, written apart
 // from harness/case/trigger.cpp): a window counts when `some total` grew by >= 1000 us since
 // the previous tick and the window lasted 0.9-1.1 s (SPEC.md v2); a run of 3 fires; a missing
@@ -635,7 +635,7 @@ json table5_row(const json& report, const std::string& conf, const std::string& 
 
 }  // namespace
 
-// Issue 46 item 7, a stalled canary: canary-compute SIGSTOPped for 2 s in the pressure phase. Its
+// A stalled canary: canary-compute SIGSTOPped for 2 s in the pressure phase. Its
 // trace has a gap of at least 2 s between two completions at the stop; every request scheduled in
 // that gap is in the trace (no request skipped: seqs 0..n-1, every pressure-phase one completed),
 // each completing after the gap, so each is a deadline miss (docs/DESIGN.md "Canaries": no
@@ -701,7 +701,7 @@ TEST_F(CaseVm, StalledCanaryKeepsEveryRequestLateAndCountsEachAsAMiss) {
   EXPECT_NEAR(p99_ms * 1e3 / ref_p99_us, 1.0, 1e-9) << row.dump();
 }
 
-// Issue 46 item 7, an fg OOM kill: canary-sqlite OOM-killed in fg in the pressure phase. The case
+// An fg OOM kill: canary-sqlite OOM-killed in fg in the pressure phase. The case
 // completes (an outcome, docs/PROTOCOL.md "Case status"); fg memory.events and the outcome count
 // the kill in fg; the trace is the journal the canary left (nothing completed after the kill);
 // every pressure-phase request it lacks is censored at the restoration start, so the case's
