@@ -266,7 +266,7 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
   const std::string campaign = "synthetic";
   std::int64_t rows = 0;
   db.transaction([&] {
-    write_meta(db, campaign, o.seed);
+    write_meta(db, campaign, o.seed, o.campaign_yaml);
     if (!o.comparisons.empty()) {
       results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
       st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
@@ -336,14 +336,14 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
 }
 
 std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<SyntheticDose>& doses,
-                                   std::uint64_t seed, int pressure_s) {
+                                   std::uint64_t seed, int pressure_s, const std::string& campaign_yaml) {
   std::filesystem::remove(path);
   results::Db db(path, results::Db::Mode::Create);
   const auto pattern = make_patterns(seed, static_cast<std::size_t>(pressure_s) * 10, 20000);
   const std::vector<std::string> regimes{"slow-structured", "slow-random", "fast-structured", "fast-random"};
   std::int64_t rows = 0;
   db.transaction([&] {
-    write_meta(db, "pilot", seed);
+    write_meta(db, "pilot", seed, campaign_yaml);
     CaseWriter w(db);
     for (const auto& d : doses) {
       for (std::size_t i = 0; i < regimes.size(); ++i) {

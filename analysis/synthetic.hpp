@@ -42,6 +42,9 @@ struct SyntheticOptions {
   int warmup_s = 10, pressure_s = 30, recovery_s = 10;  ///< phase lengths, s
   int period_ms = 100;
   std::string accelerator = "kvm";
+  /// The campaign YAML stored as the DB's plan (campaign_meta campaign_yaml), e.g. a campaign
+  /// file's text, so that `harness compare` lists its settings; "" = a placeholder comment.
+  std::string campaign_yaml{};
   int infra_failed_cases = 0;     ///< extra cases recorded as infra_failed (not analysed)
   int missing_cases = 0;          ///< extra schedule rows with no case record
   /// Arms after the study's three in every block (empty: the study's campaign, written as before).
@@ -78,8 +81,12 @@ struct SyntheticDose {
 };
 
 /// Writes a pilot DB: vm0, one bounded-reclaim case per (dose, regime) with a reclaim_actions row.
+/// `campaign_yaml`: the pilot campaign's text stored as its plan (campaign_meta campaign_yaml);
+/// a confirmatory campaign takes its dose from a pilot DB only when that parses
+/// (harness/campaign/pilot_match.hpp), so pass e.g. campaigns/pilot.yaml's text; "" = a
+/// placeholder comment (enough for `harness pilot-select`).
 std::int64_t write_synthetic_pilot(const std::string& path, const std::vector<SyntheticDose>& doses,
-                                   std::uint64_t seed = 1, int pressure_s = 20);
+                                   std::uint64_t seed = 1, int pressure_s = 20, const std::string& campaign_yaml = "");
 
 /// A synthetic A/B campaign (design ab-pairs): per (vm, regime, repeat,
 /// configuration) one baseline and one candidate case, spec_json.variant {name, pair_id, ...}

@@ -308,7 +308,7 @@ PYBIND11_MODULE(harness_analysis, m) {
         [](const std::string& path, std::uint64_t seed, int vms, int per_stratum, std::array<double, 4> ratios,
            double case_sd, int pressure_s, std::string accelerator,
            const std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>& extra_arms,
-           std::vector<std::string> comparisons) {
+           std::vector<std::string> comparisons, std::string campaign_yaml) {
           SyntheticOptions o;
           o.seed = seed;
           o.vms = vms;
@@ -321,19 +321,22 @@ PYBIND11_MODULE(harness_analysis, m) {
             o.extra_arms.push_back({name, policy, params, effect, like});
           o.comparisons = std::move(comparisons);
           o.write_arms = !o.extra_arms.empty();
+          o.campaign_yaml = std::move(campaign_yaml);
           return write_synthetic_campaign(path, o);
         },
         py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5, py::arg("per_stratum") = 3,
         py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
         py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
         py::arg("extra_arms") = std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>{},
-        py::arg("comparisons") = std::vector<std::string>{},
+        py::arg("comparisons") = std::vector<std::string>{}, py::arg("campaign_yaml") = "",
         "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count. extra_arms: "
         "a k-arm campaign, arms after the study's three as (name, policy, params_json, (log effect compute, sqlite), "
         "like: 0 static zram, 1 delayed activation, 2 bounded reclaim) (analysis/synthetic.hpp SyntheticArm), the "
-        "arms table written; comparisons: the plan's analysis.comparisons (spellings of analysis/arms.hpp).");
+        "arms table written; comparisons: the plan's analysis.comparisons (spellings of analysis/arms.hpp); "
+        "campaign_yaml: a campaign file's text stored as the plan (`harness compare` lists its settings).");
   m.def("write_synthetic_pilot",
-        [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed) {
+        [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed,
+           const std::string& campaign_yaml) {
           std::vector<SyntheticDose> v;
           for (const auto& [bytes, dur, ratio] : doses) {
             SyntheticDose d;
@@ -342,10 +345,12 @@ PYBIND11_MODULE(harness_analysis, m) {
             d.min_achieved_ratio = ratio;
             v.push_back(d);
           }
-          return write_synthetic_pilot(path, v, seed, 10);
+          return write_synthetic_pilot(path, v, seed, 10, campaign_yaml);
         },
-        py::arg("path"), py::arg("doses"), py::arg("seed") = 1,
-        "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...].");
+        py::arg("path"), py::arg("doses"), py::arg("seed") = 1, py::arg("campaign_yaml") = "",
+        "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...]; "
+        "campaign_yaml: the pilot campaign's text stored as its plan (a confirmatory campaign's from_pilot "
+        "compares its settings: pass campaigns/pilot.yaml's text).");
   m.def("write_synthetic_ab",
         [](const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum, double p99_ratio,
            double stall_ratio, double reclaim_ratio, const std::string& campaign, const std::string& campaign_yaml) {

@@ -105,7 +105,8 @@ StoredPilot load_stored_pilot(const std::string& pilot_db) {
   try {
     out.campaign = parse_campaign(yaml, (out.file.empty() ? std::string("campaign") : out.file) + " (as stored in " + pilot_db + ")");
   } catch (const std::exception& e) {
-    throw PilotDoseError(where + ": its stored campaign does not parse, so its settings cannot be compared: " + e.what());
+    throw PilotDoseError(where + ": its stored campaign does not parse, so its settings cannot be compared (a DB from "
+                         "write_synthetic_pilot stores one only when given campaign_yaml, analysis/README.md): " + e.what());
   }
   return out;
 }

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
+#include "analysis/synthetic.hpp"
 #include "test_files.hpp"
 #include "tests/common/fake_agent.hpp"
 #include "tests/common/run_harness.hpp"
@@ -350,6 +351,21 @@ TEST(PilotMatch, APilotRunWithAnotherBgLimitIsRefusedNamingBothValuesAndFiles) {
   build_pilot_db(d / "same.db", kFast);
   EXPECT_EQ(pilot_part(confirmatory_from(d / "same.db")),
             (nlohmann::json{{"dose_bytes", 96 * kMiB}, {"pilot_db_sha256", harness::digest::sha256_file(d / "same.db")}}));
+}
+
+// The rehearsal analysis/README.md documents: a synthetic pilot DB that stores the shipped
+// pilot campaign's text is a dose source for the shipped confirmatory campaign (their settings
+// agree); one written without it is refused, and the refusal says what to give.
+TEST(PilotMatch, TheDocumentedSyntheticPilotIsADoseSourceWhenItStoresThePilotsYaml) {
+  TempDir d;
+  const std::vector<analysis::SyntheticDose> doses{
+      {16 * kMiB, 0.2, 1.0}, {32 * kMiB, 0.4, 0.95}, {64 * kMiB, 0.8, 0.9}, {96 * kMiB, 1.4, 0.9}};
+  analysis::write_synthetic_pilot(d / "syn.db", doses, 1, 10,
+                                  read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/pilot.yaml"));
+  EXPECT_EQ(plan_error(confirmatory_from(d / "syn.db")), "");
+  EXPECT_EQ(pilot_part(confirmatory_from(d / "syn.db")).at("dose_bytes"), 64 * kMiB) << "96 MiB took 1.4 s";
+  analysis::write_synthetic_pilot(d / "bare.db", doses, 1, 10);
+  EXPECT_THAT(plan_error(confirmatory_from(d / "bare.db")), HasSubstr("given campaign_yaml"));
 }
 
 TEST(PilotMatch, EligibilityThatChoosesAnotherDoseThanThePilotsIsRefusedUnlessDeclared) {
