@@ -104,9 +104,9 @@ Report compare_campaigns(const std::vector<CompareCampaign>& cs) {
   r.tables.push_back(std::move(st));
   const auto diffs = difference_texts(names, differing);
   if (!diffs.empty()) {
-    std::string w = fmt::format("The campaigns differ in {} setting(s): ", diffs.size());
+    std::string w = fmt::format("The campaigns differ in {} setting(s) (table compare_settings): ", diffs.size());
     for (std::size_t i = 0; i < diffs.size(); ++i) w += (i ? "; " : "") + diffs[i];
-    r.warnings.push_back(w + ". Read every difference in the tables above with these in mind.");
+    r.warnings.push_back(w + ". Read every difference in the comparison tables below with these in mind.");
   }
   r.summary.insert(r.summary.begin(),
                    fmt::format("{} campaigns; A ({}) is the reference. {} of {} recorded settings differ (table "
