@@ -135,9 +135,14 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
     EXPECT_THAT(text, Not(HasSubstr("Duration criterion meaningless")));
   }
   EXPECT_THAT(text, HasSubstr("dose_mib: {from_pilot: " + out + "/campaign.db}"));
-  // The dose flows into a confirmatory plan through the pilot DB, not by hand.
+  // The dose flows into a confirmatory plan through the pilot DB, not by hand. The short pilot
+  // ran other settings than smoke.yaml's (a smaller bg limit and zram, shorter phases, one
+  // trigger window): a plan refuses such a pilot unless each difference is declared
+  // (harness/campaign/pilot_match.hpp), and then records and prints them.
   std::string y = slurp(src + "/campaigns/smoke.yaml");
-  y = std::regex_replace(y, std::regex(R"(dose_mib: 96)"), "dose_mib: {from_pilot: " + out + "/campaign.db}");
+  y = std::regex_replace(y, std::regex(R"(dose_mib: 96)"),
+                         "dose_mib: {from_pilot: " + out + "/campaign.db, accept_differences: [backend, cgroups, "
+                         "phases_s, pressure, trigger]}");
   // `harness plan` applies the rule with the planned campaign's own eligibility block: the same
   // thresholds as the pilot's here.
   y += "\neligibility:\n  max_duration_s: 30\n  min_achieved_ratio: 0.5\n";
@@ -154,9 +159,13 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
     EXPECT_EQ(test_plan.code, 0) << test_plan.out;
     EXPECT_THAT(test_plan.out, HasSubstr(chosen));
     EXPECT_THAT(test_plan.out, HasSubstr("PIPELINE TEST: --pipeline-test-dose declares this dose a pipeline test"));
+    EXPECT_THAT(test_plan.out, HasSubstr("DECLARED DIFFERENCE from the pilot: cgroups.bg_memory_max_mib: pilot 100, "
+                                         "this campaign 300"));
   } else {
     EXPECT_EQ(plan.code, 0) << plan.out;
     EXPECT_THAT(plan.out, HasSubstr(chosen));
+    EXPECT_THAT(plan.out, HasSubstr("DECLARED DIFFERENCE from the pilot: cgroups.bg_memory_max_mib: pilot 100, "
+                                    "this campaign 300"));
   }
   if (!HasFailure()) std::filesystem::remove_all(vm.dir);
 }
