@@ -16,17 +16,16 @@
 //     intervals, computed here from the rule's text (every upper bound < 1 and every estimate
 //     <= 0.95 for a general benefit; a comparison whose lower bound is > 1 is harm), not taken
 //     from the product.
-#include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
 #include "tests/common/analysis_vs_reference.hpp"
 #include "tests/common/campaign_vm.hpp"
 #include "tests/common/db_query.hpp"
+#include "tests/common/listed_guest.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -36,16 +35,9 @@ using test_support::db_count;
 
 TEST(MatchedTripletsOnGuestData, TheDecisionRuleIsAppliedAndAgreesWithTheReference) {
   const test_support::CampaignVm vm("blocks");
-  vm.harness("vm down vm0");  // leftovers of an aborted run
-  auto up = vm.harness("vm image");
-  if (up.code == 0) up = vm.harness("vm up --count 1 --hosts-file " + vm.dir + "/local-hosts.yaml");
-  ASSERT_EQ(up.code, 0) << up.out;
-  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
-  ASSERT_EQ(guests.size(), 1u);
-  const std::string hosts = vm.dir + "/hosts.yaml";
-  std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << guests[0].url << "\n    token_file: "
-                       << guests[0].token_file << "\n    accelerator: " << guests[0].accelerator
-                       << "\n    local: true\n";
+  const auto listed = test_support::boot_listed_guest(vm, "", "    local: true\n");
+  ASSERT_EQ(listed.error, "");
+  const std::string& hosts = listed.hosts_file;
   const std::string db_path = vm.dir + "/blocks.db";
   const auto run = vm.run_then_down("run " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/blocks.yaml " +
                                         db_path + " --hosts " + hosts + " --plain",

@@ -15,6 +15,7 @@
 #include "tests/common/db_query.hpp"
 #include "tests/common/analysis_vs_reference.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/listed_guest.hpp"
 #include "tests/common/wait_until.hpp"
 
 #include <gmock/gmock.h>
@@ -60,16 +61,10 @@ class OutcomesVm : public ::testing::Test {
   /// pressure phase; "" when all of that happened.
   static std::string run() {
     const auto& vm = *vm_;
-    vm.harness("vm down vm0");  // leftovers of an aborted run
-    auto up = vm.harness("vm image");
-    if (up.code == 0) up = vm.harness("vm up --count 1 --swapfile-mib 16 --hosts-file " + vm.dir + "/local-hosts.yaml");
-    if (up.code != 0) return "vm image / vm up failed:\n" + up.out;
-    const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
-    if (guests.size() != 1 || guests[0].pid <= 0) return "no running guest after vm up";
-    const std::string hosts = vm.dir + "/hosts.yaml";
-    std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << guests[0].url << "\n    token_file: "
-                         << guests[0].token_file << "\n    accelerator: " << guests[0].accelerator
-                         << "\n    local: true\n";  // the engine can tell that the killed guest is gone
+    // local: the engine can tell that the killed guest is gone.
+    const auto listed = test_support::boot_listed_guest(vm, "--swapfile-mib 16", "    local: true\n");
+    if (!listed.error.empty()) return listed.error;
+    const std::string& hosts = listed.hosts_file;
     const pid_t runner = fork();
     if (runner == 0) {
       std::freopen(vm.log.c_str(), "a", stdout);
@@ -98,7 +93,7 @@ class OutcomesVm : public ::testing::Test {
       waitpid(runner, nullptr, 0);
       return "the third case never reached its pressure phase within 8 min";
     }
-    killed_pid_ = guests[0].pid;
+    killed_pid_ = listed.guest.pid;
     if (kill(killed_pid_, SIGKILL) != 0) return "kill of qemu pid " + std::to_string(killed_pid_) + " failed";
     std::printf("killed qemu pid %d in the third case's pressure phase\n", killed_pid_);
     std::fflush(stdout);

@@ -10,6 +10,7 @@
 #include "results/db.hpp"
 #include "tests/common/db_query.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/listed_guest.hpp"
 #include "tests/common/wait_until.hpp"
 
 #include <gtest/gtest.h>
@@ -109,17 +110,11 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
       << "iptables cannot list INPUT here (harness/scripts/install-deps.sh installs it; the test runs as root)";
   const test_support::CampaignVm vm("partition");
   const std::string db_path = vm.dir + "/partition.db";
-  vm.harness("vm down vm0");  // leftovers of an aborted run
-  auto up = vm.harness("vm image");
-  if (up.code == 0) up = vm.harness("vm up --count 1");
-  ASSERT_EQ(up.code, 0) << "vm image / vm up failed; see " << vm.log;
-  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
-  ASSERT_EQ(guests.size(), 1u);
-  const std::string& url = guests[0].url;
+  const auto listed = test_support::boot_listed_guest(vm, "", "    local: true\n");
+  ASSERT_EQ(listed.error, "") << "see " << vm.log;
+  const std::string& url = listed.guest.url;
   const int port = std::stoi(url.substr(url.rfind(':') + 1));
-  const std::string hosts = vm.dir + "/hosts.yaml";
-  std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << url << "\n    token_file: " << guests[0].token_file
-                       << "\n    accelerator: " << guests[0].accelerator << "\n    local: true\n";
+  const std::string& hosts = listed.hosts_file;
 
   const pid_t runner = fork();
   if (runner == 0) {

@@ -5,9 +5,9 @@
 // tests/vm/campaign/reboot.yaml and waits for a new boot id. Asserted: both cases completed,
 // each attempt records two different boot ids, and the second case ran on a later boot than
 // the first (its "before" is the first case's "after").
-#include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/listed_guest.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,21 +22,11 @@ namespace {
 TEST(RebootBetweenCases, EachCaseStartsOnAFreshBootOfTheSameVm) {
   const test_support::CampaignVm vm("reboot");
   const std::string dir = vm.dir;
-  vm.harness("vm down vm0");  // leftovers of an aborted run
-  auto up = vm.harness("vm image");
-  if (up.code == 0) up = vm.harness("vm up --count 1 --allow-guest-reboot --hosts-file " + dir + "/local-hosts.yaml");
-  ASSERT_EQ(up.code, 0) << up.out;
-  // The same guest, listed as a real VM.
-  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
-  ASSERT_EQ(guests.size(), 1u);
-  const std::string hosts = dir + "/hosts.yaml";
-  std::ofstream(hosts) << "hosts:\n"
-                       << "  - name: vm0\n"
-                       << "    url: " << guests[0].url << "\n"
-                       << "    token_file: " << guests[0].token_file << "\n"
-                       << "    accelerator: " << guests[0].accelerator << "\n"
-                       << "    reboot_between_cases: true\n"
-                       << "    reboot_timeout_s: 300\n";
+  // The guest, listed as a real VM whose provider reboots it between cases.
+  const auto listed = test_support::boot_listed_guest(vm, "--allow-guest-reboot",
+                                                      "    reboot_between_cases: true\n    reboot_timeout_s: 300\n");
+  ASSERT_EQ(listed.error, "");
+  const std::string& hosts = listed.hosts_file;
   const std::string db_path = dir + "/reboot.db";
   const auto run = vm.run_then_down("run " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/reboot.yaml " +
                                     db_path + " --hosts " + hosts + " --plain",

@@ -28,9 +28,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/vm/fleet.hpp"
 #include "results/db.hpp"
 #include "tests/common/campaign_vm.hpp"
+#include "tests/common/listed_guest.hpp"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -43,15 +43,10 @@ constexpr std::int64_t kMiB = 1 << 20;
 TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   const std::string src = HARNESS_SOURCE_DIR, bin = HARNESS_BINARY_DIR;
   const test_support::CampaignVm vm("pilot");
-  const std::string out = vm.dir + "/out", log = vm.dir + "/main.log", hosts = vm.dir + "/hosts.yaml";
-  vm.harness("vm down vm0");  // leftovers of an aborted run
-  auto up = vm.harness("vm image");
-  if (up.code == 0) up = vm.harness("vm up --count 1 --swapfile-mib 16 --hosts-file " + vm.dir + "/local-hosts.yaml");
-  ASSERT_EQ(up.code, 0) << up.out;
-  const auto guests = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
-  ASSERT_EQ(guests.size(), 1u);
-  std::ofstream(hosts) << "hosts:\n  - name: vm0\n    url: " << guests[0].url << "\n    token_file: "
-                       << guests[0].token_file << "\n    accelerator: " << guests[0].accelerator << "\n";
+  const std::string out = vm.dir + "/out", log = vm.dir + "/main.log";
+  const auto listed = test_support::boot_listed_guest(vm, "--swapfile-mib 16");
+  ASSERT_EQ(listed.error, "");
+  const std::string& hosts = listed.hosts_file;
   const std::string cmd = "cd " + vm.dir + " && SKIP_BUILD=1 BUILD_DIR=" + bin + " XDG_CACHE_HOME=" + vm.xdg +
                           " HOSTS=" + hosts + " CAMPAIGN=" + src + "/tests/vm/pilot/pilot-short.yaml OUT=" + out +
                           " bash " + src + "/harness/scripts/main.sh > " + log + " 2>&1";
