@@ -108,6 +108,23 @@ std::string next_steps(const YAML::Node& root, const std::string& path, const st
   return s;
 }
 
+/// The first sentence of a file's leading comment block, its lines joined by one space: up to
+/// the first ". " (or a "." ending a line), a blank comment line or the block's end. "" when the
+/// file does not start with "# ".
+std::string leading_sentence(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line) && line.rfind("# ", 0) == 0) {
+    const std::string part = line.substr(2);
+    if (!out.empty()) out += ' ';
+    const auto stop = part.find(". ");
+    if (stop != std::string::npos) return out + part.substr(0, stop + 1);
+    out += part;
+    if (!part.empty() && part.back() == '.') return out;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<RepositoryCampaign> repository_campaigns(const std::string& campaigns_dir) {
@@ -119,10 +136,7 @@ std::vector<RepositoryCampaign> repository_campaigns(const std::string& campaign
     if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
     RepositoryCampaign r;
     r.kind = e.path().stem().string();
-    std::istringstream in(read_text(e.path()));
-    std::string first;
-    std::getline(in, first);
-    if (first.rfind("# ", 0) == 0) r.summary = first.substr(2);
+    r.summary = leading_sentence(read_text(e.path()));
     out.push_back(r);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.kind < b.kind; });

@@ -16,7 +16,7 @@ namespace harness::campaign {
 /// One repository campaign: its KIND (the file's stem) and the first line of its header comment.
 struct RepositoryCampaign {
   std::string kind;     ///< e.g. "confirmatory" for campaigns/confirmatory.yaml
-  std::string summary;  ///< first comment line without "# " ("" when the file starts otherwise)
+  std::string summary;  ///< first sentence of the leading "# " comment block, lines joined ("" when the file starts otherwise)
 };
 
 /// The *.yaml files of `campaigns_dir`, sorted by kind. Throws std::runtime_error naming the

@@ -2,6 +2,7 @@
 // tree for the researcher to edit (harness/campaign/campaign_copy.hpp).
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "harness/campaign/campaign_copy.hpp"
@@ -26,8 +27,19 @@ static const bool kInitRegistered = harness::cli::register_commands("init", [](C
   sub->add_option("--campaigns", *from, "the campaigns folder to copy from")->capture_default_str();
   sub->callback([=] {
     if (*list) {
-      for (const auto& r : harness::campaign::repository_campaigns(*from))
-        std::printf("%-18s %s\n", r.kind.c_str(), r.summary.c_str());
+      // KIND in a column of 19, the summary's whole first sentence wrapped at 100 columns under it.
+      for (const auto& r : harness::campaign::repository_campaigns(*from)) {
+        std::string line = r.kind + std::string(r.kind.size() < 18 ? 19 - r.kind.size() : 1, ' ');
+        std::istringstream words(r.summary);
+        for (std::string w; words >> w;) {
+          if (line.size() > 19 && line.size() + 1 + w.size() > 100) {
+            std::printf("%s\n", line.c_str());
+            line = std::string(19, ' ');
+          }
+          line += (line.back() == ' ' ? "" : " ") + w;
+        }
+        std::printf("%s\n", line.c_str());
+      }
       return;
     }
     if (kind->empty() || dir->empty()) throw CLI::RequiredError("KIND and DIR (`harness init KIND DIR`; kinds: `harness init --list`)");

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "harness/campaign/campaign.hpp"
@@ -42,9 +43,18 @@ TEST(HarnessInit, ListNamesEveryRepositoryCampaign) {
   testfiles::TempDir d;
   const auto r = run_cli(d, "init --list");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const auto& e : fs::directory_iterator(kCampaigns))
-    if (e.path().extension() == ".yaml") EXPECT_THAT(r.out, HasSubstr(e.path().stem().string() + " ")) << r.out;
+  for (const auto& e : fs::directory_iterator(kCampaigns)) {
+    if (e.path().extension() == ".yaml") {
+      EXPECT_THAT(r.out, HasSubstr(e.path().stem().string() + " ")) << r.out;
+    }
+  }
   EXPECT_THAT(r.out, HasSubstr("Smoke: one local VM"));
+  // Each summary is the file's whole first sentence (wrapped, never cut mid-sentence) and no line
+  // is wider than 100 columns.
+  EXPECT_THAT(r.out, HasSubstr("15 matched triplets per\n                   pressure regime = 60 triplets = 180 cases.\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Each triplet runs")));
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
 }
 
 TEST(HarnessInit, CopyPlansWithTheRepositoryHashAndIsNeverOverwritten) {
