@@ -210,7 +210,7 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
   t.notes.push_back(fmt::format(
       "Ratio < 1 favours the treatment (bounded reclaim in the study's four). {} is the reference: every other side "
       "is set against it. Each side's interval is its own simultaneous interval (98.75% for the study's four "
-      "comparisons); a blank = the side does not have the comparison. Overlap and containment are descriptive, not "
+      "comparisons); n/a = the side does not have the comparison. Overlap and containment are descriptive, not "
       "a test of a difference between the campaigns.",
       A));
   r.tables.push_back(std::move(t));
@@ -275,7 +275,7 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
     arms_t.add(std::move(row));
   }
   arms_t.notes.push_back("Every arm of any side. An arm a side lacks is in no comparison of that side: its "
-                         "Table 4 rows and mechanism medians are blank there. Definition: the arm's policy and "
+                         "Table 4 rows and mechanism medians read n/a there. Definition: the arm's policy and "
                          "parameters as the side's DB records them (the `arms` table, results schema version 6).");
   r.tables.push_back(std::move(arms_t));
   return r;

@@ -125,7 +125,7 @@ int run_compare(const CompareArgs& a) {
   r.provenance = provs.front();
   for (std::size_t i = 1; i < provs.size(); ++i)
     r.summary.push_back(analysis::side_name(i) + ": campaign " + provs[i].campaign_name + " (kind " +
-                        provs[i].campaign_kind + "), plan SHA-256 " + provs[i].plan_sha256 + ".");
+                        (provs[i].campaign_kind.empty() ? std::string("unknown") : provs[i].campaign_kind) + "), plan SHA-256 " + provs[i].plan_sha256 + ".");
   if (!a.out.empty()) {
     analysis::write_report_files(r, a.out);
     std::fprintf(stderr, "harness compare: wrote %s/report.md, report.json, report.html and one CSV per table\n",
