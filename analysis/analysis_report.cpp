@@ -48,8 +48,7 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, std
   }
 }
 
-// Latency in ms (tables and figures share the unit) from a value in us.
-json ms(double us) { return num(us / 1000.0); }
+// Median latency in ms (tables and figures share the unit) of values in us.
 json med_ms(const std::vector<std::optional<double>>& us) {
   std::vector<std::optional<double>> v;
   for (const auto& x : us) v.push_back(x ? std::optional<double>(*x / 1000.0) : std::nullopt);
@@ -589,6 +588,8 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   try {
     if (const auto w = overcommit_warning(data.db_path); !w.empty()) r.warnings.push_back(w);
   } catch (const std::exception&) {
+    // advisory only: the tables above read the same DB, so a read error here loses nothing
+    // they show; older DBs without the column are handled inside
   }
   if (const auto w = pipeline_test_dose_warning(data.meta); !w.empty()) r.warnings.push_back(w);
   if (!data.infra_failed.empty()) {

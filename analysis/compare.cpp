@@ -138,7 +138,6 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
   for (const auto& x : names) tidy.push_back(tidy_name(x));
   const std::string& A = names[0];
   const std::string& ta = tidy[0];
-  const CompareSide& a = sides[0];
   Report r;
   r.title = "Reclaim ablation: comparison";
   for (std::size_t i = 0; i < n; ++i) r.title += fmt::format(", {} = {}", names[i], sides[i].label);

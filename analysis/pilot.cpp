@@ -220,6 +220,7 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       results::Stmt q(db, "SELECT count(*), coalesce(sum(state = 'completed'), 0) FROM schedule");
       if (q.step()) planned = q.int64(0), done = q.int64(1);
     } catch (const results::DbError&) {
+      // a DB without a schedule (a bare results DB) leaves both counts 0; the error below still says no dose was found
     }
     throw std::invalid_argument(fmt::format(
         "{}: no completed bounded-reclaim case with dose_bytes: {} of {} planned case(s) completed{}", db_path, done,

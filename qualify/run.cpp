@@ -71,6 +71,7 @@ std::optional<std::string> cmdline_param(const Ctx& x, const std::string& name) 
     for (std::string w; in >> w;)
       if (w.rfind(name + "=", 0) == 0) v = w.substr(name.size() + 1);
   } catch (const std::exception&) {
+    // no readable cmdline: the parameter is reported absent
   }
   return v;
 }

@@ -37,6 +37,7 @@ std::string submit_or_adopt(agent::AgentClient& client, const RemoteCase& c, con
         say(o, c.case_id + ": already on the agent (an earlier run submitted it); following it");
         return "";
       } catch (const agent::CaseNotFound&) {
+        // not on the agent: submit it below
       }
       if (Clock::now() >= deadline) return std::string("agent busy past the case timeout: ") + e.what();
       if (!said_busy) say(o, c.case_id + ": agent busy (" + e.what() + "); waiting");
@@ -89,6 +90,7 @@ std::vector<RemoteResult> run_through_agent(agent::AgentClient& client, const st
           try {
             client.cancel(c.case_id);
           } catch (const agent::AgentError&) {
+            // best effort: the case is already recorded as not finished; an unreachable agent cannot be cancelled
           }
         } else {
           client.download_bundle(c.case_id, bundle.string());

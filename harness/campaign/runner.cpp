@@ -333,6 +333,7 @@ class Worker {
       adopt = true;
       prog_.note(guest_.name, "adopting " + id + " already known to the agent");
     } catch (const agent::CaseNotFound&) {
+      // not on the agent: submit it (adopt stays false)
     } catch (const agent::AgentError& e) {
       if (!fresh_) return fail(a, e.what());
     }
@@ -612,6 +613,7 @@ class Worker {
         try {
           client_->cancel(id);
         } catch (const std::exception&) {
+          // best effort: the timeout is judged below whatever the cancel did; the guest is booted afresh for the next case
         }
         return vanished(k, a, seen,
                         "case timed out after " + std::to_string(c_.case_timeout_s) + " s (runner.case_timeout_s)");
@@ -673,6 +675,7 @@ class Worker {
           prog_.note(guest_.name, "agent already runs " + id + ": adopting it");
           return std::nullopt;
         } catch (const agent::AgentError&) {
+          // not adoptable: the conflict is reported below as an infrastructure failure
         }
         if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(c_.case_timeout_s))
           return std::string("agent stayed busy with another case for ") + std::to_string(c_.case_timeout_s) +

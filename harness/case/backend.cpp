@@ -69,6 +69,7 @@ std::string swapoff_cause(const harness::kernel::Fs& fs, const StepRecord& s, co
   try {
     if (auto d = swap_entry(fs, path)) msg += fmt::format("; {} KiB still swapped on {}", d->used_kib, path);
   } catch (const harness::kernel::Error&) {
+    // the message keeps the errno; the swap table is extra detail
   }
   try {
     msg += "; swapped memory held by: " + harness::kernel::describe_swap_holders(harness::kernel::swap_holders(fs));

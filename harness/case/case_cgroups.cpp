@@ -136,12 +136,14 @@ OomCounts CaseCgroups::oom_counts() const {
     o.bg_oom = cast(e.oom());
     o.bg_oom_kill = cast(e.oom_kill());
   } catch (const harness::kernel::Error&) {
+    // counts stay NULL (unknown, not 0) when memory.events cannot be read; the OOM deltas are then NULL too
   }
   try {
     auto e = fg_.memory_events();
     o.fg_oom = cast(e.oom());
     o.fg_oom_kill = cast(e.oom_kill());
   } catch (const harness::kernel::Error&) {
+    // counts stay NULL (unknown, not 0) when memory.events cannot be read; the OOM deltas are then NULL too
   }
   return o;
 }

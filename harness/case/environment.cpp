@@ -22,6 +22,7 @@ std::string cmdline_value(const harness::kernel::Fs& fs, const std::string& key,
     for (std::string w; in >> w;)
       if (w.rfind(prefix, 0) == 0) return w.substr(prefix.size());
   } catch (const std::exception&) {
+    // no readable cmdline: the caller's `absent` value is recorded, as for a missing key
   }
   return absent;
 }

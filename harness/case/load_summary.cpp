@@ -70,6 +70,7 @@ nlohmann::json read_pressure_gen_report(const std::string& path) {
     const auto text = read_output(path);
     if (!text.empty()) return harness::json::parse(text, path);
   } catch (const std::exception&) {
+    // a missing or torn report is recorded as null below; the case's own status says why pressure-gen stopped
   }
   return nullptr;
 }

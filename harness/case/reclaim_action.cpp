@@ -39,11 +39,13 @@ Counters read_counters(const harness::kernel::Cgroup& bg, bool with_current) {
     if (auto v = m.pgscan()) c.pgscan = static_cast<std::int64_t>(*v);
     if (auto v = m.all.get("pgsteal_proactive")) c.proactive = static_cast<std::int64_t>(*v);
   } catch (const harness::kernel::Error&) {
+    // counters stay NULL (unknown), never 0
   }
   if (with_current) {
     try {
       c.current = static_cast<std::int64_t>(bg.memory_current_bytes());
     } catch (const harness::kernel::Error&) {
+      // memory.current stays NULL (unknown), never 0
     }
   }
   return c;

@@ -52,6 +52,7 @@ VmState read_vm_state(const harness::kernel::Fs& fs) {
     s.mem_available_kib = cast(mi.get("MemAvailable"));
     s.mem_total_kib = cast(mi.get("MemTotal"));
   } catch (const harness::kernel::Error&) {
+    // fields stay NULL: check_vm_baseline() then records the baseline as not judged
   }
   if (auto r = fs.try_read("sys/fs/cgroup/cgroup.stat"); r.ok()) {
     try {
@@ -59,6 +60,7 @@ VmState read_vm_state(const harness::kernel::Fs& fs) {
       s.nr_descendants = cast(kv.get("nr_descendants"));
       s.nr_dying_descendants = cast(kv.get("nr_dying_descendants"));
     } catch (const harness::kernel::Error&) {
+      // cgroup.stat unparsable: descendant counts stay NULL (unknown)
     }
   }
   return s;

@@ -92,6 +92,7 @@ std::optional<ZramOwnership> owned_zram(const Fs& fs) {
     auto o = read_zram_owner(fs);
     if (o && zram_owner_current(fs, *o)) return o;
   } catch (const Error&) {
+    // an unreadable owner record is no ownership: the caller treats the device as not ours
   }
   return std::nullopt;
 }

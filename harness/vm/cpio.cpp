@@ -20,6 +20,7 @@ CpioWriter::~CpioWriter() {
   try {
     finish();
   } catch (...) {
+    // a destructor must not throw; callers that need the archive call finish() themselves and see its error
   }
 }
 

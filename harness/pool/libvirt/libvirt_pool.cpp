@@ -402,6 +402,7 @@ struct LibvirtPool::Impl {
     try {
       token = harness::vm::read_file(g.token_file);
     } catch (const std::exception&) {
+      // no token file: token_ok is false below, so the domain is not adopted
     }
     const bool token_ok = !token.empty() && harness::digest::sha256_hex(token) == o->token_sha256;
     if (running && token_ok && o->forward_port > 0) {

@@ -33,6 +33,7 @@ Liveness liveness(const std::string& name) {
     for (const auto& g : harness::vm::fleet_list(""))
       if (g.name == name) return g.running ? Liveness::Running : Liveness::Gone;
   } catch (const std::exception&) {
+    // no fleet state to read: the guest is gone (returned below)
   }
   return Liveness::Unknown;
 }
@@ -50,6 +51,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
         fs::copy_file(harness::vm::console_log_path("", name), fs::path(r.log_dir) / "console.log",
                       fs::copy_options::overwrite_existing, ec);
       } catch (const std::exception&) {
+        // diagnosis is best effort: a missing console log is no reason to lose the case record
       }
     }
     throw BootError(name, std::string("fresh boot (harness vm reboot) failed: ") + e.what(), console_tail(name, 4096));
@@ -65,6 +67,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   try {
     b.console_log = harness::vm::console_log_path("", name);
   } catch (const std::exception&) {
+    // no console log path (the guest never booted): the boot record says so without it
   }
   return b;
 }

@@ -154,6 +154,7 @@ class LocalQemuPool : public Pool {
         try {
           harness::vm::fleet_down("", {vm});
         } catch (const std::exception&) {
+          // this guest has no state: never booted, nothing to stop
         }
       }
     }
@@ -161,6 +162,7 @@ class LocalQemuPool : public Pool {
       try {
         clear_guest_owner(vm);
       } catch (const std::exception&) {
+        // no owner record to clear: nothing of this run is left
       }
     }
   }
