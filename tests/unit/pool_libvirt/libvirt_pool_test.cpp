@@ -684,9 +684,10 @@ TEST_F(LibvirtPoolTest, AcquireWarnsWhenThisMachinesKvmIsClosedToTheQemuUser) {
 
 TEST(LibvirtConnect, FailureNamesHostKeyVerificationAndQuotesTheUri) {
   const std::string uri = "qemu+ssh://lab@hv2/system?keyfile=/k&no_tty=1";
-  const std::string hk = connect_failure(uri, "End of file while reading data: Host key verification failed.: Input/output error");
-  EXPECT_EQ(hk.rfind("libvirt " + uri + ": cannot connect: End of file while reading data: Host key verification failed.", 0), 0u)
-      << hk;
+  // libvirt 9.0's message when ssh refuses the host key (virsh -c 'qemu+ssh://...?known_hosts=FILE' with the
+  // key only in FILE, 2026-12-05: the ssh transport ignores known_hosts=; qemu+libssh with it connected)
+  const std::string hk = connect_failure(uri, "Cannot recv data: Host key verification failed.: Connection reset by peer");
+  EXPECT_EQ(hk.rfind("libvirt " + uri + ": cannot connect: Cannot recv data: Host key verification failed.", 0), 0u) << hk;
   EXPECT_NE(hk.find("(host-key verification failed: ssh does not know or does not accept the hypervisor's host key"),
             std::string::npos) << hk;
   EXPECT_NE(hk.find("~/.ssh/known_hosts of the user running the harness"), std::string::npos) << hk;
