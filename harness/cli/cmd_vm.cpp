@@ -179,10 +179,17 @@ void add_vm(CLI::App& app) {
           ->excludes(down_names);
   down->add_option("--db", *down_db, "With --campaign: only the guests serving this campaign DB")->needs(down_file);
   down->add_flag("--images", *down_images,
-                 "With --campaign: also delete the images stored on the provider's hosts (libvirt: the image "
-                 "volumes of its storage pool)")
+                 "With --campaign: also delete the images this campaign (with --db: this campaign and DB) stored on "
+                 "the provider's hosts (libvirt: its claims on image volumes, and each image no other campaign "
+                 "claims)")
       ->needs(down_file);
-  down->callback([flags, names, down_campaign, down_db, down_images] {
+  auto down_purge = std::make_shared<bool>(false);
+  down->add_flag("--purge", *down_purge,
+                 "With --campaign: after stopping its guests, remove everything the provider's engine stores, for "
+                 "every campaign (libvirt: the storage pool on each of its hosts with every volume in it, and the "
+                 "cached slotted disks <cache>/libvirt/images); refused while any harness domain runs there")
+      ->needs(down_file);
+  down->callback([flags, names, down_campaign, down_db, down_images, down_purge] {
     if (down_campaign->empty()) {
       for (const auto& n : harness::vm::fleet_down(flags->cache, *names)) std::printf("stopped %s\n", n.c_str());
       return;
@@ -197,6 +204,8 @@ void add_vm(CLI::App& app) {
     ctx.campaign = c.name;
     ctx.db_path = *down_db;
     ctx.images = *down_images;
+    ctx.purge = *down_purge;
+    ctx.cache_dir = flags->cache;
     ctx.out = stderr;
     const auto stopped = e->down(c.engine, ctx);
     for (const auto& n : stopped) std::printf("stopped %s\n", n.c_str());

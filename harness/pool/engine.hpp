@@ -67,7 +67,12 @@ struct OpenContext {
 struct DownContext {
   std::string campaign;     ///< campaign name (owner records)
   std::string db_path;      ///< "" = every DB of that campaign; else only guests serving this DB
-  bool images = false;      ///< also delete the engine's stored images on its hosts (libvirt volumes)
+  bool images = false;      ///< also delete the campaign's stored images on its hosts (libvirt: the image
+                            ///< volumes no other campaign claims)
+  bool purge = false;       ///< then remove everything the engine stores on its hosts and in the cache, for
+                            ///< every campaign (libvirt: its storage pool and the slotted disks); engines
+                            ///< that store nothing ignore it
+  std::string cache_dir;    ///< cache root ("" = harness/vm/paths.hpp cache_root's default)
   std::FILE* out = stderr;  ///< one line per guest stopped
 };
 

@@ -120,6 +120,12 @@ void check_uri(const yaml::Section& s, const YAML::Node& at, const std::string& 
                   "/system): the runner reaches each guest's agent through an ssh tunnel to the hypervisor's "
                   "loopback address (README.md in harness/pool/libvirt)");
   if (u.tunnel() && u.host.empty()) s.fail(at, f, "'" + u.text + "': an ssh URI needs a host");
+  if (u.transport == "ssh" && !u.known_hosts.empty())
+    s.fail(at, f, "'" + u.text + "': known_hosts= is not read by libvirt's ssh transport (qemu+ssh runs ssh without "
+                  "it, so the host key would be checked against ~/.ssh/known_hosts anyway): put the hypervisor's key in "
+                  "~/.ssh/known_hosts of the user running the harness, or give command= an ssh wrapper that passes "
+                  "-o UserKnownHostsFile=FILE (README.md in harness/pool/libvirt, \"Host keys\"); known_hosts= works "
+                  "with qemu+libssh:// and qemu+libssh2://");
 }
 
 std::string join(const std::vector<std::string>& v) {

@@ -4,6 +4,7 @@
 #include "harness/pool/engine.hpp"
 #include "harness/pool/libvirt/config.hpp"
 #include "harness/pool/libvirt/libvirt_pool.hpp"
+#include "harness/vm/paths.hpp"
 
 namespace harness::pool::libvirt {
 namespace {
@@ -33,7 +34,10 @@ std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const Ope
 }
 
 std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const DownContext& ctx) {
-  return libvirt_down(effective(*config), ctx.campaign, ctx.db_path, ctx.images, ctx.out);
+  const LibvirtConfig cfg = effective(*config);
+  auto stopped = libvirt_down(cfg, ctx.campaign, ctx.db_path, ctx.images, ctx.out);
+  if (ctx.purge) libvirt_purge(cfg, harness::vm::cache_root(ctx.cache_dir.empty() ? cfg.cache_dir : ctx.cache_dir), ctx.out);
+  return stopped;
 }
 
 Capabilities engine_capabilities() {

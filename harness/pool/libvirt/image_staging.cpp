@@ -1,6 +1,7 @@
 // Staging a guest image on a hypervisor (image_staging.hpp).
 #include "harness/pool/libvirt/image_staging.hpp"
 
+#include "harness/digest/sha256.hpp"
 #include "harness/pool/pool.hpp"
 #include "harness/vm/data_disk.hpp"
 #include "harness/vm/init_script.hpp"
@@ -8,8 +9,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 #include <regex>
 #include <stdexcept>
 
@@ -19,6 +23,79 @@ namespace harness::pool::libvirt {
 
 std::string image_volume_prefix(const std::string& image_sha256) {
   return image_sha256.empty() ? "rh-" : "rh-" + image_sha256.substr(0, 16) + "-";
+}
+
+namespace {
+
+std::string key12(const std::string& s) { return harness::digest::sha256_hex(s).substr(0, 12); }
+
+const std::regex& claim_re() {
+  static const std::regex re("rh-([0-9a-f]{16})-by-([0-9a-f]{12})-([0-9a-f]{12})");
+  return re;
+}
+
+std::vector<std::string> volume_names(virStoragePoolPtr pool) {
+  virStoragePoolRefresh(pool, 0);
+  virStorageVolPtr* vols = nullptr;
+  const int n = virStoragePoolListAllVolumes(pool, &vols, 0);
+  if (n < 0)
+    throw PoolError("cannot list the volumes of storage pool " + std::string(virStoragePoolGetName(pool)) + ": " +
+                    last_error());
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) {
+    Volume v(vols[i]);
+    names.push_back(virStorageVolGetName(v.get()));
+  }
+  std::free(vols);
+  return names;
+}
+
+}  // namespace
+
+std::string claim_volume_name(const std::string& image_sha256, const std::string& campaign, const std::string& db) {
+  return image_volume_prefix(image_sha256) + "by-" + key12(campaign) + "-" + key12(db);
+}
+
+void claim_image(virStoragePoolPtr pool, const std::string& image_sha256, const std::string& campaign,
+                 const std::string& db) {
+  const std::string name = claim_volume_name(image_sha256, campaign, db);
+  if (find_volume(pool, name)) return;
+  const std::string xml = "<volume><name>" + name +
+                          "</name><capacity unit='bytes'>0</capacity><target><format type='raw'/></target></volume>";
+  Volume v(virStorageVolCreateXML(pool, xml.c_str(), 0));
+  if (!v && !find_volume(pool, name))  // another runner may have made it meanwhile
+    throw PoolError("cannot create volume " + name + " in storage pool " + virStoragePoolGetName(pool) + ": " + last_error());
+}
+
+ReleasedImages release_images(virStoragePoolPtr pool, const std::string& campaign, const std::string& db) {
+  ReleasedImages r;
+  const std::string ck = key12(campaign), dk = db.empty() ? "" : key12(db);
+  std::set<std::string> released;  // image16 of the claims deleted
+  for (const auto& name : volume_names(pool)) {
+    std::smatch m;
+    if (!std::regex_match(name, m, claim_re()) || m[2].str() != ck || (!dk.empty() && m[3].str() != dk)) continue;
+    delete_volume(pool, name);
+    r.deleted.push_back(name);
+    released.insert(m[1].str());
+  }
+  std::map<std::string, int> claims_left;
+  const auto names = volume_names(pool);
+  for (const auto& name : names) {
+    std::smatch m;
+    if (std::regex_match(name, m, claim_re())) ++claims_left[m[1].str()];
+  }
+  for (const auto& image16 : released) {
+    if (claims_left.count(image16)) {
+      r.kept.push_back("rh-" + image16 + " (" + std::to_string(claims_left[image16]) + " other claim(s))");
+      continue;
+    }
+    for (const auto& name : names)
+      if (name.rfind("rh-" + image16 + "-", 0) == 0) {
+        delete_volume(pool, name);
+        r.deleted.push_back(name);
+      }
+  }
+  return r;
 }
 
 SlottedDisk slotted_disk(const harness::vm::Image& img, const std::string& cache_root) {

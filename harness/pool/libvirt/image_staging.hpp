@@ -41,6 +41,31 @@ struct StagedImage {
 /// Volume name prefix of every image volume ("rh-"), and of one image ("rh-<image16>-").
 std::string image_volume_prefix(const std::string& image_sha256 = "");
 
+/// The claim of one campaign and DB on an image in a storage pool: an empty volume
+/// rh-<image16>-by-<campaign12>-<db12>, the 12 first hex digits of the SHA-256 of the
+/// campaign name and of the DB path (absolute, normal). Image volumes are shared by every
+/// campaign that boots the same image (uploaded once); the claims say which campaigns use
+/// them, so that `vm down --images` of one campaign deletes an image only when no other
+/// campaign claims it.
+std::string claim_volume_name(const std::string& image_sha256, const std::string& campaign, const std::string& db);
+
+/// Creates the claim of `campaign` and `db` on `image_sha256` in `pool` when missing. Throws PoolError.
+void claim_image(virStoragePoolPtr pool, const std::string& image_sha256, const std::string& campaign,
+                 const std::string& db);
+
+/// What release_images did: volume names deleted, and images kept because another
+/// campaign or DB still claims them ("rh-<image16> (N other claim(s))").
+struct ReleasedImages {
+  std::vector<std::string> deleted;
+  std::vector<std::string> kept;
+};
+
+/// Deletes the claims of `campaign` (of every DB when `db` is "", else of that DB) in
+/// `pool`, then every volume rh-<image16>-* of each image it claimed that no claim is left
+/// on. Images this campaign never claimed (uploaded before claims existed, or another
+/// campaign's) are not touched. Throws PoolError when a volume cannot be listed or deleted.
+ReleasedImages release_images(virStoragePoolPtr pool, const std::string& campaign, const std::string& db);
+
 /// Stages `img` in `pool` (see the top of this header): finds or uploads its kernel,
 /// initramfs and slotted base disk (built locally only when the hypervisor lacks it).
 /// Throws PoolError (libvirt) or std::runtime_error (local build) naming the file.

@@ -27,6 +27,7 @@
 //   cleanup; libvirt_down() the `vm down` of this engine.
 #include "harness/pool/libvirt/config.hpp"
 #include "harness/pool/libvirt/host_accel.hpp"
+#include "harness/pool/libvirt/slow_start.hpp"
 #include "harness/pool/libvirt/storage.hpp"
 #include "harness/pool/pool.hpp"
 
@@ -59,6 +60,10 @@ struct PoolHooks {
   /// no domain capabilities, so only a replacement reaches the kvm domain type without KVM
   /// (tests/README.md "KVM branches without KVM").
   std::function<HostAccel(const TrialBoot&, const std::string& request)> host_accelerator;
+  /// This machine's root and libvirtd log, read for a hypervisor that is this machine when a
+  /// domain start is slow (slow_start.hpp): /dev/kvm against libvirt's qemu user.
+  std::string host_root = "/";
+  std::string libvirtd_log = kLibvirtdLog;
 };
 
 class LibvirtPool : public Pool {
@@ -80,14 +85,23 @@ class LibvirtPool : public Pool {
   std::vector<HostCapacity> capacity() override;
   /// Adopts or boots every guest (see the header comment), in parallel; prints one line per
   /// host's accelerator, per adopted, replaced or destroyed domain and per ready guest to
-  /// ctx.out. Throws PoolError (unreachable host, foreign domain, kvm requested but
+  /// ctx.out, and a warning when a hypervisor that is this machine has a /dev/kvm that
+  /// libvirt's qemu user cannot open (slow_start.hpp), and a note for each guest whose domain
+  /// start took most of its boot-to-ready. Each host's storage pool gets this campaign's
+  /// claim on the image (image_staging.hpp). Throws PoolError (unreachable host, foreign domain, kvm requested but
   /// unavailable) or BootError (a guest did not come up).
   std::vector<Guest> acquire(const AcquireContext& ctx) override;
-  /// Destroys the guest's domain (its console goes to the previous boot's log_dir first),
+  /// The first call for a guest that acquire() booted (not adopted), when the request is
+  /// that boot's (the default image, no extra cmdline) and the domain still runs: no second
+  /// boot; the boot of acquire serves the case (its console and domain XML are copied to
+  /// r.log_dir; the result is that boot's, with a note saying so). Otherwise:
+  /// destroys the guest's domain (its console goes to the previous boot's log_dir first),
   /// boots a new one with a fresh data disk, the same token and forward port, r.image_dir's
   /// image (uploaded when new) and r.cmdline, and waits for its agent. The console of this
   /// boot is copied to r.log_dir/console.log (at ready, at diagnose() and when the domain is
-  /// destroyed) and the domain XML libvirt runs to r.log_dir/domain.xml. Throws BootError.
+  /// destroyed) and the domain XML libvirt runs to r.log_dir/domain.xml. BootResult::note
+  /// says when the domain start took most of boot-to-ready and why (slow_start.hpp).
+  /// Throws BootError.
   BootResult fresh_boot(const Guest& g, const BootRequest& r) override;
   /// From virDomainGetState: running, blocked, paused -> Running; shut off, crashed, no
   /// domain -> Gone; the hypervisor not answering -> Unknown.
@@ -120,10 +134,19 @@ class LibvirtPool : public Pool {
 /// `harness vm down` for libvirt: on every host of `cfg`, destroys the domains named
 /// name_prefix + ... that carry a harness owner record (only those of `campaign` and `db`
 /// when given: db is compared absolute and normal) and deletes their disk and console
-/// volumes; with `images`, also every image volume of the storage pool. Domains without an
+/// volumes; with `images`, also the campaign's claims on image volumes and every image no
+/// other campaign or DB claims (release_images, image_staging.hpp). Domains without an
 /// owner record are never touched. Prints one line per domain to `out`; returns
 /// "DOMAIN on URI" per destroyed domain (hosts in order, domains by name). Throws PoolError when a host cannot be reached.
 std::vector<std::string> libvirt_down(const LibvirtConfig& cfg, const std::string& campaign = "",
                                       const std::string& db = "", bool images = false, std::FILE* out = stderr);
+
+/// `harness vm down --campaign FILE --purge` for libvirt: removes the storage pool
+/// cfg.storage_pool (every volume in it, of every campaign; its directory; its definition)
+/// from every host of `cfg`, then the runner's slotted base disks <cache_root>/libvirt/images.
+/// Refuses (PoolError listing them, before removing anything) while any domain with a harness
+/// owner record runs on one of those hosts. Prints one line per host to `out`. Throws
+/// PoolError when a host cannot be reached or a step fails (naming host and step).
+void libvirt_purge(const LibvirtConfig& cfg, const std::string& cache_root, std::FILE* out = stderr);
 
 }  // namespace harness::pool::libvirt

@@ -2,6 +2,10 @@
 #include "harness/pool/libvirt/virt.hpp"
 
 #include "harness/pool/pool.hpp"
+#include "results/provenance.hpp"
+
+#include <algorithm>
+#include <cctype>
 
 #include <cstdlib>
 #include <mutex>
@@ -30,14 +34,27 @@ int last_error_code() {
   return e ? e->code : VIR_ERR_OK;
 }
 
+std::string connect_failure(const std::string& uri, const std::string& message) {
+  std::string lower = message;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string virsh = "`virsh -c " + results::shell_quote(uri) + " list`";
+  std::string hint;
+  if (lower.find("host key") != std::string::npos || lower.find("host identification has changed") != std::string::npos)
+    hint = "host-key verification failed: ssh does not know or does not accept the hypervisor's host key. libvirt's ssh "
+           "transport (qemu+ssh) checks it against ~/.ssh/known_hosts of the user running the harness, or against "
+           "the UserKnownHostsFile of the program given as command=; add the host's key there after checking its "
+           "fingerprint, then " + virsh + " must work";
+  else
+    hint = "is libvirtd, or virtqemud, running there and may this user reach it? " + virsh +
+           " tells; `harness plan` asks each host for its cores and memory, so the daemons must be up before "
+           "planning too";
+  return "libvirt " + uri + ": cannot connect: " + message + " (" + hint + ")";
+}
+
 Conn open_connection(const std::string& uri) {
   quiet_libvirt_errors();
   Conn c(virConnectOpen(uri.c_str()));
-  if (!c)
-    throw PoolError("libvirt " + uri + ": cannot connect: " + last_error() +
-                    " (is libvirtd, or virtqemud, running there and may this user reach it? `virsh -c " + uri +
-                    " list` tells; `harness plan` asks each host for its cores and memory, so the daemons must be "
-                    "up before planning too)");
+  if (!c) throw PoolError(connect_failure(uri, last_error()));
   return c;
 }
 

@@ -31,8 +31,16 @@ std::string last_error();
 /// Its code (virErrorNumber; VIR_ERR_OK when none).
 int last_error_code();
 
-/// Opens `uri` read-write. Throws harness::pool::PoolError "libvirt URI: cannot connect: MSG".
+/// Opens `uri` read-write. Throws harness::pool::PoolError with connect_failure(uri, MSG).
 Conn open_connection(const std::string& uri);
+
+/// The error of a failed connection to `uri`, libvirt's message `message` included:
+/// "libvirt URI: cannot connect: MSG (" + a hint + ")". When ssh refused the host key
+/// (the message mentions a host key) the hint names host-key verification and the one
+/// place libvirt's ssh transport reads host keys from (README.md in this folder, "Host
+/// keys"); otherwise it asks whether the daemon runs and may be reached. Every command in
+/// it is quoted for a POSIX shell (the URI holds '&' and '?').
+std::string connect_failure(const std::string& uri, const std::string& message);
 
 /// Takes ownership of a malloc'ed C string from libvirt ("" for nullptr).
 std::string take_string(char* s);

@@ -188,6 +188,15 @@ TEST(LibvirtConfig, UriRefusals) {
   EXPECT_NE(err("qemu+ssh:///system").find("an ssh URI needs a host"), std::string::npos);
   // loopback over tcp is this machine: no tunnel needed, accepted
   EXPECT_EQ(err("qemu+tcp://127.0.0.1/system"), "");
+  // libvirt's ssh transport does not read known_hosts= (issue 47 item 8): refused with the way that works
+  const std::string kh = err("qemu+ssh://lab@hv2/system?known_hosts=/k");
+  EXPECT_EQ(kh.rfind("c.yaml:4:12: field provider.hosts[0].uri: 'qemu+ssh://lab@hv2/system?known_hosts=/k': known_hosts= "
+                     "is not read by libvirt's ssh transport", 0), 0u) << kh;
+  EXPECT_NE(kh.find("~/.ssh/known_hosts of the user running the harness"), std::string::npos) << kh;
+  EXPECT_NE(kh.find("-o UserKnownHostsFile=FILE"), std::string::npos) << kh;
+  // the transports that read it keep it
+  EXPECT_EQ(err("qemu+libssh://lab@hv2/system?known_hosts=/k"), "");
+  EXPECT_EQ(err("qemu+ssh://lab@hv2/system?keyfile=/id&command=/usr/local/bin/lab-ssh"), "");
 }
 
 TEST(LibvirtConfig, UriParts) {

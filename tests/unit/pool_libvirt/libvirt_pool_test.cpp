@@ -7,6 +7,7 @@
 
 #include "harness/digest/sha256.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
+#include "harness/pool/libvirt/image_staging.hpp"
 #include "harness/pool/libvirt/virt.hpp"
 #include "harness/vm/data_disk.hpp"
 #include "harness/vm/paths.hpp"
@@ -551,4 +552,150 @@ TEST_F(LibvirtPoolTest, DownDestroysOnlyTheHarnessDomainsAsked) {
   StoragePool p(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str()));
   ASSERT_TRUE(p);
   EXPECT_EQ(virStoragePoolNumOfVolumes(p.get()), 0);  // disks and (with images) image volumes
+}
+
+TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
+  LibvirtPool pool(config({2}), GuestShape{}, hooks());
+  const auto g = pool.acquire(context());
+  const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
+  const auto acquired = pool.last_boot("vm0");
+  ASSERT_TRUE(acquired);
+  BootRequest r;
+  r.log_dir = (root_ / "attempt-1").string();
+  const BootResult first = pool.fresh_boot(g[0], r);
+  EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);  // not destroyed and booted again
+  EXPECT_NE(first.note.find("the domain booted at acquire ("), std::string::npos) << first.note;
+  EXPECT_NE(first.note.find("no case since) serves this case: not booted twice"), std::string::npos) << first.note;
+  EXPECT_EQ(first.boot_to_ready_s, acquired->boot_to_ready_s);
+  EXPECT_EQ(first.console_log, (root_ / "attempt-1" / "console.log").string());
+  EXPECT_TRUE(fs::exists(root_ / "attempt-1" / "domain.xml"));  // the evidence goes with the case's attempt
+                                                                 // (the test driver writes no console)
+  // the second case gets a fresh boot
+  r.log_dir = (root_ / "attempt-2").string();
+  const BootResult second = pool.fresh_boot(g[0], r);
+  const int id1 = domain_id(conn_.get(), prefix_ + "vm0");
+  EXPECT_NE(id1, id0);
+  EXPECT_EQ(second.note.find("not booted twice"), std::string::npos) << second.note;
+  // a first case with its own kernel parameters (a variant) is booted for
+  const int other0 = domain_id(conn_.get(), prefix_ + "vm1");
+  BootRequest variant;
+  variant.cmdline = {"transparent_hugepage=never"};
+  variant.log_dir = (root_ / "attempt-3").string();
+  pool.fresh_boot(g[1], variant);
+  EXPECT_NE(domain_id(conn_.get(), prefix_ + "vm1"), other0);
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, AGuestWhoseBootOfAcquireDiedIsBootedForItsFirstCase) {
+  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  const auto g = pool.acquire(context());
+  {
+    Domain d(virDomainLookupByName(conn_.get(), (prefix_ + "vm0").c_str()));
+    ASSERT_TRUE(d);
+    ASSERT_EQ(virDomainDestroy(d.get()), 0);
+  }
+  BootRequest r;
+  r.log_dir = (root_ / "attempt-1").string();
+  const BootResult b = pool.fresh_boot(g[0], r);
+  EXPECT_GT(domain_id(conn_.get(), prefix_ + "vm0"), 0);
+  EXPECT_EQ(b.note.find("not booted twice"), std::string::npos) << b.note;
+  pool.release();
+}
+
+TEST_F(LibvirtPoolTest, ImagesDownDeletesOnlyTheImagesNoOtherCampaignClaims) {
+  const std::string camp_db = (root_ / "camp.db").string(), other_db = (root_ / "other.db").string();
+  {
+    LibvirtPool a(config({1}), GuestShape{}, hooks());
+    a.acquire(context("camp", "camp.db"));
+    a.release();
+    LibvirtPool b(config({1}), GuestShape{}, hooks());
+    b.acquire(context("other", "other.db"));
+    b.release();
+  }
+  StoragePool p(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str()));
+  ASSERT_TRUE(p);
+  const std::string prefix = "rh-" + image_sha_.substr(0, 16) + "-";
+  ASSERT_TRUE(find_volume(p.get(), claim_volume_name(image_sha_, "camp", camp_db)));
+  ASSERT_TRUE(find_volume(p.get(), claim_volume_name(image_sha_, "other", other_db)));
+  EXPECT_EQ(io_->uploads.size(), 3u);  // the second campaign reused the first one's upload
+  // an image volume nobody claims (uploaded before claims existed) is nobody's to delete
+  const std::string legacy = "rh-00112233aabbccdd-vmlinuz";
+  const std::string xml = "<volume><name>" + legacy + "</name><capacity unit='bytes'>0</capacity></volume>";
+  Volume lv(virStorageVolCreateXML(p.get(), xml.c_str(), 0));
+  ASSERT_TRUE(lv);
+  std::FILE* out = std::fopen(log_.c_str(), "a");
+  libvirt_down(config({1}), "camp", "", true, out);
+  std::fflush(out);
+  EXPECT_FALSE(find_volume(p.get(), claim_volume_name(image_sha_, "camp", camp_db)));
+  EXPECT_TRUE(find_volume(p.get(), prefix + "vmlinuz"));  // "other" still claims it
+  EXPECT_NE(output().find("kept image rh-" + image_sha_.substr(0, 16) + " (1 other claim(s)): another campaign or DB claims it"),
+            std::string::npos)
+      << output();
+  libvirt_down(config({1}), "other", other_db, true, out);
+  std::fclose(out);
+  EXPECT_FALSE(find_volume(p.get(), prefix + "vmlinuz"));
+  EXPECT_FALSE(find_volume(p.get(), prefix + "initramfs.cpio.gz"));
+  EXPECT_FALSE(find_volume(p.get(), claim_volume_name(image_sha_, "other", other_db)));
+  EXPECT_TRUE(find_volume(p.get(), legacy));
+  EXPECT_EQ(virStoragePoolNumOfVolumes(p.get()), 1);
+  EXPECT_NE(output().find("deleted volume " + prefix + "vmlinuz"), std::string::npos) << output();
+}
+
+TEST_F(LibvirtPoolTest, PurgeRemovesThePoolAndTheCachedDisksOnceNoHarnessDomainRuns) {
+  auto a = std::make_unique<LibvirtPool>(config({1}), GuestShape{}, hooks());
+  a->acquire(context());
+  a.reset();  // a killed runner: its domain keeps running
+  const fs::path cached = root_ / "cache" / "libvirt" / "images" / image_sha_.substr(0, 16) / "disk-base.img";
+  ASSERT_TRUE(fs::exists(cached));
+  std::FILE* out = std::fopen(log_.c_str(), "a");
+  try {
+    libvirt_purge(config({1}), (root_ / "cache").string(), out);
+    ADD_FAILURE() << "purge ran while a harness domain runs";
+  } catch (const PoolError& e) {
+    EXPECT_NE(std::string(e.what()).find("purge refused: harness domains still run"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(prefix_ + "vm0 on test:///default (campaign camp"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(StoragePool(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str())));
+  libvirt_down(config({1}), "camp", "", false, out);
+  libvirt_purge(config({1}), (root_ / "cache").string(), out);
+  std::fclose(out);
+  EXPECT_FALSE(StoragePool(virStoragePoolLookupByName(conn_.get(), (prefix_ + "pool").c_str())));
+  EXPECT_FALSE(fs::exists(root_ / "cache" / "libvirt" / "images"));
+  EXPECT_NE(output().find("libvirt test:///default: removed storage pool " + prefix_ + "pool ("), std::string::npos) << output();
+}
+
+TEST_F(LibvirtPoolTest, AcquireWarnsWhenThisMachinesKvmIsClosedToTheQemuUser) {
+  const fs::path host = root_ / "host";
+  fs::create_directories(host / "dev");
+  fs::create_directories(host / "etc");
+  std::ofstream(host / "dev" / "kvm") << "";
+  fs::permissions(host / "dev" / "kvm", fs::perms::owner_read | fs::perms::owner_write);
+  std::ofstream(host / "etc" / "passwd") << "libvirt-qemu:x:64055:64055::/:/usr/sbin/nologin\n";
+  std::ofstream(host / "etc" / "group") << "libvirt-qemu:x:64055:\n";
+  PoolHooks h = hooks();
+  h.host_root = host.string();
+  LibvirtPool pool(config({1}), GuestShape{}, h);
+  pool.acquire(context());
+  EXPECT_NE(output().find("libvirt test:///default: warning: /dev/kvm is "), std::string::npos) << output();
+  EXPECT_NE(output().find("libvirt's qemu user libvirt-qemu (groups libvirt-qemu) cannot open it"), std::string::npos)
+      << output();
+  pool.release();
+}
+
+TEST(LibvirtConnect, FailureNamesHostKeyVerificationAndQuotesTheUri) {
+  const std::string uri = "qemu+ssh://lab@hv2/system?keyfile=/k&no_tty=1";
+  // libvirt 9.0's message when ssh refuses the host key (virsh -c 'qemu+ssh://...?known_hosts=FILE' with the
+  // key only in FILE, 2026-12-05: the ssh transport ignores known_hosts=; qemu+libssh with it connected)
+  const std::string hk = connect_failure(uri, "Cannot recv data: Host key verification failed.: Connection reset by peer");
+  EXPECT_EQ(hk.rfind("libvirt " + uri + ": cannot connect: Cannot recv data: Host key verification failed.", 0), 0u) << hk;
+  EXPECT_NE(hk.find("(host-key verification failed: ssh does not know or does not accept the hypervisor's host key"),
+            std::string::npos) << hk;
+  EXPECT_NE(hk.find("~/.ssh/known_hosts of the user running the harness"), std::string::npos) << hk;
+  EXPECT_NE(hk.find("`virsh -c '" + uri + "' list` must work"), std::string::npos) << hk;
+  EXPECT_EQ(hk.find("is libvirtd"), std::string::npos) << hk;  // not the daemon's fault
+  const std::string daemon = connect_failure(uri, "Cannot recv data: Connection reset by peer");
+  EXPECT_NE(daemon.find("(is libvirtd, or virtqemud, running there and may this user reach it? `virsh -c '" + uri + "' list` tells"),
+            std::string::npos) << daemon;
+  EXPECT_EQ(connect_failure("qemu:///system", "x").find("`virsh -c qemu:///system list`"),
+            connect_failure("qemu:///system", "x").find("`virsh"));  // nothing to quote, no quotes
 }

@@ -209,4 +209,16 @@ TEST_F(LibvirtCampaign, OneTripletOverTwoHostsSurvivesAKilledRunnerAndLeavesNoDo
   const auto down = vm_.harness("vm down --campaign " + campaign_ + " --db " + db_);
   EXPECT_EQ(down.code, 0);
   EXPECT_NE(down.out.find("no running guest of campaign libvirt-campaign"), std::string::npos) << down.out;
+  // the triplet's first case ran in the boot of acquire, not in a second boot (issue 47 item 8)
+  const std::string log = test_support::slurp(vm_.log);
+  EXPECT_NE(log.find("serves this case: not booted twice"), std::string::npos) << "see " << vm_.log;
+  // --images deletes this campaign's claim and the image no other campaign claims; --purge the pool
+  const auto images = vm_.harness("vm down --campaign " + campaign_ + " --images");
+  EXPECT_EQ(images.code, 0) << images.out;
+  EXPECT_NE(images.out.find(": deleted volume rh-"), std::string::npos) << images.out;
+  const auto purge = vm_.harness("vm down --campaign " + campaign_ + " --purge");
+  EXPECT_EQ(purge.code, 0) << purge.out;
+  EXPECT_NE(purge.out.find("removed storage pool " + kStoragePool), std::string::npos) << purge.out;
+  Conn c = open_connection(system_uri_);
+  EXPECT_FALSE(StoragePool(virStoragePoolLookupByName(c.get(), kStoragePool.c_str())));
 }
