@@ -36,8 +36,8 @@ Conn open_connection(const std::string& uri) {
   if (!c)
     throw PoolError("libvirt " + uri + ": cannot connect: " + last_error() +
                     " (is libvirtd, or virtqemud, running there and may this user reach it? `virsh -c " + uri +
-                    " list` tells; `harness plan` asks each host for its cores and memory, so the daemons must be "
-                    "up before planning too)");
+                    " list` tells; `harness run` asks each host for its cores and memory before anything boots, so "
+                    "every daemon must be up to run; `harness plan` only reports a host it cannot reach)");
   return c;
 }
 
