@@ -574,11 +574,15 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
         same != out.end()) {
       same->guests.insert(same->guests.end(), c.guests.begin(), c.guests.end());
       if (!same->unreachable.empty()) continue;
-      HostState& h = m.connect(i);  // answered a moment ago under the same identity
-      for (const auto& g : m.guests)
-        if (g->host == i)
-          if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
-            if (virDomainIsActive(d.get()) == 1) same->running.push_back(g->name);
+      try {  // which of this entry's guests already run (the same daemon answered a moment ago)
+        HostState& h = m.connect(i);
+        for (const auto& g : m.guests)
+          if (g->host == i)
+            if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
+              if (virDomainIsActive(d.get()) == 1) same->running.push_back(g->name);
+      } catch (const std::exception&) {
+        // not known: counted as to boot (judged stricter, never looser)
+      }
       continue;
     }
     std::string name;
