@@ -87,6 +87,7 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file) {
   e.kind = p->kind();
   e.describe = p->describe();
   e.capacity = judge(c, *p);
+  for (const auto& h : e.capacity.hosts) e.costs.push_back(pool::read_host_costs(e.kind, h.capacity.host));
   e.fresh_boot_per_case = p->capabilities().fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
   if (!hosts_file.empty() && std::filesystem::exists(hosts_file)) {
     std::map<std::string, pool::hosts::HostEntry> by;
@@ -761,6 +762,11 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   const auto pool = pool::open_pool(c.engine, open_context(c, opt.hosts_file));
   const auto capacity = judge(c, *pool);
   std::fputs(capacity.table.c_str(), opt.out);
+  if (!capacity.unreachable.empty()) {  // `harness plan` may skip a host that does not answer; a run may not
+    std::string hosts;
+    for (const auto& u : capacity.unreachable) hosts += "\n  " + u;
+    throw pool::PoolError("capacity cannot be judged: host(s) not answering; nothing stored or booted:" + hosts);
+  }
   if (!capacity.ok) throw pool::CapacityError(capacity.refusal());
   Schedule planned = plan(c);
   Schedule s;

@@ -6,7 +6,8 @@
 // (harness/pool/pool.hpp): the engine of provider.kind, or the hosts engine with
 // RunOptions::hosts_file. Before anything is stored or booted the engine's capacity is
 // judged (harness/pool/capacity.hpp; refused: pool::CapacityError naming host, guests,
-// cores and memory). Then acquire (adopt or boot), and one line saying which engine and
+// cores and memory; a host that does not answer: pool::PoolError naming it, where `harness
+// plan` only says it was not judged). Then acquire (adopt or boot), and one line saying which engine and
 // accelerator the run uses (a loud warning when a pilot or confirmatory campaign runs
 // under TCG).
 //
@@ -51,6 +52,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/pool/capacity.hpp"
+#include "harness/pool/host_costs.hpp"
 #include "harness/pool/pool.hpp"
 
 #include <nlohmann/json.hpp>
@@ -125,6 +127,8 @@ struct EnginePreview {
   bool fresh_boot_per_case = false;  ///< the engine boots each case's guest (wall-time estimate)
   /// A hosts file entry of the campaign's VMs says reboot_between_cases (a boot per case too).
   bool reboot_between_cases = false;
+  /// Per capacity row (same order): what earlier runs of this engine measured on that host.
+  std::vector<pool::HostCosts> costs;
 };
 
 /// Opens `c`'s engine (the hosts engine with `hosts_file` when set) and judges its capacity;
@@ -132,8 +136,10 @@ struct EnginePreview {
 /// entry: a missing one throws pool::PoolError naming the file and the VMs (what `harness run`
 /// would refuse only after qualification started); so does a campaign whose variants boot a
 /// kernel image or cmdline when an entry is not `local: true` (the hosts engine cannot boot it,
-/// and `harness run` refuses the same after acquire). Throws pool::PoolError when a host cannot
-/// be asked; harness::yaml::InputError for a malformed hosts file.
+/// and `harness run` refuses the same after acquire). A host that cannot be asked is not judged
+/// (capacity.unreachable; nothing about it is thrown: a lab is planned offline) and `costs`
+/// holds what earlier runs measured on each host (harness/pool/host_costs.hpp; read from files
+/// here, never from the hosts). Throws harness::yaml::InputError for a malformed hosts file.
 EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file = "");
 
 /// Judges capacity (throws pool::CapacityError, nothing stored or booted, when refused),

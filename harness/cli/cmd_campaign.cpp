@@ -431,7 +431,11 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                                                     "guest_kernel") == c.dose_accept_differences.end())
           std::printf("guest kernel: compared with the pilot's cases at `harness run`, from each VM's qualification\n");
       }
-      std::printf("%s\n", hc::estimate_wall_time(c, s, engine.fresh_boot_per_case || engine.reboot_between_cases).text.c_str());
+      std::vector<hc::HostMeasurements> measured;  // per capacity row: its guests and the costs measured there
+      for (std::size_t i = 0; i < engine.capacity.hosts.size() && i < engine.costs.size(); ++i)
+        measured.push_back({engine.capacity.hosts[i].capacity.guests, engine.costs[i]});
+      std::printf("%s\n",
+                  hc::estimate_wall_time(c, s, engine.fresh_boot_per_case || engine.reboot_between_cases, measured).text.c_str());
       if ((c.kind == "confirmatory" || c.kind == "pilot") && engine.kind == "local-qemu")
         std::printf("note: provider.kind local-qemu: `harness run` boots this %s campaign's guests on this machine "
                     "(KVM when a trial boot works, else TCG, whose timings are not evidence); for real VMs give "

@@ -48,7 +48,8 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
     for (const auto& g : h.guests)
       if (std::find(h.running.begin(), h.running.end(), g) == h.running.end()) ++booting;
     x.guest_memory_mib = static_cast<std::int64_t>(booting) * shape.memory_mib;
-    x.judged = h.cores > 0 && h.memory_mib > 0;
+    x.judged = h.unreachable.empty() && h.cores > 0 && h.memory_mib > 0;
+    if (!h.unreachable.empty()) v.unreachable.push_back(h.host + ": " + h.unreachable);
     if (x.judged) {
       std::vector<std::string> over;
       if (x.guest_vcpus > h.cores - 1)
@@ -81,7 +82,8 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
                          "cores", "guest MiB", "available MiB", "verdict");
   for (const auto& h : v.hosts) {
     const auto& c = h.capacity;
-    const std::string verdict = !h.judged ? "not judged (cores and memory unknown to this engine)"
+    const std::string verdict = !c.unreachable.empty() ? "not judged: host " + c.host + " unreachable; judged again at run"
+                                : !h.judged ? "not judged (cores and memory unknown to this engine)"
                                 : !h.over ? "fits"
                                 : overcommit ? "OVERCOMMITTED (provider.overcommit: true)"
                                              : "REFUSED";
@@ -93,6 +95,7 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
     for (const auto& a : h.capacity.aliases)
       v.table += "  " + a + " is the same machine as " + h.capacity.host + " (its guests are counted there)\n";
   for (const auto& p : v.problems) v.table += "  " + std::string(overcommit ? "overcommitted: " : "over: ") + p + "\n";
+  for (const auto& u : v.unreachable) v.table += "  unreachable: " + u + "\n";
   return v;
 }
 

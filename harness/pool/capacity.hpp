@@ -6,7 +6,9 @@
 // `harness run` and `harness vm up`, naming host, guests, cores and memory, unless the
 // campaign says provider.overcommit: true (then every case on that host records
 // cases.overcommitted = 1 and the report warns). A host whose cores or memory are unknown
-// (the hosts engine) is not judged.
+// (the hosts engine) is not judged; nor is a host that did not answer (HostCapacity::
+// unreachable): `harness plan` says "not judged: host X unreachable; judged again at run",
+// and `harness run` refuses to start until it answers (CapacityVerdict::unreachable).
 #include "harness/pool/pool.hpp"
 
 #include <string>
@@ -35,6 +37,8 @@ struct CapacityVerdict {
   bool overcommit_allowed = false; ///< provider.overcommit
   std::vector<HostVerdict> hosts;
   std::vector<std::string> problems;  ///< HostVerdict::why of every host that is over
+  /// "HOST: why" of every host that did not answer (not judged; `harness run` refuses then).
+  std::vector<std::string> unreachable;
   std::string table;               ///< one row per host, then the problems or the overcommit note
   /// True when `host` was judged over (its cases record cases.overcommitted = 1); nullopt
   /// when it was not judged or is not a host of this verdict.

@@ -14,7 +14,10 @@
 //   (local: online CPUs and MemAvailable; libvirt: virNodeGetInfo + virNodeGetFreeMemory;
 //   hosts: unknown, i.e. not judged). check_capacity (capacity.hpp) refuses a placement that
 //   puts more guest vCPUs on a host than cores - 1 or more guest memory than it has, unless
-//   the campaign says provider.overcommit: true. capacity() never boots anything.
+//   the campaign says provider.overcommit: true. capacity() never boots anything, and a host
+//   that does not answer is listed with HostCapacity::unreachable, never thrown for: `harness
+//   plan` works offline (that host is not judged then) and `harness run` refuses to start
+//   until every host answers (runner.hpp).
 // - acquire: adopt the campaign's guests an earlier (killed) runner of the same campaign
 //   and DB left, boot the missing ones; a guest owned by anything else is refused, naming
 //   its owner. Returns one Guest per campaign VM name, in the campaign's order.
@@ -54,7 +57,8 @@ struct Capabilities {
 
 /// One hypervisor host's capacity, as the engine read it (not configured).
 struct HostCapacity {
-  std::string host;                 ///< Guest::host of its guests: "local:HOSTNAME", a libvirt URI, a hosts-file hypervisor
+  std::string host;                 ///< Guest::host of its guests: "local:HOSTNAME", a libvirt URI's identity
+                                    ///< (host_identity.hpp), a hosts-file hypervisor
   int cores = 0;                    ///< online CPUs; 0 = unknown (not judged)
   std::int64_t memory_mib = 0;      ///< memory available for guests now, MiB; 0 = unknown (not judged)
   std::vector<std::string> guests;  ///< campaign guests placed on this host
@@ -64,16 +68,20 @@ struct HostCapacity {
   /// Other guests running there (another campaign's, booted by hand): they count against
   /// the cores, not against memory_mib (already taken).
   std::vector<std::string> others;
-  /// Other Guest::host names that reach this same machine (libvirt: URIs whose daemon reports
-  /// the same hostname); their guests are in `guests`.
+  /// Other Guest::host names that reach this same machine (harness/pool/README.md "Host
+  /// identity"); their guests are in `guests`.
   std::vector<std::string> aliases;
+  /// Why the engine could not ask this host ("" = it answered): cores and memory are then 0
+  /// (not judged now; `harness run` asks again and refuses to start while it stays so).
+  std::string unreachable;
 };
 
 /// A guest of the campaign, as the runner talks to it (its agent).
 struct Guest {
   std::string name;          ///< campaign VM name (vm0..vmN)
-  std::string host;          ///< hypervisor host it runs on ("local:HOSTNAME", a libvirt URI, a hosts-file
-                             ///< `hypervisor:`); "" = unknown. Recorded per case (cases.host_uri).
+  std::string host;          ///< hypervisor host it runs on, as its identity (host_identity.hpp: "local:HOSTNAME",
+                             ///< a libvirt URI without credentials or options, a hosts-file `hypervisor:`);
+                             ///< "" = unknown. Recorded per case (cases.host_uri).
   std::string url;           ///< agent base URL
   std::string token_file;    ///< bearer token file (0600)
   std::string accelerator;   ///< kvm | tcg | real ("" = detected in the guest); cases.accelerator
@@ -148,8 +156,9 @@ class Pool {
   virtual std::string kind() const = 0;
   /// What this pool can do (after acquire: for the guests it has).
   virtual Capabilities capabilities() const = 0;
-  /// Per host: cores, memory and the guests placed there (reads the hosts; no boot).
-  /// Throws PoolError when a host cannot be asked.
+  /// Per host: cores, memory and the guests placed there (reads the hosts; no boot). A host
+  /// that cannot be asked is listed with HostCapacity::unreachable (its guests still listed).
+  /// Throws PoolError only when the engine's own configuration is unusable.
   virtual std::vector<HostCapacity> capacity() = 0;
   /// Adopt or boot the campaign's guests; one per VM name, in order. Throws PoolError, BootError.
   virtual std::vector<Guest> acquire(const AcquireContext& ctx) = 0;

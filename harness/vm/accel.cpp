@@ -112,51 +112,23 @@ ProbeResult probe_kvm(const AccelRequest& req) {
   return r;
 }
 
-std::string cache_key(const AccelRequest& req) {
-  std::string boot_id = first_line(slurp("/proc/sys/kernel/random/boot_id"));
-  std::string version;
+ProbeKey cache_key(const AccelRequest& req) {
+  ProbeKey k;
+  k.boot = first_line(slurp("/proc/sys/kernel/random/boot_id"));
   try {
-    version = first_line(run({req.qemu, "--version"}).out);
+    k.qemu = first_line(run({req.qemu, "--version"}).out);
   } catch (const std::exception& e) {
     throw std::runtime_error("KVM probe: cannot run " + req.qemu + " --version: " + e.what());
   }
+  k.kvm_device = req.kvm_device;
   // The kernel by content: every cache root holds its own copy of the same vmlinuz.
-  std::string kernel = req.vmlinuz;
+  k.kernel_sha256 = req.vmlinuz;
   try {
-    kernel = harness::digest::sha256_file(req.vmlinuz);
+    k.kernel_sha256 = harness::digest::sha256_file(req.vmlinuz);
   } catch (const std::exception&) {
     // unreadable: keyed by path; the probe itself names the missing kernel
   }
-  return boot_id + "|" + version + "|" + req.kvm_device + "|" + kernel;
-}
-
-/// Reads a cached probe result for `key` from `file`; false when absent, unreadable or stale.
-bool read_cached(const fs::path& file, const std::string& key, ProbeResult* pr) {
-  std::error_code ec;
-  if (file.empty() || !fs::exists(file, ec)) return false;
-  try {
-    auto j = harness::json::parse(slurp(file), file.string());
-    if (j.value("key", "") != key) return false;
-    pr->ok = j.at("kvm_ok").get<bool>();
-    pr->detail = j.at("detail").get<std::string>();
-    return true;
-  } catch (const std::exception&) {
-    return false;  // unreadable cache: probe again
-  }
-}
-
-/// Writes a probe result atomically (rename), so a concurrent reader sees all or nothing.
-void write_cached(const fs::path& file, const std::string& key, const ProbeResult& pr) {
-  if (file.empty()) return;
-  try {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
-    write_file(tmp.string(), nlohmann::json{{"key", key}, {"kvm_ok", pr.ok}, {"detail", pr.detail}}.dump(2) + "\n");
-    fs::rename(tmp, file);
-  } catch (const std::exception&) {
-    // a cache that cannot be written only costs a probe next time
-  }
+  return k;
 }
 
 /// The whole file, or nullopt when it cannot be opened or read (EISDIR, EACCES, EIO, ...).
@@ -186,6 +158,45 @@ bool writable_dir(const fs::path& d) {
 }
 
 }  // namespace
+
+std::string ProbeKey::text() const {
+  return host + "|" + boot + "|" + hypervisor + "|" + qemu + "|" + kvm_device + "|" + kernel_sha256;
+}
+
+std::string ProbeKey::file_name() const {
+  return "accel-probe-" + harness::digest::sha256_hex(text()).substr(0, 16) + ".json";
+}
+
+std::optional<ProbeVerdict> read_probe_verdict(const std::string& file, const ProbeKey& key) {
+  std::error_code ec;
+  if (file.empty() || !fs::exists(file, ec)) return std::nullopt;
+  try {
+    const auto j = harness::json::parse(slurp(file), file);
+    if (j.value("key", "") != key.text()) return std::nullopt;
+    ProbeVerdict v;
+    v.kvm_ok = j.at("kvm_ok").get<bool>();
+    v.detail = j.at("detail").get<std::string>();
+    v.trial_s = j.value("trial_s", -1.0);
+    v.measured_unix = j.value("measured_unix", std::int64_t{0});
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable cache: probe again
+  }
+}
+
+void write_probe_verdict(const std::string& file, const ProbeKey& key, const ProbeVerdict& v) {
+  if (file.empty()) return;
+  try {
+    std::error_code ec;
+    fs::create_directories(fs::path(file).parent_path(), ec);
+    const std::string tmp = file + ".tmp." + std::to_string(::getpid());
+    write_file(tmp, nlohmann::json{{"key", key.text()}, {"kvm_ok", v.kvm_ok}, {"detail", v.detail},
+                                   {"trial_s", v.trial_s}, {"measured_unix", v.measured_unix}}.dump(2) + "\n");
+    fs::rename(tmp, file);
+  } catch (const std::exception&) {
+    // a cache that cannot be written only costs a probe next time
+  }
+}
 
 std::string AccelChoice::message() const {
   std::string m = "accelerator: " + accelerator + " (" + reason + (from_cache ? "; cached probe result" : "") + ")";
@@ -270,24 +281,30 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
     return c;
   }
 
-  ProbeResult pr;
-  const std::string key = cache_key(req);
-  const fs::path cache_file = req.cache_dir.empty() ? fs::path() : fs::path(req.cache_dir) / "accel-probe.json";
-  fs::path machine_file;
+  const ProbeKey key = cache_key(req);
+  const std::string cache_file = req.cache_dir.empty() ? "" : (fs::path(req.cache_dir) / "accel-probe.json").string();
+  std::string machine_file;
   if (req.machine_cache_dir != "-") {
     const std::string dir = req.machine_cache_dir.empty() ? machine_probe_dir() : req.machine_cache_dir;
-    machine_file = fs::path(dir) / ("accel-probe-" + harness::digest::sha256_hex(key).substr(0, 16) + ".json");
+    machine_file = (fs::path(dir) / key.file_name()).string();
   }
-  bool cached = read_cached(cache_file, key, &pr);
-  if (!cached && read_cached(machine_file, key, &pr)) {
+  auto verdict = read_probe_verdict(cache_file, key);
+  bool cached = verdict.has_value();
+  if (!cached && (verdict = read_probe_verdict(machine_file, key))) {
     cached = true;
-    write_cached(cache_file, key, pr);
+    write_probe_verdict(cache_file, key, *verdict);
   }
   if (!cached) {
-    pr = probe_kvm(req);
-    write_cached(cache_file, key, pr);
-    write_cached(machine_file, key, pr);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProbeResult pr = probe_kvm(req);
+    c.trial_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    verdict = ProbeVerdict{pr.ok, pr.detail, c.trial_s,
+                           std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch()).count()};
+    write_probe_verdict(cache_file, key, *verdict);
+    write_probe_verdict(machine_file, key, *verdict);
   }
+  const ProbeResult pr{verdict->kvm_ok, verdict->detail};
   c.from_cache = cached;
   if (pr.ok) {
     c.accelerator = "kvm";

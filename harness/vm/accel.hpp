@@ -18,18 +18,52 @@
 //
 // Precedence of the request: the command's --accel flag, then the environment variable
 // HARNESS_ACCEL, then the campaign's provider.accelerator, then `auto`.
-// The probe result is cached twice, keyed by the host's boot id
-// (/proc/sys/kernel/random/boot_id), the qemu version line, the KVM device path and the
-// SHA-256 of the guest kernel's bytes: in <cache>/accel-probe.json, and machine-wide in
+// The probe result is cached twice, keyed by ProbeKey (below: the one key rule of every
+// cached KVM verdict, local guests' and libvirt hosts' alike); for local guests the host's
+// boot id (/proc/sys/kernel/random/boot_id), the qemu version line, the KVM device path and
+// the SHA-256 of the guest kernel's bytes: in <cache>/accel-probe.json, and machine-wide in
 // <machine dir>/accel-probe-<key digest>.json (machine_probe_dir()), so every cache root
 // and image directory on one host boot shares one probe. On hosts where KVM opens but the
 // guest stays silent, a probe costs its whole timeout (30 s); before the machine-wide
 // cache each guest test with its own cache root paid it again.
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace harness::vm {
+
+/// What a cached KVM verdict is valid for: the one key rule of local guests
+/// (choose_accelerator) and of libvirt hosts (harness/pool/libvirt/libvirt_pool.cpp). A
+/// verdict is reused only while every part is the same; a part that changes (another host,
+/// a reboot, another libvirt or qemu, another device or guest kernel) means a new trial.
+struct ProbeKey {
+  std::string host;        ///< host identity (harness/pool/host_identity.hpp); "" for local guests (the boot id names the host)
+  std::string boot;        ///< the host's boot id; "" when not known (a remote hypervisor)
+  std::string hypervisor;  ///< libvirt's version on that host ("" for local guests)
+  std::string qemu;        ///< the qemu binary and its version
+  std::string kvm_device;  ///< "/dev/kvm" (local guests; a test's fake device)
+  std::string kernel_sha256;  ///< the trial's guest kernel, by content
+  /// "host|boot|hypervisor|qemu|kvm_device|kernel_sha256".
+  std::string text() const;
+  /// The cache file name of this key: "accel-probe-<first 16 hex of SHA-256(text())>.json".
+  std::string file_name() const;
+};
+
+/// A cached KVM verdict.
+struct ProbeVerdict {
+  bool kvm_ok = false;
+  std::string detail;           ///< what the trial saw ("... printed the kernel banner after 3.1 s")
+  double trial_s = -1;          ///< wall time of the trial, seconds (-1 = not recorded)
+  std::int64_t measured_unix = 0;  ///< when the trial ran (0 = not recorded)
+};
+
+/// The verdict cached for `key` in `file`; nullopt when absent, unreadable or of another key.
+std::optional<ProbeVerdict> read_probe_verdict(const std::string& file, const ProbeKey& key);
+
+/// Writes `v` for `key` to `file` atomically (temp file + rename; the directory is created).
+/// A file that cannot be written only costs a trial next time: never throws.
+void write_probe_verdict(const std::string& file, const ProbeKey& key, const ProbeVerdict& v);
 
 /// What the caller asks for and what the probe needs.
 struct AccelRequest {
@@ -51,6 +85,7 @@ struct AccelChoice {
   std::string accelerator;  ///< kvm | tcg
   std::string reason;       ///< e.g. "auto: KVM probe failed (qemu exited with status 134: ...)"
   bool from_cache = false;  ///< the probe result came from a cache file (per root or machine-wide)
+  double trial_s = -1;      ///< wall time of the KVM trial boot this call ran, seconds (-1 = none ran)
   /// One line: "accelerator: tcg (auto: ...)" plus the TCG timing warning when tcg.
   std::string message() const;
 };

@@ -8,6 +8,7 @@
 #include "harness/pool/engine.hpp"
 #include "harness/pool/hosts/config.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
+#include "harness/pool/host_identity.hpp"
 #include "harness/pool/local_qemu/guest_ops.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/pool/local_qemu/owner.hpp"
@@ -77,7 +78,7 @@ class HostsPool : public Pool {
       const std::string h = where.count(vm) ? where[vm] : "";
       if (!index.count(h)) {
         index[h] = out.size();
-        out.push_back(HostCapacity{h.empty() ? "(hypervisor not recorded)" : h, 0, 0, {}, {}, {}, {}});
+        out.push_back(HostCapacity{h.empty() ? "(hypervisor not recorded)" : h, 0, 0, {}, {}, {}, {}, {}});
       }
       out[index[h]].guests.push_back(vm);
     }
@@ -136,8 +137,10 @@ class HostsPool : public Pool {
   }
 
  private:
+  /// The entry's host as its identity (harness/pool/host_identity.hpp): a `hypervisor:` URI
+  /// with a keyfile= is the same host as without it.
   static std::string host_of(const HostEntry& e) {
-    if (!e.hypervisor.empty()) return e.hypervisor;
+    if (!e.hypervisor.empty()) return host_identity(e.hypervisor);
     return e.local ? local_qemu::local_host_name() : "";
   }
 

@@ -1,6 +1,8 @@
 // The libvirt provider block: URI parsing, strict validation, guest placement (config.hpp).
 #include "harness/pool/libvirt/config.hpp"
 
+#include "harness/pool/host_identity.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -141,7 +143,7 @@ LibvirtConfig parse_libvirt_block(yaml::Section& s) {
   YAML::Node hosts = s.get("hosts", true);
   if (!hosts.IsSequence() || hosts.size() == 0)
     s.fail(hosts, s.field("hosts"), "expected a non-empty list of {uri: ..., guests: N}");
-  std::map<std::string, std::string> seen;  // URI -> field where first given
+  std::map<std::string, std::pair<std::string, std::string>> seen;  // host identity -> (field, URI) where first given
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     yaml::Section h(hosts[i], s.field("hosts") + "[" + std::to_string(i) + "]", s.file());
     LibvirtHost host;
@@ -153,8 +155,15 @@ LibvirtConfig parse_libvirt_block(yaml::Section& s) {
       h.fail(at, h.field("uri"), e.what());
     }
     check_uri(h, at, h.field("uri"), host.uri);
-    if (auto [it, fresh] = seen.emplace(text, h.field("uri")); !fresh)
-      h.fail(at, h.field("uri"), "'" + text + "' is already " + it->second + " (give one entry per host with its guest count)");
+    // One host, one entry: URIs with the same identity (they differ at most in credentials and
+    // options such as keyfile=) are one host (harness/pool/README.md "Host identity").
+    if (auto [it, fresh] = seen.emplace(host_identity(text), std::pair{h.field("uri"), text}); !fresh)
+      h.fail(at, h.field("uri"),
+             "'" + text + "' is already " + it->second.first +
+                 (it->second.second == text ? std::string()
+                                            : " ('" + it->second.second + "': the same host, " + it->first +
+                                                  ", with other credentials or options)") +
+                 " (give one entry per host with its guest count)");
     const auto n = yaml::positive_int(h, "guests");
     if (n > 256) h.fail(h.at("guests"), h.field("guests"), "must be <= 256 (got " + std::to_string(n) + ")");
     host.guests = static_cast<int>(n);

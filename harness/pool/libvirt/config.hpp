@@ -76,8 +76,10 @@ struct LibvirtConfig {
 /// fresh_guest_per_case, accelerator, name_prefix, storage_pool, storage_path,
 /// boot_timeout_s. A URI must name the qemu driver's /system instance; a remote one (a host
 /// that is not this machine) must use an ssh transport (the agent is reached through an ssh
-/// tunnel). The same URI twice is refused (it would place guests on one host under two
-/// entries). Throws yaml::InputError "FILE:LINE:COL: field provider.KEY: message".
+/// tunnel). Two URIs of one host identity (harness/pool/host_identity.hpp: the same URI, or
+/// one that differs only in credentials or options such as keyfile=) are refused (they would
+/// place guests on one host under two entries). Throws yaml::InputError "FILE:LINE:COL: field
+/// provider.KEY: message".
 LibvirtConfig parse_libvirt_block(yaml::Section& s);
 
 /// The engine's EngineConfig (Campaign::engine of a `provider.kind: libvirt` campaign).

@@ -3,6 +3,8 @@
 
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/pool/host_costs.hpp"
+#include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/libvirt/host_accel.hpp"
 #include "harness/pool/libvirt/image_staging.hpp"
@@ -131,10 +133,14 @@ struct LibvirtPool::Impl {
     throw BootError(name, "not a guest of this libvirt pool");
   }
 
+  /// Host entry i's identity (harness/pool/host_identity.hpp): Guest::host, the capacity
+  /// table's and the cost files' name of the host.
+  std::string identity(std::size_t i) const { return host_identity(hosts[i]->cfg.uri.text); }
+
   Guest public_guest(const GuestState& g) const {
     Guest p;
     p.name = g.name;
-    p.host = hosts[g.host]->cfg.uri.text;
+    p.host = identity(g.host);
     p.url = "http://127.0.0.1:" + std::to_string(g.local_port);
     p.token_file = g.token_file;
     p.accelerator = g.accelerator;
@@ -153,7 +159,10 @@ struct LibvirtPool::Impl {
     if (auto it = h.images.find(img.sha256); it != h.images.end()) return it->second;
     // The claim first: a `vm down --images` of another campaign running meanwhile keeps the image.
     if (!campaign.empty()) claim_image(h.pool.get(), img.sha256, campaign, db);
+    const auto t0 = Clock::now();
     StagedImage s = stage_image(h.conn.get(), h.pool.get(), io(), img, cache);
+    if (!s.uploaded.empty())
+      record_upload("libvirt", host_identity(h.cfg.uri.text), std::chrono::duration<double>(Clock::now() - t0).count());
     {
       std::lock_guard<std::mutex> ul(uploads_mu);
       for (const auto& u : s.uploaded) uploads.push_back(u + " on " + h.cfg.uri.text);
@@ -163,6 +172,27 @@ struct LibvirtPool::Impl {
                    s.uploaded.size());
     h.images[img.sha256] = s;
     return s;
+  }
+
+  /// The key of h's cached KVM verdict (harness/vm/accel.hpp ProbeKey: the rule local guests
+  /// use): the host's identity; its libvirt version and what its kvm domain capabilities say
+  /// (a digest: they change when /dev/kvm appears or goes; a remote host's boot id is not
+  /// known); its qemu (version and emulator path); the image (content-addressed: its hash
+  /// covers the kernel).
+  harness::vm::ProbeKey probe_key(HostState& h, const StagedImage& img) {
+    harness::vm::ProbeKey k;
+    k.host = host_identity(h.cfg.uri.text);
+    unsigned long lib = 0, hv = 0;
+    if (virConnectGetLibVersion(h.conn.get(), &lib) == 0) k.hypervisor = "libvirt " + std::to_string(lib);
+    const std::string kvm = take_string(virConnectGetDomainCapabilities(h.conn.get(), nullptr, "x86_64", "q35", "kvm", 0));
+    k.hypervisor += " kvm-caps " + (kvm.empty() ? std::string("none") : harness::digest::sha256_hex(kvm).substr(0, 16));
+    if (virConnectGetVersion(h.conn.get(), &hv) == 0) k.qemu = "qemu " + std::to_string(hv);
+    const std::string caps =
+        kvm.empty() ? take_string(virConnectGetDomainCapabilities(h.conn.get(), nullptr, "x86_64", "q35", nullptr, 0)) : kvm;
+    if (const auto a = caps.find("<path>"), b = caps.find("</path>"); a != std::string::npos && b != std::string::npos && b > a)
+      k.qemu += " " + caps.substr(a + 6, b - a - 6);
+    k.kernel_sha256 = img.sha256;
+    return k;
   }
 
   HostAccel accelerator(HostState& h, const StagedImage& img) {
@@ -175,7 +205,27 @@ struct LibvirtPool::Impl {
     t.kernel = img.kernel;
     t.domain_name = cfg.name_prefix + "kvm-trial";
     if (h.cfg.uri.same_machine()) t.host_root = "/";  // this machine's /dev/kvm: what it says first
-    h.accel = hooks.host_accelerator(t, accel_request);
+    // The verdict of an earlier run with the same key (local guests' rule, accel.hpp): an auto
+    // request takes it either way, an explicit kvm only a kvm verdict (a failure is tried
+    // again and reported); tcg never tries.
+    const harness::vm::ProbeKey key = probe_key(h, img);
+    const std::string file = (std::filesystem::path(host_costs_dir()) / key.file_name()).string();
+    const auto cached = accel_request == "tcg" ? std::nullopt : harness::vm::read_probe_verdict(file, key);
+    if (cached && (accel_request == "auto" || cached->kvm_ok)) {
+      h.accel = HostAccel{cached->kvm_ok ? "kvm" : "tcg",
+                          cached->detail + "; cached verdict of " + utc_date(cached->measured_unix) + ", same host, libvirt, "
+                          "qemu and image"};
+    } else {
+      const auto t0 = Clock::now();
+      h.accel = hooks.host_accelerator(t, accel_request);
+      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (accel_request != "tcg") {
+        const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                     std::chrono::system_clock::now().time_since_epoch()).count();
+        harness::vm::write_probe_verdict(file, key, {h.accel->accelerator == "kvm", h.accel->reason, secs, now});
+        record_kvm_trial("libvirt", key.host, secs);
+      }
+    }
     std::fprintf(out, "libvirt %s: accelerator: %s (%s)\n", h.cfg.uri.text.c_str(), h.accel->accelerator.c_str(),
                  h.accel->reason.c_str());
     if (h.accel->accelerator == "tcg") std::fprintf(out, "%s\n", harness::vm::tcg_warning().c_str());
@@ -370,6 +420,7 @@ struct LibvirtPool::Impl {
   }
 
   BootResult finish_boot(GuestState& g, double secs) {
+    record_boot("libvirt", identity(g.host), g.accelerator, secs);
     BootResult r;
     r.boot_to_ready_s = secs;
     r.accelerator = g.accelerator;
@@ -531,56 +582,82 @@ Capabilities LibvirtPool::capabilities() const {
 std::vector<HostCapacity> LibvirtPool::capacity() {
   Impl& m = *impl_;
   std::vector<HostCapacity> out;
-  std::vector<std::string> machine;  // per entry of `out`: the hypervisor's hostname ("" = unknown)
+  std::vector<std::string> machine;  // per entry of `out`: the hypervisor's hostname ("" = unknown or unreachable)
   for (std::size_t i = 0; i < m.hosts.size(); ++i) {
-    HostState& h = m.connect(i);
-    virNodeInfo ni{};
-    if (virNodeGetInfo(h.conn.get(), &ni) != 0) throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetInfo: " + last_error());
-    const unsigned long long free_bytes = virNodeGetFreeMemory(h.conn.get());
-    if (free_bytes == 0 && last_error_code() != VIR_ERR_OK)
-      throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetFreeMemory: " + last_error());
-    std::int64_t kib = static_cast<std::int64_t>(free_bytes / 1024);
-    int n = 0;
-    if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &n, 0) == 0 && n > 0) {
-      std::vector<virNodeMemoryStats> st(static_cast<std::size_t>(n));
-      if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, st.data(), &n, 0) == 0)
-        for (int k = 0; k < n; ++k)
-          if (std::string(st[k].field) == VIR_NODE_MEMORY_STATS_BUFFERS || std::string(st[k].field) == VIR_NODE_MEMORY_STATS_CACHED)
-            kib += static_cast<std::int64_t>(st[k].value);
-    }
     HostCapacity c;
-    c.host = h.cfg.uri.text;
-    c.cores = static_cast<int>(ni.cpus);
-    // Free memory already excludes what running domains take: this campaign's running guests
-    // (adopted by acquire) go to `running`, every other running domain there to `others`.
-    std::set<std::string> ours;
-    for (const auto& g : m.guests) ours.insert(g->domain);
-    for (const auto& g : m.guests) {
-      if (g->host != i) continue;
-      c.guests.push_back(g->name);
-      if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
-        if (virDomainIsActive(d.get()) == 1) c.running.push_back(g->name);
+    c.host = m.identity(i);
+    for (const auto& g : m.guests)
+      if (g->host == i) c.guests.push_back(g->name);
+    // One identity is one host without asking it (harness/pool/README.md "Host identity").
+    if (const auto same = std::find_if(out.begin(), out.end(), [&](const HostCapacity& o) { return o.host == c.host; });
+        same != out.end()) {
+      same->guests.insert(same->guests.end(), c.guests.begin(), c.guests.end());
+      if (!same->unreachable.empty()) continue;
+      try {  // which of this entry's guests already run (the same daemon answered a moment ago)
+        HostState& h = m.connect(i);
+        for (const auto& g : m.guests)
+          if (g->host == i)
+            if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
+              if (virDomainIsActive(d.get()) == 1) same->running.push_back(g->name);
+      } catch (const std::exception&) {
+        // not known: counted as to boot (judged stricter, never looser)
+      }
+      continue;
     }
-    virDomainPtr* doms = nullptr;
-    const int nd = virConnectListAllDomains(h.conn.get(), &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-    if (nd < 0) throw PoolError("libvirt " + h.cfg.uri.text + ": cannot list its domains: " + last_error());
-    std::vector<Domain> active;
-    for (int k = 0; k < nd; ++k) active.emplace_back(doms[k]);
-    std::free(doms);
-    for (const auto& d : active) {
-      const std::string name = virDomainGetName(d.get());
-      if (!ours.count(name)) c.others.push_back(name);
-    }
-    std::sort(c.others.begin(), c.others.end());
-    c.memory_mib = kib / 1024;
-    // Two entries that reach the same hypervisor (the same URI twice, or qemu:///system and a
-    // qemu+ssh URI to that machine) are one host for the rule: their guests share its cores
-    // and memory. The machine is known by the hostname its libvirt daemon reports.
     std::string name;
-    if (char* hn = virConnectGetHostname(h.conn.get())) {
-      name = hn;
-      std::free(hn);
+    try {
+      HostState& h = m.connect(i);
+      virNodeInfo ni{};
+      if (virNodeGetInfo(h.conn.get(), &ni) != 0) throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetInfo: " + last_error());
+      const unsigned long long free_bytes = virNodeGetFreeMemory(h.conn.get());
+      if (free_bytes == 0 && last_error_code() != VIR_ERR_OK)
+        throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetFreeMemory: " + last_error());
+      std::int64_t kib = static_cast<std::int64_t>(free_bytes / 1024);
+      int n = 0;
+      if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &n, 0) == 0 && n > 0) {
+        std::vector<virNodeMemoryStats> st(static_cast<std::size_t>(n));
+        if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, st.data(), &n, 0) == 0)
+          for (int k = 0; k < n; ++k)
+            if (std::string(st[k].field) == VIR_NODE_MEMORY_STATS_BUFFERS || std::string(st[k].field) == VIR_NODE_MEMORY_STATS_CACHED)
+              kib += static_cast<std::int64_t>(st[k].value);
+      }
+      c.cores = static_cast<int>(ni.cpus);
+      // Free memory already excludes what running domains take: this campaign's running guests
+      // (adopted by acquire) go to `running`, every other running domain there to `others`.
+      std::set<std::string> ours;
+      for (const auto& g : m.guests) ours.insert(g->domain);
+      for (const auto& g : m.guests)
+        if (g->host == i)
+          if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
+            if (virDomainIsActive(d.get()) == 1) c.running.push_back(g->name);
+      virDomainPtr* doms = nullptr;
+      const int nd = virConnectListAllDomains(h.conn.get(), &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+      if (nd < 0) throw PoolError("libvirt " + h.cfg.uri.text + ": cannot list its domains: " + last_error());
+      std::vector<Domain> active;
+      for (int k = 0; k < nd; ++k) active.emplace_back(doms[k]);
+      std::free(doms);
+      for (const auto& d : active) {
+        const std::string dn = virDomainGetName(d.get());
+        if (!ours.count(dn)) c.others.push_back(dn);
+      }
+      std::sort(c.others.begin(), c.others.end());
+      c.memory_mib = kib / 1024;
+      if (char* hn = virConnectGetHostname(h.conn.get())) {
+        name = hn;
+        std::free(hn);
+      }
+    } catch (const std::exception& e) {  // not judged now; `harness run` asks again (pool.hpp)
+      c.cores = 0;
+      c.memory_mib = 0;
+      c.running.clear();
+      c.others.clear();
+      c.unreachable = e.what();
+      out.push_back(c);
+      machine.push_back("");
+      continue;
     }
+    // Two identities whose daemons report the same hostname (qemu:///system and a qemu+ssh URI
+    // to this machine) are one host for the rule: their guests share its cores and memory.
     const auto same = std::find(machine.begin(), machine.end(), name);
     if (name.empty() || same == machine.end()) {
       out.push_back(c);
@@ -588,8 +665,7 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
       continue;
     }
     HostCapacity& first = out[static_cast<std::size_t>(same - machine.begin())];
-    if (c.host != first.host && std::find(first.aliases.begin(), first.aliases.end(), c.host) == first.aliases.end())
-      first.aliases.push_back(c.host);
+    if (std::find(first.aliases.begin(), first.aliases.end(), c.host) == first.aliases.end()) first.aliases.push_back(c.host);
     first.guests.insert(first.guests.end(), c.guests.begin(), c.guests.end());
     first.running.insert(first.running.end(), c.running.begin(), c.running.end());
     for (const auto& o : c.others)  // one daemon seen twice lists the same domains

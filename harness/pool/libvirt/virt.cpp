@@ -46,8 +46,8 @@ std::string connect_failure(const std::string& uri, const std::string& message) 
            "fingerprint, then " + virsh + " must work";
   else
     hint = "is libvirtd, or virtqemud, running there and may this user reach it? " + virsh +
-           " tells; `harness plan` asks each host for its cores and memory, so the daemons must be up before "
-           "planning too";
+           " tells; `harness run` asks each host for its cores and memory before anything boots, so every "
+           "daemon must be up to run; `harness plan` only reports a host it cannot reach";
   return "libvirt " + uri + ": cannot connect: " + message + " (" + hint + ")";
 }
 

@@ -1,6 +1,8 @@
 // One local guest's operations (see guest_ops.hpp).
 #include "harness/pool/local_qemu/guest_ops.hpp"
 
+#include "harness/pool/host_costs.hpp"
+#include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/pool/local_qemu/owner.hpp"
 #include "harness/vm/fleet.hpp"
 
@@ -64,6 +66,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   }
   b.boot_to_ready_s = g.boot_to_ready_s;
   b.accelerator = g.accelerator;
+  record_boot("local-qemu", local_host_name(), g.accelerator, g.boot_to_ready_s);  // for `harness plan` (host_costs.hpp)
   try {
     b.console_log = harness::vm::console_log_path("", name);
   } catch (const std::exception&) {

@@ -12,7 +12,8 @@ namespace harness::pool::local_qemu {
 /// Fresh guest `name` for a case (harness/vm/fleet.hpp fleet_reboot: qemu stopped, new copy
 /// of the data disk, same port and token, booted with r.image_dir and r.cmdline, health
 /// waited for up to ready_timeout_s), then owner.json names `campaign` / `db` with the new
-/// qemu pid. Throws BootError with the console tail (and, when r.log_dir is set, the whole
+/// qemu pid; the boot's start-to-ready time is recorded for this machine (harness/pool/
+/// host_costs.hpp, engine local-qemu). Throws BootError with the console tail (and, when r.log_dir is set, the whole
 /// console log copied to r.log_dir/console.log).
 BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
                       const std::string& db, int ready_timeout_s = 300);

@@ -16,6 +16,7 @@
 #include "harness/pool/local_qemu/guest_ops.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/host_costs.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/image.hpp"
@@ -218,6 +219,7 @@ class LocalQemuPool : public Pool {
       throw PoolError(std::string("local-qemu: accelerator: ") + e.what());
     }
     accel_reason_ = choice.reason;
+    if (choice.trial_s >= 0) record_kvm_trial("local-qemu", local_host_name(), choice.trial_s);  // host_costs.hpp
     // One `vm up` for a contiguous block starting at vm0 (the first run), else one per block.
     std::vector<std::pair<int, int>> runs;  // (first index, count)
     for (int i : missing) {

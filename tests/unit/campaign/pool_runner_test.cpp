@@ -12,7 +12,9 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/runner.hpp"
+#include "harness/campaign/wall_time.hpp"
 #include "harness/pool/engine.hpp"
+#include "harness/pool/host_costs.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 
 #include "tests/common/fake_agent.hpp"
@@ -50,6 +52,7 @@ struct TestPoolState {
   std::map<std::string, std::pair<std::string, std::string>> agents;  // vm -> (url, token file)
   int cores = 64;
   std::int64_t memory_mib = 1 << 20;
+  std::string unreachable;            // capacity() lists the host as not answering (this text)
   int boot_failures_left = 0;         // the next N fresh boots throw BootError
   std::vector<std::string> boots;     // guest names, in fresh-boot order
   int acquires = 0, releases = 0, orphan_releases = 0;
@@ -60,6 +63,7 @@ struct TestPoolState {
     agents.clear();
     cores = 64;
     memory_mib = 1 << 20;
+    unreachable.clear();
     boot_failures_left = 0;
     boots.clear();
     acquires = releases = orphan_releases = 0;
@@ -88,7 +92,9 @@ class TestPool : public hp::Pool {
   }
   std::vector<hp::HostCapacity> capacity() override {
     std::lock_guard<std::mutex> lk(state().mu);
-    return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}, {}}};
+    if (!state().unreachable.empty())
+      return {hp::HostCapacity{"test://hv1", 0, 0, cfg_->vms, {}, {}, {}, state().unreachable}};
+    return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}, {}, {}}};
   }
   std::vector<hp::Guest> acquire(const hp::AcquireContext&) override {
     std::lock_guard<std::mutex> lk(state().mu);
@@ -270,6 +276,96 @@ TEST(RunnerPool, CapacityIsRefusedBeforeAnythingIsStoredOrBooted) {
   EXPECT_THROW(hc::run_campaign(c, f.o), hp::CapacityError);
 }
 
+// A lab is planned offline: a host that does not answer is not judged at plan time, the
+// schedule (and its hash) is the one planned when it answers, and `harness run` refuses to
+// start until it answers (nothing stored, nothing booted).
+TEST(RunnerPool, AnUnreachableHostIsNotJudgedAtPlanAndRefusedAtRun) {
+  Fleet f(2);
+  const auto c = f.campaign(campaign_yaml(2, 1));
+  const auto online = hc::preview_engine(c);
+  EXPECT_TRUE(online.capacity.unreachable.empty());
+  const std::string online_hash = hc::plan(c).sha256_hex;
+  state().unreachable = "cannot connect: no route to host";
+  const auto offline = hc::preview_engine(c);
+  EXPECT_TRUE(offline.capacity.ok);
+  ASSERT_EQ(offline.capacity.unreachable.size(), 1u);
+  EXPECT_THAT(offline.capacity.table, HasSubstr("not judged: host test://hv1 unreachable; judged again at run"));
+  EXPECT_EQ(hc::plan(c).sha256_hex, online_hash);
+  try {
+    hc::run_campaign(c, f.o);
+    ADD_FAILURE() << "a run started with a host that does not answer";
+  } catch (const hp::PoolError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("capacity cannot be judged"));
+    EXPECT_THAT(e.what(), HasSubstr("test://hv1: cannot connect: no route to host"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(f.o.db_path));
+  EXPECT_EQ(state().acquires, 0);
+  EXPECT_TRUE(state().boots.empty());
+}
+
+// `harness plan` of a libvirt campaign whose hypervisor does not answer (a socket nothing
+// listens on): planned, the host "not judged", the same schedule hash as planned with a hosts
+// file (no hypervisor asked at all), and the wall time says the boot is assumed.
+TEST(RunnerPool, HarnessPlanOfALibvirtLabWorksOffline) {
+  TempDir d;
+  const std::string uri = "qemu+unix:///system?socket=" + (d / "no-libvirtd.sock");
+  write(d / "lab.yaml", test_support::small_campaign_yaml("{kind: libvirt, hosts: [{uri: \"" + uri + "\", guests: 2}]}"));
+  write(d / "hosts.yaml", "hosts:\n  - {name: vm0, url: \"http://127.0.0.1:1\", token_file: " + (d / "tok") +
+                              "}\n  - {name: vm1, url: \"http://127.0.0.1:2\", token_file: " + (d / "tok") + "}\n");
+  write_token(d / "tok", "tok");
+  const std::string env = "HARNESS_ACCEL_PROBE_DIR=" + (d / "probe") + " ";
+  const auto off = test_support::run_harness("plan " + (d / "lab.yaml"), d / "out.txt", test_support::LogMode::Replace, env);
+  EXPECT_EQ(off.code, 0) << off.out;
+  EXPECT_THAT(off.out, HasSubstr("not judged: host " + uri + " unreachable; judged again at run"));
+  EXPECT_THAT(off.out, HasSubstr("a boot per case 10.0 s (assumed 10 s, not yet measured)"));
+  const auto with_hosts = test_support::run_harness("plan " + (d / "lab.yaml") + " --hosts " + (d / "hosts.yaml"),
+                                                    d / "out2.txt", test_support::LogMode::Replace, env);
+  EXPECT_EQ(with_hosts.code, 0) << with_hosts.out;
+  auto hash = [](const std::string& out) {
+    const auto at = out.find("schedule sha256 ");
+    return at == std::string::npos ? std::string("(none)") : out.substr(at + 16, 64);
+  };
+  EXPECT_EQ(hash(off.out), hash(with_hosts.out));
+  EXPECT_NE(hash(off.out), "(none)");
+  // what an earlier run measured on that host is used, offline too
+  hp::record_boot("libvirt", uri, "tcg", 35.2, d / "probe");
+  hp::record_kvm_trial("libvirt", uri, 31.0, d / "probe");
+  const auto measured = test_support::run_harness("plan " + (d / "lab.yaml"), d / "out3.txt", test_support::LogMode::Replace, env);
+  EXPECT_EQ(measured.code, 0) << measured.out;
+  EXPECT_THAT(measured.out, HasSubstr("a boot per case 35.2 s (35.2 s measured on " + uri + " on "));
+  EXPECT_THAT(measured.out, HasSubstr("KVM trial 31.0 s measured on " + uri));
+  EXPECT_EQ(hash(measured.out), hash(off.out));
+}
+
+// The wall time uses each host's measured boot for its guests, the assumed one elsewhere, and
+// adds every host's measured trial and upload once.
+TEST(RunnerPool, WallTimeUsesEachHostsMeasuredCosts) {
+  TempDir d;
+  write(d / "t.yaml", campaign_yaml(2, 1));
+  const auto c = hc::load_campaign(d / "t.yaml");
+  const auto s = hc::plan(c);  // 3 cases per VM, 3 s of phases each
+  hp::HostCosts slow;
+  slow.host = "qemu+ssh://hv2/system";
+  slow.boot = {40.0, 1764892800, 5};
+  slow.kvm_trial = {30.0, 1764892800, 1};
+  slow.upload = {20.0, 1764892800, 1};
+  hp::HostCosts unknown;
+  unknown.host = "qemu:///system";
+  const auto e = hc::estimate_wall_time(c, s, true, {{{"vm0"}, unknown}, {{"vm1"}, slow}});
+  const double per_case_vm1 = 3 + 40.0 + 3.5 + 0.3, per_case_vm0 = 3 + 10.0 + 3.5 + 0.3;
+  EXPECT_DOUBLE_EQ(e.once_s, 50.0);
+  EXPECT_DOUBLE_EQ(e.wall_s, 50.0 + 3 * per_case_vm1);
+  EXPECT_NEAR(e.guest_hours, 3 * (per_case_vm0 + per_case_vm1) / 3600.0, 1e-9);
+  EXPECT_THAT(e.text, HasSubstr("a boot per case 40.0 s (40.0 s measured on qemu+ssh://hv2/system on 2025-12-05 "
+                                "(median of 5 boots))"));
+  EXPECT_THAT(e.text, HasSubstr("after 50 s once per run: KVM trial 30.0 s measured on qemu+ssh://hv2/system on "
+                                "2025-12-05 (none when its verdict is cached); image upload 20.0 s"));
+  EXPECT_THAT(e.text, HasSubstr("boots on qemu:///system: assumed 10 s, not yet measured"));
+  // without a boot per case the boots do not count; the once-per-run costs still do
+  const auto reused = hc::estimate_wall_time(c, s, false, {{{"vm0"}, unknown}, {{"vm1"}, slow}});
+  EXPECT_DOUBLE_EQ(reused.wall_s, 50.0 + 3 * (3 + 3.5 + 0.3));
+}
+
 TEST(RunnerPool, OvercommitRunsAndEveryCaseRecordsItAndItsHost) {
   Fleet f(3);
   state().cores = 2;
@@ -378,12 +474,14 @@ TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEs
   EXPECT_EQ(over.code, 0) << over.out;
   EXPECT_THAT(over.out, HasSubstr("OVERCOMMITTED (provider.overcommit: true)"));
   // smoke: 3 cases on one guest, 50 s of phases + 13.8 s overhead each.
+  // (its own probe directory: no boot measured on this machine, the boot is assumed)
   const auto ok = test_support::run_harness("plan " + std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml",
-                                            d / "out.txt");
+                                            d / "out.txt", test_support::LogMode::Replace,
+                                            "HARNESS_ACCEL_PROBE_DIR=" + (d / "probe") + " ");
   EXPECT_EQ(ok.code, 0) << ok.out;
   EXPECT_THAT(ok.out, HasSubstr("expected wall time: 3 min 11 s with 1 guest(s) running at once (the busiest runs 3 "
-                                "case(s) of 50 s of phases + 13.8 s overhead: a boot per case 10 s + setup and finish 3.5 s "
-                                "+ restoration 0.3 s"));
+                                "case(s) of 50 s of phases + 13.8 s overhead: a boot per case 10.0 s (assumed 10 s, not "
+                                "yet measured) + setup and finish 3.5 s + restoration 0.3 s"));
   EXPECT_THAT(ok.out, HasSubstr("engine local-qemu: 1 guest(s) (vm0) on this machine"));
 }
 

@@ -74,6 +74,29 @@ TEST(Capacity, UnknownHostsAreNotJudged) {
   EXPECT_THAT(v.table, HasSubstr("not judged (cores and memory unknown to this engine)"));
 }
 
+// A host that did not answer is not judged (a lab is planned offline) and is listed as such;
+// the verdict names it for `harness run`, which refuses to start then (runner.cpp).
+TEST(Capacity, AnUnreachableHostIsNotJudgedAndSaysItIsJudgedAgainAtRun) {
+  auto down = host("qemu+ssh://lab@hv2/system", 0, 0, 3);
+  down.unreachable = "libvirt qemu+ssh://lab@hv2/system: cannot connect: ssh: Could not resolve hostname hv2";
+  // overcommit changes nothing for a host nobody could ask
+  for (bool overcommit : {false, true}) {
+    const auto v = hp::check_capacity({host("qemu:///system", 8, 20000, 2), down}, {1, 1024}, overcommit, "libvirt");
+    EXPECT_TRUE(v.ok);
+    EXPECT_TRUE(v.problems.empty());
+    ASSERT_EQ(v.unreachable.size(), 1u);
+    EXPECT_EQ(v.unreachable[0], "qemu+ssh://lab@hv2/system: " + down.unreachable);
+    EXPECT_THAT(v.table, HasSubstr("not judged: host qemu+ssh://lab@hv2/system unreachable; judged again at run"));
+    EXPECT_THAT(v.table, HasSubstr("unreachable: qemu+ssh://lab@hv2/system: libvirt"));
+    EXPECT_EQ(v.overcommitted("qemu+ssh://lab@hv2/system"), std::nullopt);
+    EXPECT_EQ(v.overcommitted("qemu:///system"), std::optional<bool>(false));
+  }
+  // cores and memory an engine left in an unreachable row are not judged either
+  auto stale = host("h", 2, 100, 9);
+  stale.unreachable = "no answer";
+  EXPECT_TRUE(hp::check_capacity({stale}, {1, 1024}, false, "e").ok);
+}
+
 TEST(Capacity, RunningGuestsCountAgainstCoresNotAgainstMemory) {
   auto h = host("local:ws", 4, 1500, 2);
   h.running = {"vm0"};          // adopted: its memory is already taken from MemAvailable

@@ -119,6 +119,12 @@ TEST(LibvirtConfig, Errors) {
                      "    - {uri: 'qemu:///system', guests: 2}\n"),
             "c.yaml:5:13: field provider.hosts[1].uri: 'qemu:///system' is already provider.hosts[0].uri (give one entry "
             "per host with its guest count)");
+  // one host identity (harness/pool/host_identity.hpp): a moved key file is not another host
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts:\n    - {uri: 'qemu+ssh://lab@hv2/system?keyfile=/a', guests: 1}\n"
+                     "    - {uri: 'qemu+ssh://lab@hv2/system?keyfile=/b&no_verify=1', guests: 2}\n"),
+            "c.yaml:5:13: field provider.hosts[1].uri: 'qemu+ssh://lab@hv2/system?keyfile=/b&no_verify=1' is already "
+            "provider.hosts[0].uri ('qemu+ssh://lab@hv2/system?keyfile=/a': the same host, qemu+ssh://lab@hv2/system, with "
+            "other credentials or options) (give one entry per host with its guest count)");
   EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  accelerator: hvf\n"),
             "c.yaml:4:16: field provider.accelerator: 'hvf' is not one of auto, kvm, tcg");
   EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  name_prefix: 'a b'\n"),

@@ -6,6 +6,7 @@
 #include "harness/pool/libvirt/libvirt_pool.hpp"
 
 #include "harness/digest/sha256.hpp"
+#include "harness/pool/host_costs.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/libvirt/image_staging.hpp"
 #include "harness/pool/libvirt/virt.hpp"
@@ -91,8 +92,12 @@ class LibvirtPoolTest : public ::testing::Test {
     conn_ = open_connection(kTestUri);  // keeps the test driver's state across pools
     io_ = std::make_shared<FakeIo>();
     log_ = root_ / "out.log";
+    // KVM verdicts and measured costs go next to the machine-wide probe cache: this test's own.
+    probe_dir_ = root_ / "probe";
+    ::setenv("HARNESS_ACCEL_PROBE_DIR", probe_dir_.c_str(), 1);
   }
   void TearDown() override {
+    ::unsetenv("HARNESS_ACCEL_PROBE_DIR");
     for (const auto& n : domains_with_prefix(conn_.get(), prefix_))
       if (Domain d{virDomainLookupByName(conn_.get(), n.c_str())}) virDomainDestroy(d.get());
     fs::remove_all(root_);
@@ -137,7 +142,7 @@ class LibvirtPoolTest : public ::testing::Test {
   }
 
   std::string prefix_;
-  fs::path root_, log_;
+  fs::path root_, log_, probe_dir_;
   std::string image_sha_;
   Conn conn_;
   std::shared_ptr<FakeIo> io_;
@@ -259,7 +264,8 @@ TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
 // URI text, as qemu:///system and a qemu+ssh URI to this machine are) is an alias of the first
 // entry's host: both entries' guests are that host's, its domains are counted once.
 TEST_F(LibvirtPoolTest, TwoUrisToTheSameMachineAreOneHost) {
-  const std::string other = std::string(kTestUri) + "?alias=1";  // another URI text, the same daemon
+  // another identity (a socket names another daemon; the test driver ignores it), the same machine
+  const std::string other = std::string(kTestUri) + "?socket=/run/other-libvirt-sock";
   char* a = virConnectGetHostname(conn_.get());
   ASSERT_NE(a, nullptr);
   Conn second = open_connection(other);
@@ -278,6 +284,85 @@ TEST_F(LibvirtPoolTest, TwoUrisToTheSameMachineAreOneHost) {
   EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
   EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
   // (How the rule judges a host with aliases: tests/unit/pool/capacity_test.cpp.)
+}
+
+// A host is known by its identity (harness/pool/host_identity.hpp): a URI's key file and
+// host-key option are not part of Guest::host (cases.host_uri) or the capacity table, and two
+// entries of one identity are one host without asking it.
+TEST_F(LibvirtPoolTest, AHostIsKnownByItsIdentityWithoutCredentialsOrOptions) {
+  LibvirtConfig c = config({1});
+  c.hosts[0].uri = parse_uri(std::string(kTestUri) + "?keyfile=/home/me/.ssh/lab&no_verify=1");
+  c.hosts.push_back({parse_uri(std::string(kTestUri) + "?keyfile=/moved/key"), 1});
+  LibvirtPool pool(c, GuestShape{}, hooks());
+  const auto cap = pool.capacity();
+  ASSERT_EQ(cap.size(), 1u);
+  EXPECT_EQ(cap[0].host, kTestUri);
+  EXPECT_TRUE(cap[0].aliases.empty());
+  EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
+  for (const auto& g : pool.acquire(context())) EXPECT_EQ(g.host, kTestUri) << g.name;
+  pool.release();
+}
+
+// `harness plan` of a lab works offline: a host that does not answer is listed with why (its
+// guests still placed there), never thrown for; the others are read as usual.
+TEST_F(LibvirtPoolTest, AnUnreachableHostIsListedNotThrown) {
+  const std::string gone = "test://" + (root_ / "no-such-driver-state.xml").string();
+  LibvirtConfig c = config({1});
+  c.hosts.push_back({parse_uri(gone), 2});
+  LibvirtPool pool(c, GuestShape{}, hooks());
+  std::vector<HostCapacity> cap;
+  ASSERT_NO_THROW(cap = pool.capacity());
+  ASSERT_EQ(cap.size(), 2u);
+  EXPECT_EQ(cap[0].host, kTestUri);
+  EXPECT_TRUE(cap[0].unreachable.empty()) << cap[0].unreachable;
+  EXPECT_GT(cap[0].cores, 0);
+  EXPECT_EQ(cap[1].host, gone);
+  EXPECT_NE(cap[1].unreachable.find("cannot connect"), std::string::npos) << cap[1].unreachable;
+  EXPECT_EQ(cap[1].cores, 0);
+  EXPECT_EQ(cap[1].memory_mib, 0);
+  EXPECT_EQ(cap[1].guests, (std::vector<std::string>{"vm1", "vm2"}));
+}
+
+// The KVM verdict of a host is cached with the key rule of local guests (harness/vm/accel.hpp
+// ProbeKey: host identity, libvirt and qemu versions, image) and reused by the next pool (the
+// next run, or a fresh boot after adoption); another image is another key and is tried again.
+// Every acquire also records the boots, the trial and the upload for `harness plan`.
+TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded) {
+  PoolHooks h = hooks();
+  int trials = 0;
+  h.host_accelerator = [&](const TrialBoot&, const std::string& request) {
+    ++trials;
+    return HostAccel{"kvm", request + ": " + std::string(kTestUri) + " kvm trial domain printed the kernel banner after 0.5 s"};
+  };
+  {
+    LibvirtPool pool(config({2}), GuestShape{}, h);
+    pool.acquire(context());
+    pool.release();
+  }
+  EXPECT_EQ(trials, 1);
+  const auto costs = read_host_costs("libvirt", kTestUri, probe_dir_.string());
+  EXPECT_TRUE(costs.kvm_trial.known());
+  EXPECT_TRUE(costs.upload.known());
+  ASSERT_TRUE(costs.boot.known());
+  EXPECT_EQ(costs.boot.samples, 2);
+  EXPECT_EQ(costs.accelerator, "kvm");
+  {
+    LibvirtPool again(config({2}), GuestShape{}, h);
+    const auto guests = again.acquire(context());
+    EXPECT_EQ(trials, 1);  // the cached verdict
+    for (const auto& g : guests) EXPECT_EQ(g.accelerator, "kvm") << g.name;
+    EXPECT_NE(output().find("kvm trial domain printed the kernel banner after 0.5 s; cached verdict of "), std::string::npos)
+        << output();
+    again.release();
+  }
+  EXPECT_EQ(read_host_costs("libvirt", kTestUri, probe_dir_.string()).boot.samples, 4);
+  // another image: another key, a new trial
+  make_image(root_ / "image-b", "B");
+  h.default_image_dir = (root_ / "image-b").string();
+  LibvirtPool other(config({1}), GuestShape{}, h);
+  other.acquire(context());
+  EXPECT_EQ(trials, 2);
+  other.release();
 }
 
 TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {

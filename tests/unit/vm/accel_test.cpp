@@ -175,6 +175,8 @@ TEST_F(AccelTest, TheProbeResultIsCachedPerBootAndQemuVersion) {
   EXPECT_EQ(second.accelerator, "tcg");
   EXPECT_FALSE(first.from_cache);
   EXPECT_TRUE(second.from_cache);
+  EXPECT_GE(first.trial_s, 0);     // the trial that ran is timed (harness/pool/host_costs.hpp keeps it)
+  EXPECT_EQ(second.trial_s, -1);   // none ran
   EXPECT_EQ(calls(), 1);  // the second decision booted nothing
   // An explicit kvm request still fails from the cached result, without a silent fallback.
   EXPECT_THROW(harness::vm::choose_accelerator(request("kvm")), harness::vm::AccelError);
@@ -209,6 +211,31 @@ TEST_F(AccelTest, CacheRootsOfOneMachineShareOneProbeOfTheSameKernelBytes) {
   a.machine_cache_dir = "-";
   EXPECT_FALSE(harness::vm::choose_accelerator(a).from_cache);
   EXPECT_EQ(calls(), 3);
+}
+
+// The one key rule of cached KVM verdicts (local guests and libvirt hosts): a verdict is
+// read back only for the very key it was written for; any part that changes is another key.
+TEST_F(AccelTest, AVerdictIsReusedOnlyForItsOwnKey) {
+  harness::vm::ProbeKey k{"qemu+ssh://hv2/system", "", "libvirt 9000000", "qemu 7002000 /usr/bin/qemu-system-x86_64", "",
+                          "abc"};
+  const std::string file = (dir_ / "machine" / k.file_name()).string();
+  EXPECT_EQ(k.file_name().rfind("accel-probe-", 0), 0u);
+  EXPECT_FALSE(harness::vm::read_probe_verdict(file, k));
+  harness::vm::write_probe_verdict(file, k, {true, "banner after 2.0 s", 2.5, 1764892800});
+  const auto v = harness::vm::read_probe_verdict(file, k);
+  ASSERT_TRUE(v);
+  EXPECT_TRUE(v->kvm_ok);
+  EXPECT_EQ(v->detail, "banner after 2.0 s");
+  EXPECT_DOUBLE_EQ(v->trial_s, 2.5);
+  EXPECT_EQ(v->measured_unix, 1764892800);
+  for (auto part : {&harness::vm::ProbeKey::host, &harness::vm::ProbeKey::boot, &harness::vm::ProbeKey::hypervisor,
+                    &harness::vm::ProbeKey::qemu, &harness::vm::ProbeKey::kvm_device,
+                    &harness::vm::ProbeKey::kernel_sha256}) {
+    auto other = k;
+    other.*part += "x";
+    EXPECT_NE(other.file_name(), k.file_name());
+    EXPECT_FALSE(harness::vm::read_probe_verdict(file, other)) << other.text();  // the same file, another key
+  }
 }
 
 TEST_F(AccelTest, MachineProbeDirHonoursTheEnvironment) {

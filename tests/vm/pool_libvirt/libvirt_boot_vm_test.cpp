@@ -9,6 +9,7 @@
 // qemu+ssh to this machine's sshd (libvirt over ssh, agent through an ssh tunnel). Then a
 // fresh boot with a variant cmdline, a runner "kill" and adoption, and release: nothing of
 // the campaign is left defined or running. Prints boot-to-ready per boot.
+#include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/libvirt_pool.hpp"
 
 #include "harness/pool/libvirt/tunnel.hpp"
@@ -210,7 +211,9 @@ TEST_F(LibvirtGuest, BootsOverSystemAndSshAndLeavesNothing) {
   const auto guests = pool->acquire(ctx_);
   ASSERT_EQ(guests.size(), 2u);
   EXPECT_EQ(guests[0].host, "qemu:///system");
-  EXPECT_EQ(guests[1].host, lab_["LAB_SSH_URI"]);
+  // the host's identity (harness/pool/host_identity.hpp): the lab URI without its keyfile= and command=
+  EXPECT_EQ(guests[1].host, harness::pool::host_identity(lab_["LAB_SSH_URI"]));
+  EXPECT_EQ(guests[1].host.find("keyfile="), std::string::npos) << guests[1].host;
   for (const auto& g : guests) {
     const auto b = pool->last_boot(g.name);
     ASSERT_TRUE(b) << g.name;
