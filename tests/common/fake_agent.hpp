@@ -7,7 +7,11 @@
 // many times that base case was submitted, 1-based). A case becomes terminal after
 // `polls_to_finish` status requests, walking through the phases on the way. A test that must
 // act while a given case is in flight holds it (`hold_submission`): that case stays in its
-// pressure phase until release_hold(), and wait_until_held() waits for it (no timing guess).
+// pressure phase (or the phase `hold_in` names) until release_hold(), and wait_until_held()
+// waits for it (no timing guess). What happens to the guest itself is modelled as the real
+// agent shows it (tests/common/runner_contract.hpp holds the fake to that): replace_guest()
+// (the guest died and a fresh one answers at the same address) and reboot() (the guest
+// rebooted with its disk: the agent's restart settling, harness/agent/API.md "Agent restart").
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/common/wait_until.hpp"
@@ -160,8 +164,10 @@ class FakeAgent {
     int polls = 0;
     std::string state = "queued";
     std::string last_phase;  ///< last phase reported by GET status
-    bool held = false;       ///< stays in "pressure" until release_hold()
+    bool held = false;       ///< stays in `hold_phase` until release_hold()
+    std::string hold_phase = "pressure";
     std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
+    bool settled = false;    ///< ended by reboot() (its status error says so)
   };
 
   FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
@@ -230,11 +236,46 @@ class FakeAgent {
     std::unique_lock<std::mutex> lk(mu_);
     return held_cv_.wait_for(lk, limit, [this] { return held_seen_; });
   }
-  /// Lets the held case finish (its remaining polls as usual).
+  /// Holds a submission in a phase: called at each accepted POST with the base case id and
+  /// how many times it was submitted (1-based); "warmup" or "pressure" holds that submission
+  /// there as `hold_submission` does in pressure, "" (the default) does not.
+  std::function<std::string(const std::string& base_id, int n)> hold_in;
+  /// Lets the held case finish (its remaining polls as usual); the next hold is waited for anew.
   void release_hold() {
     std::lock_guard<std::mutex> lk(mu_);
     for (auto& [id, c] : cases_) c.held = false;
     hold_submission = 0;
+    held_seen_ = false;
+  }
+
+  /// The guest died and a fresh guest (new data disk, new boot) answers at the same address,
+  /// as `harness vm reboot` gives: its agent knows no case (404) and has no unclean mark.
+  void replace_guest(const std::string& new_boot_id) {
+    std::lock_guard<std::mutex> lk(mu_);
+    cases_.clear();
+    unclean = nullptr;
+    boot_id_ = new_boot_id;
+  }
+
+  /// The guest rebooted with its disk (boot id `new_boot_id`): the restarted agent settles every
+  /// case that had not ended as the real one does (harness/agent/restart_settling.cpp): no
+  /// bundle, `lost` when it had reported the pressure phase or later, else `infra_failed`, and
+  /// the VM marked unclean naming that case (its state is unknown).
+  void reboot(const std::string& new_boot_id) {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& [id, c] : cases_) {
+      if (c.state == "completed" || c.state == "infra_failed" || c.state == "lost") continue;
+      const bool after = c.last_phase == "pressure" || c.last_phase == "recovery" || c.last_phase == "restoration";
+      c.state = after ? "lost" : "infra_failed";
+      c.outcome = Outcome::InfraNoBundle;  // finished, no bundle
+      c.polls = polls_to_finish;
+      c.held = false;
+      c.settled = true;
+      unclean = {{"case_id", id},
+                 {"problems", {"no restoration verdict: the agent running case " + id +
+                               " stopped before its executor ended and no bundle was written (fake)"}}};
+    }
+    boot_id_ = new_boot_id;
   }
 
   /// Submissions per base case id (the id without a ".aN" attempt suffix).
@@ -319,8 +360,13 @@ class FakeAgent {
           return;
         }
         const int n = ++submissions_[base_id(id)];
-        cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", false, std::chrono::steady_clock::now()};
+        cases_[id] = Case{spec, outcome(base_id(id), n), 0, "queued", "", false, "pressure",
+                          std::chrono::steady_clock::now()};
         cases_[id].held = ++accepted_ == hold_submission;
+        if (const std::string ph = hold_in ? hold_in(base_id(id), n) : ""; !ph.empty()) {
+          cases_[id].held = true;
+          cases_[id].hold_phase = ph;
+        }
       }
       if (post_reply_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(post_reply_delay_ms));
       res.status = 202;
@@ -365,8 +411,9 @@ class FakeAgent {
       static const char* phases[] = {"setup", "warmup", "pressure", "recovery", "restoration"};
       std::string phase = "done";
       const int idx_now = std::min(4, c.polls * 5 / std::max(1, polls_to_finish));
-      if (c.held && (c.polls >= polls_to_finish || idx_now >= 2)) {
-        phase = "pressure";
+      const int hold_idx = c.hold_phase == "warmup" ? 1 : 2;
+      if (c.held && (c.polls >= polls_to_finish || idx_now >= hold_idx)) {
+        phase = phases[hold_idx];
         c.last_phase = phase;
         c.state = "running";
         held_seen_ = true;
@@ -393,6 +440,7 @@ class FakeAgent {
       nlohmann::json j{{"case_id", it->first}, {"state", c.state}, {"phase", phase}, {"error", nullptr}};
       if (c.state == "infra_failed") j["error"] = "fake: child died";
       if (c.state == "lost") j["error"] = "canary-sqlite left no readable trace (fake)";
+      if (c.settled) j["error"] = "settled when the agent restarted (fake): no bundle (last phase " + c.last_phase + ")";
       res.set_content(j.dump(), "application/json");
     });
     server_.Get(R"(/v1/cases/([A-Za-z0-9._-]+)/bundle)", [this](const httplib::Request& req, httplib::Response& res) {
