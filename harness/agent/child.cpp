@@ -139,7 +139,7 @@ int wait_child(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::pair<int, std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
+CommandOutput capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("cannot start '" + (argv.empty() ? "" : argv[0]) + "': pipe failed");
   pid_t pid = -1;
@@ -157,7 +157,7 @@ std::pair<int, std::string> capture_output(const std::vector<std::string>& argv,
   while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
     if (n > 0 && out.size() <= max_bytes) out.append(buf, static_cast<std::size_t>(n));
   close(p[0]);
-  return {wait_child(pid), out};
+  return {wait_child(pid), std::move(out)};
 }
 
 int run_command(const std::vector<std::string>& argv) { return wait_child(start_process(argv, -1, -1, false)); }

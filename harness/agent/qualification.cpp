@@ -9,7 +9,6 @@
 #include "qualify/qualify.hpp"
 
 #include <stdexcept>
-#include <tuple>
 
 namespace harness::agent {
 using nlohmann::json;
@@ -23,9 +22,9 @@ json failed_report(const std::string& reason) {
 json command_report(const std::string& cmd) {
   int rc = -1;
   try {
-    std::string out;
-    std::tie(rc, out) = capture_output(split_command(cmd), kStateFileMax);
-    json j = harness::json::parse(out, "qualification command output");
+    const CommandOutput run = capture_output(split_command(cmd), kStateFileMax);
+    rc = run.exit_code;
+    json j = harness::json::parse(run.out, "qualification command output");
     if (!j.is_object() || !j.contains("passed")) throw std::runtime_error("no 'passed' field");
     return j;
   } catch (const std::exception& e) {
