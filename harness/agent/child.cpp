@@ -22,46 +22,66 @@ namespace {
 int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 int pidfd_signal(int pidfd, int sig) { return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0)); }
 
-}  // namespace
-
-ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (argv.empty()) throw std::runtime_error("spawn: empty command");
-  // argv is built before fork: no allocation between fork and exec (the agent is threaded)
+/// The agent's one fork/exec: starts argv (no shell; argv[0] looked up in PATH) with stdin
+/// /dev/null, stdout on `out_fd` and stderr on `err_fd` (-1: the agent's own), leading a
+/// new process group when `new_group`. argv is built before fork: no allocation between
+/// fork and exec (the agent is threaded). An exec failure comes back through a CLOEXEC pipe
+/// as its errno. Throws std::runtime_error naming the program when the pipe, fork or exec
+/// fails (the child is then reaped).
+pid_t start_process(const std::vector<std::string>& argv, int out_fd, int err_fd, bool new_group) {
+  if (argv.empty()) throw std::runtime_error("cannot start an empty command");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   int ep[2];
-  if (pipe2(ep, O_CLOEXEC) != 0) throw std::runtime_error("spawn: pipe failed");
-  pid_t pid = fork();
+  if (pipe2(ep, O_CLOEXEC) != 0) throw std::runtime_error("cannot start '" + argv[0] + "': pipe: " + std::strerror(errno));
+  const pid_t pid = fork();
   if (pid < 0) {
+    const int e = errno;
     close(ep[0]);
     close(ep[1]);
-    throw std::runtime_error(std::string("spawn: fork failed: ") + std::strerror(errno));
+    throw std::runtime_error("cannot start '" + argv[0] + "': fork: " + std::strerror(e));
   }
   if (pid == 0) {
-    setpgid(0, 0);
-    int nul = open("/dev/null", O_RDONLY);
+    if (new_group) setpgid(0, 0);
+    const int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
-    int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
+    if (out_fd >= 0) dup2(out_fd, 1);
+    if (err_fd >= 0) dup2(err_fd, 2);
     execvp(args[0], args.data());
-    int e = errno;
+    const int e = errno;
     (void)!write(ep[1], &e, sizeof e);
     _exit(127);
   }
   // The parent sets the group too: signals sent before the child ran setpgid must reach it.
-  setpgid(pid, pid);
+  if (new_group) setpgid(pid, pid);
   close(ep[1]);
   int e = 0;
-  ssize_t n = read(ep[0], &e, sizeof e);
+  ssize_t n;
+  do n = read(ep[0], &e, sizeof e);
+  while (n < 0 && errno == EINTR);
   close(ep[0]);
   if (n == sizeof e) {
-    waitpid(pid, nullptr, 0);
+    wait_child(pid);
     throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(e));
   }
+  return pid;
+}
+
+}  // namespace
+
+ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
+  // Opened here, close-on-exec: the child gets it as stdout and stderr only (dup2 clears the
+  // flag on the copies). A log that cannot be opened leaves the agent's own streams.
+  const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  pid_t pid = -1;
+  try {
+    pid = start_process(argv, log, log, /*new_group=*/true);
+  } catch (...) {
+    if (log >= 0) close(log);
+    throw;
+  }
+  if (log >= 0) close(log);
   ChildHandle h;
   h.pid = pid;
   h.pidfd = open_pidfd(pid);  // the child is unreaped: this names it, whatever happens later
@@ -119,34 +139,28 @@ int wait_child(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-std::pair<int, std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
-  std::vector<char*> a;  // built before fork: no allocation in the child (threaded server)
-  for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-  a.push_back(nullptr);
+CommandOutput capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  pid_t pid = fork();
-  if (pid < 0) {
+  if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("cannot start '" + (argv.empty() ? "" : argv[0]) + "': pipe failed");
+  pid_t pid = -1;
+  try {
+    pid = start_process(argv, p[1], -1, /*new_group=*/false);
+  } catch (...) {
     close(p[0]);
     close(p[1]);
-    throw std::runtime_error("fork failed");
-  }
-  if (pid == 0) {
-    dup2(p[1], 1);
-    close(p[0]);
-    close(p[1]);
-    if (a[0]) execvp(a[0], a.data());
-    _exit(127);
+    throw;
   }
   close(p[1]);
   std::string out;
   char buf[4096];
   ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0)
-    if (out.size() <= max_bytes) out.append(buf, static_cast<std::size_t>(n));
+  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0 && out.size() <= max_bytes) out.append(buf, static_cast<std::size_t>(n));
   close(p[0]);
-  return {wait_child(pid), out};
+  return {wait_child(pid), std::move(out)};
 }
+
+int run_command(const std::vector<std::string>& argv) { return wait_child(start_process(argv, -1, -1, false)); }
 
 std::vector<std::string> split_command(const std::string& cmd) {
   std::vector<std::string> r;

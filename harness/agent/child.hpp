@@ -49,11 +49,23 @@ void signal_child(const ChildHandle& child, int sig);
 /// (for short helper commands such as --qualify-cmd).
 int wait_child(pid_t pid);
 
-/// Runs `argv` (no shell; argv[0] looked up in PATH) with its stdout on a pipe and waits
-/// for it: its exit code (as wait_child) and what it printed, kept while the text holds at
-/// most `max_bytes` (the rest is read and dropped, so the child never blocks on a full
-/// pipe). Throws std::runtime_error when pipe or fork fails (for --qualify-cmd).
-std::pair<int, std::string> capture_output(const std::vector<std::string>& argv, std::size_t max_bytes);
+/// What a command run by capture_output ended with.
+struct CommandOutput {
+  int exit_code = -1;  ///< as wait_child: the exit code, 128+signal, -1 when waitpid failed
+  std::string out;     ///< its stdout, at most max_bytes + one read's worth
+};
+
+/// Runs `argv` (no shell; argv[0] looked up in PATH; stdin /dev/null) with its stdout on a
+/// pipe and waits for it: its exit code and what it printed, kept while the
+/// text holds at most `max_bytes` (the rest is read and dropped, so the child never blocks
+/// on a full pipe). Throws std::runtime_error naming the program when it cannot be started
+/// (pipe, fork or exec: the same start as spawn_child's) (for --qualify-cmd).
+CommandOutput capture_output(const std::vector<std::string>& argv, std::size_t max_bytes);
+
+/// Runs `argv` (no shell; argv[0] looked up in PATH; stdin /dev/null, stdout and stderr the
+/// agent's) and waits for it: its exit code (as wait_child). Throws std::runtime_error
+/// naming the program when it cannot be started (for the reboot commands).
+int run_command(const std::vector<std::string>& argv);
 
 /// Splits a command line on whitespace into argv (no quoting rules: for --executor and
 /// --qualify-cmd overrides, which take plain paths and flags).

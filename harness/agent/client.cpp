@@ -3,7 +3,6 @@
 
 #include "harness/json/limited_parse.hpp"
 
-#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <curl/curl.h>
 
@@ -53,21 +52,6 @@ bool valid_case_id(const std::string& id) {
 }
 
 }  // namespace
-
-bool url_is_loopback(const std::string& url) {
-  const auto scheme_end = url.find("://");
-  std::string rest = scheme_end == std::string::npos ? url : url.substr(scheme_end + 3);
-  rest = rest.substr(0, rest.find('/'));
-  std::string host;
-  if (!rest.empty() && rest[0] == '[') {
-    host = rest.substr(1, rest.find(']') == std::string::npos ? std::string::npos : rest.find(']') - 1);
-  } else {
-    host = rest.substr(0, rest.find(':'));
-  }
-  if (host == "localhost" || host == "::1") return true;
-  in_addr a{};
-  return ::inet_pton(AF_INET, host.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
-}
 
 struct AgentClient::Connection {
   std::mutex mu;

@@ -5,6 +5,8 @@
 // health, qualification, status, bundle); POST (submit, cancel) is sent once. Errors are
 // typed (AgentError subclasses) and their messages name the agent URL and what to check.
 // One AgentClient per thread (it owns a curl easy handle per request; no shared state).
+#include "harness/agent/loopback.hpp"  // url_is_loopback: the plain-HTTP rule for a URL
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -94,9 +96,6 @@ struct ClientOptions {
   /// clear text). Without it the constructor refuses such a URL.
   bool allow_plain_http = false;
 };
-
-/// True when `url` (http:// or https://) names 127.0.0.0/8, ::1 or localhost.
-bool url_is_loopback(const std::string& url);
 
 /// Client of one agent. `token_file` is only used in error messages ("check token file F").
 class AgentClient {

@@ -21,11 +21,13 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace harness::agent {
 namespace {
@@ -240,6 +242,7 @@ class WireStream final : public httplib::Stream {
     std::size_t i = 0, line_start = 0, lines = 0;
     bool content_length = false, chunked = false;
     unsigned long long length = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> range_lines;  // [begin, end) of each Range line
     for (;;) {
       for (; i < buf_.size(); ++i) {
         const auto c = static_cast<unsigned char>(buf_[i]);
@@ -253,6 +256,10 @@ class WireStream final : public httplib::Stream {
             return Head::Malformed;
           }
           const std::string_view line(buf_.data() + line_start, i - 1 - line_start);
+          if (lines == 0 && !line.empty() && !request_line_ok(line)) {
+            why = "the request line is not 'METHOD TARGET HTTP/1.0' or 'HTTP/1.1' (HTTP/0.9 and HTTP/2 are not served)";
+            return Head::Malformed;
+          }
           if (line.empty()) {
             if (lines == 0) {
               why = "empty request line";
@@ -260,9 +267,11 @@ class WireStream final : public httplib::Stream {
             }
             head_end_ = i + 1;
             has_body = chunked || (content_length && length > 0);
+            drop_lines(range_lines);
             return Head::Ready;
           }
           if (lines > 0 && !check_header(line, content_length, chunked, length, why)) return Head::Malformed;
+          if (lines > 0 && is_range(line)) range_lines.emplace_back(line_start, i + 1);
           if (++lines > l_.max_header_lines + 1) {
             why = "request head has more than " + std::to_string(l_.max_header_lines) + " header lines (limit)";
             return Head::TooManyLines;
@@ -328,6 +337,42 @@ class WireStream final : public httplib::Stream {
   static ssize_t over_budget() {
     if (tl_flags) tl_flags->body_over_budget = true;
     return -1;
+  }
+
+  /// A "Range:" header line. The agent serves no byte ranges (API.md: a Range header is
+  /// ignored, RFC 9110 section 14.2 lets a server ignore it), and httplib must not see
+  /// one: it matches the header with a backtracking std::regex whose recursion touched
+  /// about 1-3 MiB of a connection thread's stack for 2,700 ranges in an 8 KB line (64 such
+  /// requests at once: a 64-187 MiB peak RSS), and then builds a multipart answer in
+  /// memory with one part per range (875 KB for GET /v1/health).
+  static bool is_range(std::string_view line) {
+    const auto colon = line.find(':');
+    return colon != std::string_view::npos && iequals(trim(line.substr(0, colon)), "Range");
+  }
+
+  /// Removes the head's lines [begin, end) (in order, not overlapping) from the buffer.
+  void drop_lines(const std::vector<std::pair<std::size_t, std::size_t>>& spans) {
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+      buf_.erase(it->first, it->second - it->first);
+      head_end_ -= it->second - it->first;
+    }
+  }
+
+  /// The request line httplib can parse and the agent serves: three fields separated by
+  /// one space each, the method in capitals, the version HTTP/1.0 or HTTP/1.1. Anything
+  /// else (an HTTP/0.9 "GET /", the HTTP/2 preface "PRI * HTTP/2.0") is refused by the
+  /// guard with the connection closed: httplib's own 400 for it left what followed on the
+  /// connection to be parsed as a second request.
+  static bool request_line_ok(std::string_view line) {
+    const auto sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || sp1 == 0) return false;
+    const auto sp2 = line.find(' ', sp1 + 1);
+    if (sp2 == std::string_view::npos || sp2 == sp1 + 1 || line.find(' ', sp2 + 1) != std::string_view::npos)
+      return false;
+    for (char c : line.substr(0, sp1))
+      if (c < 'A' || c > 'Z') return false;
+    const std::string_view version = line.substr(sp2 + 1);
+    return version == "HTTP/1.1" || version == "HTTP/1.0";
   }
 
   /// One header line: rejects obs-fold and ambiguous framing; notes the framing.
@@ -487,6 +532,15 @@ bool body_deadline_passed() { return tl_flags && tl_flags->body_timed_out; }
 bool body_over_raw_limit() { return tl_flags && tl_flags->body_over_budget; }
 
 /// Connection counts and the serving of one connection (shared by the plain and TLS servers).
+///
+/// Slots: an admitted connection holds one slot of its address and one of the server. When
+/// a new connection finds its address's slots or the server's full, the connection that has
+/// waited longest for a request head (a TLS handshake, a head still arriving, an idle
+/// keep-alive) is closed to make room, from the same address when that address is full,
+/// else from any: a slow client therefore cannot keep the slots of the runner's own address
+/// or of the server, since the runner's request, once its head is in, is not closable this
+/// way. Only when every slot concerned is inside a request (a handler runs) is the new
+/// connection refused (503).
 class ConnectionGuard {
  public:
   using Process = std::function<bool(httplib::Stream&, bool close_connection, bool& connection_closed)>;
@@ -505,21 +559,7 @@ class ConnectionGuard {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     std::string refusal;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      std::size_t& mine = per_address_[addr];
-      if (total_ >= l_.max_connections)
-        refusal = "too many open connections (limit " + std::to_string(l_.max_connections) + ")";
-      else if (mine >= l_.max_connections_per_address)
-        refusal = "too many open connections from " + addr + " (limit " +
-                  std::to_string(l_.max_connections_per_address) + " per client address)";
-      if (refusal.empty()) {
-        ++mine;
-        ++total_;
-      } else if (mine == 0) {
-        per_address_.erase(addr);
-      }
-    }
+    const auto slot = admit(fd, addr, accepted, refusal);
     if (!refusal.empty()) {
       // Plain HTTP gets a 503 at once; over TLS it would need a handshake first, which is
       // what the limit is there to avoid: the connection is just closed.
@@ -535,17 +575,75 @@ class ConnectionGuard {
       ::close(fd);
       return;
     }
-    serve_admitted(fd, ctx, listening, process, accepted);
+    serve_admitted(fd, ctx, listening, process, accepted, slot);
+    release(slot);  // before close: an eviction never shuts down a reused descriptor
     ::shutdown(fd, SHUT_RDWR);
     ::close(fd);
+  }
+
+ private:
+  /// An admitted connection. `waiting_head`: no request of it is being handled; `since`:
+  /// when that wait began. `evicted`: closed to make room; it no longer counts.
+  struct Slot {
+    int fd;
+    std::string addr;
+    Clock::time_point since;
+    bool waiting_head = true;
+    bool evicted = false;
+  };
+  using SlotIt = std::list<Slot>::iterator;
+
+  /// Takes a slot for `fd`, closing the longest-waiting head of the full pool to make room
+  /// (class comment); `refusal` says why when no slot can be had.
+  SlotIt admit(int fd, const std::string& addr, Clock::time_point accepted, std::string& refusal) {
     std::lock_guard<std::mutex> lk(mu_);
+    const auto mine = per_address_.find(addr);
+    const bool address_full = mine != per_address_.end() && mine->second >= l_.max_connections_per_address;
+    if (address_full || total_ >= l_.max_connections) {
+      SlotIt victim = slots_.end();
+      for (auto it = slots_.begin(); it != slots_.end(); ++it)
+        if (it->waiting_head && !it->evicted && (!address_full || it->addr == addr) &&
+            (victim == slots_.end() || it->since < victim->since))
+          victim = it;
+      if (victim == slots_.end()) {
+        refusal = address_full ? "too many open connections from " + addr + " (limit " +
+                                     std::to_string(l_.max_connections_per_address) +
+                                     " per client address, every one inside a request)"
+                               : "too many open connections (limit " + std::to_string(l_.max_connections) +
+                                     ", every one inside a request)";
+        return slots_.end();
+      }
+      victim->evicted = true;
+      uncount(victim->addr);
+      ::shutdown(victim->fd, SHUT_RDWR);  // its thread sees the end of the stream and closes it
+    }
+    ++per_address_[addr];
+    ++total_;
+    return slots_.insert(slots_.end(), Slot{fd, addr, accepted});
+  }
+
+  /// Marks the slot waiting for a head (true) or inside a request (false); false when the
+  /// connection was closed to make room (it must stop).
+  bool set_waiting(SlotIt slot, bool waiting) {
+    std::lock_guard<std::mutex> lk(mu_);
+    slot->waiting_head = waiting;
+    if (waiting) slot->since = Clock::now();
+    return !slot->evicted;
+  }
+
+  void release(SlotIt slot) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!slot->evicted) uncount(slot->addr);
+    slots_.erase(slot);
+  }
+
+  void uncount(const std::string& addr) {  // under mu_
     --total_;
     if (--per_address_[addr] == 0) per_address_.erase(addr);
   }
 
- private:
   void serve_admitted(int fd, SSL_CTX* ctx, const std::atomic<socket_t>& listening, const Process& process,
-                      Clock::time_point accepted) {
+                      Clock::time_point accepted, SlotIt slot) {
     SSL* ssl = nullptr;
     if (ctx) {
       ssl = SSL_new(ctx);
@@ -569,8 +667,10 @@ class ConnectionGuard {
     for (std::size_t n = 0; n < l_.max_requests_per_connection; ++n) {
       bool has_body = false;
       std::string why;
+      if (n > 0 && !set_waiting(slot, true)) break;
       const Head h = s.await_head(n == 0, accepted, has_body, why);
       if (h == Head::Closed) break;
+      if (h == Head::Ready && !set_waiting(slot, false)) break;  // closed to make room as the head came in
       if (h != Head::Ready) {
         const std::string r = h == Head::Timeout        ? simple_response(408, "Request Timeout", why)
                               : h == Head::Malformed    ? simple_response(400, "Bad Request", why)
@@ -603,21 +703,12 @@ class ConnectionGuard {
 
   const ConnectionLimits l_;
   std::mutex mu_;
-  std::map<std::string, std::size_t> per_address_;
-  std::size_t total_ = 0;
+  std::list<Slot> slots_;
+  std::map<std::string, std::size_t> per_address_;  // slots not evicted, by address
+  std::size_t total_ = 0;                           // slots not evicted
 };
 
 namespace {
-/// httplib's setup_request hook: runs after it parsed the head (Range into req.ranges) and
-/// before the Expect handler, routing and the answer. The agent serves no ranges (API.md
-/// "Limits"), so a Range header is ignored (RFC 9110 section 14.2 lets a server ignore it):
-/// httplib would otherwise build a multipart answer in memory with one part per range
-/// (2,700 ranges of "0-" in an 8 KB header: an 875 KB answer to GET /v1/health).
-void ignore_ranges(httplib::Request& req) {
-  req.ranges.clear();
-  req.headers.erase("Range");
-}
-
 void adopt_limits(httplib::Server& s, const ConnectionLimits& l) {
   // Room for the connections within the limits plus a few being refused at once.
   const std::size_t threads = l.max_connections + 16;
@@ -637,7 +728,7 @@ void GuardedServer::deepen_backlog(int backlog) {
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   guard_->serve(sock, nullptr, svr_sock_, [this](httplib::Stream& s, bool close, bool& closed) {
-    return process_request(s, close, closed, ignore_ranges);
+    return process_request(s, close, closed, nullptr);
   });
   return true;
 }
@@ -654,7 +745,7 @@ void GuardedSslServer::deepen_backlog(int backlog) {
 
 bool GuardedSslServer::process_and_close_socket(socket_t sock) {
   guard_->serve(sock, ssl_context(), svr_sock_, [this](httplib::Stream& s, bool close, bool& closed) {
-    return process_request(s, close, closed, ignore_ranges);
+    return process_request(s, close, closed, nullptr);
   });
   return true;
 }

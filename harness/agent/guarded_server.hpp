@@ -9,14 +9,20 @@
 // every accepted socket (process_and_close_socket, a virtual of httplib::Server) and
 // hands httplib only a complete, checked request head:
 //
-//   accept -> per-address and total connection limits (over: 503, closed)
+//   accept -> per-address and total connection limits: when full, the connection that
+//             has waited longest for a request head is closed to make room (from the
+//             same address when that address is full); 503 and closed only when every
+//             slot concerned is inside a request
 //          -> TLS handshake within the head deadline
+//          -> request line METHOD SP TARGET SP HTTP/1.0 or HTTP/1.1 (else 400, closed:
+//             no HTTP/0.9 line or HTTP/2 preface reaches httplib)
 //          -> request line + headers read by the guard within the head deadline, at most
 //             max_head_bytes and max_header_lines, no NUL or other control byte, no bare
 //             LF, framing (Content-Length / Transfer-Encoding: chunked) unambiguous
 //             (else 408 / 431 / 400, closed)
-//          -> httplib parses it; a Range header is ignored (the agent serves no ranges:
-//             httplib would build a multipart answer in memory, one part per range);
+//          -> a Range header line is dropped (the agent serves no ranges; httplib would
+//             match it with a backtracking regex and build a multipart answer in memory)
+//          -> httplib parses the rest;
 //             httplib routes it; the body is read through the guard, at most
 //             2 x max_body_bytes + 64 KiB of raw bytes (framing included) within the body
 //             deadline

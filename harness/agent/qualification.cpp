@@ -20,13 +20,17 @@ json failed_report(const std::string& reason) {
 
 /// The report printed by --qualify-cmd.
 json command_report(const std::string& cmd) {
-  auto [rc, out] = capture_output(split_command(cmd), kStateFileMax);
+  int rc = -1;
   try {
-    json j = harness::json::parse(out, "qualification command output");
+    const CommandOutput run = capture_output(split_command(cmd), kStateFileMax);
+    rc = run.exit_code;
+    json j = harness::json::parse(run.out, "qualification command output");
     if (!j.is_object() || !j.contains("passed")) throw std::runtime_error("no 'passed' field");
     return j;
   } catch (const std::exception& e) {
-    return failed_report("qualification command '" + cmd + "' exited " + std::to_string(rc) +
+    // A failed qualification is an outcome (412 with the reason), not an error of the agent.
+    return failed_report("qualification command '" + cmd + "' " +
+                         (rc < 0 ? std::string("could not be run") : "exited " + std::to_string(rc)) +
                          " without a JSON report: " + e.what());
   }
 }

@@ -2,6 +2,7 @@
 #include "harness/agent/reboot.hpp"
 
 #include "harness/agent/answer.hpp"
+#include "harness/agent/child.hpp"
 
 #include <sys/reboot.h>
 #include <unistd.h>
@@ -32,14 +33,25 @@ Rebooter::~Rebooter() {
 
 bool Rebooter::reboot_now() const {
   std::fflush(nullptr);
+  // Through the agent's one start (child.hpp), not std::system: that one ignores SIGINT and
+  // SIGQUIT in the whole agent while the command runs.
   if (!cmd_.empty()) {
-    const int rc = std::system(cmd_.c_str());
-    std::fprintf(stderr, "agent: reboot command exited with %d\n", rc);
+    try {
+      std::fprintf(stderr, "agent: reboot command exited with %d\n", run_command({"/bin/sh", "-c", cmd_}));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "agent: reboot command: %s\n", e.what());
+    }
     return true;
   }
   // Under systemd an orderly reboot (services stopped, file systems unmounted); a plain init
   // (the local guests' /init) or a failed systemctl: sync + reboot(2).
-  if (std::filesystem::exists("/run/systemd/system") && std::system("systemctl reboot") == 0) return false;
+  if (std::filesystem::exists("/run/systemd/system")) {
+    try {
+      if (run_command({"systemctl", "reboot"}) == 0) return false;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "agent: systemctl reboot: %s; rebooting with reboot(2)\n", e.what());
+    }
+  }
   ::sync();
   if (::reboot(RB_AUTOBOOT) != 0) std::fprintf(stderr, "agent: reboot(RB_AUTOBOOT) failed: %s\n", std::strerror(errno));
   return true;

@@ -12,6 +12,7 @@
 // The registry mutex guards the in-memory cases and the busy slot only: no file, SQLite
 // or process I/O is done under it, so /v1/health never waits for a case's files.
 #include "harness/agent/connection_limits.hpp"
+#include "harness/agent/loopback.hpp"  // is_loopback_address: the plain-HTTP rule for --bind
 
 #include <cstddef>
 #include <cstdint>
@@ -65,9 +66,6 @@ struct AgentOptions {
   /// TEST OVERRIDE: command run (sh -c) instead of sync() + reboot(RB_AUTOBOOT).
   std::string reboot_cmd;
 };
-
-/// True for 127.0.0.0/8, ::1 and "localhost" (the addresses where plain HTTP is allowed).
-bool is_loopback_address(const std::string& bind);
 
 /// One agent. Construct (validates the token file and state dir), bind(), then serve().
 class Server {

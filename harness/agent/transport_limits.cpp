@@ -4,8 +4,8 @@
 #include "harness/agent/answer.hpp"
 #include "harness/agent/body_reader.hpp"
 #include "harness/agent/guarded_server.hpp"
+#include "harness/agent/loopback.hpp"
 
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -39,13 +39,6 @@ void refuse_and_close(httplib::Response& res, int status, const std::string& msg
 }
 
 }  // namespace
-
-bool is_loopback_address(const std::string& bind) {
-  if (bind == "localhost" || bind == "::1" || bind == "[::1]") return true;
-  in_addr a{};
-  if (::inet_pton(AF_INET, bind.c_str(), &a) == 1) return (ntohl(a.s_addr) >> 24) == 127;
-  return false;
-}
 
 std::unique_ptr<httplib::Server> make_http_server(const AgentOptions& o, std::function<void()>& deepen) {
   ConnectionLimits limits = o.limits;

@@ -60,12 +60,19 @@ UncleanMark::Cleared UncleanMark::clear(json& mark, std::string& why) {
   return Cleared::Done;
 }
 
-std::string UncleanMark::message(const json& mark) {
+std::string UncleanMark::message(const json& mark) { return "VM unusable: " + reason(mark); }
+
+std::string UncleanMark::reason_in_health(const json& health) {
+  if (!health.is_object() || !health.contains("unclean") || health["unclean"].is_null()) return "";
+  return reason(health["unclean"]);
+}
+
+std::string UncleanMark::reason(const json& mark) {
   std::string problems;
   if (mark.contains("problems") && mark["problems"].is_array())
     for (const auto& p : mark["problems"])
       problems += (problems.empty() ? "" : "; ") + (p.is_string() ? p.get<std::string>() : dump(p));
-  std::string msg = "VM unusable: the restoration of case " + str_or(mark, "case_id", "?") + " was unclean (" +
+  std::string msg = "the restoration of case " + str_or(mark, "case_id", "?") + " was unclean (" +
                     problems + "); fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean";
   if (mark.contains("not_written")) msg += " (the mark could not be written: " + str_or(mark, "not_written", "?") + ")";
   return msg;

@@ -40,6 +40,13 @@ class UncleanMark {
   /// fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean", plus why it
   /// could not be written when it could not.
   static std::string message(const nlohmann::json& mark);
+  /// The same without "VM unusable: ": "the restoration of case X was unclean (...); fix the
+  /// VM (or reboot it), then clear the mark with DELETE /v1/unclean" (the one place the
+  /// sentence is built: the agent's 412 and health refusal, and the runner's UNUSABLE line).
+  static std::string reason(const nlohmann::json& mark);
+  /// reason() of the mark a GET /v1/health answer carries ("unclean"); "" when it carries
+  /// none (null, absent: also an agent older than the mark).
+  static std::string reason_in_health(const nlohmann::json& health);
 
   const std::filesystem::path& path() const { return path_; }
 

@@ -2,6 +2,7 @@
 #include "harness/campaign/ab_environment.hpp"
 
 #include "analysis/db_columns.hpp"
+#include "harness/agent/loopback.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -57,12 +58,6 @@ std::string join(const std::set<std::string>& v) {
   return v.empty() ? std::string("(no case)") : join(std::vector<std::string>(v.begin(), v.end()), "; ");
 }
 
-bool is_loopback(const std::string& url) {
-  const auto p = url.find("://");
-  const std::string rest = p == std::string::npos ? url : url.substr(p + 3);
-  return rest.rfind("127.", 0) == 0 || rest.rfind("localhost", 0) == 0 || rest.rfind("[::1]", 0) == 0;
-}
-
 /// host_uri (cases, where the DB has the column) first, else the attempt's "NAME URL".
 std::string engine_of(const std::optional<std::string>& host_uri, const std::optional<std::string>& attempt_host) {
   if (host_uri && !host_uri->empty()) {
@@ -73,7 +68,7 @@ std::string engine_of(const std::optional<std::string>& host_uri, const std::opt
   if (!attempt_host || attempt_host->empty()) return kNotRecorded;
   const auto sp = attempt_host->find(' ');
   const std::string url = sp == std::string::npos ? *attempt_host : attempt_host->substr(sp + 1);
-  return is_loopback(url) ? "local guest (agent on loopback)" : "remote agent";
+  return agent::url_is_loopback(url) ? "local guest (agent on loopback)" : "remote agent";
 }
 
 using analysis::has_column;

@@ -98,11 +98,6 @@ void store_arms(results::Db& db, const Schedule& s) {
 
 }  // namespace
 
-std::int64_t unix_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string agent_case_id(const std::string& case_id, int attempt, const std::string& tag) {
   return case_id + ".a" + std::to_string(attempt) + (tag.empty() ? "" : "-" + tag);
 }

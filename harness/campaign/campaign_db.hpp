@@ -5,6 +5,7 @@
 // infra_failed cases are retried; every attempt is recorded; one transaction per imported bundle,
 // with schedule.state and the attempts row updated in that same transaction.
 #include "harness/campaign/schedule.hpp"
+#include "harness/kernel/wall_clock.hpp"
 #include "results/db.hpp"
 
 #include <nlohmann/json.hpp>
@@ -210,7 +211,7 @@ void set_unusable_mark(results::Db& db, const std::string& vm, const std::string
 /// when the plan is stored (or on first use in an older DB). Not part of the plan hash.
 std::string db_tag(results::Db& db);
 
-/// Wall clock, ns since the epoch.
-std::int64_t unix_now_ns();
+/// Wall clock, ns since the epoch (harness/kernel/wall_clock.hpp).
+using harness::kernel::unix_now_ns;
 
 }  // namespace harness::campaign

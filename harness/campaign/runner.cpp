@@ -2,6 +2,7 @@
 #include "harness/campaign/runner.hpp"
 
 #include "harness/agent/client.hpp"
+#include "harness/agent/unclean_mark.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/pilot_match.hpp"
 #include "harness/campaign/preflight.hpp"
@@ -234,15 +235,7 @@ class Worker {
   /// The same, read from a GET /v1/health answer `h` already received.
   std::string unclean_mark(const nlohmann::json& h) {
     last_boot_id_ = boot_id_of(h);
-    if (!h.contains("unclean") || h["unclean"].is_null()) return "";
-    const auto& u = h["unclean"];
-    std::string why = "restoration of case " +
-                      (u.contains("case_id") && u["case_id"].is_string() ? u["case_id"].get<std::string>()
-                                                                           : std::string("?")) +
-                      " was unclean";
-    if (u.contains("problems") && u["problems"].is_array() && !u["problems"].empty())
-      why += " (" + u["problems"].dump() + ")";
-    return why + "; fix or reboot the VM, then clear the mark (agent API DELETE /v1/unclean)";
+    return agent::UncleanMark::reason_in_health(h);
   }
 
   static std::string boot_id_of(const nlohmann::json& health) {

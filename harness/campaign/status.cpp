@@ -91,9 +91,7 @@ std::string progress_lines(results::Db& db, std::int64_t now) {
 
 std::string status_report(results::Db& db, std::int64_t now_unix_ns) {
   if (now_unix_ns == 0)
-    now_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
+    now_unix_ns = unix_now_ns();
   std::string out;
   const auto attempts = analysis::load_attempts(db);
   {

@@ -20,6 +20,7 @@
 #include "harness/case/measured_schedule.hpp"
 #include "harness/case/phase_file.hpp"
 #include "harness/case/preconditions.hpp"
+#include "harness/kernel/wall_clock.hpp"
 
 namespace harness::case_ {
 
@@ -27,11 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::int64_t unix_ns() {
-  struct timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+using harness::kernel::unix_now_ns;
 
 }  // namespace
 
@@ -117,7 +114,7 @@ ExecutorResult CaseRun::run_inner() {
   CancelGuard cancel_guard;
   self_.emplace(fs_);
   out_.clocksource.start = read_clocksource_or_none(fs_);
-  b_.started_unix_ns = unix_ns();
+  b_.started_unix_ns = unix_now_ns();
   fill_case_row(b_, spec_, opt_.attempt);
   b_.page_size_bytes = page_size_ = page_size_bytes();
   out_.source = {harness::build::kSourceCommit, harness::build::kSourceDirty};
@@ -272,7 +269,7 @@ ExecutorResult CaseRun::finish() {
   out_.steal = steal_summary(b_.telemetry);
   out_.harness_self = self_->finish(spec_.vm_vcpus, reclaim_write_cpu_ns(), telemetry_cpu_ns_);
   b_.outcome_json = outcome_json(out_).dump();
-  b_.ended_unix_ns = unix_ns();
+  b_.ended_unix_ns = unix_now_ns();
   const std::string path = (fs::path(opt_.out_dir) / (spec_.case_id + ".db")).string();
   try {
     write_bundle(path, b_);

@@ -1,6 +1,7 @@
 // Ownership of local guests (see owner.hpp).
 #include "harness/pool/local_qemu/owner.hpp"
 #include "harness/json/limited_parse.hpp"
+#include "harness/kernel/wall_clock.hpp"
 
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/paths.hpp"
@@ -24,10 +25,7 @@ std::optional<harness::vm::GuestInfo> guest(const std::string& vm) {
 
 std::string owner_path(const std::string& state_dir) { return (fs::path(state_dir) / "owner.json").string(); }
 
-std::int64_t unix_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using harness::kernel::unix_now_ns;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"
 #include "tests/common/slurp.hpp"
+#include "tests/unit/agent/test_token.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -35,8 +36,6 @@ namespace agent_test {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-/// The bearer token of the fixture's agent (at least kMinTokenChars = 32 characters).
-inline const char* kToken = "s3cr3t-token-0123456789abcdef-0123456789";
 
 inline void write_exec(const fs::path& p, const std::string& text) {
   { std::ofstream(p) << text; }
@@ -77,8 +76,7 @@ class AgentFixture : public ::testing::Test {
     marker = dir / "ran.txt";
     state = dir / "state";
     token_file = dir / "token";
-    { std::ofstream(token_file) << kToken << "\n"; }
-    chmod(token_file.c_str(), 0600);
+    write_token_file(dir.string(), std::string(kToken) + "\n");
     fs::create_directories(dir / "bundles");
     // Fake executor: records that it ran (with its case id), sleeps $(cat sleep_s), and
     // copies bundles/<id>.db (prepared by make_bundle) to DIR/<id>.db unless no_bundle

@@ -887,6 +887,11 @@ TEST(AgentTransport, LoopbackAddresses) {
   EXPECT_TRUE(harness::agent::url_is_loopback("http://[::1]:8080/x"));
   EXPECT_FALSE(harness::agent::url_is_loopback("http://10.0.0.5:8080"));
   EXPECT_FALSE(harness::agent::url_is_loopback("http://127.0.0.1.example.org:8080"));
+  // A bare host[:port] (the A/B report reads "NAME URL" of an attempt) and names.
+  EXPECT_TRUE(harness::agent::url_is_loopback("127.0.0.1:8080"));
+  EXPECT_TRUE(harness::agent::url_is_loopback("https://localhost/v1/health"));
+  EXPECT_FALSE(harness::agent::url_is_loopback("localhost.example.org:8080"));
+  EXPECT_FALSE(harness::agent::url_is_loopback("http://[::2]:8080"));
 }
 
 TEST(AgentTransport, ClientRefusesPlainHttpToANetworkHostUnlessAllowed) {

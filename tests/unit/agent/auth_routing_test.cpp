@@ -1,5 +1,6 @@
 // Authentication and routing (harness/agent/auth_routing.hpp), judged on requests built here.
 #include "harness/agent/auth_routing.hpp"
+#include "tests/unit/agent/test_token.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -7,7 +8,7 @@
 namespace {
 using namespace harness::agent;
 
-const char* kTok = "s3cr3t-token-0123456789abcdef-0123456789";
+const char* const kTok = agent_test::kToken;
 
 httplib::Request request(const std::string& method, const std::string& path) {
   httplib::Request r;

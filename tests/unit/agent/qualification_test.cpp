@@ -39,6 +39,20 @@ TEST(Qualification, CommandWithoutAJsonReportFailsNamingIt) {
       << reason;
 }
 
+// A command that cannot be started (the agent's one start, child.cpp, reports exec's errno):
+// a failed report that names the command and why, not an exit code 127 or an exception.
+TEST(Qualification, CommandThatCannotStartFailsNamingIt) {
+  test_support::TempDir tmp("qualification");
+  AgentOptions o;
+  o.qualify_cmd = tmp / "no-such-command";
+  const json r = run_qualification(o, nullptr, {});
+  EXPECT_FALSE(qualification_passed(r));
+  const std::string reason = reasons_of(r)[0];
+  EXPECT_NE(reason.find("qualification command '" + o.qualify_cmd + "' could not be run"), std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("No such file or directory"), std::string::npos) << reason;
+}
+
 TEST(Qualification, ReasonsComeFromTheReportOrItsFailedRequiredChecks) {
   EXPECT_EQ(reasons_of(json{{"passed", false}, {"reasons", {"r1"}}}), json::array({"r1"}));
   const json checks{{"passed", false},

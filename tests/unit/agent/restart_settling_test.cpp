@@ -29,11 +29,17 @@ fs::path started_case(Registry& reg, const std::string& id) {
 
 json status_file(const fs::path& d) { return json::parse(test_support::slurp(d / "status.json")); }
 
-TEST(RestartSettling, ABundleLeftBehindIsReadAndItsUncleanVerdictMarksTheVm) {
-  test_support::TempDir tmp("settle");
-  Registry reg(tmp.path());
-  UncleanMark mark(tmp.path());
+/// A state directory of its own, its registry, unclean mark and old executors, as a
+/// restarted agent has them before it settles.
+class RestartSettling : public ::testing::Test {
+ protected:
+  test_support::TempDir tmp{"settle"};
+  Registry reg{tmp.path()};
+  UncleanMark mark{tmp.path()};
   OldExecutors old;
+};
+
+TEST_F(RestartSettling, ABundleLeftBehindIsReadAndItsUncleanVerdictMarksTheVm) {
   const fs::path d = started_case(reg, "c-u");
   agent_test::write_bundle((d / "out" / "c-u.db").string(), "c-u", "completed", false, {"swap still on"});
   EXPECT_EQ(settle_unfinished_cases(reg, mark, old), std::vector<std::string>{"c-u"});
@@ -46,11 +52,7 @@ TEST(RestartSettling, ABundleLeftBehindIsReadAndItsUncleanVerdictMarksTheVm) {
   EXPECT_TRUE(reg.busy.idle());
 }
 
-TEST(RestartSettling, NoBundleIsLostAfterThePressurePhaseBeganAndMarksTheVm) {
-  test_support::TempDir tmp("settle");
-  Registry reg(tmp.path());
-  UncleanMark mark(tmp.path());
-  OldExecutors old;
+TEST_F(RestartSettling, NoBundleIsLostAfterThePressurePhaseBeganAndMarksTheVm) {
   const fs::path d = started_case(reg, "c-l");
   { std::ofstream(d / "out" / "phase") << "recovery\n"; }
   const fs::path e = started_case(reg, "c-i");
@@ -62,22 +64,14 @@ TEST(RestartSettling, NoBundleIsLostAfterThePressurePhaseBeganAndMarksTheVm) {
   EXPECT_TRUE(status_file(d)["restoration"]["clean"].is_null());
 }
 
-TEST(RestartSettling, ACaseWhoseExecutorNeverStartedIsInfraFailedWithoutAMark) {
-  test_support::TempDir tmp("settle");
-  Registry reg(tmp.path());
-  UncleanMark mark(tmp.path());
-  OldExecutors old;
+TEST_F(RestartSettling, ACaseWhoseExecutorNeverStartedIsInfraFailedWithoutAMark) {
   fs::create_directories(reg.case_dir("c-n") / "out");
   settle_unfinished_cases(reg, mark, old);
   EXPECT_EQ(status_file(reg.case_dir("c-n"))["state"], "infra_failed");
   EXPECT_TRUE(mark.read().is_null());
 }
 
-TEST(RestartSettling, FinishedCasesAndStrayEntriesAreLeftAlone) {
-  test_support::TempDir tmp("settle");
-  Registry reg(tmp.path());
-  UncleanMark mark(tmp.path());
-  OldExecutors old;
+TEST_F(RestartSettling, FinishedCasesAndStrayEntriesAreLeftAlone) {
   const fs::path d = started_case(reg, "c-done");
   const std::string final_text = R"({"state":"completed","error":null})";
   { std::ofstream(d / "status.json") << final_text; }
@@ -87,11 +81,7 @@ TEST(RestartSettling, FinishedCasesAndStrayEntriesAreLeftAlone) {
   EXPECT_TRUE(mark.read().is_null());
 }
 
-TEST(RestartSettling, ALiveOldExecutorHoldsTheSlotUntilItsGroupEnds) {
-  test_support::TempDir tmp("settle");
-  Registry reg(tmp.path());
-  UncleanMark mark(tmp.path());
-  OldExecutors old;
+TEST_F(RestartSettling, ALiveOldExecutorHoldsTheSlotUntilItsGroupEnds) {
   const fs::path d = started_case(reg, "c-o");
   const pid_t pid = fork();
   if (pid == 0) {

@@ -52,6 +52,19 @@ TEST(UncleanMark, AMarkThatCannotBeWrittenIsKeptInMemoryAndSaysWhy) {
   EXPECT_TRUE(m.read().is_null());
 }
 
+// The runner reads the mark from a health answer: the same sentence as the agent's 412,
+// without its "VM unusable: "; nothing when the answer carries no mark.
+TEST(UncleanMark, ReasonInAHealthAnswerIsTheAgentsSentence) {
+  const json mark = {{"case_id", "case-u"}, {"problems", {"swap still on"}}};
+  EXPECT_EQ(UncleanMark::reason_in_health({{"status", "ok"}, {"unclean", mark}}),
+            "the restoration of case case-u was unclean (swap still on); fix the VM (or reboot it), then clear the "
+            "mark with DELETE /v1/unclean");
+  EXPECT_EQ("VM unusable: " + UncleanMark::reason_in_health({{"unclean", mark}}), UncleanMark::message(mark));
+  EXPECT_EQ(UncleanMark::reason_in_health({{"status", "ok"}, {"unclean", nullptr}}), "");
+  EXPECT_EQ(UncleanMark::reason_in_health({{"status", "ok"}}), "");
+  EXPECT_EQ(UncleanMark::reason_in_health(json::array()), "");
+}
+
 TEST(UncleanMark, AFileThatIsNotAMarkStillReadsAsOne) {
   test_support::TempDir tmp("unclean");
   const fs::path f = fs::path(tmp.path()) / "unclean.json";

@@ -1020,7 +1020,7 @@ TEST(RunnerUnusable, UncleanMarkLeavesCasesPendingUntilCleared) {
   {
     results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
     EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
-    EXPECT_THAT(hc::status_report(db), HasSubstr("vm0 UNUSABLE: restoration of case earlier-case was unclean"));
+    EXPECT_THAT(hc::status_report(db), HasSubstr("vm0 UNUSABLE: the restoration of case earlier-case was unclean"));
   }
   v.a0.unclean = nullptr;  // the operator fixed the VM and cleared the mark
   const auto again = hc::run_campaign(v.c, v.o);
