@@ -93,6 +93,7 @@ void libvirt_purge(const LibvirtConfig& cfg, const std::string& cache_root, std:
     try {
       dir = pool_path(pool.get());
     } catch (const PoolError&) {
+      // the directory is only named in the message below; the pool is removed either way
     }
     if (virStoragePoolIsActive(pool.get()) != 1 && virStoragePoolCreate(pool.get(), 0) != 0)
       throw PoolError("cannot start storage pool " + cfg.storage_pool + " on " + h.uri.text + " to empty it: " + last_error());
