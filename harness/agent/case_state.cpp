@@ -1,7 +1,7 @@
 // The case state machine of the agent (see case_state.hpp).
 #include "harness/agent/case_state.hpp"
 
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 
 #include <array>
 #include <utility>
@@ -72,7 +72,7 @@ std::string phase_of(const CaseRec& c) {
   if (c.state != CaseState::Running) return "done";
   std::string p;
   try {
-    p = read_small_file(c.dir / "out" / "phase", 64).value_or("");
+    p = harness::case_::read_small_file(c.dir / "out" / "phase", 64).value_or("");
   } catch (const std::exception&) {
     p = "";  // unreadable: reported as setup (the phase is for display, never judged)
   }

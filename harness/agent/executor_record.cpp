@@ -1,7 +1,7 @@
 // The executor's record on disk (see executor_record.hpp).
 #include "harness/agent/executor_record.hpp"
 
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 #include "harness/agent/json_text.hpp"
 #include "harness/agent/reboot.hpp"
 #include "harness/agent/registry.hpp"
@@ -45,13 +45,13 @@ ExecutorRecord record_of(pid_t pid) {
 }
 
 void write_executor_record(const fs::path& case_dir, const ExecutorRecord& r) {
-  write_file_durably(case_dir / "executor.json",
+  harness::case_::write_file_durably(case_dir / "executor.json",
                      dump(json{{"pid", r.pid}, {"boot_id", r.boot_id}, {"start_ticks", r.start_ticks}}, 2) + "\n");
 }
 
 std::optional<ExecutorRecord> read_executor_record(const fs::path& case_dir) {
   const fs::path file = case_dir / "executor.json";
-  const auto text = read_small_file(file, kStateFileMax);
+  const auto text = harness::case_::read_small_file(file, kStateFileMax);
   if (!text) return std::nullopt;
   const json j = harness::json::parse_or_discarded(*text);
   if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer() || j["pid"].get<long long>() <= 0)

@@ -1,7 +1,7 @@
 // The agent's registry of cases and its busy slot (see registry.hpp).
 #include "harness/agent/registry.hpp"
 
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 #include "harness/agent/json_text.hpp"
 #include "harness/json/limited_parse.hpp"
 
@@ -51,7 +51,7 @@ std::shared_ptr<CaseRec> Registry::find_case(const std::string& id) {
   const std::filesystem::path d = case_dir(id);
   std::optional<std::string> text;
   try {
-    text = read_small_file(d / "status.json", kStateFileMax);
+    text = harness::case_::read_small_file(d / "status.json", kStateFileMax);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agent: case %s: %s\n", id.c_str(), e.what());
     return nullptr;
@@ -89,7 +89,7 @@ void Registry::publish_final(const std::shared_ptr<CaseRec>& c, CaseState state,
     fin.state = fin.cancel_requested ? CaseState::Cancelled : state;
     fin.error = fin.cancel_requested ? "cancelled by request" + (error.empty() ? std::string() : " (" + error + ")") : error;
     try {
-      write_file_durably(c->dir / "status.json", dump(status_json(fin, "done"), 2) + "\n");
+      harness::case_::write_file_durably(c->dir / "status.json", dump(status_json(fin, "done"), 2) + "\n");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "agent: case %s: cannot write status.json: %s\n", c->id.c_str(), e.what());
     }

@@ -3,7 +3,7 @@
 
 #include "harness/agent/bundle_outcome.hpp"
 #include "harness/agent/case_id.hpp"
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 #include "harness/agent/json_text.hpp"
 #include "harness/json/limited_parse.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 /// True when <dir>/status.json holds a final state (a case an earlier run finished).
 bool has_final_status(const fs::path& dir) {
   try {
-    const auto text = read_small_file(dir / "status.json", kStateFileMax);
+    const auto text = harness::case_::read_small_file(dir / "status.json", kStateFileMax);
     if (!text) return false;
     const auto state = parse_state(str_or(harness::json::parse_or_discarded(*text), "state", ""));
     return state && is_final(*state);

@@ -4,7 +4,7 @@
 #include "harness/agent/answer.hpp"
 #include "harness/agent/case_end.hpp"
 #include "harness/agent/case_id.hpp"
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 #include "harness/agent/qualification.hpp"
 #include "harness/case/spec.hpp"
 
@@ -118,7 +118,7 @@ void start(const SubmissionContext& ctx, const std::string& body, const std::sha
            httplib::Response& res) {
   try {
     fs::create_directories(c->dir / "out");
-    write_file_durably(c->dir / "spec.json", body);
+    harness::case_::write_file_durably(c->dir / "spec.json", body);
   } catch (const std::exception& e) {
     end_unstarted(ctx.reg, c, CaseState::InfraFailed, std::string("could not write the case's spec: ") + e.what());
     return send_error(res, 500, std::string("could not write the case's spec: ") + e.what(), "");

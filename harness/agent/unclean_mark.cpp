@@ -1,7 +1,7 @@
 // The unclean mark (see unclean_mark.hpp).
 #include "harness/agent/unclean_mark.hpp"
 
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 #include "harness/agent/json_text.hpp"
 #include "harness/agent/registry.hpp"
 #include "harness/json/limited_parse.hpp"
@@ -23,7 +23,7 @@ json UncleanMark::held_in_memory() const {
 json UncleanMark::read() const {
   if (json held = held_in_memory(); !held.is_null()) return held;
   try {
-    const auto text = read_small_file(path_, kStateFileMax);
+    const auto text = harness::case_::read_small_file(path_, kStateFileMax);
     if (!text) return nullptr;
     json j = harness::json::parse_or_discarded(*text);
     if (j.is_object()) return j;
@@ -36,7 +36,7 @@ json UncleanMark::read() const {
 void UncleanMark::write(const std::string& case_id, const json& problems) {
   json mark{{"case_id", case_id}, {"problems", problems}, {"marked_unix_s", static_cast<std::int64_t>(::time(nullptr))}};
   try {
-    write_file_durably(path_, dump(mark, 2) + "\n");
+    harness::case_::write_file_durably(path_, dump(mark, 2) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "agent: cannot write the unclean mark of case %s: %s; refusing cases until DELETE /v1/unclean\n",
                  case_id.c_str(), e.what());

@@ -1,8 +1,10 @@
 // <out dir>/phase for the agent (phase_file.hpp).
 #include "harness/case/phase_file.hpp"
 
+#include "harness/case/durable_file.hpp"
+
 #include <filesystem>
-#include <fstream>
+#include <stdexcept>
 
 namespace harness::case_ {
 
@@ -10,15 +12,12 @@ void PhaseFile::report(const std::string& phase) {
   if (phase == last_) return;
   last_ = phase;
   if (phase == "pressure" || phase == "recovery") pressure_reported_ = true;
-  const auto dst = std::filesystem::path(out_dir_) / "phase";
-  const auto tmp = std::filesystem::path(out_dir_) / "phase.tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << phase << "\n";
-    if (!f) return;
+  try {
+    write_file_durably(std::filesystem::path(out_dir_) / "phase", phase + "\n");
+  } catch (const std::runtime_error&) {
+    // never fails the case (phase_file.hpp): the runner has seen the phase through the
+    // agent's status and decides a vanished case by what it saw
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, dst, ec);
 }
 
 }  // namespace harness::case_

@@ -1,8 +1,9 @@
 #pragma once
 // The running case's phase as the agent reads it: <out dir>/phase (harness/agent/API.md),
-// one word (warmup | pressure | recovery | restoration), replaced atomically (write +
-// rename) when the phase changes. A progress display only: a write that fails never fails
-// the case.
+// one word (warmup | pressure | recovery | restoration), replaced when the phase changes
+// durably (durable_file.hpp: fsync of the file and its directory), so that an agent that
+// restarts after a power cut settles the case by the phase it had shown (lost from pressure
+// on, harness/agent/restart_settling.hpp). A write that fails never fails the case.
 #include <string>
 
 namespace harness::case_ {

@@ -1,5 +1,5 @@
 // Durable small files (durable_file.hpp).
-#include "harness/agent/durable_file.hpp"
+#include "harness/case/durable_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace harness::agent {
+namespace harness::case_ {
 namespace {
 
 [[noreturn]] void fail(const std::string& step, const std::filesystem::path& p, int err) {
@@ -89,4 +89,4 @@ std::optional<std::string> read_small_file(const std::filesystem::path& path, st
   return out;
 }
 
-}  // namespace harness::agent
+}  // namespace harness::case_

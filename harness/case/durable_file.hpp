@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace harness::agent {
+namespace harness::case_ {
 
 /// Writes `content` to `path`: `<path>.tmp` is created (O_NOFOLLOW: a symlink there is
 /// refused, not followed), written in full, fsync()ed and closed, renamed over `path`,
@@ -21,4 +21,4 @@ void write_file_durably(const std::filesystem::path& path, const std::string& co
 /// `max_bytes`.
 std::optional<std::string> read_small_file(const std::filesystem::path& path, std::size_t max_bytes);
 
-}  // namespace harness::agent
+}  // namespace harness::case_
