@@ -12,6 +12,7 @@
 #include "analysis/environment_table.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -48,8 +49,6 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, std
   }
 }
 
-// Latency in ms (tables and figures share the unit) from a value in us.
-json ms(double us) { return num(us / 1000.0); }
 json med_ms(const std::vector<std::optional<double>>& us) {
   std::vector<std::optional<double>> v;
   for (const auto& x : us) v.push_back(x ? std::optional<double>(*x / 1000.0) : std::nullopt);
@@ -112,11 +111,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     accel.insert(c->accelerator);
     kernels.insert(c->kernel_release);
   }
-  auto join = [](const std::set<std::string>& s) {
-    std::string o;
-    for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
-    return o;
-  };
+  using harness::text::join;
   for (const auto& arm : ts.arms)
     if (doses.count(arm) || is_treatment(ts, arm))
       t.add({arm + " dose, memory.reclaim write (MiB)",
@@ -131,8 +126,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
       t.add({"arm " + a.name, arm_record_text(a)});
   } else if (!is_study_family(ts.family()) ||
              std::any_of(ts.arms.begin(), ts.arms.end(), [](const std::string& a) { return study_arm_position(a) < 0; })) {
-    std::string names;
-    for (const auto& a : ts.arms) names += (names.empty() ? "" : ", ") + a;
+    const std::string names = harness::text::join(ts.arms);
     t.add({"arms", names + " (policy, params and sha256 not recorded: the DB has no arms table, e.g. a version-5 "
                            "file read read-only)"});
   }
@@ -166,7 +160,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     t.add({std::string("analysis rule (ours): ") + k, v});
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
-    for (std::size_t i = 0; i < varying.size(); ++i) s += (i ? ", " : "") + varying[i];
+    s += harness::text::join(varying);
     t.notes.push_back(s + ".");
   }
   t.notes.push_back("Per-case fields (vm, regime, repeat, configuration, dose, rate, contents) are in Table 2 and the case records. "

@@ -12,6 +12,7 @@
 #include "analysis/verdict.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/variant.hpp"
+#include "harness/text/join.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 #include <nlohmann/json.hpp>
@@ -39,8 +40,7 @@ void accept_differences(Section& p, Campaign& c) {
   YAML::Node a = p.get("accept_differences", false);
   if (!a) return;
   const auto& known = pilot_difference_names();
-  std::string list;
-  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  const std::string list = text::join(known);
   if (!a.IsSequence()) p.fail(a, p.field("accept_differences"), "expected a list of settings (any of " + list + ")");
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string f = p.field("accept_differences") + "[" + std::to_string(i) + "]";
@@ -97,9 +97,7 @@ void provider_block(Section& top, Campaign& c) {
   c.provider = s.scalar<std::string>("kind");
   const pool::Engine* e = pool::find_engine(c.provider);
   if (!e) {
-    std::string kinds;
-    for (const auto& k : pool::engine_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
-    s.fail(s.at("kind"), s.field("kind"), "'" + c.provider + "' is not one of " + kinds);
+    s.fail(s.at("kind"), s.field("kind"), "'" + c.provider + "' is not one of " + text::join(pool::engine_kinds()));
   }
   const bool overcommit = s.scalar<bool>("overcommit", false);
   auto cfg = e->parse(s, pool::ParseContext{c.file, c.vcpus, c.memory_mib});
@@ -231,8 +229,7 @@ void ab_regression(Section& top, Campaign& c) {
   YAML::Node tn = r.get("tolerances", false);
   if (tn && !tn.IsNull()) {
     if (!tn.IsMap()) r.fail(tn, r.field("tolerances"), "expected a mapping {metric: {max_ratio, min_ratio}}");
-    std::string names;
-    for (const auto& m : analysis::regression_metrics()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    const std::string names = text::join(analysis::regression_metrics(), ", ", [](const auto& m) { return m.name; });
     for (const auto& kv : tn) {
       Tolerance t;
       t.metric = kv.first.Scalar();

@@ -27,6 +27,7 @@
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
 #include "harness/cli/registry.hpp"
+#include "harness/text/shell_quote.hpp"
 #include "results/provenance.hpp"
 
 #include <chrono>
@@ -480,7 +481,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       // Cases left infra_failed or pending: the run could not finish (infrastructure).
       if (s->completed + s->lost != s->planned) {
         std::fprintf(stderr, "harness run: %d case(s) not finished (infra_failed or pending); see `harness status %s`\n",
-                     s->planned - s->completed - s->lost, results::shell_quote(db_path).c_str());
+                     s->planned - s->completed - s->lost, harness::text::shell_quote(db_path).c_str());
         harness::cli::exit_code() = harness::cli::kError;
       }
     });

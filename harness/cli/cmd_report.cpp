@@ -51,8 +51,7 @@ struct ArchiveArgs {
 std::map<std::string, std::string> campaign_meta(const std::string& db_path) {
   std::map<std::string, std::string> meta;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  results::Stmt t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_meta'");
-  if (t.step()) {
+  if (results::has_table(db, "campaign_meta")) {
     results::Stmt st(db, "SELECT key, value FROM campaign_meta");
     while (st.step()) meta[st.text(0)] = st.text(1);
   }
