@@ -440,7 +440,7 @@ TEST(PilotMatch, AcceptDifferencesIsParsedStrictly) {
   std::string e = error(", accept_differences: [bg_limit]");
   EXPECT_THAT(e, HasSubstr(at));
   EXPECT_THAT(e, HasSubstr("field design.dose_mib.accept_differences[0]: 'bg_limit' is not a setting compared with the pilot "
-                           "(one of backend, backend.swapfile, backend.swapfile.path, "));
+                           "(one of backend, backend.delayed_swapfile, backend.swapfile, backend.swapfile.path, "));
   EXPECT_THAT(e, HasSubstr(", cgroups, cgroups.bg_memory_high_mib, cgroups.bg_memory_max_mib, eligibility, "));
   EXPECT_THAT(e, HasSubstr(", vm, vm.memory_mib, vm.vcpus, regimes, guest_kernel, pilot_choice)"));
   e = error(", accept_differences: [guest_kernel, guest_kernel]");
