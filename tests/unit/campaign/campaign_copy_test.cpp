@@ -42,8 +42,11 @@ TEST(HarnessInit, ListNamesEveryRepositoryCampaign) {
   testfiles::TempDir d;
   const auto r = run_cli(d, "init --list");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const auto& e : fs::directory_iterator(kCampaigns))
-    if (e.path().extension() == ".yaml") EXPECT_THAT(r.out, HasSubstr(e.path().stem().string() + " ")) << r.out;
+  for (const auto& e : fs::directory_iterator(kCampaigns)) {
+    if (e.path().extension() == ".yaml") {
+      EXPECT_THAT(r.out, HasSubstr(e.path().stem().string() + " ")) << r.out;
+    }
+  }
   EXPECT_THAT(r.out, HasSubstr("Smoke: one local VM"));
 }
 
