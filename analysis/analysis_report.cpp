@@ -12,6 +12,7 @@
 #include "analysis/environment_table.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/quantile.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -111,11 +112,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     accel.insert(c->accelerator);
     kernels.insert(c->kernel_release);
   }
-  auto join = [](const std::set<std::string>& s) {
-    std::string o;
-    for (const auto& x : s) o += (o.empty() ? "" : ", ") + x;
-    return o;
-  };
+  using harness::text::join;
   for (const auto& arm : ts.arms)
     if (doses.count(arm) || is_treatment(ts, arm))
       t.add({arm + " dose, memory.reclaim write (MiB)",
@@ -130,8 +127,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
       t.add({"arm " + a.name, arm_record_text(a)});
   } else if (!is_study_family(ts.family()) ||
              std::any_of(ts.arms.begin(), ts.arms.end(), [](const std::string& a) { return study_arm_position(a) < 0; })) {
-    std::string names;
-    for (const auto& a : ts.arms) names += (names.empty() ? "" : ", ") + a;
+    const std::string names = harness::text::join(ts.arms);
     t.add({"arms", names + " (policy, params and sha256 not recorded: the DB has no arms table, e.g. a version-5 "
                            "file read read-only)"});
   }
@@ -165,7 +161,7 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     t.add({std::string("analysis rule (ours): ") + k, v});
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
-    for (std::size_t i = 0; i < varying.size(); ++i) s += (i ? ", " : "") + varying[i];
+    s += harness::text::join(varying);
     t.notes.push_back(s + ".");
   }
   t.notes.push_back("Per-case fields (vm, regime, repeat, configuration, dose, rate, contents) are in Table 2 and the case records. "

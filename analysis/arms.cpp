@@ -2,8 +2,8 @@
 #include "analysis/arms.hpp"
 
 #include "analysis/comparison_spelling.hpp"
-#include "analysis/db_columns.hpp"
 #include "analysis/study_medians.hpp"
+#include "harness/text/join.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
@@ -84,8 +84,7 @@ bool is_study_family(const std::vector<ComparisonDef>& family) {
 }
 
 std::string family_text(const std::vector<ComparisonDef>& family) {
-  std::string labels;
-  for (const auto& c : family) labels += (labels.empty() ? "" : "; ") + c.label;
+  const std::string labels = harness::text::join(family, "; ", [](const ComparisonDef& c) { return c.label; });
   return fmt::format("the declared family of {} comparison{} ({})", family.size(), family.size() == 1 ? "" : "s",
                      labels);
 }

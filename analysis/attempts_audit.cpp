@@ -2,7 +2,7 @@
 #include "analysis/attempts_audit.hpp"
 #include "harness/json/limited_parse.hpp"
 
-#include "analysis/db_columns.hpp"
+#include "results/db.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include "harness/json/limited_parse.hpp"
 
 #include "analysis/case_outcome.hpp"
-#include "analysis/db_columns.hpp"
+#include "results/db.hpp"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,6 @@
 #include "analysis/arms.hpp"
 #include "harness/json/limited_parse.hpp"
 
-#include "analysis/db_columns.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 // Per-case outcome records (see case_outcome.hpp).
 #include "analysis/case_outcome.hpp"
 
-#include "analysis/db_columns.hpp"
+#include "results/db.hpp"
 
 #include <cmath>
 #include <map>

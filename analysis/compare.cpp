@@ -6,6 +6,7 @@
 #include "analysis/case_summary.hpp"
 #include "analysis/study_medians.hpp"
 #include "analysis/triplets.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -30,8 +31,6 @@ const std::vector<std::pair<std::string, std::string>>& quantities() {
   return q;
 }
 
-const Table& find_table(const Report& r, const std::string& id) { return find_report_table(r, id); }
-std::size_t col(const Table& t, const std::string& name) { return column_index(t, name); }
 
 json opt(const std::optional<double>& v) { return v ? num(*v) : json(nullptr); }
 
@@ -43,12 +42,6 @@ const Table& find_report_table(const Report& r, const std::string& id) {
   throw std::invalid_argument("compare: the report of " + r.title + " has no table " + id);
 }
 
-std::size_t column_index(const Table& t, const std::string& name) {
-  for (std::size_t j = 0; j < t.columns.size(); ++j)
-    if (column_name(t.columns[j]) == name) return j;
-  throw std::invalid_argument("compare: table " + t.id + " has no column " + name);
-}
-
 std::optional<double> cell_number(const nlohmann::json& c) {
   return c.is_number() ? std::optional<double>(c.get<double>()) : std::nullopt;
 }
@@ -56,12 +49,10 @@ std::optional<double> cell_number(const nlohmann::json& c) {
 CompareSide side_from_report(const Report& r, const std::string& label) {
   CompareSide s;
   s.label = label;
-  if (r.provenance) {
-    for (const auto& a : r.provenance->accelerators) s.accelerators += (s.accelerators.empty() ? "" : ", ") + a;
-  }
-  const Table& t4 = find_table(r, "table4_primary");
-  const auto ci = col(t4, "comparison"), ti = col(t4, "triplets"), ei = col(t4, "ratio"), li = col(t4, "ratio_lower"),
-             ui = col(t4, "ratio_upper");
+  if (r.provenance) s.accelerators = harness::text::join(r.provenance->accelerators);
+  const Table& t4 = find_report_table(r, "table4_primary");
+  const auto ci = column_index(t4, "comparison"), ti = column_index(t4, "triplets"), ei = column_index(t4, "ratio"),
+             li = column_index(t4, "ratio_lower"), ui = column_index(t4, "ratio_upper");
   std::optional<std::size_t> ai;  // sensitivity rows (column analysis) are not the primary comparisons
   for (std::size_t j = 0; j < t4.columns.size(); ++j)
     if (column_name(t4.columns[j]) == "analysis") ai = j;
@@ -76,11 +67,11 @@ CompareSide side_from_report(const Report& r, const std::string& label) {
     s.table4.push_back(x);
   }
   if (const std::string h = t4.columns[ti].header; h.size() > 1 && h.back() == 's') s.unit = h.substr(0, h.size() - 1);
-  const Table& m = find_table(r, "mechanism");
-  const auto cfg = col(m, "configuration");
+  const Table& m = find_report_table(r, "mechanism");
+  const auto cfg = column_index(m, "configuration");
   for (const auto& row : m.rows) {
     s.arms.push_back(row[cfg].get<std::string>());
-    for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = cell_number(row[col(m, name)]);
+    for (const auto& [name, header] : quantities()) s.mechanism[row[cfg].get<std::string>()][name] = cell_number(row[column_index(m, name)]);
   }
   // The report's arms (every arm, with its definition when the DB records it).
   if (r.extra.is_object() && r.extra.contains("arms") && r.extra["arms"].is_array())

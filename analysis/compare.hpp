@@ -75,9 +75,6 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
 /// The table `id` of report `r`. Errors: std::invalid_argument naming the report and table.
 const Table& find_report_table(const Report& r, const std::string& id);
 
-/// Index of the column whose CSV name (column_name) is `name`. Errors: std::invalid_argument.
-std::size_t column_index(const Table& t, const std::string& name);
-
 /// The number in table cell `c`, or nullopt when the cell is not a number (null, text).
 std::optional<double> cell_number(const nlohmann::json& c);
 

@@ -2,6 +2,7 @@
 #include "analysis/compare_campaigns.hpp"
 
 #include "analysis/setting_differences.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -105,7 +106,7 @@ Report compare_campaigns(const std::vector<CompareCampaign>& cs) {
   const auto diffs = difference_texts(names, differing);
   if (!diffs.empty()) {
     std::string w = fmt::format("The campaigns differ in {} setting(s) (table compare_settings): ", diffs.size());
-    for (std::size_t i = 0; i < diffs.size(); ++i) w += (i ? "; " : "") + diffs[i];
+    w += harness::text::join(diffs, "; ");
     r.warnings.push_back(w + ". Read every difference in the comparison tables below with these in mind.");
   }
   r.summary.insert(r.summary.begin(),

@@ -8,6 +8,7 @@
 #include "analysis/study_medians.hpp"
 #include "analysis/triplets.hpp"
 #include "analysis/verdict.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -170,9 +171,7 @@ Report compare_with_study(const Report& ours, const std::string& label) {
   for (int n : sizes) triplets += n;
   const std::string unit = extra.value("unit", std::string("triplet"));
   const std::size_t k_arms = extra.contains("arms") && extra["arms"].is_array() ? extra["arms"].size() : 3;
-  std::string accelerators;
-  if (ours.provenance)
-    for (const auto& a : ours.provenance->accelerators) accelerators += (accelerators.empty() ? "" : ", ") + a;
+  const std::string accelerators = ours.provenance ? harness::text::join(ours.provenance->accelerators) : "";
 
   if (!assessable)
     r.warnings.push_back(
@@ -232,7 +231,7 @@ Report compare_with_study(const Report& ours, const std::string& label) {
                      "campaign's value is not the study's or is not recorded.");
   if (!differences.empty()) {
     std::string s = "This campaign differs from the study's setting in " + std::to_string(differences.size()) + ": ";
-    for (std::size_t i = 0; i < differences.size(); ++i) s += (i ? "; " : "") + differences[i];
+    s += harness::text::join(differences, "; ");
     r.warnings.push_back(s + ". Read every judgement below with these in mind.");
   }
 

@@ -2,7 +2,7 @@
 #include "analysis/environment_table.hpp"
 #include "harness/json/limited_parse.hpp"
 
-#include "analysis/db_columns.hpp"
+#include "harness/text/join.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
@@ -132,9 +132,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const std::str
       {"zram algorithms available", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(q, "recorded/zram_algorithms");
          if (!v || !v->is_array()) return std::nullopt;
-         std::string s;
-         for (const auto& a : *v) s += (s.empty() ? "" : ", ") + text(a);
-         return s;
+         return harness::text::join(*v, ", ", text);
        }},
       {"qualification (harness qualify at case start)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(q, "passed");

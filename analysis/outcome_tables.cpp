@@ -11,6 +11,7 @@
 #include <set>
 
 #include "harness/kernel/errors.hpp"
+#include "harness/text/join.hpp"
 
 namespace analysis {
 namespace {
@@ -94,9 +95,7 @@ Table outcome_counts_table(const CampaignData& data, const TripletSet& ts) {
   if (!ts.incomplete.empty()) {
     std::string s = "Incomplete " + ts.unit + "s:";
     for (const auto& inc : ts.incomplete) {
-      std::string m;
-      for (const auto& x : inc.never_run) m += (m.empty() ? "" : ", ") + x;
-      s += fmt::format(" {} [{}];", inc.id, m);
+      s += fmt::format(" {} [{}];", inc.id, harness::text::join(inc.never_run));
     }
     t.notes.push_back(s);
   }

@@ -7,7 +7,7 @@
 #include "analysis/backend_validity.hpp"
 #include "analysis/campaign_settings.hpp"
 #include "analysis/case_outcome.hpp"
-#include "analysis/db_columns.hpp"
+#include "harness/text/join.hpp"
 #include "results/db.hpp"
 
 #include <fmt/format.h>
@@ -308,8 +308,7 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
            {"min conservative achieved/requested (reported)", 3, "min_conservative_ratio"}, {"EAGAIN writes", 0},
            {"eligible", 0}, {"failed criteria", 0}}, {}, {}};
   for (const auto& d : r.doses) {
-    std::string failed;
-    for (const auto& f : d.failed) failed += (failed.empty() ? "" : "; ") + f;
+    const std::string failed = harness::text::join(d.failed, "; ");
     t.add({d.dose_bytes / 1048576.0, d.cases, fmt::format("{} of {}", d.regimes_complete, d.regimes_expected),
            d.requests, d.worst_duration_s ? num(*d.worst_duration_s * 1000.0) : nlohmann::json(kNotMeasured),
            d.min_achieved_ratio ? num(*d.min_achieved_ratio) : nlohmann::json(kNotMeasured),
@@ -323,8 +322,7 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                                   : "EAGAIN writes are partial reclaim, judged by the achieved criterion alone."));
   for (const auto& d : r.doses)
     if (!d.set_aside.empty()) {
-      std::string s;
-      for (const auto& f : d.set_aside) s += (s.empty() ? "" : "; ") + f;
+      const std::string s = harness::text::join(d.set_aside, "; ");
       t.notes.push_back(fmt::format("{} MiB, set aside by this reading ({}): {}", d.dose_bytes / 1048576.0,
                                     r.rule.reading.text(), s));
     }

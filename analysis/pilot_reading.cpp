@@ -1,6 +1,8 @@
 // Readings of the pilot rule (see pilot_reading.hpp).
 #include "analysis/pilot_reading.hpp"
 
+#include "harness/text/join.hpp"
+
 namespace analysis {
 
 namespace {
@@ -31,15 +33,11 @@ std::optional<PilotReading::Eagain> eagain_named(const std::string& name) {
 }
 
 std::string restoration_names() {
-  std::string s;
-  for (auto r : kRestorations) s += (s.empty() ? "" : ", ") + std::string(name_of(r));
-  return s;
+  return harness::text::join(kRestorations, ", ", [](auto r) { return name_of(r); });
 }
 
 std::string eagain_names() {
-  std::string s;
-  for (auto e : kEagains) s += (s.empty() ? "" : ", ") + std::string(name_of(e));
-  return s;
+  return harness::text::join(kEagains, ", ", [](auto e) { return name_of(e); });
 }
 
 std::string PilotReading::text() const {

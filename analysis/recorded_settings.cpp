@@ -2,8 +2,9 @@
 #include "analysis/recorded_settings.hpp"
 
 #include "analysis/arms.hpp"
-#include "analysis/db_columns.hpp"
 #include "analysis/environment_table.hpp"
+#include "harness/text/join.hpp"
+#include "harness/yaml/leaf_paths.hpp"
 #include "results/db.hpp"
 #include "results/provenance.hpp"
 
@@ -18,35 +19,7 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 std::string leaf_text(const YAML::Node& n) {
   if (n.IsNull()) return "null";
   if (n.IsScalar()) return n.Scalar();
-  std::string s = "[";
-  for (std::size_t i = 0; i < n.size(); ++i) s += (i ? ", " : "") + leaf_text(n[i]);
-  return s + "]";
-}
-
-/// Every leaf of `n` under `path`: maps recurse by key ("a.b"), lists holding a map by index
-/// ("regimes[1]"), other lists and scalars are leaves. An empty map has no leaf.
-void flatten_yaml(const YAML::Node& n, const std::string& path, Settings& out) {
-  if (n.IsMap()) {
-    for (const auto& kv : n) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : leaf_text(kv.first);
-      flatten_yaml(kv.second, path.empty() ? key : path + "." + key, out);
-    }
-    return;
-  }
-  bool has_map = false;
-  if (n.IsSequence())
-    for (const auto& x : n) has_map = has_map || x.IsMap();
-  if (has_map) {
-    for (std::size_t i = 0; i < n.size(); ++i) flatten_yaml(n[i], path + "[" + std::to_string(i) + "]", out);
-    return;
-  }
-  out.emplace_back("campaign YAML " + path, leaf_text(n));
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
+  return "[" + harness::text::join(n, ", ", [](const YAML::Node& x) { return leaf_text(x); }) + "]";
 }
 
 }  // namespace
@@ -66,7 +39,8 @@ std::vector<std::pair<std::string, std::string>> recorded_settings(const std::st
   if (!yaml.empty()) {
     try {
       const YAML::Node root = YAML::Load(yaml);
-      if (root.IsMap()) flatten_yaml(root, "", out);
+      if (root.IsMap())
+        for (const auto& [path, leaf] : harness::yaml::leaf_paths(root)) out.emplace_back("campaign YAML " + path, leaf_text(leaf));
     } catch (const YAML::Exception& e) {
       out.emplace_back("campaign YAML", std::string("unreadable: ") + e.what());
     }
@@ -75,9 +49,9 @@ std::vector<std::pair<std::string, std::string>> recorded_settings(const std::st
   for (const auto& a : load_arms(db, {}, {}, recorded))
     if (recorded) out.emplace_back("arm " + a.name, arm_record_text(a));
   const auto prov = results::collect_provenance(db, {}, "");
-  out.emplace_back("accelerator", joined(prov.accelerators));
-  out.emplace_back("guest kernel", joined(prov.kernels));
-  out.emplace_back("harness commit", joined(prov.case_commits));
+  out.emplace_back("accelerator", harness::text::join(prov.accelerators));
+  out.emplace_back("guest kernel", harness::text::join(prov.kernels));
+  out.emplace_back("harness commit", harness::text::join(prov.case_commits));
   std::vector<std::string> ids;
   {
     results::Stmt q(db, "SELECT case_id FROM cases WHERE status = 'completed' ORDER BY case_id");

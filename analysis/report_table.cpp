@@ -76,6 +76,12 @@ std::string tidy_name(const std::string& header) {
 
 std::string column_name(const Column& c) { return c.name.empty() ? tidy_name(c.header) : c.name; }
 
+std::size_t column_index(const Table& t, const std::string& name) {
+  for (std::size_t j = 0; j < t.columns.size(); ++j)
+    if (column_name(t.columns[j]) == name) return j;
+  throw std::invalid_argument("table " + t.id + " has no column " + name);
+}
+
 namespace {
 std::string cell_text(const nlohmann::json& c, int decimals) {
   if (c.is_null()) return "n/a";

@@ -41,6 +41,11 @@ struct Table {
   void add(std::vector<nlohmann::json> row);
 };
 
+/// Index of the column of `t` whose CSV name (column_name) is `name`: the one lookup of a
+/// column by name (compare, compare_published, the tests). Errors: std::invalid_argument
+/// naming the table and the column.
+std::size_t column_index(const Table& t, const std::string& name);
+
 /// Number cell, or null when absent/non-finite is impossible by construction (throws instead).
 nlohmann::json num(double v);
 

@@ -2,6 +2,7 @@
 #include "analysis/triplets.hpp"
 
 #include "analysis/campaign_settings.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -91,9 +92,8 @@ TripletSet build_triplets(const CampaignData& data) {
           inc.vm = c->vm;
           inc.regime = c->regime;
         }
-        std::string list;
-        for (const auto& m : inc.never_run) list += (list.empty() ? "" : ", ") + m;
-        ts.warnings.push_back(fmt::format("{} {} incomplete (a member never ran): {}", unit, id, list));
+        ts.warnings.push_back(
+            fmt::format("{} {} incomplete (a member never ran): {}", unit, id, harness::text::join(inc.never_run)));
         ts.incomplete.push_back(std::move(inc));
         continue;
       }
@@ -143,8 +143,7 @@ TripletSet build_triplets(const CampaignData& data) {
     ++s;
   }
   if (!singles.empty()) {
-    std::string names;
-    for (const auto& n : singles) names += (names.empty() ? "" : ", ") + n;
+    const std::string names = harness::text::join(singles);
     ts.warnings.push_back(fmt::format(
         "{} of {} strata have one {} ({}): such a stratum has no resampling variability, so intervals understate "
         "uncertainty",
@@ -188,8 +187,7 @@ std::vector<std::pair<int, int>> comparison_arms(const TripletSet& ts) {
     const int t = ts.arm_index(d.treatment), c = ts.arm_index(d.comparator);
     for (const auto& [pos, name] : {std::pair<int, const std::string*>{t, &d.treatment}, {c, &d.comparator}})
       if (pos < 0) {
-        std::string arms;
-        for (const auto& a : ts.arms) arms += (arms.empty() ? "" : ", ") + a;
+        const std::string arms = harness::text::join(ts.arms);
         throw std::invalid_argument(fmt::format(
             "comparison {} names arm {}, which the campaign does not have (arms: {})", d.label, *name, arms));
       }

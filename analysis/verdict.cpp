@@ -1,6 +1,8 @@
 // Predefined decision rule (see verdict.hpp).
 #include "analysis/verdict.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <stdexcept>
 
 #include <algorithm>
@@ -51,14 +53,14 @@ Verdict decide(const std::vector<RatioInterval>& c, double max_estimate, const s
                                  "and every estimate <= 0.95) applied to {}. Failed: ",
                                  fam));
   if (!v.general_benefit) {
-    for (std::size_t i = 0; i < v.failed.size(); ++i) s += (i ? "; " : "") + v.failed[i];
+    s += harness::text::join(v.failed, "; ");
     s += ".";
   }
   if (v.harm.empty()) {
     s += " No harm detected (no interval lies wholly above 1).";
   } else {
     s += " HARM detected for: ";
-    for (std::size_t i = 0; i < v.harm.size(); ++i) s += (i ? ", " : "") + v.harm[i];
+    s += harness::text::join(v.harm);
     s += " (interval wholly above 1).";
   }
   v.text = s;

@@ -14,14 +14,15 @@
 #include <harness/build_info.hpp>
 
 #include "harness/kernel/kernel.hpp"
+#include "harness/text/join.hpp"
 #include "qualify/qualify.hpp"
-#include "results/provenance.hpp"
+#include "harness/text/shell_quote.hpp"
 
 namespace qualify {
 namespace {
 
 using harness::kernel::Fs;
-using results::shell_quote;
+using harness::text::shell_quote;
 
 const char* kUseGuest =
     "boot the host with systemd.unified_cgroup_hierarchy=1 (or cgroup_no_v1=memory) so cgroup2 gets the "
@@ -459,8 +460,7 @@ void check_zram_algorithm(Ctx& x) {
   std::vector<std::string> seen;
   const std::string where = compressor_source(x, alg, seen);
   c.passed = !where.empty();
-  std::string avail;
-  for (const auto& a : seen) avail += (avail.empty() ? "" : ", ") + a;
+  const std::string avail = harness::text::join(seen);
   c.found = c.passed ? alg + " available (" + where + ")"
                      : alg + " not found in zram comp_algorithm (" + (avail.empty() ? "no device" : avail) +
                            "), /proc/crypto or the kernel's modules";
@@ -519,7 +519,7 @@ void check_swapfile(Ctx& x) {
   c.found = x.opt.swapfile_path + (v.exists ? ": " + mib(v.size_bytes) + ", " + mib(v.allocated_bytes) + " allocated, " +
                                                   (v.has_signature ? "swap signature present" : "no swap signature")
                                             : ": missing");
-  for (size_t i = 0; i < v.problems.size(); ++i) c.fix += (i ? "; " : "") + v.problems[i];
+  c.fix += harness::text::join(v.problems, "; ");
   if (c.passed && x.opt.trial_swapon && (x.opt.root == "/" || x.opt.trial_swapon_under_root)) trial_swapon(x, c);
 }
 
@@ -591,8 +591,8 @@ void check_clean_swap(Ctx& x) {
                          ? ", all below the case's priority " + std::to_string(*x.opt.case_min_swap_priority)
                          : std::string());
         else
-          for (size_t i = 0; i < problems.size(); ++i) c.found += (i ? "; " : "") + problems[i];
-        for (size_t i = 0; i < fixes.size(); ++i) c.fix += (i ? "; " : "") + fixes[i];
+          c.found += harness::text::join(problems, "; ");
+        c.fix += harness::text::join(fixes, "; ");
       },
       "make /proc/swaps readable");
 }

@@ -1,5 +1,6 @@
 #include "results/db.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/text/join.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -41,27 +42,12 @@ constexpr const char* kSchemaVersion = "6";
 /// The rows stored are the same; a file created before keeps its page size.
 constexpr int kPageSize = 16384;
 
-bool has_column(Db& db, const std::string& table, const std::string& column) {
-  Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
-  q.bind(1, table).bind(2, column);
-  return q.step() && q.int64(0) > 0;
-}
-
-/// Whether `name` is a table (not a view) of the main schema of `db`.
-bool is_table(Db& db, const char* name) {
-  Stmt q(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1");
-  q.bind(1, name);
-  return q.step();
-}
-
 /// Whether `db` holds a results schema of before version 6: a cases table and no arms table.
-bool before_arms(Db& db) { return is_table(db, "cases") && !is_table(db, "arms"); }
+bool before_arms(Db& db) { return has_table(db, "cases") && !has_table(db, "arms"); }
 
 /// `cols` joined as a column list, each prefixed with `prefix` ("r." or "").
 std::string column_list(const std::vector<std::string>& cols, const std::string& prefix = "") {
-  std::string out;
-  for (const auto& c : cols) out += (out.empty() ? "" : ", ") + prefix + "\"" + c + "\"";
-  return out;
+  return harness::text::join(cols, ", ", [&](const std::string& c) { return prefix + "\"" + c + "\""; });
 }
 
 ConversionObserver g_conversion_observer = nullptr;  // set_conversion_observer: none in the shipped binaries
@@ -249,7 +235,7 @@ void apply_schema(Db& db) {
 /// schema parses all of schema.sql and takes the write lock (INSERT OR IGNORE of the version):
 /// one open per runner worker, and 200 workers opened at once at 200 hosts (fleet_bench).
 bool schema_is_current(Db& db) {
-  if (!is_table(db, "schema_info")) return false;
+  if (!has_table(db, "schema_info")) return false;
   Stmt q(db, "SELECT CAST(value AS INTEGER) FROM schema_info WHERE key = 'schema_version'");
   return q.step() && q.int64(0) >= std::stoll(kSchemaVersion);
 }
@@ -259,7 +245,7 @@ bool schema_is_current(Db& db) {
 /// apply_schema, so that a version-4 layout's tables have every column when they are converted;
 /// a table the file lacks (or holds as a view) is left to apply_schema.
 void add_columns(Db& db) {
-  const auto lacks = [&](const AddedColumn& c) { return is_table(db, c.table) && !has_column(db, c.table, c.column); };
+  const auto lacks = [&](const AddedColumn& c) { return has_table(db, c.table) && !has_column(db, c.table, c.column); };
   if (std::none_of(std::begin(kAddedColumns), std::end(kAddedColumns), lacks)) return;
   db.transaction([&] {
     for (const auto& c : kAddedColumns)  // again inside the write lock: another writer may have migrated
@@ -366,6 +352,18 @@ std::vector<std::string> table_columns(Db& db, const std::string& schema, const 
   std::vector<std::string> names;
   while (q.step()) names.push_back(q.text(1));
   return names;
+}
+
+bool has_table(Db& db, const std::string& table) {
+  Stmt q(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?1");
+  q.bind(1, table);
+  return q.step();
+}
+
+bool has_column(Db& db, const std::string& table, const std::string& column) {
+  Stmt q(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  q.bind(1, table).bind(2, column);
+  return q.step() && q.int64(0) > 0;
 }
 
 Stmt::Stmt(Db& db, std::string_view sql) : db_(db), sql_(sql) {

@@ -158,6 +158,18 @@ std::string_view schema_sql();
 /// Throws DbError (no such schema).
 std::vector<std::string> table_columns(Db& db, const std::string& schema, const std::string& table);
 
+/// True when `table` is a table (not a view) of the main schema of `db`. The one test of
+/// table presence: the readers of older DBs (a version-1 DB has no campaign_meta, a
+/// version-5 one no arms) and the checks that a file is a harness DB go through it.
+/// Throws DbError (SQLite failure).
+bool has_table(Db& db, const std::string& table);
+
+/// True when table or view `table` of `db` has a column named `column` (PRAGMA table_info,
+/// which looks in main first; false when there is no such table). A DB written before a schema
+/// version lacks that version's columns (schema.sql): the analysis reads them only when
+/// present and reports "not measured" otherwise, never zero. Throws DbError.
+bool has_column(Db& db, const std::string& table, const std::string& column);
+
 /// Copies every row of case `case_id` from the bundle file into `campaign` in one
 /// transaction, replacing rows of an earlier attempt of the same case. When the bundle holds
 /// the case under another id (`bundle_case_id`, not empty: the id an attempt was submitted to

@@ -97,8 +97,7 @@ std::int64_t import_bundle(Db& campaign, const std::string& bundle_path, const s
     // Schema version 6: a campaign DB whose arms table has rows takes only cases of those arms.
     // schema.sql's trigger refuses any other with a fixed message; this one names the arm.
     {
-      Stmt t(campaign, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'arms'");
-      if (t.step()) {
+      if (has_table(campaign, "arms")) {
         Stmt a(campaign,
                "SELECT c.configuration, (SELECT group_concat(name, ', ') FROM (SELECT name FROM main.arms ORDER BY "
                "position, name)) FROM bundle.cases c WHERE c.case_id = ?1 AND EXISTS (SELECT 1 FROM main.arms) AND "

@@ -1,6 +1,8 @@
 // Provenance of generated artifacts (provenance.hpp).
 #include "results/provenance.hpp"
 
+#include "harness/text/join.hpp"
+#include "harness/text/utc.hpp"
 #include "results/db.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,14 +14,8 @@
 namespace results {
 namespace {
 
-bool table_exists(Db& db, const char* name) {
-  Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1");
-  q.bind(1, name);
-  return q.step();
-}
-
 std::string meta(Db& db, const char* key) {
-  if (!table_exists(db, "campaign_meta")) return {};
+  if (!has_table(db, "campaign_meta")) return {};
   Stmt q(db, "SELECT value FROM campaign_meta WHERE key=?1");
   q.bind(1, key);
   return q.step() ? q.text(0) : std::string{};
@@ -33,22 +29,11 @@ std::vector<std::string> distinct(Db& db, const char* sql) {
   return out;
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
 std::string list_or_unknown(const std::vector<std::string>& v) {
   if (v.empty()) return "unknown";
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
+  return harness::text::join(v);
 }
 
 nlohmann::ordered_json to_json(const Provenance& p) {
@@ -77,9 +62,9 @@ Provenance collect_provenance(Db& db, const BuildId& build, const std::string& c
   p.campaign_kind = meta(db, "kind");
   p.plan_sha256 = meta(db, "schedule_sha256");
   p.campaign_sha256 = meta(db, "campaign_sha256");
-  p.generated_utc = utc_now();
+  p.generated_utc = harness::text::utc_text(static_cast<std::int64_t>(std::time(nullptr)) * 1'000'000'000);
   p.command_line = command_line;
-  if (table_exists(db, "cases")) {
+  if (has_table(db, "cases")) {
     p.accelerators = distinct(db, "SELECT DISTINCT accelerator FROM cases ORDER BY 1");
     p.kernels = distinct(db, "SELECT DISTINCT kernel_release FROM cases ORDER BY 1");
     p.case_commits = distinct(db,
@@ -116,29 +101,6 @@ void write_sidecar(const std::string& artifact_path, const Provenance& p) {
   std::ofstream o(path);
   o << j.dump(2) << "\n";
   if (!o) throw std::runtime_error(path + ": cannot write provenance sidecar");
-}
-
-std::string shell_quote(const std::string& arg) {
-  if (arg.empty()) return "''";
-  bool plain = true;
-  for (unsigned char c : arg) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    std::string_view("_./=:,+@%-").find(static_cast<char>(c)) != std::string_view::npos;
-    if (!ok) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return arg;
-  std::string out = "'";
-  for (char c : arg) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string shell_join(int argc, const char* const* argv) {
-  std::string out;
-  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + shell_quote(argv[i]);
-  return out;
 }
 
 }  // namespace results

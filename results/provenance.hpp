@@ -54,12 +54,4 @@ std::string provenance_markdown(const Provenance& p);
 /// Errors: std::runtime_error naming the path when it cannot be written.
 void write_sidecar(const std::string& artifact_path, const Provenance& p);
 
-/// argv joined with spaces; arguments outside [A-Za-z0-9_./=:,+@%-] are single-quoted
-/// (POSIX sh quoting, ' written as '\''). Used for the recorded command line and for
-/// every command the harness prints for the user to copy.
-std::string shell_join(int argc, const char* const* argv);
-
-/// One argument quoted as shell_join does.
-std::string shell_quote(const std::string& arg);
-
 }  // namespace results

@@ -1,6 +1,8 @@
 // Calibration rule and table (see choose.hpp).
 #include "harness/calibrate/choose.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,9 +38,7 @@ std::string stall_label(const std::vector<Measured>& ms) {
       seen.push_back(m.accelerator);
   if (std::find(seen.begin(), seen.end(), "tcg") != seen.end()) return "TCG-inflated";
   if (seen.empty()) return "accelerator not recorded";
-  std::string s;
-  for (const auto& a : seen) s += (s.empty() ? "" : ", ") + (a == "kvm" ? std::string("KVM") : a);
-  return s;
+  return text::join(seen, ", ", [](const std::string& a) { return a == "kvm" ? std::string("KVM") : a; });
 }
 }  // namespace
 

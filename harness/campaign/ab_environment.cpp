@@ -1,8 +1,9 @@
 // Baseline and candidate environments of an A/B campaign (see ab_environment.hpp).
 #include "harness/campaign/ab_environment.hpp"
 
-#include "analysis/db_columns.hpp"
 #include "harness/agent/loopback.hpp"
+#include "results/db.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -48,15 +49,10 @@ std::vector<std::string> words(const std::string& s) {
   return w;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep = " ") {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
+using harness::text::join;
 
-std::string join(const std::set<std::string>& v) {
-  return v.empty() ? std::string("(no case)") : join(std::vector<std::string>(v.begin(), v.end()), "; ");
-}
+/// The values the cases recorded, "; " between them; "(no case)" when none did.
+std::string values_text(const std::set<std::string>& v) { return v.empty() ? std::string("(no case)") : join(v, "; "); }
 
 /// host_uri (cases, where the DB has the column) first, else the attempt's "NAME URL".
 std::string engine_of(const std::optional<std::string>& host_uri, const std::optional<std::string>& attempt_host) {
@@ -71,7 +67,7 @@ std::string engine_of(const std::optional<std::string>& host_uri, const std::opt
   return agent::url_is_loopback(url) ? "local guest (agent on loopback)" : "remote agent";
 }
 
-using analysis::has_column;
+using results::has_column;
 
 /// The variant of `c` named `name` (nullptr when absent).
 const Variant* variant_of(const Campaign& c, const std::string& name) {
@@ -109,7 +105,7 @@ std::set<std::string> cmdlines_without(const VariantEnvironment& e, const std::v
     std::vector<std::string> kept;
     for (const auto& x : w)
       if (std::find(own.begin(), own.end(), x) == own.end()) kept.push_back(x);
-    out.insert(join(kept));
+    out.insert(join(kept, " "));
   }
   return out;
 }
@@ -150,7 +146,7 @@ VariantEnvironment read_variant_environment(results::Db& db, const std::string& 
     if (envo.contains("cmdline") && envo["cmdline"].is_string()) {
       const auto w = words(envo["cmdline"].get<std::string>());
       e.cmdline_words.insert(w);
-      put(kCmdline, join(w));
+      put(kCmdline, join(w, " "));
     } else {
       put(kCmdline, std::nullopt);
     }
@@ -186,7 +182,7 @@ EnvironmentComparison compare_environments(const VariantEnvironment& baseline, c
   const bool boot_asked = kernel_asked || cb != cc;
   auto add = [&](const std::string& name, const std::set<std::string>& b, const std::set<std::string>& k, bool asked,
                  const std::string& why) {
-    EnvironmentField f{name, join(b), join(k), b != k, false, ""};
+    EnvironmentField f{name, values_text(b), values_text(k), b != k, false, ""};
     if (f.differs && asked) {
       f.asked = true;
       f.why = why;
@@ -238,10 +234,10 @@ std::string same_environment_warning(const EnvironmentComparison& e, const Campa
       "variants.candidate points at what you meant to test (e.g. kernel.image_dir at an image built with `harness vm "
       "image --kernel ... --out DIR` from the new kernel, not at a copy of the default image).",
       join(std::vector<std::string>{vc->kernel_image_dir.empty() ? "" : "kernel image " + vc->kernel_image_dir,
-                                    vc->cmdline.empty() ? "" : "cmdline " + join(vc->cmdline),
+                                    vc->cmdline.empty() ? "" : "cmdline " + join(vc->cmdline, " "),
                                     vc->sysctls.empty() && vc->sysfs.empty() ? "" : "knobs"}, " ")
           .c_str(),
-      e.candidate.cases, join(field(e.candidate, kRelease)), e.baseline.cases);
+      e.candidate.cases, values_text(field(e.candidate, kRelease)), e.baseline.cases);
 }
 
 std::string environment_text(const EnvironmentComparison& e) {

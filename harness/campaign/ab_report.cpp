@@ -1,6 +1,8 @@
 // `harness check` text table and Markdown summary (see ab_report.hpp).
 #include "harness/campaign/ab_report.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -58,7 +60,7 @@ std::vector<std::string> variant_lines(const Campaign& c) {
                       (v.kernel_release.empty() ? std::string() : " (" + v.kernel_release + ")"));
     std::string line = v.name + ": ";
     if (parts.empty()) line += "nothing set (the guest as booted)";
-    for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : "") + parts[i];
+    line += text::join(parts, "; ");
     out.push_back(line);
   }
   return out;

@@ -2,6 +2,7 @@
 #include "harness/campaign/ab_settings.hpp"
 
 #include "harness/digest/sha256.hpp"
+#include "harness/json/leaf_paths.hpp"
 #include "harness/json/optional.hpp"
 
 #include <algorithm>
@@ -20,25 +21,6 @@ nlohmann::json variant_json(const Variant& v) {
                       {"kernel", {{"image_dir", v.kernel_image_dir}}}};
   if (!v.kernel_release.empty()) j["kernel"]["release"] = v.kernel_release;  // filled at plan time
   return j;
-}
-
-/// Flattens `j` into path -> leaf. Objects recurse ("a.b"; an empty one has no leaf, so
-/// `sysctls: {}` against `sysctls: {vm.swappiness: 10}` is the one path
-/// `sysctls.vm.swappiness`); arrays holding an object recurse by index ("regimes[1].name");
-/// other arrays and scalars are leaves.
-void flatten(const nlohmann::json& j, const std::string& path, std::map<std::string, nlohmann::json>& out) {
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) flatten(v, path.empty() ? k : path + "." + k, out);
-    return;
-  }
-  bool has_object = false;
-  if (j.is_array())
-    for (const auto& x : j) has_object = has_object || x.is_object();
-  if (has_object) {
-    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], path + "[" + std::to_string(i) + "]", out);
-    return;
-  }
-  out[path] = j;
 }
 
 /// provider.*: the kind and what the engine parsed (engine.hpp EngineConfig::settings);
@@ -81,7 +63,8 @@ nlohmann::json comparison_settings(const Campaign& c) {
         {"fg_memory_low_mib", or_null(c.fg_memory_low_mib)}}},
       {"backend",
        {{"zram", {{"disksize_mib", c.zram_disksize_mib}, {"algorithm", c.zram_algorithm}, {"priority", c.zram_priority}}},
-        {"swapfile", {{"path", c.swapfile_path}, {"priority", c.swapfile_priority}}}}},
+        {"swapfile", {{"path", c.swapfile_path}, {"priority", c.swapfile_priority}}},
+        {"delayed_swapfile", harness::case_::to_string(c.delayed_swapfile)}}},
       {"pressure", {{"allocation_mib", c.allocation_mib}, {"active_set_mib", c.active_set_mib}}},
       {"regimes", regimes},
       {"canaries",
@@ -111,9 +94,7 @@ std::string settings_digest(const nlohmann::json& settings) { return harness::di
 std::string comparison_settings_sha256(const Campaign& c) { return settings_digest(comparison_settings(c)); }
 
 std::vector<SettingDifference> differing_settings(const nlohmann::json& ours, const nlohmann::json& theirs) {
-  std::map<std::string, nlohmann::json> a, b;
-  flatten(ours, "", a);
-  flatten(theirs, "", b);
+  const auto a = harness::json::leaf_paths(ours), b = harness::json::leaf_paths(theirs);
   std::vector<SettingDifference> out;
   for (const auto& [path, v] : a) {
     const auto it = b.find(path);

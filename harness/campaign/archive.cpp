@@ -23,8 +23,7 @@ namespace fs = std::filesystem;
 
 /// The campaign_meta value of `key`; "" when the DB has no campaign_meta table or no such key.
 std::string meta_or_empty(results::Db& db, const char* key) {
-  results::Stmt t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_meta'");
-  if (!t.step()) return {};
+  if (!results::has_table(db, "campaign_meta")) return {};
   results::Stmt q(db, "SELECT value FROM campaign_meta WHERE key=?1");
   q.bind(1, key);
   return q.step() ? q.text(0) : std::string{};

@@ -2,6 +2,8 @@
 #include "harness/campaign/assertions.hpp"
 
 #include "harness/campaign/campaign_arms.hpp"
+#include "harness/text/join.hpp"
+#include "harness/text/utc.hpp"
 #include "harness/xml/text.hpp"
 
 #include <fmt/format.h>
@@ -202,25 +204,13 @@ std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign
 
 namespace {
 
-/// ISO 8601 UTC, second resolution, from ns since the epoch.
-std::string utc(std::int64_t unix_ns) {
-  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return b;
-}
-
 /// Distinct non-empty values joined with ", " ("unknown" when none was recorded).
 template <typename F>
 std::string distinct(const std::vector<CaseRun>& runs, F field) {
   std::set<std::string> v;
   for (const auto& r : runs)
     if (!field(r).empty()) v.insert(field(r));
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-  return out.empty() ? "unknown" : out;
+  return v.empty() ? "unknown" : text::join(v);
 }
 
 std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
@@ -274,8 +264,8 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
       if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
       if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
     }
-    prop("first_case_started_utc", first ? utc(*first) : "unknown");
-    prop("last_case_ended_utc", last ? utc(*last) : "unknown");
+    prop("first_case_started_utc", first ? text::utc_text(*first) : "unknown");
+    prop("last_case_ended_utc", last ? text::utc_text(*last) : "unknown");
     prop("cases_checked", std::to_string(r.cases_checked));
     for (const auto& m : r.measured)
       prop(m.case_id + "." + m.quantity, m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
@@ -292,8 +282,8 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
         if (c.case_id == m.case_id)
           out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
                              or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
-                             c.attempt, c.started_unix_ns ? utc(*c.started_unix_ns) : "unknown",
-                             c.ended_unix_ns ? utc(*c.ended_unix_ns) : "unknown");
+                             c.attempt, c.started_unix_ns ? text::utc_text(*c.started_unix_ns) : "unknown",
+                             c.ended_unix_ns ? text::utc_text(*c.ended_unix_ns) : "unknown");
     }
     o << "    <system-out>" << xml_text(out) << "</system-out>\n";
     o << "  </testcase>\n";

@@ -91,6 +91,12 @@ struct Tolerance {
 /// A validated campaign. Every field has a value (defaults applied by the loader).
 struct Campaign {
   std::string file;             ///< path it was loaded from
+  /// The folder relative paths of the file resolve against (variants.*.kernel.image_dir;
+  /// design.dose_mib.from_pilot in load_campaign and parse_campaign_in), absolute: the
+  /// campaign file's, made absolute against the working directory of the parse.
+  /// store_plan keeps it, made absolute, as campaign_meta campaign_dir, so that `harness run DB`
+  /// resolves them as the plan did. nullopt: not known (parse_campaign_in refuses relative paths).
+  std::optional<std::string> base_dir;
   std::string yaml_text;        ///< the file's bytes (stored in the DB with the plan)
   std::string name;             ///< [A-Za-z0-9._-]+; prefix of every case id
   /// smoke | ci | pilot | confirmatory. Default: pilot when design.kind is pilot, else
@@ -221,8 +227,15 @@ struct Campaign {
 /// whose message starts "FILE:LINE:COL: field a.b.c:" (1-based line, yaml-cpp Mark()).
 Campaign load_campaign(const std::string& path);
 
-/// Same, from text (`file` only names it in errors).
+/// Same, from text (`file` names it in errors; variants.*.kernel.image_dir resolves against
+/// the folder of `file`; design.dose_mib.from_pilot is kept as written).
 Campaign parse_campaign(const std::string& text, const std::string& file);
+
+/// Same, from text whose relative paths (variants.*.kernel.image_dir,
+/// design.dose_mib.from_pilot) resolve against `base_dir`, made absolute (load_campaign passes
+/// the folder of the file). nullopt: the folder is not known, and a relative path is a
+/// CampaignError naming its field and asking for the campaign FILE.
+Campaign parse_campaign_in(const std::string& text, const std::string& file, const std::optional<std::string>& base_dir);
 
 /// True when `kind` may use `pinned_commit: any` (smoke and ci; PROTOCOL.md).
 bool allows_any_commit(const std::string& kind);

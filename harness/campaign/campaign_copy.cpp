@@ -2,6 +2,7 @@
 #include "harness/campaign/campaign_copy.hpp"
 
 #include "harness/campaign/campaign.hpp"
+#include "harness/text/join.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 #include <algorithm>
@@ -177,8 +178,7 @@ std::string relocate_campaign_text(const std::string& text, const std::string& f
 CampaignCopy init_campaign(const std::string& kind, const std::string& campaigns_dir, const std::string& dir) {
   const auto known = repository_campaigns(campaigns_dir);
   if (std::none_of(known.begin(), known.end(), [&](const auto& r) { return r.kind == kind; })) {
-    std::string list;
-    for (const auto& r : known) list += (list.empty() ? "" : ", ") + r.kind;
+    const std::string list = text::join(known, ", ", [](const auto& r) { return r.kind; });
     throw std::runtime_error("'" + kind + "' is not a campaign of " + campaigns_dir + " (" + list +
                              "; `harness init --list`)");
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 
 namespace harness::campaign {
@@ -124,6 +125,16 @@ std::string db_tag(results::Db& db) {
 
 bool has_plan(results::Db& db) { return meta(db, "schedule_sha256").has_value(); }
 
+Campaign stored_campaign(results::Db& db, const std::string& db_path) {
+  const auto yaml = results::has_table(db, "campaign_meta") ? meta(db, "campaign_yaml") : std::nullopt;
+  if (!yaml) throw std::runtime_error(db_path + ": holds no plan (give the campaign FILE)");
+  const auto file = meta(db, "campaign_file");
+  std::optional<std::string> dir = meta(db, "campaign_dir");
+  if (!dir && file && std::filesystem::path(*file).is_absolute())  // planned before campaign_dir was stored
+    dir = std::filesystem::path(*file).parent_path().string();
+  return parse_campaign_in(*yaml, file.value_or(db_path) + " (as stored in " + db_path + ")", dir);
+}
+
 void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
   db.transaction([&] {
     if (auto old = meta(db, "schedule_sha256")) {
@@ -136,6 +147,7 @@ void store_plan(results::Db& db, const Campaign& c, const Schedule& s) {
     db_tag(db);
     put_meta(db, "seed", std::to_string(c.seed));
     put_meta(db, "campaign_file", c.file);
+    if (c.base_dir) put_meta(db, "campaign_dir", *c.base_dir);
     put_meta(db, "campaign_yaml", c.yaml_text);
     put_meta(db, "campaign_sha256", harness::digest::sha256_hex(c.yaml_text));
     put_meta(db, "schedule_json", s.json_text);

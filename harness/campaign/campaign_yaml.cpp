@@ -12,6 +12,7 @@
 #include "analysis/verdict.hpp"
 #include "harness/case/spec.hpp"
 #include "harness/case/variant.hpp"
+#include "harness/text/join.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 #include <nlohmann/json.hpp>
@@ -39,8 +40,7 @@ void accept_differences(Section& p, Campaign& c) {
   YAML::Node a = p.get("accept_differences", false);
   if (!a) return;
   const auto& known = pilot_difference_names();
-  std::string list;
-  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  const std::string list = text::join(known);
   if (!a.IsSequence()) p.fail(a, p.field("accept_differences"), "expected a list of settings (any of " + list + ")");
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string f = p.field("accept_differences") + "[" + std::to_string(i) + "]";
@@ -97,9 +97,7 @@ void provider_block(Section& top, Campaign& c) {
   c.provider = s.scalar<std::string>("kind");
   const pool::Engine* e = pool::find_engine(c.provider);
   if (!e) {
-    std::string kinds;
-    for (const auto& k : pool::engine_kinds()) kinds += (kinds.empty() ? "" : ", ") + k;
-    s.fail(s.at("kind"), s.field("kind"), "'" + c.provider + "' is not one of " + kinds);
+    s.fail(s.at("kind"), s.field("kind"), "'" + c.provider + "' is not one of " + text::join(pool::engine_kinds()));
   }
   const bool overcommit = s.scalar<bool>("overcommit", false);
   auto cfg = e->parse(s, pool::ParseContext{c.file, c.vcpus, c.memory_mib});
@@ -137,6 +135,12 @@ std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const
   return out;
 }
 
+/// Why a relative path cannot be resolved when the campaign's folder is not known.
+std::string unknown_folder(const std::string& path) {
+  return "'" + path + "' is relative to the campaign file's folder, which this DB does not record (planned by an "
+         "earlier harness from a relative path): give the campaign FILE (`harness run FILE DB`)";
+}
+
 /// variants: {baseline, candidate} (design ab-pairs only).
 void ab_variants(Section& top, Campaign& c) {
   const bool ab = c.design == "ab-pairs";
@@ -151,7 +155,6 @@ void ab_variants(Section& top, Campaign& c) {
     top.fail(key_node(top.node(), "variants"), "variants",
              "only for design.kind ab-pairs (this campaign is " + c.design + ")");
   Section vs(vn, "variants", top.file());
-  const std::filesystem::path base_dir = std::filesystem::path(top.file()).parent_path();
   for (const char* name : {"baseline", "candidate"}) {
     YAML::Node n = vs.get(name, true);
     Section v(n.IsNull() ? YAML::Node(YAML::NodeType::Map) : n, vs.field(name), top.file());
@@ -180,7 +183,10 @@ void ab_variants(Section& top, Campaign& c) {
       const YAML::Node at = kn["image_dir"];
       if (dir.empty()) k.fail(at, k.field("image_dir"), "must name a directory built by `harness vm image --out DIR`");
       std::filesystem::path p(dir);
-      if (p.is_relative()) p = base_dir / p;
+      if (p.is_relative()) {
+        if (!c.base_dir) k.fail(at, k.field("image_dir"), unknown_folder(dir));
+        p = std::filesystem::path(*c.base_dir) / p;
+      }
       p = std::filesystem::absolute(p).lexically_normal();
       const auto mf = p / "manifest.json";
       if (!std::filesystem::exists(mf))
@@ -231,8 +237,7 @@ void ab_regression(Section& top, Campaign& c) {
   YAML::Node tn = r.get("tolerances", false);
   if (tn && !tn.IsNull()) {
     if (!tn.IsMap()) r.fail(tn, r.field("tolerances"), "expected a mapping {metric: {max_ratio, min_ratio}}");
-    std::string names;
-    for (const auto& m : analysis::regression_metrics()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    const std::string names = text::join(analysis::regression_metrics(), ", ", [](const auto& m) { return m.name; });
     for (const auto& kv : tn) {
       Tolerance t;
       t.metric = kv.first.Scalar();
@@ -262,11 +267,16 @@ bool allows_any_commit(const std::string& kind) { return kind == "smoke" || kind
 
 namespace {
 
-Campaign parse_campaign_text(const std::string& text, const std::string& file) {
+Campaign parse_campaign_text(const std::string& text, const std::string& file,
+                             const std::optional<std::string>& base_dir) {
   const YAML::Node root = yaml::parse(text, file);
   if (!root || root.IsNull()) throw CampaignError(file + ":1:1: empty campaign file");
   Campaign c;
   c.file = file;
+  if (base_dir)  // absolute, so that what a relative path names does not depend on the working directory later
+    c.base_dir = (base_dir->empty() ? std::filesystem::current_path() : std::filesystem::absolute(*base_dir))
+                     .lexically_normal()
+                     .string();
   c.yaml_text = text;
   Section top(root, "", file);
 
@@ -551,10 +561,24 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file) {
 
 Campaign parse_campaign(const std::string& text, const std::string& file) {
   try {
-    return parse_campaign_text(text, file);
+    return parse_campaign_text(text, file, std::filesystem::path(file).parent_path().string());
   } catch (const yaml::InputError& e) {
     throw CampaignError(e.what());
   }
+}
+
+Campaign parse_campaign_in(const std::string& text, const std::string& file, const std::optional<std::string>& base_dir) {
+  Campaign c;
+  try {
+    c = parse_campaign_text(text, file, base_dir);
+  } catch (const yaml::InputError& e) {
+    throw CampaignError(e.what());
+  }
+  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative()) {
+    if (!c.base_dir) throw CampaignError(file + ": field design.dose_mib.from_pilot: " + unknown_folder(c.dose_from_pilot));
+    c.dose_from_pilot = (std::filesystem::path(*c.base_dir) / c.dose_from_pilot).lexically_normal().string();
+  }
+  return c;
 }
 
 Campaign load_campaign(const std::string& path) {
@@ -564,11 +588,7 @@ Campaign load_campaign(const std::string& path) {
   } catch (const yaml::InputError& e) {
     throw CampaignError(std::string(e.what()) + " (campaign file)");
   }
-  Campaign c = parse_campaign(text, path);
-  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative())
-    c.dose_from_pilot =
-        std::filesystem::absolute(std::filesystem::path(path).parent_path() / c.dose_from_pilot).lexically_normal().string();
-  return c;
+  return parse_campaign_in(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 void resolve_build_pin(Campaign& c, const std::string& commit, bool dirty, bool preview) {

@@ -1,7 +1,7 @@
 // CSV export of the campaign DB (see export.hpp).
 #include "harness/campaign/export.hpp"
 
-#include "analysis/db_columns.hpp"
+#include "results/db.hpp"
 #include "results/csv.hpp"
 
 #include <filesystem>
@@ -12,7 +12,7 @@ namespace harness::campaign {
 
 namespace {
 
-using analysis::has_column;
+using results::has_column;
 
 }  // namespace
 

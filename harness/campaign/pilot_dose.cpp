@@ -3,6 +3,7 @@
 
 #include "analysis/pilot.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -25,7 +26,7 @@ PilotDose resolve_pilot_dose(const std::string& pilot_db, const analysis::PilotR
     std::string why;
     for (const auto& d : r.doses) {
       why += "\n  " + std::to_string(d.dose_bytes / (1024 * 1024)) + " MiB: ";
-      for (std::size_t i = 0; i < d.failed.size(); ++i) why += (i ? "; " : "") + d.failed[i];
+      why += text::join(d.failed, "; ");
       if (d.failed.empty()) why += "not eligible";
     }
     throw PilotDoseError(where + ": no eligible dose (pilot rule)" + why);

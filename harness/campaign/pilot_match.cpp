@@ -4,6 +4,7 @@
 #include "analysis/pilot.hpp"
 #include "harness/campaign/pilot_dose.hpp"
 #include "harness/json/optional.hpp"
+#include "harness/text/join.hpp"
 #include "harness/vm/image.hpp"
 #include "results/db.hpp"
 
@@ -151,8 +152,7 @@ PilotMatch match_pilot(const Campaign& c, std::int64_t chosen_bytes) {
 std::string pilot_kernel_refusal(const Campaign& c, const std::vector<std::string>& pilot_releases,
                                  const std::vector<std::pair<std::string, std::string>>& vm_releases) {
   if (c.dose_from_pilot.empty() || declared(c, kGuestKernel)) return "";
-  std::string pilot;
-  for (const auto& r : pilot_releases) pilot += (pilot.empty() ? "" : ", ") + r;
+  std::string pilot = text::join(pilot_releases);
   if (pilot.empty()) pilot = "(no completed bounded-reclaim case)";
   std::string lines;
   for (const auto& [vm, release] : vm_releases)

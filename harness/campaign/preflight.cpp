@@ -2,6 +2,7 @@
 #include "harness/campaign/preflight.hpp"
 
 #include "harness/agent/client.hpp"
+#include "harness/text/join.hpp"
 #include "qualify/qualify.hpp"
 
 #include <fmt/format.h>
@@ -124,8 +125,7 @@ Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string
     for (const auto& q : out.vms)
       if (q.values.at(k) != "?") distinct.insert(q.values.at(k));
     if (distinct.size() > 1) {
-      std::string who;
-      for (const auto& q : out.vms) who += (who.empty() ? "" : ", ") + q.vm + " " + q.values.at(k);
+      const std::string who = text::join(out.vms, ", ", [&](const auto& q) { return q.vm + " " + q.values.at(k); });
       out.problems.push_back("VMs differ in " + k + ": " + who);
     }
   }

@@ -1,5 +1,6 @@
 // The campaign runner (see runner.hpp).
 #include "harness/campaign/runner.hpp"
+#include "harness/campaign/new_db_files.hpp"
 
 #include "harness/agent/client.hpp"
 #include "harness/agent/unclean_mark.hpp"
@@ -50,6 +51,13 @@ std::string variant_boot_refusal(const Campaign& c, const std::vector<std::strin
          " for each case (a hosts entry without `local: true`): every case there would run on the kernel the VM "
          "already runs, and the variants would compare it with itself. Run this campaign on an engine that boots "
          "its guests (provider.kind local-qemu or libvirt), or drop the kernel/cmdline of the variants";
+}
+
+/// A refusal for the kernel the guests run or would run, before any case: the campaign DB goes
+/// again when this run created it (it holds only the plan; the same command plans it again).
+PreflightRefused kernel_refusal(const std::string& why, const NewDbFiles& new_db, const std::string& db_path) {
+  if (!new_db.discard()) return PreflightRefused(why);
+  return PreflightRefused(why + " (" + db_path + " removed: this run created it and ran no case)");
 }
 }  // namespace
 
@@ -763,6 +771,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   if (!capacity.ok) throw pool::CapacityError(capacity.refusal());
   Schedule planned = plan(c);
   Schedule s;
+  const NewDbFiles new_db(opt.db_path);  // removed again when the guests' kernel refuses the run
   {
     results::Db db(opt.db_path, results::Db::Mode::Create);
     if (!has_plan(db)) store_plan(db, c, planned);
@@ -800,7 +809,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       if (!g.fresh_boot_per_case) not_booted.push_back(g.name);
     if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) {
       pool->release();
-      throw PreflightRefused(why);
+      throw kernel_refusal(why, new_db, opt.db_path);
     }
     sum.engine = pool->describe();
     std::fprintf(opt.out, "%s\n", sum.engine.c_str());
@@ -840,7 +849,7 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       if (const auto why = pilot_kernel_refusal(c, load_stored_pilot(c.dose_from_pilot).kernel_releases, releases);
           !why.empty()) {
         release();
-        throw PreflightRefused(why);
+        throw kernel_refusal(why, new_db, opt.db_path);
       }
     }
   }

@@ -145,7 +145,9 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file = 
 /// Judges capacity (throws pool::CapacityError, nothing stored or booted, when refused),
 /// plans (first time) or verifies (afterwards) the campaign in the DB, acquires the guests,
 /// qualifies the fleet (throws PreflightRefused, nothing submitted, when a host stays
-/// unreachable or a VM is not qualified), takes over attempts an interrupted runner left in
+/// unreachable or a VM is not qualified; when the refusal is for the kernel, a variant that
+/// boots one on guests the engine does not boot per case or guests not running the pilot's,
+/// the DB goes again if this call created it: new_db_files.hpp), takes over attempts an interrupted runner left in
 /// flight, then runs every case that is neither completed nor lost and has retries left.
 /// Throws ScheduleTampered when the stored schedule's hash changed or differs from `c`'s
 /// plan; pool::PoolError / pool::BootError when the engine cannot give the guests (missing

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/campaign/campaign_db.hpp"
+#include "harness/text/utc.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -31,14 +32,7 @@ std::string duration_text(double s) {
   return fmt::format("{} h {:02d} min", t / 3600, static_cast<int>((t % 3600) / 60));
 }
 
-std::string utc_text(std::int64_t unix_ns) {
-  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return b;
-}
+using harness::text::utc_text;
 
 }  // namespace
 

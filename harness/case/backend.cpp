@@ -10,6 +10,7 @@
 
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/swap.hpp"
+#include "harness/text/join.hpp"
 
 namespace harness::case_ {
 
@@ -131,8 +132,7 @@ void Backend::take_zram(std::vector<StepRecord>& steps) {
 void Backend::prepare(std::vector<StepRecord>& steps) {
   auto check = harness::kernel::validate_swapfile(fs_, spec_.swapfile_path);
   if (!check.ok()) {
-    std::string why;
-    for (const auto& p : check.problems) why += (why.empty() ? "" : "; ") + p;
+    const std::string why = text::join(check.problems, "; ");
     steps.push_back({"validate swapfile " + spec_.swapfile_path, 0, EINVAL, why});
     throw std::runtime_error(fmt::format("swapfile {} unusable: {}", spec_.swapfile_path, why));
   }

@@ -3,6 +3,7 @@
 #include "harness/case/policy.hpp"
 
 #include "harness/case/spec.hpp"
+#include "harness/text/join.hpp"
 #include "harness/yaml/did_you_mean.hpp"
 
 #include <fmt/format.h>
@@ -119,9 +120,7 @@ std::unique_ptr<Policy> make_policy(const CaseSpec& spec) {
 }
 
 std::string policy_names() {
-  std::string out;
-  for (const auto& p : policies()) out += (out.empty() ? "" : ", ") + p.name;
-  return out;
+  return text::join(policies(), ", ", [](const auto& p) { return p.name; });
 }
 
 std::vector<std::string> study_arms() {
@@ -136,9 +135,7 @@ std::vector<std::string> study_arms() {
 }
 
 std::string study_arm_names() {
-  std::string out;
-  for (const auto& n : study_arms()) out += (out.empty() ? "" : ", ") + n;
-  return out;
+  return text::join(study_arms());
 }
 
 nlohmann::json validate_params(const PolicyInfo& info, const nlohmann::json& given) {

@@ -12,6 +12,7 @@
 
 #include "harness/case/backend.hpp"
 #include "harness/kernel/procfs.hpp"
+#include "harness/text/join.hpp"
 
 namespace harness::case_ {
 
@@ -56,9 +57,7 @@ Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {
   const auto rep = qualify::run(case_qualification_options(spec, opt.root, opt.out_dir, opt.min_free_disk_bytes));
   out.report = rep.to_json();
   if (!rep.passed) {
-    std::string why;
-    for (const auto& r : rep.reasons()) why += (why.empty() ? "" : "; ") + r;
-    out.failure = "host not qualified: " + why;
+    out.failure = "host not qualified: " + text::join(rep.reasons(), "; ");
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include "harness/case/policy.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "harness/kernel/size.hpp"
+#include "harness/text/join.hpp"
 
 #include <fmt/format.h>
 
@@ -118,8 +119,7 @@ std::optional<std::string> cgroup_parent_problem(const std::string& name) {
 std::optional<std::string> path_outside_reason(const std::string& path, const std::vector<std::string>& allowed) {
   namespace fs = std::filesystem;
   const fs::path p = fs::path(path).lexically_normal();
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  const std::string list = text::join(allowed);
   auto inside = [](const fs::path& child, const fs::path& dir) {
     const std::string c = child.string(), d = dir.string();
     if (d.empty()) return false;

@@ -27,6 +27,7 @@
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
 #include "harness/cli/registry.hpp"
+#include "harness/text/shell_quote.hpp"
 #include "results/provenance.hpp"
 
 #include <chrono>
@@ -86,17 +87,7 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
   if (!std::filesystem::exists(db_path))
     throw std::runtime_error(db_path + ": no such campaign DB (give the campaign FILE to plan it: `harness run FILE " +
                              db_path + "`)");
-  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
-  auto& db = *dbp;
-  results::Stmt q(db, "SELECT (SELECT value FROM campaign_meta WHERE key='campaign_yaml'), "
-                      "(SELECT value FROM campaign_meta WHERE key='campaign_file')");
-  q.step();
-  if (q.is_null(0)) throw std::runtime_error(db_path + ": holds no plan (give the campaign FILE)");
-  auto c = hc::parse_campaign(q.text(0), q.opt_text(1).value_or(db_path) + " (as stored in " + db_path + ")");
-  // design.dose_mib {from_pilot}: relative to the campaign file's directory, as load_campaign does.
-  if (!c.dose_from_pilot.empty() && std::filesystem::path(c.dose_from_pilot).is_relative() && q.opt_text(1))
-    c.dose_from_pilot =
-        (std::filesystem::path(*q.opt_text(1)).parent_path() / c.dose_from_pilot).lexically_normal().string();
+  auto c = hc::stored_campaign(*harness::cli::open_db(db_path, harness::cli::DbKind::Campaign), db_path);
   hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
   c.dose_pipeline_test = stored_pipeline_test(db_path);
   return c;
@@ -484,7 +475,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       // Cases left infra_failed or pending: the run could not finish (infrastructure).
       if (s->completed + s->lost != s->planned) {
         std::fprintf(stderr, "harness run: %d case(s) not finished (infra_failed or pending); see `harness status %s`\n",
-                     s->planned - s->completed - s->lost, results::shell_quote(db_path).c_str());
+                     s->planned - s->completed - s->lost, harness::text::shell_quote(db_path).c_str());
         harness::cli::exit_code() = harness::cli::kError;
       }
     });

@@ -15,6 +15,7 @@
 #include "analysis/recorded_settings.hpp"
 #include "analysis/regression.hpp"
 #include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_db.hpp"
 #include "analysis/compare_published.hpp"
 #include "harness/campaign/archive.hpp"
 #include "harness/vm/subprocess.hpp"
@@ -51,8 +52,7 @@ struct ArchiveArgs {
 std::map<std::string, std::string> campaign_meta(const std::string& db_path) {
   std::map<std::string, std::string> meta;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  results::Stmt t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='campaign_meta'");
-  if (t.step()) {
+  if (results::has_table(db, "campaign_meta")) {
     results::Stmt st(db, "SELECT key, value FROM campaign_meta");
     while (st.step()) meta[st.text(0)] = st.text(1);
   }
@@ -91,7 +91,8 @@ analysis::CompareCampaign read_campaign(const std::string& db_path, const Compar
   c.label = db_path;
   const auto meta = campaign_meta(db_path);
   if (analysis::read_campaign_settings(meta).design_kind == std::optional<std::string>("ab-pairs")) {
-    auto campaign = harness::campaign::parse_campaign(meta.at("campaign_yaml"), db_path + " (campaign_meta campaign_yaml)");
+    results::Db db(db_path, results::Db::Mode::ReadOnly);
+    auto campaign = harness::campaign::stored_campaign(db, db_path);
     if (a.replicates) campaign.bootstrap_replicates = *a.replicates;
     if (a.seed) campaign.seed = *a.seed;
     c.ab = analysis::compare_variants(db_path, db_path, campaign);

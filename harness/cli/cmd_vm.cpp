@@ -1,5 +1,6 @@
 // `harness vm ...`: local qemu guests (harness/vm/README.md).
 #include "harness/cli/validators.hpp"
+#include "harness/text/join.hpp"
 #include "registry.hpp"
 
 #include "harness/campaign/campaign.hpp"
@@ -72,8 +73,7 @@ void add_vm(CLI::App& app) {
   image->callback([flags, image_accel] {
     flags->image.cache_dir = flags->cache;
     harness::vm::Image img = harness::vm::build_image(flags->image);
-    std::string extras;
-    for (const auto& e : img.extra_binaries) extras += (extras.empty() ? "" : " ") + e;
+    const std::string extras = harness::text::join(img.extra_binaries, " ");
     std::printf("image: %s\nsha256: %s\nkernel: %s (%s)\nbinaries: %zu (missing: %zu)\nextra binaries: %s\n"
                 "modules: %zu\n%s: %.1f s\n",
                 img.dir.c_str(), img.sha256.c_str(), img.kernel_release.c_str(),

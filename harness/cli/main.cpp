@@ -3,7 +3,7 @@
 
 #include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
-#include "results/provenance.hpp"
+#include "harness/text/shell_quote.hpp"
 
 #include <harness/build_info.hpp>
 
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(harness::build::kVersion) + " (source " +
                                         harness::build::kSourceCommit +
                                         (harness::build::kSourceDirty ? ", dirty)" : ")"));
-  harness::cli::command_line() = results::shell_join(argc, argv);
+  harness::cli::command_line() = harness::text::shell_join(argc, argv);
   app.require_subcommand(1);
   for (auto& [name, add] : harness::cli::registry()) add(app);
   // One exit-code table for every subcommand (exit_codes.hpp), shown under every --help.

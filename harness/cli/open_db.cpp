@@ -1,6 +1,9 @@
 // Checked opening of the DB a user names (see open_db.hpp).
 #include "harness/cli/open_db.hpp"
 
+#include "harness/text/join.hpp"
+#include "results/db.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -35,12 +38,10 @@ void check_tables(results::Db& db, const std::string& path, DbKind kind) {
   const std::vector<std::string> need = kind == DbKind::Campaign
                                             ? std::vector<std::string>{"cases", "schedule", "attempts", "campaign_meta"}
                                             : std::vector<std::string>{"cases"};
-  std::string missing;
-  for (const auto& t : need) {
-    results::Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
-    q.bind(1, t);
-    if (!q.step()) missing += (missing.empty() ? "" : ", ") + t;
-  }
+  std::vector<std::string> absent;
+  for (const auto& t : need)
+    if (!results::has_table(db, t)) absent.push_back(t);
+  const std::string missing = harness::text::join(absent);
   if (!missing.empty())
     throw DbFileError(path + ": is an SQLite database but not a harness " +
                       (kind == DbKind::Campaign ? "campaign DB" : "results DB") + " (no table " + missing + ")");
@@ -90,13 +91,10 @@ void check_db_writable_target(const std::string& path) {
   try {
     results::Db db(path, results::Db::Mode::ReadOnly);
     const std::vector<std::string> need{"cases", "schedule", "attempts", "campaign_meta"};
-    for (const auto& t : need) {
-      results::Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
-      q.bind(1, t);
-      if (!q.step())
+    for (const auto& t : need)
+      if (!results::has_table(db, t))
         throw DbFileError(path + ": is an SQLite database but not a harness campaign DB (no table " + t +
                           "); refusing to write into it");
-    }
   } catch (const results::DbError& e) {
     std::string why = strip_sql(e.what());
     if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);

@@ -24,7 +24,7 @@ bool register_commands(const std::string& name, std::function<void(CLI::App&)> a
 /// Exit code a subcommand requests; subcommands store it here from their callback.
 int& exit_code();
 
-/// The command line of this invocation, argv shell-quoted (results::shell_join), for
+/// The command line of this invocation, argv shell-quoted (harness::text::shell_join), for
 /// provenance headers (results/provenance.hpp). Set by main() before parsing.
 std::string& command_line();
 

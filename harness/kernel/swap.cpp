@@ -16,7 +16,7 @@
 #include "harness/kernel/errors.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/text.hpp"
-#include "results/provenance.hpp"
+#include "harness/text/shell_quote.hpp"
 
 namespace harness::kernel {
 
@@ -195,12 +195,12 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   const auto p = fs.path(path);
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) {
-    const std::string q = results::shell_quote(path);
+    const std::string q = harness::text::shell_quote(path);
     const std::string dir = std::filesystem::path(path).parent_path().empty()
                                 ? std::string(".")
                                 : std::filesystem::path(path).parent_path().string();
     c.problems.push_back(p.string() + ": " + std::strerror(errno) + "; create it with zeros: mkdir -p " +
-                         results::shell_quote(dir) + " && dd if=/dev/zero of=" + q + " bs=1M count=<MiB> && chmod 600 " +
+                         harness::text::shell_quote(dir) + " && dd if=/dev/zero of=" + q + " bs=1M count=<MiB> && chmod 600 " +
                          q + " && mkswap " + q);
     return c;
   }
@@ -232,7 +232,7 @@ SwapfileCheck validate_swapfile(const Fs& fs, const std::string& path) {
   if (!c.has_signature)
     c.problems.push_back(p.string() + " has no swap signature (SWAPSPACE2 at offset " +
                          std::to_string(page - static_cast<long>(kSigLen)) + "); run mkswap " +
-                         results::shell_quote(path));
+                         harness::text::shell_quote(path));
   return c;
 }
 

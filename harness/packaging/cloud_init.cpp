@@ -1,6 +1,8 @@
 // cloud-init user-data for harness VMs (cloud_init.hpp).
 #include "harness/packaging/cloud_init.hpp"
 
+#include "harness/text/shell_quote.hpp"
+
 #include <openssl/evp.h>
 #include <sys/stat.h>
 
@@ -50,17 +52,11 @@ std::string trim(std::string s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
 }  // namespace
 
 std::string deb_package_name(const std::string& deb_path) {
   if (!std::ifstream(deb_path, std::ios::binary)) throw std::runtime_error("--deb " + deb_path + ": cannot read");
-  const std::string cmd = "dpkg-deb --field " + shell_quote(deb_path) + " Package 2>&1";
+  const std::string cmd = "dpkg-deb --field " + harness::text::shell_quote(deb_path) + " Package 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("--deb " + deb_path + ": cannot run dpkg-deb");
   std::string out;

@@ -1,6 +1,8 @@
 // Capacity before anything boots (see capacity.hpp).
 #include "harness/pool/capacity.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,7 +67,7 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
         if (!h.running.empty()) x.why += fmt::format(", {} of them already running", h.running.size());
         x.why += fmt::format(", on {} online core(s) (at most {} guest vCPU(s): cores - 1) and {} MiB available: ",
                              h.cores, std::max(0, h.cores - 1), h.memory_mib);
-        for (std::size_t i = 0; i < over.size(); ++i) x.why += (i ? "; " : "") + over[i];
+        x.why += text::join(over, "; ");
         v.problems.push_back(x.why);
       }
     }

@@ -1,6 +1,8 @@
 // The engine registry (see engine.hpp).
 #include "harness/pool/engine.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <map>
 #include <mutex>
 #include <regex>
@@ -57,21 +59,17 @@ std::vector<std::string> engine_kinds() {
 }
 
 std::string engine_kinds_where(const std::function<bool(const Capabilities&)>& pred) {
-  std::string out;
+  std::vector<std::string> kinds;
   for (const auto& k : engine_kinds())
-    if (pred(find_engine(k)->capabilities)) out += (out.empty() ? "" : " or ") + k;
-  return out;
+    if (pred(find_engine(k)->capabilities)) kinds.push_back(k);
+  return text::join(kinds, " or ");
 }
 
 std::unique_ptr<Pool> open_pool(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
   if (!config) throw PoolError(ctx.campaign_file + ": the campaign has no provider block parsed");
   const std::string kind = ctx.hosts_file.empty() ? config->kind : "hosts";
   const Engine* e = find_engine(kind);
-  if (!e) throw PoolError("no engine '" + kind + "' in this harness build (engines: " + [] {
-                            std::string s;
-                            for (const auto& k : engine_kinds()) s += (s.empty() ? "" : ", ") + k;
-                            return s;
-                          }() + ")");
+  if (!e) throw PoolError("no engine '" + kind + "' in this harness build (engines: " + text::join(engine_kinds()) + ")");
   return e->open(std::move(config), ctx);
 }
 

@@ -1,6 +1,8 @@
 // The registry of rule blocks and the parsing of a list of rules (blocks.hpp, README.md).
 #include "harness/case/rules/blocks.hpp"
 
+#include "harness/text/join.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,9 +38,7 @@ std::vector<Info> checked(std::vector<Info> all, const char* what) {
 
 template <class Info>
 std::string names_of(const std::vector<Info>& all) {
-  std::string out;
-  for (const auto& b : all) out += (out.empty() ? "" : ", ") + b.name;
-  return out;
+  return text::join(all, ", ", [](const Info& b) { return b.name; });
 }
 
 /// `{"name": {params}}` or "name" -> (name, params given).

@@ -6,12 +6,14 @@
 // through its agent by the runner (Capabilities::agent_reboot). Capacity is not judged: the
 // engine cannot see the hypervisors (an entry's `hypervisor:` only names them).
 #include "harness/pool/engine.hpp"
+
 #include "harness/pool/hosts/config.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
 #include "harness/pool/host_identity.hpp"
 #include "harness/pool/local_qemu/guest_ops.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/pool/local_qemu/owner.hpp"
+#include "harness/text/join.hpp"
 
 #include <filesystem>
 #include <map>
@@ -44,12 +46,6 @@ std::shared_ptr<EngineConfig> parse(yaml::Section& s, const ParseContext&) {
 }
 
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 class HostsPool : public Pool {
  public:
@@ -126,13 +122,13 @@ class HostsPool : public Pool {
   void release_orphans(const AcquireContext&) noexcept override {}
 
   std::string describe() const override {
-    std::string s = "engine hosts: " + std::to_string(vms_.size()) + " guest(s) (" + join(vms_) + ") from " +
+    std::string s = "engine hosts: " + std::to_string(vms_.size()) + " guest(s) (" + harness::text::join(vms_) + ") from " +
                     (file_.empty() ? std::string("(no hosts file)") : file_);
     if (!hypervisors_.empty())
-      s += ", hypervisor(s) " + join(std::vector<std::string>(hypervisors_.begin(), hypervisors_.end()));
+      s += ", hypervisor(s) " + harness::text::join(hypervisors_);
     s += accelerators_.empty()
              ? ", accelerator detected in each guest"
-             : ", accelerator as listed: " + join(std::vector<std::string>(accelerators_.begin(), accelerators_.end()));
+             : ", accelerator as listed: " + harness::text::join(accelerators_);
     return s;
   }
 

@@ -69,6 +69,10 @@ void write_text(const fs::path& p, const std::string& text) {
 
 std::string tail_of(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }
 
+}  // namespace
+
+// Impl's state per host and per guest: outside the anonymous namespace, as Impl (a member of
+// an exported class) holds them (-Wsubobject-linkage).
 struct HostState {
   LibvirtHost cfg;
   Conn conn;
@@ -98,8 +102,6 @@ struct GuestState {
   std::uint64_t log_from = 0;  // libvirtd log size before that start (this machine)
   std::mutex mu;
 };
-
-}  // namespace
 
 struct LibvirtPool::Impl {
   LibvirtConfig cfg;

@@ -2,7 +2,7 @@
 #include "harness/pool/libvirt/virt.hpp"
 
 #include "harness/pool/pool.hpp"
-#include "results/provenance.hpp"
+#include "harness/text/shell_quote.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -37,7 +37,7 @@ int last_error_code() {
 std::string connect_failure(const std::string& uri, const std::string& message) {
   std::string lower = message;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  const std::string virsh = "`virsh -c " + results::shell_quote(uri) + " list`";
+  const std::string virsh = "`virsh -c " + harness::text::shell_quote(uri) + " list`";
   std::string hint;
   if (lower.find("host key") != std::string::npos || lower.find("host identification has changed") != std::string::npos)
     hint = "host-key verification failed: ssh does not know or does not accept the hypervisor's host key. libvirt's ssh "

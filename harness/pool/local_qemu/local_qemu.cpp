@@ -11,12 +11,14 @@
 // successor recognises. The guests of the campaign are also listed in <DB dir>/<campaign>.hosts.yaml
 // (HOSTS.md format) for `harness run --hosts` by hand.
 #include "harness/pool/agent_wait.hpp"
+
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/config.hpp"
 #include "harness/pool/local_qemu/guest_ops.hpp"
 #include "harness/pool/local_qemu/local_host.hpp"
 #include "harness/pool/local_qemu/owner.hpp"
 #include "harness/pool/host_costs.hpp"
+#include "harness/text/join.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/fleet.hpp"
 #include "harness/vm/image.hpp"
@@ -37,12 +39,6 @@ std::optional<harness::vm::GuestInfo> guest_info(const std::string& vm) {
   for (const auto& g : harness::vm::fleet_list(""))
     if (g.name == vm) return g;
   return std::nullopt;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
 }
 
 class LocalQemuPool : public Pool {
@@ -109,7 +105,7 @@ class LocalQemuPool : public Pool {
       }
     }
     if (!missing.empty()) boot_missing(ctx, missing);
-    else accel_reason_ = "as booted by the earlier runner (" + join(adopted.empty() ? rebooted : adopted) + ")";
+    else accel_reason_ = "as booted by the earlier runner (" + harness::text::join(adopted.empty() ? rebooted : adopted) + ")";
     std::vector<harness::vm::GuestInfo> mine;
     std::vector<Guest> out;
     for (const auto& vm : cfg_->vms) {
@@ -185,12 +181,12 @@ class LocalQemuPool : public Pool {
   }
 
   std::string describe() const override {
-    std::string s = "engine local-qemu: " + std::to_string(cfg_->vms.size()) + " guest(s) (" + join(cfg_->vms) +
+    std::string s = "engine local-qemu: " + std::to_string(cfg_->vms.size()) + " guest(s) (" + harness::text::join(cfg_->vms) +
                     ") on this machine (" + local_host_name() + "), ";
     if (accelerators_.empty())
       return s + "accelerator request " + request() + " (decided when the guests boot: a trial boot under KVM, else TCG)";
     std::vector<std::string> a(accelerators_.begin(), accelerators_.end());
-    return s + "accelerator " + join(a) + (accel_reason_.empty() ? "" : " (" + accel_reason_ + ")");
+    return s + "accelerator " + harness::text::join(a) + (accel_reason_.empty() ? "" : " (" + accel_reason_ + ")");
   }
 
  private:

@@ -12,9 +12,11 @@
 #include "analysis/campaign_data.hpp"
 #include "analysis/outcome_tables.hpp"
 #include "analysis/primary.hpp"
+#include "analysis/report_table.hpp"
 #include "analysis/synthetic.hpp"
 #include "analysis/triplets.hpp"
 #include "results/db.hpp"
+#include "tests/common/header_index.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -173,12 +175,7 @@ TEST(ReferenceAgreement, CensoredTruncatedAndLostCasesAgreeCaseByCaseAndInTable4
 
   // The outcome counts per configuration, as the report prints them.
   const auto table = analysis::outcome_counts_table(data, ts);
-  auto col = [&](const std::string& name) {
-    for (std::size_t i = 0; i < table.columns.size(); ++i)
-      if (table.columns[i].header == name) return i;
-    ADD_FAILURE() << "no column " << name;
-    return std::size_t{0};
-  };
+  auto col = [&](const std::string& header) { return test_support::header_index(table, header); };
   ASSERT_EQ(table.rows.size(), 3u);
   for (const auto& row : table.rows) {
     const std::string conf = row[col("configuration")].get<std::string>();
@@ -205,12 +202,7 @@ TEST(ReferenceAgreement, CensoredTruncatedAndLostCasesAgreeCaseByCaseAndInTable4
   for (const auto& t : report.tables)
     if (t.id == "table5_wake_service") t5 = &t;
   ASSERT_NE(t5, nullptr);
-  auto col5 = [&](const std::string& name) {
-    for (std::size_t i = 0; i < t5->columns.size(); ++i)
-      if (analysis::column_name(t5->columns[i]) == name) return i;
-    ADD_FAILURE() << "no column " << name;
-    return std::size_t{0};
-  };
+  auto col5 = [&](const std::string& name) { return analysis::column_index(*t5, name); };
   ASSERT_EQ(t5->rows.size(), 6u);
   long long misses = 0;
   for (const auto& row : t5->rows) {
@@ -306,8 +298,12 @@ TEST(ReferenceAgreement, FiveArmsAndADeclaredFamilyAgree) {
   for (const auto& row : t1.rows)
     if (row[0].get<std::string>().rfind("arm ", 0) == 0) ++arm_rows;
   EXPECT_EQ(arm_rows, 5);
-  for (const auto& t : rep.tables)
-    if (t.id == "table5_wake_service") EXPECT_EQ(t.rows.size(), 10u);  // 5 arms x 2 canaries
-    else if (t.id == "mechanism" || t.id == "outcome_counts" || t.id == "reclaim_execution") EXPECT_EQ(t.rows.size(), 5u) << t.id;
+  for (const auto& t : rep.tables) {
+    if (t.id == "table5_wake_service") {
+      EXPECT_EQ(t.rows.size(), 10u);  // 5 arms x 2 canaries
+    } else if (t.id == "mechanism" || t.id == "outcome_counts" || t.id == "reclaim_execution") {
+      EXPECT_EQ(t.rows.size(), 5u) << t.id;
+    }
+  }
   std::filesystem::remove_all(dir);
 }

@@ -909,8 +909,6 @@ TEST(AgentTransport, ClientRefusesPlainHttpToANetworkHostUnlessAllowed) {
   EXPECT_THROW(harness::agent::AgentClient("http://127.0.0.1:1", "t", "", pin_on_http), std::invalid_argument);
 }
 
-}  // namespace
-
 // An unclean restoration marks the VM unusable (state dir unclean.json,
 // survives an agent restart): every submission gets 412 naming the case and its problems
 // and nothing runs, health shows the mark, and DELETE /v1/unclean clears it.
@@ -953,3 +951,5 @@ TEST_P(AgentProcess, UncleanRestorationBlocksFurtherCasesUntilCleared) {
   EXPECT_EQ(wait_final("case-next")["state"], "completed");
   EXPECT_FALSE(fs::exists(state / "unclean.json"));
 }
+
+}  // namespace

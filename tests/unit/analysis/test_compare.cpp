@@ -114,7 +114,9 @@ TEST(Compare, PublishedValuesInTheStudysOrder) {
   int with_b = 0;
   for (const auto& row : m.rows) {
     with_b += row[3].is_number();
-    if (row[1].get<std::string>().find("PSI") != std::string::npos) EXPECT_TRUE(row[3].is_null()) << row[1];
+    if (row[1].get<std::string>().find("PSI") != std::string::npos) {
+      EXPECT_TRUE(row[3].is_null()) << row[1];
+    }
   }
   EXPECT_EQ(with_b, 3 * 2);
 }
@@ -143,7 +145,6 @@ TEST(Compare, PublishedStallShowsBgFgAndSystemBesideTheStudy) {
   const auto r = analysis::compare_with_study(ours, path);
   const auto& t = table(r, "published_stall");
   const auto& mech = table(ours, "mechanism");
-  auto col = [](const analysis::Table& x, const std::string& name) { return analysis::column_index(x, name); };
   ASSERT_EQ(t.rows.size(), 6u);
   for (int i = 0; i < 3; ++i) {
     const std::string arm = analysis::kStudyArms[i].name;
@@ -155,18 +156,20 @@ TEST(Compare, PublishedStallShowsBgFgAndSystemBesideTheStudy) {
       const auto& row = t.rows[2 * i + k];
       const std::string state = k == 0 ? "some" : "full";
       SCOPED_TRACE(arm + " " + state);
-      EXPECT_EQ(row[col(t, "configuration")], arm);
-      EXPECT_EQ(row[col(t, "state")], state);
+      EXPECT_EQ(row[analysis::column_index(t, "configuration")], arm);
+      EXPECT_EQ(row[analysis::column_index(t, "state")], state);
       const auto& s = analysis::kStudyMechanism[i];
-      EXPECT_DOUBLE_EQ(row[col(t, "study_s")].get<double>(), k == 0 ? s.some_s : s.full_s);
-      const double bg = (*m)[col(mech, "bg_psi_" + state + "_stall_s")].get<double>();
+      EXPECT_DOUBLE_EQ(row[analysis::column_index(t, "study_s")].get<double>(), k == 0 ? s.some_s : s.full_s);
+      const double bg = (*m)[analysis::column_index(mech, "bg_psi_" + state + "_stall_s")].get<double>();
       EXPECT_GT(bg, 0.0);
-      EXPECT_DOUBLE_EQ(row[col(t, "bg_s")].get<double>(), bg);
-      EXPECT_DOUBLE_EQ(row[col(t, "fg_s")].get<double>(), (*m)[col(mech, "fg_psi_" + state + "_stall_s")].get<double>());
-      EXPECT_DOUBLE_EQ(row[col(t, "system_s")].get<double>(),
-                       (*m)[col(mech, "system_psi_" + state + "_stall_s")].get<double>());
-      EXPECT_NEAR(row[col(t, "system_s")].get<double>() / bg, k == 0 ? 1.01 : 0.5, 1e-3);
-      if (k == 1) EXPECT_DOUBLE_EQ(row[col(t, "fg_s")].get<double>(), 0.0);
+      EXPECT_DOUBLE_EQ(row[analysis::column_index(t, "bg_s")].get<double>(), bg);
+      EXPECT_DOUBLE_EQ(row[analysis::column_index(t, "fg_s")].get<double>(), (*m)[analysis::column_index(mech, "fg_psi_" + state + "_stall_s")].get<double>());
+      EXPECT_DOUBLE_EQ(row[analysis::column_index(t, "system_s")].get<double>(),
+                       (*m)[analysis::column_index(mech, "system_psi_" + state + "_stall_s")].get<double>());
+      EXPECT_NEAR(row[analysis::column_index(t, "system_s")].get<double>() / bg, k == 0 ? 1.01 : 0.5, 1e-3);
+      if (k == 1) {
+        EXPECT_DOUBLE_EQ(row[analysis::column_index(t, "fg_s")].get<double>(), 0.0);
+      }
     }
   }
   // The text says whose PSI is unknown and keeps the multi-task reading a conjecture.

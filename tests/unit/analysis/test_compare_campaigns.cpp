@@ -52,7 +52,7 @@ std::string synthetic(const std::string& stem, std::uint64_t seed, const analysi
 
 using report_checks::table;
 
-std::size_t col(const analysis::Table& t, const std::string& name) { return analysis::column_index(t, name); }
+using analysis::column_index;
 
 /// The row of `t` whose first cell is `first`; nullptr when none.
 const std::vector<json>* row(const analysis::Table& t, const std::string& first) {
@@ -91,10 +91,10 @@ TEST(CompareCampaigns, ThreeCampaignsListTheChangedBgMemoryHigh) {
   const auto& st = table(r, "compare_settings");
   const auto* high = row(st, "campaign YAML cgroups.bg_memory_high_mib");
   ASSERT_NE(high, nullptr) << "the changed setting is not listed";
-  EXPECT_EQ((*high)[col(st, "a")], "null");
-  EXPECT_EQ((*high)[col(st, "b")], "null");
-  EXPECT_EQ((*high)[col(st, "c")], "200");
-  EXPECT_EQ((*high)[col(st, "differs")], "yes");
+  EXPECT_EQ((*high)[column_index(st, "a")], "null");
+  EXPECT_EQ((*high)[column_index(st, "b")], "null");
+  EXPECT_EQ((*high)[column_index(st, "c")], "200");
+  EXPECT_EQ((*high)[column_index(st, "differs")], "yes");
   // Equal settings are not listed; every listed one differs.
   EXPECT_EQ(row(st, "campaign YAML cgroups.bg_memory_max_mib"), nullptr);
   EXPECT_EQ(row(st, "accelerator"), nullptr);
@@ -102,7 +102,7 @@ TEST(CompareCampaigns, ThreeCampaignsListTheChangedBgMemoryHigh) {
   for (const auto& x : st.rows) EXPECT_EQ(x.back(), "yes") << x[0];
   // The campaign seeds differ too (1, 2, 3), and the YAML hash is not stored by the generator.
   ASSERT_NE(row(st, "campaign seed"), nullptr);
-  EXPECT_EQ((*row(st, "campaign seed"))[col(st, "b")], "2");
+  EXPECT_EQ((*row(st, "campaign seed"))[column_index(st, "b")], "2");
   bool warned = false;
   for (const auto& w : r.warnings)
     warned = warned || w.find("cgroups.bg_memory_high_mib (A null; B null; C 200)") != std::string::npos;
@@ -114,19 +114,19 @@ TEST(CompareCampaigns, ThreeCampaignsListTheChangedBgMemoryHigh) {
   ASSERT_EQ(t4.rows.size(), 4u);
   for (const auto& x : t4.rows) {
     for (const char* s : {"a_ratio", "b_ratio", "c_ratio", "ratio_c_over_a", "ratio_b_over_a"})
-      EXPECT_TRUE(x[col(t4, s)].is_number()) << s;
-    EXPECT_NEAR(x[col(t4, "ratio_c_over_a")].get<double>(),
-                x[col(t4, "c_ratio")].get<double>() / x[col(t4, "a_ratio")].get<double>(), 1e-12);
-    EXPECT_TRUE(x[col(t4, "c_a_intervals_overlap")] == "yes" || x[col(t4, "c_a_intervals_overlap")] == "no");
+      EXPECT_TRUE(x[column_index(t4, s)].is_number()) << s;
+    EXPECT_NEAR(x[column_index(t4, "ratio_c_over_a")].get<double>(),
+                x[column_index(t4, "c_ratio")].get<double>() / x[column_index(t4, "a_ratio")].get<double>(), 1e-12);
+    EXPECT_TRUE(x[column_index(t4, "c_a_intervals_overlap")] == "yes" || x[column_index(t4, "c_a_intervals_overlap")] == "no");
   }
   // Mechanism medians of all three, C - A.
   const auto& m = table(r, "compare_mechanism");
   ASSERT_FALSE(m.rows.empty());
   int both = 0;
   for (const auto& x : m.rows)
-    if (x[col(m, "a")].is_number() && x[col(m, "c")].is_number()) {
+    if (x[column_index(m, "a")].is_number() && x[column_index(m, "c")].is_number()) {
       ++both;
-      EXPECT_NEAR(x[col(m, "c_minus_a")].get<double>(), x[col(m, "c")].get<double>() - x[col(m, "a")].get<double>(), 1e-9);
+      EXPECT_NEAR(x[column_index(m, "c_minus_a")].get<double>(), x[column_index(m, "c")].get<double>() - x[column_index(m, "a")].get<double>(), 1e-9);
     }
   EXPECT_GT(both, 0);
 }
@@ -140,21 +140,21 @@ TEST(CompareCampaigns, KArmBesideTriplets) {
   ASSERT_EQ(t4.rows.size(), 8u);
   const auto* senpai = row(t4, "compute: senpai / static");
   ASSERT_NE(senpai, nullptr);
-  EXPECT_TRUE((*senpai)[col(t4, "a_ratio")].is_number());
-  EXPECT_TRUE((*senpai)[col(t4, "b_ratio")].is_null());
-  EXPECT_EQ((*senpai)[col(t4, "b_a_intervals_overlap")], "B lacks it");
+  EXPECT_TRUE((*senpai)[column_index(t4, "a_ratio")].is_number());
+  EXPECT_TRUE((*senpai)[column_index(t4, "b_ratio")].is_null());
+  EXPECT_EQ((*senpai)[column_index(t4, "b_a_intervals_overlap")], "B lacks it");
   const auto* delayed = row(t4, "compute: reclaim / delayed");
   ASSERT_NE(delayed, nullptr);
-  EXPECT_TRUE((*delayed)[col(t4, "a_ratio")].is_null());
-  EXPECT_EQ((*delayed)[col(t4, "b_a_intervals_overlap")], "A lacks it");
+  EXPECT_TRUE((*delayed)[column_index(t4, "a_ratio")].is_null());
+  EXPECT_EQ((*delayed)[column_index(t4, "b_a_intervals_overlap")], "A lacks it");
   const auto& arms = table(r, "compare_arms");
-  EXPECT_EQ((*row(arms, "senpai"))[col(arms, "b")], "not run");
+  EXPECT_EQ((*row(arms, "senpai"))[column_index(arms, "b")], "not run");
   // The arms table of the k-arm DB is a setting the triplet DB does not record.
   const auto& st = table(r, "compare_settings");
   const auto* arm = row(st, "arm senpai");
   ASSERT_NE(arm, nullptr);
-  EXPECT_EQ((*arm)[col(st, "a")].get<std::string>().rfind("policy senpai, params {\"interval_s\":6}, sha256 ", 0), 0u);
-  EXPECT_EQ((*arm)[col(st, "b")], analysis::kSettingNotRecorded);
+  EXPECT_EQ((*arm)[column_index(st, "a")].get<std::string>().rfind("policy senpai, params {\"interval_s\":6}, sha256 ", 0), 0u);
+  EXPECT_EQ((*arm)[column_index(st, "b")], analysis::kSettingNotRecorded);
 }
 
 TEST(CompareCampaigns, AbCampaignBesideAMatchedBlockCampaign) {
@@ -181,19 +181,19 @@ TEST(CompareCampaigns, AbCampaignBesideAMatchedBlockCampaign) {
   const auto& t4 = table(r, "compare_table4");
   ASSERT_EQ(t4.rows.size(), 4u);
   for (const auto& x : t4.rows) {
-    EXPECT_TRUE(x[col(t4, "b_ratio")].is_null());
-    EXPECT_EQ(x[col(t4, "b_a_intervals_overlap")], "B lacks it");
+    EXPECT_TRUE(x[column_index(t4, "b_ratio")].is_null());
+    EXPECT_EQ(x[column_index(t4, "b_a_intervals_overlap")], "B lacks it");
   }
   const auto& arms = table(r, "compare_arms");
-  EXPECT_EQ((*row(arms, "bounded-reclaim"))[col(arms, "b")], "A/B campaign (table compare_ab)");
+  EXPECT_EQ((*row(arms, "bounded-reclaim"))[column_index(arms, "b")], "A/B campaign (table compare_ab)");
   // Its metrics: B's reclaim_duration ratio near the true 1.5, A (matched blocks) blank.
   const auto& abt = table(r, "compare_ab");
   const auto* rd = row(abt, "reclaim_duration");
   ASSERT_NE(rd, nullptr);
-  EXPECT_NEAR((*rd)[col(abt, "b_ratio")].get<double>(), 1.5, 0.1);
-  EXPECT_EQ((*rd)[col(abt, "b_verdict")], "regression");
-  EXPECT_TRUE((*rd)[col(abt, "a_ratio")].is_null());
-  EXPECT_TRUE((*rd)[col(abt, "ratio_b_over_a")].is_null());
+  EXPECT_NEAR((*rd)[column_index(abt, "b_ratio")].get<double>(), 1.5, 0.1);
+  EXPECT_EQ((*rd)[column_index(abt, "b_verdict")], "regression");
+  EXPECT_TRUE((*rd)[column_index(abt, "a_ratio")].is_null());
+  EXPECT_TRUE((*rd)[column_index(abt, "ratio_b_over_a")].is_null());
   EXPECT_EQ(r.extra["campaigns"][1]["kind"], "ab");
   EXPECT_THROW(analysis::compare_campaigns({abc}), std::invalid_argument);
 }

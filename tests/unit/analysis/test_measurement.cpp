@@ -6,6 +6,7 @@
 
 #include "golden_db.hpp"
 #include "results/db.hpp"
+#include "tests/common/header_index.hpp"
 #include "tests/unit/analysis/report_checks.hpp"
 
 #include <gtest/gtest.h>
@@ -171,13 +172,7 @@ TEST(Measurement, ReclaimExecutionReportsTheWindowRulesCounterfactual) {
   EXPECT_EQ(s[20], "not measured");
 }
 
-namespace {
-std::size_t column(const analysis::Table& t, const std::string& header) {
-  for (std::size_t j = 0; j < t.columns.size(); ++j)
-    if (t.columns[j].header == header) return j;
-  throw std::runtime_error("no column " + header);
-}
-}  // namespace
+using test_support::header_index;
 
 TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall) {
   const auto path = measured_db("mech_cpu_io");
@@ -207,25 +202,25 @@ TEST(Measurement, MechanismShowsCpuAndIoStallAndTheWriteCpuBesideTheMemoryStall)
   const auto& b = m.rows.at(2);
   ASSERT_EQ(b[0], "bounded-reclaim");
   // Medians over the two cases with telemetry (1x and 2x): 1.5x.
-  EXPECT_DOUBLE_EQ(b[column(m, "bg PSI some stall (s)")].get<double>(), 1.5);
-  EXPECT_DOUBLE_EQ(b[column(m, "bg PSI full stall (s)")].get<double>(), 1.2);
-  EXPECT_DOUBLE_EQ(b[column(m, "fg PSI some stall (s)")].get<double>(), 0.6);
-  EXPECT_DOUBLE_EQ(b[column(m, "fg PSI full stall (s)")].get<double>(), 0.3);
-  EXPECT_DOUBLE_EQ(b[column(m, "system PSI some stall (s)")].get<double>(), 1.8);
-  EXPECT_DOUBLE_EQ(b[column(m, "system PSI full stall (s)")].get<double>(), 0.15);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "bg PSI some stall (s)")].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "bg PSI full stall (s)")].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "fg PSI some stall (s)")].get<double>(), 0.6);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "fg PSI full stall (s)")].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "system PSI some stall (s)")].get<double>(), 1.8);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "system PSI full stall (s)")].get<double>(), 0.15);
   // The study's figures name no owner: their own columns, never labelled bg.
-  EXPECT_DOUBLE_EQ(b[column(m, "study: PSI some, owner not stated (s)")].get<double>(), 1.342);
-  EXPECT_DOUBLE_EQ(b[column(m, "study: PSI full, owner not stated (s)")].get<double>(), 1.114);
-  EXPECT_DOUBLE_EQ(b[column(m, "bg CPU PSI some (s)")].get<double>(), 3.0);
-  EXPECT_DOUBLE_EQ(b[column(m, "fg CPU PSI some (s)")].get<double>(), 4.5);
-  EXPECT_DOUBLE_EQ(b[column(m, "system CPU PSI some (s)")].get<double>(), 6.0);
-  EXPECT_DOUBLE_EQ(b[column(m, "bg IO PSI some (s)")].get<double>(), 0.75);
-  EXPECT_DOUBLE_EQ(b[column(m, "fg IO PSI some (s)")].get<double>(), 0.375);
-  EXPECT_DOUBLE_EQ(b[column(m, "system IO PSI some (s)")].get<double>(), 0.15);
-  EXPECT_DOUBLE_EQ(b[column(m, "system IO PSI full (s)")].get<double>(), 0.075);
-  EXPECT_DOUBLE_EQ(b[column(m, "memory.reclaim write CPU (ms)")].get<double>(), 200.0);
-  EXPECT_EQ(m.rows.at(0)[column(m, "memory.reclaim write CPU (ms)")], "no write");
+  EXPECT_DOUBLE_EQ(b[header_index(m, "study: PSI some, owner not stated (s)")].get<double>(), 1.342);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "study: PSI full, owner not stated (s)")].get<double>(), 1.114);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "bg CPU PSI some (s)")].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "fg CPU PSI some (s)")].get<double>(), 4.5);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "system CPU PSI some (s)")].get<double>(), 6.0);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "bg IO PSI some (s)")].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "fg IO PSI some (s)")].get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "system IO PSI some (s)")].get<double>(), 0.15);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "system IO PSI full (s)")].get<double>(), 0.075);
+  EXPECT_DOUBLE_EQ(b[header_index(m, "memory.reclaim write CPU (ms)")].get<double>(), 200.0);
+  EXPECT_EQ(m.rows.at(0)[header_index(m, "memory.reclaim write CPU (ms)")], "no write");
   // The memory stall columns (bg, fg, system; some and full) sit right before the cpu/io ones.
-  EXPECT_EQ(column(m, "bg CPU PSI some (s)"), column(m, "system PSI full stall (s)") + 1);
-  EXPECT_EQ(column(m, "system PSI some stall (s)"), column(m, "fg PSI full stall (s)") + 1);
+  EXPECT_EQ(header_index(m, "bg CPU PSI some (s)"), header_index(m, "system PSI full stall (s)") + 1);
+  EXPECT_EQ(header_index(m, "system PSI some stall (s)"), header_index(m, "fg PSI full stall (s)") + 1);
 }

@@ -18,17 +18,13 @@ using report_checks::expect_no_nan;
 
 using report_checks::table;
 
-std::size_t col(const analysis::Table& t, const std::string& name) {
-  for (std::size_t j = 0; j < t.columns.size(); ++j)
-    if (analysis::column_name(t.columns[j]) == name) return j;
-  throw std::runtime_error("no column " + name);
-}
+using analysis::column_index;
 
 /// Rows of Table 4 whose analysis column starts with `prefix`.
 std::vector<std::vector<nlohmann::json>> rows_of(const analysis::Table& t4, const std::string& prefix) {
   std::vector<std::vector<nlohmann::json>> out;
   for (const auto& r : t4.rows)
-    if (r[col(t4, "analysis")].get<std::string>().rfind(prefix, 0) == 0) out.push_back(r);
+    if (r[column_index(t4, "analysis")].get<std::string>().rfind(prefix, 0) == 0) out.push_back(r);
   return out;
 }
 
@@ -57,16 +53,16 @@ TEST(Sensitivity, CompleteCaseRowLeavesOutTheTripletOfTheLostComparator) {
   const auto cc = rows_of(t4, "complete cases (1 triplet(s) with a lost member left out)");
   ASSERT_EQ(primary.size(), 4u);
   ASSERT_EQ(cc.size(), 4u);
-  EXPECT_EQ(primary[0][col(t4, "triplets")], 6);
-  EXPECT_EQ(cc[0][col(t4, "triplets")], 5);
+  EXPECT_EQ(primary[0][column_index(t4, "triplets")], 6);
+  EXPECT_EQ(cc[0][column_index(t4, "triplets")], 5);
   // compute reclaim/static, p99 reclaim 9000 + 100 rep, static 10000 (imputed: 12000).
   const double vm1 = (std::log(0.91) + std::log(0.92) + std::log(0.93)) / 3;
   const double imputed = (std::log(9100.0 / 12000.0) + std::log(0.92) + std::log(0.93)) / 3;
   const double dropped = (std::log(0.92) + std::log(0.93)) / 2;
-  EXPECT_NEAR(primary[0][col(t4, "ratio")].get<double>(), std::exp((imputed + vm1) / 2), 1e-12);
-  EXPECT_NEAR(cc[0][col(t4, "ratio")].get<double>(), std::exp((dropped + vm1) / 2), 1e-12);
+  EXPECT_NEAR(primary[0][column_index(t4, "ratio")].get<double>(), std::exp((imputed + vm1) / 2), 1e-12);
+  EXPECT_NEAR(cc[0][column_index(t4, "ratio")].get<double>(), std::exp((dropped + vm1) / 2), 1e-12);
   // The delayed comparison's triplet is dropped too (complete-case at the triplet level).
-  EXPECT_EQ(cc[1][col(t4, "triplets")], 5);
+  EXPECT_EQ(cc[1][column_index(t4, "triplets")], 5);
   EXPECT_TRUE(any_contains(t4.notes, "\"complete cases\" leaves out every triplet with a lost member"));
   const auto& extra = r.extra.at("sensitivity");
   ASSERT_EQ(extra.size(), 1u);
@@ -119,12 +115,12 @@ TEST(Sensitivity, OverriddenOutcomeIsWarnedAndReinstatedInTable4) {
   ASSERT_EQ(re.size(), 4u);
   const double vm0 = (std::log(0.91) + std::log(0.92) + std::log(0.93)) / 3;
   const double vm1 = (std::log(0.91) + std::log(9200.0 / 30000.0) + std::log(0.93)) / 3;
-  EXPECT_NEAR(re[0][col(t4, "ratio")].get<double>(), std::exp((vm0 + vm1) / 2), 1e-12);
-  EXPECT_NEAR(rows_of(t4, "primary")[0][col(t4, "ratio")].get<double>(), std::exp(vm0), 1e-12);  // the rerun
+  EXPECT_NEAR(re[0][column_index(t4, "ratio")].get<double>(), std::exp((vm0 + vm1) / 2), 1e-12);
+  EXPECT_NEAR(rows_of(t4, "primary")[0][column_index(t4, "ratio")].get<double>(), std::exp(vm0), 1e-12);  // the rerun
   const auto& m = table(r, "mark_infra");
   ASSERT_EQ(m.rows.size(), 1u);
-  EXPECT_EQ(m.rows[0][col(m, "previous_status")], "completed");
-  EXPECT_EQ(m.rows[0][col(m, "original_p99")], "compute 30.000 ms, sqlite 40.000 ms");
+  EXPECT_EQ(m.rows[0][column_index(m, "previous_status")], "completed");
+  EXPECT_EQ(m.rows[0][column_index(m, "original_p99")], "compute 30.000 ms, sqlite 40.000 ms");
   EXPECT_EQ(r.extra.at("overridden_cases").size(), 1u);
   expect_no_nan(r);
 }
@@ -152,10 +148,10 @@ TEST(Sensitivity, OverriddenLostCaseAwaitingItsRerunIsReinstatedAsLost) {
   const auto& t4 = table(r, "table4_primary");
   const auto re = rows_of(t4, "original outcomes reinstated");
   ASSERT_EQ(re.size(), 4u);
-  EXPECT_EQ(re[0][col(t4, "triplets")], 6);
+  EXPECT_EQ(re[0][column_index(t4, "triplets")], 6);
   const double vm0 = (std::log(9100.0 / 12000.0) + std::log(0.92) + std::log(0.93)) / 3;
   const double vm1 = (std::log(0.91) + std::log(0.92) + std::log(0.93)) / 3;
-  EXPECT_NEAR(re[0][col(t4, "ratio")].get<double>(), std::exp((vm0 + vm1) / 2), 1e-12);
+  EXPECT_NEAR(re[0][column_index(t4, "ratio")].get<double>(), std::exp((vm0 + vm1) / 2), 1e-12);
 }
 
 // Tables 5, 6 and the mechanism use every completed and lost case, complete triplet or not, and
@@ -173,29 +169,29 @@ TEST(SecondaryTables, EveryCompletedAndLostCaseCountsWithHowItEnters) {
   const auto& t5 = table(r, "table5_wake_service");
   // static-zram compute: 7 cases (6 + the incomplete triplet's), 1 lost, 6 measured, p99 from 7 (1 imputed).
   const auto& s = t5.rows[0];
-  EXPECT_EQ(s[col(t5, "configuration")], "static-zram");
-  EXPECT_EQ(s[col(t5, "cases")], 7);
-  EXPECT_EQ(s[col(t5, "lost")], 1);
-  EXPECT_EQ(s[col(t5, "measured_cases")], 6);
-  EXPECT_EQ(s[col(t5, "response_p99_cases")], "7 (1)");
-  EXPECT_EQ(s[col(t5, "requests_sum")], 6 * 101);  // lost case left out
-  EXPECT_EQ(s[col(t5, "flagged_p99_censored_imputed")], "0 / 1");
+  EXPECT_EQ(s[column_index(t5, "configuration")], "static-zram");
+  EXPECT_EQ(s[column_index(t5, "cases")], 7);
+  EXPECT_EQ(s[column_index(t5, "lost")], 1);
+  EXPECT_EQ(s[column_index(t5, "measured_cases")], 6);
+  EXPECT_EQ(s[column_index(t5, "response_p99_cases")], "7 (1)");
+  EXPECT_EQ(s[column_index(t5, "requests_sum")], 6 * 101);  // lost case left out
+  EXPECT_EQ(s[column_index(t5, "flagged_p99_censored_imputed")], "0 / 1");
   // p99 median over 10, 10, 10, 10, 10 (ms), 11 and the imputed 12: 10 ms.
-  EXPECT_NEAR(s[col(t5, "response_p99_median_ms")].get<double>(), 10.0, 1e-9);
+  EXPECT_NEAR(s[column_index(t5, "response_p99_median_ms")].get<double>(), 10.0, 1e-9);
   const auto& t6 = table(r, "table6_regime_medians");
-  EXPECT_EQ(t6.rows[0][col(t6, "cases")], 7);
-  EXPECT_EQ(t6.rows[0][col(t6, "lost_imputed")], 1);
+  EXPECT_EQ(t6.rows[0][column_index(t6, "cases")], 7);
+  EXPECT_EQ(t6.rows[0][column_index(t6, "lost_imputed")], 1);
   const auto& m = table(r, "mechanism");
-  EXPECT_EQ(m.rows[0][col(m, "cases")], 7);
-  EXPECT_EQ(m.rows[0][col(m, "measured_cases")], 6);
-  EXPECT_EQ(m.rows[1][col(m, "cases")], 6);
+  EXPECT_EQ(m.rows[0][column_index(m, "cases")], 7);
+  EXPECT_EQ(m.rows[0][column_index(m, "measured_cases")], 6);
+  EXPECT_EQ(m.rows[1][column_index(m, "cases")], 6);
   const auto& f = table(r, "table5b_faults_context_switches");
-  EXPECT_EQ(f.rows[0][col(f, "cases")], 7);
-  EXPECT_EQ(f.rows[0][col(f, "measured_cases")], 6);
+  EXPECT_EQ(f.rows[0][column_index(f, "cases")], 7);
+  EXPECT_EQ(f.rows[0][column_index(f, "measured_cases")], 6);
   // Per case: 101 pressure-phase requests (the warmup and recovery requests are outside).
-  EXPECT_EQ(f.rows[0][col(f, "minor_faults_median")], 101);
-  EXPECT_EQ(f.rows[0][col(f, "major_faults_sum")], 6 * 202);
-  EXPECT_EQ(f.rows[0][col(f, "involuntary_switches_sum")], 6 * 404);
-  EXPECT_EQ(f.rows[2][col(f, "voluntary_switches_median")], 303);  // delayed-activation, compute
+  EXPECT_EQ(f.rows[0][column_index(f, "minor_faults_median")], 101);
+  EXPECT_EQ(f.rows[0][column_index(f, "major_faults_sum")], 6 * 202);
+  EXPECT_EQ(f.rows[0][column_index(f, "involuntary_switches_sum")], 6 * 404);
+  EXPECT_EQ(f.rows[2][column_index(f, "voluntary_switches_median")], 303);  // delayed-activation, compute
   expect_no_nan(r);
 }

@@ -3,6 +3,7 @@
 // seeded, blocked order with the documented ids; the runner's reboot argv carries the
 // variant's image and kernel parameters.
 #include "harness/campaign/campaign.hpp"
+#include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
 
@@ -256,6 +257,44 @@ TEST(AbPairsYaml, KernelImageDirIsRelativeToTheFileAndNeedsAManifest) {
       EXPECT_TRUE(v["kernel_image_dir"].is_null());
     }
   }
+}
+
+TEST(AbPairsStored, TheStoredCampaignResolvesItsPathsAgainstTheCampaignFilesFolder) {
+  // `harness run DB` runs the YAML stored at plan: a relative kernel.image_dir names the image
+  // the plan named, whatever the working directory and wherever the DB lies.
+  testfiles::TempDir d;
+  std::string text = kAb;
+  text.replace(text.find("    cmdline:"), 0, "    kernel: {image_dir: ../images/next}\n");
+  std::filesystem::create_directories(d / "images/next");
+  testfiles::write(d / "images/next/manifest.json", R"({"kernel_release": "6.12.9-next", "sha256": "x"})");
+  for (const char* f : {"vmlinuz", "initramfs.cpio.gz", "disk-base.img"}) testfiles::write(d / ("images/next/" + std::string(f)), "x");
+  std::filesystem::create_directories(d / "mine");
+  std::filesystem::create_directories(d / "dbs");
+  testfiles::write(d / "mine/ab.yaml", text);
+  const auto c = hc::load_campaign(d / "mine/ab.yaml");
+  const auto planned = hc::plan(c);
+  const std::string db_path = d / "dbs/ab.db";
+  results::Db db(db_path, results::Db::Mode::Create);
+  hc::store_plan(db, c, planned);
+  const std::string image = std::filesystem::path(d / "images/next").lexically_normal().string();
+  const auto stored = hc::stored_campaign(db, db_path);
+  EXPECT_EQ(stored.variants[1].kernel_image_dir, image);
+  EXPECT_EQ(hc::plan(stored).sha256_hex, planned.sha256_hex);  // the run plans what was stored
+  // A DB planned before campaign_dir was stored, from an absolute campaign file: its folder.
+  db.exec("DELETE FROM campaign_meta WHERE key = 'campaign_dir'");
+  EXPECT_EQ(hc::stored_campaign(db, db_path).variants[1].kernel_image_dir, image);
+  // ... from a relative one: the folder is not known, and the relative path is refused.
+  db.exec("UPDATE campaign_meta SET value = 'mine/ab.yaml' WHERE key = 'campaign_file'");
+  try {
+    hc::stored_campaign(db, db_path);
+    ADD_FAILURE() << "a relative image_dir resolved against an unknown folder";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("mine/ab.yaml (as stored in " + db_path + "):"));
+    EXPECT_THAT(e.what(), HasSubstr("field variants.candidate.kernel.image_dir: '../images/next' is relative"));
+    EXPECT_THAT(e.what(), HasSubstr("give the campaign FILE (`harness run FILE DB`)"));
+  }
+  db.exec("DELETE FROM campaign_meta WHERE key = 'campaign_yaml'");
+  EXPECT_THROW(hc::stored_campaign(db, db_path), std::runtime_error);
 }
 
 TEST(AbPairsPlan, CompletePairsInASeededBlockedOrder) {

@@ -121,7 +121,7 @@ hc::Campaign confirmatory_from(const std::string& pilot_db, const std::string& m
 TEST(PilotDose, ResolvesTheLargestEligibleDoseAndHashesThePilotDb) {
   TempDir d;
   build_pilot_db(d / "pilot.db", [](std::int64_t, const std::string&) { return 0.2; });
-  const auto r = hc::resolve_pilot_dose(d / "pilot.db", {1.0, 0.8});
+  const auto r = hc::resolve_pilot_dose(d / "pilot.db", {1.0, 0.8, {}});
   EXPECT_EQ(r.dose_bytes, 96 * kMiB);
   EXPECT_EQ(r.sha256_hex, harness::digest::sha256_file(d / "pilot.db"));
 
@@ -173,7 +173,7 @@ TEST(PilotDose, NoEligibleDoseIsAClearError) {
     EXPECT_THAT(e.what(), HasSubstr("\n  16 MiB: "));
     EXPECT_THAT(e.what(), HasSubstr("\n  96 MiB: "));
   }
-  EXPECT_THROW(hc::resolve_pilot_dose(d / "missing.db", {1.0, 0.8}), hc::PilotDoseError);
+  EXPECT_THROW(hc::resolve_pilot_dose(d / "missing.db", {1.0, 0.8, {}}), hc::PilotDoseError);
 }
 
 TEST(PilotDose, RelativePathIsTheCampaignFilesDirectory) {
@@ -440,7 +440,7 @@ TEST(PilotMatch, AcceptDifferencesIsParsedStrictly) {
   std::string e = error(", accept_differences: [bg_limit]");
   EXPECT_THAT(e, HasSubstr(at));
   EXPECT_THAT(e, HasSubstr("field design.dose_mib.accept_differences[0]: 'bg_limit' is not a setting compared with the pilot "
-                           "(one of backend, backend.swapfile, backend.swapfile.path, "));
+                           "(one of backend, backend.delayed_swapfile, backend.swapfile, backend.swapfile.path, "));
   EXPECT_THAT(e, HasSubstr(", cgroups, cgroups.bg_memory_high_mib, cgroups.bg_memory_max_mib, eligibility, "));
   EXPECT_THAT(e, HasSubstr(", vm, vm.memory_mib, vm.vcpus, regimes, guest_kernel, pilot_choice)"));
   e = error(", accept_differences: [guest_kernel, guest_kernel]");

@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -729,6 +730,46 @@ TEST(RunnerPreflight, HarnessRunExits2AndPrintsWhy) {
   EXPECT_EQ(a0.posts() + a1.posts(), 0);
   results::Db db(d / "c.db", results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 0);
+}
+
+TEST(RunnerPreflight, AKernelRefusalRemovesTheDbThisRunCreatedAndKeepsAnEarlierOne) {
+  // ci-regression with a cmdline candidate, run on a hosts entry that is not `local: true`:
+  // the candidate would never boot its kernel parameters, refused after acquire.
+  TempDir d;
+  fake::FakeAgent a0(d / "agent0", "tok");
+  write_token(d / "token", "tok");
+  std::string text = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/ci-regression.yaml");
+  const std::string from = "  candidate: {}";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "  candidate: {cmdline: [transparent_hugepage=never]}");
+  const auto c = fleet_campaign(d, {&a0}, text);
+  const auto o = run_options(d);
+  auto refusal = [&] {
+    try {
+      hc::run_campaign(c, o);
+    } catch (const hc::PreflightRefused& e) {
+      return std::string(e.what());
+    }
+    return std::string("(ran)");
+  };
+  const std::string err = refusal();
+  EXPECT_THAT(err, HasSubstr("variants.candidate boots a kernel image or cmdline, but the engine does not boot vm0"));
+  EXPECT_THAT(err, HasSubstr("(" + o.db_path + " removed: this run created it and ran no case)"));
+  for (const char* suffix : {"", "-wal", "-shm", ".runner.lock"})
+    EXPECT_FALSE(std::filesystem::exists(o.db_path + suffix)) << suffix;
+  EXPECT_EQ(a0.posts(), 0);
+  // A DB planned before (`harness plan FILE DB`) is the user's: kept, plan and all.
+  {
+    results::Db db(o.db_path, results::Db::Mode::Create);
+    hc::store_plan(db, c, hc::plan(c));
+  }
+  const std::string again = refusal();
+  EXPECT_THAT(again, HasSubstr("does not boot vm0"));
+  EXPECT_THAT(again, Not(HasSubstr("removed")));
+  ASSERT_TRUE(std::filesystem::exists(o.db_path));
+  results::Db db(o.db_path, results::Db::Mode::ReadOnly);
+  EXPECT_TRUE(hc::has_plan(db));
+  EXPECT_EQ(a0.posts(), 0);
 }
 
 TEST(RunnerLost, HarnessMarkInfraRefusesUnknownPendingAndReasonless) {

@@ -134,6 +134,20 @@ TEST(AbSettings, ListsExactlyTheDifferingDottedPaths) {
   EXPECT_EQ(by["variants.baseline.cmdline"].theirs, "[\"lru_gen=0\"]");
 }
 
+TEST(AbSettings, TheDelayedSwapfileSettingIsCompared) {
+  // backend.delayed_swapfile changes what delayed-activation does before its trigger
+  // (docs/CAMPAIGN.md): two campaigns that differ in it are not the same comparison.
+  const auto a = ab_campaign();
+  auto b = a;
+  b.delayed_swapfile = harness::case_::DelayedSwapfile::Off;
+  const auto d = hc::differing_settings(hc::comparison_settings(a), hc::comparison_settings(b));
+  EXPECT_EQ(paths(d), (std::vector<std::string>{"backend.delayed_swapfile"}));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].ours, "\"active\"");
+  EXPECT_EQ(d[0].theirs, "\"off\"");
+  EXPECT_NE(hc::comparison_settings_sha256(a), hc::comparison_settings_sha256(b));
+}
+
 TEST(AbSettings, AKeyOnOneSideOnlyIsListedAsAbsent) {
   const auto a = ab_campaign();
   auto b = a;

@@ -416,7 +416,7 @@ TEST(QualifyOwnership, ActiveDeviceOfTheHarnessIsNotCleanEvenWithNothingUsed) {
 }
 
 // No unquoted input: every command a fix line invites the user to paste quotes its
-// arguments (results::shell_quote).
+// arguments (harness::text::shell_quote).
 TEST(QualifyOwnership, FixLinesQuoteTheirArguments) {
   Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");
   const std::string evil = "/swap file; rm -rf x";

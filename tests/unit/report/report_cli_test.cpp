@@ -155,8 +155,11 @@ TEST_F(ReportCli, CompareTwoKArmCampaignsShowsEveryArmAndComparison) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(column_of(j, "compare_table4", 0), texts(kFiveLabels));
   EXPECT_EQ(column_names(j, "compare_table4")[1], "a_triplets");  // the CSV name stays; the header says blocks
-  for (const auto& t : j["tables"])
-    if (t["id"] == "compare_table4") EXPECT_EQ(t["columns"][1], "A blocks") << t["columns"].dump();
+  for (const auto& t : j["tables"]) {
+    if (t["id"] == "compare_table4") {
+      EXPECT_EQ(t["columns"][1], "A blocks") << t["columns"].dump();
+    }
+  }
   for (const auto& x : column_of(j, "compare_table4", 11)) EXPECT_TRUE(x == "yes" || x == "no") << x;
   EXPECT_EQ(column_of(j, "compare_arms", 0), texts(kFiveArms));
   for (std::size_t c : {1, 2})

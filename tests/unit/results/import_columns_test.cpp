@@ -54,8 +54,6 @@ std::int64_t count(results::Db& db, const std::string& sql) {
   return q.step() ? q.int64(0) : -1;
 }
 
-}  // namespace
-
 TEST_F(ImportColumns, SharedColumnsAreCopiedAndTheOthersStayNull) {
   results::Db db(campaign_path, results::Db::Mode::Create);
   EXPECT_EQ(results::import_bundle(db, bundle_path, "k", {}, "k.a1-x"), 3);
@@ -86,3 +84,5 @@ TEST_F(ImportColumns, AReimportReplacesTheRowsAndCountsOnlyTheNewOnes) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = 'k'"), 3);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases"), 1);
 }
+
+}  // namespace

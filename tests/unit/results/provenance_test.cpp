@@ -1,5 +1,4 @@
-// results/provenance: shell quoting of recorded and printed command lines, and the
-// provenance read from a campaign DB.
+// results/provenance: the provenance read from a campaign DB.
 #include "results/db.hpp"
 #include "results/provenance.hpp"
 
@@ -11,23 +10,6 @@
 #include <unistd.h>
 
 namespace {
-
-TEST(ShellQuote, PlainArgumentsStayBare) {
-  EXPECT_EQ(results::shell_quote("/var/lib/harness/swapfile"), "/var/lib/harness/swapfile");
-  EXPECT_EQ(results::shell_quote("--seed=7"), "--seed=7");
-}
-
-TEST(ShellQuote, MetacharactersAreSingleQuoted) {
-  EXPECT_EQ(results::shell_quote("/x; rm -rf /"), "'/x; rm -rf /'");
-  EXPECT_EQ(results::shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(results::shell_quote("$(id)"), "'$(id)'");
-  EXPECT_EQ(results::shell_quote(""), "''");
-}
-
-TEST(ShellJoin, JoinsQuotedArguments) {
-  const char* argv[] = {"harness", "analyze", "my db.sqlite"};
-  EXPECT_EQ(results::shell_join(3, argv), "harness analyze 'my db.sqlite'");
-}
 
 TEST(Provenance, ReadsCampaignMetaAndCases) {
   const auto path = std::filesystem::temp_directory_path() / ("prov-" + std::to_string(::getpid()) + ".db");

@@ -103,7 +103,9 @@ TEST(PoliciesBlock, SixArmsDoWhatTheySayOnARealGuest) {
     std::vector<std::int64_t> asked;
     for (std::size_t i = 0; i < ds.size(); ++i) {
       const auto& d = ds[i].d;
-      if (i > 0) EXPECT_GE(ds[i].t_ns - ds[i - 1].t_ns, 3'000'000'000LL - 1'000'000) << "decisions one interval apart";
+      if (i > 0) {
+        EXPECT_GE(ds[i].t_ns - ds[i - 1].t_ns, 3'000'000'000LL - 1'000'000) << "decisions one interval apart";
+      }
       if (!d.contains("psi_some_pct")) continue;  // inputs missing: a skip, said so
       // The inputs are the guest's telemetry: the some total grew by psi_some_delta_us between the
       // interval's first tick and this one.
