@@ -3,6 +3,7 @@
 
 #include "analysis/bootstrap.hpp"
 #include "analysis/campaign_data.hpp"
+#include "analysis/ratio_interval.hpp"
 
 #include <fmt/format.h>
 
@@ -65,6 +66,20 @@ std::string num_text(double v) {
   return std::abs(v) >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
 }
 
+/// "max_ratio 1.2, min_ratio 0.8" of a comparison's tolerance ("" without one).
+std::string allowed_text(const MetricComparison& r) {
+  std::string allowed;
+  if (r.max_ratio) allowed += "max_ratio " + num_text(*r.max_ratio);
+  if (r.min_ratio) allowed += std::string(allowed.empty() ? "" : ", ") + "min_ratio " + num_text(*r.min_ratio);
+  return allowed;
+}
+
+/// The clause of a regression's detail: which side of the tolerance the interval lies beyond.
+std::string beyond_text(const MetricComparison& r, double lower) {
+  return r.max_ratio && lower > *r.max_ratio ? "; the whole interval lies above max_ratio " + num_text(*r.max_ratio)
+                                             : "; the whole interval lies below min_ratio " + num_text(*r.min_ratio);
+}
+
 }  // namespace
 
 // regression_metrics(): analysis/regression_metrics.cpp (the campaign loader validates with it).
@@ -86,10 +101,152 @@ std::string change_of(double lower, double upper) {
   return "none shown";
 }
 
+namespace {
+
+/// compare_pairs under VerdictRule::decide once the means are known: the delta-method t
+/// interval (ratio_interval.hpp) and sequential_verdict.
+MetricComparison decided_comparison(MetricComparison r, const MetricPairs& p, double level) {
+  const auto iv = delta_t_interval(p, level);
+  const std::string means = fmt::format("baseline {} {}, candidate {} {}", num_text(*r.baseline_mean), r.unit,
+                                        num_text(*r.candidate_mean), r.unit);
+  const std::string allowed = allowed_text(r);
+  if (!iv) {
+    r.verdict = r.max_ratio || r.min_ratio ? "inconclusive" : "reported";
+    r.detail = fmt::format("ratio {}, {} pairs in {} strata ({}); no stratum holds two pairs: no interval yet",
+                           num_text(*r.ratio), r.pairs, r.strata, means);
+    return r;
+  }
+  r.lower = iv->lower;
+  r.upper = iv->upper;
+  r.change = change_of(iv->lower, iv->upper);
+  const std::string what = fmt::format("ratio {} [{}, {}] at {:g}% (delta-method t, df {}), {} pairs in {} strata ({})",
+                                       num_text(*r.ratio), num_text(iv->lower), num_text(iv->upper), level * 100,
+                                       iv->df, r.pairs, r.strata, means);
+  if (!r.max_ratio && !r.min_ratio) {
+    r.verdict = "reported";
+    r.detail = what + "; no tolerance";
+    return r;
+  }
+  r.verdict = sequential_verdict(iv->lower, iv->upper, r.max_ratio, r.min_ratio);
+  if (r.verdict == "regression")
+    r.detail = what + beyond_text(r, iv->lower);
+  else if (r.verdict == "ok-decided")
+    r.detail = what + "; the whole interval lies within the tolerance " + allowed;
+  else
+    r.detail = what + "; the interval is neither wholly beyond nor wholly within the tolerance " + allowed +
+               ": more pairs would decide";
+  return r;
+}
+
+}  // namespace
+
+std::map<std::string, MetricPairs> paired_values(const std::string& baseline_db, const std::string& candidate_db) {
+  const CampaignData base = load_campaign(baseline_db);
+  const CampaignData cand_own = baseline_db == candidate_db ? CampaignData{} : load_campaign(candidate_db);
+  const CampaignData& cand = baseline_db == candidate_db ? base : cand_own;
+  const auto b = members(base, "baseline");
+  const auto k = members(cand, "candidate");
+  std::map<std::string, MetricPairs> out;
+  for (const auto& m : regression_metrics()) {
+    MetricPairs& p = out[m.name];
+    for (const auto& [pair, mb] : b) {
+      const auto mc = k.find(pair);
+      if (mc == k.end()) continue;
+      const auto vb = metric_value(*mb.c, m.name), vc = metric_value(*mc->second.c, m.name);
+      if (!vb || !vc) continue;
+      p.rows.push_back({*vb, *vc});
+      p.stratum.push_back(mb.stratum);
+      p.repeat.push_back(mb.c->repeat);
+    }
+  }
+  return out;
+}
+
+std::string sequential_verdict(double lower, double upper, std::optional<double> max_ratio,
+                               std::optional<double> min_ratio) {
+  if (is_regression(lower, upper, max_ratio, min_ratio)) return "regression";
+  const bool within = (!max_ratio || upper <= *max_ratio) && (!min_ratio || lower >= *min_ratio);
+  return within ? "ok-decided" : "inconclusive";
+}
+
+MetricComparison compare_pairs(const RegressionMetric& m, const MetricPairs& p, std::optional<double> max_ratio,
+                               std::optional<double> min_ratio, double level, const BootstrapOptions& bo,
+                               VerdictRule rule) {
+  if (p.rows.size() != p.stratum.size())
+    throw std::invalid_argument(std::string("compare_pairs: ") + m.name + ": " + std::to_string(p.rows.size()) +
+                                " rows but " + std::to_string(p.stratum.size()) + " stratum labels");
+  MetricComparison r;
+  r.metric = m.name;
+  r.unit = m.unit;
+  r.level = level;
+  r.max_ratio = max_ratio;
+  r.min_ratio = min_ratio;
+  const std::set<std::string> strata_names(p.stratum.begin(), p.stratum.end());
+  r.pairs = static_cast<int>(p.rows.size());
+  r.strata = static_cast<int>(strata_names.size());
+  if (p.rows.empty()) {
+    r.verdict = "no data";
+    r.detail = "no pair with both members completed and the metric measured";
+    return r;
+  }
+  std::map<std::string, int> label;
+  for (const auto& s : strata_names) label.emplace(s, static_cast<int>(label.size()));
+  Eigen::MatrixXd data(static_cast<Eigen::Index>(p.rows.size()), 2);
+  std::vector<int> strata;
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    data(static_cast<Eigen::Index>(i), 0) = p.rows[i][0];
+    data(static_cast<Eigen::Index>(i), 1) = p.rows[i][1];
+    strata.push_back(label.at(p.stratum[i]));
+  }
+  const Eigen::VectorXd point = stratified_mean(data, strata);
+  r.baseline_mean = point(0);
+  r.candidate_mean = point(1);
+  if (!(point(0) > 0)) {
+    r.verdict = "no data";
+    r.detail = fmt::format("baseline mean is {} {}: the ratio is undefined ({} pairs)", num_text(point(0)), r.unit, r.pairs);
+    return r;
+  }
+  r.ratio = point(1) / point(0);
+  if (rule == VerdictRule::decide) return decided_comparison(std::move(r), p, level);
+  const auto boot = stratified_bootstrap(data, strata, bo);
+  // Replicate ratio = candidate / baseline mean. A replicate whose baseline mean is 0 (every
+  // resampled pair 0 in every stratum; counters can be 0): ratio +inf (shown "inf") when the
+  // candidate mean is > 0, 1 when both are 0 (no change) (ours).
+  Eigen::VectorXd rep(boot.plain.rows());
+  for (Eigen::Index i = 0; i < rep.size(); ++i) {
+    const double mb = boot.plain(i, 0), mc = boot.plain(i, 1);
+    rep(i) = mb > 0 ? mc / mb : mc > 0 ? std::numeric_limits<double>::max() : 1.0;
+  }
+  const auto iv = percentile_interval(rep, level);
+  r.lower = iv.lower;
+  r.upper = iv.upper;
+  r.change = change_of(iv.lower, iv.upper);
+  const std::string what = fmt::format("ratio {} [{}, {}] at {:g}%, {} pairs in {} strata (baseline {} {}, "
+                                       "candidate {} {})",
+                                       num_text(*r.ratio), num_text(iv.lower), num_text(iv.upper), level * 100, r.pairs, r.strata,
+                                       num_text(point(0)), r.unit, num_text(point(1)), r.unit);
+  const std::string allowed = allowed_text(r);
+  if (!r.max_ratio && !r.min_ratio) {
+    r.verdict = "reported";
+    r.detail = what + "; no tolerance";
+    return r;
+  }
+  r.verdict = metric_verdict(*r.ratio, iv.lower, iv.upper, r.max_ratio, r.min_ratio);
+  if (r.verdict == "regression")
+    r.detail = what + beyond_text(r, iv.lower);
+  else if (r.verdict == "inconclusive")
+    r.detail = what + "; the ratio is past the tolerance " + allowed +
+               " but the interval is not wholly beyond it: more pairs would decide";
+  else
+    r.detail = what + "; tolerance " + allowed + " (a regression needs the whole interval beyond it)";
+  return r;
+}
+
 std::vector<MetricComparison> compare_variants(const std::string& baseline_db, const std::string& candidate_db,
-                                               const harness::campaign::Campaign& c) {
+                                               const harness::campaign::Campaign& c, const ComparisonRule& rule) {
   if (c.design != "ab-pairs")
     throw std::runtime_error(c.file + ": design.kind is " + c.design + ", not ab-pairs: no variants to compare");
+  if (rule.looks < 1) throw std::invalid_argument("compare_variants: looks must be >= 1");
   const auto& metrics = regression_metrics();
   std::map<std::string, const harness::campaign::Tolerance*> tol;
   for (const auto& t : c.tolerances) {
@@ -98,106 +255,27 @@ std::vector<MetricComparison> compare_variants(const std::string& baseline_db, c
     if (!known) throw std::runtime_error(c.file + ": regression.tolerances." + t.metric + ": not a regression metric");
     tol[t.metric] = &t;
   }
-  // Bonferroni over the metrics that have a tolerance (m >= 1).
-  const double level = simultaneous_level(c.regression_alpha, std::max<int>(1, static_cast<int>(tol.size())));
-
-  const CampaignData base = load_campaign(baseline_db);
-  const CampaignData cand_own = baseline_db == candidate_db ? CampaignData{} : load_campaign(candidate_db);
-  const CampaignData& cand = baseline_db == candidate_db ? base : cand_own;
-  const auto b = members(base, "baseline");
-  const auto k = members(cand, "candidate");
-
+  const double level = comparison_level(c.regression_alpha, static_cast<int>(tol.size()), rule.looks);
+  const auto pairs = paired_values(baseline_db, candidate_db);
+  BootstrapOptions bo;
+  bo.replicates = c.bootstrap_replicates;
+  bo.seed = c.seed;
   std::vector<MetricComparison> out;
   for (const auto& m : metrics) {
-    MetricComparison r;
-    r.metric = m.name;
-    r.unit = m.unit;
-    r.level = level;
+    std::optional<double> max_ratio, min_ratio;
     if (const auto t = tol.find(m.name); t != tol.end()) {
-      r.max_ratio = t->second->max_ratio;
-      r.min_ratio = t->second->min_ratio;
+      max_ratio = t->second->max_ratio;
+      min_ratio = t->second->min_ratio;
     }
-    // Pairs with the metric on both members, labelled by stratum (strata in name order).
-    std::vector<std::array<double, 2>> rows;
-    std::vector<std::string> row_stratum;
-    std::set<std::string> strata_names;
-    for (const auto& [pair, mb] : b) {
-      const auto mc = k.find(pair);
-      if (mc == k.end()) continue;
-      const auto vb = metric_value(*mb.c, m.name), vc = metric_value(*mc->second.c, m.name);
-      if (!vb || !vc) continue;
-      rows.push_back({*vb, *vc});
-      row_stratum.push_back(mb.stratum);
-      strata_names.insert(mb.stratum);
-    }
-    r.pairs = static_cast<int>(rows.size());
-    r.strata = static_cast<int>(strata_names.size());
-    if (rows.empty()) {
-      r.verdict = "no data";
-      r.detail = "no pair with both members completed and the metric measured";
-      out.push_back(std::move(r));
-      continue;
-    }
-    std::map<std::string, int> label;
-    for (const auto& s : strata_names) label.emplace(s, static_cast<int>(label.size()));
-    Eigen::MatrixXd data(static_cast<Eigen::Index>(rows.size()), 2);
-    std::vector<int> strata;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      data(static_cast<Eigen::Index>(i), 0) = rows[i][0];
-      data(static_cast<Eigen::Index>(i), 1) = rows[i][1];
-      strata.push_back(label.at(row_stratum[i]));
-    }
-    const Eigen::VectorXd point = stratified_mean(data, strata);
-    r.baseline_mean = point(0);
-    r.candidate_mean = point(1);
-    if (!(point(0) > 0)) {
-      r.verdict = "no data";
-      r.detail = fmt::format("baseline mean is {} {}: the ratio is undefined ({} pairs)", num_text(point(0)), r.unit, r.pairs);
-      out.push_back(std::move(r));
-      continue;
-    }
-    r.ratio = point(1) / point(0);
-    BootstrapOptions bo;
-    bo.replicates = c.bootstrap_replicates;
-    bo.seed = c.seed;
-    const auto boot = stratified_bootstrap(data, strata, bo);
-    // Replicate ratio = candidate / baseline mean. A replicate whose baseline mean is 0 (every
-    // resampled pair 0 in every stratum; counters can be 0): ratio +inf (shown "inf") when the
-    // candidate mean is > 0, 1 when both are 0 (no change) (ours).
-    Eigen::VectorXd rep(boot.plain.rows());
-    for (Eigen::Index i = 0; i < rep.size(); ++i) {
-      const double mb = boot.plain(i, 0), mc = boot.plain(i, 1);
-      rep(i) = mb > 0 ? mc / mb : mc > 0 ? std::numeric_limits<double>::max() : 1.0;
-    }
-    const auto iv = percentile_interval(rep, level);
-    r.lower = iv.lower;
-    r.upper = iv.upper;
-    r.change = change_of(iv.lower, iv.upper);
-    const std::string what = fmt::format("ratio {} [{}, {}] at {:g}%, {} pairs in {} strata (baseline {} {}, "
-                                         "candidate {} {})",
-                                         num_text(*r.ratio), num_text(iv.lower), num_text(iv.upper), level * 100, r.pairs, r.strata,
-                                         num_text(point(0)), r.unit, num_text(point(1)), r.unit);
-    std::string allowed;
-    if (r.max_ratio) allowed += "max_ratio " + num_text(*r.max_ratio);
-    if (r.min_ratio) allowed += std::string(allowed.empty() ? "" : ", ") + "min_ratio " + num_text(*r.min_ratio);
-    if (!r.max_ratio && !r.min_ratio) {
-      r.verdict = "reported";
-      r.detail = what + "; no tolerance";
-    } else {
-      r.verdict = metric_verdict(*r.ratio, iv.lower, iv.upper, r.max_ratio, r.min_ratio);
-      if (r.verdict == "regression")
-        r.detail = what + (r.max_ratio && iv.lower > *r.max_ratio
-                               ? "; the whole interval lies above max_ratio " + num_text(*r.max_ratio)
-                               : "; the whole interval lies below min_ratio " + num_text(*r.min_ratio));
-      else if (r.verdict == "inconclusive")
-        r.detail = what + "; the ratio is past the tolerance " + allowed +
-                   " but the interval is not wholly beyond it: more pairs would decide";
-      else
-        r.detail = what + "; tolerance " + allowed + " (a regression needs the whole interval beyond it)";
-    }
-    out.push_back(std::move(r));
+    out.push_back(compare_pairs(m, pairs.at(m.name), max_ratio, min_ratio, level, bo, rule.verdicts));
   }
   return out;
+}
+
+double comparison_level(double alpha, int toleranced_metrics, int looks) {
+  if (looks < 1) throw std::invalid_argument("comparison_level: looks must be >= 1");
+  // Bonferroni over the metrics that have a tolerance (m >= 1) and over the looks.
+  return simultaneous_level(alpha, std::max(1, toleranced_metrics) * looks);
 }
 
 }  // namespace analysis

@@ -12,17 +12,23 @@
 // replicate resamples the pairs within every stratum (same indices for both members) and
 // recomputes R; the interval is the type-7 percentile interval of the replicates at level
 // 1 - alpha / m, m = number of metrics that have a tolerance (Bonferroni, like the study's
-// 0.05 / 4). A pair enters a metric only when both members are completed, usable cases
-// with the metric measured; a lost or infra_failed case is caught by the absolute
-// assertions (all_cases_completed), not here.
+// 0.05 / 4). `harness check --until-decided` splits alpha over its K looks too
+// (1 - alpha / (m K)) and uses the delta-method t interval instead (analysis/sequential.hpp).
+// A pair enters a metric only when both members are completed, usable cases with the metric
+// measured; a lost or infra_failed case is caught by the absolute assertions
+// (all_cases_completed), not here.
 #include "harness/campaign/campaign.hpp"
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace analysis {
+
+struct BootstrapOptions;  // analysis/bootstrap.hpp
 
 /// One metric of the comparison (fixed set and order; names are the campaign file's
 /// regression.tolerances keys).
@@ -53,7 +59,9 @@ struct MetricComparison {
   /// "regression" (interval wholly beyond the tolerance), "inconclusive" (the ratio is past
   /// the tolerance but the interval is not wholly beyond it: more pairs would decide), "ok"
   /// (neither), "reported" (no tolerance), "no data" (no pair, or the ratio is undefined).
-  /// Only "regression" fails a check (metric_verdict).
+  /// Under VerdictRule::decide (`harness check --until-decided`): "regression", "ok-decided"
+  /// (interval wholly within the tolerance) or "inconclusive" (neither), sequential_verdict.
+  /// "regression" fails a check; "inconclusive" makes it inconclusive (exit code 5).
   std::string verdict;
   /// What the interval shows, whatever the tolerance: "higher" (lower bound > 1), "lower"
   /// (upper bound < 1), "none shown" (the interval contains 1); "" with no data (change_of).
@@ -75,12 +83,60 @@ std::string metric_verdict(double ratio, double lower, double upper, std::option
 /// else "none shown". Pure.
 std::string change_of(double lower, double upper);
 
+/// The sequential rule (ours; docs/CI.md "Deciding with more pairs"; its interval is the
+/// delta-method t interval, analysis/ratio_interval.hpp): "regression" when
+/// is_regression(), "ok-decided" when the interval lies wholly within the tolerance band
+/// (upper <= max_ratio and lower >= min_ratio, each when given), else "inconclusive". Pure.
+std::string sequential_verdict(double lower, double upper, std::optional<double> max_ratio,
+                               std::optional<double> min_ratio);
+
+/// Which verdicts compare_pairs gives a metric with a tolerance: `fixed` (metric_verdict: ok /
+/// inconclusive / regression, a plain `harness check`) or `decide` (sequential_verdict).
+enum class VerdictRule { fixed, decide };
+
+/// How compare_variants judges: the verdict rule and the number of looks K the family-wise
+/// alpha is split over (1 = a plain check; `check --until-decided`: the looks of its
+/// schedule, analysis/sequential.hpp).
+struct ComparisonRule {
+  VerdictRule verdicts = VerdictRule::fixed;
+  int looks = 1;
+};
+
+/// The per-metric interval level: 1 - alpha / (m * looks), m = toleranced metrics (at least
+/// 1). Bonferroni over metrics (as the study's 0.05 / 4) and over looks (a union bound: valid
+/// whatever rule decides when to stop; docs/CI.md). std::invalid_argument when looks < 1.
+double comparison_level(double alpha, int toleranced_metrics, int looks = 1);
+
+/// The pairs of one metric: (baseline, candidate) values in the metric's unit, each with its
+/// stratum "vm/regime/configuration" and the pair's repeat number (design.repeats index).
+struct MetricPairs {
+  std::vector<std::array<double, 2>> rows;
+  std::vector<std::string> stratum;
+  std::vector<std::int64_t> repeat;
+};
+
+/// Every metric of regression_metrics() -> its pairs (pairs in pair_id order), read from the
+/// baseline cases of `baseline_db` and the candidate cases of `candidate_db` (may be the same
+/// path). A pair enters a metric as in compare_variants. Errors: results::DbError.
+std::map<std::string, MetricPairs> paired_values(const std::string& baseline_db, const std::string& candidate_db);
+
+/// One metric compared from its pairs: stratified means, ratio, and at `level` either
+/// (VerdictRule::fixed) the stratified pair bootstrap (`bo`) percentile interval and
+/// metric_verdict, or (VerdictRule::decide) the delta-method t interval
+/// (analysis/ratio_interval.hpp; `bo` unused) and sequential_verdict; "inconclusive" when no
+/// stratum holds two pairs yet. No tolerance: "reported". Pure apart from the bootstrap's
+/// threads. std::invalid_argument when rows and stratum labels differ in number.
+MetricComparison compare_pairs(const RegressionMetric& m, const MetricPairs& p, std::optional<double> max_ratio,
+                               std::optional<double> min_ratio, double level, const BootstrapOptions& bo,
+                               VerdictRule rule = VerdictRule::fixed);
+
 /// Compares the candidate cases of `candidate_db` with the baseline cases of `baseline_db`
 /// (the same file for a one-DB A/B run; a stored baseline otherwise). Tolerances, alpha and
-/// the bootstrap seed/replicates come from `c` (seed = c.seed, B = c.bootstrap_replicates).
+/// the bootstrap seed/replicates come from `c` (seed = c.seed, B = c.bootstrap_replicates);
+/// the level is comparison_level(alpha, m, rule.looks), the verdicts rule.verdicts'.
 /// Errors: results::DbError when a DB cannot be read; std::runtime_error when `c` is not an
-/// ab-pairs campaign.
+/// ab-pairs campaign; std::invalid_argument when rule.looks < 1.
 std::vector<MetricComparison> compare_variants(const std::string& baseline_db, const std::string& candidate_db,
-                                               const harness::campaign::Campaign& c);
+                                               const harness::campaign::Campaign& c, const ComparisonRule& rule = {});
 
 }  // namespace analysis

@@ -115,10 +115,10 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
   }
   std::string md = "## harness check: " + cell(o.campaign) + "\n\n";
   if (!o.refusal.empty()) md += "The candidate was not compared with the baseline:\n\n```\n" + o.refusal + "```\n\n";
-  md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed", !o.refusal.empty() ? "REFUSED" : o.findings() ? "FAIL" : "PASS",
+  md += fmt::format("**{}**: {} regression(s) in {} metric(s), {} of {} assertion(s) failed",
+                    !o.refusal.empty() ? "REFUSED" : o.findings() ? "FAIL" : inconclusive ? "INCONCLUSIVE" : "PASS",
                     regressions, o.metrics.size(), failed, o.assertions.size());
-  if (inconclusive)
-    md += fmt::format("; {} inconclusive (ratio past its tolerance, interval not wholly beyond it)", inconclusive);
+  if (inconclusive) md += fmt::format("; {} inconclusive (the interval does not decide: more pairs would)", inconclusive);
   if (nodata) md += fmt::format("; {} metric(s) with a tolerance had no data", nodata);
   md += ".\n\n";
   for (const auto& w : o.warnings) md += "> **Warning:** " + cell(w) + "\n\n";

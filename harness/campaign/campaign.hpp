@@ -88,6 +88,16 @@ struct Tolerance {
   int line = 0;
 };
 
+/// A sequential A/B check (`harness check --until-decided --max-pairs N`,
+/// check_sequential.hpp): set on the campaign the check plans, never by the YAML. The plan
+/// then holds `cap_repeats` repeats per stratum (Campaign::repeats) and records this in its
+/// schedule JSON ("sequential"), so the DB says what was preregistered.
+struct SequentialDesign {
+  int max_pairs = 0;      ///< --max-pairs as given
+  int first_repeats = 0;  ///< design.repeats as written: the pairs per stratum of each look
+  int cap_repeats = 0;    ///< repeats per stratum at the cap (max_pairs / pairs per repeat)
+};
+
 /// A validated campaign. Every field has a value (defaults applied by the loader).
 struct Campaign {
   std::string file;             ///< path it was loaded from
@@ -221,6 +231,12 @@ struct Campaign {
   /// interval at 1 - regression_alpha / m). Default 0.05 (as the study's primary analysis).
   double regression_alpha = 0.05;
   std::vector<Tolerance> tolerances;  ///< ab-pairs: per-metric tolerances (may be empty)
+  /// regression.accept_insensitive (ab-pairs; default false): a `kind: ci` campaign is planned
+  /// even when `harness plan --variance-from DB` finds that it cannot detect a change as large
+  /// as a tolerance (plan_sensitivity.hpp); refused otherwise.
+  bool regression_accept_insensitive = false;
+  /// Set only by sequential_campaign() (check_sequential.hpp); nullopt for every other plan.
+  std::optional<SequentialDesign> sequential;
 };
 
 /// Loads and validates a campaign file. Unknown keys are rejected. Throws CampaignError

@@ -224,7 +224,7 @@ void ab_variants(Section& top, Campaign& c) {
              "variant's guest)");
 }
 
-/// regression: {alpha, tolerances} (design ab-pairs only).
+/// regression: {alpha, tolerances, accept_insensitive} (design ab-pairs only).
 void ab_regression(Section& top, Campaign& c) {
   if (!top.has("regression")) return;
   YAML::Node rn = top.node()["regression"];
@@ -234,6 +234,7 @@ void ab_regression(Section& top, Campaign& c) {
   c.regression_alpha = r.scalar<double>("alpha", 0.05);
   if (!(c.regression_alpha > 0 && c.regression_alpha < 1))
     r.fail(rn["alpha"], r.field("alpha"), "must lie in (0, 1)");
+  c.regression_accept_insensitive = r.scalar<bool>("accept_insensitive", false);  // plan_sensitivity.hpp
   YAML::Node tn = r.get("tolerances", false);
   if (tn && !tn.IsNull()) {
     if (!tn.IsMap()) r.fail(tn, r.field("tolerances"), "expected a mapping {metric: {max_ratio, min_ratio}}");

@@ -166,7 +166,7 @@ void compare_sides(const Campaign& c, const JudgeRequest& in, results::Db& db, r
   extra.push_back(environment_testcase(env, same, ""));
   j.environment = std::move(env);
   try {
-    j.outcome.metrics = analysis::compare_variants(base_path, in.db, c);
+    j.outcome.metrics = analysis::compare_variants(base_path, in.db, c, in.rule);
   } catch (const std::exception& e) {
     j.error = e.what();
     return;
@@ -272,9 +272,18 @@ int Judgement::regressions() const {
   return n;
 }
 
+int Judgement::inconclusive() const {
+  int n = 0;
+  for (const auto& m : outcome.metrics) n += m.verdict == "inconclusive" ? 1 : 0;
+  return n;
+}
+
 CheckVerdict verdict_of(const CheckOutcome& outcome, const std::string& error) {
   if (!outcome.refusal.empty() || !error.empty()) return CheckVerdict::cannot_judge;
-  return outcome.findings() ? CheckVerdict::finding : CheckVerdict::ok;
+  if (outcome.findings()) return CheckVerdict::finding;
+  for (const auto& m : outcome.metrics)
+    if (m.verdict == "inconclusive") return CheckVerdict::inconclusive;
+  return CheckVerdict::ok;
 }
 
 Judgement judge(const Campaign& c, const JudgeRequest& in, results::Db& db, results::Db* baseline,
@@ -310,9 +319,9 @@ JudgementText render_judgement(const Judgement& j) {
   }
   const std::string db = j.outcome.db_path;
   if (j.ab)
-    t.out += fmt::format("{} of {} assertion(s) failed, {} of {} metric(s) regressed (database {})\n",
+    t.out += fmt::format("{} of {} assertion(s) failed, {} of {} metric(s) regressed, {} inconclusive (database {})\n",
                          j.failed_assertions(), j.outcome.assertions.size(), j.regressions(),
-                         j.outcome.metrics.size(), db);
+                         j.outcome.metrics.size(), j.inconclusive(), db);
   else
     t.out += fmt::format("{} of {} assertion(s) failed (database {})\n", j.failed_assertions(),
                          j.outcome.assertions.size(), db);

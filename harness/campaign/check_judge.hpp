@@ -4,7 +4,8 @@
 // judgement itself: the assertions, for an A/B campaign the environments of the two sides
 // (drift refused unless allowed) and the candidate/baseline metric comparison, the JUnit and
 // Markdown files, and the verdict the CLI maps to its exit code (0 ok, 1 finding, 2 cannot
-// judge: harness/cli/exit_codes.hpp). Nothing here prints: render_judgement() gives the text.
+// judge, 5 inconclusive: harness/cli/exit_codes.hpp). Nothing here prints: render_judgement() gives the text.
+#include "analysis/regression.hpp"
 #include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/ab_report.hpp"
 #include "harness/campaign/campaign.hpp"
@@ -68,10 +69,14 @@ struct JudgeRequest {
   std::string junit, markdown;        ///< output paths ("" = none; A/B Markdown default: next to `db`)
   bool allow_drift = false;           ///< --allow-env-drift
   std::set<std::string> skip_cases;   ///< cases not run on purpose (the baseline's, with --baseline-db)
+  /// A/B: verdict rule and looks of the comparison (analysis/regression.hpp; --until-decided:
+  /// VerdictRule::decide and the schedule's looks, analysis/sequential.hpp).
+  analysis::ComparisonRule rule{};
 };
 
-/// The verdict of a check: exit code 0, 1 and 2 of the CLI.
-enum class CheckVerdict { ok, finding, cannot_judge };
+/// The verdict of a check: exit codes 0, 1, 2 and 5 of the CLI. inconclusive: no finding,
+/// and some metric's interval did not decide (verdict "inconclusive").
+enum class CheckVerdict { ok, finding, cannot_judge, inconclusive };
 
 /// Everything one judgement found.
 struct Judgement {
@@ -84,10 +89,12 @@ struct Judgement {
   CheckVerdict verdict = CheckVerdict::ok;
   int failed_assertions() const;
   int regressions() const;
+  int inconclusive() const;  ///< metrics with verdict "inconclusive"
 };
 
 /// The verdict rule: cannot_judge when the comparison was refused (outcome.refusal) or failed
-/// (`error`), else finding when an assertion failed or a metric regressed, else ok. Pure.
+/// (`error`), else finding when an assertion failed or a metric regressed, else inconclusive
+/// when a metric's verdict is "inconclusive", else ok. Pure.
 CheckVerdict verdict_of(const CheckOutcome& outcome, const std::string& error);
 
 /// Judges `db` (the cases at in.db) under campaign `c`: evaluates the assertions; for an A/B

@@ -274,6 +274,11 @@ Schedule plan(const Campaign& c) {
       tol[t.metric] = {{"max_ratio", t.max_ratio ? nlohmann::json(*t.max_ratio) : nlohmann::json(nullptr)},
                        {"min_ratio", t.min_ratio ? nlohmann::json(*t.min_ratio) : nlohmann::json(nullptr)}};
     doc["regression"] = {{"alpha", c.regression_alpha}, {"tolerances", tol}};
+    // Only for `harness check --until-decided` (check_sequential.hpp): other plans keep their hash.
+    if (c.sequential)
+      doc["sequential"] = {{"max_pairs", c.sequential->max_pairs},
+                           {"first_repeats", c.sequential->first_repeats},
+                           {"cap_repeats", c.sequential->cap_repeats}};
   }
   if (pilot) {
     doc["dose_from_pilot"] = {{"pilot_db_sha256", pilot->sha256_hex}, {"dose_bytes", pilot->dose_bytes}};

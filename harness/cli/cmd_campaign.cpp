@@ -16,6 +16,8 @@
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/export.hpp"
 #include "harness/campaign/pilot_match.hpp"
+#include "harness/campaign/plan_sensitivity.hpp"
+#include "harness/campaign/check_sequential.hpp"
 #include "harness/campaign/preflight.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/schedule.hpp"
@@ -77,11 +79,21 @@ bool stored_pipeline_test(const std::string& db_path) {
   return q.step() && !q.is_null(0) && q.int64(0) == 1;
 }
 
+/// The --max-pairs of a sequential check whose plan `db_path` stores (check_sequential.hpp
+/// stored_max_pairs); nullopt when the DB does not exist or holds another plan. A run plans
+/// again, so it must plan the same.
+std::optional<int> stored_sequential(const std::string& db_path) {
+  if (!std::filesystem::exists(db_path) || std::filesystem::file_size(db_path) == 0) return std::nullopt;
+  const auto dbp = harness::cli::open_db(db_path, harness::cli::DbKind::Campaign);
+  return hc::stored_max_pairs(*dbp);
+}
+
 /// The campaign of a run: FILE when given, else the YAML stored in the DB at plan time.
 hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
   if (!file.empty()) {
     auto c = load_pinned(file);
     c.dose_pipeline_test = stored_pipeline_test(db_path);
+    if (const auto n = stored_sequential(db_path)) return hc::sequential_campaign(c, *n);
     return c;
   }
   if (!std::filesystem::exists(db_path))
@@ -90,6 +102,7 @@ hc::Campaign campaign_for(const std::string& file, const std::string& db_path) {
   auto c = hc::stored_campaign(*harness::cli::open_db(db_path, harness::cli::DbKind::Campaign), db_path);
   hc::resolve_build_pin(c, harness::build::kSourceCommit, harness::build::kSourceDirty);
   c.dose_pipeline_test = stored_pipeline_test(db_path);
+  if (const auto n = stored_sequential(db_path)) return hc::sequential_campaign(c, *n);
   return c;
 }
 
@@ -225,9 +238,10 @@ std::optional<std::string> check_run_db(const hc::Campaign& c, const std::string
   return path;
 }
 
-/// Judges in.db under `c` (check_judge.hpp judge), prints what it found and sets the exit
-/// code from the verdict: ok 0, finding 1, cannot judge 2.
-void judge_and_print(const hc::Campaign& c, const hc::JudgeRequest& in) {
+/// Judges in.db under `c` (check_judge.hpp judge), prints what it found, sets the exit code
+/// from the verdict (ok 0, finding 1, cannot judge 2, inconclusive 5) and returns the verdict
+/// and whether a sequential check stops here (check_sequential.hpp look_decides).
+std::pair<hc::CheckVerdict, bool> judge_and_print(const hc::Campaign& c, const hc::JudgeRequest& in) {
   const auto d = harness::cli::open_db(in.db, harness::cli::DbKind::Campaign);
   std::unique_ptr<results::Db> base;
   if (c.design == "ab-pairs" && !in.baseline_db.empty())
@@ -237,9 +251,11 @@ void judge_and_print(const hc::Campaign& c, const hc::JudgeRequest& in) {
   const auto text = hc::render_judgement(j);
   std::fputs(text.out.c_str(), stdout);
   std::fputs(text.err.c_str(), stderr);
-  harness::cli::exit_code() = j.verdict == hc::CheckVerdict::ok        ? harness::cli::kOk
-                              : j.verdict == hc::CheckVerdict::finding ? harness::cli::kFinding
-                                                                       : harness::cli::kError;
+  harness::cli::exit_code() = j.verdict == hc::CheckVerdict::ok             ? harness::cli::kOk
+                              : j.verdict == hc::CheckVerdict::finding      ? harness::cli::kFinding
+                              : j.verdict == hc::CheckVerdict::inconclusive ? harness::cli::kInconclusive
+                                                                            : harness::cli::kError;
+  return {j.verdict, hc::look_decides(j)};
 }
 }  // namespace
 
@@ -272,6 +288,12 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                   "design.dose_mib {from_pilot}: accept a pilot DB whose cases ran under TCG, declaring the dose a "
                   "pipeline test, not a dose to preregister (stored with the plan, shown by `harness analyze`); "
                   "without it such a pilot DB is refused");
+    auto variance_from = std::make_shared<std::string>();
+    sub->add_option("--variance-from", *variance_from,
+                    "A/B campaigns: a stored A/A (or A/B) campaign DB whose pairs give the noise; plan then prints, per "
+                    "metric with a tolerance, the smallest ratio the planned pairs detect, and refuses a kind: ci "
+                    "design that cannot detect its tolerance (unless regression.accept_insensitive: true; docs/CI.md)")
+        ->check(CLI::ExistingFile);
     sub->callback([=] {
       if (*list_policies) {
         std::fputs(harness::case_::policy_catalogue().c_str(), stdout);
@@ -280,6 +302,8 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       if (file->empty()) throw CLI::RequiredError("FILE");
       if (!db->empty()) harness::cli::check_db_writable_target(*db);
       auto c = hc::load_campaign(*file);
+      if (!variance_from->empty() && c.design != "ab-pairs")
+        throw CLI::ValidationError("--variance-from", *file + " is design " + c.design + ", not ab-pairs: no ratio to detect");
       if (*pipeline_test && c.dose_from_pilot.empty())
         throw CLI::ValidationError("--pipeline-test-dose", *file + " takes no dose from a pilot (design.dose_mib is "
                                                                    "not {from_pilot: ...})");
@@ -306,6 +330,16 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
           !why.empty()) {
         std::fprintf(stderr, "harness plan: %s", why.c_str());
         std::printf("stored nothing: the guest kernel is not the pilot's\n");
+        harness::cli::exit_code() = harness::cli::kError;
+        return;
+      }
+      // What the planned pairs can detect (plan_sensitivity.hpp): an insensitive kind: ci design is refused.
+      if (!variance_from->empty()) harness::cli::open_db(*variance_from, harness::cli::DbKind::Campaign);
+      const auto sens = hc::plan_sensitivity(c, s, *variance_from);
+      if (!sens.refusal.empty()) {
+        std::fputs(sens.text.c_str(), stdout);
+        std::fprintf(stderr, "harness plan: %s", sens.refusal.c_str());
+        std::printf("stored nothing: the design cannot detect its tolerances\n");
         harness::cli::exit_code() = harness::cli::kError;
         return;
       }
@@ -345,6 +379,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
           if (t.max_ratio) std::printf(" max_ratio %g", *t.max_ratio);
           std::printf("\n");
         }
+        std::fputs(sens.text.c_str(), stdout);
       } else {
         std::printf("arms (k = %zu, one case each per matched block):\n", c.arms.size());
         for (const auto& a : c.arms) {
@@ -560,7 +595,8 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         "check",
         "Run a CI campaign on a fresh DB and evaluate its assertions and, for an A/B campaign (design ab-pairs), "
         "the candidate/baseline metric comparisons (JUnit XML with kernel, commit, accelerator, times and measured "
-        "values; Markdown summary; exit 1 on a failed assertion or a regression, 2 when it could not run)");
+        "values; Markdown summary; exit 1 on a failed assertion or a regression, 2 when it could not run, 5 when a "
+        "metric is inconclusive)");
     auto file = std::make_shared<std::string>();
     auto db = std::make_shared<std::string>();
     auto hosts = std::make_shared<std::string>();
@@ -595,6 +631,16 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
     sub->add_flag("--plain", *plain, "plain progress lines even on a terminal");
     auto accel = std::make_shared<std::string>();
     sub->add_option("--accel", *accel, "accelerator for local guests: auto (trial-boot KVM, else TCG), kvm (fail if it cannot run a guest) or tcg; default $HARNESS_ACCEL, else the campaign's provider.accelerator, else auto")->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+    auto until_decided = std::make_shared<bool>(false);
+    sub->add_flag("--until-decided", *until_decided,
+                  "A/B campaigns: run the pairs in looks of design.repeats each, judging after every look, until a "
+                  "metric regresses or every metric with a tolerance is decided (interval wholly within it), at most "
+                  "--max-pairs pairs; intervals at 1 - alpha/(m x looks), valid however early it stops (docs/CI.md "
+                  "\"Deciding with more pairs\"); undecided at the cap exits 5");
+    auto max_pairs = std::make_shared<int>(0);
+    sub->add_option("--max-pairs", *max_pairs,
+                    "with --until-decided (required): the cap on pairs, over all strata; the plan holds them all")
+        ->check(CLI::Range(1, 100000));
     auto judge = std::make_shared<std::string>();
     sub->add_option("--judge", *judge,
                     "judge this stored campaign DB again with FILE's assertions and tolerances as they are now, "
@@ -602,7 +648,12 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                     "kind, variants and comparison settings, else refused, exit 2, naming both values; with "
                     "--baseline-db the baseline's cases come from there); the same output and exit codes");
     sub->callback([=] {
-      const auto c = load_pinned(*file);
+      if (*until_decided != (*max_pairs > 0))
+        throw CLI::ValidationError(*until_decided ? "--until-decided" : "--max-pairs",
+                                   "--until-decided and --max-pairs N go together");
+      if (*until_decided && !baseline_db->empty())
+        throw CLI::ValidationError("--until-decided", "adds pairs of both variants; not with --baseline-db");
+      const auto c = *until_decided ? hc::sequential_campaign(load_pinned(*file), *max_pairs) : load_pinned(*file);
       const bool ab = c.design == "ab-pairs";
       const bool judging = !judge->empty();
       if (judging && !db->empty())
@@ -616,7 +667,20 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       }
       if (c.assertions.empty() && !ab)
         throw std::runtime_error(*file + ": field assertions: none given; nothing to check");
-      hc::JudgeRequest in{"", *baseline_db, *junit, *markdown, *allow_drift, {}};
+      hc::JudgeRequest in{"", *baseline_db, *junit, *markdown, *allow_drift, {}, {}};
+      std::optional<analysis::LookSchedule> looks;
+      if (c.sequential) {
+        looks = hc::sequential_looks(c);
+        in.rule = {analysis::VerdictRule::decide, looks->looks()};
+        std::string at;
+        for (int r : looks->repeats) at += (at.empty() ? "" : ", ") + std::to_string(r * hc::pairs_per_repeat(c));
+        std::printf("until decided: at most %d pair(s), judged after %d look(s) at %s pairs; each interval at %g%% "
+                    "(alpha %g over %zu metric(s) x %d look(s))\n",
+                    c.repeats * hc::pairs_per_repeat(c), looks->looks(), at.c_str(),
+                    100 * analysis::comparison_level(c.regression_alpha, static_cast<int>(c.tolerances.size()),
+                                                     looks->looks()),
+                    c.regression_alpha, c.tolerances.size(), looks->looks());
+      }
       if (!baseline_db->empty()) {
         // Known before anything runs: the harness build. The rest of the environment is
         // compared once the candidate's cases have run (--judge: the cases ran, compared then).
@@ -644,9 +708,25 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
       o.hosts_file = *hosts;
       o.accelerator = *accel;
       if (*plain) o.progress_tty = 0;
-      if (!run_printing(c, o)) return;
       in.db = o.db_path;
-      judge_and_print(c, in);
+      if (!looks) {
+        if (!run_printing(c, o)) return;
+        judge_and_print(c, in);
+        return;
+      }
+      // Sequential: look k runs the pairs of repeats 1..r_k (the rest skipped), then judges.
+      for (int k = 1; k <= looks->looks(); ++k) {
+        std::printf("look %d of %d: up to %d pair(s)\n", k, looks->looks(),
+                    looks->repeats[static_cast<std::size_t>(k - 1)] * hc::pairs_per_repeat(c));
+        o.skip_cases = hc::cases_after_look(c, k);
+        if (!run_printing(c, o)) return;
+        const auto [verdict, decides] = judge_and_print(c, in);
+        if (decides) return;
+        if (k < looks->looks()) std::printf("look %d: not decided yet; adding pairs\n", k);
+      }
+      harness::cli::exit_code() = harness::cli::kInconclusive;  // look_decides: no finding, not all decided
+      std::printf("until decided: the cap of %d pair(s) is reached and a metric is still undecided (exit %d)\n",
+                  c.repeats * hc::pairs_per_repeat(c), harness::cli::kInconclusive);
     });
   }
 });

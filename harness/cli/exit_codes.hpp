@@ -18,6 +18,11 @@ inline constexpr int kFinding = 1;
 /// Could not run: bad input (file, line and field named), missing or wrong kind of DB,
 /// refused preflight, infrastructure failure. Nothing was concluded.
 inline constexpr int kError = 2;
+/// Ran, and could not decide: `harness check` found no failed assertion and no regression,
+/// but some metric's interval decides nothing (its verdict is "inconclusive": past the
+/// tolerance without the whole interval beyond it, or with --until-decided neither wholly
+/// beyond nor wholly within it at the cap). 5, not 3: `harness case run` keeps 3 and 4.
+inline constexpr int kInconclusive = 5;
 /// Command-line usage error (CLI11 parse or validation error).
 inline constexpr int kUsage = 64;
 
@@ -25,6 +30,7 @@ inline constexpr int kUsage = 64;
 inline constexpr const char* kExitCodeTable =
     "Exit codes: 0 ok; 1 finding (a check or regression failed, no eligible dose, host "
     "does not qualify); 2 could not run (bad input, missing/wrong DB, refused preflight, "
-    "infrastructure); 64 command-line usage error.";
+    "infrastructure); 5 inconclusive (check: a metric's interval decided nothing; more pairs would); 64 "
+    "command-line usage error.";
 
 }  // namespace harness::cli

@@ -272,7 +272,7 @@ TEST(CheckJudge, AComparisonThatCannotBeMadeCannotJudgeAndWritesNothing) {
   EXPECT_THAT(hc::render_judgement(j).err, HasSubstr("harness check: cannot compare the variants: "));
 }
 
-TEST(CheckVerdict, RefusalOrErrorCannotJudgeFindingsAreFindings) {
+TEST(CheckVerdict, RefusalOrErrorCannotJudgeFindingsAreFindingsUndecidedIsInconclusive) {
   hc::CheckOutcome o;
   EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::ok);
   hc::AssertionResult failed;
@@ -287,7 +287,13 @@ TEST(CheckVerdict, RefusalOrErrorCannotJudgeFindingsAreFindings) {
   o.metrics.push_back(m);
   EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::finding);
   o.metrics[0].verdict = "inconclusive";
+  EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::inconclusive);
+  o.metrics[0].verdict = "ok-decided";
   EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::ok);
+  o.metrics[0].verdict = "inconclusive";
+  o.assertions.push_back(failed);  // a finding outranks an undecided metric
+  EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::finding);
+  o.assertions.clear();
   o.refusal = "drift";
   EXPECT_EQ(hc::verdict_of(o, ""), hc::CheckVerdict::cannot_judge);
 }

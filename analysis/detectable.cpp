@@ -1,0 +1,79 @@
+// What an A/B design can detect (see detectable.hpp).
+#include "analysis/detectable.hpp"
+
+#include <boost/math/distributions/students_t.hpp>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace analysis {
+
+DetectableChange detectable_change(const std::string& metric, std::optional<double> max_ratio,
+                                   std::optional<double> min_ratio, std::optional<double> sigma,
+                                   const std::vector<int>& planned, double level, double power,
+                                   const std::string& why) {
+  if (planned.empty()) throw std::invalid_argument("detectable_change: no planned stratum");
+  for (int n : planned)
+    if (n < 1) throw std::invalid_argument("detectable_change: a planned stratum has " + std::to_string(n) + " pairs");
+  if (!(level > 0 && level < 1)) throw std::invalid_argument("detectable_change: level must lie in (0, 1)");
+  if (!(power > 0 && power < 1)) throw std::invalid_argument("detectable_change: power must lie in (0, 1)");
+  DetectableChange d;
+  d.metric = metric;
+  d.max_ratio = max_ratio;
+  d.min_ratio = min_ratio;
+  d.sigma = sigma;
+  if (!sigma) {
+    d.why_unknown = why;
+    return d;
+  }
+  double inv = 0;
+  int df = 0;
+  for (int n : planned) inv += 1.0 / n, df += n - 1;
+  if (df < 1) {  // one pair per stratum: no within-stratum spread, so no interval to decide with
+    d.up_from_one = std::numeric_limits<double>::infinity();
+    d.down_from_one = 0.0;
+    if (max_ratio) d.above_tolerance = d.up_from_one;
+    if (min_ratio) d.below_tolerance = 0.0;
+    d.insensitive = max_ratio || min_ratio;
+    return d;
+  }
+  const double se = *sigma * std::sqrt(inv) / static_cast<double>(planned.size());
+  const boost::math::students_t t(df);
+  const double k = boost::math::quantile(t, 1 - (1 - level) / 2) + boost::math::quantile(t, power);
+  d.se_log = se;
+  d.df = df;
+  d.up_from_one = std::exp(k * se);
+  d.down_from_one = std::exp(-k * se);
+  if (max_ratio) d.above_tolerance = *max_ratio * std::exp(k * se);
+  if (min_ratio) d.below_tolerance = *min_ratio * std::exp(-k * se);
+  d.insensitive = (max_ratio && *d.up_from_one > *max_ratio) || (min_ratio && *d.down_from_one < *min_ratio);
+  return d;
+}
+
+std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
+                                                 const std::vector<harness::campaign::Tolerance>& tolerances,
+                                                 const std::vector<int>& planned, double level, double power) {
+  const auto pairs = paired_values(variance_db, variance_db);
+  std::vector<DetectableChange> out;
+  for (const auto& m : regression_metrics()) {
+    const harness::campaign::Tolerance* t = nullptr;
+    for (const auto& x : tolerances) t = x.metric == m.name ? &x : t;
+    if (!t) continue;
+    const auto& p = pairs.at(m.name);
+    const auto spread = pair_spread(p);
+    const std::optional<double> sigma = spread ? std::optional<double>(spread->sigma) : std::nullopt;
+    std::string why;
+    if (!sigma)
+      why = p.rows.empty() ? variance_db + " holds no pair with both members completed and " + m.name + " measured"
+                           : variance_db + ": " + std::to_string(p.rows.size()) + " pair(s) of " + m.name +
+                                 ", but no stratum holds two, or a mean is 0";
+    auto d = detectable_change(m.name, t->max_ratio, t->min_ratio, sigma, planned, level, power, why);
+    d.variance_pairs = spread ? spread->pairs : 0;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace analysis

@@ -1,0 +1,74 @@
+// The sensitivity section of `harness plan` (see plan_sensitivity.hpp).
+#include "harness/campaign/plan_sensitivity.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace harness::campaign {
+namespace {
+
+std::string ratio_text(const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : "-"; }
+
+std::string tolerance_text(const analysis::DetectableChange& d) {
+  std::string t;
+  if (d.max_ratio) t += fmt::format("<= {:g}", *d.max_ratio);
+  if (d.min_ratio) t += (t.empty() ? "" : ", ") + fmt::format(">= {:g}", *d.min_ratio);
+  return t;
+}
+
+}  // namespace
+
+std::vector<int> planned_pairs_per_stratum(const Schedule& s) {
+  std::map<std::string, int> cases;
+  for (const auto& k : s.cases) ++cases[k.vm + "/" + k.regime + "/" + k.configuration];
+  std::vector<int> out;
+  for (const auto& [name, n] : cases) out.push_back(n / 2);
+  return out;
+}
+
+PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std::string& variance_db) {
+  PlanSensitivity out;
+  if (c.design != "ab-pairs" || c.tolerances.empty()) return out;
+  const double level = analysis::comparison_level(c.regression_alpha, static_cast<int>(c.tolerances.size()));
+  const auto planned = planned_pairs_per_stratum(s);
+  int total = 0;
+  for (int n : planned) total += n;
+  out.text = fmt::format("smallest detectable change at the planned {} pair(s) in {} stratum(a), intervals at {:g}%, "
+                         "power {:g}% (analysis/detectable.hpp):\n",
+                         total, planned.size(), level * 100, analysis::kDetectablePower * 100);
+  if (variance_db.empty()) {
+    out.text += "  cannot know: give a baseline or A/A DB (`harness plan FILE --variance-from DB`) whose pairs give "
+                "the noise\n";
+    return out;
+  }
+  out.metrics = analysis::detectable_changes(variance_db, c.tolerances, planned, level);
+  out.text += fmt::format("  {:<18} {:>6} {:>8} {:>12} {:>14} {:>16}\n", "metric", "pairs", "sigma", "tolerance",
+                          "change from 1", "past tolerance");
+  std::vector<std::string> insensitive;
+  for (const auto& d : out.metrics) {
+    if (!d.sigma) {
+      out.text += fmt::format("  {:<18} cannot know: {}\n", d.metric, d.why_unknown);
+      continue;
+    }
+    std::string change, past;
+    if (d.max_ratio || !d.min_ratio) change = ">= " + ratio_text(d.up_from_one);
+    if (d.min_ratio) change += (change.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.down_from_one);
+    if (d.above_tolerance) past = ">= " + ratio_text(d.above_tolerance);
+    if (d.below_tolerance) past += (past.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.below_tolerance);
+    out.text += fmt::format("  {:<18} {:>6} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric, d.variance_pairs, *d.sigma,
+                            tolerance_text(d), change, past, d.insensitive ? "  INSENSITIVE" : "");
+    if (d.insensitive)
+      insensitive.push_back(fmt::format("{} (detects {} at best, tolerance {})", d.metric, change, tolerance_text(d)));
+  }
+  out.text += fmt::format("  (noise from the pairs of {})\n", variance_db);
+  if (!insensitive.empty() && c.kind == "ci" && !c.regression_accept_insensitive) {
+    out.refusal = c.file + ": field design.repeats: the planned pairs cannot detect a change as large as the tolerance of";
+    for (std::size_t i = 0; i < insensitive.size(); ++i) out.refusal += (i ? "; " : " ") + insensitive[i];
+    out.refusal += ". Plan more pairs (design.repeats), widen the tolerance, or set regression.accept_insensitive: "
+                   "true to plan it anyway\n";
+  }
+  return out;
+}
+
+}  // namespace harness::campaign
