@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/agent/client.hpp"
 #include "results/db.hpp"
 #include "tests/common/db_query.hpp"
 #include "tests/common/run_harness.hpp"
@@ -121,13 +122,24 @@ struct Boots {
 
 }  // namespace detail
 
+/// The agent's state (GET /v1/cases/{id}) of the case its unclean mark in `health_after` names,
+/// "" when there is no mark. The restarted agent settles that case by the last phase its executor
+/// wrote (harness/case/phase_file.hpp, written durably so that a power cut keeps it).
+inline std::string settled_state(harness::agent::AgentClient& agent, const nlohmann::json& health_after) {
+  if (!health_after.contains("unclean") || !health_after["unclean"].is_object()) return "";
+  return agent.status(health_after["unclean"].value("case_id", "")).state;
+}
+
 /// Judges one run of the contract campaign: the DB at `db_path`, the agent's GET /v1/health
-/// answer after the run (`health_after`) and the report of `harness analyze` (`report`, from
+/// answer after the run (`health_after`), the agent's own state of the case its unclean mark
+/// names (`agent_settled`, settled_state()) and the report of `harness analyze` (`report`, from
 /// analyse()). Every difference is a test failure naming the scenario.
-inline void expect_contract(const std::string& db_path, const nlohmann::json& health_after, const nlohmann::json& report) {
+inline void expect_contract(const std::string& db_path, const nlohmann::json& health_after,
+                            const std::string& agent_settled, const nlohmann::json& report) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
   detail::Boots boots;
   std::string unclean_case;  // agent case id the unclean mark must name ("" = none)
+  std::string unclean_status;  // the state the agent must give that case (the DB's status)
   std::map<std::string, nlohmann::json> want_attempts;  // configuration -> attempts table row
   std::map<std::string, int> want_lost;                 // configuration -> lost cases
   int attempts_total = 0, completed = 0, lost = 0;
@@ -174,6 +186,7 @@ inline void expect_contract(const std::string& db_path, const nlohmann::json& he
       }
     };
     for (std::size_t i = 0; i < s.attempts.size(); ++i) judge_attempt(i);
+    if (s.unclean_after) unclean_status = s.status;
     if (s.unclean_after)
       unclean_case = db_text(db, "SELECT json_extract(detail_json, '$.agent_case_id') FROM attempts WHERE case_id = '" +
                                      id + "' ORDER BY attempt DESC LIMIT 1");
@@ -202,6 +215,9 @@ inline void expect_contract(const std::string& db_path, const nlohmann::json& he
     const bool marked = health_after.contains("unclean") && health_after["unclean"].is_object();
     EXPECT_TRUE(marked) << "no unclean mark";
     if (marked) EXPECT_EQ(health_after["unclean"].value("case_id", ""), unclean_case);
+    // The agent settled it as the runner did: by the phase its executor had written before the
+    // power cut (an unflushed phase file read "setup" and gave infra_failed).
+    EXPECT_EQ(agent_settled, unclean_status) << "the restarted agent's own state of " << unclean_case;
   }
   // The report: one case per configuration in its tables (a failed attempt is no case); the
   // attempts audit shows every attempt.

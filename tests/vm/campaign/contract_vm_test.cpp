@@ -164,7 +164,9 @@ class ContractVm : public ::testing::Test {
     try {
       const auto g = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
       if (g.size() != 1u) return "not one guest after the run";
-      health_ = harness::agent::AgentClient::from_token_file(g[0].url, g[0].token_file).health();
+      auto agent = harness::agent::AgentClient::from_token_file(g[0].url, g[0].token_file);
+      health_ = agent.health();
+      settled_ = ct::settled_state(agent, health_);
     } catch (const std::exception& e) {
       return std::string("GET /v1/health after the run: ") + e.what();
     }
@@ -172,13 +174,13 @@ class ContractVm : public ::testing::Test {
   }
 
   static inline std::unique_ptr<test_support::CampaignVm> vm_;
-  static inline std::string db_, setup_error_;
+  static inline std::string db_, setup_error_, settled_;
   static inline int runner_rc_ = -1;
   static inline nlohmann::json health_, report_;
 };
 
 }  // namespace
 
-TEST_F(ContractVm, TheRealAgentKeepsTheContract) { ct::expect_contract(db_, health_, report_); }
+TEST_F(ContractVm, TheRealAgentKeepsTheContract) { ct::expect_contract(db_, health_, settled_, report_); }
 
 TEST_F(ContractVm, ALostCaseIsAnOutcomeTheRunExitsZero) { EXPECT_EQ(runner_rc_, 0) << "see " << vm_->log; }
