@@ -1,6 +1,8 @@
 // A host's identity (see host_identity.hpp).
 #include "harness/pool/host_identity.hpp"
 
+#include "harness/pool/uri_parts.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -27,25 +29,13 @@ bool identifies_daemon(const std::string& key) { return key == "socket" || key =
 
 std::string host_identity(const std::string& uri) {
   const std::string text = trim(uri);
-  const auto sep = text.find("://");
-  if (sep == std::string::npos) return text;
-  const std::string scheme = lower(text.substr(0, sep));
-  std::string rest = text.substr(sep + 3);
-  if (const auto hash = rest.find('#'); hash != std::string::npos) rest = rest.substr(0, hash);
-  std::string query;
-  if (const auto q = rest.find('?'); q != std::string::npos) {
-    query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
-  }
-  const auto slash = rest.find('/');
-  std::string authority = slash == std::string::npos ? rest : rest.substr(0, slash);
-  const std::string path = slash == std::string::npos ? "" : rest.substr(slash);
-  std::string user;
-  if (const auto at = authority.rfind('@'); at != std::string::npos) {
-    user = authority.substr(0, at);
-    if (const auto colon = user.find(':'); colon != std::string::npos) user = user.substr(0, colon);  // a password
-    authority = authority.substr(at + 1);
-  }
+  const auto parts = split_uri(text);
+  if (!parts) return text;
+  const std::string scheme = lower(parts->scheme);
+  const std::string user = parts->userinfo.substr(0, parts->userinfo.find(':'));  // a password dropped
+  const std::string& authority = parts->authority;
+  const std::string& path = parts->path;
+  const std::string& query = parts->query;
   std::vector<std::string> kept;
   std::stringstream qs(query);
   std::string kv;

@@ -2,6 +2,7 @@
 #include "harness/pool/libvirt/config.hpp"
 
 #include "harness/pool/host_identity.hpp"
+#include "harness/pool/uri_parts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -36,25 +37,16 @@ bool LibvirtUri::same_machine() const {
 LibvirtUri parse_uri(const std::string& text) {
   LibvirtUri u;
   u.text = text;
-  const auto sep = text.find("://");
-  if (sep == std::string::npos || sep == 0) throw std::invalid_argument("'" + text + "' is not a libvirt URI (driver[+transport]://[user@]host[:port]/path)");
-  const std::string scheme = text.substr(0, sep);
+  const auto parts = split_uri(text);
+  if (!parts) throw std::invalid_argument("'" + text + "' is not a libvirt URI (driver[+transport]://[user@]host[:port]/path)");
+  const std::string& scheme = parts->scheme;
   const auto plus = scheme.find('+');
   u.driver = scheme.substr(0, plus);
   if (plus != std::string::npos) u.transport = scheme.substr(plus + 1);
-  std::string rest = text.substr(sep + 3);
-  std::string query;
-  if (const auto q = rest.find('?'); q != std::string::npos) {
-    query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
-  }
-  const auto slash = rest.find('/');
-  std::string authority = slash == std::string::npos ? rest : rest.substr(0, slash);
-  u.path = slash == std::string::npos ? "" : rest.substr(slash);
-  if (const auto at = authority.rfind('@'); at != std::string::npos) {
-    u.user = percent_decode(authority.substr(0, at));
-    authority = authority.substr(at + 1);
-  }
+  const std::string& authority = parts->authority;
+  const std::string& query = parts->query;
+  u.path = parts->path;
+  if (!parts->userinfo.empty()) u.user = percent_decode(parts->userinfo);
   std::string port;
   if (!authority.empty() && authority[0] == '[') {  // [v6]:port
     const auto close = authority.find(']');

@@ -1,6 +1,7 @@
 // A host's identity (harness/pool/host_identity.hpp): credentials and options of how to get
-// there do not make another host; what chooses the daemon does.
+// there do not make another host; what chooses the daemon does. And the one URI split (uri_parts.hpp).
 #include "harness/pool/host_identity.hpp"
+#include "harness/pool/uri_parts.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,4 +31,22 @@ TEST(HostIdentity, TextWithoutAUriIsItsOwnIdentity) {
   EXPECT_EQ(host_identity("local:ws"), "local:ws");
   EXPECT_EQ(host_identity(" hv2.lab "), "hv2.lab");
   EXPECT_EQ(host_identity(""), "");
+}
+
+// The one URI split both readers use: parts as written, the fragment dropped, userinfo before
+// the authority's last '@'; text without "://" (or nothing before it) is no URI.
+TEST(SplitUri, PartsAsWritten) {
+  const auto u = harness::pool::split_uri("qemu+ssh://Me:pw@[::1]:2200/system?keyfile=/k%20x&name=a#frag");
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->scheme, "qemu+ssh");
+  EXPECT_EQ(u->userinfo, "Me:pw");
+  EXPECT_EQ(u->authority, "[::1]:2200");
+  EXPECT_EQ(u->path, "/system");
+  EXPECT_EQ(u->query, "keyfile=/k%20x&name=a");
+  const auto bare = harness::pool::split_uri("qemu:///system");
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_EQ(bare->authority, "");
+  EXPECT_EQ(bare->path, "/system");
+  EXPECT_FALSE(harness::pool::split_uri("hv2.lab").has_value());
+  EXPECT_FALSE(harness::pool::split_uri("://x").has_value());
 }
