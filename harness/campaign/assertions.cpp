@@ -228,7 +228,7 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
   if (metrics)
     for (const auto& m : *metrics) {
       failures += m.verdict == "regression" ? 1 : 0;
-      skipped += m.verdict == "no data" ? 1 : 0;
+      skipped += m.verdict == "no data" || m.verdict == "inconclusive" ? 1 : 0;
     }
   int errors = 0;
   const std::size_t n_extra = extra ? extra->size() : 0;
@@ -313,6 +313,8 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
         o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
       else if (m.verdict == "no data")
         o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
+      else if (m.verdict == "inconclusive")  // not decided: exit 5, and never shown as passed
+        o << "    <skipped message=\"" << xml_text("inconclusive: " + msg) << "\"/>\n";
       o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
       o << "  </testcase>\n";
     }

@@ -74,8 +74,9 @@ std::vector<AssertionResult> evaluate_assertions(results::Db& db, const Campaign
 /// metric (classname `<suite>.regression`, name = the metric), with properties (pairs,
 /// strata, means, ratio, interval, level, tolerance, verdict) and the detail line in
 /// <system-out>; verdict "regression" -> <failure> whose message carries ratio, interval,
-/// level, tolerance and pairs; "no data" -> <skipped> with the reason; "ok" and
-/// "reported" -> passed. `extra` (nullable): further testcases (JUnitExtraCase), after the
+/// level, tolerance and pairs; "no data" -> <skipped> with the reason; "inconclusive" ->
+/// <skipped> whose message starts "inconclusive: " (not decided: the check exits 5, so the
+/// report must not show the metric as passed); "ok" and "reported" -> passed. `extra` (nullable): further testcases (JUnitExtraCase), after the
 /// metrics. Throws std::runtime_error if `path` cannot be written.
 /// A further <testcase> of the JUnit file (e.g. the A/B environment comparison): classname
 /// `<suite>.<classname_suffix>`, its properties in order, <system-out>, and an <error> (could

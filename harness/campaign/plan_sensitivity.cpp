@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace harness::campaign {
@@ -43,7 +44,7 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
     return out;
   }
   out.metrics = analysis::detectable_changes(variance_db, c.tolerances, planned, level);
-  out.text += fmt::format("  {:<18} {:>6} {:>8} {:>12} {:>14} {:>16}\n", "metric", "pairs", "sigma", "tolerance",
+  out.text += fmt::format("  {:<18} {:>11} {:>8} {:>12} {:>14} {:>16}\n", "metric", "noise pairs", "sigma", "tolerance",
                           "change from 1", "past tolerance");
   std::vector<std::string> insensitive;
   for (const auto& d : out.metrics) {
@@ -56,14 +57,27 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
     if (d.min_ratio) change += (change.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.down_from_one);
     if (d.above_tolerance) past = ">= " + ratio_text(d.above_tolerance);
     if (d.below_tolerance) past += (past.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.below_tolerance);
-    out.text += fmt::format("  {:<18} {:>6} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric, d.variance_pairs, *d.sigma,
+    out.text += fmt::format("  {:<18} {:>11} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric, d.variance_pairs, *d.sigma,
                             tolerance_text(d), change, past, d.insensitive ? "  INSENSITIVE" : "");
     if (d.insensitive)
       insensitive.push_back(fmt::format("{} (detects {} at best, tolerance {})", d.metric, change, tolerance_text(d)));
   }
   out.text += fmt::format("  (noise from the pairs of {})\n", variance_db);
+  const bool none_known =
+      std::none_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma.has_value(); });
+  if (none_known && c.kind == "ci" && !c.regression_accept_insensitive) {
+    out.refusal = c.file + ": --variance-from " + variance_db +
+                  " gave the noise of no checked metric (is it an A/B or A/A DB of this campaign's design?): the "
+                  "sensitivity cannot be judged. Give such a DB, or set regression.accept_insensitive: true to plan "
+                  "without it\n";
+    return out;
+  }
+  if (!insensitive.empty() && c.regression_accept_insensitive)
+    out.text += fmt::format("  {} INSENSITIVE metric(s) accepted: regression.accept_insensitive: true\n",
+                            insensitive.size());
   if (!insensitive.empty() && c.kind == "ci" && !c.regression_accept_insensitive) {
-    out.refusal = c.file + ": field design.repeats: the planned pairs cannot detect a change as large as the tolerance of";
+    out.refusal = c.file + ": fields design.repeats and regression.tolerances: the planned pairs cannot detect a "
+                           "change as large as the tolerance of";
     for (std::size_t i = 0; i < insensitive.size(); ++i) out.refusal += (i ? "; " : " ") + insensitive[i];
     out.refusal += ". Plan more pairs (design.repeats), widen the tolerance, or set regression.accept_insensitive: "
                    "true to plan it anyway\n";

@@ -251,6 +251,30 @@ TEST(AbJUnit, OneTestcasePerAssertionAndMetricWithTheNumbers) {
   fs::remove(path);
 }
 
+TEST(AbJUnit, AnInconclusiveMetricIsSkippedNotPassed) {
+  // Not decided (the check exits 5): a CI test report must not count the metric as passed.
+  Compared x;
+  analysis::MetricComparison m;
+  m.metric = "compute_p99";
+  m.unit = "ms";
+  m.verdict = "inconclusive";
+  m.detail = "ratio 1.46 [1.41, 1.51] > 1.43 allowed, interval not wholly beyond it";
+  const std::vector<analysis::MetricComparison> metrics{m};
+  const auto path = tmp("junit-inconclusive.xml").string();
+  hc::write_junit(path, x.c.name, x.assertions(), nullptr, &metrics);
+  ptree pt;
+  boost::property_tree::read_xml(path, pt);
+  EXPECT_EQ(pt.get<int>("testsuite.<xmlattr>.skipped"), 1);
+  const ptree* tc = nullptr;
+  for (const auto& [tag, t] : pt.get_child("testsuite"))
+    if (tag == "testcase" && t.get<std::string>("<xmlattr>.name") == "compute_p99") tc = &t;
+  ASSERT_NE(tc, nullptr);
+  ASSERT_TRUE(tc->get_child_optional("skipped"));
+  EXPECT_FALSE(tc->get_child_optional("failure"));
+  EXPECT_EQ(tc->get<std::string>("skipped.<xmlattr>.message").rfind("inconclusive: compute_p99: ratio 1.46", 0), 0u);
+  fs::remove(path);
+}
+
 TEST(AbJUnit, WithoutMetricsTheAssertionSuiteIsUnchanged) {
   Compared x;
   const auto path = tmp("junit-plain.xml").string();

@@ -201,4 +201,17 @@ TEST(PlanSensitivity, RefusesACiDesignThatCannotDetectItsToleranceUnlessOverridd
   const auto accepted = plan(d, plannable(d, "accepted.yaml", "1.01", true) + " --variance-from " + db);
   EXPECT_EQ(accepted.code, 0) << accepted.out;
   EXPECT_THAT(accepted.out, HasSubstr("INSENSITIVE"));
+  EXPECT_THAT(accepted.out, HasSubstr("1 INSENSITIVE metric(s) accepted: regression.accept_insensitive: true"));
+}
+
+TEST(PlanSensitivity, RefusesACiDesignWhoseVarianceDbGivesNoNoise) {
+  // A matched-triplets DB holds no baseline/candidate pair: the gate must not pass silently.
+  test_support::TempDir d;
+  analysis::SyntheticOptions o;
+  analysis::write_synthetic_campaign(d / "triplets.db", o);
+  const auto refused = plan(d, plannable(d, "c.yaml", "1.2", false) + " --variance-from " + (d / "triplets.db") +
+                                   " " + (d / "p.db"));
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_THAT(refused.out, HasSubstr("gave the noise of no checked metric"));
+  EXPECT_FALSE(fs::exists(d / "p.db"));
 }
