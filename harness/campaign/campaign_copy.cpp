@@ -103,6 +103,11 @@ std::string next_steps(const YAML::Node& root, const std::string& path, const st
     s += "  pinned_commit: build pins the commit of the clean harness build that plans it (`harness plan FILE DB`)\n";
   if (provider == "local-qemu")
     s += "  provider: local-qemu boots guests on this machine; for real VMs give `--hosts hosts.yaml` to plan and run\n";
+  if (design == "ab-pairs") {
+    s += "Then: harness plan " + path + " --variance-from AA.db   # what the planned pairs can detect (an A/A DB)\n";
+    s += "      harness check " + path + " --junit junit.xml --markdown summary.md   # runs and judges (docs/CI.md)\n";
+    return s;
+  }
   s += "Then: harness plan " + path + "        # preview: the schedule, capacity and wall time; stores nothing\n";
   s += "      harness plan " + path + " DB     # preregister the plan in DB; `harness run " + path +
        " DB` runs it\n";

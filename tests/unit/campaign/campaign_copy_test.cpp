@@ -72,7 +72,11 @@ TEST(HarnessInit, CopyPlansWithTheRepositoryHashAndIsNeverOverwritten) {
     EXPECT_EQ(printed_hash(mine.out).size(), 64u) << mine.out;
     EXPECT_EQ(printed_hash(mine.out), printed_hash(repo.out));
   }
-  EXPECT_THAT(run_cli(d, "init ci-regression " + (d / "other")).out, HasSubstr("design.aa: true declares an A/A run"));
+  const auto ci = run_cli(d, "init ci-regression " + (d / "other")).out;
+  EXPECT_THAT(ci, HasSubstr("design.aa: true declares an A/A run"));
+  // A CI campaign is run by `harness check`, and its sensitivity comes from an A/A DB.
+  EXPECT_THAT(ci, HasSubstr("harness check " + (d / "other/ci-regression.yaml") + " --junit"));
+  EXPECT_THAT(ci, HasSubstr("--variance-from AA.db"));
   testfiles::write(d / "mine/smoke.yaml", "# mine\n");
   const auto again = run_cli(d, "init smoke " + (d / "mine"));
   EXPECT_EQ(again.code, 2) << again.out;
