@@ -108,8 +108,8 @@ analysis::CompareCampaign read_campaign(const std::string& db_path, const Compar
 
 int run_compare(const CompareArgs& a) {
   if (a.published ? a.dbs.size() != 1 : a.dbs.size() < 2)
-    throw std::invalid_argument(a.published ? "compare --published takes one DB"
-                                            : "compare takes two or more DBs: A.db B.db [C.db ...]");
+    throw CLI::ValidationError("DB", a.published ? "compare --published takes one DB"
+                                                 : "compare takes two or more DBs: A.db B.db [C.db ...]");
   analysis::Report r;
   std::vector<results::Provenance> provs;
   if (a.published) {

@@ -354,8 +354,8 @@ TEST_F(ReportCli, CompareWithPublishedSaysWhatIsReproduced) {
   EXPECT_NE(md.out.find("finding reproduced"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("primary comparisons reproduce the study's finding"), std::string::npos) << md.out;
   // Wrong arity: a usage/could-not-run error, not a comparison.
-  EXPECT_NE(sh(harness + " compare " + a + " 2>/dev/null").code, 0);
-  EXPECT_NE(sh(harness + " compare --published " + a + " " + a + " 2>/dev/null").code, 0);
+  EXPECT_EQ(sh(harness + " compare " + a + " 2>/dev/null").code, 64);  // a usage error (harness/cli/exit_codes.hpp)
+  EXPECT_EQ(sh(harness + " compare --published " + a + " " + a + " 2>/dev/null").code, 64);
 }
 
 TEST_F(ReportCli, CompareWithPublishedQualifiesANotAssessableCampaign) {
