@@ -10,8 +10,10 @@
 // misses its true ratio is at most alpha, whatever rule decides when to stop; this is the
 // conservative Bonferroni bound of group-sequential testing (Jennison & Turnbull, "Group
 // Sequential Methods with Applications to Clinical Trials", 2000, sec. 2.2 and 15.1). It
-// holds as far as each bootstrap interval holds its nominal level; the percentile interval
-// is approximate with few pairs per stratum.
+// holds as far as each interval holds its nominal level: the delta-method Student-t interval
+// of ratio_interval.hpp (VerdictRule::decide), not the plain check's percentile bootstrap,
+// which undercovers at these levels with few pairs; heavy-tailed metrics strain the t
+// interval too (docs/CI.md).
 #include "analysis/regression.hpp"
 
 #include <optional>
