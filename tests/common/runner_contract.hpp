@@ -214,7 +214,9 @@ inline void expect_contract(const std::string& db_path, const nlohmann::json& he
   } else {
     const bool marked = health_after.contains("unclean") && health_after["unclean"].is_object();
     EXPECT_TRUE(marked) << "no unclean mark";
-    if (marked) EXPECT_EQ(health_after["unclean"].value("case_id", ""), unclean_case);
+    if (marked) {
+      EXPECT_EQ(health_after["unclean"].value("case_id", ""), unclean_case);
+    }
     // The agent settled it as the runner did: by the phase its executor had written before the
     // power cut (an unflushed phase file read "setup" and gave infra_failed).
     EXPECT_EQ(agent_settled, unclean_status) << "the restarted agent's own state of " << unclean_case;
