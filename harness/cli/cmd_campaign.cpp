@@ -680,6 +680,9 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
                     100 * analysis::comparison_level(c.regression_alpha, static_cast<int>(c.tolerances.size()),
                                                      looks->looks()),
                     c.regression_alpha, c.tolerances.size(), looks->looks());
+        if (const int cap = c.repeats * hc::pairs_per_repeat(c); *until_decided && cap != *max_pairs)
+          std::printf("  (--max-pairs %d rounded down to %d: whole repeats of %d pair(s), one per vm, regime and "
+                      "configuration)\n", *max_pairs, cap, hc::pairs_per_repeat(c));
       }
       if (!baseline_db->empty()) {
         // Known before anything runs: the harness build. The rest of the environment is

@@ -134,6 +134,11 @@ TEST(CheckJudge, UntilDecidedJudgesWithTheSplitLevelAndDecidedVerdicts) {
   const auto same = check(d, strict + " --judge " + synthetic_db(d / "same.db", 1.0) + " --until-decided --max-pairs 72");
   EXPECT_EQ(same.code, 0) << same.out;
   EXPECT_THAT(same.out, HasSubstr("ok-decided"));
+  EXPECT_THAT(same.out, Not(HasSubstr("rounded down")));
+  // A cap that is not whole repeats is rounded down, and says so.
+  const auto odd = check(d, strict + " --judge " + (d / "same.db") + " --until-decided --max-pairs 80");
+  EXPECT_THAT(odd.out, HasSubstr("at most 72 pair(s)"));
+  EXPECT_THAT(odd.out, HasSubstr("(--max-pairs 80 rounded down to 72: whole repeats of 12 pair(s)"));
   // A tolerance the pairs cannot decide yet: inconclusive, exit 5.
   const auto tight = check(d, synthetic_campaign(d / "tight.yaml", "synthetic-ab", "1.01") + " --judge " +
                                   (d / "same.db") + " --until-decided --max-pairs 72");
