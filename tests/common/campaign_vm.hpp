@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "tests/common/run_harness.hpp"
 #include "tests/common/vm_downloads.hpp"
@@ -45,6 +48,25 @@ struct CampaignVm {
 
   /// `harness <args>` (shell-quoted) with env(), output appended to `log`; the log so far.
   HarnessRun harness(const std::string& args) const { return run_harness(args, log, LogMode::Append, env()); }
+
+  /// Starts `harness <args...>` in the background (fork and exec, no shell) with env()'s
+  /// XDG_CACHE_HOME and its output appended to `log`, so that the test can act on the guest
+  /// while it runs and wait for (or kill) the returned pid.
+  pid_t spawn_harness(const std::vector<std::string>& args) const {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::freopen(log.c_str(), "a", stdout);
+      std::freopen(log.c_str(), "a", stderr);
+      setenv("XDG_CACHE_HOME", xdg.c_str(), 1);
+      const std::string bin = harness_binary();
+      std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
 
   /// `harness <run_args>`, its wall time printed (s), then `harness <down_args>` whatever it
   /// gave (the guests never outlive the test); the exit code of the run, the log after both.

@@ -27,11 +27,15 @@ enum class LogMode { Replace, Append };
 
 /// Runs `<env>harness <args>` (args already shell-quoted; `env` empty or assignments such as
 /// "XDG_CACHE_HOME=/x ", each ending in a space) through the shell with stdout and stderr to
-/// `log` (replaced or appended to, per `mode`), then reads the whole `log` back.
+/// `log` (replaced or appended to, per `mode`), in directory `cwd` when given (relative paths in
+/// `args` resolve there), then reads the whole `log` back.
 inline HarnessRun run_harness(const std::string& args, const std::filesystem::path& log,
-                              LogMode mode = LogMode::Replace, const std::string& env = "") {
+                              LogMode mode = LogMode::Replace, const std::string& env = "",
+                              const std::filesystem::path& cwd = {}) {
   const std::string redirect = mode == LogMode::Append ? " >> " : " > ";
-  const int st = std::system((env + harness_binary() + " " + args + redirect + log.string() + " 2>&1").c_str());
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  const int st =
+      std::system((cd + env + harness_binary() + " " + args + redirect + log.string() + " 2>&1").c_str());
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(log)};
 }
 

@@ -7,7 +7,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,14 +15,13 @@
 #include "tests/common/fake_agent.hpp"
 #include "../campaign/test_files.hpp"
 #include "results/db.hpp"
+#include "tests/common/run_harness.hpp"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testfiles::TempDir;
 
 namespace {
-
-const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
 
 /// One triplet on vm0 (hosts provider) with two assertions.
 std::string campaign_yaml() {
@@ -42,17 +40,10 @@ std::string campaign_yaml() {
          "assertions:\n  - kind: all_cases_completed\n  - {kind: reclaim_achieved_ratio, min: 0.8}\n";
 }
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
-/// `cd DIR && harness check ARGS`, output captured.
-Run check(const TempDir& d, const std::string& args) {
-  const std::string log = d / "check.log";
-  const int st = std::system(("cd " + (d / "work") + " && " + kHarness + " check " + args + " --plain > " + log +
-                              " 2>&1").c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, testfiles::read(log)};
+/// `harness check ARGS --plain` run in the temp dir's work folder, output captured in its check.log.
+test_support::HarnessRun check(const TempDir& d, const std::string& args) {
+  return test_support::run_harness("check " + args + " --plain", d / "check.log", test_support::LogMode::Replace, "",
+                                   d / "work");
 }
 
 std::int64_t attempts(const std::string& db_path) {

@@ -8,22 +8,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 
+#include "tests/common/db_query.hpp"
 #include "tests/common/fake_agent.hpp"
 #include "../campaign/test_files.hpp"
 #include "results/db.hpp"
+#include "tests/common/run_harness.hpp"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testfiles::TempDir;
 
 namespace {
-
-const std::string kHarness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
 
 std::string campaign_yaml(const std::string& max_ratio) {
   return "name: ci-seq\nkind: ci\nseed: 5\npinned_commit: any\nvm: {vcpus: 1, memory_mib: 1024}\n"
@@ -43,23 +42,15 @@ std::string campaign_yaml(const std::string& max_ratio) {
          "runner: {max_infra_retries: 1, poll_interval_ms: 20}\n";
 }
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
-
-Run check(const TempDir& d, const std::string& args) {
-  const std::string log = d / "check.log";
-  const int st = std::system(("cd " + (d / "work") + " && " + kHarness + " check " + args + " --plain > " + log +
-                              " 2>&1").c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, testfiles::read(log)};
+/// `harness check ARGS --plain` run in the temp dir's work folder, output captured in its check.log.
+test_support::HarnessRun check(const TempDir& d, const std::string& args) {
+  return test_support::run_harness("check " + args + " --plain", d / "check.log", test_support::LogMode::Replace, "",
+                                   d / "work");
 }
 
 std::int64_t count(const std::string& db_path, const std::string& sql) {
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  results::Stmt q(db, sql);
-  q.step();
-  return q.int64(0);
+  return test_support::db_count(db, sql);
 }
 
 /// A fake agent whose bundles give the candidate's reclaim write `ratio(repeat)` times the
@@ -118,7 +109,7 @@ TEST(CheckSequential, UndecidedRunsEveryLookIntoTheSameDbAndExitsFive) {
   EXPECT_EQ(again.code, 5) << again.out;
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 12);
   // `harness run DB` re-plans from the stored YAML and the stored sequential design: accepted.
-  const int st = std::system(("cd " + (f.d / "work") + " && " + kHarness + " run " + db + " --hosts " +
-                              (f.d / "hosts.yaml") + " --plain > " + (f.d / "run.log") + " 2>&1").c_str());
-  EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0) << testfiles::read(f.d / "run.log");
+  const auto run = test_support::run_harness("run " + db + " --hosts " + (f.d / "hosts.yaml") + " --plain",
+                                             f.d / "run.log", test_support::LogMode::Replace, "", f.d / "work");
+  EXPECT_EQ(run.code, 0) << run.out;
 }

@@ -130,16 +130,7 @@ class ContractVm : public ::testing::Test {
     const auto& vm = *vm_;
     const auto listed = test_support::boot_listed_guest(vm);
     if (!listed.error.empty()) return listed.error;
-    const pid_t runner = fork();
-    if (runner == 0) {
-      std::freopen(vm.log.c_str(), "a", stdout);
-      std::freopen(vm.log.c_str(), "a", stderr);
-      setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
-      const std::string harness = test_support::harness_binary();
-      execl(harness.c_str(), harness.c_str(), "run", ct::campaign_file().c_str(), db_.c_str(), "--hosts",
-            listed.hosts_file.c_str(), "--plain", static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    const pid_t runner = vm.spawn_harness({"run", ct::campaign_file(), db_, "--hosts", listed.hosts_file, "--plain"});
     auto stop_runner = [&](const std::string& why) {
       kill(runner, SIGKILL);
       waitpid(runner, nullptr, 0);

@@ -65,16 +65,7 @@ class OutcomesVm : public ::testing::Test {
     const auto listed = test_support::boot_listed_guest(vm, "--swapfile-mib 16", "    local: true\n");
     if (!listed.error.empty()) return listed.error;
     const std::string& hosts = listed.hosts_file;
-    const pid_t runner = fork();
-    if (runner == 0) {
-      std::freopen(vm.log.c_str(), "a", stdout);
-      std::freopen(vm.log.c_str(), "a", stderr);
-      setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
-      const std::string harness = test_support::harness_binary();
-      execl(harness.c_str(), harness.c_str(), "run", kCampaign.c_str(), db_.c_str(), "--hosts", hosts.c_str(), "--plain",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    const pid_t runner = vm.spawn_harness({"run", kCampaign, db_, "--hosts", hosts, "--plain"});
     const std::string third = "(SELECT case_id FROM schedule WHERE ordinal = 2)";
     const bool in_pressure = test_support::wait_until(
         [&] {

@@ -116,16 +116,7 @@ TEST(RunnerPartition, AgentPortBlockedPastTheOldRuleInPressureIsCompletedAndImpo
   const int port = std::stoi(url.substr(url.rfind(':') + 1));
   const std::string& hosts = listed.hosts_file;
 
-  const pid_t runner = fork();
-  if (runner == 0) {
-    std::freopen(vm.log.c_str(), "a", stdout);
-    std::freopen(vm.log.c_str(), "a", stderr);
-    setenv("XDG_CACHE_HOME", vm.xdg.c_str(), 1);
-    const std::string harness = test_support::harness_binary();
-    execl(harness.c_str(), harness.c_str(), "run", kCampaign.c_str(), "--db", db_path.c_str(), "--hosts",
-          hosts.c_str(), "--plain", static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t runner = vm.spawn_harness({"run", kCampaign, "--db", db_path, "--hosts", hosts, "--plain"});
   const std::string first = "(SELECT case_id FROM schedule ORDER BY ordinal LIMIT 1)";
   const std::string row = " FROM attempts WHERE case_id = " + first;
   const bool in_pressure = test_support::wait_until(
