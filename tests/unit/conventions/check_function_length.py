@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Fails on a function (or lambda) of the product longer than 80 lines.
+
+Issue 48, item 7 and docs/DESIGN.md "Layout": a function a reader cannot hold on one screen
+mixes ideas that belong in rooms of their own. Lengths come from Universal Ctags (`end:`
+field: first to last line, the signature's line included). Scope: every tracked .cpp under
+harness/ (the agent, runner, pool, campaign and CLI rooms; analysis/ is not yet held to it).
+Usage: check_function_length.py REPO_ROOT [LIMIT]; exit 0 when every function has at most LIMIT (80) lines, 1 with one line per
+offence (FILE:LINE: NAME has N lines), 2 when ctags is missing or is not Universal Ctags.
+"""
+import pathlib
+import subprocess
+import sys
+
+LIMIT = 80
+SCOPE = "harness/"
+
+
+def lengths(ctags_lines):
+    """(file, line, name, n_lines) per function/lambda tag of `ctags --fields=+ne -f -` output."""
+    out = []
+    for raw in ctags_lines:
+        cols = raw.rstrip("\n").split("\t")
+        if len(cols) < 4:
+            continue
+        fields = dict(c.split(":", 1) for c in cols[3:] if ":" in c)
+        kind = cols[3] if ":" not in cols[3] else fields.get("kind", "")
+        if kind not in ("f", "function") or "line" not in fields or "end" not in fields:
+            continue
+        name = "a lambda" if cols[0].startswith("__anon") else cols[0]
+        out.append((cols[1], int(fields["line"]), name, int(fields["end"]) - int(fields["line"]) + 1))
+    return out
+
+
+def sources(root):
+    files = subprocess.run(["git", "-C", str(root), "ls-files", "*.cpp"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    return [f for f in files if f.startswith(SCOPE)]
+
+
+def main(argv):
+    root = pathlib.Path(argv[1])
+    limit = int(argv[2]) if len(argv) > 2 else LIMIT
+    try:
+        version = subprocess.run(["ctags", "--version"], capture_output=True, text=True).stdout
+    except FileNotFoundError:
+        version = ""
+    if "Universal Ctags" not in version:
+        print("check_function_length: needs Universal Ctags (Debian package universal-ctags)")
+        return 2
+    tags = subprocess.run(["ctags", "--languages=C++", "--kinds-C++=f", "--fields=+ne", "-f", "-"] + sources(root),
+                          cwd=root, capture_output=True, text=True, check=True).stdout.splitlines()
+    found = [t for t in lengths(tags) if t[3] > limit]
+    for f, line, name, n in sorted(found):
+        print(f"{f}:{line}: {name} has {n} lines (at most {limit})")
+    if found:
+        print(f"{len(found)} function(s) over {limit} lines")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
