@@ -4,7 +4,8 @@
 # libvirt engine and its guest test (libvirt-dev; libvirtd, virtlogd; sshd and ssh for qemu+ssh),
 # iptables (the partition guest test blocks an agent's forwarded port), rt-tests (cyclictest: the
 # workload bench and the in-guest latency reference, tests/bench/workloads/guest_latency_reference.sh,
-# which puts it into its guest image).
+# which puts it into its guest image), universal-ctags (the function-length convention test,
+# tests/unit/conventions/check_function_length.py).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
@@ -16,7 +17,7 @@ PACKAGES=(
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
   rt-tests zstd lz4
-  dpkg-dev openssl systemd iptables
+  dpkg-dev openssl systemd iptables universal-ctags
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -38,17 +38,26 @@ def sources(root):
     return [f for f in files if f.startswith(SCOPE)]
 
 
+def universal_ctags():
+    """The Universal Ctags binary (Debian installs it as ctags-universal, ctags an alternative), or None."""
+    for name in ("ctags-universal", "ctags"):
+        try:
+            version = subprocess.run([name, "--version"], capture_output=True, text=True).stdout
+        except FileNotFoundError:
+            continue
+        if "Universal Ctags" in version:
+            return name
+    return None
+
+
 def main(argv):
     root = pathlib.Path(argv[1])
     limit = int(argv[2]) if len(argv) > 2 else LIMIT
-    try:
-        version = subprocess.run(["ctags", "--version"], capture_output=True, text=True).stdout
-    except FileNotFoundError:
-        version = ""
-    if "Universal Ctags" not in version:
+    ctags = universal_ctags()
+    if ctags is None:
         print("check_function_length: needs Universal Ctags (Debian package universal-ctags)")
         return 2
-    tags = subprocess.run(["ctags", "--languages=C++", "--kinds-C++=f", "--fields=+ne", "-f", "-"] + sources(root),
+    tags = subprocess.run([ctags, "--languages=C++", "--kinds-C++=f", "--fields=+ne", "-f", "-"] + sources(root),
                           cwd=root, capture_output=True, text=True, check=True).stdout.splitlines()
     found = [t for t in lengths(tags) if t[3] > limit]
     for f, line, name, n in sorted(found):
