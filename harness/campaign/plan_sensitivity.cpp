@@ -20,6 +20,17 @@ std::string tolerance_text(const analysis::DetectableChange& d) {
 
 }  // namespace
 
+std::pair<std::string, std::string> detectable_cells(const analysis::DetectableChange& d) {
+  if (d.df < 1) return {"none", "none"};  // one pair per stratum: no interval (analysis/detectable.hpp)
+  if (d.sigma && *d.sigma == 0) return {"any (sigma 0)", "any (sigma 0)"};
+  std::string change, past;
+  if (d.max_ratio || !d.min_ratio) change = ">= " + ratio_text(d.up_from_one);
+  if (d.min_ratio) change += (change.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.down_from_one);
+  if (d.above_tolerance) past = ">= " + ratio_text(d.above_tolerance);
+  if (d.below_tolerance) past += (past.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.below_tolerance);
+  return {change, past};
+}
+
 std::vector<int> planned_pairs_per_stratum(const Schedule& s) {
   std::map<std::string, int> cases;
   for (const auto& k : s.cases) ++cases[k.vm + "/" + k.regime + "/" + k.configuration];
@@ -52,17 +63,22 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
       out.text += fmt::format("  {:<18} cannot know: {}\n", d.metric, d.why_unknown);
       continue;
     }
-    std::string change, past;
-    if (d.max_ratio || !d.min_ratio) change = ">= " + ratio_text(d.up_from_one);
-    if (d.min_ratio) change += (change.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.down_from_one);
-    if (d.above_tolerance) past = ">= " + ratio_text(d.above_tolerance);
-    if (d.below_tolerance) past += (past.empty() ? "" : " or ") + std::string("<= ") + ratio_text(d.below_tolerance);
+    const auto [change, past] = detectable_cells(d);
     out.text += fmt::format("  {:<18} {:>11} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric, d.variance_pairs, *d.sigma,
                             tolerance_text(d), change, past, d.insensitive ? "  INSENSITIVE" : "");
     if (d.insensitive)
-      insensitive.push_back(fmt::format("{} (detects {} at best, tolerance {})", d.metric, change, tolerance_text(d)));
+      insensitive.push_back(d.df < 1 ? fmt::format("{} (one pair per stratum decides nothing, tolerance {})", d.metric,
+                                                   tolerance_text(d))
+                                     : fmt::format("{} (detects {} at best, tolerance {})", d.metric, change,
+                                                   tolerance_text(d)));
   }
   out.text += fmt::format("  (noise from the pairs of {})\n", variance_db);
+  if (std::any_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma && d.df < 1; }))
+    out.text += "  none: one planned pair per stratum gives no interval, so no change can be decided (raise "
+                "design.repeats)\n";
+  if (std::any_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma && *d.sigma == 0; }))
+    out.text += "  any (sigma 0): the noise DB's pairs do not vary at all for that metric (a synthetic or "
+                "constant DB?); measure the noise with a real A/A run\n";
   const bool none_known =
       std::none_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma.has_value(); });
   if (none_known && c.kind == "ci" && !c.regression_accept_insensitive) {

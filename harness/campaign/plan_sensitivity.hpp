@@ -7,6 +7,7 @@
 #include "harness/campaign/schedule.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::campaign {
@@ -26,6 +27,12 @@ struct PlanSensitivity {
   /// each such metric, the field and the override.
   std::string refusal;
 };
+
+/// The "change from 1" and "past tolerance" cells of one metric's row: ">= R" / "<= R" (the
+/// smallest ratio detected, analysis/detectable.hpp); "none" for both when the planned design
+/// has one pair per stratum (df 0: no interval, nothing is detectable); "any (sigma 0)" when the
+/// noise DB's pairs have no spread for the metric. Pure; `d.sigma` must be set.
+std::pair<std::string, std::string> detectable_cells(const analysis::DetectableChange& d);
 
 /// The sensitivity of `c` (planned as `s`) with the spread of `variance_db`'s pairs ("" = no
 /// DB: the text says it cannot know and nothing is refused). The level is the plain check's,
