@@ -7,6 +7,8 @@
 #include "results/db.hpp"
 
 #include <fmt/format.h>
+#include "harness/yaml/strict_yaml.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -118,15 +120,17 @@ DeclaredComparisons declared_comparisons(const std::map<std::string, std::string
   if (list.is_null()) {
     if (auto it = meta.find("campaign_yaml"); it != meta.end()) {
       try {
-        const YAML::Node root = YAML::Load(it->second);
+        const YAML::Node root = harness::yaml::parse(it->second, "campaign_meta.campaign_yaml");
         if (root.IsMap() && root["analysis"] && root["analysis"].IsMap() && root["analysis"]["comparisons"] &&
             root["analysis"]["comparisons"].IsSequence()) {
           list = nlohmann::json::array();
           for (const auto& n : root["analysis"]["comparisons"]) list.push_back(yaml_entry(n));
           d.source = "campaign YAML analysis.comparisons";
         }
-      } catch (const YAML::Exception&) {
+      } catch (const harness::yaml::InputError&) {
         // read_campaign_settings warns about an unreadable YAML
+      } catch (const YAML::Exception&) {
+        // an entry of the wrong shape: read_campaign_settings and the plan's check name it
       }
     }
   }

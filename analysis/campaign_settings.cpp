@@ -4,6 +4,8 @@
 #include "analysis/arms.hpp"
 
 #include <fmt/format.h>
+#include "harness/yaml/strict_yaml.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <stdexcept>
@@ -36,9 +38,9 @@ CampaignSettings read_campaign_settings(const std::map<std::string, std::string>
   if (it == meta.end()) return s;
   YAML::Node root;
   try {
-    root = YAML::Load(it->second);
-  } catch (const YAML::Exception& e) {
-    s.warnings.push_back(fmt::format("campaign_meta.campaign_yaml unreadable ({}); using the study defaults", e.what()));
+    root = harness::yaml::parse(it->second, "campaign_meta.campaign_yaml");
+  } catch (const harness::yaml::InputError& e) {
+    s.warnings.push_back(fmt::format("{}: unreadable; using the study defaults", e.what()));
     return s;
   }
   if (!root.IsMap()) return s;

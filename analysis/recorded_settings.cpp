@@ -8,6 +8,8 @@
 #include "results/db.hpp"
 #include "results/provenance.hpp"
 
+#include "harness/yaml/strict_yaml.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 namespace analysis {
@@ -38,10 +40,10 @@ std::vector<std::pair<std::string, std::string>> recorded_settings(const std::st
   }
   if (!yaml.empty()) {
     try {
-      const YAML::Node root = YAML::Load(yaml);
+      const YAML::Node root = harness::yaml::parse(yaml, db_path + " campaign_meta.campaign_yaml");
       if (root.IsMap())
         for (const auto& [path, leaf] : harness::yaml::leaf_paths(root)) out.emplace_back("campaign YAML " + path, leaf_text(leaf));
-    } catch (const YAML::Exception& e) {
+    } catch (const harness::yaml::InputError& e) {
       out.emplace_back("campaign YAML", std::string("unreadable: ") + e.what());
     }
   }

@@ -29,6 +29,19 @@ TEST(CampaignSettings, BadValuesWarnWithLineAndKeepDefaults) {
   EXPECT_EQ(analysis::read_campaign_settings({{"campaign_yaml", "a: [unclosed"}}).warnings.size(), 1u);
 }
 
+// The stored YAML goes through the strict reader (harness/yaml/strict_yaml.hpp): a key given
+// twice is named with both places, where yaml-cpp alone would keep the first silently.
+TEST(CampaignSettings, StoredYamlWithADuplicateKeyIsNamedNotReadHalfway) {
+  const auto s = analysis::read_campaign_settings(
+      {{"campaign_yaml", "name: x\nanalysis:\n  alpha: 0.1\n  alpha: 0.2\n"}});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("campaign_meta.campaign_yaml:4:3: field analysis.alpha: duplicate key (first given at "
+                               "campaign_meta.campaign_yaml:3:3)"),
+            std::string::npos)
+      << s.warnings[0];
+  EXPECT_NE(s.warnings[0].find("using the study defaults"), std::string::npos) << s.warnings[0];
+}
+
 // The pilot rule's reading (analysis/pilot_reading.hpp): read by name, an unknown name warns
 // with its line and keeps the default, an absent key stays unset.
 TEST(CampaignSettings, ReadsThePilotReading) {
