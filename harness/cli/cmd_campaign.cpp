@@ -121,6 +121,7 @@ void print_summary(const hc::RunSummary& s) {
 /// Runs the campaign and prints the fleet qualification table. A refused preflight prints
 /// why, sets exit code 2 and returns nullopt (no case was submitted).
 std::optional<hc::RunSummary> run_printing(const hc::Campaign& c, hc::RunOptions o) {
+  std::fflush(stdout);  // the runner's progress goes to stderr: what was printed so far comes first
   std::string table;
   o.preflight_out = &table;
   try {
@@ -722,6 +723,7 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         std::printf("look %d of %d: up to %d pair(s)\n", k, looks->looks(),
                     looks->repeats[static_cast<std::size_t>(k - 1)] * hc::pairs_per_repeat(c));
         o.skip_cases = hc::cases_after_look(c, k);
+        in.skip_cases = o.skip_cases;  // not run on purpose: all_cases_completed judges the look's cases only
         if (!run_printing(c, o)) return;
         const auto [verdict, decides] = judge_and_print(c, in);
         if (decides) return;

@@ -39,7 +39,8 @@ std::string campaign_yaml(const std::string& max_ratio) {
          "variants: {baseline: {}, candidate: {}}\n"
          "regression: {alpha: 0.05, tolerances: {reclaim_duration: {max_ratio: " +
          max_ratio + "}}}\n"
-         "runner: {max_infra_retries: 1, poll_interval_ms: 20}\n";
+         "runner: {max_infra_retries: 1, poll_interval_ms: 20}\n"
+         "assertions:\n  - kind: all_cases_completed\n";
 }
 
 /// `harness check ARGS --plain` run in the temp dir's work folder, output captured in its check.log.
@@ -90,6 +91,20 @@ TEST(CheckSequential, ARegressionAtTheFirstLookStopsThere) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 4);
   EXPECT_EQ(count(db, "SELECT count(*) FROM schedule"), 12) << "the plan holds every pair up to the cap";
   EXPECT_EQ(f.agent.posts(), 4);
+}
+
+TEST(CheckSequential, DecidedAtTheFirstLookPassesAndThePairsNeverRunAreNotCountedAsPending) {
+  // The candidate always at 0.6 of the baseline, max_ratio 1.0: decided ok at look 1. The pairs
+  // of looks 2 and 3 stay pending on purpose; all_cases_completed judges the look's cases only
+  // (it failed the check on them before).
+  Fixture f("1.0", [](int) { return 0.6; });
+  const std::string db = f.d / "work/seq.db";
+  const auto r = check(f.d, f.args() + " " + db + " --until-decided --max-pairs 6");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("look 2 of 3")));
+  EXPECT_THAT(r.out, HasSubstr("PASS  all_cases_completed  (4 case(s))")) << r.out;
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 4);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'pending'"), 8);
 }
 
 TEST(CheckSequential, UndecidedRunsEveryLookIntoTheSameDbAndExitsFive) {
