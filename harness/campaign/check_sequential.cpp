@@ -49,6 +49,22 @@ std::set<std::string> cases_after_look(const Campaign& seq, int look) {
   return out;
 }
 
+int look_reached(const Campaign& seq, results::Db& db) {
+  const auto looks = sequential_looks(seq);
+  int reached = 1;
+  for (int k = looks.looks(); k > 1; --k) {
+    const auto after_previous = cases_after_look(seq, k - 1);
+    results::Stmt q(db, "SELECT DISTINCT case_id FROM attempts");
+    bool ran = false;
+    while (!ran && q.step()) ran = after_previous.count(q.text(0)) > 0;
+    if (ran) {
+      reached = k;
+      break;
+    }
+  }
+  return reached;
+}
+
 bool look_decides(const Judgement& j) {
   if (j.verdict == CheckVerdict::finding || j.verdict == CheckVerdict::cannot_judge) return true;
   return analysis::sequential_stop(j.outcome.metrics);

@@ -35,6 +35,12 @@ analysis::LookSchedule sequential_looks(const Campaign& seq);
 /// look's repeats. std::out_of_range for a look outside 1..K.
 std::set<std::string> cases_after_look(const Campaign& seq, int look);
 
+/// The look a DB of `seq`'s plan has reached (1-based): the first look whose cases include
+/// every case with an attempt in `db` (1 when nothing ran). `harness check --judge` of a
+/// sequential check judges that look's cases: the later looks' pairs were never run on purpose.
+/// Errors: results::DbError.
+int look_reached(const Campaign& seq, results::Db& db);
+
 /// Whether a sequential check stops after a look judged as `j`: it found something (a failed
 /// assertion or a regression), could not judge, or every metric with a tolerance is decided
 /// (analysis::sequential_stop). Pure.

@@ -701,6 +701,13 @@ static const bool kCampaignRegistered = harness::cli::register_commands("campaig
         std::printf("judging %s with %s's assertions and tolerances as they are now (--judge: no case runs)\n",
                     judge->c_str(), file->c_str());
         in.db = *judge;
+        if (looks) {  // a sequential check's DB: the looks it never reached were not run on purpose
+          results::Db jd(*judge, results::Db::Mode::ReadOnly);
+          const int k = hc::look_reached(c, jd);
+          in.skip_cases = hc::cases_after_look(c, k);
+          std::printf("the DB reached look %d of %d (%d pair(s)); its later pairs are not judged\n", k, looks->looks(),
+                      looks->repeats[static_cast<std::size_t>(k - 1)] * hc::pairs_per_repeat(c));
+        }
         judge_and_print(c, in);
         return;
       }

@@ -105,6 +105,12 @@ TEST(CheckSequential, DecidedAtTheFirstLookPassesAndThePairsNeverRunAreNotCounte
   EXPECT_THAT(r.out, HasSubstr("PASS  all_cases_completed  (4 case(s))")) << r.out;
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 4);
   EXPECT_EQ(count(db, "SELECT count(*) FROM schedule WHERE state = 'pending'"), 8);
+  // Judged again later (--judge runs nothing): the DB reached look 1, its later pairs are not judged.
+  const auto judged = check(f.d, f.args() + " --judge " + db + " --until-decided --max-pairs 6");
+  EXPECT_EQ(judged.code, 0) << judged.out;
+  EXPECT_THAT(judged.out, HasSubstr("the DB reached look 1 of 3 (2 pair(s)); its later pairs are not judged"));
+  EXPECT_THAT(judged.out, HasSubstr("PASS  all_cases_completed  (4 case(s))")) << judged.out;
+  EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 4);
 }
 
 TEST(CheckSequential, UndecidedRunsEveryLookIntoTheSameDbAndExitsFive) {
