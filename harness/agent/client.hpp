@@ -2,70 +2,24 @@
 // libcurl client of the agent HTTP API (harness/agent/API.md, version 1).
 //
 // Timeouts on every request; retries with exponential backoff only for GET (idempotent:
-// health, qualification, status, bundle); POST (submit, cancel) is sent once. Errors are
-// typed (AgentError subclasses) and their messages name the agent URL and what to check.
-// One AgentClient per thread (it owns a curl easy handle per request; no shared state).
+// health, qualification, status, bundle); POST (submit, cancel) is sent once. Every request
+// returns a Reply<T> (reply.hpp): its value, or which expected failure (400 with the field,
+// 401, 404, 409, 412 with the reasons, no answer, an untrusted TLS peer, another status, an
+// unreadable answer) with a message naming the agent URL and what to check. Exceptions only
+// for bad construction (URL, TLS options, token file), an invalid case id (never sent) and
+// local I/O (the bundle's file cannot be written).
 #include "harness/agent/loopback.hpp"  // url_is_loopback: the plain-HTTP rule for a URL
+#include "harness/agent/reply.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <stdexcept>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace harness::agent {
-
-/// Base of every client error. http_status() is 0 when no HTTP response was received.
-class AgentError : public std::runtime_error {
- public:
-  AgentError(const std::string& msg, int http_status) : std::runtime_error(msg), status_(http_status) {}
-  int http_status() const { return status_; }
-
- private:
-  int status_;
-};
-/// No HTTP response: connection refused, host unreachable, DNS, timeout, reset.
-class AgentUnreachable : public AgentError {
- public:
-  explicit AgentUnreachable(const std::string& m) : AgentError(m, 0) {}
-};
-/// 401: missing or wrong bearer token.
-class AgentUnauthorised : public AgentError {
- public:
-  explicit AgentUnauthorised(const std::string& m) : AgentError(m, 401) {}
-};
-/// 400 on submit: the spec was rejected; field() names the offending field when given.
-class SpecRejected : public AgentError {
- public:
-  SpecRejected(const std::string& m, std::string field) : AgentError(m, 400), field_(std::move(field)) {}
-  const std::string& field() const { return field_; }
-
- private:
-  std::string field_;
-};
-/// 409: agent busy with another case, case id already used, or bundle not ready.
-class AgentConflict : public AgentError {
- public:
-  explicit AgentConflict(const std::string& m) : AgentError(m, 409) {}
-};
-/// 412: host not qualified; reasons() as reported by the agent.
-class NotQualified : public AgentError {
- public:
-  NotQualified(const std::string& m, std::vector<std::string> reasons)
-      : AgentError(m, 412), reasons_(std::move(reasons)) {}
-  const std::vector<std::string>& reasons() const { return reasons_; }
-
- private:
-  std::vector<std::string> reasons_;
-};
-/// 404: unknown case id.
-class CaseNotFound : public AgentError {
- public:
-  explicit CaseNotFound(const std::string& m) : AgentError(m, 404) {}
-};
 
 /// GET /v1/cases/{id}: state queued|running|completed|infra_failed|cancelled,
 /// phase setup|warmup|pressure|recovery|restoration|done, error (empty when null).
@@ -108,34 +62,37 @@ class AgentClient {
   /// 0600", the agent's rule for its own token file, token.hpp).
   static AgentClient from_token_file(const std::string& url, const std::string& token_file, ClientOptions opt = {});
 
-  /// GET /v1/health (no token needed): {"status","version","source_commit","busy","boot_id","unclean"}.
-  nlohmann::json health();
-  /// GET /v1/qualification: the `harness qualify --json` report.
-  nlohmann::json qualification();
-  /// POST /v1/cases; returns the case id the agent accepted. 400 -> SpecRejected,
-  /// 409 -> AgentConflict, 412 -> NotQualified. Not retried.
-  std::string submit(const nlohmann::json& spec);
-  /// GET /v1/cases/{id}. 404 -> CaseNotFound.
-  CaseStatus status(const std::string& case_id);
+  /// GET /v1/health (no token needed): {"status","version","source_commit","busy","boot_id","unclean"};
+  /// BadAnswer when the body is not a JSON object.
+  Reply<nlohmann::json> health();
+  /// GET /v1/qualification: the `harness qualify --json` report; BadAnswer when not JSON.
+  Reply<nlohmann::json> qualification();
+  /// POST /v1/cases: the case id the agent accepted. Rejected (400, field), Conflict (409),
+  /// NotQualified (412, reasons), BadAnswer without a case_id. Not retried.
+  Reply<std::string> submit(const nlohmann::json& spec);
+  /// GET /v1/cases/{id}. NotFound (404) for a case the agent does not know. Throws
+  /// std::invalid_argument for an invalid case id (never sent).
+  Reply<CaseStatus> status(const std::string& case_id);
   /// GET /v1/cases/{id}?wait_ms=W&state=&phase= (API.md "Waiting for a change"): the
   /// agent answers once the case's state or phase differs from `seen`'s, the case is final,
   /// or `wait` (ms, at most 60000) has passed. The request may take `wait` plus
   /// request_timeout. An agent without this answers at once: callers must not assume the
-  /// answer differs from `seen`. `wait` <= 0 is status(). Errors as status().
-  CaseStatus wait_status(const std::string& case_id, const CaseStatus& seen, std::chrono::milliseconds wait);
-  /// GET /v1/cases/{id}/bundle into `path` (written to path.part, then renamed).
-  /// 409 (not finished) -> AgentConflict, 404 -> CaseNotFound.
-  void download_bundle(const std::string& case_id, const std::string& path);
+  /// answer differs from `seen`. `wait` <= 0 is status(). Failures as status().
+  Reply<CaseStatus> wait_status(const std::string& case_id, const CaseStatus& seen, std::chrono::milliseconds wait);
+  /// GET /v1/cases/{id}/bundle into `path` (written to path.part, then renamed; removed on
+  /// failure). Conflict (409: not finished), NotFound (404). Throws std::runtime_error when
+  /// path.part cannot be written, std::invalid_argument for an invalid case id.
+  Reply<Done> download_bundle(const std::string& case_id, const std::string& path);
   /// POST /v1/cases/{id}/cancel. Not retried.
-  void cancel(const std::string& case_id);
-  /// POST /v1/reboot: returns the boot id before the reboot. 403 (agent started without
-  /// --allow-reboot) and 409 (a case runs) -> AgentError / AgentConflict. Not retried.
-  std::string reboot();
+  Reply<Done> cancel(const std::string& case_id);
+  /// POST /v1/reboot: the boot id before the reboot ("" when the answer has none).
+  /// OtherStatus 403 (agent started without --allow-reboot), Conflict (a case runs). Not retried.
+  Reply<std::string> reboot();
   /// Reboots the VM through the agent and waits until its health answers with another
-  /// boot id (polling every `poll`, at most `timeout`). Returns {before, after} boot ids.
-  /// Throws AgentError when the agent refuses or the VM is not back in time.
-  std::pair<std::string, std::string> reboot_and_wait(std::chrono::seconds timeout,
-                                                      std::chrono::milliseconds poll = std::chrono::milliseconds(2000));
+  /// boot id (polling every `poll`, at most `timeout`): {before, after} boot ids. The
+  /// reboot's own failure, or Unreachable when the VM is not back in time.
+  Reply<std::pair<std::string, std::string>> reboot_and_wait(std::chrono::seconds timeout,
+                                                             std::chrono::milliseconds poll = std::chrono::milliseconds(2000));
 
   const std::string& url() const { return url_; }
 
@@ -145,13 +102,17 @@ class AgentClient {
     std::string body;
   };
   /// `held`: how long the agent may hold the answer on purpose (a waiting status request);
-  /// added to request_timeout.
-  Response request(const std::string& method, const std::string& path, const std::string* body,
-                   const std::string* to_file, bool auth, std::chrono::milliseconds held = {});
-  Response once(const std::string& method, const std::string& path, const std::string* body,
-                const std::string* to_file, bool auth, std::chrono::milliseconds held);
-  CaseStatus status_query(const std::string& case_id, const std::string& query, std::chrono::milliseconds held);
-  [[noreturn]] void throw_http(const std::string& what, const Response& r);
+  /// added to request_timeout. A failure only when no answer came (Unreachable, Untrusted):
+  /// any HTTP status is a Response.
+  Reply<Response> request(const std::string& method, const std::string& path, const std::string* body,
+                          const std::string* to_file, bool auth, std::chrono::milliseconds held = {});
+  Reply<Response> once(const std::string& method, const std::string& path, const std::string* body,
+                       const std::string* to_file, bool auth, std::chrono::milliseconds held);
+  Reply<CaseStatus> status_query(const std::string& case_id, const std::string& query, std::chrono::milliseconds held);
+  /// The Failure for an answer `r` with an unexpected status (`what`: the request, in words).
+  Failure http_failure(const std::string& what, const Response& r) const;
+  /// The Failure for a success status whose body cannot be read.
+  Failure bad_answer(const std::string& what, const Response& r) const;
 
   std::string url_, token_, token_file_;
   ClientOptions opt_;

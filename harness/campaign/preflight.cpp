@@ -62,6 +62,50 @@ std::string header_of(const std::string& key) {
   return key.rfind(p, 0) == 0 ? key.substr(p.size()) : key;
 }
 
+/// One VM's row and reasons from its qualification report `rep` (a string: why there is
+/// none): the values of `cols`, the compressor's availability in `alg_col` ("" when the
+/// campaign names none; `alg_item` its kernel config item), the pinned commit.
+VmQualification judge_vm(const Campaign& c, const std::string& vm, const nlohmann::json& rep,
+                         const std::vector<std::string>& cols, const std::string& alg_col, const std::string& alg_item) {
+  VmQualification q;
+  q.vm = vm;
+  if (!rep.is_object()) {
+    q.reasons.push_back(rep.is_string() ? rep.get<std::string>() : "no qualification report");
+    for (const auto& k : cols) q.values[k] = "?";
+  } else {
+    const auto rec = rep.value("recorded", nlohmann::json::object());
+    if (rec.contains("source_commit") && rec["source_commit"].is_string())
+      q.source_commit = rec["source_commit"].get<std::string>();
+    if (rec.contains("source_dirty") && rec["source_dirty"].is_boolean()) q.source_dirty = rec["source_dirty"].get<bool>();
+    for (const auto& k : cols) q.values[k] = k == alg_col ? compressor_available(rec, c.zram_algorithm) : text_of(rec, k);
+    if (!alg_col.empty() && q.values[alg_col] != "yes")
+      q.reasons.push_back("compressor: the campaign's zram compressor " + c.zram_algorithm +
+                          (q.values[alg_col] == "no" ? std::string(" is not available on this VM")
+                                                     : std::string(" availability is not reported by the agent")) +
+                          " (load its module, or use a kernel with " +
+                          (alg_item.empty() ? std::string("it") : alg_item + "=y or m") + ")");
+    if (rec.value("source_dirty", false) && q.values["source_commit"] != "(missing)")
+      q.values["source_commit"] += " (dirty)";
+    if (!rep.value("passed", false)) {
+      if (rep.contains("reasons") && rep["reasons"].is_array() && !rep["reasons"].empty())
+        for (const auto& r : rep["reasons"]) q.reasons.push_back(r.is_string() ? r.get<std::string>() : r.dump());
+      else
+        q.reasons.push_back("qualification report says passed=false");
+    }
+    if (c.pinned_commit != "any") {
+      const std::string have = rec.value("source_commit", std::string());
+      if (have != c.pinned_commit)
+        q.reasons.push_back("source_commit: the agent's harness is built from '" + have + "', the campaign pins " +
+                            c.pinned_commit + " (rebuild the guest image from the pinned commit)");
+      else if (rec.value("source_dirty", true))
+        q.reasons.push_back("source_commit: the agent's harness build of " + have +
+                            " has uncommitted changes (rebuild from a clean checkout)");
+    }
+  }
+  q.passed = q.reasons.empty();
+  return q;
+}
+
 }  // namespace
 
 Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string, nlohmann::json>>& reports) {
@@ -81,42 +125,7 @@ Preflight judge_fleet(const Campaign& c, const std::vector<std::pair<std::string
     compared.push_back(alg_col);
   }
   for (const auto& [vm, rep] : reports) {
-    VmQualification q;
-    q.vm = vm;
-    if (!rep.is_object()) {
-      q.reasons.push_back(rep.is_string() ? rep.get<std::string>() : "no qualification report");
-      for (const auto& k : cols) q.values[k] = "?";
-    } else {
-      const auto rec = rep.value("recorded", nlohmann::json::object());
-      if (rec.contains("source_commit") && rec["source_commit"].is_string())
-        q.source_commit = rec["source_commit"].get<std::string>();
-      if (rec.contains("source_dirty") && rec["source_dirty"].is_boolean()) q.source_dirty = rec["source_dirty"].get<bool>();
-      for (const auto& k : cols) q.values[k] = k == alg_col ? compressor_available(rec, c.zram_algorithm) : text_of(rec, k);
-      if (!alg_col.empty() && q.values[alg_col] != "yes")
-        q.reasons.push_back("compressor: the campaign's zram compressor " + c.zram_algorithm +
-                            (q.values[alg_col] == "no" ? std::string(" is not available on this VM")
-                                                       : std::string(" availability is not reported by the agent")) +
-                            " (load its module, or use a kernel with " +
-                            (alg_item.empty() ? std::string("it") : alg_item + "=y or m") + ")");
-      if (rec.value("source_dirty", false) && q.values["source_commit"] != "(missing)")
-        q.values["source_commit"] += " (dirty)";
-      if (!rep.value("passed", false)) {
-        if (rep.contains("reasons") && rep["reasons"].is_array() && !rep["reasons"].empty())
-          for (const auto& r : rep["reasons"]) q.reasons.push_back(r.is_string() ? r.get<std::string>() : r.dump());
-        else
-          q.reasons.push_back("qualification report says passed=false");
-      }
-      if (c.pinned_commit != "any") {
-        const std::string have = rec.value("source_commit", std::string());
-        if (have != c.pinned_commit)
-          q.reasons.push_back("source_commit: the agent's harness is built from '" + have + "', the campaign pins " +
-                              c.pinned_commit + " (rebuild the guest image from the pinned commit)");
-        else if (rec.value("source_dirty", true))
-          q.reasons.push_back("source_commit: the agent's harness build of " + have +
-                              " has uncommitted changes (rebuild from a clean checkout)");
-      }
-    }
-    q.passed = q.reasons.empty();
+    VmQualification q = judge_vm(c, vm, rep, cols, alg_col, alg_item);
     for (const auto& r : q.reasons) out.problems.push_back(vm + " not qualified: " + r);
     out.vms.push_back(std::move(q));
   }
@@ -159,12 +168,19 @@ Preflight fleet_preflight(const Campaign& c, const std::vector<pool::Guest>& gue
       reports.emplace_back(vm, nlohmann::json("no host for this VM"));
       continue;
     }
+    std::string failed;
     try {
       auto client = agent::AgentClient::from_token_file(it->url, it->token_file, pool::client_options(*it));
-      reports.emplace_back(vm, client.qualification());
-    } catch (const std::exception& e) {
-      reports.emplace_back(vm, nlohmann::json(std::string("GET /v1/qualification failed: ") + e.what()));
+      auto answer = client.qualification();
+      if (answer.ok()) {
+        reports.emplace_back(vm, std::move(answer).value());
+        continue;
+      }
+      failed = answer.message();
+    } catch (const std::exception& e) {  // the guest's token file or URL (from_token_file): this VM's reason
+      failed = e.what();
     }
+    reports.emplace_back(vm, nlohmann::json("GET /v1/qualification failed: " + failed));
   }
   return judge_fleet(c, reports);
 }

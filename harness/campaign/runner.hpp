@@ -1,6 +1,8 @@
 #pragma once
 // The campaign runner (`harness run`): executes the stored, verified schedule against the
-// VM agents, one case at a time per VM, VMs in parallel (one worker thread per VM).
+// VM agents, one case at a time per VM, VMs in parallel (one worker thread per VM). Its rooms
+// (the worker, the attempt's typed steps, the lost/infra rule, the silence bookkeeping,
+// takeover, adoption, the lock) are in runner/; harness/campaign/README.md says which is where.
 //
 // Guests come from the campaign's engine, through the pool boundary alone
 // (harness/pool/pool.hpp): the engine of provider.kind, or the hosts engine with

@@ -26,9 +26,10 @@ std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const
   auto check = [&](const Guest& g) -> std::optional<std::string> {
     try {
       auto h = agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health();  // needs no token
-      if (answers) (*answers)[g.name] = std::move(h);
+      if (!h.ok()) return h.message();
+      if (answers) (*answers)[g.name] = std::move(h).value();
       return std::nullopt;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // the guest's URL or TLS options refused (AgentClient's constructor)
       return std::string(e.what());
     }
   };

@@ -127,7 +127,7 @@ struct Boots {
 /// wrote (harness/case/phase_file.hpp, written durably so that a power cut keeps it).
 inline std::string settled_state(harness::agent::AgentClient& agent, const nlohmann::json& health_after) {
   if (!health_after.contains("unclean") || !health_after["unclean"].is_object()) return "";
-  return agent.status(health_after["unclean"].value("case_id", "")).state;
+  return agent.status(health_after["unclean"].value("case_id", "")).value().state;
 }
 
 /// Judges one run of the contract campaign: the DB at `db_path`, the agent's GET /v1/health

@@ -474,13 +474,11 @@ TEST_P(AgentProcess, RebootRunsAfterTheAnswerAndNotDuringACase) {
   if (tls) o.tls_ca_file = (dir / "agent.pem").string();
   harness::agent::AgentClient cl(std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port), kToken,
                                  token_file.string(), o);
-  try {
-    cl.reboot_and_wait(std::chrono::seconds(2), std::chrono::milliseconds(200));
-    ADD_FAILURE() << "reboot_and_wait returned without a new boot id";
-  } catch (const harness::agent::AgentError& e) {
-    EXPECT_NE(std::string(e.what()).find("did not come back with a new boot id"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(boot), std::string::npos) << e.what();
-  }
+  const auto r = cl.reboot_and_wait(std::chrono::seconds(2), std::chrono::milliseconds(200));
+  ASSERT_FALSE(r.ok()) << "reboot_and_wait returned without a new boot id";
+  EXPECT_EQ(r.failure().kind, harness::agent::FailureKind::Unreachable);
+  EXPECT_NE(r.message().find("did not come back with a new boot id"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find(boot), std::string::npos) << r.message();
 }
 
 TEST_P(AgentProcess, RefusesTokenFileReadableByOthers) {
@@ -554,27 +552,26 @@ TEST_F(AgentFixture, ClientWithTheRightPinTalksAndAWrongPinIsRefusedBeforeTheTok
   good.tls_pin_sha256 = harness::agent::spki_pin_sha256((dir / "agent.pem").string());
   good.get_attempts = 1;
   harness::agent::AgentClient ok(url, kToken, token_file.string(), good);
-  EXPECT_EQ(ok.health().at("status"), "ok");
-  EXPECT_EQ(ok.qualification().at("passed"), true);  // authenticated call over TLS
+  EXPECT_EQ(ok.health().value().at("status"), "ok");
+  EXPECT_EQ(ok.qualification().value().at("passed"), true);  // authenticated call over TLS
 
   harness::agent::ClientOptions bad = good;
   bad.tls_pin_sha256 = harness::agent::spki_pin_sha256((dir / "other.pem").string());
   harness::agent::AgentClient wrong(url, kToken, token_file.string(), bad);
-  try {
-    wrong.qualification();
-    ADD_FAILURE() << "a wrong pin was accepted";
-  } catch (const harness::agent::AgentError& e) {
-    EXPECT_NE(std::string(e.what()).find("does not match the pinned"), std::string::npos) << e.what();
-  }
+  const auto refused = wrong.qualification();
+  ASSERT_FALSE(refused.ok()) << "a wrong pin was accepted";
+  EXPECT_EQ(refused.failure().kind, harness::agent::FailureKind::Untrusted);
+  EXPECT_NE(refused.message().find("does not match the pinned"), std::string::npos) << refused.message();
   // A CA file that did not sign the agent's certificate is refused as well.
   harness::agent::ClientOptions wrong_ca;
   wrong_ca.tls_ca_file = (dir / "other.pem").string();
   wrong_ca.get_attempts = 1;
-  EXPECT_THROW(harness::agent::AgentClient(url, kToken, token_file.string(), wrong_ca).health(),
-               harness::agent::AgentError);
+  EXPECT_EQ(harness::agent::AgentClient(url, kToken, token_file.string(), wrong_ca).health().failure().kind,
+            harness::agent::FailureKind::Untrusted);
   harness::agent::ClientOptions right_ca;
   right_ca.tls_ca_file = (dir / "agent.pem").string();
-  EXPECT_EQ(harness::agent::AgentClient(url, kToken, token_file.string(), right_ca).health().at("status"), "ok");
+  EXPECT_EQ(harness::agent::AgentClient(url, kToken, token_file.string(), right_ca).health().value().at("status"),
+            "ok");
 }
 
 TEST_F(AgentFixture, PlainHttpClientToTlsAgentGetsNoAnswer) {
@@ -582,8 +579,8 @@ TEST_F(AgentFixture, PlainHttpClientToTlsAgentGetsNoAnswer) {
   ASSERT_TRUE(start());
   harness::agent::ClientOptions o;
   o.get_attempts = 1;
-  EXPECT_THROW(harness::agent::AgentClient("http://127.0.0.1:" + std::to_string(port), kToken, "", o).health(),
-               harness::agent::AgentError);
+  const auto r = harness::agent::AgentClient("http://127.0.0.1:" + std::to_string(port), kToken, "", o).health();
+  EXPECT_FALSE(r.ok()) << "a plain-HTTP request to a TLS agent was answered";
 }
 
 // A stop request that comes before serve() has entered its accept loop (a SIGTERM right
@@ -795,7 +792,7 @@ TEST_F(GatedCase, WaitingStatusAnswersWhenThePhaseOrStateChanges) {
   seen.phase = "pressure";
   std::thread go2 = touch_later(dir / "go2", std::chrono::milliseconds(1500));
   const auto t0 = Clock::now();
-  const auto st = ac.wait_status("case-w", seen, std::chrono::milliseconds(60000));
+  const auto st = ac.wait_status("case-w", seen, std::chrono::milliseconds(60000)).value();
   took = Clock::now() - t0;
   go2.join();
   EXPECT_NE(st.state, "running");

@@ -96,7 +96,7 @@ TEST_F(Remote, AKilledRunsCaseIsFollowedNotSubmittedAgain) {
   agent.polls_to_finish = 2;
   harness::agent::AgentClient c(agent.url(), "tok", "", fast());
   const auto cases = two_cases("k");
-  c.submit(cases[0].spec);  // an earlier run submitted it, then was killed before the bundle
+  ASSERT_TRUE(c.submit(cases[0].spec).ok());  // an earlier run submitted it, then was killed before the bundle
   const auto r = hc::run_through_agent(c, cases, (dir / "bundles").string(), quick());
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].result, "downloaded") << r[0].detail;

@@ -52,73 +52,77 @@ nlohmann::json spec(const std::string& id) {
 TEST(AgentClient, UnreachableSaysConnectionRefused) {
   const std::string url = "http://127.0.0.1:" + std::to_string(closed_port());
   ha::AgentClient c(url, "t", "/x/token", fast());
-  try {
-    c.health();
-    ADD_FAILURE() << "no error";
-  } catch (const ha::AgentUnreachable& e) {
-    EXPECT_THAT(e.what(), HasSubstr("agent at " + url + " unreachable (connection refused)"));
-    EXPECT_EQ(e.http_status(), 0);
-  }
+  const auto r = c.health();
+  ASSERT_FALSE(r.ok()) << "no error";
+  EXPECT_EQ(r.failure().kind, ha::FailureKind::Unreachable);
+  EXPECT_THAT(r.message(), HasSubstr("agent at " + url + " unreachable (connection refused)"));
+  EXPECT_EQ(r.failure().http_status, 0);
 }
 
 TEST(AgentClient, UnauthorisedNamesTheTokenFile) {
   fake::FakeAgent agent("/tmp/fake-agent-client-a", "right");
   ha::AgentClient c(agent.url(), "wrong", "/etc/harness/token", fast());
-  EXPECT_EQ(c.health().at("status"), "ok");  // health needs no token
-  try {
-    c.submit(spec("a"));
-    ADD_FAILURE() << "no error";
-  } catch (const ha::AgentUnauthorised& e) {
-    EXPECT_THAT(e.what(), HasSubstr("unauthorised (401): check token file /etc/harness/token"));
-  }
+  EXPECT_EQ(c.health().value().at("status"), "ok");  // health needs no token
+  const auto r = c.submit(spec("a"));
+  ASSERT_FALSE(r.ok()) << "no error";
+  EXPECT_EQ(r.failure().kind, ha::FailureKind::Unauthorised);
+  EXPECT_EQ(r.failure().http_status, 401);
+  EXPECT_THAT(r.message(), HasSubstr("unauthorised (401): check token file /etc/harness/token"));
 }
 
 TEST(AgentClient, SubmitStatusBundleAndTypedConflicts) {
   fake::FakeAgent agent("/tmp/fake-agent-client-b", "tok");
   agent.polls_to_finish = 1;
   ha::AgentClient c(agent.url(), "tok", "", fast());
-  EXPECT_EQ(c.submit(spec("case-1")), "case-1");
-  EXPECT_THROW(c.submit(spec("case-1")), ha::AgentConflict);  // id already used: 409
-  EXPECT_THROW(c.status("nope"), ha::CaseNotFound);
-  EXPECT_THROW(c.download_bundle("case-1", "/tmp/fake-agent-client-b/x.db"), ha::AgentConflict);  // not finished
-  EXPECT_EQ(c.status("case-1").state, "running");
-  const auto st = c.status("case-1");
+  EXPECT_EQ(c.submit(spec("case-1")).value(), "case-1");
+  EXPECT_EQ(c.submit(spec("case-1")).failure().kind, ha::FailureKind::Conflict);  // id already used: 409
+  EXPECT_EQ(c.status("nope").failure().kind, ha::FailureKind::NotFound);
+  const auto early = c.download_bundle("case-1", "/tmp/fake-agent-client-b/x.db");  // not finished
+  EXPECT_EQ(early.failure().kind, ha::FailureKind::Conflict);
+  EXPECT_FALSE(std::filesystem::exists("/tmp/fake-agent-client-b/x.db"));
+  EXPECT_FALSE(std::filesystem::exists("/tmp/fake-agent-client-b/x.db.part"));
+  EXPECT_EQ(c.status("case-1").value().state, "running");
+  const auto st = c.status("case-1").value();
   EXPECT_EQ(st.state, "completed");
   EXPECT_TRUE(st.finished());
-  c.download_bundle("case-1", "/tmp/fake-agent-client-b/dl.db");
+  ASSERT_TRUE(c.download_bundle("case-1", "/tmp/fake-agent-client-b/dl.db").ok());
   results::Db db("/tmp/fake-agent-client-b/dl.db", results::Db::Mode::ReadOnly);
   results::Stmt q(db, "SELECT status FROM cases WHERE case_id = 'case-1'");
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.text(0), "completed");
+  const auto rejected = c.submit(nlohmann::json{{"campaign", "t"}});
+  ASSERT_FALSE(rejected.ok()) << "no error";
+  EXPECT_EQ(rejected.failure().kind, ha::FailureKind::Rejected);
+  EXPECT_EQ(rejected.failure().field, "case_id");
+  EXPECT_THAT(rejected.message(), HasSubstr("bad request (400)"));
+  // Reading a failed reply as a success is the caller's broken invariant, said with the failure.
   try {
-    c.submit(nlohmann::json{{"campaign", "t"}});
-    ADD_FAILURE() << "no error";
-  } catch (const ha::SpecRejected& e) {
-    EXPECT_EQ(e.field(), "case_id");
+    (void)rejected.value();
+    ADD_FAILURE() << "value() of a failure returned";
+  } catch (const std::logic_error& e) {
     EXPECT_THAT(e.what(), HasSubstr("bad request (400)"));
   }
-  EXPECT_THROW(c.status("../etc"), std::invalid_argument);  // never sent
+  EXPECT_THROW((void)c.submit(spec("case-2")).failure(), std::logic_error);  // failure() of a success
+  EXPECT_THROW((void)c.status("../etc"), std::invalid_argument);  // never sent
   std::filesystem::remove_all("/tmp/fake-agent-client-b");
 }
 
 TEST(AgentClient, GetRetriedPostNot) {
   fake::FakeAgent agent("/tmp/fake-agent-client-c", "tok");
   ha::AgentClient c(agent.url(), "tok", "", fast());
-  c.submit(spec("r1"));
+  ASSERT_TRUE(c.submit(spec("r1")).ok());
   agent.status_503_left = 2;  // two 503s, then the answer: 3 tries suffice
   const int before = agent.gets();
-  EXPECT_EQ(c.status("r1").case_id, "r1");
+  EXPECT_EQ(c.status("r1").value().case_id, "r1");
   EXPECT_EQ(agent.gets() - before, 3);
   agent.status_503_left = 5;  // more than the attempts: the 503 surfaces
-  try {
-    c.status("r1");
-    ADD_FAILURE() << "no error";
-  } catch (const ha::AgentError& e) {
-    EXPECT_EQ(e.http_status(), 503);
-  }
+  const auto unavailable = c.status("r1");
+  ASSERT_FALSE(unavailable.ok()) << "no error";
+  EXPECT_EQ(unavailable.failure().kind, ha::FailureKind::OtherStatus);
+  EXPECT_EQ(unavailable.failure().http_status, 503);
   // POST: one request even on failure (409 here), never repeated.
   const int posts = agent.posts();
-  EXPECT_THROW(c.submit(spec("r1")), ha::AgentConflict);
+  EXPECT_EQ(c.submit(spec("r1")).failure().kind, ha::FailureKind::Conflict);
   EXPECT_EQ(agent.posts() - posts, 1);
   std::filesystem::remove_all("/tmp/fake-agent-client-c");
 }
@@ -145,9 +149,9 @@ TEST(AgentClient, RequestsReuseOneConnection) {
   while (!srv.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   {
     ha::AgentClient c("http://127.0.0.1:" + std::to_string(port), "tok", "", fast());
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(c.health()["status"], "ok");
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(c.health().value()["status"], "ok");
     ha::AgentClient copy = c;
-    EXPECT_EQ(copy.health()["status"], "ok");
+    EXPECT_EQ(copy.health().value()["status"], "ok");
   }
   srv.stop();
   t.join();
@@ -165,7 +169,7 @@ TEST(AgentClient, TokenFileReadAndTrimmed) {
                                std::filesystem::perm_options::replace);
   fake::FakeAgent agent("/tmp/fake-agent-client-d", "tok");
   auto c = ha::AgentClient::from_token_file(agent.url(), f, fast());
-  EXPECT_EQ(c.submit(spec("t1")), "t1");
+  EXPECT_EQ(c.submit(spec("t1")).value(), "t1");
   EXPECT_THROW(ha::AgentClient::from_token_file(agent.url(), "/nonexistent/token"), std::runtime_error);
   std::filesystem::remove(f);
   std::filesystem::remove_all("/tmp/fake-agent-client-d");

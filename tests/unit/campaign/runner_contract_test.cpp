@@ -89,7 +89,7 @@ TEST(RunnerContract, TheFakeAgentKeepsTheRealAgentsContract) {
   run.join();
   ASSERT_TRUE(faults_missed.empty()) << faults_missed.front();
   auto agent = harness::agent::AgentClient::from_token_file(a0.url(), d / "token");
-  const auto health = agent.health();
+  const auto health = agent.health().value();
   const auto report = ct::analyse(d / "c.db", d / "report");
   ct::expect_contract(d / "c.db", health, ct::settled_state(agent, health), report);
   EXPECT_EQ(sum.pending, 0);

@@ -156,7 +156,7 @@ class ContractVm : public ::testing::Test {
       const auto g = harness::vm::fleet_list(vm.xdg + "/reclaim-harness");
       if (g.size() != 1u) return "not one guest after the run";
       auto agent = harness::agent::AgentClient::from_token_file(g[0].url, g[0].token_file);
-      health_ = agent.health();
+      health_ = agent.health().value();
       settled_ = ct::settled_state(agent, health_);
     } catch (const std::exception& e) {
       return std::string("GET /v1/health after the run: ") + e.what();
