@@ -138,6 +138,57 @@ int run_on_host(const CalibArgs& a, const std::vector<harness::calibrate::Point>
   return rc;
 }
 
+/// `calibrate run` without --hosts: DIR/script.sh runs every case in one fresh local guest
+/// (`harness vm exec`), then the table. Returns report()'s exit code.
+int run_in_local_guest(const CalibArgs& a, const std::vector<harness::calibrate::Point>& points,
+                       const nlohmann::json& g, std::int64_t per_case) {
+  std::ofstream sc(fs::path(a.out) / "script.sh");
+  sc << "set -x\nmkdir -p /out/bundles\n";
+  for (const auto& p : points) {
+    const std::string id = "calib-" + p.name();
+    sc << "cat > /out/" << id << ".json <<'EOF'\n" << harness::calibrate::spec_for(p, a.grid).dump(2) << "\nEOF\n";
+    sc << "harness case run --spec /out/" << id << ".json --out /out/bundles --min-free-disk-mib 64 > /out/" << id
+       << ".stdout 2> /out/" << id << ".stderr; echo $? > /out/" << id << ".rc\n";
+    sc << "rm -rf /out/bundles/" << id << ".work\n";
+  }
+  sc.close();
+  std::ofstream(fs::path(a.out) / "grid.json") << g.dump(2) << "\n";
+  harness::vm::ExecOptions e;
+  e.cache_dir = a.cache;
+  e.script = (fs::path(a.out) / "script.sh").string();
+  e.collect_dir = (fs::path(a.out) / "collect").string();
+  e.timeout_s = static_cast<int>(180 + per_case * static_cast<std::int64_t>(points.size()));
+  std::fprintf(stderr, "harness calibrate: %zu cases, budget %d s\n", points.size(), e.timeout_s);
+  auto r = harness::vm::exec_once(e);
+  std::fprintf(stderr, "harness calibrate: guest %s, script status %d%s, %.0f s\n", r.accelerator.c_str(),
+               r.script_status, r.timed_out ? " (timed out)" : "", r.seconds);
+  return report(a.out);
+}
+
+/// `calibrate run`: the grid (exit 2 when empty), DIR/grid.json's options and points, then the
+/// cases on a VM of the hosts file (run_on_host) or in a local guest (run_in_local_guest).
+int run_grid(const CalibArgs& a) {
+  const auto points = harness::calibrate::make_grid(a.allocation, a.active, a.slide, a.bg_max);
+  if (points.empty()) {
+    std::fprintf(stderr, "harness calibrate: empty grid (allocation must exceed bg max)\n");
+    return 2;
+  }
+  fs::create_directories(fs::path(a.out) / "collect");
+  nlohmann::json g{{"options",
+                    {{"rate_mib_s", a.grid.rate_mib_s},
+                     {"contents", a.grid.contents},
+                     {"phases_s", {a.grid.warmup_s, a.grid.pressure_s, a.grid.recovery_s}}}},
+                   {"points", nlohmann::json::array()}};
+  for (const auto& p : points)
+    g["points"].push_back({{"allocation_mib", p.allocation_mib},
+                           {"active_set_mib", p.active_set_mib},
+                           {"slide_mib_s", p.slide_mib_s},
+                           {"bg_max_mib", p.bg_max_mib}});
+  const std::int64_t per_case = a.grid.warmup_s + a.grid.pressure_s + a.grid.recovery_s + 90;
+  if (!a.hosts.empty()) return run_on_host(a, points, g, per_case);
+  return run_in_local_guest(a, points, g, per_case);
+}
+
 const bool kCalibrateRegistered = harness::cli::register_commands("calibrate", [](CLI::App& app) {
   auto* c = app.add_subcommand("calibrate", "static-zram calibration of the pressure episode against the study's medians");
   c->require_subcommand(1);
@@ -169,51 +220,7 @@ const bool kCalibrateRegistered = harness::cli::register_commands("calibrate", [
       ->capture_default_str()->check(harness::cli::integer_in(1, 86400));
   run->add_option("--recovery-s", a->grid.recovery_s, "recovery phase, s")->capture_default_str()
       ->check(harness::cli::integer_in(0, 86400));
-  run->callback([a] {
-    const auto points = harness::calibrate::make_grid(a->allocation, a->active, a->slide, a->bg_max);
-    if (points.empty()) {
-      std::fprintf(stderr, "harness calibrate: empty grid (allocation must exceed bg max)\n");
-      harness::cli::exit_code() = 2;
-      return;
-    }
-    fs::create_directories(fs::path(a->out) / "collect");
-    nlohmann::json g{{"options",
-                      {{"rate_mib_s", a->grid.rate_mib_s},
-                       {"contents", a->grid.contents},
-                       {"phases_s", {a->grid.warmup_s, a->grid.pressure_s, a->grid.recovery_s}}}},
-                     {"points", nlohmann::json::array()}};
-    for (const auto& p : points)
-      g["points"].push_back({{"allocation_mib", p.allocation_mib},
-                             {"active_set_mib", p.active_set_mib},
-                             {"slide_mib_s", p.slide_mib_s},
-                             {"bg_max_mib", p.bg_max_mib}});
-    const std::int64_t per_case = a->grid.warmup_s + a->grid.pressure_s + a->grid.recovery_s + 90;
-    if (!a->hosts.empty()) {
-      harness::cli::exit_code() = run_on_host(*a, points, g, per_case);
-      return;
-    }
-    std::ofstream sc(fs::path(a->out) / "script.sh");
-    sc << "set -x\nmkdir -p /out/bundles\n";
-    for (const auto& p : points) {
-      const std::string id = "calib-" + p.name();
-      sc << "cat > /out/" << id << ".json <<'EOF'\n" << harness::calibrate::spec_for(p, a->grid).dump(2) << "\nEOF\n";
-      sc << "harness case run --spec /out/" << id << ".json --out /out/bundles --min-free-disk-mib 64 > /out/" << id
-         << ".stdout 2> /out/" << id << ".stderr; echo $? > /out/" << id << ".rc\n";
-      sc << "rm -rf /out/bundles/" << id << ".work\n";
-    }
-    sc.close();
-    std::ofstream(fs::path(a->out) / "grid.json") << g.dump(2) << "\n";
-    harness::vm::ExecOptions e;
-    e.cache_dir = a->cache;
-    e.script = (fs::path(a->out) / "script.sh").string();
-    e.collect_dir = (fs::path(a->out) / "collect").string();
-    e.timeout_s = static_cast<int>(180 + per_case * static_cast<std::int64_t>(points.size()));
-    std::fprintf(stderr, "harness calibrate: %zu cases, budget %d s\n", points.size(), e.timeout_s);
-    auto r = harness::vm::exec_once(e);
-    std::fprintf(stderr, "harness calibrate: guest %s, script status %d%s, %.0f s\n", r.accelerator.c_str(),
-                 r.script_status, r.timed_out ? " (timed out)" : "", r.seconds);
-    harness::cli::exit_code() = report(a->out);
-  });
+  run->callback([a] { harness::cli::exit_code() = run_grid(*a); });
   auto* rep = c->add_subcommand("report", "print the table of a finished `calibrate run` directory");
   auto dir = std::make_shared<std::string>();
   rep->add_option("dir", *dir, "the --out directory of `calibrate run`")->required();
