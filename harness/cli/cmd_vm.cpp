@@ -6,7 +6,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/pool/capacity.hpp"
 #include "harness/pool/engine.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
@@ -153,7 +153,7 @@ void add_vm(CLI::App& app) {
     std::vector<std::string> names;
     for (int i = 0; i < fleet->count; ++i) names.push_back("vm" + std::to_string(fleet->first_index + i));
     const auto verdict = harness::pool::check_capacity(
-        {harness::pool::local_qemu::local_capacity(names, flags->cache)},
+        {harness::pool::local_guest::local_capacity(names, flags->cache)},
         harness::pool::GuestShape{fleet->vcpus, fleet->memory_mib}, *overcommit, "local-qemu (harness vm up)");
     std::fputs(verdict.table.c_str(), stderr);
     if (!verdict.ok) throw harness::pool::CapacityError(verdict.refusal("give --overcommit"));

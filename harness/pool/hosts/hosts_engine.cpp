@@ -10,9 +10,8 @@
 #include "harness/pool/hosts/config.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
 #include "harness/pool/host_identity.hpp"
-#include "harness/pool/local_qemu/guest_ops.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/guest_ops.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 #include "harness/text/join.hpp"
 
 #include <filesystem>
@@ -107,15 +106,15 @@ class HostsPool : public Pool {
   BootResult fresh_boot(const Guest& g, const BootRequest& r) override {
     if (!local_.count(g.name))
       throw BootError(g.name, "not a local guest (no `local: true` in " + file_ + "): the hosts engine cannot boot it");
-    return local_qemu::fresh_boot(g.name, r, campaign_, db_);
+    return local_guest::fresh_boot(g.name, r, campaign_, db_, "hosts");
   }
 
   Liveness liveness(const Guest& g) override {
-    return local_.count(g.name) ? local_qemu::liveness(g.name) : Liveness::Unknown;
+    return local_.count(g.name) ? local_guest::liveness(g.name) : Liveness::Unknown;
   }
 
   std::string diagnose(const Guest& g, std::size_t max_bytes) override {
-    return local_.count(g.name) ? local_qemu::console_tail(g.name, max_bytes) : std::string();
+    return local_.count(g.name) ? local_guest::console_tail(g.name, max_bytes) : std::string();
   }
 
   void release() noexcept override {}  // booted by someone else: left running
@@ -137,7 +136,7 @@ class HostsPool : public Pool {
   /// with a keyfile= is the same host as without it.
   static std::string host_of(const HostEntry& e) {
     if (!e.hypervisor.empty()) return host_identity(e.hypervisor);
-    return e.local ? local_qemu::local_host_name() : "";
+    return e.local ? local_guest::local_host_name() : "";
   }
 
   std::string file_;

@@ -14,9 +14,9 @@
 
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/config.hpp"
-#include "harness/pool/local_qemu/guest_ops.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/guest_ops.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
+#include "harness/pool/local_guest/owner.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/text/join.hpp"
 #include "harness/vm/accel.hpp"
@@ -34,6 +34,16 @@ namespace fs = std::filesystem;
 
 namespace harness::pool::local_qemu {
 namespace {
+
+// One local guest's operations, shared with the hosts engine (harness/pool/local_guest/).
+using local_guest::clear_guest_owner;
+using local_guest::console_tail;
+using local_guest::local_capacity;
+using local_guest::local_host_name;
+using local_guest::owned_by;
+using local_guest::owner_db_path;
+using local_guest::read_guest_owner;
+using local_guest::write_guest_owner;
 
 std::optional<harness::vm::GuestInfo> guest_info(const std::string& vm) {
   for (const auto& g : harness::vm::fleet_list(""))
@@ -100,7 +110,7 @@ class LocalQemuPool : public Pool {
         std::fprintf(ctx.out, "%s: guest booted by an earlier runner (pid %d) does not answer (%s): rebooting it\n",
                      vm.c_str(), owner->runner_pid, still.front().c_str());
         std::fflush(ctx.out);
-        local_qemu::fresh_boot(vm, BootRequest{}, ctx.campaign, ctx.db_path);  // BootError names the guest
+        local_guest::fresh_boot(vm, BootRequest{}, ctx.campaign, ctx.db_path, "local-qemu");  // BootError names the guest
         rebooted.push_back(vm);
       }
     }
@@ -132,10 +142,10 @@ class LocalQemuPool : public Pool {
   }
 
   BootResult fresh_boot(const Guest& g, const BootRequest& r) override {
-    return local_qemu::fresh_boot(g.name, r, campaign_, db_);
+    return local_guest::fresh_boot(g.name, r, campaign_, db_, "local-qemu");
   }
 
-  Liveness liveness(const Guest& g) override { return local_qemu::liveness(g.name); }
+  Liveness liveness(const Guest& g) override { return local_guest::liveness(g.name); }
 
   std::string diagnose(const Guest& g, std::size_t max_bytes) override { return console_tail(g.name, max_bytes); }
 

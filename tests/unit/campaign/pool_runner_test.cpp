@@ -15,7 +15,7 @@
 #include "harness/campaign/wall_time.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/host_costs.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include "tests/common/fake_agent.hpp"
 
@@ -451,7 +451,7 @@ TEST(RunnerPool, HostsFileOverrideReplacesTheCampaignsEngine) {
 
 TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEstimate) {
   TempDir d;
-  const int cores = hp::local_qemu::online_cpus();
+  const int cores = hp::local_guest::online_cpus();
   std::string smoke = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml");
   const std::string big = std::to_string(cores);  // cores guests > cores - 1
   std::string vms;
@@ -463,7 +463,7 @@ TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEs
   const auto refused = test_support::run_harness("plan " + (d / "big.yaml") + " " + (d / "big.db"), d / "out.txt");
   EXPECT_EQ(refused.code, 2) << refused.out;
   EXPECT_THAT(refused.out, HasSubstr("capacity before anything boots (engine local-qemu"));
-  EXPECT_THAT(refused.out, HasSubstr("host " + hp::local_qemu::local_host_name() + ": " + big + " guest(s)"));
+  EXPECT_THAT(refused.out, HasSubstr("host " + hp::local_guest::local_host_name() + ": " + big + " guest(s)"));
   EXPECT_THAT(refused.out, HasSubstr(std::to_string(cores) + " online core(s)"));
   EXPECT_THAT(refused.out, HasSubstr("MiB available"));
   EXPECT_THAT(refused.out, HasSubstr("stored nothing: capacity refused"));
@@ -497,7 +497,7 @@ TEST(RunnerPool, HarnessVmUpAppliesTheSameCapacityCheck) {
   CPU_ZERO(&one);
   CPU_SET(first, &one);
   ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0) << std::strerror(errno);
-  ASSERT_EQ(hp::local_qemu::online_cpus(), 1);
+  ASSERT_EQ(hp::local_guest::online_cpus(), 1);
   TempDir d;
   const auto r = test_support::run_harness("vm up --count 1", d / "out.txt", test_support::LogMode::Replace,
                                            "XDG_CACHE_HOME=" + (d / "xdg") + " ");

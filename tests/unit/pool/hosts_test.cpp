@@ -5,7 +5,7 @@
 #include "harness/pool/agent_wait.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -84,7 +84,7 @@ TEST(HostsFile, TlsFieldsReachTheClientOptionsThroughTheEngine) {
   // Only the local guest gets a fresh boot per case (the campaign asks for one).
   EXPECT_FALSE(g[0].fresh_boot_per_case);
   EXPECT_TRUE(g[3].fresh_boot_per_case);
-  EXPECT_EQ(g[3].host, hp::local_qemu::local_host_name());
+  EXPECT_EQ(g[3].host, hp::local_guest::local_host_name());
   EXPECT_EQ(g[0].host, "");  // hypervisor not recorded
 }
 
