@@ -50,7 +50,9 @@ std::string variant_boot_refusal(const Campaign& c, const std::vector<std::strin
   return c.file + ": " + v + " boots a kernel image or cmdline, but the engine does not boot " + names +
          " for each case (a hosts entry without `local: true`): every case there would run on the kernel the VM "
          "already runs, and the variants would compare it with itself. Run this campaign on an engine that boots "
-         "its guests (provider.kind local-qemu or libvirt), or drop the kernel/cmdline of the variants";
+         "its guests (provider.kind " +
+         pool::engine_kinds_where([](const pool::Capabilities& k) { return k.fresh_boot_per_case && k.boot_variants; }) +
+         "), or drop the kernel/cmdline of the variants";
 }
 
 /// A refusal for the kernel the guests run or would run, before any case: the campaign DB goes
@@ -97,31 +99,11 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file) {
   e.describe = p->describe();
   e.capacity = judge(c, *p);
   for (const auto& h : e.capacity.hosts) e.costs.push_back(pool::read_host_costs(e.kind, h.capacity.host));
-  e.fresh_boot_per_case = p->capabilities().fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
-  if (!hosts_file.empty() && std::filesystem::exists(hosts_file)) {
-    std::map<std::string, pool::hosts::HostEntry> by;
-    for (auto& h : pool::hosts::load_hosts(hosts_file)) by[h.name] = h;
-    std::vector<std::string> missing;
-    std::vector<std::string> not_booted;
-    for (const auto& vm : c.vms) {
-      const auto it = by.find(vm);
-      if (it == by.end()) {
-        missing.push_back(vm);
-        continue;
-      }
-      e.reboot_between_cases = e.reboot_between_cases || it->second.reboot_between_cases;
-      if (!it->second.local) not_booted.push_back(vm);
-    }
-    if (!missing.empty()) {
-      std::string names, listed;
-      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-      for (const auto& [n, h] : by) listed += (listed.empty() ? "" : ", ") + n;
-      throw pool::PoolError(hosts_file + ": no host named " + names + " (" + c.file + " uses " +
-                            std::to_string(c.vms.size()) + " VM(s); the file lists " +
-                            (listed.empty() ? std::string("none") : listed) + ")");
-    }
-    if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) throw pool::PoolError(why);
-  }
+  const auto* engine = pool::find_engine(e.kind);
+  e.fresh_boot_per_case = engine && engine->capabilities.fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
+  const auto hosts = pool::hosts::preview_hosts(hosts_file, c.vms, c.file);  // nothing without --hosts FILE
+  e.reboot_between_cases = hosts.reboot_between_cases;
+  if (const auto why = variant_boot_refusal(c, hosts.not_booted); !why.empty()) throw pool::PoolError(why);
   return e;
 }
 
@@ -161,14 +143,14 @@ class RunnerLock {
 /// One VM's worker: runs its cases in schedule order, one at a time.
 class Worker {
  public:
-  Worker(const Campaign& c, const RunOptions& opt, pool::Pool& pool, pool::Guest guest,
+  Worker(const Campaign& c, const RunOptions& opt, pool::Instance& instance,
          std::optional<bool> overcommitted, std::vector<const ScheduledCase*> cases, Progress& prog,
          std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
-      : c_(c), opt_(opt), pool_(pool), caps_(pool.capabilities()), guest_(std::move(guest)),
+      : c_(c), opt_(opt), instance_(instance), guest_(instance.guest()),
         ran_on_{guest_.accelerator, guest_.host, overcommitted}, cases_(std::move(cases)), prog_(prog),
         attempts_(attempts), takeovers_(takeovers), qual_(std::move(qual)) {
-    fresh_ = caps_.fresh_boot_per_case && guest_.fresh_boot_per_case;
-    agent_reboot_ = caps_.agent_reboot && guest_.reboot_between_cases;
+    fresh_ = instance_.fresh_boot_per_case();
+    agent_reboot_ = guest_.reboot_between_cases;
   }
 
   /// Set when the host stayed unreachable (its remaining cases stay pending).
@@ -262,10 +244,11 @@ class Worker {
   /// What the engine can tell of a guest whose case vanished (docs/PROTOCOL.md: evidence for
   /// the operator; lost vs infra_failed is decided by the phase seen, not by this).
   void put_guest_evidence(AttemptRecord& a) {
-    if (!caps_.liveness && !caps_.console) return;
+    const pool::Liveness l = instance_.liveness();
+    std::string tail = instance_.diagnose(4096);
+    if (l == pool::Liveness::Unknown && tail.empty()) return;  // the engine can tell nothing of this guest
     if (!a.detail.is_object()) a.detail = nlohmann::json::object();
-    a.detail["guest"] = {{"liveness", pool::to_string(pool_.liveness(guest_))},
-                         {"console_tail", caps_.console ? pool_.diagnose(guest_, 4096) : std::string()}};
+    a.detail["guest"] = {{"liveness", pool::to_string(l)}, {"console_tail", std::move(tail)}};
   }
 
   /// What polling saw of the case (PROTOCOL.md: the last phase decides lost vs infra_failed).
@@ -348,7 +331,7 @@ class Worker {
                      (k.case_id + ".a" + std::to_string(n))).string();
         const std::int64_t t0 = now();
         try {
-          const auto b = pool_.fresh_boot(guest_, r);
+          const auto b = instance_.fresh_boot(r);
           a.detail["boot"] = {{"seconds", static_cast<double>(now() - t0) / 1e9},
                               {"boot_to_ready_s", b.boot_to_ready_s},
                               {"accelerator", b.accelerator}};
@@ -516,8 +499,7 @@ class Worker {
   /// Asks the engine whether the guest still runs, recording each new answer in the open
   /// episode. True when it says Gone.
   bool guest_gone(AttemptRecord& a, Silence& s) {
-    if (!caps_.liveness) return false;
-    const std::string l = pool::to_string(pool_.liveness(guest_));
+    const std::string l = pool::to_string(instance_.liveness());
     if (l != s.last_liveness) {
       open_episode(a)["liveness"].push_back({{"t_unix_ns", now()}, {"answer", l}});
       s.last_liveness = l;
@@ -718,9 +700,8 @@ class Worker {
 
   const Campaign& c_;
   const RunOptions& opt_;
-  pool::Pool& pool_;
-  const pool::Capabilities caps_;
-  pool::Guest guest_;
+  pool::Instance& instance_;  ///< this guest as its engine gives it (fresh boot, liveness, console)
+  const pool::Guest guest_;   ///< its address
   std::string last_boot_id_;  ///< boot id of the last health answer (reused guests)
   RanOn ran_on_;        ///< where its cases run (cases.accelerator, host_uri, overcommitted)
   bool fresh_ = false;  ///< a fresh boot through the pool before each case
@@ -799,14 +780,16 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   ac.self_exe = opt.self_exe;
   ac.out = opt.out;
   ac.adopt_wait_s = std::min(opt.host_wait.total_s, 60);  // an adopted guest silent for a minute is booted again
-  std::vector<pool::Guest> guests;
+  std::vector<std::unique_ptr<pool::Instance>> instances;
+  std::vector<pool::Guest> guests;  // their addresses
   bool acquired = false;
   if (done_before + skipped_now < sum.planned) {
     acquired = true;
-    guests = pool->acquire(ac);
+    instances = pool->acquire(ac);
+    guests = pool::addresses(instances);
     std::vector<std::string> not_booted;
-    for (const auto& g : guests)
-      if (!g.fresh_boot_per_case) not_booted.push_back(g.name);
+    for (const auto& g : instances)
+      if (!g->fresh_boot_per_case()) not_booted.push_back(g->name());
     if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) {
       pool->release();
       throw kernel_refusal(why, new_db, opt.db_path);
@@ -863,14 +846,14 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       std::vector<const ScheduledCase*> mine;
       for (const auto& k : s.cases)
         if (k.vm == vm && !opt.skip_cases.count(k.case_id)) mine.push_back(&k);  // ordinal order = per-VM order
-      const pool::Guest* g = nullptr;
-      for (const auto& x : guests)
-        if (x.name == vm) g = &x;
+      pool::Instance* g = nullptr;
+      for (const auto& x : instances)
+        if (x->name() == vm) g = x.get();
       if (!g) continue;  // nothing left to run
       VmQualification q;
       for (const auto& x : pf.vms)
         if (x.vm == vm) q = x;
-      workers.push_back(std::make_unique<Worker>(c, opt, *pool, *g, capacity.overcommitted(g->host), std::move(mine),
+      workers.push_back(std::make_unique<Worker>(c, opt, *g, capacity.overcommitted(g->guest().host), std::move(mine),
                                                  prog, attempts, takeovers, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });

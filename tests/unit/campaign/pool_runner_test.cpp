@@ -56,6 +56,7 @@ struct TestPoolState {
   int boot_failures_left = 0;         // the next N fresh boots throw BootError
   std::vector<std::string> boots;     // guest names, in fresh-boot order
   int acquires = 0, releases = 0, orphan_releases = 0;
+  int instance_releases = 0;          // Instance::release() calls (the runner releases through the pool)
   hp::Liveness liveness = hp::Liveness::Gone;  // what liveness() answers
   std::atomic<int> liveness_calls{0};
   void reset() {
@@ -66,7 +67,7 @@ struct TestPoolState {
     unreachable.clear();
     boot_failures_left = 0;
     boots.clear();
-    acquires = releases = orphan_releases = 0;
+    acquires = releases = orphan_releases = instance_releases = 0;
     liveness = hp::Liveness::Gone;
     liveness_calls = 0;
   }
@@ -81,25 +82,48 @@ struct TestConfig : hp::EngineConfig {
   std::shared_ptr<hp::EngineConfig> clone() const override { return std::make_shared<TestConfig>(*this); }
 };
 
+/// A guest of TestPool: its operations record themselves in state().
+class TestGuest : public hp::Instance {
+ public:
+  TestGuest(hp::Guest g, bool fresh) : hp::Instance(std::move(g), fresh) {}
+  hp::BootResult fresh_boot(const hp::BootRequest&) override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    state().boots.push_back(name());
+    if (state().boot_failures_left > 0) {
+      --state().boot_failures_left;
+      throw hp::BootError(name(), "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    }
+    hp::BootResult b;
+    b.boot_to_ready_s = 0.5;
+    b.accelerator = "kvm";
+    return b;
+  }
+  hp::Liveness liveness() override {
+    ++state().liveness_calls;
+    std::lock_guard<std::mutex> lk(state().mu);
+    return state().liveness;
+  }
+  std::string diagnose(std::size_t) override { return name() + ": console says goodbye"; }
+  void release() noexcept override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    ++state().instance_releases;
+  }
+};
+
 class TestPool : public hp::Pool {
  public:
   explicit TestPool(std::shared_ptr<const hp::EngineConfig> c) : cfg_(std::move(c)) {}
   std::string kind() const override { return "test-pool"; }
-  hp::Capabilities capabilities() const override {
-    hp::Capabilities c;
-    c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
-    return c;
-  }
   std::vector<hp::HostCapacity> capacity() override {
     std::lock_guard<std::mutex> lk(state().mu);
     if (!state().unreachable.empty())
       return {hp::HostCapacity{"test://hv1", 0, 0, cfg_->vms, {}, {}, {}, state().unreachable}};
     return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}, {}, {}}};
   }
-  std::vector<hp::Guest> acquire(const hp::AcquireContext&) override {
+  std::vector<std::unique_ptr<hp::Instance>> acquire(const hp::AcquireContext&) override {
     std::lock_guard<std::mutex> lk(state().mu);
     ++state().acquires;
-    std::vector<hp::Guest> out;
+    std::vector<std::unique_ptr<hp::Instance>> out;
     for (const auto& vm : cfg_->vms) {
       hp::Guest g;
       g.name = vm;
@@ -107,29 +131,10 @@ class TestPool : public hp::Pool {
       g.url = state().agents.at(vm).first;
       g.token_file = state().agents.at(vm).second;
       g.accelerator = "kvm";
-      g.fresh_boot_per_case = cfg_->fresh_guest_per_case;
-      out.push_back(g);
+      out.push_back(std::make_unique<TestGuest>(g, cfg_->fresh_guest_per_case));
     }
     return out;
   }
-  hp::BootResult fresh_boot(const hp::Guest& g, const hp::BootRequest&) override {
-    std::lock_guard<std::mutex> lk(state().mu);
-    state().boots.push_back(g.name);
-    if (state().boot_failures_left > 0) {
-      --state().boot_failures_left;
-      throw hp::BootError(g.name, "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
-    }
-    hp::BootResult b;
-    b.boot_to_ready_s = 0.5;
-    b.accelerator = "kvm";
-    return b;
-  }
-  hp::Liveness liveness(const hp::Guest&) override {
-    ++state().liveness_calls;
-    std::lock_guard<std::mutex> lk(state().mu);
-    return state().liveness;
-  }
-  std::string diagnose(const hp::Guest& g, std::size_t) override { return g.name + ": console says goodbye"; }
   void release() noexcept override {
     std::lock_guard<std::mutex> lk(state().mu);
     ++state().releases;
@@ -148,7 +153,7 @@ class TestPool : public hp::Pool {
     {"test-pool", "fake agents for the runner's unit tests",
      [] {
        hp::Capabilities c;
-       c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
+       c.fresh_boot_per_case = c.boot_variants = true;
        return c;
      }(),
      [](harness::yaml::Section& s, const hp::ParseContext&) -> std::shared_ptr<hp::EngineConfig> {
@@ -398,7 +403,7 @@ TEST(RunnerPool, WithinCapacityCasesRecordTheirHostAndNoOvercommit) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot.boot_to_ready_s') = 0.5"), 6);
 }
 
-TEST(RunnerPool, CapabilitiesDecideFreshBootsAndReleaseFollowsTheRun) {
+TEST(RunnerPool, TheInstanceDecidesFreshBootsAndReleaseFollowsTheRun) {
   Fleet f(1);
   const auto c = f.campaign(campaign_yaml(1, 1, ", fresh_guest_per_case: false"));
   EXPECT_EQ(hc::run_campaign(c, f.o).completed, 3);
@@ -406,6 +411,7 @@ TEST(RunnerPool, CapabilitiesDecideFreshBootsAndReleaseFollowsTheRun) {
   EXPECT_GE(f.agents[0]->health_gets.load(), 3);
   EXPECT_EQ(state().acquires, 1);
   EXPECT_EQ(state().releases, 1);
+  EXPECT_EQ(state().instance_releases, 0);  // what is left is released through the pool, once
   // Nothing left: no acquire, the earlier runner's orphans are released instead.
   EXPECT_EQ(hc::run_campaign(c, f.o).attempts_this_run, 0);
   EXPECT_EQ(state().acquires, 1);
@@ -573,3 +579,4 @@ TEST(RunnerPool, ASilentAgentWhoseGuestRunsIsAskedAgainAndImported) {
   EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer') " + at), "running");
   EXPECT_NE(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns') " + at), "(none)");
 }
+

@@ -59,12 +59,10 @@ TEST(EngineRegistry, BuiltInEnginesRegisterThemselvesByKind) {
   ASSERT_NE(lq, nullptr);
   EXPECT_TRUE(lq->capabilities.fresh_boot_per_case);
   EXPECT_TRUE(lq->capabilities.boot_variants);
-  EXPECT_TRUE(lq->capabilities.capacity);
   const auto* h = hp::find_engine("hosts");
   ASSERT_NE(h, nullptr);
   EXPECT_FALSE(h->capabilities.boot_variants);
-  EXPECT_TRUE(h->capabilities.agent_reboot);
-  EXPECT_FALSE(h->capabilities.capacity);
+  EXPECT_FALSE(h->capabilities.fresh_boot_per_case);
   EXPECT_EQ(hp::find_engine("no-such-engine"), nullptr);
   EXPECT_THAT(hp::engine_kinds_where([](const hp::Capabilities& c) { return c.boot_variants; }),
               HasSubstr("local-qemu"));
