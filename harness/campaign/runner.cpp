@@ -143,11 +143,11 @@ class RunnerLock {
 /// One VM's worker: runs its cases in schedule order, one at a time.
 class Worker {
  public:
-  Worker(const Campaign& c, const RunOptions& opt, pool::Instance& instance,
+  Worker(const Campaign& c, const RunOptions& opt, pool::Instance& instance, const std::string& engine_kind,
          std::optional<bool> overcommitted, std::vector<const ScheduledCase*> cases, Progress& prog,
          std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
       : c_(c), opt_(opt), instance_(instance), guest_(instance.guest()),
-        ran_on_{guest_.accelerator, guest_.host, overcommitted}, cases_(std::move(cases)), prog_(prog),
+        ran_on_{guest_.accelerator, guest_.host, overcommitted, engine_kind}, cases_(std::move(cases)), prog_(prog),
         attempts_(attempts), takeovers_(takeovers), qual_(std::move(qual)) {
     fresh_ = instance_.fresh_boot_per_case();
     agent_reboot_ = guest_.reboot_between_cases;
@@ -703,7 +703,7 @@ class Worker {
   pool::Instance& instance_;  ///< this guest as its engine gives it (fresh boot, liveness, console)
   const pool::Guest guest_;   ///< its address
   std::string last_boot_id_;  ///< boot id of the last health answer (reused guests)
-  RanOn ran_on_;        ///< where its cases run (cases.accelerator, host_uri, overcommitted)
+  RanOn ran_on_;        ///< where its cases run (cases.accelerator, host_uri, overcommitted, engine_kind)
   bool fresh_ = false;  ///< a fresh boot through the pool before each case
   bool agent_reboot_ = false;  ///< a reboot through the agent before each case
   std::vector<const ScheduledCase*> cases_;
@@ -853,8 +853,8 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
       VmQualification q;
       for (const auto& x : pf.vms)
         if (x.vm == vm) q = x;
-      workers.push_back(std::make_unique<Worker>(c, opt, *g, capacity.overcommitted(g->guest().host), std::move(mine),
-                                                 prog, attempts, takeovers, q));
+      workers.push_back(std::make_unique<Worker>(c, opt, *g, pool->kind(), capacity.overcommitted(g->guest().host),
+                                                 std::move(mine), prog, attempts, takeovers, q));
     }
     for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
     for (auto& t : threads) t.join();

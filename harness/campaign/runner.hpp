@@ -17,7 +17,7 @@
 // agent when the hosts file says reboot_between_cases] -> submit the spec -> poll status
 // (phase shown live) -> download the bundle next to the DB -> import it in one transaction
 // with schedule.state, its attempts row and where it ran (cases.accelerator, host_uri,
-// overcommitted).
+// overcommitted, engine_kind).
 // Rules (study, docs/PROTOCOL.md): a completed case is never run again; OOM, failed or
 // partial reclaim and slow cases are `completed` outcomes and kept; a case lost after the
 // pressure phase started (guest, agent or case lost, timeout) is the outcome `lost` and

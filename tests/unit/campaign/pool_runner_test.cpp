@@ -9,6 +9,7 @@
 // machine (exit 2, nothing stored) and prints the wall-time estimate; `harness vm up` applies
 // the same check.
 #include "analysis/environment_table.hpp"
+#include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/runner.hpp"
@@ -399,6 +400,7 @@ TEST(RunnerPool, WithinCapacityCasesRecordTheirHostAndNoOvercommit) {
   EXPECT_EQ(hc::run_campaign(c, f.o).completed, 6);
   results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE overcommitted = 0 AND host_uri = 'test://hv1'"), 6);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE engine_kind = 'test-pool'"), 6);  // the engine, recorded
   EXPECT_EQ(analysis::overcommit_warning(f.o.db_path), "");
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot.boot_to_ready_s') = 0.5"), 6);
 }
@@ -435,6 +437,7 @@ TEST(RunnerPool, AVanishedCaseRecordsTheEnginesEvidenceAndStaysLost) {
   EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.console_tail') FROM attempts WHERE case_id = '" + x + "'"),
             "vm0: console says goodbye");
   EXPECT_EQ(text(db, "SELECT host_uri FROM cases WHERE case_id = '" + x + "'"), "test://hv1");
+  EXPECT_EQ(text(db, "SELECT engine_kind FROM cases WHERE case_id = '" + x + "'"), "test-pool");  // a lost case too
   EXPECT_EQ(text(db, "SELECT accelerator FROM cases WHERE case_id = '" + x + "'"), "kvm");
 }
 
@@ -580,3 +583,22 @@ TEST(RunnerPool, ASilentAgentWhoseGuestRunsIsAskedAgainAndImported) {
   EXPECT_NE(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns') " + at), "(none)");
 }
 
+// The A/B environment's "host engine" is the engine each case recorded (cases.engine_kind),
+// not a guess from its host: a hosts-file hypervisor written as a URI is the hosts engine. A
+// case of an older DB (engine_kind NULL) keeps the guess from host_uri.
+TEST(RunnerPool, TheHostEngineOfAnAbEnvironmentIsTheRecordedEngineKind) {
+  TempDir dir;
+  const std::string path = dir / "ab.db";
+  results::Db db(path, results::Db::Mode::Create);
+  db.exec(
+      "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json, host_uri, "
+      "engine_kind) VALUES "
+      "('b1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{\"variant\": {\"name\": \"baseline\"}}', "
+      "'qemu+ssh://hv2/system', 'hosts'),"
+      "('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{\"variant\": {\"name\": \"candidate\"}}', "
+      "'qemu+ssh://hv2/system', NULL)");
+  EXPECT_EQ(hc::read_variant_environment(db, "baseline", path).fields.at("host engine"),
+            (std::set<std::string>{"hosts"}));
+  EXPECT_EQ(hc::read_variant_environment(db, "candidate", path).fields.at("host engine"),
+            (std::set<std::string>{"libvirt"}));  // not recorded: guessed from the URI, as before
+}
