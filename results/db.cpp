@@ -34,7 +34,11 @@ constexpr AddedColumn kAddedColumns[] = {
     {"telemetry", "sys_cpu_some_us", "INTEGER"},   {"telemetry", "sys_cpu_full_us", "INTEGER"},
     {"telemetry", "sys_io_some_us", "INTEGER"},    {"telemetry", "sys_io_full_us", "INTEGER"},
     {"reclaim_actions", "write_cpu_us", "INTEGER"}};
-constexpr const char* kSchemaVersion = "6";
+/// Columns added in schema version 7, in schema.sql's order: added by apply_schema, in its one
+/// transaction, to a file of version 6 (a file of an earlier layout is converted, which makes
+/// its cases from schema.sql with them, so that a conversion stopped part-way leaves it as it was).
+constexpr AddedColumn kVersion7Columns[] = {{"cases", "engine_kind", "TEXT"}};
+constexpr const char* kSchemaVersion = "7";
 /// Page size of a database file this class creates. 16 KiB instead of SQLite's 4 KiB: the
 /// import of a study-sized bundle (2 x 5,400 canary rows with their key index entries) then
 /// writes about a quarter as many WAL frames and b-tree pages, and checkpoints copy a quarter
@@ -204,8 +208,17 @@ void convert(Db& db) {
 void apply_schema(Db& db) {
   if (!before_arms(db)) {
     // One transaction: the schema_version row and every table, view and trigger commit
-    // together, so a file at the current version has all of them (schema_is_current).
-    db.transaction([&] { db.exec(schema_sql()); });
+    // together, so a file at the current version has all of them (schema_is_current). A file
+    // of version 6 needs no conversion: it gains version 7's columns (NULL for its rows) and
+    // the version in this transaction.
+    db.transaction([&] {
+      for (const auto& c : kVersion7Columns)
+        if (has_table(db, c.table) && !has_column(db, c.table, c.column))
+          db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
+      db.exec(schema_sql());
+      db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion +
+              "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);
+    });
     return;
   }
   // Foreign keys off: DROP TABLE of the former tables must not cascade. legacy_alter_table:

@@ -18,12 +18,13 @@ CREATE TABLE IF NOT EXISTS schema_info (
 -- Version 3 added cases.host_uri and cases.overcommitted; version 4 added the cpu and io PSI
 -- columns of telemetry and reclaim_actions.write_cpu_us; version 5 keyed the three large
 -- per-case tables by cases.case_key (below); version 6 added the table arms and checks
--- cases.configuration and schedule.configuration against it instead of a fixed list of names.
+-- cases.configuration and schedule.configuration against it instead of a fixed list of names;
+-- version 7 added cases.engine_kind.
 -- An older database is brought to this version when it is opened for writing (results/db.cpp:
 -- columns added NULL for its earlier cases; the rows of a version-4 layout copied under case
 -- keys; cases rebuilt without the list and arms filled from the configurations it holds), in
 -- one transaction; opened read-only it is read as it is.
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '6');
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '7');
 
 -- Version 6: the campaign's arms (harness/case/arm.hpp). An arm is a name (what
 -- cases.configuration and schedule.configuration hold), the registered policy it runs
@@ -84,7 +85,11 @@ CREATE TABLE IF NOT EXISTS cases (
   -- telemetry_rows and controller_events_rows instead of the case id. Assigned on insert (an
   -- INTEGER PRIMARY KEY: VACUUM keeps it); the same case has different keys in its bundle and in
   -- the campaign DB, and a reimported case gets a new one. Join on it; never store it elsewhere.
-  case_key           INTEGER PRIMARY KEY
+  case_key           INTEGER PRIMARY KEY,
+  engine_kind        TEXT                -- version 7: the engine that gave the case's guest (local-qemu,
+                                         -- libvirt, hosts, ...: harness/pool/README.md), written by the
+                                         -- runner with host_uri; NULL = not recorded (an older case).
+                                         -- Last: a migrated file gains it by ALTER TABLE, which appends
 );
 
 -- Phase boundaries: warmup, pressure, recovery, restoration.

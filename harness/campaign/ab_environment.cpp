@@ -54,8 +54,12 @@ using harness::text::join;
 /// The values the cases recorded, "; " between them; "(no case)" when none did.
 std::string values_text(const std::set<std::string>& v) { return v.empty() ? std::string("(no case)") : join(v, "; "); }
 
-/// host_uri (cases, where the DB has the column) first, else the attempt's "NAME URL".
-std::string engine_of(const std::optional<std::string>& host_uri, const std::optional<std::string>& attempt_host) {
+/// cases.engine_kind as recorded (schema version 7). A case of an older DB did not record it:
+/// guessed from host_uri (cases, where the DB has the column), else from the attempt's
+/// "NAME URL" (ab_environment.hpp "host engine").
+std::string engine_of(const std::optional<std::string>& engine_kind, const std::optional<std::string>& host_uri,
+                      const std::optional<std::string>& attempt_host) {
+  if (engine_kind && !engine_kind->empty()) return *engine_kind;
   if (host_uri && !host_uri->empty()) {
     if (host_uri->rfind("local:", 0) == 0) return "local-qemu";
     if (host_uri->find("://") != std::string::npos) return "libvirt";
@@ -122,11 +126,14 @@ VariantEnvironment read_variant_environment(results::Db& db, const std::string& 
   e.variant = variant;
   e.db = db_label;
   const bool host_uri = has_column(db, "cases", "host_uri");
+  const bool engine_kind = has_column(db, "cases", "engine_kind");  // schema version 7
   results::Stmt q(db, std::string("SELECT c.accelerator, c.kernel_release, c.source_commit, c.source_dirty, "
                                   "c.environment_json, c.outcome_json, ") +
                           (host_uri ? "c.host_uri" : "NULL") +
                           ", (SELECT a.host FROM attempts a WHERE a.case_id = c.case_id AND a.attempt = c.attempt "
-                          "ORDER BY a.rowid DESC LIMIT 1) FROM cases c WHERE c.status = 'completed' AND "
+                          "ORDER BY a.rowid DESC LIMIT 1), " +
+                          (engine_kind ? "c.engine_kind" : "NULL") +
+                          " FROM cases c WHERE c.status = 'completed' AND "
                           "json_extract(c.spec_json, '$.variant.name') = ?1 ORDER BY c.case_id");
   q.bind(1, variant);
   while (q.step()) {
@@ -139,7 +146,7 @@ VariantEnvironment read_variant_environment(results::Db& db, const std::string& 
     const auto commit = q.opt_text(2);
     put(kCommit, commit ? std::optional<std::string>(*commit + (q.opt_int64(3).value_or(0) ? "+dirty" : ""))
                         : std::nullopt);
-    put(kEngine, engine_of(q.opt_text(6), q.opt_text(7)));
+    put(kEngine, engine_of(q.opt_text(8), q.opt_text(6), q.opt_text(7)));
     const json env = json::parse(q.opt_text(4).value_or("{}"), nullptr, false);
     const json out = json::parse(q.opt_text(5).value_or("{}"), nullptr, false);
     const json envo = env.is_object() ? env : json::object();

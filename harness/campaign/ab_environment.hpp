@@ -10,9 +10,12 @@
 //                      (read before the variant writes anything)
 //   knob K read back   outcome_json.variant.settings.K.readback (what the variant wrote, read back)
 //   harness commit     cases.source_commit (+dirty)
-//   host engine        where the runner got the guest: cases.host_uri when the DB has it
-//                      ("local:HOST" -> local-qemu, a libvirt URI -> libvirt, else hosts), else
-//                      the attempt's agent URL (loopback -> local guest, other -> remote agent)
+//   host engine        where the runner got the guest: cases.engine_kind (schema version 7). A
+//                      case of an older DB, which did not record it, is guessed as before:
+//                      from cases.host_uri when the DB has it ("local:HOST" -> local-qemu, any
+//                      "://" URI -> libvirt, else hosts; a hosts-file hypervisor written as a
+//                      URI is then taken for libvirt), else from the attempt's agent URL
+//                      (loopback -> local guest, other -> remote agent)
 //
 // A difference is asked for when the campaign's variants differ in what causes it: the
 // kernel release when their kernel.image_dir differ; the command line in the variants' own

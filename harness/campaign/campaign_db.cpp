@@ -292,12 +292,14 @@ std::string import_attempt(results::Db& db, const std::string& bundle_path, cons
       au.bind(1, a.case_id).bind(2, accelerator);
       au.run();
     }
-    results::Stmt hu(d, "UPDATE main.cases SET host_uri = ?2, overcommitted = ?3 WHERE case_id = ?1");
+    results::Stmt hu(d, "UPDATE main.cases SET host_uri = ?2, overcommitted = ?3, engine_kind = ?4 WHERE case_id = ?1");
     hu.bind(1, a.case_id);
     if (on.host_uri.empty()) hu.bind_null(2);
     else hu.bind(2, on.host_uri);
     if (on.overcommitted) hu.bind(3, std::int64_t{*on.overcommitted ? 1 : 0});
     else hu.bind_null(3);
+    if (on.engine_kind.empty()) hu.bind_null(4);
+    else hu.bind(4, on.engine_kind);
     hu.run();
     write_attempt(d, rec, status, error);
     if (g_import_observer) g_import_observer(a.case_id);
@@ -372,8 +374,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     results::Stmt ins(db,
                       "INSERT INTO cases(case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, "
                       "attempt, status, error, started_unix_ns, ended_unix_ns, spec_json, outcome_json, source_commit, "
-                      "source_dirty, accelerator, host_uri, overcommitted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?20, "
-                      "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+                      "source_dirty, accelerator, host_uri, overcommitted, engine_kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                      "?8, ?9, ?20, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?21)");
     ins.bind(1, k.case_id).bind(2, campaign).bind(3, k.vm).bind(4, k.regime).bind(5, k.repeat);
     ins.bind(6, k.triplet_id).bind(7, k.configuration).bind(8, k.dose_bytes).bind(9, a.attempt);
     ins.bind(10, why.reason).bind(11, a.started_unix_ns).bind(12, a.ended_unix_ns);
@@ -389,6 +391,8 @@ void record_lost(results::Db& db, const ScheduledCase& k, const std::string& cam
     if (why.ran_on.overcommitted) ins.bind(19, std::int64_t{*why.ran_on.overcommitted ? 1 : 0});
     else ins.bind_null(19);
     ins.bind(20, std::string(kLostStatus));
+    if (why.ran_on.engine_kind.empty()) ins.bind_null(21);
+    else ins.bind(21, why.ran_on.engine_kind);
     ins.run();
     write_attempt(db, rec, kLostStatus, why.reason);
   });

@@ -129,8 +129,9 @@ using ImportObserver = void (*)(const std::string& case_id);
 /// Installs `observer` (nullptr removes it). Not thread-safe: set it before any import.
 void set_import_observer(ImportObserver observer);
 
-/// Where a case ran, as the runner knows it from the pool (harness/pool/pool.hpp Guest) and
-/// the capacity check: written to the case's row on import and for a lost case.
+/// Where a case ran, as the runner knows it from the pool (harness/pool/pool.hpp Pool::kind
+/// and the Instance's Guest) and the capacity check: written to the case's row on import and
+/// for a lost case.
 struct RanOn {
   /// The engine's or hosts file's accelerator: of the guest (kvm | tcg | real); when not
   /// empty it becomes cases.accelerator (the hosts file first, else what the guest detected),
@@ -142,11 +143,14 @@ struct RanOn {
   /// memory and the campaign allowed it (provider.overcommit), 0 within capacity; nullopt =
   /// not judged (the hosts engine): NULL.
   std::optional<bool> overcommitted;
+  /// cases.engine_kind: the engine that gave the guest (Pool::kind: local-qemu, libvirt,
+  /// hosts, ...); "" = not known (NULL).
+  std::string engine_kind;
 };
 
 /// Imports a bundle for `a` in one transaction: bundle rows, cases.attempt, schedule.state
 /// (= the bundle's cases.status), the attempts row and `on` (cases.accelerator, host_uri,
-/// overcommitted). cases.source_commit/source_dirty are filled from outcome_json.source
+/// overcommitted, engine_kind). cases.source_commit/source_dirty are filled from outcome_json.source
 /// {commit, dirty} when the bundle left them NULL. Returns that status ("completed" | "lost" |
 /// "infra_failed"). `bundle_case_id`: the id the bundle holds the case under (the agent case
 /// id the attempt was submitted as, agent_case_id); "" = a.case_id. Its rows are imported
@@ -169,7 +173,7 @@ struct LostCase {
   /// says otherwise): cases.source_commit / source_dirty. Empty / nullopt = unknown.
   std::string source_commit;
   std::optional<bool> source_dirty;
-  RanOn ran_on;  ///< where it ran (cases.accelerator, host_uri, overcommitted; "" / nullopt = NULL)
+  RanOn ran_on;  ///< where it ran (cases.accelerator, host_uri, overcommitted, engine_kind; "" / nullopt = NULL)
 };
 
 /// Records a case lost after the pressure phase started, in one transaction: a `cases` row

@@ -43,7 +43,9 @@ std::string variant_boot_refusal(const Campaign& c, const std::vector<std::strin
   return c.file + ": " + v + " boots a kernel image or cmdline, but the engine does not boot " + names +
          " for each case (a hosts entry without `local: true`): every case there would run on the kernel the VM "
          "already runs, and the variants would compare it with itself. Run this campaign on an engine that boots "
-         "its guests (provider.kind local-qemu or libvirt), or drop the kernel/cmdline of the variants";
+         "its guests (provider.kind " +
+         pool::engine_kinds_where([](const pool::Capabilities& k) { return k.fresh_boot_per_case && k.boot_variants; }) +
+         "), or drop the kernel/cmdline of the variants";
 }
 
 /// A refusal for the kernel the guests run or would run, before any case: the campaign DB goes
@@ -90,31 +92,11 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file) {
   e.describe = p->describe();
   e.capacity = judge(c, *p);
   for (const auto& h : e.capacity.hosts) e.costs.push_back(pool::read_host_costs(e.kind, h.capacity.host));
-  e.fresh_boot_per_case = p->capabilities().fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
-  if (!hosts_file.empty() && std::filesystem::exists(hosts_file)) {
-    std::map<std::string, pool::hosts::HostEntry> by;
-    for (auto& h : pool::hosts::load_hosts(hosts_file)) by[h.name] = h;
-    std::vector<std::string> missing;
-    std::vector<std::string> not_booted;
-    for (const auto& vm : c.vms) {
-      const auto it = by.find(vm);
-      if (it == by.end()) {
-        missing.push_back(vm);
-        continue;
-      }
-      e.reboot_between_cases = e.reboot_between_cases || it->second.reboot_between_cases;
-      if (!it->second.local) not_booted.push_back(vm);
-    }
-    if (!missing.empty()) {
-      std::string names, listed;
-      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-      for (const auto& [n, h] : by) listed += (listed.empty() ? "" : ", ") + n;
-      throw pool::PoolError(hosts_file + ": no host named " + names + " (" + c.file + " uses " +
-                            std::to_string(c.vms.size()) + " VM(s); the file lists " +
-                            (listed.empty() ? std::string("none") : listed) + ")");
-    }
-    if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) throw pool::PoolError(why);
-  }
+  const auto* engine = pool::find_engine(e.kind);
+  e.fresh_boot_per_case = engine && engine->capabilities.fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
+  const auto hosts = pool::hosts::preview_hosts(hosts_file, c.vms, c.file);  // nothing without --hosts FILE
+  e.reboot_between_cases = hosts.reboot_between_cases;
+  if (const auto why = variant_boot_refusal(c, hosts.not_booted); !why.empty()) throw pool::PoolError(why);
   return e;
 }
 
@@ -196,8 +178,8 @@ struct Held {
 
 /// Acquires the guests (adopt or boot) when cases are left, else releases an earlier runner's
 /// orphans; refuses a variant that boots a kernel on guests the engine does not boot per case.
-std::vector<pool::Guest> acquire_guests(const Campaign& c, const RunOptions& opt, Held& held, bool cases_left,
-                                        const NewDbFiles& new_db, RunSummary& sum) {
+std::vector<std::unique_ptr<pool::Instance>> acquire_guests(const Campaign& c, const RunOptions& opt, Held& held,
+                                                            bool cases_left, const NewDbFiles& new_db, RunSummary& sum) {
   pool::AcquireContext ac;
   ac.campaign = c.name;
   ac.db_path = opt.db_path;
@@ -210,19 +192,19 @@ std::vector<pool::Guest> acquire_guests(const Campaign& c, const RunOptions& opt
     return {};
   }
   held.acquired = true;
-  auto guests = held.pool.acquire(ac);
+  auto instances = held.pool.acquire(ac);
   std::vector<std::string> not_booted;
-  for (const auto& g : guests)
-    if (!g.fresh_boot_per_case) not_booted.push_back(g.name);
+  for (const auto& g : instances)
+    if (!g->fresh_boot_per_case()) not_booted.push_back(g->name());
   if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) {
     held.release();
     throw kernel_refusal(why, new_db, opt.db_path);
   }
   sum.engine = held.pool.describe();
   std::fprintf(opt.out, "%s\n", sum.engine.c_str());
-  warn_if_study_under_tcg(c, guests, opt.out);
+  warn_if_study_under_tcg(c, pool::addresses(instances), opt.out);
   std::fflush(opt.out);
-  return guests;
+  return instances;
 }
 
 /// Health first (unreachable hosts are waited for, never charged), then qualification before
@@ -259,15 +241,15 @@ Preflight qualify_fleet(const Campaign& c, const RunOptions& opt, const std::vec
 }
 
 /// One worker thread per guest over its cases (schedule order), until each is done.
-void run_workers(const Campaign& c, const RunOptions& opt, pool::Pool& pool, const Schedule& s,
-                 const std::vector<pool::Guest>& guests, const Preflight& pf, const pool::CapacityVerdict& capacity,
+void run_workers(const Campaign& c, const RunOptions& opt, const std::string& engine_kind, const Schedule& s,
+                 const std::vector<std::unique_ptr<pool::Instance>>& guests, const Preflight& pf, const pool::CapacityVerdict& capacity,
                  const DoneBefore& before, RunSummary& sum) {
   const bool tty = opt.progress_tty < 0 ? isatty(fileno(opt.out)) != 0 : opt.progress_tty == 1;
   std::atomic<int> attempts{0}, takeovers{0};
   Progress prog(sum.planned - before.skipped, before.done, tty, opt.out);
   std::vector<std::unique_ptr<Worker>> workers;
   for (const auto& vm : c.vms) {
-    const auto g = std::find_if(guests.begin(), guests.end(), [&](const pool::Guest& x) { return x.name == vm; });
+    const auto g = std::find_if(guests.begin(), guests.end(), [&](const auto& x) { return x->name() == vm; });
     if (g == guests.end()) continue;  // nothing left to run
     std::vector<const ScheduledCase*> mine;
     for (const auto& k : s.cases)
@@ -275,8 +257,8 @@ void run_workers(const Campaign& c, const RunOptions& opt, pool::Pool& pool, con
     VmQualification q;
     for (const auto& x : pf.vms)
       if (x.vm == vm) q = x;
-    workers.push_back(std::make_unique<Worker>(c, opt, pool, *g, capacity.overcommitted(g->host), std::move(mine),
-                                               prog, attempts, takeovers, q));
+    workers.push_back(std::make_unique<Worker>(c, opt, **g, engine_kind, capacity.overcommitted((*g)->guest().host),
+                                               std::move(mine), prog, attempts, takeovers, q));
   }
   std::vector<std::thread> threads;
   for (auto& w : workers) threads.emplace_back([&w] { w->run(); });
@@ -317,8 +299,8 @@ RunSummary run_campaign(const Campaign& c, const RunOptions& opt) {
   Held held{*pool};
   const auto guests = acquire_guests(c, opt, held, before.done + before.skipped < sum.planned, new_db, sum);
   Preflight pf;
-  if (!guests.empty()) pf = qualify_fleet(c, opt, guests, held, new_db);
-  run_workers(c, opt, *pool, s, guests, pf, capacity, before, sum);
+  if (!guests.empty()) pf = qualify_fleet(c, opt, pool::addresses(guests), held, new_db);
+  run_workers(c, opt, pool->kind(), s, guests, pf, capacity, before, sum);
   held.release();
   count_outcomes(c, opt, sum);
   return sum;

@@ -13,13 +13,13 @@
 // accelerator the run uses (a loud warning when a pilot or confirmatory campaign runs
 // under TCG).
 //
-// Per case: [a fresh boot through the pool when the engine gives the guest one per case
-// (Guest::fresh_boot_per_case; a pool::BootError is an infra failure before the case, with
-// the console tail in the attempt's detail_json.boot), or a reboot through the agent when
-// the hosts file says reboot_between_cases] -> submit the spec -> poll status (phase shown
-// live) -> download the bundle next to the DB -> import it in one transaction with
-// schedule.state, its attempts row and where it ran (cases.accelerator, host_uri,
-// overcommitted).
+// Per case: [a fresh boot through the guest's pool::Instance when the engine gives the guest
+// one per case (Instance::fresh_boot_per_case; a pool::BootError is an infra failure before
+// the case, with the console tail in the attempt's detail_json.boot), or a reboot through the
+// agent when the hosts file says reboot_between_cases] -> submit the spec -> poll status
+// (phase shown live) -> download the bundle next to the DB -> import it in one transaction
+// with schedule.state, its attempts row and where it ran (cases.accelerator, host_uri,
+// overcommitted, engine_kind).
 // Rules (study, docs/PROTOCOL.md): a completed case is never run again; OOM, failed or
 // partial reclaim and slow cases are `completed` outcomes and kept; a case lost after the
 // pressure phase started (guest, agent or case lost, timeout) is the outcome `lost` and

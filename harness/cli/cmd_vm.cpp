@@ -6,7 +6,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/pool/capacity.hpp"
 #include "harness/pool/engine.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
@@ -25,13 +25,16 @@ struct VmFlags {
   harness::vm::ExecOptions exec;
 };
 
-void add_vm(CLI::App& app) {
-  auto flags = std::make_shared<VmFlags>();
-  auto* vm = app.add_subcommand("vm", "Local qemu guests: image build, one-shot exec, vm up/down/list");
-  vm->require_subcommand(1);
-  vm->add_option("--cache", flags->cache,
-                 "Cache root (default $XDG_CACHE_HOME or ~/.cache/reclaim-harness)");
+/// The engines `vm down --campaign FILE` can stop guests of (those registering a down), ", "-joined.
+std::string engines_with_down() {
+  std::vector<std::string> kinds;
+  for (const auto& k : harness::pool::engine_kinds())
+    if (const auto* e = harness::pool::find_engine(k); e && e->down) kinds.push_back(k);
+  return harness::text::join(kinds);
+}
 
+/// `vm image`: build, cache and hash the guest image; decide the accelerator.
+void add_vm_image(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
   auto* image = vm->add_subcommand(
       "image", "Build, cache and content-hash the guest kernel, initramfs and base data disk");
   image->add_option("--kernel", flags->image.kernel,
@@ -93,6 +96,10 @@ void add_vm(CLI::App& app) {
     std::printf("%s\n", harness::vm::choose_accelerator(req).message().c_str());
   });
 
+}
+
+/// `vm exec`: one fresh guest runs a script.
+void add_vm_exec(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
   auto* exec = vm->add_subcommand(
       "exec", "Boot a fresh guest, run a script as root (with /out on the data disk), power off, "
               "copy /out and the console log back");
@@ -121,6 +128,10 @@ void add_vm(CLI::App& app) {
     harness::cli::exit_code() = r.timed_out ? 124 : (r.script_status == 0 ? 0 : 1);
   });
 
+}
+
+/// `vm up`: boot local guests after the capacity rule.
+void add_vm_up(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
   auto fleet = std::make_shared<harness::vm::FleetOptions>();
   auto* up = vm->add_subcommand("up", "Boot local guests running `harness agent`; write the hosts file");
   up->add_option("--count", fleet->count, "Number of guests (vm0..)")->capture_default_str()->check(CLI::Range(1, 64));
@@ -153,7 +164,7 @@ void add_vm(CLI::App& app) {
     std::vector<std::string> names;
     for (int i = 0; i < fleet->count; ++i) names.push_back("vm" + std::to_string(fleet->first_index + i));
     const auto verdict = harness::pool::check_capacity(
-        {harness::pool::local_qemu::local_capacity(names, flags->cache)},
+        {harness::pool::local_guest::local_capacity(names, flags->cache)},
         harness::pool::GuestShape{fleet->vcpus, fleet->memory_mib}, *overcommit, "local-qemu (harness vm up)");
     std::fputs(verdict.table.c_str(), stderr);
     if (!verdict.ok) throw harness::pool::CapacityError(verdict.refusal("give --overcommit"));
@@ -162,13 +173,17 @@ void add_vm(CLI::App& app) {
                   g.accelerator.c_str());
   });
 
+}
+
+/// `vm down`: stop local guests, or a campaign's guests through its engine.
+void add_vm_down(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
   auto names = std::make_shared<std::vector<std::string>>();
   auto down_campaign = std::make_shared<std::string>();
   auto down_db = std::make_shared<std::string>();
   auto down_images = std::make_shared<bool>(false);
   auto* down = vm->add_subcommand(
       "down", "Stop local guests (all when no name is given), or with --campaign FILE the guests its engine booted "
-              "for that campaign (local-qemu, libvirt)");
+              "for that campaign (" + engines_with_down() + ")");
   auto* down_names = down->add_option("names", *names, "Guest names");
   auto* down_file =
       down->add_option("--campaign", *down_campaign,
@@ -212,6 +227,10 @@ void add_vm(CLI::App& app) {
     if (stopped.empty()) std::printf("no running guest of campaign %s\n", c.name.c_str());
   });
 
+}
+
+/// `vm list`, `vm reboot NAME`, `vm console NAME`: one local guest at a time.
+void add_vm_guest_commands(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
   auto* list = vm->add_subcommand("list", "List local guests");
   list->callback([flags] {
     std::printf("%-6s %-8s %-8s %-24s %-6s %s\n", "NAME", "STATE", "PID", "URL", "ACCEL", "BOOT-TO-READY");
@@ -243,6 +262,20 @@ void add_vm(CLI::App& app) {
     std::string p = harness::vm::console_log_path(flags->cache, *name);
     std::fputs(harness::vm::read_file(p).c_str(), stdout);
   });
+}
+
+void add_vm(CLI::App& app) {
+  auto flags = std::make_shared<VmFlags>();
+  auto* vm = app.add_subcommand("vm", "Local qemu guests: image build, one-shot exec, vm up/down/list");
+  vm->require_subcommand(1);
+  vm->add_option("--cache", flags->cache,
+                 "Cache root (default $XDG_CACHE_HOME or ~/.cache/reclaim-harness)");
+
+  add_vm_image(vm, flags);
+  add_vm_exec(vm, flags);
+  add_vm_up(vm, flags);
+  add_vm_down(vm, flags);
+  add_vm_guest_commands(vm, flags);
 }
 
 const bool kVmRegistered = harness::cli::register_commands("vm", add_vm);

@@ -106,7 +106,7 @@ const Engine* find_engine(const std::string& kind);
 /// Every registered kind, sorted.
 std::vector<std::string> engine_kinds();
 
-/// Kinds whose capabilities say `pred`, sorted, joined with " or " ("local-qemu or libvirt").
+/// Kinds whose capabilities say `pred`, sorted, joined with " or " ("libvirt or local-qemu").
 std::string engine_kinds_where(const std::function<bool(const Capabilities&)>& pred);
 
 /// The pool of a campaign: the engine of config->kind, or the `hosts` engine when

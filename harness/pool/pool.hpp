@@ -20,22 +20,28 @@
 //   until every host answers (runner.hpp).
 // - acquire: adopt the campaign's guests an earlier (killed) runner of the same campaign
 //   and DB left, boot the missing ones; a guest owned by anything else is refused, naming
-//   its owner. Returns one Guest per campaign VM name, in the campaign's order.
-// - fresh_boot: a fresh guest (new kernel boot, fresh data disk) for one case, with the
-//   case's variant image and cmdline; throws BootError (typed; the runner records an
-//   infra failure before the case with the console tail in the attempt, never a lost case).
-// - liveness / diagnose: what the runner needs to decide, from evidence, whether a case whose
-//   agent stopped answering is lost (docs/PROTOCOL.md): is the guest still running, and the
-//   tail of its console.
-// - release: stop and undefine what this pool booted or adopted. release_orphans: when
-//   nothing is left to run, stop what an earlier (killed) runner of the same campaign and DB
-//   left running.
-// Threads: the runner has one worker thread per guest; fresh_boot, liveness and diagnose
-// may be called at the same time for different guests. The other calls come from one thread.
+//   its owner. Returns one Instance per campaign VM name, in the campaign's order.
+// - Instance (one guest, the engine's own subclass): its address (Guest: where its agent
+//   answers and how to trust it) and its own operations:
+//   - fresh_boot: a fresh guest (new kernel boot, fresh data disk) for one case, with the
+//     case's variant image and cmdline, when fresh_boot_per_case() (engine and campaign
+//     agree); throws BootError (typed; the runner records an infra failure before the case
+//     with the console tail in the attempt, never a lost case).
+//   - liveness / diagnose: what the runner needs to decide, from evidence, whether a case
+//     whose agent stopped answering is lost (docs/PROTOCOL.md): is the guest still running
+//     (Unknown when the engine cannot tell), and the tail of its console ("" when it has none).
+//   - release: stop and undefine this guest when the pool booted or adopted it.
+//   An Instance is valid while its Pool lives.
+// - release: what acquire booted or adopted and no Instance released yet. release_orphans:
+//   when nothing is left to run, stop what an earlier (killed) runner of the same campaign
+//   and DB left running.
+// Threads: the runner has one worker thread per guest; fresh_boot, liveness and diagnose of
+// different Instances may run at the same time. The other calls come from one thread.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <utility>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -43,16 +49,11 @@
 
 namespace harness::pool {
 
-/// What an engine can do. The runner decides waits, reboots and evidence from these alone
-/// (with the per-guest flags of Guest).
+/// What an engine can do, as far as anything decides on it before a guest exists (the
+/// registry's static entry, engine.hpp). What a guest can do is its Instance's.
 struct Capabilities {
-  bool fresh_boot_per_case = false;  ///< fresh_boot() works (local-qemu, libvirt)
-  bool boot_variants = false;        ///< fresh_boot() honours BootRequest::image_dir and cmdline
-  bool agent_reboot = false;         ///< guests may be rebooted through their agent (hosts: reboot_between_cases)
-  bool remote = false;               ///< guests may run on another machine (TLS pin off loopback)
-  bool console = false;              ///< diagnose() returns a console tail
-  bool liveness = false;             ///< liveness() can say Gone (not only Unknown)
-  bool capacity = false;             ///< capacity() reports cores and memory (hosts: unknown)
+  bool fresh_boot_per_case = false;  ///< its guests can get a fresh boot per case (local-qemu, libvirt): `harness plan`'s wall time
+  bool boot_variants = false;        ///< fresh_boot() honours BootRequest::image_dir and cmdline (the campaign loader refuses variants otherwise)
 };
 
 /// One hypervisor host's capacity, as the engine read it (not configured).
@@ -76,7 +77,8 @@ struct HostCapacity {
   std::string unreachable;
 };
 
-/// A guest of the campaign, as the runner talks to it (its agent).
+/// A guest's address: where its agent answers and how the runner trusts and treats it (an
+/// Instance holds one; what a client of its agent is built from: agent_wait.hpp).
 struct Guest {
   std::string name;          ///< campaign VM name (vm0..vmN)
   std::string host;          ///< hypervisor host it runs on, as its identity (host_identity.hpp: "local:HOSTNAME",
@@ -88,10 +90,9 @@ struct Guest {
   std::string tls_ca_file;   ///< https: CA bundle that signed the agent certificate
   std::string tls_pin_sha256;  ///< https: agent public-key pin ("sha256//BASE64")
   bool insecure_plain_http = false;  ///< allow http:// to a non-loopback agent
-  /// The runner calls fresh_boot() before every case of this guest (the engine decides:
-  /// capabilities().fresh_boot_per_case and the campaign's provider.fresh_guest_per_case).
-  bool fresh_boot_per_case = false;
-  bool reboot_between_cases = false;  ///< POST /v1/reboot through the agent before each case (hosts engine)
+  /// POST /v1/reboot through the agent before each case (only the hosts engine sets it, from
+  /// the hosts file's reboot_between_cases).
+  bool reboot_between_cases = false;
   int reboot_timeout_s = 600;         ///< wait for a new boot id after that reboot, s
 };
 
@@ -140,6 +141,40 @@ enum class Liveness { Running, Gone, Unknown };
 /// "running" | "gone" | "unknown".
 const char* to_string(Liveness l);
 
+/// One guest of the campaign, as an engine gives it (engine-specific subclass). Valid while
+/// the Pool that acquired it lives.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+  /// Its address (name, host, agent URL, token, TLS, accelerator, reboot settings).
+  const Guest& guest() const { return guest_; }
+  const std::string& name() const { return guest_.name; }
+  /// The runner calls fresh_boot() before every case of this guest: the engine can boot it
+  /// and the campaign's provider.fresh_guest_per_case asks for it.
+  bool fresh_boot_per_case() const { return fresh_boot_per_case_; }
+  /// A fresh boot for one case (fresh_boot_per_case()). Throws BootError.
+  virtual BootResult fresh_boot(const BootRequest& r) = 0;
+  /// Is the guest still running? Unknown when the engine cannot tell. Never throws.
+  virtual Liveness liveness() = 0;
+  /// Last `max_bytes` of its console ("" when the engine has none). Never throws.
+  virtual std::string diagnose(std::size_t max_bytes = 4096) = 0;
+  /// Stop (and undefine) this guest when its pool booted or adopted it; nothing otherwise.
+  /// Its pool's release() then leaves it alone. Never throws.
+  virtual void release() noexcept = 0;
+
+ protected:
+  Instance(Guest g, bool fresh_boot_per_case) : guest_(std::move(g)), fresh_boot_per_case_(fresh_boot_per_case) {}
+
+ private:
+  Guest guest_;
+  bool fresh_boot_per_case_ = false;
+};
+
+/// The addresses of `instances`, in order (what agent_wait.hpp and the preflight take).
+std::vector<Guest> addresses(const std::vector<std::unique_ptr<Instance>>& instances);
+
 /// What acquire() and release_orphans() need from the runner.
 struct AcquireContext {
   std::string campaign;     ///< campaign name (ownership)
@@ -154,21 +189,15 @@ class Pool {
  public:
   virtual ~Pool() = default;
   virtual std::string kind() const = 0;
-  /// What this pool can do (after acquire: for the guests it has).
-  virtual Capabilities capabilities() const = 0;
   /// Per host: cores, memory and the guests placed there (reads the hosts; no boot). A host
   /// that cannot be asked is listed with HostCapacity::unreachable (its guests still listed).
   /// Throws PoolError only when the engine's own configuration is unusable.
   virtual std::vector<HostCapacity> capacity() = 0;
-  /// Adopt or boot the campaign's guests; one per VM name, in order. Throws PoolError, BootError.
-  virtual std::vector<Guest> acquire(const AcquireContext& ctx) = 0;
-  /// Fresh boot of one guest for a case (Guest::fresh_boot_per_case). Throws BootError.
-  virtual BootResult fresh_boot(const Guest& g, const BootRequest& r) = 0;
-  /// Is the guest still running? Unknown when the engine cannot tell. Never throws.
-  virtual Liveness liveness(const Guest& g) = 0;
-  /// Last `max_bytes` of the guest's console ("" when the engine has none). Never throws.
-  virtual std::string diagnose(const Guest& g, std::size_t max_bytes = 4096) = 0;
-  /// Stop (and undefine) every guest this pool booted or adopted. Never throws.
+  /// Adopt or boot the campaign's guests; one Instance per VM name, in order. Throws
+  /// PoolError, BootError.
+  virtual std::vector<std::unique_ptr<Instance>> acquire(const AcquireContext& ctx) = 0;
+  /// Stop (and undefine) every guest this pool booted or adopted that no Instance released.
+  /// Never throws.
   virtual void release() noexcept = 0;
   /// Nothing is left to run: stop the guests an earlier runner of ctx.campaign and
   /// ctx.db_path left running (it was killed after its last import). Never throws.

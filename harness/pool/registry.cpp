@@ -22,6 +22,13 @@ Registry& registry() {
 
 }  // namespace
 
+std::vector<Guest> addresses(const std::vector<std::unique_ptr<Instance>>& instances) {
+  std::vector<Guest> out;
+  out.reserve(instances.size());
+  for (const auto& i : instances) out.push_back(i->guest());
+  return out;
+}
+
 const char* to_string(Liveness l) {
   switch (l) {
     case Liveness::Running: return "running";

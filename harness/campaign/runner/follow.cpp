@@ -34,8 +34,7 @@ Evidence Worker::evidence(const Attempt& at) const {
 }
 
 GuestLiveness Worker::liveness(Attempt& at, SilenceLog& silence) {
-  if (!caps_.liveness) return GuestLiveness::NotAsked;
-  const pool::Liveness l = pool_.liveness(guest_);
+  const pool::Liveness l = instance_.liveness();  // Unknown when the engine cannot tell
   if (silence.note_liveness(at.rec.detail, pool::to_string(l), unix_now_ns())) update_inflight(*db_, at.rec);
   return l == pool::Liveness::Gone ? GuestLiveness::Gone
                                    : l == pool::Liveness::Running ? GuestLiveness::Running : GuestLiveness::Unknown;

@@ -26,14 +26,14 @@ double seconds_since(std::int64_t t0) { return static_cast<double>(unix_now_ns()
 
 }  // namespace
 
-Worker::Worker(const Campaign& c, const RunOptions& opt, pool::Pool& pool, pool::Guest guest,
+Worker::Worker(const Campaign& c, const RunOptions& opt, pool::Instance& instance, const std::string& engine_kind,
                std::optional<bool> overcommitted, std::vector<const ScheduledCase*> cases, Progress& prog,
                std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual)
-    : c_(c), opt_(opt), pool_(pool), caps_(pool.capabilities()), guest_(std::move(guest)),
-      ran_on_{guest_.accelerator, guest_.host, overcommitted}, cases_(std::move(cases)), prog_(prog),
+    : c_(c), opt_(opt), instance_(instance), guest_(instance.guest()),
+      ran_on_{guest_.accelerator, guest_.host, overcommitted, engine_kind}, cases_(std::move(cases)), prog_(prog),
       attempts_(attempts), takeovers_(takeovers), qual_(std::move(qual)) {
-  fresh_ = caps_.fresh_boot_per_case && guest_.fresh_boot_per_case;
-  agent_reboot_ = caps_.agent_reboot && guest_.reboot_between_cases;
+  fresh_ = instance_.fresh_boot_per_case();
+  agent_reboot_ = guest_.reboot_between_cases;
 }
 
 void Worker::run() {
@@ -193,7 +193,7 @@ void Worker::boot_fresh(Attempt& at) {
                (at.k->case_id + ".a" + std::to_string(at.rec.attempt))).string();
   const std::int64_t t0 = unix_now_ns();
   try {
-    const auto b = pool_.fresh_boot(guest_, r);
+    const auto b = instance_.fresh_boot(r);
     at.rec.detail["boot"] = {{"seconds", seconds_since(t0)}, {"boot_to_ready_s", b.boot_to_ready_s},
                              {"accelerator", b.accelerator}};
     if (!b.note.empty()) prog_.note(guest_.name, b.note);
@@ -310,10 +310,11 @@ std::string Worker::boot_id_now() {
 }
 
 void Worker::put_guest_evidence(AttemptRecord& a) {
-  if (!caps_.liveness && !caps_.console) return;
+  const pool::Liveness l = instance_.liveness();
+  std::string tail = instance_.diagnose(4096);
+  if (l == pool::Liveness::Unknown && tail.empty()) return;  // the engine can tell nothing of this guest
   if (!a.detail.is_object()) a.detail = nlohmann::json::object();
-  a.detail["guest"] = {{"liveness", pool::to_string(pool_.liveness(guest_))},
-                       {"console_tail", caps_.console ? pool_.diagnose(guest_, 4096) : std::string()}};
+  a.detail["guest"] = {{"liveness", pool::to_string(l)}, {"console_tail", std::move(tail)}};
 }
 
 void Worker::fail(AttemptRecord& a, const std::string& msg) {

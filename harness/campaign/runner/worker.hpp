@@ -24,7 +24,9 @@ namespace harness::campaign {
 
 class Worker {
  public:
-  Worker(const Campaign& c, const RunOptions& opt, pool::Pool& pool, pool::Guest guest,
+  /// `instance`: this guest as its engine gives it (outlives the worker); `engine_kind`:
+  /// cases.engine_kind of its cases.
+  Worker(const Campaign& c, const RunOptions& opt, pool::Instance& instance, const std::string& engine_kind,
          std::optional<bool> overcommitted, std::vector<const ScheduledCase*> cases, Progress& prog,
          std::atomic<int>& attempts, std::atomic<int>& takeovers, VmQualification qual);
 
@@ -80,11 +82,10 @@ class Worker {
 
   const Campaign& c_;
   const RunOptions& opt_;
-  pool::Pool& pool_;
-  const pool::Capabilities caps_;
-  pool::Guest guest_;
+  pool::Instance& instance_;  ///< this guest as its engine gives it (fresh boot, liveness, console)
+  const pool::Guest guest_;   ///< its address
   std::string last_boot_id_;  ///< boot id of the last health answer of the gate (reused guests)
-  RanOn ran_on_;              ///< where its cases run (cases.accelerator, host_uri, overcommitted)
+  RanOn ran_on_;              ///< where its cases run (cases.accelerator, host_uri, overcommitted, engine_kind)
   bool fresh_ = false;        ///< a fresh boot through the pool before each case
   bool agent_reboot_ = false; ///< a reboot through the agent before each case
   std::vector<const ScheduledCase*> cases_;

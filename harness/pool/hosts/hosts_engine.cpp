@@ -3,16 +3,15 @@
 // (harness/vm/HOSTS.md). It boots nothing, except that an entry with `local: true` is a
 // local guest and gets a fresh boot per case (`harness vm reboot`) when the campaign asks
 // provider.fresh_guest_per_case. A VM whose entry says reboot_between_cases is rebooted
-// through its agent by the runner (Capabilities::agent_reboot). Capacity is not judged: the
+// through its agent by the runner (Guest::reboot_between_cases). Capacity is not judged: the
 // engine cannot see the hypervisors (an entry's `hypervisor:` only names them).
 #include "harness/pool/engine.hpp"
 
 #include "harness/pool/hosts/config.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
 #include "harness/pool/host_identity.hpp"
-#include "harness/pool/local_qemu/guest_ops.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/guest_ops.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 #include "harness/text/join.hpp"
 
 #include <filesystem>
@@ -47,20 +46,37 @@ std::shared_ptr<EngineConfig> parse(yaml::Section& s, const ParseContext&) {
 
 namespace {
 
+/// A VM of the hosts file. Only a `local: true` entry is a local guest this engine can boot,
+/// ask about and read the console of (harness/pool/local_guest/); for any other, liveness is
+/// Unknown and the console "".
+class HostsGuest : public Instance {
+ public:
+  HostsGuest(Guest g, bool local, bool fresh, std::string file, std::string campaign, std::string db)
+      : Instance(std::move(g), local && fresh), local_(local), file_(std::move(file)), campaign_(std::move(campaign)),
+        db_(std::move(db)) {}
+
+  BootResult fresh_boot(const BootRequest& r) override {
+    if (!local_)
+      throw BootError(name(), "not a local guest (no `local: true` in " + file_ + "): the hosts engine cannot boot it");
+    return local_guest::fresh_boot(name(), r, campaign_, db_, "hosts");
+  }
+  Liveness liveness() override { return local_ ? local_guest::liveness(name()) : Liveness::Unknown; }
+  std::string diagnose(std::size_t max_bytes) override {
+    return local_ ? local_guest::console_tail(name(), max_bytes) : std::string();
+  }
+  void release() noexcept override {}  // booted by someone else: left running
+
+ private:
+  bool local_ = false;
+  std::string file_, campaign_, db_;
+};
+
 class HostsPool : public Pool {
  public:
   HostsPool(std::string file, std::vector<std::string> vms, bool fresh, std::string campaign_file)
       : file_(std::move(file)), vms_(std::move(vms)), fresh_(fresh), campaign_file_(std::move(campaign_file)) {}
 
   std::string kind() const override { return "hosts"; }
-
-  Capabilities capabilities() const override {
-    Capabilities c;
-    c.agent_reboot = true;
-    c.remote = true;
-    c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = any_local_;
-    return c;
-  }
 
   std::vector<HostCapacity> capacity() override {
     // Group the campaign's VMs by the hypervisor their entries name (when the file is readable
@@ -81,41 +97,25 @@ class HostsPool : public Pool {
     return out;
   }
 
-  std::vector<Guest> acquire(const AcquireContext& ctx) override {
+  std::vector<std::unique_ptr<Instance>> acquire(const AcquireContext& ctx) override {
     campaign_ = ctx.campaign;
     db_ = ctx.db_path;
     if (file_.empty()) throw PoolError(campaign_file_ + ": field provider.hosts_file: not set and no --hosts given");
     const auto entries = load_hosts(file_);
     std::map<std::string, HostEntry> by;
     for (const auto& e : entries) by[e.name] = e;
-    std::vector<Guest> out;
+    std::vector<std::unique_ptr<Instance>> out;
     for (const auto& vm : vms_) {
       const auto it = by.find(vm);
       if (it == by.end()) throw PoolError(file_ + ": no host named '" + vm + "' (the campaign's design uses it)");
       const HostEntry& e = it->second;
       Guest g = guest_of(e);
       g.host = host_of(e);
-      g.fresh_boot_per_case = e.local && fresh_;
-      if (e.local) local_.insert(e.name), any_local_ = true;
       hypervisors_.insert(g.host.empty() ? "not recorded" : g.host);
       if (!e.accelerator.empty()) accelerators_.insert(e.accelerator);
-      out.push_back(g);
+      out.push_back(std::make_unique<HostsGuest>(g, e.local, fresh_, file_, campaign_, db_));
     }
     return out;
-  }
-
-  BootResult fresh_boot(const Guest& g, const BootRequest& r) override {
-    if (!local_.count(g.name))
-      throw BootError(g.name, "not a local guest (no `local: true` in " + file_ + "): the hosts engine cannot boot it");
-    return local_qemu::fresh_boot(g.name, r, campaign_, db_);
-  }
-
-  Liveness liveness(const Guest& g) override {
-    return local_.count(g.name) ? local_qemu::liveness(g.name) : Liveness::Unknown;
-  }
-
-  std::string diagnose(const Guest& g, std::size_t max_bytes) override {
-    return local_.count(g.name) ? local_qemu::console_tail(g.name, max_bytes) : std::string();
   }
 
   void release() noexcept override {}  // booted by someone else: left running
@@ -137,7 +137,7 @@ class HostsPool : public Pool {
   /// with a keyfile= is the same host as without it.
   static std::string host_of(const HostEntry& e) {
     if (!e.hypervisor.empty()) return host_identity(e.hypervisor);
-    return e.local ? local_qemu::local_host_name() : "";
+    return e.local ? local_guest::local_host_name() : "";
   }
 
   std::string file_;
@@ -145,8 +145,7 @@ class HostsPool : public Pool {
   bool fresh_ = false;
   std::string campaign_file_;
   std::string campaign_, db_;
-  std::set<std::string> local_, hypervisors_, accelerators_;
-  bool any_local_ = false;
+  std::set<std::string> hypervisors_, accelerators_;
 };
 
 std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
@@ -157,15 +156,9 @@ std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const Ope
   return std::make_unique<HostsPool>(cfg->hosts_file, cfg->vms, cfg->fresh_guest_per_case, ctx.campaign_file);
 }
 
-Capabilities engine_capabilities() {
-  Capabilities c;
-  c.agent_reboot = true;
-  c.remote = true;
-  return c;
-}
-
+// Capabilities{}: before the hosts file is read no guest is known to boot (local: true).
 [[maybe_unused]] const bool kRegistered = register_engine(
-    {"hosts", "agents on VMs listed in a hosts file (harness/vm/HOSTS.md); boots nothing", engine_capabilities(), parse,
+    {"hosts", "agents on VMs listed in a hosts file (harness/vm/HOSTS.md); boots nothing", Capabilities{}, parse,
      open, nullptr});  // boots nothing: no down
 
 }  // namespace

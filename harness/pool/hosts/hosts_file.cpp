@@ -2,9 +2,12 @@
 #include "harness/pool/hosts/hosts_file.hpp"
 
 #include "harness/agent/client.hpp"
+#include "harness/text/join.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 #include <cctype>
+#include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -97,6 +100,31 @@ Guest guest_of(const HostEntry& e) {
   g.reboot_between_cases = e.reboot_between_cases;
   g.reboot_timeout_s = e.reboot_timeout_s;
   return g;
+}
+
+HostsPreview preview_hosts(const std::string& path, const std::vector<std::string>& vms,
+                           const std::string& campaign_file) {
+  HostsPreview p;
+  if (path.empty() || !std::filesystem::exists(path)) return p;
+  std::map<std::string, HostEntry> by;
+  for (auto& h : load_hosts(path)) by[h.name] = h;
+  std::vector<std::string> missing, listed;
+  for (const auto& vm : vms) {
+    const auto it = by.find(vm);
+    if (it == by.end()) {
+      missing.push_back(vm);
+      continue;
+    }
+    p.reboot_between_cases = p.reboot_between_cases || it->second.reboot_between_cases;
+    if (!it->second.local) p.not_booted.push_back(vm);
+  }
+  if (!missing.empty()) {
+    for (const auto& [n, h] : by) listed.push_back(n);
+    throw PoolError(path + ": no host named " + harness::text::join(missing) + " (" + campaign_file + " uses " +
+                    std::to_string(vms.size()) + " VM(s); the file lists " +
+                    (listed.empty() ? std::string("none") : harness::text::join(listed)) + ")");
+  }
+  return p;
 }
 
 }  // namespace harness::pool::hosts

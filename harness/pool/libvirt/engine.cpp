@@ -42,7 +42,7 @@ std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const 
 
 Capabilities engine_capabilities() {
   Capabilities c;
-  c.fresh_boot_per_case = c.boot_variants = c.remote = c.console = c.liveness = c.capacity = true;
+  c.fresh_boot_per_case = c.boot_variants = true;
   return c;
 }
 

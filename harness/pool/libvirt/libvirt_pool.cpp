@@ -3,6 +3,7 @@
 
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/kernel/wall_clock.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
@@ -48,10 +49,6 @@ std::string hostname() {
 }
 
 std::string normal_db(const std::string& db) { return db.empty() ? "" : fs::absolute(db).lexically_normal().string(); }
-
-std::int64_t now_unix_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool default_health(const Guest& g) {
   httplib::Client cli(g.url);
@@ -146,7 +143,6 @@ struct LibvirtPool::Impl {
     p.url = "http://127.0.0.1:" + std::to_string(g.local_port);
     p.token_file = g.token_file;
     p.accelerator = g.accelerator;
-    p.fresh_boot_per_case = cfg.fresh_guest_per_case;
     return p;
   }
 
@@ -282,7 +278,7 @@ struct LibvirtPool::Impl {
     o.image_sha256 = g.image_sha256;
     o.accelerator = g.accelerator;
     o.accelerator_reason = g.accelerator_reason;
-    o.since_unix_ns = now_unix_ns();
+    o.since_unix_ns = harness::kernel::unix_now_ns();
     return o;
   }
 
@@ -512,6 +508,117 @@ struct LibvirtPool::Impl {
     return false;
   }
 
+  /// g's fresh boot for a case (libvirt_pool.hpp "Instances"). Throws BootError.
+  BootResult fresh_boot(GuestState& g, const BootRequest& r) {
+    std::lock_guard<std::mutex> lock(g.mu);
+    harness::vm::Image img;
+    const bool unused = g.unused;
+    g.unused = false;
+    try {
+      img = image(r.image_dir);
+      HostState& h = connect(g.host);
+      if (unused && g.last && r.cmdline.empty() && img.sha256 == g.image_sha256) {
+        Domain d(virDomainLookupByName(h.conn.get(), g.domain.c_str()));
+        if (d && virDomainIsActive(d.get()) == 1) {
+          g.log_dir = r.log_dir.empty() ? g.state_dir : r.log_dir;
+          keep_evidence(g);
+          BootResult b = *g.last;
+          b.console_log = (fs::path(g.log_dir) / "console.log").string();
+          char note[160];
+          std::snprintf(note, sizeof note,
+                        "the domain booted at acquire (%.1f s boot-to-ready, no case since) serves this case: not booted twice",
+                        b.boot_to_ready_s);
+          b.note = note;
+          return b;
+        }
+      }
+      if (g.active) {
+        try {
+          save_console(g);  // the previous boot's console stays with the previous attempt
+        } catch (const std::exception& e) {
+          std::fprintf(out, "%s: console copy failed: %s\n", g.name.c_str(), e.what());
+        }
+      }
+      destroy_domain(g);
+      if (g.token_sha256.empty()) new_token(g);
+    } catch (const BootError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw BootError(g.name, e.what());
+    }
+    g.log_dir = r.log_dir.empty() ? g.state_dir : r.log_dir;
+    // A tunnelled guest may move to another hypervisor port (its URL here stays the same).
+    start(g, img, r.cmdline, hosts[g.host]->cfg.uri.tunnel());
+    const double s = wait_ready(g);
+    return finish_boot(g, s);
+  }
+
+  /// From virDomainGetState (libvirt_pool.hpp "Instances").
+  Liveness liveness(GuestState& g) noexcept {
+    try {
+      HostState& h = connect(g.host);
+      Domain d(virDomainLookupByName(h.conn.get(), g.domain.c_str()));
+      if (!d) return last_error_code() == VIR_ERR_NO_DOMAIN ? Liveness::Gone : Liveness::Unknown;
+      int state = 0, reason = 0;
+      if (virDomainGetState(d.get(), &state, &reason, 0) != 0)
+        return last_error_code() == VIR_ERR_NO_DOMAIN ? Liveness::Gone : Liveness::Unknown;
+      switch (state) {
+        case VIR_DOMAIN_RUNNING:
+        case VIR_DOMAIN_BLOCKED:
+        case VIR_DOMAIN_PAUSED:
+        case VIR_DOMAIN_PMSUSPENDED:
+          return Liveness::Running;
+        case VIR_DOMAIN_SHUTOFF:
+        case VIR_DOMAIN_CRASHED:
+          return Liveness::Gone;
+        default:
+          return Liveness::Unknown;
+      }
+    } catch (const std::exception&) {
+      return Liveness::Unknown;
+    }
+  }
+
+  /// The console's last `max_bytes` (libvirt_pool.hpp "Instances").
+  std::string diagnose(GuestState& g, std::size_t max_bytes) noexcept {
+    try {
+      connect(g.host);
+      return tail_of(save_console(g), max_bytes);
+    } catch (const std::exception& e) {
+      return std::string("console unavailable: ") + e.what();
+    }
+  }
+
+  /// Destroys g's domain when this pool booted or adopted it, deletes its disk and console
+  /// volumes (console copied first) and stops its tunnel. Never throws.
+  void release(GuestState& g) noexcept {
+    std::lock_guard<std::mutex> lock(g.mu);
+    if (g.active) {
+      try {
+        HostState& h = connect(g.host);
+        try {
+          save_console(g);
+        } catch (const std::exception& e) {
+          std::fprintf(out, "%s: console copy failed: %s\n", g.name.c_str(), e.what());
+        }
+        destroy_domain(g);
+        delete_volume(h.pool.get(), disk_volume(g));
+        delete_volume(h.pool.get(), console_volume(g));
+        g.active = false;
+      } catch (const std::exception& e) {
+        std::fprintf(out, "%s: release failed: %s\n", g.name.c_str(), e.what());
+      }
+    }
+    if (g.tunnel) g.tunnel->stop();
+  }
+
+  /// Host entry i's guests whose domains are active there. Throws (connection, PoolError).
+  std::vector<std::string> running_guests(std::size_t i);
+
+  /// Fills c's cores, memory, running guests and other domains from host entry i; returns
+  /// the hostname its daemon reports ("" when it does not say). Throws when it cannot be asked.
+  std::string ask_host(std::size_t i, HostCapacity& c);
+
   /// Destroys this campaign's domains of guests it no longer has, on every host.
   void destroy_extras() {
     std::set<std::string> ours;
@@ -535,6 +642,20 @@ struct LibvirtPool::Impl {
       }
     }
   }
+
+  /// One guest of this pool (pool.hpp Instance): its operations are the pool's on its state.
+  class LibvirtGuest : public Instance {
+   public:
+    LibvirtGuest(Impl& m, GuestState& g) : Instance(m.public_guest(g), m.cfg.fresh_guest_per_case), m_(m), g_(g) {}
+    BootResult fresh_boot(const BootRequest& r) override { return m_.fresh_boot(g_, r); }
+    Liveness liveness() override { return m_.liveness(g_); }
+    std::string diagnose(std::size_t max_bytes) override { return m_.diagnose(g_, max_bytes); }
+    void release() noexcept override { m_.release(g_); }
+
+   private:
+    Impl& m_;
+    GuestState& g_;
+  };
 };
 
 LibvirtPool::LibvirtPool(LibvirtConfig cfg, GuestShape shape, PoolHooks hooks) : impl_(std::make_unique<Impl>()) {
@@ -569,16 +690,86 @@ LibvirtPool::LibvirtPool(LibvirtConfig cfg, GuestShape shape, PoolHooks hooks) :
 
 LibvirtPool::~LibvirtPool() = default;
 
-Capabilities LibvirtPool::capabilities() const {
-  Capabilities c;
-  c.fresh_boot_per_case = true;
-  c.boot_variants = true;
-  c.agent_reboot = false;
-  c.remote = true;
-  c.console = true;
-  c.liveness = true;
-  c.capacity = true;
-  return c;
+namespace {
+
+/// Memory available for guests on `conn`'s host, KiB: virNodeGetFreeMemory plus buffers and
+/// page cache (virNodeGetMemoryStats, when the driver reports them: what MemAvailable counts).
+/// Throws PoolError naming `uri`.
+std::int64_t available_kib(virConnectPtr conn, const std::string& uri) {
+  const unsigned long long free_bytes = virNodeGetFreeMemory(conn);
+  if (free_bytes == 0 && last_error_code() != VIR_ERR_OK)
+    throw PoolError("libvirt " + uri + ": virNodeGetFreeMemory: " + last_error());
+  std::int64_t kib = static_cast<std::int64_t>(free_bytes / 1024);
+  int n = 0;
+  if (virNodeGetMemoryStats(conn, VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &n, 0) == 0 && n > 0) {
+    std::vector<virNodeMemoryStats> st(static_cast<std::size_t>(n));
+    if (virNodeGetMemoryStats(conn, VIR_NODE_MEMORY_STATS_ALL_CELLS, st.data(), &n, 0) == 0)
+      for (int k = 0; k < n; ++k)
+        if (std::string(st[k].field) == VIR_NODE_MEMORY_STATS_BUFFERS || std::string(st[k].field) == VIR_NODE_MEMORY_STATS_CACHED)
+          kib += static_cast<std::int64_t>(st[k].value);
+  }
+  return kib;
+}
+
+/// Names of the active domains on `conn`'s host that are not in `ours`, sorted. Throws PoolError.
+std::vector<std::string> other_domains(virConnectPtr conn, const std::string& uri, const std::set<std::string>& ours) {
+  virDomainPtr* doms = nullptr;
+  const int nd = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+  if (nd < 0) throw PoolError("libvirt " + uri + ": cannot list its domains: " + last_error());
+  std::vector<Domain> active;
+  for (int k = 0; k < nd; ++k) active.emplace_back(doms[k]);
+  std::free(doms);
+  std::vector<std::string> out;
+  for (const auto& d : active) {
+    const std::string dn = virDomainGetName(d.get());
+    if (!ours.count(dn)) out.push_back(dn);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// `c` (a second identity of the machine of `first`: its daemon reports the same hostname)
+/// folded into `first`: an alias, its guests and running guests added, its other domains once.
+void fold_alias(HostCapacity& first, const HostCapacity& c) {
+  if (std::find(first.aliases.begin(), first.aliases.end(), c.host) == first.aliases.end()) first.aliases.push_back(c.host);
+  first.guests.insert(first.guests.end(), c.guests.begin(), c.guests.end());
+  first.running.insert(first.running.end(), c.running.begin(), c.running.end());
+  for (const auto& o : c.others)  // one daemon seen twice lists the same domains
+    if (std::find(first.others.begin(), first.others.end(), o) == first.others.end()) first.others.push_back(o);
+  std::sort(first.others.begin(), first.others.end());
+}
+
+}  // namespace
+
+std::vector<std::string> LibvirtPool::Impl::running_guests(std::size_t i) {
+  HostState& h = connect(i);
+  std::vector<std::string> out;
+  for (const auto& g : guests)
+    if (g->host == i)
+      if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
+        if (virDomainIsActive(d.get()) == 1) out.push_back(g->name);
+  return out;
+}
+
+std::string LibvirtPool::Impl::ask_host(std::size_t i, HostCapacity& c) {
+  HostState& h = connect(i);
+  virNodeInfo ni{};
+  if (virNodeGetInfo(h.conn.get(), &ni) != 0) throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetInfo: " + last_error());
+  const std::int64_t kib = available_kib(h.conn.get(), h.cfg.uri.text);
+  c.cores = static_cast<int>(ni.cpus);
+  // Free memory already excludes what running domains take: this campaign's running guests
+  // (adopted by acquire) go to `running`, every other running domain there to `others`.
+  std::set<std::string> ours;
+  for (const auto& g : guests) ours.insert(g->domain);
+  c.running = running_guests(i);
+  c.others = other_domains(h.conn.get(), h.cfg.uri.text, ours);
+  c.memory_mib = kib / 1024;
+  std::string name;
+  if (char* hn = virConnectGetHostname(h.conn.get())) {
+    name = hn;
+    std::free(hn);
+  }
+  return name;
 }
 
 std::vector<HostCapacity> LibvirtPool::capacity() {
@@ -596,11 +787,8 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
       same->guests.insert(same->guests.end(), c.guests.begin(), c.guests.end());
       if (!same->unreachable.empty()) continue;
       try {  // which of this entry's guests already run (the same daemon answered a moment ago)
-        HostState& h = m.connect(i);
-        for (const auto& g : m.guests)
-          if (g->host == i)
-            if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
-              if (virDomainIsActive(d.get()) == 1) same->running.push_back(g->name);
+        const auto r = m.running_guests(i);
+        same->running.insert(same->running.end(), r.begin(), r.end());
       } catch (const std::exception&) {
         // not known: counted as to boot (judged stricter, never looser)
       }
@@ -608,46 +796,7 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
     }
     std::string name;
     try {
-      HostState& h = m.connect(i);
-      virNodeInfo ni{};
-      if (virNodeGetInfo(h.conn.get(), &ni) != 0) throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetInfo: " + last_error());
-      const unsigned long long free_bytes = virNodeGetFreeMemory(h.conn.get());
-      if (free_bytes == 0 && last_error_code() != VIR_ERR_OK)
-        throw PoolError("libvirt " + h.cfg.uri.text + ": virNodeGetFreeMemory: " + last_error());
-      std::int64_t kib = static_cast<std::int64_t>(free_bytes / 1024);
-      int n = 0;
-      if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &n, 0) == 0 && n > 0) {
-        std::vector<virNodeMemoryStats> st(static_cast<std::size_t>(n));
-        if (virNodeGetMemoryStats(h.conn.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, st.data(), &n, 0) == 0)
-          for (int k = 0; k < n; ++k)
-            if (std::string(st[k].field) == VIR_NODE_MEMORY_STATS_BUFFERS || std::string(st[k].field) == VIR_NODE_MEMORY_STATS_CACHED)
-              kib += static_cast<std::int64_t>(st[k].value);
-      }
-      c.cores = static_cast<int>(ni.cpus);
-      // Free memory already excludes what running domains take: this campaign's running guests
-      // (adopted by acquire) go to `running`, every other running domain there to `others`.
-      std::set<std::string> ours;
-      for (const auto& g : m.guests) ours.insert(g->domain);
-      for (const auto& g : m.guests)
-        if (g->host == i)
-          if (Domain d{virDomainLookupByName(h.conn.get(), g->domain.c_str())})
-            if (virDomainIsActive(d.get()) == 1) c.running.push_back(g->name);
-      virDomainPtr* doms = nullptr;
-      const int nd = virConnectListAllDomains(h.conn.get(), &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
-      if (nd < 0) throw PoolError("libvirt " + h.cfg.uri.text + ": cannot list its domains: " + last_error());
-      std::vector<Domain> active;
-      for (int k = 0; k < nd; ++k) active.emplace_back(doms[k]);
-      std::free(doms);
-      for (const auto& d : active) {
-        const std::string dn = virDomainGetName(d.get());
-        if (!ours.count(dn)) c.others.push_back(dn);
-      }
-      std::sort(c.others.begin(), c.others.end());
-      c.memory_mib = kib / 1024;
-      if (char* hn = virConnectGetHostname(h.conn.get())) {
-        name = hn;
-        std::free(hn);
-      }
+      name = m.ask_host(i, c);
     } catch (const std::exception& e) {  // not judged now; `harness run` asks again (pool.hpp)
       c.cores = 0;
       c.memory_mib = 0;
@@ -666,18 +815,12 @@ std::vector<HostCapacity> LibvirtPool::capacity() {
       machine.push_back(name);
       continue;
     }
-    HostCapacity& first = out[static_cast<std::size_t>(same - machine.begin())];
-    if (std::find(first.aliases.begin(), first.aliases.end(), c.host) == first.aliases.end()) first.aliases.push_back(c.host);
-    first.guests.insert(first.guests.end(), c.guests.begin(), c.guests.end());
-    first.running.insert(first.running.end(), c.running.begin(), c.running.end());
-    for (const auto& o : c.others)  // one daemon seen twice lists the same domains
-      if (std::find(first.others.begin(), first.others.end(), o) == first.others.end()) first.others.push_back(o);
-    std::sort(first.others.begin(), first.others.end());
+    fold_alias(out[static_cast<std::size_t>(same - machine.begin())], c);
   }
   return out;
 }
 
-std::vector<Guest> LibvirtPool::acquire(const AcquireContext& ctx) {
+std::vector<std::unique_ptr<Instance>> LibvirtPool::acquire(const AcquireContext& ctx) {
   Impl& m = *impl_;
   m.campaign = ctx.campaign;
   m.db = normal_db(ctx.db_path);
@@ -730,120 +873,13 @@ std::vector<Guest> LibvirtPool::acquire(const AcquireContext& ctx) {
     }
   }
   if (first) throw *first;
-  std::vector<Guest> out;
-  for (const auto& g : m.guests) out.push_back(m.public_guest(*g));
+  std::vector<std::unique_ptr<Instance>> out;
+  for (const auto& g : m.guests) out.push_back(std::make_unique<Impl::LibvirtGuest>(m, *g));
   return out;
 }
 
-BootResult LibvirtPool::fresh_boot(const Guest& pub, const BootRequest& r) {
-  Impl& m = *impl_;
-  GuestState& g = m.guest(pub.name);
-  std::lock_guard<std::mutex> lock(g.mu);
-  harness::vm::Image img;
-  const bool unused = g.unused;
-  g.unused = false;
-  try {
-    img = m.image(r.image_dir);
-    HostState& h = m.connect(g.host);
-    if (unused && g.last && r.cmdline.empty() && img.sha256 == g.image_sha256) {
-      Domain d(virDomainLookupByName(h.conn.get(), g.domain.c_str()));
-      if (d && virDomainIsActive(d.get()) == 1) {
-        g.log_dir = r.log_dir.empty() ? g.state_dir : r.log_dir;
-        m.keep_evidence(g);
-        BootResult b = *g.last;
-        b.console_log = (fs::path(g.log_dir) / "console.log").string();
-        char note[160];
-        std::snprintf(note, sizeof note,
-                      "the domain booted at acquire (%.1f s boot-to-ready, no case since) serves this case: not booted twice",
-                      b.boot_to_ready_s);
-        b.note = note;
-        return b;
-      }
-    }
-    if (g.active) {
-      try {
-        m.save_console(g);  // the previous boot's console stays with the previous attempt
-      } catch (const std::exception& e) {
-        std::fprintf(m.out, "%s: console copy failed: %s\n", g.name.c_str(), e.what());
-      }
-    }
-    m.destroy_domain(g);
-    if (g.token_sha256.empty()) m.new_token(g);
-  } catch (const BootError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw BootError(g.name, e.what());
-  }
-  g.log_dir = r.log_dir.empty() ? g.state_dir : r.log_dir;
-  // A tunnelled guest may move to another hypervisor port (its URL here stays the same).
-  m.start(g, img, r.cmdline, m.hosts[g.host]->cfg.uri.tunnel());
-  const double s = m.wait_ready(g);
-  return m.finish_boot(g, s);
-}
-
-Liveness LibvirtPool::liveness(const Guest& pub) {
-  Impl& m = *impl_;
-  GuestState* g = nullptr;
-  for (auto& x : m.guests)
-    if (x->name == pub.name) g = x.get();
-  if (!g) return Liveness::Unknown;
-  try {
-    HostState& h = m.connect(g->host);
-    Domain d(virDomainLookupByName(h.conn.get(), g->domain.c_str()));
-    if (!d) return last_error_code() == VIR_ERR_NO_DOMAIN ? Liveness::Gone : Liveness::Unknown;
-    int state = 0, reason = 0;
-    if (virDomainGetState(d.get(), &state, &reason, 0) != 0)
-      return last_error_code() == VIR_ERR_NO_DOMAIN ? Liveness::Gone : Liveness::Unknown;
-    switch (state) {
-      case VIR_DOMAIN_RUNNING:
-      case VIR_DOMAIN_BLOCKED:
-      case VIR_DOMAIN_PAUSED:
-      case VIR_DOMAIN_PMSUSPENDED:
-        return Liveness::Running;
-      case VIR_DOMAIN_SHUTOFF:
-      case VIR_DOMAIN_CRASHED:
-        return Liveness::Gone;
-      default:
-        return Liveness::Unknown;
-    }
-  } catch (const std::exception&) {
-    return Liveness::Unknown;
-  }
-}
-
-std::string LibvirtPool::diagnose(const Guest& pub, std::size_t max_bytes) {
-  Impl& m = *impl_;
-  try {
-    GuestState& g = m.guest(pub.name);
-    m.connect(g.host);
-    return tail_of(m.save_console(g), max_bytes);
-  } catch (const std::exception& e) {
-    return std::string("console unavailable: ") + e.what();
-  }
-}
-
 void LibvirtPool::release() noexcept {
-  Impl& m = *impl_;
-  for (auto& gp : m.guests) {
-    GuestState& g = *gp;
-    std::lock_guard<std::mutex> lock(g.mu);
-    if (!g.active) continue;
-    try {
-      HostState& h = m.connect(g.host);
-      try {
-        m.save_console(g);
-      } catch (const std::exception& e) {
-        std::fprintf(m.out, "%s: console copy failed: %s\n", g.name.c_str(), e.what());
-      }
-      m.destroy_domain(g);
-      delete_volume(h.pool.get(), m.disk_volume(g));
-      delete_volume(h.pool.get(), m.console_volume(g));
-      g.active = false;
-    } catch (const std::exception& e) {
-      std::fprintf(m.out, "%s: release failed: %s\n", g.name.c_str(), e.what());
-    }
-    if (g.tunnel) g.tunnel->stop();
-  }
+  for (auto& g : impl_->guests) impl_->release(*g);
 }
 
 void LibvirtPool::release_orphans(const AcquireContext& ctx) noexcept {

@@ -25,6 +25,25 @@
 // - The destructor stops tunnels and leaves domains running (as a runner killed with
 //   kill -9 would): the next acquire() of the same campaign adopts them. release() is the
 //   cleanup; libvirt_down() the `vm down` of this engine.
+//
+// Instances (what acquire() returns; pool.hpp Instance), one per guest:
+// - fresh_boot: the first call for a guest that acquire() booted (not adopted), when the
+//   request is that boot's (the default image, no extra cmdline) and the domain still runs:
+//   no second boot; the boot of acquire serves the case (its console and domain XML are
+//   copied to r.log_dir; the result is that boot's, with a note saying so). Otherwise:
+//   destroys the guest's domain (its console goes to the previous boot's log_dir first),
+//   boots a new one with a fresh data disk, the same token and forward port, r.image_dir's
+//   image (uploaded when new) and r.cmdline, and waits for its agent. The console of this
+//   boot is copied to r.log_dir/console.log (at ready, at diagnose() and when the domain is
+//   destroyed) and the domain XML libvirt runs to r.log_dir/domain.xml. BootResult::note
+//   says when the domain start took most of boot-to-ready and why (slow_start.hpp). Throws
+//   BootError. fresh_boot_per_case() is provider.fresh_guest_per_case.
+// - liveness: from virDomainGetState: running, blocked, paused -> Running; shut off,
+//   crashed, no domain -> Gone; the hypervisor not answering -> Unknown.
+// - diagnose: the console's last `max_bytes` (downloaded from the storage pool; also
+//   refreshes the local copy); "console unavailable: ..." when it cannot be read.
+// - release: destroys its domain and deletes its disk and console volumes (console copied
+//   first), stops its tunnel.
 #include "harness/pool/libvirt/config.hpp"
 #include "harness/pool/libvirt/host_accel.hpp"
 #include "harness/pool/libvirt/slow_start.hpp"
@@ -75,8 +94,6 @@ class LibvirtPool : public Pool {
   ~LibvirtPool() override;
 
   std::string kind() const override { return "libvirt"; }
-  /// fresh boot per case, boot variants, remote, console, liveness and capacity; no agent reboot.
-  Capabilities capabilities() const override;
   /// Per host entry: virNodeGetInfo's active CPUs; memory = virNodeGetFreeMemory plus the
   /// host's buffers and page cache (virNodeGetMemoryStats, when the driver reports them: the
   /// MemAvailable that local guests use); `running` = this pool's guests whose domains are
@@ -90,27 +107,10 @@ class LibvirtPool : public Pool {
   /// start took most of its boot-to-ready. Each host's storage pool gets this campaign's
   /// claim on the image (image_staging.hpp). Throws PoolError (unreachable host, foreign domain, kvm requested but
   /// unavailable) or BootError (a guest did not come up).
-  std::vector<Guest> acquire(const AcquireContext& ctx) override;
-  /// The first call for a guest that acquire() booted (not adopted), when the request is
-  /// that boot's (the default image, no extra cmdline) and the domain still runs: no second
-  /// boot; the boot of acquire serves the case (its console and domain XML are copied to
-  /// r.log_dir; the result is that boot's, with a note saying so). Otherwise:
-  /// destroys the guest's domain (its console goes to the previous boot's log_dir first),
-  /// boots a new one with a fresh data disk, the same token and forward port, r.image_dir's
-  /// image (uploaded when new) and r.cmdline, and waits for its agent. The console of this
-  /// boot is copied to r.log_dir/console.log (at ready, at diagnose() and when the domain is
-  /// destroyed) and the domain XML libvirt runs to r.log_dir/domain.xml. BootResult::note
-  /// says when the domain start took most of boot-to-ready and why (slow_start.hpp).
-  /// Throws BootError.
-  BootResult fresh_boot(const Guest& g, const BootRequest& r) override;
-  /// From virDomainGetState: running, blocked, paused -> Running; shut off, crashed, no
-  /// domain -> Gone; the hypervisor not answering -> Unknown.
-  Liveness liveness(const Guest& g) override;
-  /// The console's last `max_bytes` (downloaded from the storage pool; also refreshes the
-  /// local copy). "console unavailable: ..." when it cannot be read.
-  std::string diagnose(const Guest& g, std::size_t max_bytes = 4096) override;
-  /// Destroys every domain this pool booted or adopted, deletes their disk and console
-  /// volumes (consoles copied first) and stops the tunnels. Images stay. Never throws.
+  std::vector<std::unique_ptr<Instance>> acquire(const AcquireContext& ctx) override;
+  /// Destroys every domain this pool booted or adopted that no Instance released, deletes
+  /// their disk and console volumes (consoles copied first) and stops the tunnels. Images
+  /// stay. Never throws.
   void release() noexcept override;
   /// libvirt_down of ctx.campaign and ctx.db_path on every host (domains an earlier runner
   /// of the same campaign and DB left running, with their disk and console volumes). Never throws.

@@ -14,9 +14,9 @@
 
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/config.hpp"
-#include "harness/pool/local_qemu/guest_ops.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/guest_ops.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
+#include "harness/pool/local_guest/owner.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/text/join.hpp"
 #include "harness/vm/accel.hpp"
@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -35,11 +36,58 @@ namespace fs = std::filesystem;
 namespace harness::pool::local_qemu {
 namespace {
 
+// One local guest's operations, shared with the hosts engine (harness/pool/local_guest/).
+using local_guest::clear_guest_owner;
+using local_guest::console_tail;
+using local_guest::local_capacity;
+using local_guest::local_host_name;
+using local_guest::owned_by;
+using local_guest::owner_db_path;
+using local_guest::read_guest_owner;
+using local_guest::write_guest_owner;
+
 std::optional<harness::vm::GuestInfo> guest_info(const std::string& vm) {
   for (const auto& g : harness::vm::fleet_list(""))
     if (g.name == vm) return g;
   return std::nullopt;
 }
+
+/// One local guest of the campaign: its operations act on its qemu through harness/vm/fleet.hpp.
+class LocalGuest : public Instance {
+ public:
+  /// `released` is shared with the pool, whose release() skips a guest released here.
+  LocalGuest(Guest g, bool fresh, std::string campaign, std::string db, std::shared_ptr<bool> released)
+      : Instance(std::move(g), fresh), campaign_(std::move(campaign)), db_(std::move(db)), released_(std::move(released)) {}
+
+  BootResult fresh_boot(const BootRequest& r) override {
+    return local_guest::fresh_boot(name(), r, campaign_, db_, "local-qemu");
+  }
+  Liveness liveness() override { return local_guest::liveness(name()); }
+  std::string diagnose(std::size_t max_bytes) override { return console_tail(name(), max_bytes); }
+  void release() noexcept override {
+    if (*released_) return;
+    *released_ = true;
+    stop_guest(name());
+  }
+
+  /// Stops guest `vm` (no error when it was never booted) and clears its owner record.
+  static void stop_guest(const std::string& vm) noexcept {
+    try {
+      harness::vm::fleet_down("", {vm});
+    } catch (const std::exception&) {
+      // this guest has no state: never booted, nothing to stop
+    }
+    try {
+      clear_guest_owner(vm);
+    } catch (const std::exception&) {
+      // no owner record to clear: nothing of this run is left
+    }
+  }
+
+ private:
+  std::string campaign_, db_;
+  std::shared_ptr<bool> released_;
+};
 
 class LocalQemuPool : public Pool {
  public:
@@ -47,19 +95,9 @@ class LocalQemuPool : public Pool {
 
   std::string kind() const override { return "local-qemu"; }
 
-  Capabilities capabilities() const override {
-    Capabilities c;
-    c.fresh_boot_per_case = true;
-    c.boot_variants = true;
-    c.console = true;
-    c.liveness = true;
-    c.capacity = true;
-    return c;
-  }
-
   std::vector<HostCapacity> capacity() override { return {local_capacity(cfg_->vms)}; }
 
-  std::vector<Guest> acquire(const AcquireContext& ctx) override {
+  std::vector<std::unique_ptr<Instance>> acquire(const AcquireContext& ctx) override {
     campaign_ = ctx.campaign;
     db_ = owner_db_path(ctx.db_path);
     acquired_ = true;
@@ -100,14 +138,14 @@ class LocalQemuPool : public Pool {
         std::fprintf(ctx.out, "%s: guest booted by an earlier runner (pid %d) does not answer (%s): rebooting it\n",
                      vm.c_str(), owner->runner_pid, still.front().c_str());
         std::fflush(ctx.out);
-        local_qemu::fresh_boot(vm, BootRequest{}, ctx.campaign, ctx.db_path);  // BootError names the guest
+        local_guest::fresh_boot(vm, BootRequest{}, ctx.campaign, ctx.db_path, "local-qemu");  // BootError names the guest
         rebooted.push_back(vm);
       }
     }
     if (!missing.empty()) boot_missing(ctx, missing);
     else accel_reason_ = "as booted by the earlier runner (" + harness::text::join(adopted.empty() ? rebooted : adopted) + ")";
     std::vector<harness::vm::GuestInfo> mine;
-    std::vector<Guest> out;
+    std::vector<std::unique_ptr<Instance>> out;
     for (const auto& vm : cfg_->vms) {
       write_guest_owner(vm, ctx.campaign, ctx.db_path);
       const auto g = guest_info(vm);
@@ -119,8 +157,8 @@ class LocalQemuPool : public Pool {
       x.url = g->url;
       x.token_file = g->token_file;
       x.accelerator = g->accelerator;
-      x.fresh_boot_per_case = cfg_->fresh_guest_per_case;
-      out.push_back(x);
+      released_[vm] = std::make_shared<bool>(false);
+      out.push_back(std::make_unique<LocalGuest>(x, cfg_->fresh_guest_per_case, campaign_, db_, released_[vm]));
       accelerators_.insert(g->accelerator);
     }
     try {
@@ -131,37 +169,17 @@ class LocalQemuPool : public Pool {
     return out;
   }
 
-  BootResult fresh_boot(const Guest& g, const BootRequest& r) override {
-    return local_qemu::fresh_boot(g.name, r, campaign_, db_);
-  }
-
-  Liveness liveness(const Guest& g) override { return local_qemu::liveness(g.name); }
-
-  std::string diagnose(const Guest& g, std::size_t max_bytes) override { return console_tail(g.name, max_bytes); }
-
   void release() noexcept override {
     if (!acquired_) return;
     acquired_ = false;
-    try {
-      // Only the guests of this campaign: others may share the cache.
-      harness::vm::fleet_down("", cfg_->vms);
-    } catch (const std::exception&) {
-      // a guest without state was never booted: nothing to stop
-      for (const auto& vm : cfg_->vms) {
-        try {
-          harness::vm::fleet_down("", {vm});
-        } catch (const std::exception&) {
-          // this guest has no state: never booted, nothing to stop
-        }
-      }
-    }
+    // Only the guests of this campaign (others may share the cache), and only those no
+    // Instance released already.
     for (const auto& vm : cfg_->vms) {
-      try {
-        clear_guest_owner(vm);
-      } catch (const std::exception&) {
-        // no owner record to clear: nothing of this run is left
-      }
+      const auto it = released_.find(vm);
+      if (it != released_.end() && *it->second) continue;
+      LocalGuest::stop_guest(vm);
     }
+    released_.clear();
   }
 
   void release_orphans(const AcquireContext& ctx) noexcept override {
@@ -250,6 +268,7 @@ class LocalQemuPool : public Pool {
   std::string accel_reason_;
   std::set<std::string> accelerators_;
   bool acquired_ = false;
+  std::map<std::string, std::shared_ptr<bool>> released_;  ///< per guest acquire() returned: its Instance released it
 };
 
 std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
@@ -276,7 +295,7 @@ std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const 
 
 Capabilities engine_capabilities() {
   Capabilities c;
-  c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
+  c.fresh_boot_per_case = c.boot_variants = true;
   return c;
 }
 

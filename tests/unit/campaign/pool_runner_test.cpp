@@ -9,13 +9,14 @@
 // machine (exit 2, nothing stored) and prints the wall-time estimate; `harness vm up` applies
 // the same check.
 #include "analysis/environment_table.hpp"
+#include "harness/campaign/ab_environment.hpp"
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/campaign_db.hpp"
 #include "harness/campaign/runner.hpp"
 #include "harness/campaign/wall_time.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/host_costs.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include "tests/common/fake_agent.hpp"
 
@@ -56,6 +57,7 @@ struct TestPoolState {
   int boot_failures_left = 0;         // the next N fresh boots throw BootError
   std::vector<std::string> boots;     // guest names, in fresh-boot order
   int acquires = 0, releases = 0, orphan_releases = 0;
+  int instance_releases = 0;          // Instance::release() calls (the runner releases through the pool)
   hp::Liveness liveness = hp::Liveness::Gone;  // what liveness() answers
   std::atomic<int> liveness_calls{0};
   void reset() {
@@ -66,7 +68,7 @@ struct TestPoolState {
     unreachable.clear();
     boot_failures_left = 0;
     boots.clear();
-    acquires = releases = orphan_releases = 0;
+    acquires = releases = orphan_releases = instance_releases = 0;
     liveness = hp::Liveness::Gone;
     liveness_calls = 0;
   }
@@ -81,25 +83,48 @@ struct TestConfig : hp::EngineConfig {
   std::shared_ptr<hp::EngineConfig> clone() const override { return std::make_shared<TestConfig>(*this); }
 };
 
+/// A guest of TestPool: its operations record themselves in state().
+class TestGuest : public hp::Instance {
+ public:
+  TestGuest(hp::Guest g, bool fresh) : hp::Instance(std::move(g), fresh) {}
+  hp::BootResult fresh_boot(const hp::BootRequest&) override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    state().boots.push_back(name());
+    if (state().boot_failures_left > 0) {
+      --state().boot_failures_left;
+      throw hp::BootError(name(), "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
+    }
+    hp::BootResult b;
+    b.boot_to_ready_s = 0.5;
+    b.accelerator = "kvm";
+    return b;
+  }
+  hp::Liveness liveness() override {
+    ++state().liveness_calls;
+    std::lock_guard<std::mutex> lk(state().mu);
+    return state().liveness;
+  }
+  std::string diagnose(std::size_t) override { return name() + ": console says goodbye"; }
+  void release() noexcept override {
+    std::lock_guard<std::mutex> lk(state().mu);
+    ++state().instance_releases;
+  }
+};
+
 class TestPool : public hp::Pool {
  public:
   explicit TestPool(std::shared_ptr<const hp::EngineConfig> c) : cfg_(std::move(c)) {}
   std::string kind() const override { return "test-pool"; }
-  hp::Capabilities capabilities() const override {
-    hp::Capabilities c;
-    c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
-    return c;
-  }
   std::vector<hp::HostCapacity> capacity() override {
     std::lock_guard<std::mutex> lk(state().mu);
     if (!state().unreachable.empty())
       return {hp::HostCapacity{"test://hv1", 0, 0, cfg_->vms, {}, {}, {}, state().unreachable}};
     return {hp::HostCapacity{"test://hv1", state().cores, state().memory_mib, cfg_->vms, {}, {}, {}, {}}};
   }
-  std::vector<hp::Guest> acquire(const hp::AcquireContext&) override {
+  std::vector<std::unique_ptr<hp::Instance>> acquire(const hp::AcquireContext&) override {
     std::lock_guard<std::mutex> lk(state().mu);
     ++state().acquires;
-    std::vector<hp::Guest> out;
+    std::vector<std::unique_ptr<hp::Instance>> out;
     for (const auto& vm : cfg_->vms) {
       hp::Guest g;
       g.name = vm;
@@ -107,29 +132,10 @@ class TestPool : public hp::Pool {
       g.url = state().agents.at(vm).first;
       g.token_file = state().agents.at(vm).second;
       g.accelerator = "kvm";
-      g.fresh_boot_per_case = cfg_->fresh_guest_per_case;
-      out.push_back(g);
+      out.push_back(std::make_unique<TestGuest>(g, cfg_->fresh_guest_per_case));
     }
     return out;
   }
-  hp::BootResult fresh_boot(const hp::Guest& g, const hp::BootRequest&) override {
-    std::lock_guard<std::mutex> lk(state().mu);
-    state().boots.push_back(g.name);
-    if (state().boot_failures_left > 0) {
-      --state().boot_failures_left;
-      throw hp::BootError(g.name, "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
-    }
-    hp::BootResult b;
-    b.boot_to_ready_s = 0.5;
-    b.accelerator = "kvm";
-    return b;
-  }
-  hp::Liveness liveness(const hp::Guest&) override {
-    ++state().liveness_calls;
-    std::lock_guard<std::mutex> lk(state().mu);
-    return state().liveness;
-  }
-  std::string diagnose(const hp::Guest& g, std::size_t) override { return g.name + ": console says goodbye"; }
   void release() noexcept override {
     std::lock_guard<std::mutex> lk(state().mu);
     ++state().releases;
@@ -148,7 +154,7 @@ class TestPool : public hp::Pool {
     {"test-pool", "fake agents for the runner's unit tests",
      [] {
        hp::Capabilities c;
-       c.fresh_boot_per_case = c.boot_variants = c.console = c.liveness = c.capacity = true;
+       c.fresh_boot_per_case = c.boot_variants = true;
        return c;
      }(),
      [](harness::yaml::Section& s, const hp::ParseContext&) -> std::shared_ptr<hp::EngineConfig> {
@@ -394,11 +400,12 @@ TEST(RunnerPool, WithinCapacityCasesRecordTheirHostAndNoOvercommit) {
   EXPECT_EQ(hc::run_campaign(c, f.o).completed, 6);
   results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE overcommitted = 0 AND host_uri = 'test://hv1'"), 6);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE engine_kind = 'test-pool'"), 6);  // the engine, recorded
   EXPECT_EQ(analysis::overcommit_warning(f.o.db_path), "");
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE json_extract(detail_json, '$.boot.boot_to_ready_s') = 0.5"), 6);
 }
 
-TEST(RunnerPool, CapabilitiesDecideFreshBootsAndReleaseFollowsTheRun) {
+TEST(RunnerPool, TheInstanceDecidesFreshBootsAndReleaseFollowsTheRun) {
   Fleet f(1);
   const auto c = f.campaign(campaign_yaml(1, 1, ", fresh_guest_per_case: false"));
   EXPECT_EQ(hc::run_campaign(c, f.o).completed, 3);
@@ -406,6 +413,7 @@ TEST(RunnerPool, CapabilitiesDecideFreshBootsAndReleaseFollowsTheRun) {
   EXPECT_GE(f.agents[0]->health_gets.load(), 3);
   EXPECT_EQ(state().acquires, 1);
   EXPECT_EQ(state().releases, 1);
+  EXPECT_EQ(state().instance_releases, 0);  // what is left is released through the pool, once
   // Nothing left: no acquire, the earlier runner's orphans are released instead.
   EXPECT_EQ(hc::run_campaign(c, f.o).attempts_this_run, 0);
   EXPECT_EQ(state().acquires, 1);
@@ -429,6 +437,7 @@ TEST(RunnerPool, AVanishedCaseRecordsTheEnginesEvidenceAndStaysLost) {
   EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.guest.console_tail') FROM attempts WHERE case_id = '" + x + "'"),
             "vm0: console says goodbye");
   EXPECT_EQ(text(db, "SELECT host_uri FROM cases WHERE case_id = '" + x + "'"), "test://hv1");
+  EXPECT_EQ(text(db, "SELECT engine_kind FROM cases WHERE case_id = '" + x + "'"), "test-pool");  // a lost case too
   EXPECT_EQ(text(db, "SELECT accelerator FROM cases WHERE case_id = '" + x + "'"), "kvm");
 }
 
@@ -451,7 +460,7 @@ TEST(RunnerPool, HostsFileOverrideReplacesTheCampaignsEngine) {
 
 TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEstimate) {
   TempDir d;
-  const int cores = hp::local_qemu::online_cpus();
+  const int cores = hp::local_guest::online_cpus();
   std::string smoke = testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml");
   const std::string big = std::to_string(cores);  // cores guests > cores - 1
   std::string vms;
@@ -463,7 +472,7 @@ TEST(RunnerPool, HarnessPlanRefusesALocalCampaignBeyondThisMachineAndPrintsTheEs
   const auto refused = test_support::run_harness("plan " + (d / "big.yaml") + " " + (d / "big.db"), d / "out.txt");
   EXPECT_EQ(refused.code, 2) << refused.out;
   EXPECT_THAT(refused.out, HasSubstr("capacity before anything boots (engine local-qemu"));
-  EXPECT_THAT(refused.out, HasSubstr("host " + hp::local_qemu::local_host_name() + ": " + big + " guest(s)"));
+  EXPECT_THAT(refused.out, HasSubstr("host " + hp::local_guest::local_host_name() + ": " + big + " guest(s)"));
   EXPECT_THAT(refused.out, HasSubstr(std::to_string(cores) + " online core(s)"));
   EXPECT_THAT(refused.out, HasSubstr("MiB available"));
   EXPECT_THAT(refused.out, HasSubstr("stored nothing: capacity refused"));
@@ -497,7 +506,7 @@ TEST(RunnerPool, HarnessVmUpAppliesTheSameCapacityCheck) {
   CPU_ZERO(&one);
   CPU_SET(first, &one);
   ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0) << std::strerror(errno);
-  ASSERT_EQ(hp::local_qemu::online_cpus(), 1);
+  ASSERT_EQ(hp::local_guest::online_cpus(), 1);
   TempDir d;
   const auto r = test_support::run_harness("vm up --count 1", d / "out.txt", test_support::LogMode::Replace,
                                            "XDG_CACHE_HOME=" + (d / "xdg") + " ");
@@ -572,4 +581,24 @@ TEST(RunnerPool, ASilentAgentWhoseGuestRunsIsAskedAgainAndImported) {
   EXPECT_EQ(count(db, "SELECT json_array_length(detail_json, '$.silence.episodes[0].liveness') " + at), 1);
   EXPECT_EQ(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].liveness[0].answer') " + at), "running");
   EXPECT_NE(text(db, "SELECT json_extract(detail_json, '$.silence.episodes[0].end_unix_ns') " + at), "(none)");
+}
+
+// The A/B environment's "host engine" is the engine each case recorded (cases.engine_kind),
+// not a guess from its host: a hosts-file hypervisor written as a URI is the hosts engine. A
+// case of an older DB (engine_kind NULL) keeps the guess from host_uri.
+TEST(RunnerPool, TheHostEngineOfAnAbEnvironmentIsTheRecordedEngineKind) {
+  TempDir dir;
+  const std::string path = dir / "ab.db";
+  results::Db db(path, results::Db::Mode::Create);
+  db.exec(
+      "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json, host_uri, "
+      "engine_kind) VALUES "
+      "('b1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{\"variant\": {\"name\": \"baseline\"}}', "
+      "'qemu+ssh://hv2/system', 'hosts'),"
+      "('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{\"variant\": {\"name\": \"candidate\"}}', "
+      "'qemu+ssh://hv2/system', NULL)");
+  EXPECT_EQ(hc::read_variant_environment(db, "baseline", path).fields.at("host engine"),
+            (std::set<std::string>{"hosts"}));
+  EXPECT_EQ(hc::read_variant_environment(db, "candidate", path).fields.at("host engine"),
+            (std::set<std::string>{"libvirt"}));  // not recorded: guessed from the URI, as before
 }

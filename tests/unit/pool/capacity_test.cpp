@@ -3,7 +3,7 @@
 // memory; provider.overcommit turns the refusal into a recorded overcommit; unknown hosts
 // are not judged; guests already running count against cores, not against memory.
 #include "harness/pool/capacity.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -127,9 +127,9 @@ TEST(Capacity, AnAliasOfAHostSharesItsCoresAndItsVerdict) {
 }
 
 TEST(LocalHost, MemAvailableIsReadInMibAndOnlineCpusArePositive) {
-  EXPECT_EQ(hp::local_qemu::mem_available_mib("MemTotal:       24683584 kB\nMemFree:  1 kB\nMemAvailable:   21164460 kB\n"),
+  EXPECT_EQ(hp::local_guest::mem_available_mib("MemTotal:       24683584 kB\nMemFree:  1 kB\nMemAvailable:   21164460 kB\n"),
             20668);
-  EXPECT_EQ(hp::local_qemu::mem_available_mib("MemTotal: 1 kB\n"), -1);
-  EXPECT_GT(hp::local_qemu::online_cpus(), 0);
-  EXPECT_EQ(hp::local_qemu::local_host_name().rfind("local:", 0), 0u);
+  EXPECT_EQ(hp::local_guest::mem_available_mib("MemTotal: 1 kB\n"), -1);
+  EXPECT_GT(hp::local_guest::online_cpus(), 0);
+  EXPECT_EQ(hp::local_guest::local_host_name().rfind("local:", 0), 0u);
 }

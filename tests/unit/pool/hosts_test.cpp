@@ -5,7 +5,7 @@
 #include "harness/pool/agent_wait.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/hosts/hosts_file.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -49,8 +49,14 @@ struct AnyConfig : hp::EngineConfig {
   std::shared_ptr<hp::EngineConfig> clone() const override { return std::make_shared<AnyConfig>(*this); }
 };
 
-std::vector<hp::Guest> acquire_via_hosts(const std::string& path, const std::vector<std::string>& vms,
-                                         bool fresh = true) {
+/// A hosts pool and what it acquired (declared in this order: the Instances go first).
+struct Acquired {
+  std::unique_ptr<hp::Pool> pool;
+  std::vector<std::unique_ptr<hp::Instance>> instances;
+  std::vector<hp::Guest> g;  ///< their addresses
+};
+
+Acquired acquire_via_hosts(const std::string& path, const std::vector<std::string>& vms, bool fresh = true) {
   auto cfg = std::make_shared<AnyConfig>();
   cfg->kind = "local-qemu";
   cfg->vms = vms;
@@ -58,22 +64,26 @@ std::vector<hp::Guest> acquire_via_hosts(const std::string& path, const std::vec
   hp::OpenContext oc;
   oc.campaign_file = "t.yaml";
   oc.hosts_file = path;
-  auto pool = hp::open_pool(cfg, oc);
-  EXPECT_EQ(pool->kind(), "hosts");
+  Acquired a;
+  a.pool = hp::open_pool(cfg, oc);
+  EXPECT_EQ(a.pool->kind(), "hosts");
   hp::AcquireContext ac;
   ac.campaign = "t";
   ac.db_path = "/tmp/t.db";
-  return pool->acquire(ac);
+  a.instances = a.pool->acquire(ac);
+  a.g = hp::addresses(a.instances);
+  return a;
 }
 
 TEST(HostsFile, TlsFieldsReachTheClientOptionsThroughTheEngine) {
-  const auto g = acquire_via_hosts(
+  const auto a = acquire_via_hosts(
       write_hosts("hosts:\n"
                   "  - {name: vm0, url: 'https://10.0.0.10:8080', token_file: /t, tls_pin_sha256: '" + kPin + "'}\n"
                   "  - {name: vm1, url: 'https://10.0.0.11:8080', token_file: /t, tls_ca_file: /ca.pem}\n"
                   "  - {name: vm2, url: 'http://10.0.0.12:8080', token_file: /t, insecure_plain_http: true}\n"
                   "  - {name: vm3, url: 'http://127.0.0.1:40123', token_file: /t, local: true}\n"),
       {"vm0", "vm1", "vm2", "vm3"});
+  const auto& g = a.g;
   ASSERT_EQ(g.size(), 4u);
   const auto o0 = hp::client_options(g[0]);
   EXPECT_EQ(o0.tls_pin_sha256, kPin);
@@ -82,9 +92,9 @@ TEST(HostsFile, TlsFieldsReachTheClientOptionsThroughTheEngine) {
   EXPECT_TRUE(hp::client_options(g[2]).allow_plain_http);
   EXPECT_FALSE(hp::client_options(g[3]).allow_plain_http);
   // Only the local guest gets a fresh boot per case (the campaign asks for one).
-  EXPECT_FALSE(g[0].fresh_boot_per_case);
-  EXPECT_TRUE(g[3].fresh_boot_per_case);
-  EXPECT_EQ(g[3].host, hp::local_qemu::local_host_name());
+  EXPECT_FALSE(a.instances[0]->fresh_boot_per_case());
+  EXPECT_TRUE(a.instances[3]->fresh_boot_per_case());
+  EXPECT_EQ(g[3].host, hp::local_guest::local_host_name());
   EXPECT_EQ(g[0].host, "");  // hypervisor not recorded
 }
 
@@ -94,7 +104,8 @@ TEST(HostsFile, HypervisorNamesEachGuestsHostAndGroupsTheCapacity) {
       "  - {name: vm0, url: 'http://127.0.0.1:1', token_file: /t, hypervisor: hv1}\n"
       "  - {name: vm1, url: 'http://127.0.0.1:2', token_file: /t, hypervisor: hv2}\n"
       "  - {name: vm2, url: 'http://127.0.0.1:3', token_file: /t, hypervisor: hv1}\n");
-  const auto g = acquire_via_hosts(path, {"vm0", "vm1", "vm2"});
+  const auto a = acquire_via_hosts(path, {"vm0", "vm1", "vm2"});
+  const auto& g = a.g;
   ASSERT_EQ(g.size(), 3u);
   EXPECT_EQ(g[0].host, "hv1");
   EXPECT_EQ(g[1].host, "hv2");
@@ -254,3 +265,47 @@ TEST(HostsFile, SyntaxErrorsAndWrongShapesNameThePlace) {
 }
 
 }  // namespace
+
+// A VM someone else created (no `local: true`): its Instance cannot boot it, cannot tell
+// whether it runs and has no console; the runner then records no engine evidence and waits
+// for the agent instead of booting.
+TEST(HostsFile, AnInstanceOfAVmSomeoneElseCreatedCanTellNothing) {
+  auto a = acquire_via_hosts(write_hosts("hosts:\n  - {name: vm0, url: 'http://127.0.0.1:1', token_file: /t}\n"), {"vm0"});
+  ASSERT_EQ(a.instances.size(), 1u);
+  hp::Instance& vm0 = *a.instances[0];
+  EXPECT_EQ(vm0.name(), "vm0");
+  EXPECT_FALSE(vm0.fresh_boot_per_case());
+  EXPECT_EQ(vm0.liveness(), hp::Liveness::Unknown);
+  EXPECT_EQ(vm0.diagnose(4096), "");
+  try {
+    vm0.fresh_boot(hp::BootRequest{});
+    ADD_FAILURE() << "a VM without local: true was booted";
+  } catch (const hp::BootError& e) {
+    EXPECT_EQ(e.guest(), "vm0");
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("local: true"));
+  }
+  vm0.release();  // left running: nothing to stop, no error
+}
+
+// What `harness plan` / `harness run --hosts FILE` learn of the file before anything boots:
+// read by the hosts engine (preview_hosts), never by the runner.
+TEST(HostsFile, PreviewSaysWhichVmsAreNotBootedAndWhichAreMissing) {
+  const std::string path = write_hosts(
+      "hosts:\n"
+      "  - {name: vm0, url: 'http://127.0.0.1:1', token_file: /t, reboot_between_cases: true}\n"
+      "  - {name: vm1, url: 'http://127.0.0.1:2', token_file: /t, local: true}\n");
+  const auto p = hp::hosts::preview_hosts(path, {"vm0", "vm1"}, "c.yaml");
+  EXPECT_TRUE(p.reboot_between_cases);
+  EXPECT_EQ(p.not_booted, (std::vector<std::string>{"vm0"}));
+  EXPECT_FALSE(hp::hosts::preview_hosts(path, {"vm1"}, "c.yaml").reboot_between_cases);
+  try {
+    hp::hosts::preview_hosts(path, {"vm0", "vm1", "vm2", "vm3"}, "c.yaml");
+    ADD_FAILURE() << "a hosts file without vm2 and vm3 was accepted";
+  } catch (const hp::PoolError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": no host named vm2, vm3 (c.yaml uses 4 VM(s); the file lists vm0, vm1)");
+  }
+  const auto none = hp::hosts::preview_hosts("/nonexistent/hosts.yaml", {"vm0"}, "c.yaml");
+  EXPECT_FALSE(none.reboot_between_cases);
+  EXPECT_TRUE(none.not_booted.empty());
+}

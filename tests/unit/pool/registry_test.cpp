@@ -5,7 +5,7 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/config.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -59,12 +59,10 @@ TEST(EngineRegistry, BuiltInEnginesRegisterThemselvesByKind) {
   ASSERT_NE(lq, nullptr);
   EXPECT_TRUE(lq->capabilities.fresh_boot_per_case);
   EXPECT_TRUE(lq->capabilities.boot_variants);
-  EXPECT_TRUE(lq->capabilities.capacity);
   const auto* h = hp::find_engine("hosts");
   ASSERT_NE(h, nullptr);
   EXPECT_FALSE(h->capabilities.boot_variants);
-  EXPECT_TRUE(h->capabilities.agent_reboot);
-  EXPECT_FALSE(h->capabilities.capacity);
+  EXPECT_FALSE(h->capabilities.fresh_boot_per_case);
   EXPECT_EQ(hp::find_engine("no-such-engine"), nullptr);
   EXPECT_THAT(hp::engine_kinds_where([](const hp::Capabilities& c) { return c.boot_variants; }),
               HasSubstr("local-qemu"));
@@ -92,11 +90,11 @@ TEST(EngineRegistry, OpenPoolTakesTheCampaignsEngineOrHostsForAHostsFile) {
   const auto p = hp::open_pool(cfg, oc);
   EXPECT_EQ(p->kind(), "local-qemu");
   EXPECT_THAT(p->describe(), HasSubstr("engine local-qemu: 2 guest(s) (vm0, vm1) on this machine (" +
-                                       hp::local_qemu::local_host_name() + ")"));
+                                       hp::local_guest::local_host_name() + ")"));
   EXPECT_THAT(p->describe(), HasSubstr("accelerator request auto"));
   const auto cap = p->capacity();
   ASSERT_EQ(cap.size(), 1u);
-  EXPECT_EQ(cap[0].host, hp::local_qemu::local_host_name());
+  EXPECT_EQ(cap[0].host, hp::local_guest::local_host_name());
   EXPECT_GT(cap[0].cores, 0);
   EXPECT_GT(cap[0].memory_mib, 0);
   EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));

@@ -138,7 +138,7 @@ TEST(LibvirtConfig, Errors) {
 TEST(LibvirtEngine, RegisteredAndParsedThroughTheCampaignLoader) {
   const auto* e = harness::pool::find_engine("libvirt");
   ASSERT_NE(e, nullptr);
-  EXPECT_TRUE(e->capabilities.capacity);
+  EXPECT_TRUE(e->capabilities.fresh_boot_per_case);
   EXPECT_TRUE(e->capabilities.boot_variants);
   EXPECT_TRUE(static_cast<bool>(e->down));
   const auto c = harness::campaign::parse_campaign(

@@ -155,7 +155,7 @@ class LibvirtPoolTest : public ::testing::Test {
 
 TEST_F(LibvirtPoolTest, GuestsAreNamedAcrossHostsInOrder) {
   LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
-  const auto guests = pool.acquire(context());
+  const auto guests = addresses(pool.acquire(context()));
   ASSERT_EQ(guests.size(), 3u);
   EXPECT_EQ(guests[0].name, "vm0");
   EXPECT_EQ(guests[1].name, "vm1");
@@ -256,7 +256,6 @@ TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
   EXPECT_EQ(cap[0].memory_mib, free_now);
   EXPECT_EQ(cap[0].running, (std::vector<std::string>{"vm0", "vm1", "vm2"}));
   EXPECT_EQ(cap[0].others, (std::vector<std::string>{"test"}));
-  EXPECT_TRUE(pool.capabilities().capacity);
   pool.release();
 }
 
@@ -299,7 +298,7 @@ TEST_F(LibvirtPoolTest, AHostIsKnownByItsIdentityWithoutCredentialsOrOptions) {
   EXPECT_EQ(cap[0].host, kTestUri);
   EXPECT_TRUE(cap[0].aliases.empty());
   EXPECT_EQ(cap[0].guests, (std::vector<std::string>{"vm0", "vm1"}));
-  for (const auto& g : pool.acquire(context())) EXPECT_EQ(g.host, kTestUri) << g.name;
+  for (const auto& g : addresses(pool.acquire(context()))) EXPECT_EQ(g.host, kTestUri) << g.name;
   pool.release();
 }
 
@@ -348,7 +347,7 @@ TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded)
   EXPECT_EQ(costs.accelerator, "kvm");
   {
     LibvirtPool again(config({2}), GuestShape{}, h);
-    const auto guests = again.acquire(context());
+    const auto guests = addresses(again.acquire(context()));
     EXPECT_EQ(trials, 1);  // the cached verdict
     for (const auto& g : guests) EXPECT_EQ(g.accelerator, "kvm") << g.name;
     EXPECT_NE(output().find("kvm trial domain printed the kernel banner after 0.5 s; cached verdict of "), std::string::npos)
@@ -373,14 +372,14 @@ TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {
       << pool.describe();
   const auto g = pool.acquire(context());
   ASSERT_EQ(g.size(), 1u);
-  EXPECT_FALSE(g[0].fresh_boot_per_case);
-  EXPECT_EQ(g[0].host, kTestUri);
+  EXPECT_FALSE(g[0]->fresh_boot_per_case());
+  EXPECT_EQ(g[0]->guest().host, kTestUri);
   EXPECT_NE(pool.describe().find("test:///default (vm0; tcg: auto: test:///default offers no kvm domain"), std::string::npos)
       << pool.describe();
   EXPECT_NE(pool.describe().find("one domain per guest for the whole run"), std::string::npos) << pool.describe();
   pool.release();
   LibvirtPool fresh(config({1}), GuestShape{}, hooks());
-  EXPECT_TRUE(fresh.acquire(context())[0].fresh_boot_per_case);
+  EXPECT_TRUE(fresh.acquire(context())[0]->fresh_boot_per_case());
   fresh.release();
 }
 
@@ -412,7 +411,7 @@ TEST_F(LibvirtPoolTest, ReleaseOrphansStopsOnlyThisCampaignsDomains) {
 
 TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
   auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
-  const auto ga = a->acquire(context());
+  const auto ga = addresses(a->acquire(context()));
   const int id0 = domain_id(conn_.get(), prefix_ + "vm0"), id1 = domain_id(conn_.get(), prefix_ + "vm1");
   ASSERT_GT(id0, 0);
   // "kill -9": the pool goes away without release(); its domains keep running
@@ -438,7 +437,7 @@ TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
 
   // the same campaign and DB adopts: same domains, same URLs' tokens, no boot
   LibvirtPool b(config({2}), GuestShape{}, hooks());
-  const auto gb = b.acquire(context());
+  const auto gb = addresses(b.acquire(context()));
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm1"), id1);
   EXPECT_EQ(gb[0].token_file, ga[0].token_file);
@@ -511,7 +510,7 @@ TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
   r.image_dir = (root_ / "image-b").string();
   r.cmdline = {"transparent_hugepage=never"};
   r.log_dir = (root_ / "attempt-1").string();
-  const BootResult br = pool.fresh_boot(g[0], r);
+  const BootResult br = g[0]->fresh_boot(r);
   const int id1 = domain_id(conn_.get(), prefix_ + "vm0");
   EXPECT_GT(id1, 0);
   EXPECT_NE(id1, id0);
@@ -529,32 +528,43 @@ TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
   // the same URL and token across the fresh boot
   BootRequest again;
   again.log_dir = (root_ / "attempt-2").string();
-  pool.fresh_boot(g[0], again);
+  g[0]->fresh_boot(again);
   EXPECT_EQ(pool.uploads().size(), 6u);  // A is still there
   EXPECT_EQ(pool.live_domain_xml("vm0").find("transparent_hugepage"), std::string::npos);
   // a bad kernel parameter is a boot error, not a crash
   BootRequest bad;
   bad.cmdline = {"a b"};
-  EXPECT_THROW(pool.fresh_boot(g[0], bad), BootError);
+  EXPECT_THROW(g[0]->fresh_boot(bad), BootError);
   pool.release();
 }
 
 TEST_F(LibvirtPoolTest, LivenessFollowsTheDomainState) {
   LibvirtPool pool(config({1}), GuestShape{}, hooks());
   const auto g = pool.acquire(context());
-  EXPECT_EQ(pool.liveness(g[0]), Liveness::Running);
+  EXPECT_EQ(g[0]->liveness(), Liveness::Running);
   {
     Domain d(virDomainLookupByName(conn_.get(), (prefix_ + "vm0").c_str()));
     ASSERT_TRUE(d);
     ASSERT_EQ(virDomainSuspend(d.get()), 0);
-    EXPECT_EQ(pool.liveness(g[0]), Liveness::Running);  // paused is not gone
+    EXPECT_EQ(g[0]->liveness(), Liveness::Running);  // paused is not gone
     ASSERT_EQ(virDomainDestroy(d.get()), 0);
   }
-  EXPECT_EQ(pool.liveness(g[0]), Liveness::Gone);
-  Guest unknown = g[0];
-  unknown.name = "vm9";
-  EXPECT_EQ(pool.liveness(unknown), Liveness::Unknown);
+  EXPECT_EQ(g[0]->liveness(), Liveness::Gone);
   pool.release();
+}
+
+// An Instance releases its own guest only; the pool's release() then takes what is left.
+TEST_F(LibvirtPoolTest, AnInstanceReleasesItsOwnDomainOnly) {
+  LibvirtPool pool(config({2}), GuestShape{}, hooks());
+  const auto g = pool.acquire(context());
+  ASSERT_EQ(g.size(), 2u);
+  ASSERT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
+  g[0]->release();
+  EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_), (std::vector<std::string>{prefix_ + "vm1"}));
+  EXPECT_EQ(g[0]->liveness(), Liveness::Gone);
+  EXPECT_EQ(g[1]->liveness(), Liveness::Running);
+  pool.release();
+  EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
 }
 
 TEST_F(LibvirtPoolTest, BootErrorWhenTheAgentNeverAnswers) {
@@ -599,7 +609,7 @@ TEST_F(LibvirtPoolTest, AHostThatReportsKvmGetsKvmDomains) {
     return HostAccel{"kvm", request + ": " + std::string(kTestUri) + " kvm trial domain printed the kernel banner after 0.5 s"};
   };
   LibvirtPool pool(config({2}), GuestShape{}, h);
-  const auto guests = pool.acquire(context());
+  const auto guests = addresses(pool.acquire(context()));
   ASSERT_EQ(guests.size(), 2u);
   EXPECT_EQ(requests, (std::vector<std::string>{"auto"}));  // once per host, not per guest
   ASSERT_EQ(kernels.size(), 1u);
@@ -647,7 +657,7 @@ TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
   ASSERT_TRUE(acquired);
   BootRequest r;
   r.log_dir = (root_ / "attempt-1").string();
-  const BootResult first = pool.fresh_boot(g[0], r);
+  const BootResult first = g[0]->fresh_boot(r);
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);  // not destroyed and booted again
   EXPECT_NE(first.note.find("the domain booted at acquire ("), std::string::npos) << first.note;
   EXPECT_NE(first.note.find("no case since) serves this case: not booted twice"), std::string::npos) << first.note;
@@ -657,7 +667,7 @@ TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
                                                                  // (the test driver writes no console)
   // the second case gets a fresh boot
   r.log_dir = (root_ / "attempt-2").string();
-  const BootResult second = pool.fresh_boot(g[0], r);
+  const BootResult second = g[0]->fresh_boot(r);
   const int id1 = domain_id(conn_.get(), prefix_ + "vm0");
   EXPECT_NE(id1, id0);
   EXPECT_EQ(second.note.find("not booted twice"), std::string::npos) << second.note;
@@ -666,7 +676,7 @@ TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
   BootRequest variant;
   variant.cmdline = {"transparent_hugepage=never"};
   variant.log_dir = (root_ / "attempt-3").string();
-  pool.fresh_boot(g[1], variant);
+  g[1]->fresh_boot(variant);
   EXPECT_NE(domain_id(conn_.get(), prefix_ + "vm1"), other0);
   pool.release();
 }
@@ -681,7 +691,7 @@ TEST_F(LibvirtPoolTest, AGuestWhoseBootOfAcquireDiedIsBootedForItsFirstCase) {
   }
   BootRequest r;
   r.log_dir = (root_ / "attempt-1").string();
-  const BootResult b = pool.fresh_boot(g[0], r);
+  const BootResult b = g[0]->fresh_boot(r);
   EXPECT_GT(domain_id(conn_.get(), prefix_ + "vm0"), 0);
   EXPECT_EQ(b.note.find("not booted twice"), std::string::npos) << b.note;
   pool.release();

@@ -68,6 +68,38 @@ TEST(StmtBindAll, MoreValuesThanParametersThrowsDbError) {
   EXPECT_THROW(s.bind_all(1, 2), results::DbError);
 }
 
+// A version-6 database (no cases.engine_kind) gains the column, NULL for its cases (the engine
+// that gave their guests was not recorded), and version 7 when opened for writing; read-only it
+// is read as it is.
+TEST(DbMigration, VersionSixGainsTheEngineKindColumn) {
+  const auto path = TempDb::fresh("migrate_v6");
+  {
+    results::Db db(path, results::Db::Mode::Create);
+  }
+  ASSERT_NO_FATAL_FAILURE(test_support::raw_exec(
+      path,
+      "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json, host_uri) "
+      "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}', 'local:h');"
+      "ALTER TABLE cases DROP COLUMN engine_kind;"
+      "UPDATE schema_info SET value = '6' WHERE key = 'schema_version';"));
+  {
+    results::Db ro(path, results::Db::Mode::ReadOnly);
+    EXPECT_FALSE(results::has_column(ro, "cases", "engine_kind"));
+  }
+  results::Db db(path, results::Db::Mode::ReadWrite);
+  results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.text(0), "7");
+  results::Stmt c(db, "SELECT host_uri, engine_kind FROM cases WHERE case_id = 'c1'");
+  ASSERT_TRUE(c.step());
+  EXPECT_EQ(c.text(0), "local:h");
+  EXPECT_TRUE(c.is_null(1));
+  // The column comes last, as in a new file (ALTER TABLE appends; schema.sql declares it last).
+  results::Stmt last(db, "SELECT name FROM pragma_table_info('cases') ORDER BY cid DESC LIMIT 1");
+  ASSERT_TRUE(last.step());
+  EXPECT_EQ(last.text(0), "engine_kind");
+}
+
 // A version-3 database (no cpu/io PSI columns, no reclaim_actions.write_cpu_us) gets them,
 // NULL for its rows, and the current version when opened for writing; its rows are kept.
 TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
@@ -88,7 +120,7 @@ TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   results::Db db(path, results::Db::Mode::ReadWrite);
   results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "6");
+  EXPECT_EQ(v.text(0), "7");
   results::Stmt t(db, "SELECT bg_some_us, bg_cpu_some_us, sys_io_full_us FROM telemetry WHERE case_id = 'c1'");
   ASSERT_TRUE(t.step());
   EXPECT_EQ(t.int64(0), 17);

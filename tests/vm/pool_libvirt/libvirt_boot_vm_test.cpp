@@ -208,7 +208,8 @@ TEST_F(LibvirtGuest, BootsOverSystemAndSshAndLeavesNothing) {
                                       : fs::exists("/dev/kvm") ? "offers kvm but"
                                                                : "offers no kvm domain";
   auto pool = std::make_unique<LibvirtPool>(cfg_, GuestShape{}, hooks_);
-  const auto guests = pool->acquire(ctx_);
+  const auto instances = pool->acquire(ctx_);
+  const auto guests = addresses(instances);
   ASSERT_EQ(guests.size(), 2u);
   EXPECT_EQ(guests[0].host, "qemu:///system");
   // the host's identity (harness/pool/host_identity.hpp): the lab URI without its keyfile= and command=
@@ -268,24 +269,24 @@ TEST_F(LibvirtGuest, BootsOverSystemAndSshAndLeavesNothing) {
   r.cmdline = {"harness.test_marker=libvirt"};
   r.log_dir = (dir_ / "attempt").string();
   const auto t0 = std::chrono::steady_clock::now();
-  const BootResult fb = pool->fresh_boot(guests[1], r);
+  const BootResult fb = instances[1]->fresh_boot(r);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("libvirt fresh boot vm1 (ssh): boot-to-ready %.1f s, fresh_boot() wall %.1f s (destroy, disk copy, token)\n",
               fb.boot_to_ready_s, wall);
   if (!fb.note.empty()) std::printf("  note: %s\n", fb.note.c_str());
   EXPECT_EQ(status_of(guests[1], "/v1/health", false), 200);
-  const std::string console = pool->diagnose(guests[1], 1 << 20);
+  const std::string console = instances[1]->diagnose(1 << 20);
   EXPECT_NE(console.find("harness.test_marker=libvirt"), std::string::npos) << console;
   EXPECT_NE(console.find("harness-init: starting agent"), std::string::npos) << console;
   EXPECT_NE(test_support::slurp(fs::path(r.log_dir) / "console.log").find("harness.test_marker=libvirt"), std::string::npos);
   EXPECT_NE(test_support::slurp(fs::path(r.log_dir) / "domain.xml").find("<memballoon model='none'/>"), std::string::npos);
-  EXPECT_EQ(pool->liveness(guests[1]), Liveness::Running);
+  EXPECT_EQ(instances[1]->liveness(), Liveness::Running);
 
   // "kill -9" of the runner: the pool goes without release; the next one adopts both.
   pool.reset();
   EXPECT_EQ(harness_domains("qemu:///system").size(), 2u);
   auto next = std::make_unique<LibvirtPool>(cfg_, GuestShape{}, hooks_);
-  const auto adopted = next->acquire(ctx_);
+  const auto adopted = addresses(next->acquire(ctx_));
   for (const auto& g : adopted) {
     EXPECT_FALSE(next->last_boot(g.name)) << g.name << " was booted again, not adopted";
     EXPECT_EQ(status_of(g, "/v1/health", false), 200) << g.name;

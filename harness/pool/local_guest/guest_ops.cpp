@@ -1,9 +1,9 @@
 // One local guest's operations (see guest_ops.hpp).
-#include "harness/pool/local_qemu/guest_ops.hpp"
+#include "harness/pool/local_guest/guest_ops.hpp"
 
 #include "harness/pool/host_costs.hpp"
-#include "harness/pool/local_qemu/local_host.hpp"
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
+#include "harness/pool/local_guest/owner.hpp"
 #include "harness/vm/fleet.hpp"
 
 #include <filesystem>
@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace harness::pool::local_qemu {
+namespace harness::pool::local_guest {
 
 std::string console_tail(const std::string& name, std::size_t max_bytes) {
   try {
@@ -41,7 +41,7 @@ Liveness liveness(const std::string& name) {
 }
 
 BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
-                      const std::string& db, int ready_timeout_s) {
+                      const std::string& db, const std::string& engine_kind, int ready_timeout_s) {
   harness::vm::GuestInfo g;
   try {
     g = harness::vm::fleet_reboot("", name, ready_timeout_s, harness::vm::BootOptions{r.image_dir, r.cmdline});
@@ -66,7 +66,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   }
   b.boot_to_ready_s = g.boot_to_ready_s;
   b.accelerator = g.accelerator;
-  record_boot("local-qemu", local_host_name(), g.accelerator, g.boot_to_ready_s);  // for `harness plan` (host_costs.hpp)
+  record_boot(engine_kind, local_host_name(), g.accelerator, g.boot_to_ready_s);  // for `harness plan` (host_costs.hpp)
   try {
     b.console_log = harness::vm::console_log_path("", name);
   } catch (const std::exception&) {
@@ -75,4 +75,4 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   return b;
 }
 
-}  // namespace harness::pool::local_qemu
+}  // namespace harness::pool::local_guest

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace harness::pool::local_qemu {
+namespace harness::pool::local_guest {
 
 /// Contents of <guest state dir>/owner.json.
 struct GuestOwner {
@@ -40,4 +40,4 @@ std::string owner_db_path(const std::string& db);
 /// True when `o` names `campaign` and the DB `db` (any spelling of its path).
 bool owned_by(const std::optional<GuestOwner>& o, const std::string& campaign, const std::string& db);
 
-}  // namespace harness::pool::local_qemu
+}  // namespace harness::pool::local_guest

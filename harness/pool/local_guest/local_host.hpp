@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace harness::pool::local_qemu {
+namespace harness::pool::local_guest {
 
 /// "local:" + the host name (gethostname): Guest::host and cases.host_uri of local guests.
 std::string local_host_name();
@@ -23,4 +23,4 @@ int online_cpus();
 /// cache `cache_dir`, "" = the default cache). Throws PoolError when /proc/meminfo is unreadable.
 HostCapacity local_capacity(const std::vector<std::string>& guests, const std::string& cache_dir = "");
 
-}  // namespace harness::pool::local_qemu
+}  // namespace harness::pool::local_guest

@@ -1,5 +1,5 @@
 // This machine as a hypervisor host (see local_host.hpp).
-#include "harness/pool/local_qemu/local_host.hpp"
+#include "harness/pool/local_guest/local_host.hpp"
 
 #include "harness/vm/fleet.hpp"
 
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace harness::pool::local_qemu {
+namespace harness::pool::local_guest {
 
 std::string local_host_name() {
   char buf[256] = {};
@@ -57,4 +57,4 @@ HostCapacity local_capacity(const std::vector<std::string>& guests, const std::s
   return h;
 }
 
-}  // namespace harness::pool::local_qemu
+}  // namespace harness::pool::local_guest

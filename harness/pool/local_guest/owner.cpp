@@ -1,5 +1,5 @@
 // Ownership of local guests (see owner.hpp).
-#include "harness/pool/local_qemu/owner.hpp"
+#include "harness/pool/local_guest/owner.hpp"
 #include "harness/json/limited_parse.hpp"
 #include "harness/kernel/wall_clock.hpp"
 
@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace harness::pool::local_qemu {
+namespace harness::pool::local_guest {
 namespace {
 
 std::optional<harness::vm::GuestInfo> guest(const std::string& vm) {
@@ -73,4 +73,4 @@ void clear_guest_owner(const std::string& vm) {
   }
 }
 
-}  // namespace harness::pool::local_qemu
+}  // namespace harness::pool::local_guest
