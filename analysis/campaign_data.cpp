@@ -181,12 +181,24 @@ constexpr const char* kCaseSelect =
     "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, status, accelerator, "
     "kernel_release, page_size_bytes, spec_json, outcome_json FROM cases";
 
-/// Summarises the completed or lost case at the current row of `cs` (kCaseSelect). A lost case
-/// gets no latency here (imputed once every completed case is known). Loading problems are
-/// appended to `warnings`; `no_restoration` is set when the observation end had to fall back
-/// to the latest phase end.
-CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawRequest>& reqs,
-                          std::vector<std::string>& warnings, bool& no_restoration) {
+/// The spec field canaries.<key> when it is a number, else nullopt.
+std::optional<double> spec_canaries_number(const nlohmann::json& spec, const char* key) {
+  if (spec.is_object() && spec.contains("canaries") && spec["canaries"].contains(key) &&
+      spec["canaries"][key].is_number())
+    return spec["canaries"][key].get<double>();
+  return std::nullopt;
+}
+
+/// Marks `c` as not usable because of `why`, with a warning naming the case.
+void exclude_case(CaseSummary& c, std::string why, std::vector<std::string>& warnings) {
+  c.usable = false;
+  c.excluded_because = why;
+  warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
+}
+
+/// The columns of the current row of `cs` (kCaseSelect) into a new summary: ids, status, arm,
+/// build and outcome_json (a warning when it is not JSON), the spec (excluded when it is not).
+CaseSummary read_case_columns(results::Stmt& cs, std::vector<std::string>& warnings) {
   CaseSummary c;
   c.case_id = cs.text(0);
   c.status = cs.text(8);
@@ -205,41 +217,33 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
     warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
     c.outcome_json = nullptr;
   }
-  auto mark = [&](std::string why) {
-    c.usable = false;
-    c.excluded_because = why;
-    warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
-  };
   try {
     c.spec = harness::json::parse(cs.text(12), "cases.spec_json");
   } catch (const std::exception& e) {
-    if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
+    if (!c.lost()) exclude_case(c, fmt::format("cases.spec_json is not valid JSON ({})", e.what()), warnings);
   }
-  std::int64_t period_ns = 100'000'000;
-  if (c.spec.is_object() && c.spec.contains("canaries") && c.spec["canaries"].contains("period_ms") &&
-      c.spec["canaries"]["period_ms"].is_number())
-    period_ns = static_cast<std::int64_t>(c.spec["canaries"]["period_ms"].get<double>() * 1e6);
+  return c;
+}
 
-  std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>> phases;
-  {
-    results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
-    ph.bind(1, c.case_id);
-    while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
-  }
-  const auto pit = phases.find("pressure");
-  if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
-  c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
-                                pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
-  if (c.lost()) return c;  // no trace: latency imputed once every completed case is known
-  if (pit == phases.end() || !pit->second.second) {
-    if (c.usable) mark("no pressure phase with start_ns and end_ns in table phases");
-    return c;
-  }
-  c.pressure_end_ns = *pit->second.second;
+/// Phase name -> (start_ns, end_ns) of case `case_id` (table phases).
+using PhaseTimes = std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>;
+PhaseTimes read_phase_times(results::Db& db, const std::string& case_id) {
+  PhaseTimes phases;
+  results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+  ph.bind(1, case_id);
+  while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
+  return phases;
+}
+
+/// The pressure window of `c` (its start and end set): the canary period from the spec (100 ms
+/// when absent) and the observation end, the restoration start or else the latest phase end
+/// (`no_restoration` set).
+PhaseWindow pressure_window(const CaseSummary& c, const PhaseTimes& phases, bool& no_restoration) {
   PhaseWindow w;
   w.start_ns = c.pressure_start_ns;
   w.end_ns = c.pressure_end_ns;
-  w.period_ns = period_ns;
+  w.period_ns = 100'000'000;
+  if (auto p = spec_canaries_number(c.spec, "period_ms")) w.period_ns = static_cast<std::int64_t>(*p * 1e6);
   if (auto r = phases.find("restoration"); r != phases.end()) {
     w.observation_end_ns = r->second.first;
   } else {
@@ -247,19 +251,27 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
     w.observation_end_ns = c.pressure_end_ns;
     for (const auto& [name, se] : phases) w.observation_end_ns = std::max(w.observation_end_ns, se.second.value_or(se.first));
   }
+  return w;
+}
+
+/// Both canaries' pressure-phase latency of `c` over `w` (origin: the warmup's start, the SQLite
+/// canary's offset added); a request with response <= 0 excludes the case, censored ones warn.
+void summarize_latency(results::Db& db, CaseSummary& c, const PhaseTimes& phases, PhaseWindow w,
+                       std::vector<RawRequest>& reqs, std::vector<std::string>& warnings) {
   const auto wit = phases.find("warmup");
   const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
     read_requests(db, c.case_id, k, reqs, &c.usage[static_cast<int>(k)], w.start_ns, w.end_ns);
     w.origin_ns = t0;
-    if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
-        c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())
-      w.origin_ns += static_cast<std::int64_t>(c.spec["canaries"]["sqlite_offset_ms"].get<double>() * 1e6);
+    if (k == Canary::Sqlite)
+      if (auto off = spec_canaries_number(c.spec, "sqlite_offset_ms")) w.origin_ns += static_cast<std::int64_t>(*off * 1e6);
     try {
       auto s = summarize_requests(reqs, w);
       if (s.nonpositive > 0 && c.usable)
-        mark(fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
-                         canary_name(k), s.nonpositive, s.first_nonpositive_seq));
+        exclude_case(c,
+                     fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
+                                 canary_name(k), s.nonpositive, s.first_nonpositive_seq),
+                     warnings);
       if (s.censored > 0)
         warnings.push_back(fmt::format(
             "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
@@ -271,6 +283,27 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
       warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
     }
   }
+}
+
+/// Summarises the completed or lost case at the current row of `cs` (kCaseSelect). A lost case
+/// gets no latency here (imputed once every completed case is known). Loading problems are
+/// appended to `warnings`; `no_restoration` is set when the observation end had to fall back
+/// to the latest phase end.
+CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawRequest>& reqs,
+                          std::vector<std::string>& warnings, bool& no_restoration) {
+  CaseSummary c = read_case_columns(cs, warnings);
+  const PhaseTimes phases = read_phase_times(db, c.case_id);
+  const auto pit = phases.find("pressure");
+  if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
+  c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
+                                pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
+  if (c.lost()) return c;  // no trace: latency imputed once every completed case is known
+  if (pit == phases.end() || !pit->second.second) {
+    if (c.usable) exclude_case(c, "no pressure phase with start_ns and end_ns in table phases", warnings);
+    return c;
+  }
+  c.pressure_end_ns = *pit->second.second;
+  summarize_latency(db, c, phases, pressure_window(c, phases, no_restoration), reqs, warnings);
   c.mech = read_mechanism(db, c);
   return c;
 }
@@ -291,34 +324,37 @@ std::optional<CaseSummary> load_case(results::Db& db, const std::string& case_id
   return c;
 }
 
-CampaignData load_campaign(const std::string& db_path, unsigned threads) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  CampaignData out;
-  out.db_path = db_path;
-  {
-    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
-    while (st.step()) out.meta[st.text(0)] = st.text(1);
+namespace {
+
+/// The DB's cases in case_id order: every id into `known`, the completed and lost ones returned,
+/// the others (infra_failed) into `infra_failed`.
+std::vector<std::string> list_cases(results::Db& db, std::set<std::string>& known, std::vector<std::string>& infra_failed) {
+  std::vector<std::string> ids;
+  results::Stmt cs(db, "SELECT case_id, status FROM cases ORDER BY case_id");
+  while (cs.step()) {
+    known.insert(cs.text(0));
+    if (cs.text(1) != "completed" && cs.text(1) != "lost")
+      infra_failed.push_back(cs.text(0));
+    else
+      ids.push_back(cs.text(0));
   }
-  std::set<std::string> known;
-  std::vector<std::string> ids;  // completed and lost cases, in case_id order
-  {
-    results::Stmt cs(db, "SELECT case_id, status FROM cases ORDER BY case_id");
-    while (cs.step()) {
-      known.insert(cs.text(0));
-      if (cs.text(1) != "completed" && cs.text(1) != "lost")
-        out.infra_failed.push_back(cs.text(0));
-      else
-        ids.push_back(cs.text(0));
-    }
-  }
-  // Each case is summarised on its own: workers take the next index, and the cases and their
-  // warnings are put together in case_id order afterwards (the same for any thread count).
-  struct Slot {
-    std::optional<CaseSummary> c;
-    std::vector<std::string> warnings;
-    bool no_restoration = false;
-  };
-  std::vector<Slot> slots(ids.size());
+  return ids;
+}
+
+/// One case's summary and the warnings its loading gave.
+struct CaseSlot {
+  std::optional<CaseSummary> c;
+  std::vector<std::string> warnings;
+  bool no_restoration = false;
+};
+
+/// summarize_row of every case in `ids`, on `threads` connections (0: up to 4, one per core;
+/// at most one per 8 cases); `db` is the first. Each case is summarised on its own: workers take
+/// the next index, and the slots are in the order of `ids` (the same for any thread count). The
+/// first failure of any worker is rethrown.
+std::vector<CaseSlot> summarize_cases(results::Db& db, const std::string& db_path, const std::vector<std::string>& ids,
+                                      unsigned threads) {
+  std::vector<CaseSlot> slots(ids.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mu;
@@ -356,6 +392,12 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
   work(db);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  return slots;
+}
+
+/// The slots' cases and warnings into `out`, in order, and one warning counting the completed
+/// cases without a restoration phase.
+void gather_cases(std::vector<CaseSlot>& slots, CampaignData& out) {
   int no_restoration = 0;
   for (auto& s : slots) {
     out.cases.push_back(std::move(*s.c));
@@ -366,17 +408,22 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
     out.warnings.push_back(fmt::format(
         "{} completed case(s) have no restoration phase: censored requests use the latest phase end as observation "
         "end (assumption; docs/PROTOCOL.md uses the restoration start)", no_restoration));
-  impute_lost(out);
-  if (has_table(db, "schedule")) {
-    results::Stmt sc(db, "SELECT case_id, vm, regime, repeat, triplet_id, configuration, state FROM schedule ORDER BY ordinal");
-    while (sc.step()) {
-      ScheduledCase s{sc.text(0), sc.text(1), sc.text(2), sc.opt_text(4).value_or(""), sc.text(5), sc.text(6), sc.int64(3)};
-      if (!known.count(s.case_id)) out.missing.push_back(s.case_id);
-      out.schedule.push_back(std::move(s));
-    }
+}
+
+/// The schedule (when the DB has one) into out.schedule, in plan order; a scheduled case not in
+/// `known` into out.missing.
+void read_schedule(results::Db& db, const std::set<std::string>& known, CampaignData& out) {
+  if (!has_table(db, "schedule")) return;
+  results::Stmt sc(db, "SELECT case_id, vm, regime, repeat, triplet_id, configuration, state FROM schedule ORDER BY ordinal");
+  while (sc.step()) {
+    ScheduledCase s{sc.text(0), sc.text(1), sc.text(2), sc.opt_text(4).value_or(""), sc.text(5), sc.text(6), sc.int64(3)};
+    if (!known.count(s.case_id)) out.missing.push_back(s.case_id);
+    out.schedule.push_back(std::move(s));
   }
-  out.attempts = load_attempts(db);
-  // The declared family of comparisons and the arms (analysis/arms.hpp).
+}
+
+/// The declared family of comparisons and the arms (analysis/arms.hpp) of the cases and the schedule.
+void read_comparisons_and_arms(results::Db& db, CampaignData& out) {
   const auto family = declared_comparisons(out.meta, out.warnings);
   out.comparisons = family.comparisons;
   out.comparisons_source = family.source;
@@ -387,6 +434,26 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
   }
   for (const auto& s : out.schedule) configurations.push_back(s.configuration);
   out.arms = load_arms(db, configurations, out.comparisons, out.arms_recorded);
+}
+
+}  // namespace
+
+CampaignData load_campaign(const std::string& db_path, unsigned threads) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  CampaignData out;
+  out.db_path = db_path;
+  {
+    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) out.meta[st.text(0)] = st.text(1);
+  }
+  std::set<std::string> known;
+  const std::vector<std::string> ids = list_cases(db, known, out.infra_failed);  // completed and lost cases
+  std::vector<CaseSlot> slots = summarize_cases(db, db_path, ids, threads);
+  gather_cases(slots, out);
+  impute_lost(out);
+  read_schedule(db, known, out);
+  out.attempts = load_attempts(db);
+  read_comparisons_and_arms(db, out);
   return out;
 }
 

@@ -55,137 +55,164 @@ std::string mglru(const json& v) {
   }
 }
 
-}  // namespace
+/// A present value as its text (text()), or nullopt.
+std::optional<std::string> text_of(const json* v) { return v ? std::optional<std::string>(text(*v)) : std::nullopt; }
 
-std::vector<std::pair<std::string, std::string>> environment_rows(const std::string& db_path,
-                                                                  const std::vector<std::string>& case_ids) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  const bool has_env = has_column(db, "cases", "environment_json");
-  const bool has_qual = has_column(db, "cases", "qualification_json");
-  const bool has_art = has_table(db, "artifacts");
-  const bool has_host = has_column(db, "cases", "host_uri");
-  const bool has_over = has_column(db, "cases", "overcommitted");
-  struct Item {
-    std::string setting;
-    std::function<std::optional<std::string>(const json& env, const json& qual, const json& sqlite)> get;
-  };
-  auto str = [](const json* v) -> std::optional<std::string> {
-    return v ? std::optional<std::string>(text(*v)) : std::nullopt;
-  };
-  const std::vector<Item> items = {
-      // Where the case ran (the runner's columns, put in `env` below under these keys).
-      {"hypervisor host (cases.host_uri)", [&](const json& e, const json&, const json&) { return str(at(e, "host_uri")); }},
-      {"host overcommitted (cases.overcommitted)", [&](const json& e, const json&, const json&) -> std::optional<std::string> {
+/// environment_json's `env_key`, else what qualification recorded (qualification_json `qual_path`).
+std::optional<std::string> env_or_recorded(const json& e, const char* env_key, const json& q, const char* qual_path) {
+  auto v = text_of(at(e, env_key));
+  return v ? v : text_of(at(q, qual_path));
+}
+
+/// One row of the table: its setting and how a case's records give its value (nullopt: not recorded).
+struct EnvironmentItem {
+  std::string setting;
+  std::function<std::optional<std::string>(const json& env, const json& qual, const json& sqlite)> get;
+};
+
+/// The rows, in the table's order. `env` is environment_json with the runner's columns
+/// host_uri and overcommitted added; `qual` qualification_json; `sqlite` the canary-sqlite.json artifact.
+const std::vector<EnvironmentItem>& environment_items() {
+  static const std::vector<EnvironmentItem> items = {
+      // Where the case ran (the runner's columns, put in `env` by read_case_records under these keys).
+      {"hypervisor host (cases.host_uri)", [](const json& e, const json&, const json&) { return text_of(at(e, "host_uri")); }},
+      {"host overcommitted (cases.overcommitted)", [](const json& e, const json&, const json&) -> std::optional<std::string> {
          const json* v = at(e, "overcommitted");
          if (!v || !v->is_number()) return std::nullopt;
          return std::string(v->get<int>() ? "yes (provider.overcommit: true)" : "no");
        }},
-      {"guest kernel release", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "kernel_release"));
-         return v ? v : str(at(q, "recorded/kernel_release"));
+      {"guest kernel release", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "kernel_release", q, "recorded/kernel_release");
        }},
-      {"guest kernel version", [&](const json& e, const json&, const json&) { return str(at(e, "uname/version")); }},
-      {"kernel command line", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "cmdline"));
-         return v ? v : str(at(q, "recorded/kernel_cmdline"));
+      {"guest kernel version", [](const json& e, const json&, const json&) { return text_of(at(e, "uname/version")); }},
+      {"kernel command line", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "cmdline", q, "recorded/kernel_cmdline");
        }},
-      {"clocksource", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "clocksource"));
-         return v ? v : str(at(q, "recorded/clocksource"));
+      {"clocksource", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "clocksource", q, "recorded/clocksource");
        }},
-      {"MGLRU (/sys/kernel/mm/lru_gen/enabled)", [&](const json& e, const json& q, const json&) -> std::optional<std::string> {
+      {"MGLRU (/sys/kernel/mm/lru_gen/enabled)", [](const json& e, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(e, "mglru_enabled");
          if (!v) v = at(q, "recorded/mglru_enabled");
          return v ? std::optional<std::string>(mglru(*v)) : std::nullopt;
        }},
-      {"transparent hugepages (enabled)", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "thp_enabled"));
-         return v ? v : str(at(q, "recorded/thp_enabled"));
+      {"transparent hugepages (enabled)", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "thp_enabled", q, "recorded/thp_enabled");
        }},
-      {"vm.swappiness", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "swappiness"));
-         return v ? v : str(at(q, "recorded/swappiness"));
+      {"vm.swappiness", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "swappiness", q, "recorded/swappiness");
        }},
-      {"guest MemTotal (MiB)", [&](const json& e, const json& q, const json&) -> std::optional<std::string> {
+      {"guest MemTotal (MiB)", [](const json& e, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(e, "memtotal_kib");
          if (!v) v = at(q, "recorded/mem_total_kib");
          if (!v || !v->is_number()) return std::nullopt;
          return fmt::format("{:.1f}", v->get<double>() / 1024.0);
        }},
-      {"online CPUs", [&](const json& e, const json&, const json&) { return str(at(e, "online_cpus")); }},
-      {"page size (KiB)", [&](const json& e, const json&, const json&) -> std::optional<std::string> {
+      {"online CPUs", [](const json& e, const json&, const json&) { return text_of(at(e, "online_cpus")); }},
+      {"page size (KiB)", [](const json& e, const json&, const json&) -> std::optional<std::string> {
          const json* v = at(e, "page_size_bytes");
          if (!v || !v->is_number()) return std::nullopt;
          return fmt::format("{:g}", v->get<double>() / 1024.0);
        }},
-      {"zswap (/sys/module/zswap/parameters/enabled)", [&](const json& e, const json& q, const json&) {
-         auto v = str(at(e, "zswap_enabled"));
-         return v ? v : str(at(q, "recorded/zswap_enabled"));
+      {"zswap (/sys/module/zswap/parameters/enabled)", [](const json& e, const json& q, const json&) {
+         return env_or_recorded(e, "zswap_enabled", q, "recorded/zswap_enabled");
        }},
-      {"data disk cache mode (qemu)", [&](const json& e, const json&, const json&) { return str(at(e, "data_disk_cache")); }},
-      {"PSI (CONFIG_PSI / CONFIG_PSI_DEFAULT_DISABLED)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+      {"data disk cache mode (qemu)", [](const json& e, const json&, const json&) { return text_of(at(e, "data_disk_cache")); }},
+      {"PSI (CONFIG_PSI / CONFIG_PSI_DEFAULT_DISABLED)", [](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* a = at(q, "recorded/kernel_config/CONFIG_PSI");
          const json* b = at(q, "recorded/kernel_config/CONFIG_PSI_DEFAULT_DISABLED");
          if (!a && !b) return std::nullopt;
          return fmt::format("{} / {}", a ? text(*a) : "?", b ? text(*b) : "?");
        }},
-      {"zram algorithms available", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+      {"zram algorithms available", [](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(q, "recorded/zram_algorithms");
          if (!v || !v->is_array()) return std::nullopt;
          return harness::text::join(*v, ", ", text);
        }},
-      {"qualification (harness qualify at case start)", [&](const json&, const json& q, const json&) -> std::optional<std::string> {
+      {"qualification (harness qualify at case start)", [](const json&, const json& q, const json&) -> std::optional<std::string> {
          const json* v = at(q, "passed");
          if (!v || !v->is_boolean()) return std::nullopt;
          return std::string(v->get<bool>() ? "passed" : "FAILED");
        }},
-      {"SQLite canary rows", [&](const json&, const json&, const json& s) { return str(at(s, "rows")); }},
-      {"SQLite canary payload (bytes per row)", [&](const json&, const json&, const json& s) { return str(at(s, "payload_bytes")); }},
-      {"SQLite canary point queries per request", [&](const json&, const json&, const json& s) { return str(at(s, "queries_per_request")); }},
+      {"SQLite canary rows", [](const json&, const json&, const json& s) { return text_of(at(s, "rows")); }},
+      {"SQLite canary payload (bytes per row)", [](const json&, const json&, const json& s) { return text_of(at(s, "payload_bytes")); }},
+      {"SQLite canary point queries per request", [](const json&, const json&, const json& s) { return text_of(at(s, "queries_per_request")); }},
   };
+  return items;
+}
+
+/// What the DB at hand has of the records environment_rows reads (older DBs lack some).
+struct RecordColumns {
+  bool env = false, qual = false, artifacts = false, host = false, overcommitted = false;
+};
+
+/// One case's records: environment_json (an object, host_uri and overcommitted added),
+/// qualification_json and the canary-sqlite.json artifact; null where absent or not JSON.
+struct CaseRecords {
+  json env = nullptr, qual = nullptr, sqlite = nullptr;
+};
+CaseRecords read_case_records(results::Db& db, const RecordColumns& has, const std::string& id) {
+  CaseRecords r;
+  if (has.env || has.qual || has.host || has.overcommitted) {
+    results::Stmt st(db, std::string("SELECT ") + (has.env ? "environment_json" : "NULL") + ", " +
+                             (has.qual ? "qualification_json" : "NULL") + ", " + (has.host ? "host_uri" : "NULL") +
+                             ", " + (has.overcommitted ? "overcommitted" : "NULL") + " FROM cases WHERE case_id = ?1");
+    st.bind(1, id);
+    if (st.step()) {
+      r.env = parse_or_null(st.opt_text(0));
+      r.qual = parse_or_null(st.opt_text(1));
+      if (!r.env.is_object()) r.env = json::object();
+      if (auto h = st.opt_text(2)) r.env["host_uri"] = *h;
+      if (auto o = st.opt_int64(3)) r.env["overcommitted"] = *o;
+    }
+  }
+  if (has.artifacts) {
+    results::Stmt st(db, "SELECT content FROM artifacts WHERE case_id = ?1 AND name = 'canary-sqlite.json'");
+    st.bind(1, id);
+    if (st.step()) r.sqlite = parse_or_null(st.opt_text(0));
+  }
+  return r;
+}
+
+/// The cell of one setting from its values' counts over `cases` cases: the one value (with
+/// how many recorded it when not all), "varies: a (n cases); b (m cases)" or "not recorded".
+std::string setting_value(const std::map<std::string, int>& m, std::size_t cases) {
+  int n = 0;
+  for (const auto& [v, k] : m) n += k;
+  std::string value;
+  if (m.empty()) {
+    value = "not recorded";
+  } else if (m.size() == 1) {
+    value = m.begin()->first;
+    if (n < static_cast<int>(cases)) value += fmt::format(" ({} of {} cases recorded it)", n, cases);
+  } else {
+    value = "varies:";
+    for (const auto& [v, k] : m) value += fmt::format(" {} ({} case{});", v, k, k == 1 ? "" : "s");
+    value.pop_back();
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> environment_rows(const std::string& db_path,
+                                                                  const std::vector<std::string>& case_ids) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  RecordColumns has;
+  has.env = has_column(db, "cases", "environment_json");
+  has.qual = has_column(db, "cases", "qualification_json");
+  has.artifacts = has_table(db, "artifacts");
+  has.host = has_column(db, "cases", "host_uri");
+  has.overcommitted = has_column(db, "cases", "overcommitted");
+  const std::vector<EnvironmentItem>& items = environment_items();
   std::vector<std::map<std::string, int>> seen(items.size());
   for (const auto& id : case_ids) {
-    json env = nullptr, qual = nullptr, sqlite = nullptr;
-    if (has_env || has_qual || has_host || has_over) {
-      results::Stmt st(db, std::string("SELECT ") + (has_env ? "environment_json" : "NULL") + ", " +
-                               (has_qual ? "qualification_json" : "NULL") + ", " + (has_host ? "host_uri" : "NULL") +
-                               ", " + (has_over ? "overcommitted" : "NULL") + " FROM cases WHERE case_id = ?1");
-      st.bind(1, id);
-      if (st.step()) {
-        env = parse_or_null(st.opt_text(0));
-        qual = parse_or_null(st.opt_text(1));
-        if (!env.is_object()) env = json::object();
-        if (auto h = st.opt_text(2)) env["host_uri"] = *h;
-        if (auto o = st.opt_int64(3)) env["overcommitted"] = *o;
-      }
-    }
-    if (has_art) {
-      results::Stmt st(db, "SELECT content FROM artifacts WHERE case_id = ?1 AND name = 'canary-sqlite.json'");
-      st.bind(1, id);
-      if (st.step()) sqlite = parse_or_null(st.opt_text(0));
-    }
+    const CaseRecords r = read_case_records(db, has, id);
     for (std::size_t i = 0; i < items.size(); ++i)
-      if (auto v = items[i].get(env, qual, sqlite)) ++seen[i][*v];
+      if (auto v = items[i].get(r.env, r.qual, r.sqlite)) ++seen[i][*v];
   }
   std::vector<std::pair<std::string, std::string>> out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto& m = seen[i];
-    int n = 0;
-    for (const auto& [v, k] : m) n += k;
-    std::string value;
-    if (m.empty()) {
-      value = "not recorded";
-    } else if (m.size() == 1) {
-      value = m.begin()->first;
-      if (n < static_cast<int>(case_ids.size()))
-        value += fmt::format(" ({} of {} cases recorded it)", n, case_ids.size());
-    } else {
-      value = "varies:";
-      for (const auto& [v, k] : m) value += fmt::format(" {} ({} case{});", v, k, k == 1 ? "" : "s");
-      value.pop_back();
-    }
-    out.emplace_back(items[i].setting, value);
-  }
+  for (std::size_t i = 0; i < items.size(); ++i) out.emplace_back(items[i].setting, setting_value(seen[i], case_ids.size()));
   return out;
 }
 

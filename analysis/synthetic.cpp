@@ -48,6 +48,33 @@ nlohmann::json make_spec(const std::string& case_id, const std::string& campaign
   return s;
 }
 
+/// A completed case's outcome_json (harness/case/SPEC.md v2 keys) with plausible, deterministic
+/// values: its load from the spec's rate, the study arm at `config`'s backend steps, `oom` a bg kill.
+nlohmann::json synthetic_outcome(const nlohmann::json& spec, int repeat, int config, bool oom) {
+  const double nominal = spec["pressure"]["rate_mib_s"].get<double>();
+  return {
+      {"trigger", {{"fired", true}, {"since_pressure_start_ns", 4'000'000'000LL}}},
+      {"oom_kills", {{"bg", oom ? 1 : 0}, {"fg", 0}}},
+      {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
+                {"episode", {{"fraction_of_pressure", 0.8}}}}},
+      {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
+      {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}},
+      // The backend as the executor records it: zram swapped on in setup except for
+      // delayed activation, which swaps it on after the trigger (backend_on event).
+      {"zram_device", "/dev/zram1"},
+      {"setup_steps", config == 1 ? nlohmann::json::array()
+                                  : nlohmann::json::array({{{"step", "swapon /dev/zram1 prio 100"},
+                                                            {"duration_ns", 1'000'000},
+                                                            {"errno", 0},
+                                                            {"message", ""}}})}};
+}
+
+/// A synthetic case's phase boundaries, ns: warmup from t0, pressure from tp, recovery from tr,
+/// restoration from te (3 s long).
+struct Timeline {
+  std::int64_t t0, tp, tr, te;
+};
+
 // Writes one completed case: cases, phases, canary_requests, telemetry, trigger, reclaim, restoration
 // (the three large tables through their rows tables, under the case key).
 struct CaseWriter {
@@ -101,46 +128,46 @@ struct CaseWriter {
     ins_case.bind(9, status);
     status == "completed" ? ins_case.bind_null(10) : ins_case.bind(10, "agent lost (synthetic)");
     ins_case.bind(11, accel).bind(12, spec.dump());
-    if (status == "completed") {
-      // outcome_json (harness/case/SPEC.md v2 keys) with plausible, deterministic values.
-      const double nominal = spec["pressure"]["rate_mib_s"].get<double>();
-      const nlohmann::json outcome = {
-          {"trigger", {{"fired", true}, {"since_pressure_start_ns", 4'000'000'000LL}}},
-          {"oom_kills", {{"bg", oom ? 1 : 0}, {"fg", 0}}},
-          {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
-                    {"episode", {{"fraction_of_pressure", 0.8}}}}},
-          {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
-          {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}},
-          // The backend as the executor records it: zram swapped on in setup except for
-          // delayed activation, which swaps it on after the trigger (backend_on event).
-          {"zram_device", "/dev/zram1"},
-          {"setup_steps", config == 1 ? nlohmann::json::array()
-                                      : nlohmann::json::array({{{"step", "swapon /dev/zram1 prio 100"},
-                                                                {"duration_ns", 1'000'000},
-                                                                {"errno", 0},
-                                                                {"message", ""}}})}};
-      ins_case.bind(13, outcome.dump());
-    } else {
+    if (status == "completed")
+      ins_case.bind(13, synthetic_outcome(spec, repeat, config, oom).dump());
+    else
       ins_case.bind_null(13);
-    }
     ins_case.run();
     if (status != "completed") return;
     // The large tables take the case's key (results/schema.sql, version 5), written directly.
     const std::int64_t key = db.last_insert_rowid();
     const std::int64_t s = 1'000'000'000;
-    const std::int64_t t0 = 5 * s, tp = t0 + warm * s, tr = tp + press * s, te = tr + recov * s;
-    ins_phase.bind(1, id).bind(2, "warmup").bind(3, t0).bind(4, tp).run();
-    ins_phase.bind(1, id).bind(2, "pressure").bind(3, tp).bind(4, tr).run();
-    ins_phase.bind(1, id).bind(2, "recovery").bind(3, tr).bind(4, te).run();
-    ins_phase.bind(1, id).bind(2, "restoration").bind(3, te).bind(4, te + 3 * s).run();
+    const Timeline tl{5 * s, 5 * s + warm * s, 5 * s + warm * s + press * s, 5 * s + warm * s + press * s + recov * s};
+    write_phases(id, tl);
+    write_requests(key, tl, mult, pattern, period_ms);
+    write_telemetry(key, tl, stall_scale, oom);
+    const std::int64_t trig = tl.tp + 4 * s;
+    write_events(key, id, trig, config);
+    if (config == 2) write_reclaim(id, dose, trig, reclaim_s, achieved_ratio, werrno, conservative_ratio);
+    ins_rest.bind(1, id).bind(2, tl.te).bind(3, tl.te + 3 * s).bind(4, clean ? 1 : 0).run();
+  }
+
+  /// The four phases of `tl`.
+  void write_phases(const std::string& id, const Timeline& tl) {
+    const std::int64_t s = 1'000'000'000;
+    ins_phase.bind(1, id).bind(2, "warmup").bind(3, tl.t0).bind(4, tl.tp).run();
+    ins_phase.bind(1, id).bind(2, "pressure").bind(3, tl.tp).bind(4, tl.tr).run();
+    ins_phase.bind(1, id).bind(2, "recovery").bind(3, tl.tr).bind(4, tl.te).run();
+    ins_phase.bind(1, id).bind(2, "restoration").bind(3, tl.te).bind(4, tl.te + 3 * s).run();
+  }
+
+  /// Both canaries' requests every `period_ms` from t0 to te: response = pattern x mult (x 0.4
+  /// outside pressure), at least 1 ms; wake at 30% of it.
+  void write_requests(std::int64_t key, const Timeline& tl, const std::array<double, 2>& mult,
+                      const std::array<std::vector<double>, 2>& pattern, int period_ms) {
     const std::int64_t period = static_cast<std::int64_t>(period_ms) * 1'000'000;
     const char* canaries[2] = {"compute", "sqlite"};
     for (int k = 0; k < 2; ++k) {
       const auto& pat = pattern[k];
       std::int64_t seq = 0;
       std::size_t pi = 0;
-      for (std::int64_t t = t0; t < te; t += period, ++seq) {
-        const bool in_p = t >= tp && t < tr;
+      for (std::int64_t t = tl.t0; t < tl.te; t += period, ++seq) {
+        const bool in_p = t >= tl.tp && t < tl.tr;
         const double resp_us = (in_p ? mult[k] : 0.4 * mult[k]) * pat[pi++ % pat.size()];
         const std::int64_t resp = std::max<std::int64_t>(1000, ll(resp_us * 1000.0));
         const std::int64_t wake = std::max<std::int64_t>(1, resp * 3 / 10);
@@ -148,10 +175,15 @@ struct CaseWriter {
         ++rows;
       }
     }
-    // Telemetry: cumulative counters growing during pressure at configuration-dependent rates.
+  }
+
+  /// Telemetry every second from t0 to te: cumulative counters growing during pressure at rates
+  /// scaled by `stall_scale`; `oom` a bg OOM kill in the last sample.
+  void write_telemetry(std::int64_t key, const Timeline& tl, double stall_scale, bool oom) {
+    const std::int64_t s = 1'000'000'000;
     double some = 0, full = 0, refa = 0, refb = 0, pswpout = 0, zram = 0;
-    for (std::int64_t t = t0; t <= te; t += s) {
-      const bool in_p = t > tp && t <= tr;
+    for (std::int64_t t = tl.t0; t <= tl.te; t += s) {
+      const bool in_p = t > tl.tp && t <= tl.tr;
       if (in_p) {
         some += 6000 * stall_scale;
         full += 5000 * stall_scale;
@@ -160,18 +192,22 @@ struct CaseWriter {
         pswpout += 80;
         zram = std::min(200.0 * 1048576, zram + 4.0 * 1048576);
       }
-      const char* ph = t < tp ? "warmup" : t < tr ? "pressure" : "recovery";
+      const char* ph = t < tl.tp ? "warmup" : t < tl.tr ? "pressure" : "recovery";
       ins_tel.bind(1, key).bind(2, t).bind(3, ph).bind(4, ll(some)).bind(5, ll(full))
           .bind(6, ll(some * 0.01)).bind(7, std::int64_t{0}).bind(8, ll(refa))
           .bind(9, ll(refb)).bind(10, std::int64_t{0}).bind(11, std::int64_t{0}).bind(12, std::int64_t{0})
           .bind(13, ll(pswpout)).bind(14, std::int64_t{300000000}).bind(15, ll(pswpout * 4096))
           .bind(16, ll(zram)).bind(17, ll(zram / 3)).bind(18, ll(zram / 3 + 1e6))
-          .bind(19, std::int64_t{oom && t == te ? 1 : 0})
+          .bind(19, std::int64_t{oom && t == tl.te ? 1 : 0})
           // The whole system: bg's and fg's some (their stalls taken as disjoint), full at half bg's.
           .bind(20, ll(some * 1.01)).bind(21, ll(full * 0.5))
           .run();
     }
-    const std::int64_t trig = tp + 4 * s;
+  }
+
+  /// The trigger at `trig` (would_trigger for static zram, position 0) and, for delayed
+  /// activation (position 1), its backend_on event 1 ms later.
+  void write_events(std::int64_t key, const std::string& id, std::int64_t trig, int config) {
     ins_ev.bind(1, key).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
         .bind(5, std::int64_t{6000}).bind(6, 1).bind(7, 3).run();
     if (config == 1) {
@@ -180,20 +216,23 @@ struct CaseWriter {
           .bind(3, nlohmann::json{{"trigger_t_ns", trig}, {"step", {{"step", "swapon /dev/zram1 prio 100"}, {"errno", 0}}}}.dump())
           .run();
     }
-    if (config == 2) {
-      const std::int64_t dur = ll(reclaim_s * 1e9);
-      const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);
-      ins_rec.bind(1, id).bind(2, dose).bind(3, trig).bind(4, trig + dur).bind(5, dur).bind(6, werrno)
-          .bind(7, 1000 + achieved / 4096).bind(8, achieved);
-      if (conservative_ratio) {
-        const std::int64_t cons = ll(static_cast<double>(dose) * *conservative_ratio);
-        ins_rec.bind(9, std::max<std::int64_t>(0, achieved - cons)).bind(10, cons);
-      } else {
-        ins_rec.bind_null(9).bind_null(10);
-      }
-      ins_rec.run();
+  }
+
+  /// Bounded reclaim's one memory.reclaim write of `dose` at `trig`, `reclaim_s` long, achieving
+  /// dose x achieved_ratio (the conservative figure from `conservative_ratio` when given).
+  void write_reclaim(const std::string& id, std::int64_t dose, std::int64_t trig, double reclaim_s,
+                     double achieved_ratio, int werrno, std::optional<double> conservative_ratio) {
+    const std::int64_t dur = ll(reclaim_s * 1e9);
+    const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);
+    ins_rec.bind(1, id).bind(2, dose).bind(3, trig).bind(4, trig + dur).bind(5, dur).bind(6, werrno)
+        .bind(7, 1000 + achieved / 4096).bind(8, achieved);
+    if (conservative_ratio) {
+      const std::int64_t cons = ll(static_cast<double>(dose) * *conservative_ratio);
+      ins_rec.bind(9, std::max<std::int64_t>(0, achieved - cons)).bind(10, cons);
+    } else {
+      ins_rec.bind_null(9).bind_null(10);
     }
-    ins_rest.bind(1, id).bind(2, te).bind(3, te + 3 * s).bind(4, clean ? 1 : 0).run();
+    ins_rec.run();
   }
 };
 

@@ -65,48 +65,54 @@ std::uint64_t whole_u64(std::string_view text, const std::string& file, const ch
 }
 }  // namespace
 
-TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& phase) {
-  TelemetrySample s;
-  s.t_ns = t_ns;
-  s.phase = phase;
-  const auto t0 = hk::monotonic_ns();
-  nlohmann::json errors;  // null (nothing allocated) until a read fails
-  auto guard = [&](const char* what, auto&& fn) {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      errors[what] = e.what();
-    }
-  };
-  auto psi = [&](const char* what, hk::OpenFile& f, Opt& some, Opt& full) {
-    guard(what, [&] {
-      const hk::Psi p = hk::parse_psi(f.read(buf_), f.path());
-      some = opt(p.some_total_us());
-      full = opt(p.full_total_us());
-    });
-  };
-  auto u64 = [&](const char* what, hk::OpenFile& f, Opt& out) {
-    guard(what, [&] { out = opt(whole_u64(f.read(buf_), f.path(), what + 3)); });  // "bg." off: the file's name
-  };
+namespace {
+/// Runs `fn`, one read; a failure is recorded under `what` in `errors` (null, nothing
+/// allocated, until a read fails) and leaves the fields `fn` fills empty.
+template <class Fn>
+void guarded(nlohmann::json& errors, const char* what, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    errors[what] = e.what();
+  }
+}
+}  // namespace
+
+void TelemetrySampler::read_psi(const char* what, hk::OpenFile& f, Opt& some, Opt& full, nlohmann::json& errors) {
+  guarded(errors, what, [&] {
+    const hk::Psi p = hk::parse_psi(f.read(buf_), f.path());
+    some = opt(p.some_total_us());
+    full = opt(p.full_total_us());
+  });
+}
+
+void TelemetrySampler::read_u64(const char* what, hk::OpenFile& f, Opt& out, nlohmann::json& errors) {
+  guarded(errors, what, [&] { out = opt(whole_u64(f.read(buf_), f.path(), what + 3)); });  // "bg." off: the file's name
+}
+
+void TelemetrySampler::read_pressure(TelemetrySample& s, nlohmann::json& errors) {
   // bg PSI first: it is what the controller reads, closest to the tick.
-  psi("bg.memory.pressure", bg_.memory_pressure, s.bg_some_us, s.bg_full_us);
+  read_psi("bg.memory.pressure", bg_.memory_pressure, s.bg_some_us, s.bg_full_us, errors);
   if (s.bg_some_us) s.read_ns = hk::monotonic_ns();  // the controller's window length (SPEC.md v2)
-  psi("fg.memory.pressure", fg_.memory_pressure, s.fg_some_us, s.fg_full_us);
-  psi("proc.pressure.memory", sys_memory_, s.sys_some_us, s.sys_full_us);
+  read_psi("fg.memory.pressure", fg_.memory_pressure, s.fg_some_us, s.fg_full_us, errors);
+  read_psi("proc.pressure.memory", sys_memory_, s.sys_some_us, s.sys_full_us, errors);
   // cpu and io PSI beside memory: a latency difference is then told apart as a memory
   // stall, CPU contention (zram compression and reclaim share the vCPU) or I/O wait.
-  psi("bg.cpu.pressure", bg_.cpu_pressure, s.bg_cpu_some_us, s.bg_cpu_full_us);
-  psi("bg.io.pressure", bg_.io_pressure, s.bg_io_some_us, s.bg_io_full_us);
-  psi("fg.cpu.pressure", fg_.cpu_pressure, s.fg_cpu_some_us, s.fg_cpu_full_us);
-  psi("fg.io.pressure", fg_.io_pressure, s.fg_io_some_us, s.fg_io_full_us);
-  psi("proc.pressure.cpu", sys_cpu_, s.sys_cpu_some_us, s.sys_cpu_full_us);
-  psi("proc.pressure.io", sys_io_, s.sys_io_some_us, s.sys_io_full_us);
-  u64("bg.memory.current", bg_.memory_current, s.bg_current_bytes);
-  u64("fg.memory.current", fg_.memory_current, s.fg_current_bytes);
-  u64("bg.memory.swap.current", bg_.memory_swap_current, s.bg_swap_current_bytes);
-  u64("fg.memory.swap.current", fg_.memory_swap_current, s.fg_swap_current_bytes);
+  read_psi("bg.cpu.pressure", bg_.cpu_pressure, s.bg_cpu_some_us, s.bg_cpu_full_us, errors);
+  read_psi("bg.io.pressure", bg_.io_pressure, s.bg_io_some_us, s.bg_io_full_us, errors);
+  read_psi("fg.cpu.pressure", fg_.cpu_pressure, s.fg_cpu_some_us, s.fg_cpu_full_us, errors);
+  read_psi("fg.io.pressure", fg_.io_pressure, s.fg_io_some_us, s.fg_io_full_us, errors);
+  read_psi("proc.pressure.cpu", sys_cpu_, s.sys_cpu_some_us, s.sys_cpu_full_us, errors);
+  read_psi("proc.pressure.io", sys_io_, s.sys_io_some_us, s.sys_io_full_us, errors);
+}
+
+void TelemetrySampler::read_memory(TelemetrySample& s, nlohmann::json& errors) {
+  read_u64("bg.memory.current", bg_.memory_current, s.bg_current_bytes, errors);
+  read_u64("fg.memory.current", fg_.memory_current, s.fg_current_bytes, errors);
+  read_u64("bg.memory.swap.current", bg_.memory_swap_current, s.bg_swap_current_bytes, errors);
+  read_u64("fg.memory.swap.current", fg_.memory_swap_current, s.fg_swap_current_bytes, errors);
   auto stat = [&](const char* what, CgroupFiles& c, Opt& pgsteal, Opt& pgscan, Opt& anon, Opt& file, Opt& majfault) {
-    guard(what, [&] {
+    guarded(errors, what, [&] {
       std::optional<std::uint64_t> v[std::size(kStatKeys)];
       hk::pick_keyed(c.memory_stat.read(buf_), c.memory_stat.path(), kStatKeys, v, std::size(kStatKeys));
       pgsteal = opt(v[0]), pgscan = opt(v[1]), anon = opt(v[2]), file = opt(v[3]), majfault = opt(v[4]);
@@ -117,7 +123,7 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   stat("fg.memory.stat", fg_, s.fg_pgsteal, s.fg_pgscan, s.fg_workingset_refault_anon, s.fg_workingset_refault_file,
        s.fg_pgmajfault);
   auto events = [&](const char* what, CgroupFiles& c, Opt& oom, Opt& oom_kill) {
-    guard(what, [&] {
+    guarded(errors, what, [&] {
       std::optional<std::uint64_t> v[std::size(kEventKeys)];
       hk::pick_keyed(c.memory_events.read(buf_), c.memory_events.path(), kEventKeys, v, std::size(kEventKeys));
       oom = opt(v[0]), oom_kill = opt(v[1]);
@@ -125,35 +131,52 @@ TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& p
   };
   events("bg.memory.events", bg_, s.bg_oom, s.bg_oom_kill);
   events("fg.memory.events", fg_, s.fg_oom, s.fg_oom_kill);
-  guard("proc.vmstat", [&] {
+}
+
+void TelemetrySampler::read_swap(TelemetrySample& s, nlohmann::json& errors) {
+  guarded(errors, "proc.vmstat", [&] {
     std::optional<std::uint64_t> v[std::size(kVmstatKeys)];
     hk::pick_keyed(vmstat_.read(buf_), vmstat_.path(), kVmstatKeys, v, std::size(kVmstatKeys));
     s.pswpin = opt(v[0]), s.pswpout = opt(v[1]);
   });
-  guard("proc.swaps", [&] {
+  guarded(errors, "proc.swaps", [&] {
     const std::string_view text = swaps_.read(buf_);
     Opt zram, swapfile = opt(hk::swap_used_kib(text, swaps_.path(), swapfile_path_));
     // Not swapped on (delayed-activation before the trigger): it holds nothing.
     if (!zram_path_.empty()) zram = opt(hk::swap_used_kib(text, swaps_.path(), zram_path_).value_or(0));
     s.zram_swap_used_kib = zram, s.swapfile_used_kib = swapfile;
   });
-  if (zram_) {
-    guard("zram.mm_stat", [&] {
-      if (whole_u64(zram_->initstate.read(buf_), zram_->initstate.path(), "initstate") == 0) {
-        s.zram_orig_data_bytes = s.zram_compr_data_bytes = s.zram_mem_used_bytes = 0;
-        return;
-      }
-      const auto m = hk::parse_zram_mm_stat(zram_->mm_stat.read(buf_), zram_->mm_stat.path());
-      s.zram_orig_data_bytes = opt(m.orig_data_size_bytes);
-      s.zram_compr_data_bytes = opt(m.compr_data_size_bytes);
-      s.zram_mem_used_bytes = opt(m.mem_used_total_bytes);
-    });
-  }
+  if (!zram_) return;
+  guarded(errors, "zram.mm_stat", [&] {
+    if (whole_u64(zram_->initstate.read(buf_), zram_->initstate.path(), "initstate") == 0) {
+      s.zram_orig_data_bytes = s.zram_compr_data_bytes = s.zram_mem_used_bytes = 0;
+      return;
+    }
+    const auto m = hk::parse_zram_mm_stat(zram_->mm_stat.read(buf_), zram_->mm_stat.path());
+    s.zram_orig_data_bytes = opt(m.orig_data_size_bytes);
+    s.zram_compr_data_bytes = opt(m.compr_data_size_bytes);
+    s.zram_mem_used_bytes = opt(m.mem_used_total_bytes);
+  });
+}
+
+void TelemetrySampler::read_steal(TelemetrySample& s, nlohmann::json& errors) {
   try {
     s.steal_us = parse_steal_us(stat_.read(buf_), user_hz());
   } catch (const hk::IoError&) {  // steal_us stays NULL, named below
   }
   if (!s.steal_us) errors["proc.stat"] = "cpu steal unreadable";
+}
+
+TelemetrySample TelemetrySampler::sample(std::int64_t t_ns, const std::string& phase) {
+  TelemetrySample s;
+  s.t_ns = t_ns;
+  s.phase = phase;
+  const auto t0 = hk::monotonic_ns();
+  nlohmann::json errors;  // null (nothing allocated) until a read fails
+  read_pressure(s, errors);
+  read_memory(s, errors);
+  read_swap(s, errors);
+  read_steal(s, errors);
   s.extra["read_duration_ns"] = hk::monotonic_ns() - t0;
   if (!errors.is_null()) s.extra["errors"] = std::move(errors);
   return s;

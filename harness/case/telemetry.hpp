@@ -33,6 +33,22 @@ class TelemetrySampler {
   TelemetrySample sample(std::int64_t t_ns, const std::string& phase);
 
  private:
+  using Opt = TelemetrySample::Opt;
+  // sample()'s steps, in the order it reads the files; a failed read leaves its fields empty
+  // and is named in `errors` (null until one fails).
+  /// The PSI files: bg memory first (read_ns right after it), then fg and the system; cpu and io.
+  void read_pressure(TelemetrySample& s, nlohmann::json& errors);
+  /// bg and fg memory.current, memory.swap.current, memory.stat and memory.events.
+  void read_memory(TelemetrySample& s, nlohmann::json& errors);
+  /// /proc/vmstat pswpin/pswpout, the /proc/swaps rows of zram and the swapfile, zram mm_stat.
+  void read_swap(TelemetrySample& s, nlohmann::json& errors);
+  /// /proc/stat cpu steal; named in `errors` whenever it stays empty.
+  void read_steal(TelemetrySample& s, nlohmann::json& errors);
+  /// One PSI file's some and full totals (us), named `what` in `errors`.
+  void read_psi(const char* what, harness::kernel::OpenFile& f, Opt& some, Opt& full, nlohmann::json& errors);
+  /// One file holding one number; `what` is "<bg|fg>.<file name>".
+  void read_u64(const char* what, harness::kernel::OpenFile& f, Opt& out, nlohmann::json& errors);
+
   /// The files of one cgroup that every sample reads.
   struct CgroupFiles {
     explicit CgroupFiles(const harness::kernel::Cgroup& cg);

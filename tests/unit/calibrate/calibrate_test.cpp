@@ -59,6 +59,53 @@ TEST(Calibrate, MeasuresAndProjectsABundle) {
   std::filesystem::remove_all(dir);
 }
 
+// A bundle measures only as far as it goes: the case row without a finished pressure phase,
+// the phase's length without two samples in it; a phase as long as the target is not projected;
+// the page size recorded is the one swap-out is counted in.
+TEST(Calibrate, ABundleIsMeasuredAsFarAsItGoes) {
+  auto dir = std::filesystem::temp_directory_path() / ("hk_calib_partial_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "p.db").string();
+  auto b = test_support::completed_bundle("calib-partial", "calibration", "r", "static-zram");
+  b.status = "infra_failed";
+  b.accelerator = "tcg";
+  b.phases = {{"warmup", 0, 10 * kS}, {"pressure", 10 * kS, std::nullopt}};
+  harness::case_::write_bundle(path, b);
+  auto m = harness::calibrate::measure_bundle(path);
+  EXPECT_EQ(m.case_id, "calib-partial");
+  EXPECT_EQ(m.status, "infra_failed");
+  EXPECT_EQ(m.accelerator, "tcg");
+  EXPECT_DOUBLE_EQ(m.pressure_s, 0.0);
+  EXPECT_FALSE(m.swapout_kib);
+
+  b.phases = {{"pressure", 10 * kS, 310 * kS}};
+  harness::case_::TelemetrySample t;
+  t.t_ns = 10 * kS;
+  t.pswpout = 100;
+  t.bg_workingset_refault_anon = 5;
+  b.telemetry = {t};
+  harness::case_::write_bundle(path, b);
+  m = harness::calibrate::measure_bundle(path);
+  EXPECT_DOUBLE_EQ(m.pressure_s, 300.0);
+  EXPECT_FALSE(m.swapout_kib) << "one sample is no difference";
+
+  b.page_size_bytes = 16384;
+  t.t_ns = 310 * kS;
+  t.pswpout = 150;
+  t.bg_workingset_refault_anon = 25;
+  b.telemetry.push_back(t);
+  harness::case_::write_bundle(path, b);
+  m = harness::calibrate::measure_bundle(path);
+  EXPECT_DOUBLE_EQ(*m.swapout_kib, 50 * 16.0);
+  EXPECT_DOUBLE_EQ(*m.swapout_kib_300, 50 * 16.0);  // 300 s measured: nothing projected
+  EXPECT_DOUBLE_EQ(*m.refault_anon_bg_300, 20.0);
+  EXPECT_FALSE(m.refault_all) << "no bg file refaults recorded";
+  EXPECT_FALSE(m.bg_some_s);
+  // A longer target projects from the second half of the phase (one sample in it: none).
+  EXPECT_FALSE(harness::calibrate::measure_bundle(path, 600).swapout_kib_300);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Calibrate, RuleIsTheSmallestMaxRelativeError) {
   harness::calibrate::Measured a, b, c;
   a.swapout_kib_300 = 99'198 * 1.30;  // +30%

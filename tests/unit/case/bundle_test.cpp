@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "harness/case/bundle.hpp"
 #include "results/db.hpp"
@@ -120,5 +122,87 @@ TEST(Bundle, WritesTheVersion2Columns) {
   EXPECT_EQ(q.int64(2), 18'022'400);
   EXPECT_EQ(q.int64(3), 104'857'600);
   EXPECT_EQ(q.int64(4), 126'976'000);
+  std::filesystem::remove_all(dir);
+}
+
+// Every telemetry field and every reclaim figure lands in the column of its own name: each is
+// given a value no other field has and read back by column name (a swapped bind is caught).
+TEST(Bundle, EveryTelemetryAndReclaimFieldLandsInItsOwnColumn) {
+  using harness::case_::ReclaimRow;
+  using harness::case_::TelemetrySample;
+  using Opt = TelemetrySample::Opt;
+  const std::vector<std::pair<const char*, Opt TelemetrySample::*>> telemetry = {
+      {"bg_some_us", &TelemetrySample::bg_some_us}, {"bg_full_us", &TelemetrySample::bg_full_us},
+      {"fg_some_us", &TelemetrySample::fg_some_us}, {"fg_full_us", &TelemetrySample::fg_full_us},
+      {"sys_some_us", &TelemetrySample::sys_some_us}, {"sys_full_us", &TelemetrySample::sys_full_us},
+      {"bg_current_bytes", &TelemetrySample::bg_current_bytes}, {"fg_current_bytes", &TelemetrySample::fg_current_bytes},
+      {"bg_swap_current_bytes", &TelemetrySample::bg_swap_current_bytes},
+      {"fg_swap_current_bytes", &TelemetrySample::fg_swap_current_bytes}, {"bg_pgsteal", &TelemetrySample::bg_pgsteal},
+      {"bg_pgscan", &TelemetrySample::bg_pgscan},
+      {"bg_workingset_refault_anon", &TelemetrySample::bg_workingset_refault_anon},
+      {"bg_workingset_refault_file", &TelemetrySample::bg_workingset_refault_file},
+      {"bg_pgmajfault", &TelemetrySample::bg_pgmajfault}, {"fg_pgsteal", &TelemetrySample::fg_pgsteal},
+      {"fg_pgscan", &TelemetrySample::fg_pgscan},
+      {"fg_workingset_refault_anon", &TelemetrySample::fg_workingset_refault_anon},
+      {"fg_workingset_refault_file", &TelemetrySample::fg_workingset_refault_file},
+      {"fg_pgmajfault", &TelemetrySample::fg_pgmajfault}, {"bg_oom", &TelemetrySample::bg_oom},
+      {"bg_oom_kill", &TelemetrySample::bg_oom_kill}, {"fg_oom", &TelemetrySample::fg_oom},
+      {"fg_oom_kill", &TelemetrySample::fg_oom_kill}, {"pswpin", &TelemetrySample::pswpin},
+      {"pswpout", &TelemetrySample::pswpout}, {"zram_orig_data_bytes", &TelemetrySample::zram_orig_data_bytes},
+      {"zram_compr_data_bytes", &TelemetrySample::zram_compr_data_bytes},
+      {"zram_mem_used_bytes", &TelemetrySample::zram_mem_used_bytes},
+      {"zram_swap_used_kib", &TelemetrySample::zram_swap_used_kib},
+      {"swapfile_used_kib", &TelemetrySample::swapfile_used_kib}, {"read_ns", &TelemetrySample::read_ns},
+      {"steal_us", &TelemetrySample::steal_us}, {"bg_cpu_some_us", &TelemetrySample::bg_cpu_some_us},
+      {"bg_cpu_full_us", &TelemetrySample::bg_cpu_full_us}, {"bg_io_some_us", &TelemetrySample::bg_io_some_us},
+      {"bg_io_full_us", &TelemetrySample::bg_io_full_us}, {"fg_cpu_some_us", &TelemetrySample::fg_cpu_some_us},
+      {"fg_cpu_full_us", &TelemetrySample::fg_cpu_full_us}, {"fg_io_some_us", &TelemetrySample::fg_io_some_us},
+      {"fg_io_full_us", &TelemetrySample::fg_io_full_us}, {"sys_cpu_some_us", &TelemetrySample::sys_cpu_some_us},
+      {"sys_cpu_full_us", &TelemetrySample::sys_cpu_full_us}, {"sys_io_some_us", &TelemetrySample::sys_io_some_us},
+      {"sys_io_full_us", &TelemetrySample::sys_io_full_us}};
+  using ROpt = std::optional<std::int64_t>;
+  const std::vector<std::pair<const char*, ROpt ReclaimRow::*>> reclaim = {
+      {"pgsteal_before", &ReclaimRow::pgsteal_before}, {"pgsteal_after", &ReclaimRow::pgsteal_after},
+      {"pgsteal_settled", &ReclaimRow::pgsteal_settled}, {"pgscan_before", &ReclaimRow::pgscan_before},
+      {"pgscan_after", &ReclaimRow::pgscan_after}, {"pgscan_settled", &ReclaimRow::pgscan_settled},
+      {"bg_current_before_bytes", &ReclaimRow::bg_current_before_bytes},
+      {"bg_current_after_bytes", &ReclaimRow::bg_current_after_bytes}, {"achieved_bytes", &ReclaimRow::achieved_bytes},
+      {"concurrent_estimate_bytes", &ReclaimRow::concurrent_estimate_bytes},
+      {"achieved_conservative_bytes", &ReclaimRow::achieved_conservative_bytes},
+      {"achieved_settled_bytes", &ReclaimRow::achieved_settled_bytes}, {"write_cpu_us", &ReclaimRow::write_cpu_us}};
+  auto b = test_support::completed_bundle("c3", "smoke", "r", "bounded-reclaim");
+  TelemetrySample t;
+  t.t_ns = 7;
+  t.phase = "pressure";
+  for (std::size_t i = 0; i < telemetry.size(); ++i) t.*telemetry[i].second = 1000 + static_cast<std::int64_t>(i);
+  b.telemetry = {t};
+  ReclaimRow r;
+  r.requested_bytes = 11;
+  r.start_ns = 20;
+  r.end_ns = 27;
+  r.write_errno = 12;
+  for (std::size_t i = 0; i < reclaim.size(); ++i) r.*reclaim[i].second = 2000 + static_cast<std::int64_t>(i);
+  b.reclaims = {r};
+  auto dir = std::filesystem::temp_directory_path() / ("hk_case_bundle_cols_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "c3.db").string();
+  harness::case_::write_bundle(path, b);
+
+  results::Db db(path, results::Db::Mode::ReadOnly);
+  auto column = [&](const std::string& table, const std::string& name) {
+    results::Stmt s(db, "SELECT " + name + " FROM " + table);
+    EXPECT_TRUE(s.step()) << table;
+    return s.opt_int64(0);
+  };
+  for (std::size_t i = 0; i < telemetry.size(); ++i)
+    EXPECT_EQ(column("telemetry", telemetry[i].first), 1000 + static_cast<std::int64_t>(i)) << telemetry[i].first;
+  EXPECT_EQ(column("telemetry", "t_ns"), 7);
+  for (std::size_t i = 0; i < reclaim.size(); ++i)
+    EXPECT_EQ(column("reclaim_actions", reclaim[i].first), 2000 + static_cast<std::int64_t>(i)) << reclaim[i].first;
+  EXPECT_EQ(column("reclaim_actions", "requested_bytes"), 11);
+  EXPECT_EQ(column("reclaim_actions", "start_ns"), 20);
+  EXPECT_EQ(column("reclaim_actions", "end_ns"), 27);
+  EXPECT_EQ(column("reclaim_actions", "duration_ns"), 7);
+  EXPECT_EQ(column("reclaim_actions", "write_errno"), 12);
   std::filesystem::remove_all(dir);
 }
