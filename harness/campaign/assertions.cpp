@@ -59,135 +59,164 @@ CaseRun case_run(results::Db& db, const std::string& id) {
   return r;
 }
 
+/// Records one case's value; a failing one is also a failure line (same text).
+void record_measure(AssertionResult& r, const std::string& id, const std::string& quantity, std::optional<double> v,
+                    const std::string& unit, bool ok, const std::string& detail) {
+  r.measured.push_back({id, quantity, v, unit, ok, id + ": " + detail});
+  if (!ok) r.failures.push_back(id + ": " + detail);
+}
+
+/// Counts `id` as checked and records what ran it.
+void record_checked(results::Db& db, AssertionResult& r, const std::string& id) {
+  ++r.cases_checked;
+  r.runs.push_back(case_run(db, id));
+}
+
+/// all_cases_completed: every scheduled case not in `not_run`, its state (and the last
+/// attempt's error when it is not completed).
+void eval_all_completed(results::Db& db, AssertionResult& r, const std::set<std::string>& not_run) {
+  results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
+  while (q.step()) {
+    const std::string id = q.text(0), state = q.text(1);
+    if (not_run.count(id)) continue;  // deliberately not run by this check (--baseline-db)
+    ++r.cases_checked;
+    if (state != "pending") r.runs.push_back(case_run(db, id));
+    std::string why = state;
+    if (state != "completed") {
+      results::Stmt e(db, "SELECT error FROM attempts WHERE case_id = ?1 ORDER BY attempt DESC LIMIT 1");
+      e.bind(1, id);
+      if (e.step() && !e.is_null(0)) why += ": " + e.text(0);
+    }
+    record_measure(r, id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
+  }
+}
+
+/// reclaim_achieved_ratio and reclaim_duration_s: the first reclaim write of each completed
+/// case of the study's one-write arm (its dose, its pilot rule); other arms' writes are their own.
+void eval_reclaim(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  const bool ratio_kind = a.kind == "reclaim_achieved_ratio";
+  const std::string quantity = ratio_kind ? "achieved_ratio" : "reclaim_s";
+  const std::string unit = ratio_kind ? "ratio" : "s";
+  for (const auto& id : completed_cases(db, "s.configuration = '" + study_treatment() + "'")) {
+    record_checked(db, r, id);
+    results::Stmt q(db,
+                    "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "
+                    "WHERE case_id = ?1 ORDER BY start_ns");
+    q.bind(1, id);
+    if (!q.step()) {
+      record_measure(r, id, quantity, std::nullopt, unit, false, "no reclaim action (trigger never fired?)");
+      continue;
+    }
+    if (ratio_kind) {
+      if (q.is_null(1)) {
+        record_measure(r, id, quantity, std::nullopt, unit, false, "achieved_bytes not measured");
+        continue;
+      }
+      const double ratio = static_cast<double>(q.int64(1)) / static_cast<double>(q.int64(0));
+      record_measure(r, id, quantity, ratio, unit, ratio >= *a.min,
+                     fmt::format("achieved {:.3f} of the request ({} of {} bytes, errno {}) {}", ratio, q.int64(1),
+                                 q.int64(0), q.int64(3), bound));
+    } else {
+      const double sec = static_cast<double>(q.int64(2)) / 1e9;
+      record_measure(r, id, quantity, sec, unit, sec <= *a.max,
+                     fmt::format("memory.reclaim write took {:.3f} s ({} bytes requested) {}", sec, q.int64(0), bound));
+    }
+  }
+}
+
+/// trigger_within_s: the first trigger (or would_trigger) of each completed case, seconds
+/// after the pressure phase began.
+void eval_trigger_within(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db,
+                    "SELECT (SELECT min(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN "
+                    "('trigger','would_trigger')), (SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = "
+                    "'pressure')");
+    q.bind(1, id);
+    q.step();
+    if (q.is_null(0)) {
+      record_measure(r, id, "trigger_after_s", std::nullopt, "s", false, "trigger never fired");
+    } else if (q.is_null(1)) {
+      record_measure(r, id, "trigger_after_s", std::nullopt, "s", false, "no pressure phase recorded");
+    } else {
+      const double sec = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
+      record_measure(r, id, "trigger_after_s", sec, "s", sec <= *a.max,
+                     fmt::format("trigger fired {:.1f} s after the pressure phase began {}", sec, bound));
+    }
+  }
+}
+
+/// restoration_clean: each completed case's restoration record says clean.
+void eval_restoration_clean(results::Db& db, AssertionResult& r) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?1");
+    q.bind(1, id);
+    if (!q.step()) record_measure(r, id, "restoration_clean", std::nullopt, "clean", false, "no restoration record");
+    else if (q.int64(0) != 1)
+      record_measure(r, id, "restoration_clean", 0.0, "clean", false,
+                     "restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
+    else
+      record_measure(r, id, "restoration_clean", 1.0, "clean", true, "restoration clean");
+  }
+}
+
+/// no_foreground_oom: each completed case measured fg oom_kill and it stayed 0.
+void eval_no_foreground_oom(results::Db& db, AssertionResult& r) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db, "SELECT count(fg_oom_kill), max(fg_oom_kill) FROM telemetry WHERE case_id = ?1");
+    q.bind(1, id);
+    q.step();
+    if (q.int64(0) == 0)
+      record_measure(r, id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
+    else
+      record_measure(r, id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
+                     fmt::format("{} foreground OOM kill(s)", q.int64(1)));
+  }
+}
+
+/// canary_p99_ms: the pressure-phase p99 of each canary of each completed case.
+void eval_canary_p99(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    for (const char* canary : {"compute", "sqlite"}) {
+      // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
+      // a request that never completed counts as infinitely late.
+      results::Stmt q(db,
+                      "SELECT r.completion_ns - r.scheduled_ns FROM canary_requests r JOIN phases p ON p.case_id = "
+                      "r.case_id AND p.phase = 'pressure' WHERE r.case_id = ?1 AND r.canary = ?2 AND "
+                      "r.scheduled_ns >= p.start_ns AND (p.end_ns IS NULL OR r.scheduled_ns < p.end_ns)");
+      q.bind(1, id).bind(2, canary);
+      std::vector<double> v;
+      while (q.step()) v.push_back(q.is_null(0) ? INFINITY : static_cast<double>(q.int64(0)) / 1e6);
+      const std::string quantity = std::string(canary) + "_p99_ms";
+      if (v.empty()) {
+        record_measure(r, id, quantity, std::nullopt, "ms", false,
+                       std::string("no ") + canary + " requests in the pressure phase");
+        continue;
+      }
+      std::sort(v.begin(), v.end());
+      const double p99 = quantile7(v, 0.99);
+      record_measure(r, id, quantity, p99, "ms", p99 <= *a.max,
+                     fmt::format("{} p99 {:.2f} ms over {} pressure-phase requests {}", canary, p99, v.size(), bound));
+    }
+  }
+}
+
+/// One assertion over `db` (the kinds: assertions.hpp).
 AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std::string>& not_run) {
   AssertionResult r;
   r.name = a.kind + (a.min ? " >= " + bound_text(*a.min) : "") + (a.max ? " <= " + bound_text(*a.max) : "");
   const std::string bound = a.min ? "(>= " + bound_text(*a.min) + " needed)" : a.max ? "(<= " + bound_text(*a.max) + " allowed)" : "";
-  // Records one case's value; a failing one is also a failure line (same text).
-  auto measure = [&](const std::string& id, const std::string& quantity, std::optional<double> v,
-                     const std::string& unit, bool ok, const std::string& detail) {
-    r.measured.push_back({id, quantity, v, unit, ok, id + ": " + detail});
-    if (!ok) r.failures.push_back(id + ": " + detail);
-  };
-  auto checked = [&](const std::string& id) {
-    ++r.cases_checked;
-    r.runs.push_back(case_run(db, id));
-  };
-  if (a.kind == "all_cases_completed") {
-    results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
-    while (q.step()) {
-      const std::string id = q.text(0), state = q.text(1);
-      if (not_run.count(id)) continue;  // deliberately not run by this check (--baseline-db)
-      ++r.cases_checked;
-      if (state != "pending") r.runs.push_back(case_run(db, id));
-      std::string why = state;
-      if (state != "completed") {
-        results::Stmt e(db, "SELECT error FROM attempts WHERE case_id = ?1 ORDER BY attempt DESC LIMIT 1");
-        e.bind(1, id);
-        if (e.step() && !e.is_null(0)) why += ": " + e.text(0);
-      }
-      measure(id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
-    }
-  } else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") {
-    // The study's one-write arm (its dose, its pilot rule); other arms' writes are their own.
-    for (const auto& id : completed_cases(db, "s.configuration = '" + study_treatment() + "'")) {
-      checked(id);
-      results::Stmt q(db,
-                      "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "
-                      "WHERE case_id = ?1 ORDER BY start_ns");
-      q.bind(1, id);
-      const bool ratio_kind = a.kind == "reclaim_achieved_ratio";
-      const std::string quantity = ratio_kind ? "achieved_ratio" : "reclaim_s";
-      const std::string unit = ratio_kind ? "ratio" : "s";
-      if (!q.step()) {
-        measure(id, quantity, std::nullopt, unit, false, "no reclaim action (trigger never fired?)");
-        continue;
-      }
-      if (ratio_kind) {
-        if (q.is_null(1)) {
-          measure(id, quantity, std::nullopt, unit, false, "achieved_bytes not measured");
-          continue;
-        }
-        const double ratio = static_cast<double>(q.int64(1)) / static_cast<double>(q.int64(0));
-        measure(id, quantity, ratio, unit, ratio >= *a.min,
-                fmt::format("achieved {:.3f} of the request ({} of {} bytes, errno {}) {}", ratio, q.int64(1),
-                            q.int64(0), q.int64(3), bound));
-      } else {
-        const double sec = static_cast<double>(q.int64(2)) / 1e9;
-        measure(id, quantity, sec, unit, sec <= *a.max,
-                fmt::format("memory.reclaim write took {:.3f} s ({} bytes requested) {}", sec, q.int64(0), bound));
-      }
-    }
-  } else if (a.kind == "trigger_within_s") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db,
-                      "SELECT (SELECT min(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN "
-                      "('trigger','would_trigger')), (SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = "
-                      "'pressure')");
-      q.bind(1, id);
-      q.step();
-      if (q.is_null(0)) {
-        measure(id, "trigger_after_s", std::nullopt, "s", false, "trigger never fired");
-      } else if (q.is_null(1)) {
-        measure(id, "trigger_after_s", std::nullopt, "s", false, "no pressure phase recorded");
-      } else {
-        const double sec = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
-        measure(id, "trigger_after_s", sec, "s", sec <= *a.max,
-                fmt::format("trigger fired {:.1f} s after the pressure phase began {}", sec, bound));
-      }
-    }
-  } else if (a.kind == "restoration_clean") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?1");
-      q.bind(1, id);
-      if (!q.step()) measure(id, "restoration_clean", std::nullopt, "clean", false, "no restoration record");
-      else if (q.int64(0) != 1)
-        measure(id, "restoration_clean", 0.0, "clean", false,
-                "restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
-      else
-        measure(id, "restoration_clean", 1.0, "clean", true, "restoration clean");
-    }
-  } else if (a.kind == "no_foreground_oom") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db, "SELECT count(fg_oom_kill), max(fg_oom_kill) FROM telemetry WHERE case_id = ?1");
-      q.bind(1, id);
-      q.step();
-      if (q.int64(0) == 0)
-        measure(id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
-      else
-        measure(id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
-                fmt::format("{} foreground OOM kill(s)", q.int64(1)));
-    }
-  } else if (a.kind == "canary_p99_ms") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      for (const char* canary : {"compute", "sqlite"}) {
-        // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
-        // a request that never completed counts as infinitely late.
-        results::Stmt q(db,
-                        "SELECT r.completion_ns - r.scheduled_ns FROM canary_requests r JOIN phases p ON p.case_id = "
-                        "r.case_id AND p.phase = 'pressure' WHERE r.case_id = ?1 AND r.canary = ?2 AND "
-                        "r.scheduled_ns >= p.start_ns AND (p.end_ns IS NULL OR r.scheduled_ns < p.end_ns)");
-        q.bind(1, id).bind(2, canary);
-        std::vector<double> v;
-        while (q.step()) v.push_back(q.is_null(0) ? INFINITY : static_cast<double>(q.int64(0)) / 1e6);
-        const std::string quantity = std::string(canary) + "_p99_ms";
-        if (v.empty()) {
-          measure(id, quantity, std::nullopt, "ms", false, std::string("no ") + canary + " requests in the pressure phase");
-          continue;
-        }
-        std::sort(v.begin(), v.end());
-        const double p99 = quantile7(v, 0.99);
-        measure(id, quantity, p99, "ms", p99 <= *a.max,
-                fmt::format("{} p99 {:.2f} ms over {} pressure-phase requests {}", canary, p99, v.size(), bound));
-      }
-    }
-  } else {
-    r.failures.push_back("unknown assertion kind " + a.kind);
-  }
+  if (a.kind == "all_cases_completed") eval_all_completed(db, r, not_run);
+  else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") eval_reclaim(db, a, r, bound);
+  else if (a.kind == "trigger_within_s") eval_trigger_within(db, a, r, bound);
+  else if (a.kind == "restoration_clean") eval_restoration_clean(db, r);
+  else if (a.kind == "no_foreground_oom") eval_no_foreground_oom(db, r);
+  else if (a.kind == "canary_p99_ms") eval_canary_p99(db, a, r, bound);
+  else r.failures.push_back("unknown assertion kind " + a.kind);
   if (r.cases_checked == 0 && a.kind != "all_cases_completed") r.failures.push_back("no completed case to check");
   r.passed = r.failures.empty();
   return r;
