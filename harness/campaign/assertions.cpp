@@ -12,6 +12,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <ostream>
 #include <optional>
 #include <set>
 
@@ -244,6 +245,140 @@ std::string distinct(const std::vector<CaseRun>& runs, F field) {
 
 std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
+/// The <testsuite> counts: assertions that failed, regressions and failed extra cases
+/// (failures), extra cases in error (errors), metrics without data or undecided (skipped).
+struct JUnitCounts {
+  std::size_t tests = 0;
+  int failures = 0, errors = 0, skipped = 0;
+};
+
+JUnitCounts junit_counts(const std::vector<AssertionResult>& results,
+                         const std::vector<analysis::MetricComparison>* metrics,
+                         const std::vector<JUnitExtraCase>* extra) {
+  JUnitCounts n;
+  n.tests = results.size() + (metrics ? metrics->size() : 0) + (extra ? extra->size() : 0);
+  for (const auto& r : results) n.failures += r.passed ? 0 : 1;
+  if (metrics)
+    for (const auto& m : *metrics) {
+      n.failures += m.verdict == "regression" ? 1 : 0;
+      n.skipped += m.verdict == "no data" || m.verdict == "inconclusive" ? 1 : 0;
+    }
+  if (extra)
+    for (const auto& x : *extra) {
+      n.errors += x.error.empty() ? 0 : 1;
+      n.failures += x.error.empty() && !x.failure.empty() ? 1 : 0;
+    }
+  return n;
+}
+
+/// One <property name value/> line.
+void junit_property(std::ostream& o, const std::string& name, const std::string& value) {
+  o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
+}
+
+/// The build, plan and command line properties every testcase carries (none without `prov`).
+void provenance_properties(std::ostream& o, const results::Provenance* prov) {
+  if (!prov) return;
+  junit_property(o, "harness_version", or_unknown(prov->build.version));
+  junit_property(o, "harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
+  junit_property(o, "plan_sha256", or_unknown(prov->plan_sha256));
+  junit_property(o, "command_line", or_unknown(prov->command_line));
+}
+
+/// The <system-out> of an assertion: the cases checked, then per measured value its line and
+/// what ran its case.
+std::string assertion_system_out(const AssertionResult& r) {
+  std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
+  for (const auto& m : r.measured) {
+    out += (m.passed ? "ok   " : "FAIL ") + m.detail + "\n";
+    for (const auto& c : r.runs)
+      if (c.case_id == m.case_id)
+        out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
+                           or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
+                           c.attempt, c.started_unix_ns ? text::utc_text(*c.started_unix_ns) : "unknown",
+                           c.ended_unix_ns ? text::utc_text(*c.ended_unix_ns) : "unknown");
+  }
+  return out;
+}
+
+/// The <testcase> of one assertion (write_junit in assertions.hpp).
+void assertion_testcase(std::ostream& o, const std::string& suite, const AssertionResult& r,
+                        const results::Provenance* prov) {
+  o << "  <testcase classname=\"" << xml_text(suite) << "\" name=\"" << xml_text(r.name) << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  junit_property(o, "kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
+  junit_property(o, "accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
+  junit_property(o, "source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
+  std::optional<std::int64_t> first, last;
+  for (const auto& c : r.runs) {
+    if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
+    if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
+  }
+  junit_property(o, "first_case_started_utc", first ? text::utc_text(*first) : "unknown");
+  junit_property(o, "last_case_ended_utc", last ? text::utc_text(*last) : "unknown");
+  junit_property(o, "cases_checked", std::to_string(r.cases_checked));
+  for (const auto& m : r.measured)
+    junit_property(o, m.case_id + "." + m.quantity,
+                   m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
+  o << "    </properties>\n";
+  if (!r.passed) {
+    std::string body;
+    for (const auto& f : r.failures) body += f + "\n";
+    o << "    <failure message=\"" << xml_text(r.failures.front()) << "\">" << xml_text(body) << "</failure>\n";
+  }
+  o << "    <system-out>" << xml_text(assertion_system_out(r)) << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
+/// The <testcase> of one A/B regression metric (classname `<suite>.regression`).
+void metric_testcase(std::ostream& o, const std::string& suite, const analysis::MetricComparison& m,
+                     const results::Provenance* prov) {
+  auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
+  o << "  <testcase classname=\"" << xml_text(suite + ".regression") << "\" name=\"" << xml_text(m.metric) << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  junit_property(o, "unit", m.unit);
+  junit_property(o, "pairs", std::to_string(m.pairs));
+  junit_property(o, "strata", std::to_string(m.strata));
+  junit_property(o, "baseline_mean", opt(m.baseline_mean));
+  junit_property(o, "candidate_mean", opt(m.candidate_mean));
+  junit_property(o, "ratio", opt(m.ratio));
+  junit_property(o, "lower", opt(m.lower));
+  junit_property(o, "upper", opt(m.upper));
+  junit_property(o, "level", fmt::format("{:.6g}", m.level));
+  junit_property(o, "max_ratio", opt(m.max_ratio));
+  junit_property(o, "min_ratio", opt(m.min_ratio));
+  junit_property(o, "verdict", m.verdict);
+  o << "    </properties>\n";
+  const std::string msg = m.metric + ": " + m.detail;
+  if (m.verdict == "regression")
+    o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
+  else if (m.verdict == "no data")
+    o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
+  else if (m.verdict == "inconclusive")  // not decided: exit 5, and never shown as passed
+    o << "    <skipped message=\"" << xml_text("inconclusive: " + msg) << "\"/>\n";
+  o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
+/// The <testcase> of one extra case (JUnitExtraCase; classname `<suite>.<classname_suffix>`).
+void extra_testcase(std::ostream& o, const std::string& suite, const JUnitExtraCase& x,
+                    const results::Provenance* prov) {
+  o << "  <testcase classname=\"" << xml_text(suite + "." + x.classname_suffix) << "\" name=\"" << xml_text(x.name)
+    << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  for (const auto& [k, v] : x.properties) junit_property(o, k, v);
+  o << "    </properties>\n";
+  if (!x.error.empty())
+    o << "    <error message=\"" << xml_text(x.error) << "\">" << xml_text(x.error) << "</error>\n";
+  else if (!x.failure.empty())
+    o << "    <failure message=\"" << xml_text(x.failure) << "\">" << xml_text(x.failure) << "</failure>\n";
+  o << "    <system-out>" << xml_text(x.system_out) << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
 }  // namespace
 
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
@@ -251,118 +386,17 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
                  const std::vector<JUnitExtraCase>* extra) {
   std::ofstream o(path);
   if (!o) throw std::runtime_error(path + ": cannot write JUnit XML");
-  int failures = 0, skipped = 0;
-  for (const auto& r : results) failures += r.passed ? 0 : 1;
-  const std::size_t n_metrics = metrics ? metrics->size() : 0;
-  if (metrics)
-    for (const auto& m : *metrics) {
-      failures += m.verdict == "regression" ? 1 : 0;
-      skipped += m.verdict == "no data" || m.verdict == "inconclusive" ? 1 : 0;
-    }
-  int errors = 0;
-  const std::size_t n_extra = extra ? extra->size() : 0;
-  if (extra)
-    for (const auto& x : *extra) {
-      errors += x.error.empty() ? 0 : 1;
-      failures += x.error.empty() && !x.failure.empty() ? 1 : 0;
-    }
-  auto prop = [&](const std::string& name, const std::string& value) {
-    o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
-  };
-  auto prov_props = [&] {
-    if (!prov) return;
-    prop("harness_version", or_unknown(prov->build.version));
-    prop("harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
-    prop("plan_sha256", or_unknown(prov->plan_sha256));
-    prop("command_line", or_unknown(prov->command_line));
-  };
+  const JUnitCounts n = junit_counts(results, metrics, extra);
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << results.size() + n_metrics + n_extra
-    << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\"";
+  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << n.tests << "\" failures=\"" << n.failures
+    << "\" errors=\"" << n.errors << "\" skipped=\"" << n.skipped << "\"";
   if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_text(prov->generated_utc) << "\"";
   o << ">\n";
-  for (const auto& r : results) {
-    o << "  <testcase classname=\"" << xml_text(suite) << "\" name=\"" << xml_text(r.name) << "\">\n";
-    o << "    <properties>\n";
-    prov_props();
-    prop("kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
-    prop("accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
-    prop("source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
-    std::optional<std::int64_t> first, last;
-    for (const auto& c : r.runs) {
-      if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
-      if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
-    }
-    prop("first_case_started_utc", first ? text::utc_text(*first) : "unknown");
-    prop("last_case_ended_utc", last ? text::utc_text(*last) : "unknown");
-    prop("cases_checked", std::to_string(r.cases_checked));
-    for (const auto& m : r.measured)
-      prop(m.case_id + "." + m.quantity, m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
-    o << "    </properties>\n";
-    if (!r.passed) {
-      std::string body;
-      for (const auto& f : r.failures) body += f + "\n";
-      o << "    <failure message=\"" << xml_text(r.failures.front()) << "\">" << xml_text(body) << "</failure>\n";
-    }
-    std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
-    for (const auto& m : r.measured) {
-      out += (m.passed ? "ok   " : "FAIL ") + m.detail + "\n";
-      for (const auto& c : r.runs)
-        if (c.case_id == m.case_id)
-          out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
-                             or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
-                             c.attempt, c.started_unix_ns ? text::utc_text(*c.started_unix_ns) : "unknown",
-                             c.ended_unix_ns ? text::utc_text(*c.ended_unix_ns) : "unknown");
-    }
-    o << "    <system-out>" << xml_text(out) << "</system-out>\n";
-    o << "  </testcase>\n";
-  }
-  if (metrics) {
-    auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
-    for (const auto& m : *metrics) {
-      o << "  <testcase classname=\"" << xml_text(suite + ".regression") << "\" name=\"" << xml_text(m.metric)
-        << "\">\n";
-      o << "    <properties>\n";
-      prov_props();
-      prop("unit", m.unit);
-      prop("pairs", std::to_string(m.pairs));
-      prop("strata", std::to_string(m.strata));
-      prop("baseline_mean", opt(m.baseline_mean));
-      prop("candidate_mean", opt(m.candidate_mean));
-      prop("ratio", opt(m.ratio));
-      prop("lower", opt(m.lower));
-      prop("upper", opt(m.upper));
-      prop("level", fmt::format("{:.6g}", m.level));
-      prop("max_ratio", opt(m.max_ratio));
-      prop("min_ratio", opt(m.min_ratio));
-      prop("verdict", m.verdict);
-      o << "    </properties>\n";
-      const std::string msg = m.metric + ": " + m.detail;
-      if (m.verdict == "regression")
-        o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
-      else if (m.verdict == "no data")
-        o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
-      else if (m.verdict == "inconclusive")  // not decided: exit 5, and never shown as passed
-        o << "    <skipped message=\"" << xml_text("inconclusive: " + msg) << "\"/>\n";
-      o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
-      o << "  </testcase>\n";
-    }
-  }
+  for (const auto& r : results) assertion_testcase(o, suite, r, prov);
+  if (metrics)
+    for (const auto& m : *metrics) metric_testcase(o, suite, m, prov);
   if (extra)
-    for (const auto& x : *extra) {
-      o << "  <testcase classname=\"" << xml_text(suite + "." + x.classname_suffix) << "\" name=\""
-        << xml_text(x.name) << "\">\n";
-      o << "    <properties>\n";
-      prov_props();
-      for (const auto& [k, v] : x.properties) prop(k, v);
-      o << "    </properties>\n";
-      if (!x.error.empty())
-        o << "    <error message=\"" << xml_text(x.error) << "\">" << xml_text(x.error) << "</error>\n";
-      else if (!x.failure.empty())
-        o << "    <failure message=\"" << xml_text(x.failure) << "\">" << xml_text(x.failure) << "</failure>\n";
-      o << "    <system-out>" << xml_text(x.system_out) << "</system-out>\n";
-      o << "  </testcase>\n";
-    }
+    for (const auto& x : *extra) extra_testcase(o, suite, x, prov);
   o << "</testsuite>\n";
   if (!o) throw std::runtime_error(path + ": write failed");
 }
