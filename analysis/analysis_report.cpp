@@ -84,9 +84,9 @@ bool is_treatment(const TripletSet& ts, const std::string& arm) {
   return false;
 }
 
-Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, int m) {
-  Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
-          {{"setting", 0}, {"value", 0}}, {}, {}};
+/// Table 1's rows of the spec fields every analysed case has with one value; returns the fields
+/// that vary (per-case fields, as case_id or regime, are neither).
+std::vector<std::string> constant_spec_rows(const std::vector<const CaseSummary*>& cases, Table& t) {
   static const std::set<std::string> per_case{"case_id", "vm", "regime", "repeat", "triplet_id", "configuration",
                                               "dose (MiB)", "pressure.rate_mib_s", "pressure.contents"};
   std::map<std::string, std::set<std::string>> values;
@@ -105,6 +105,12 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     if (vs.size() == 1 && present[k] == cases.size()) t.add({k, *vs.begin()});
     else varying.push_back(k);
   }
+  return varying;
+}
+
+/// Table 1's rows of what ran: each treatment's dose, accelerators, kernels, the campaign's
+/// seed and plan hash, the arms and the family when not the study's.
+void run_rows(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, Table& t) {
   std::set<std::string> accel, kernels;
   std::map<std::string, std::set<std::string>> doses;  // arm -> its doses (cases.dose_bytes)
   for (const auto* c : cases) {
@@ -133,15 +139,11 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   }
   if (!is_study_family(ts.family()))
     t.add({"comparisons (" + data.comparisons_source + ")", family_text(ts.family())});
-  // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
-  std::vector<std::string> ids;
-  for (const auto* c : cases) ids.push_back(c->case_id);
-  try {
-    for (auto& [k, v] : environment_rows(data.db_path, ids)) t.add({"environment: " + k, v});
-  } catch (const std::exception& e) {
-    t.notes.push_back(std::string("Environment rows not available: ") + e.what());
-  }
-  // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
+}
+
+/// Table 1's rows of the analysis' own choices where the study is silent (campaigns/README.md
+/// "Assumptions"); `m`: the family's size.
+void analysis_rule_rows(const CampaignData& data, const TripletSet& ts, int m, Table& t) {
   PilotReading reading;  // the campaign's `eligibility` reading of the pilot rule (pilot_reading.hpp)
   {
     const auto s = read_campaign_settings(data.meta);
@@ -159,6 +161,22 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
            {"expected coverage", "analytic: equal within-stratum variances, normal errors, t df and kurtosis terms; "
                                  "joint = product of the " + count_words(m)}})
     t.add({std::string("analysis rule (ours): ") + k, v});
+}
+
+Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, int m) {
+  Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
+          {{"setting", 0}, {"value", 0}}, {}, {}};
+  const std::vector<std::string> varying = constant_spec_rows(cases, t);
+  run_rows(data, cases, ts, t);
+  // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
+  std::vector<std::string> ids;
+  for (const auto* c : cases) ids.push_back(c->case_id);
+  try {
+    for (auto& [k, v] : environment_rows(data.db_path, ids)) t.add({"environment: " + k, v});
+  } catch (const std::exception& e) {
+    t.notes.push_back(std::string("Environment rows not available: ") + e.what());
+  }
+  analysis_rule_rows(data, ts, m, t);
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
     s += harness::text::join(varying);
