@@ -443,9 +443,9 @@ Table table6(const std::vector<const CaseSummary*>& cases, const std::vector<std
   return t;
 }
 
-Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& ts) {
-  const auto& arms = ts.arms;
-  Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
+/// The mechanism table without rows or notes.
+Table mechanism_frame() {
+  return Table{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
            {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
            {"fg PSI some stall (s)", 3}, {"fg PSI full stall (s)", 3},
@@ -458,50 +458,57 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: PSI some, owner not stated (s)", 3},
            {"study: PSI full, owner not stated (s)", 3}}, {}, {}};
-  for (const std::string& cf : arms) {
-    std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3], mem[3];
-    int n = 0, meas = 0;
-    for (const auto* c : cases) {
-      if (c->configuration != cf) continue;
-      ++n;
-      if (!measured(*c)) continue;
-      ++meas;
-      const auto& m = c->mech;
-      v[0].push_back(m.bg_some_stall_s);
-      v[1].push_back(m.bg_full_stall_s);
-      v[2].push_back(m.fg_some_stall_s);
-      mem[0].push_back(m.fg_full_stall_s);
-      mem[1].push_back(m.sys_some_stall_s);
-      mem[2].push_back(m.sys_full_stall_s);
-      v[3].push_back(m.refaults);
-      v[4].push_back(m.swapout_kib);
-      v[5].push_back(m.zram_orig_peak_mib);
-      v[6].push_back(m.zram_compr_peak_mib);
-      v[7].push_back(m.zram_mem_used_peak_mib);
-      const std::optional<double> psi[7] = {m.bg_cpu_some_s, m.fg_cpu_some_s, m.sys_cpu_some_s, m.bg_io_some_s,
-                                            m.fg_io_some_s,  m.sys_io_some_s, m.sys_io_full_s};
-      for (int i = 0; i < 7; ++i) p[i].push_back(psi[i]);
-      swp[0].push_back(m.swapfile_used_peak_mib);
-      swp[1].push_back(m.zram_swap_used_peak_mib);
-      swp[2].push_back(m.swapfile_before_trigger_peak_mib);
-      for (const auto& r : c->outcome.reclaim)
-        if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
-    }
-    // The study's published medians beside the arm carrying the study's name (none for other arms).
-    const int sp = study_arm_position(cf);
-    auto study = [&](double StudyMechanism::*f) { return sp < 0 ? json(kNotInStudy) : num(kStudyMechanism[sp].*f); };
-    bool wrote = is_treatment(ts, cf);
-    for (const auto* c : cases)
-      if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
-    t.add({cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(mem[0]), med(mem[1]), med(mem[2]), med(p[0]),
-           med(p[1]), med(p[2]), med(p[3]),
-           med(p[4]), med(p[5]), med(p[6]),
-           wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
-           median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
-           median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
-           med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
-           study(&StudyMechanism::some_s), study(&StudyMechanism::full_s)});
+}
+
+/// The mechanism row of arm `cf`: medians over its measured cases, the write CPU when it writes
+/// memory.reclaim, and the study's medians beside a study arm.
+std::vector<json> mechanism_row(const std::vector<const CaseSummary*>& cases, const TripletSet& ts, const std::string& cf) {
+  std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3], mem[3];
+  int n = 0, meas = 0;
+  for (const auto* c : cases) {
+    if (c->configuration != cf) continue;
+    ++n;
+    if (!measured(*c)) continue;
+    ++meas;
+    const auto& m = c->mech;
+    v[0].push_back(m.bg_some_stall_s);
+    v[1].push_back(m.bg_full_stall_s);
+    v[2].push_back(m.fg_some_stall_s);
+    mem[0].push_back(m.fg_full_stall_s);
+    mem[1].push_back(m.sys_some_stall_s);
+    mem[2].push_back(m.sys_full_stall_s);
+    v[3].push_back(m.refaults);
+    v[4].push_back(m.swapout_kib);
+    v[5].push_back(m.zram_orig_peak_mib);
+    v[6].push_back(m.zram_compr_peak_mib);
+    v[7].push_back(m.zram_mem_used_peak_mib);
+    const std::optional<double> psi[7] = {m.bg_cpu_some_s, m.fg_cpu_some_s, m.sys_cpu_some_s, m.bg_io_some_s,
+                                          m.fg_io_some_s,  m.sys_io_some_s, m.sys_io_full_s};
+    for (int i = 0; i < 7; ++i) p[i].push_back(psi[i]);
+    swp[0].push_back(m.swapfile_used_peak_mib);
+    swp[1].push_back(m.zram_swap_used_peak_mib);
+    swp[2].push_back(m.swapfile_before_trigger_peak_mib);
+    for (const auto& r : c->outcome.reclaim)
+      if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
   }
+  // The study's published medians beside the arm carrying the study's name (none for other arms).
+  const int sp = study_arm_position(cf);
+  auto study = [&](double StudyMechanism::*f) { return sp < 0 ? json(kNotInStudy) : num(kStudyMechanism[sp].*f); };
+  bool wrote = is_treatment(ts, cf);
+  for (const auto* c : cases)
+    if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
+  return {cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(mem[0]), med(mem[1]), med(mem[2]), med(p[0]),
+         med(p[1]), med(p[2]), med(p[3]),
+         med(p[4]), med(p[5]), med(p[6]),
+         wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
+         median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
+         median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
+         med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
+         study(&StudyMechanism::some_s), study(&StudyMechanism::full_s)};
+}
+
+/// The mechanism table's notes: what each column measures, and whose PSI the study reports.
+void mechanism_notes(Table& t) {
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
                     "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
                     "of the pressure phase, for memory.pressure (bg, fg) and /proc/pressure/memory (system), and "
@@ -527,6 +534,12 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
                     "bounded reclaim): that fits a group with more than one task at times (a bg with several "
                     "tasks, fg with its two canaries, or the whole system); a conjecture, the study says none of "
                     "this (campaigns/README.md, Table 1).");
+}
+
+Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& ts) {
+  Table t = mechanism_frame();
+  for (const std::string& cf : ts.arms) t.add(mechanism_row(cases, ts, cf));
+  mechanism_notes(t);
   return t;
 }
 
