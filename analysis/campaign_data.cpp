@@ -181,13 +181,16 @@ constexpr const char* kCaseSelect =
     "SELECT case_id, campaign, vm, regime, repeat, triplet_id, configuration, dose_bytes, status, accelerator, "
     "kernel_release, page_size_bytes, spec_json, outcome_json FROM cases";
 
-/// Summarises the completed or lost case at the current row of `cs` (kCaseSelect). A lost case
-/// gets no latency here (imputed once every completed case is known). Loading problems are
-/// appended to `warnings`; `no_restoration` is set when the observation end had to fall back
-/// to the latest phase end.
-CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawRequest>& reqs,
-                          std::vector<std::string>& warnings, bool& no_restoration) {
-  CaseSummary c;
+/// Marks `c` excluded from the paired analysis for `why`, with a warning.
+void exclude_case(CaseSummary& c, std::vector<std::string>& warnings, const std::string& why) {
+  c.usable = false;
+  c.excluded_because = why;
+  warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
+}
+
+/// The columns of the current row of `cs` (kCaseSelect) into `c`: identity, what ran it, the
+/// outcome and the spec (an unreadable spec excludes a completed case).
+void read_case_row(results::Stmt& cs, CaseSummary& c, std::vector<std::string>& warnings) {
   c.case_id = cs.text(0);
   c.status = cs.text(8);
   c.campaign = cs.text(1);
@@ -205,34 +208,76 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
     warnings.push_back(fmt::format("case {}: cases.outcome_json is not valid JSON (its outcome fields: not measured)", c.case_id));
     c.outcome_json = nullptr;
   }
-  auto mark = [&](std::string why) {
-    c.usable = false;
-    c.excluded_because = why;
-    warnings.push_back(fmt::format("case {} excluded: {}", c.case_id, why));
-  };
   try {
     c.spec = harness::json::parse(cs.text(12), "cases.spec_json");
   } catch (const std::exception& e) {
-    if (!c.lost()) mark(fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
+    if (!c.lost()) exclude_case(c, warnings, fmt::format("cases.spec_json is not valid JSON ({})", e.what()));
   }
-  std::int64_t period_ns = 100'000'000;
-  if (c.spec.is_object() && c.spec.contains("canaries") && c.spec["canaries"].contains("period_ms") &&
-      c.spec["canaries"]["period_ms"].is_number())
-    period_ns = static_cast<std::int64_t>(c.spec["canaries"]["period_ms"].get<double>() * 1e6);
+}
 
-  std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>> phases;
-  {
-    results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
-    ph.bind(1, c.case_id);
-    while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
+/// The spec's canaries.<key> in ms as ns, `def` when absent.
+std::int64_t spec_canary_ns(const nlohmann::json& spec, const char* key, std::int64_t def) {
+  if (spec.is_object() && spec.contains("canaries") && spec["canaries"].contains(key) && spec["canaries"][key].is_number())
+    return static_cast<std::int64_t>(spec["canaries"][key].get<double>() * 1e6);
+  return def;
+}
+
+/// phase -> (start_ns, end_ns) of the case (table phases).
+using CasePhases = std::map<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>;
+
+CasePhases case_phases(results::Db& db, const std::string& case_id) {
+  CasePhases phases;
+  results::Stmt ph(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+  ph.bind(1, case_id);
+  while (ph.step()) phases[ph.text(0)] = {ph.int64(1), ph.opt_int64(2)};
+  return phases;
+}
+
+/// Each canary's latency summary over the pressure window `w` (origin: the warmup start `t0`,
+/// the SQLite canary's offset added); a response <= 0 excludes the case, censored requests and
+/// unreadable traces are warnings.
+void summarize_canaries(results::Db& db, CaseSummary& c, std::vector<RawRequest>& reqs, PhaseWindow w, std::int64_t t0,
+                        std::vector<std::string>& warnings) {
+  for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+    read_requests(db, c.case_id, k, reqs, &c.usage[static_cast<int>(k)], w.start_ns, w.end_ns);
+    w.origin_ns = t0;
+    if (k == Canary::Sqlite) w.origin_ns += spec_canary_ns(c.spec, "sqlite_offset_ms", 0);
+    try {
+      auto s = summarize_requests(reqs, w);
+      if (s.nonpositive > 0 && c.usable)
+        exclude_case(c, warnings,
+                     fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
+                                 canary_name(k), s.nonpositive, s.first_nonpositive_seq));
+      if (s.censored > 0)
+        warnings.push_back(fmt::format(
+            "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
+            "a truncated trace): each enters the p99 as the lower bound restoration start - scheduled start; the "
+            "case's p99 is a lower bound",
+            c.case_id, canary_name(k), s.censored, s.requests, s.incomplete, s.missing));
+      c.latency[static_cast<int>(k)] = s;
+    } catch (const std::invalid_argument& e) {
+      warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
+    }
   }
+}
+
+/// Summarises the completed or lost case at the current row of `cs` (kCaseSelect). A lost case
+/// gets no latency here (imputed once every completed case is known). Loading problems are
+/// appended to `warnings`; `no_restoration` is set when the observation end had to fall back
+/// to the latest phase end.
+CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawRequest>& reqs,
+                          std::vector<std::string>& warnings, bool& no_restoration) {
+  CaseSummary c;
+  read_case_row(cs, c, warnings);
+  const std::int64_t period_ns = spec_canary_ns(c.spec, "period_ms", 100'000'000);
+  const CasePhases phases = case_phases(db, c.case_id);
   const auto pit = phases.find("pressure");
   if (pit != phases.end()) c.pressure_start_ns = pit->second.first;
   c.outcome = load_case_outcome(db, c.case_id, c.outcome_json,
                                 pit != phases.end() ? std::optional<std::int64_t>(pit->second.first) : std::nullopt);
   if (c.lost()) return c;  // no trace: latency imputed once every completed case is known
   if (pit == phases.end() || !pit->second.second) {
-    if (c.usable) mark("no pressure phase with start_ns and end_ns in table phases");
+    if (c.usable) exclude_case(c, warnings, "no pressure phase with start_ns and end_ns in table phases");
     return c;
   }
   c.pressure_end_ns = *pit->second.second;
@@ -248,29 +293,7 @@ CaseSummary summarize_row(results::Db& db, results::Stmt& cs, std::vector<RawReq
     for (const auto& [name, se] : phases) w.observation_end_ns = std::max(w.observation_end_ns, se.second.value_or(se.first));
   }
   const auto wit = phases.find("warmup");
-  const std::int64_t t0 = wit != phases.end() ? wit->second.first : c.pressure_start_ns;
-  for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-    read_requests(db, c.case_id, k, reqs, &c.usage[static_cast<int>(k)], w.start_ns, w.end_ns);
-    w.origin_ns = t0;
-    if (k == Canary::Sqlite && c.spec.is_object() && c.spec.contains("canaries") &&
-        c.spec["canaries"].contains("sqlite_offset_ms") && c.spec["canaries"]["sqlite_offset_ms"].is_number())
-      w.origin_ns += static_cast<std::int64_t>(c.spec["canaries"]["sqlite_offset_ms"].get<double>() * 1e6);
-    try {
-      auto s = summarize_requests(reqs, w);
-      if (s.nonpositive > 0 && c.usable)
-        mark(fmt::format("canary {}: {} request(s) with response <= 0 (first seq {}): completion_ns <= scheduled_ns",
-                         canary_name(k), s.nonpositive, s.first_nonpositive_seq));
-      if (s.censored > 0)
-        warnings.push_back(fmt::format(
-            "case {} canary {}: {} of {} pressure-phase request(s) censored ({} never completed, {} missing from "
-            "a truncated trace): each enters the p99 as the lower bound restoration start - scheduled start; the "
-            "case's p99 is a lower bound",
-            c.case_id, canary_name(k), s.censored, s.requests, s.incomplete, s.missing));
-      c.latency[static_cast<int>(k)] = s;
-    } catch (const std::invalid_argument& e) {
-      warnings.push_back(fmt::format("case {} canary {}: {}", c.case_id, canary_name(k), e.what()));
-    }
-  }
+  summarize_canaries(db, c, reqs, w, wit != phases.end() ? wit->second.first : c.pressure_start_ns, warnings);
   c.mech = read_mechanism(db, c);
   return c;
 }
