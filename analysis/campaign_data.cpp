@@ -314,34 +314,21 @@ std::optional<CaseSummary> load_case(results::Db& db, const std::string& case_id
   return c;
 }
 
-CampaignData load_campaign(const std::string& db_path, unsigned threads) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  CampaignData out;
-  out.db_path = db_path;
-  {
-    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
-    while (st.step()) out.meta[st.text(0)] = st.text(1);
-  }
-  std::set<std::string> known;
-  std::vector<std::string> ids;  // completed and lost cases, in case_id order
-  {
-    results::Stmt cs(db, "SELECT case_id, status FROM cases ORDER BY case_id");
-    while (cs.step()) {
-      known.insert(cs.text(0));
-      if (cs.text(1) != "completed" && cs.text(1) != "lost")
-        out.infra_failed.push_back(cs.text(0));
-      else
-        ids.push_back(cs.text(0));
-    }
-  }
-  // Each case is summarised on its own: workers take the next index, and the cases and their
-  // warnings are put together in case_id order afterwards (the same for any thread count).
-  struct Slot {
-    std::optional<CaseSummary> c;
-    std::vector<std::string> warnings;
-    bool no_restoration = false;
-  };
-  std::vector<Slot> slots(ids.size());
+namespace {
+
+/// One case summarised by a loading worker, kept apart until every case is done.
+struct CaseSlot {
+  std::optional<CaseSummary> c;
+  std::vector<std::string> warnings;
+  bool no_restoration = false;
+};
+
+/// Summarises the cases `ids` on `threads` connections (0: up to 4, one per core; at most one per
+/// 8 cases): workers take the next index, each case into its own slot, so the result is the same
+/// for any thread count. The first error of any worker is rethrown.
+std::vector<CaseSlot> summarize_cases(results::Db& db, const std::string& db_path, const std::vector<std::string>& ids,
+                                      unsigned threads) {
+  std::vector<CaseSlot> slots(ids.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mu;
@@ -379,6 +366,12 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
   work(db);
   for (auto& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  return slots;
+}
+
+/// The slots' cases and warnings in case_id order into `out`, and one warning for the cases
+/// without a restoration phase.
+void gather_cases(std::vector<CaseSlot>& slots, CampaignData& out) {
   int no_restoration = 0;
   for (auto& s : slots) {
     out.cases.push_back(std::move(*s.c));
@@ -389,17 +382,22 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
     out.warnings.push_back(fmt::format(
         "{} completed case(s) have no restoration phase: censored requests use the latest phase end as observation "
         "end (assumption; docs/PROTOCOL.md uses the restoration start)", no_restoration));
-  impute_lost(out);
-  if (has_table(db, "schedule")) {
-    results::Stmt sc(db, "SELECT case_id, vm, regime, repeat, triplet_id, configuration, state FROM schedule ORDER BY ordinal");
-    while (sc.step()) {
-      ScheduledCase s{sc.text(0), sc.text(1), sc.text(2), sc.opt_text(4).value_or(""), sc.text(5), sc.text(6), sc.int64(3)};
-      if (!known.count(s.case_id)) out.missing.push_back(s.case_id);
-      out.schedule.push_back(std::move(s));
-    }
+}
+
+/// The schedule in plan order, and the scheduled cases without a case record (`known`: the
+/// recorded ones).
+void read_schedule(results::Db& db, const std::set<std::string>& known, CampaignData& out) {
+  if (!has_table(db, "schedule")) return;
+  results::Stmt sc(db, "SELECT case_id, vm, regime, repeat, triplet_id, configuration, state FROM schedule ORDER BY ordinal");
+  while (sc.step()) {
+    ScheduledCase s{sc.text(0), sc.text(1), sc.text(2), sc.opt_text(4).value_or(""), sc.text(5), sc.text(6), sc.int64(3)};
+    if (!known.count(s.case_id)) out.missing.push_back(s.case_id);
+    out.schedule.push_back(std::move(s));
   }
-  out.attempts = load_attempts(db);
-  // The declared family of comparisons and the arms (analysis/arms.hpp).
+}
+
+/// The declared family of comparisons and the arms (analysis/arms.hpp).
+void read_family_and_arms(results::Db& db, CampaignData& out) {
   const auto family = declared_comparisons(out.meta, out.warnings);
   out.comparisons = family.comparisons;
   out.comparisons_source = family.source;
@@ -410,6 +408,36 @@ CampaignData load_campaign(const std::string& db_path, unsigned threads) {
   }
   for (const auto& s : out.schedule) configurations.push_back(s.configuration);
   out.arms = load_arms(db, configurations, out.comparisons, out.arms_recorded);
+}
+
+}  // namespace
+
+CampaignData load_campaign(const std::string& db_path, unsigned threads) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  CampaignData out;
+  out.db_path = db_path;
+  {
+    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
+    while (st.step()) out.meta[st.text(0)] = st.text(1);
+  }
+  std::set<std::string> known;
+  std::vector<std::string> ids;  // completed and lost cases, in case_id order
+  {
+    results::Stmt cs(db, "SELECT case_id, status FROM cases ORDER BY case_id");
+    while (cs.step()) {
+      known.insert(cs.text(0));
+      if (cs.text(1) != "completed" && cs.text(1) != "lost")
+        out.infra_failed.push_back(cs.text(0));
+      else
+        ids.push_back(cs.text(0));
+    }
+  }
+  std::vector<CaseSlot> slots = summarize_cases(db, db_path, ids, threads);
+  gather_cases(slots, out);
+  impute_lost(out);
+  read_schedule(db, known, out);
+  out.attempts = load_attempts(db);
+  read_family_and_arms(db, out);
   return out;
 }
 
