@@ -315,21 +315,24 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   return out;
 }
 
-Report pilot_report(const std::string& db_path, const PilotResult& r) {
-  Report rep;
-  rep.title = "Reclaim ablation: pilot dose selection from " + db_path;
-  rep.warnings = r.warnings;
+namespace {
+
+/// Why the duration criterion says nothing when some case ran under TCG ("" when none did).
+std::string tcg_duration_statement(const PilotResult& r) {
+  if (r.duration_criterion_valid()) return "";
   std::string accels;
   for (const auto& [acc, n] : r.accelerators) accels += fmt::format("{}{} {}", accels.empty() ? "" : ", ", n, acc);
+  return fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
+                     "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
+                     "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
+                     "only a test of the pipeline, not a dose to preregister.",
+                     r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
+                     r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
+}
+
+/// The summary: the TCG statement, the chosen dose, and the rule in words with its reading.
+void pilot_summary(const PilotResult& r, const std::string& timing_statement, Report& rep) {
   const bool timing_ok = r.duration_criterion_valid();
-  const std::string timing_statement =
-      timing_ok ? ""
-                : fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
-                              "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
-                              "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
-                              "only a test of the pipeline, not a dose to preregister.",
-                              r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
-                              r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
   if (!timing_ok) rep.summary.push_back("**" + timing_statement + "**");
   rep.summary.push_back(r.chosen_bytes
                             ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose{}.",
@@ -353,6 +356,11 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
             : "a verified teardown of the case's own objects (a MemAvailable shortfall against the VM's baseline and "
               "swap in use on a device the case did not enable are set aside as VM state)",
       r.rule.reading.text()));
+}
+
+/// Table 3: one row per dose, its measures, eligibility and failed criteria.
+Table pilot_table3(const PilotResult& r, const std::string& timing_statement) {
+  const bool eagain_error = r.rule.reading.eagain == PilotReading::Eagain::InterfaceError;
   Table t{"table3_pilot", "Table 3. Pilot doses",
           {{"dose (MiB)", 0}, {"cases", 0}, {"regimes with one completed case", 0}, {"requests", 0},
            {"worst duration (ms)", 1}, {"min achieved/requested (pgsteal x page size across write; the rule's)", 3,
@@ -378,9 +386,12 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
       t.notes.push_back(fmt::format("{} MiB, set aside by this reading ({}): {}", d.dose_bytes / 1048576.0,
                                     r.rule.reading.text(), s));
     }
-  if (!timing_ok) t.notes.push_back(timing_statement);
-  rep.tables.push_back(t);
-  // Beside Table 3: the dose each reading of the two open phrases chooses (same thresholds).
+  if (!r.duration_criterion_valid()) t.notes.push_back(timing_statement);
+  return t;
+}
+
+/// Beside Table 3: the dose each reading of the two open phrases chooses (same thresholds).
+Table pilot_readings_table(const PilotResult& r) {
   Table rt{"table3_readings", "Table 3 (readings). The dose each reading of the rule chooses",
            {{"restoration (eligibility.restoration)", 0}, {"EAGAIN (eligibility.eagain)", 0}, {"eligible doses (MiB)", 0},
             {"chosen dose (MiB)", 0}, {"this campaign's reading", 0}},
@@ -398,7 +409,12 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                      "interface error (interface-error) or as partial reclaim judged by the 80% criterion "
                      "(partial-reclaim). The campaign's reading decides; the others are shown so that a reader sees "
                      "whether the choice of reading changed the dose.");
-  rep.tables.push_back(rt);
+  return rt;
+}
+
+/// Report::extra of the pilot report: the choice, each dose, each reading, the duration criterion.
+nlohmann::json pilot_extra(const PilotResult& r, const std::string& timing_statement) {
+  const bool timing_ok = r.duration_criterion_valid();
   nlohmann::json doses = nlohmann::json::array();
   for (const auto& d : r.doses)
     doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete},
@@ -410,15 +426,28 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                         {"eligible_bytes", c.eligible_bytes},
                         {"chosen_bytes", c.chosen_bytes ? nlohmann::json(*c.chosen_bytes) : nlohmann::json(nullptr)},
                         {"campaign", c.reading == r.rule.reading}});
-  rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
-               {"doses", doses},
-               {"reading", {{"restoration", name_of(r.rule.reading.restoration)}, {"eagain", name_of(r.rule.reading.eagain)}}},
-               {"readings", readings},
-               {"duration_criterion",
-                {{"valid", timing_ok},
-                 {"max_duration_s", r.rule.max_duration_s},
-                 {"accelerators", r.accelerators},
-                 {"statement", timing_ok ? nlohmann::json(nullptr) : nlohmann::json(timing_statement)}}}};
+  return {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
+          {"doses", doses},
+          {"reading", {{"restoration", name_of(r.rule.reading.restoration)}, {"eagain", name_of(r.rule.reading.eagain)}}},
+          {"readings", readings},
+          {"duration_criterion",
+           {{"valid", timing_ok},
+            {"max_duration_s", r.rule.max_duration_s},
+            {"accelerators", r.accelerators},
+            {"statement", timing_ok ? nlohmann::json(nullptr) : nlohmann::json(timing_statement)}}}};
+}
+
+}  // namespace
+
+Report pilot_report(const std::string& db_path, const PilotResult& r) {
+  Report rep;
+  rep.title = "Reclaim ablation: pilot dose selection from " + db_path;
+  rep.warnings = r.warnings;
+  const std::string timing_statement = tcg_duration_statement(r);
+  pilot_summary(r, timing_statement, rep);
+  rep.tables.push_back(pilot_table3(r, timing_statement));
+  rep.tables.push_back(pilot_readings_table(r));
+  rep.extra = pilot_extra(r, timing_statement);
   return rep;
 }
 
