@@ -88,6 +88,107 @@ struct CaseWriter {
     ins_sched.bind(9, state).run();
   }
 
+  /// A case's phase boundaries, ns: warmup from t0, pressure from tp, recovery from tr, restoration from te.
+  struct Timeline {
+    std::int64_t t0, tp, tr, te;
+  };
+
+  /// The outcome_json of a completed case (harness/case/SPEC.md v2 keys) with plausible,
+  /// deterministic values.
+  static nlohmann::json completed_outcome(const nlohmann::json& spec, int repeat, int config, bool oom) {
+    const double nominal = spec["pressure"]["rate_mib_s"].get<double>();
+    return {
+        {"trigger", {{"fired", true}, {"since_pressure_start_ns", 4'000'000'000LL}}},
+        {"oom_kills", {{"bg", oom ? 1 : 0}, {"fg", 0}}},
+        {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
+                  {"episode", {{"fraction_of_pressure", 0.8}}}}},
+        {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
+        {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}},
+        // The backend as the executor records it: zram swapped on in setup except for
+        // delayed activation, which swaps it on after the trigger (backend_on event).
+        {"zram_device", "/dev/zram1"},
+        {"setup_steps", config == 1 ? nlohmann::json::array()
+                                    : nlohmann::json::array({{{"step", "swapon /dev/zram1 prio 100"},
+                                                              {"duration_ns", 1'000'000},
+                                                              {"errno", 0},
+                                                              {"message", ""}}})}};
+  }
+
+  /// The canary_requests rows of both canaries over the whole case, one per period.
+  void write_requests(std::int64_t key, const Timeline& tl, int period_ms, const std::array<double, 2>& mult,
+                      const std::array<std::vector<double>, 2>& pattern) {
+    const std::int64_t period = static_cast<std::int64_t>(period_ms) * 1'000'000;
+    const char* canaries[2] = {"compute", "sqlite"};
+    for (int k = 0; k < 2; ++k) {
+      const auto& pat = pattern[k];
+      std::int64_t seq = 0;
+      std::size_t pi = 0;
+      for (std::int64_t t = tl.t0; t < tl.te; t += period, ++seq) {
+        const bool in_p = t >= tl.tp && t < tl.tr;
+        const double resp_us = (in_p ? mult[k] : 0.4 * mult[k]) * pat[pi++ % pat.size()];
+        const std::int64_t resp = std::max<std::int64_t>(1000, ll(resp_us * 1000.0));
+        const std::int64_t wake = std::max<std::int64_t>(1, resp * 3 / 10);
+        ins_req.bind(1, key).bind(2, canaries[k]).bind(3, seq).bind(4, t).bind(5, t + wake).bind(6, t + resp).run();
+        ++rows;
+      }
+    }
+  }
+
+  /// Telemetry at 1 Hz: cumulative counters growing during pressure at configuration-dependent rates.
+  void write_telemetry(std::int64_t key, const Timeline& tl, double stall_scale, bool oom) {
+    const std::int64_t s = 1'000'000'000;
+    double some = 0, full = 0, refa = 0, refb = 0, pswpout = 0, zram = 0;
+    for (std::int64_t t = tl.t0; t <= tl.te; t += s) {
+      const bool in_p = t > tl.tp && t <= tl.tr;
+      if (in_p) {
+        some += 6000 * stall_scale;
+        full += 5000 * stall_scale;
+        refa += 100 * stall_scale;
+        refb += 10 * stall_scale;
+        pswpout += 80;
+        zram = std::min(200.0 * 1048576, zram + 4.0 * 1048576);
+      }
+      const char* ph = t < tl.tp ? "warmup" : t < tl.tr ? "pressure" : "recovery";
+      ins_tel.bind(1, key).bind(2, t).bind(3, ph).bind(4, ll(some)).bind(5, ll(full))
+          .bind(6, ll(some * 0.01)).bind(7, std::int64_t{0}).bind(8, ll(refa))
+          .bind(9, ll(refb)).bind(10, std::int64_t{0}).bind(11, std::int64_t{0}).bind(12, std::int64_t{0})
+          .bind(13, ll(pswpout)).bind(14, std::int64_t{300000000}).bind(15, ll(pswpout * 4096))
+          .bind(16, ll(zram)).bind(17, ll(zram / 3)).bind(18, ll(zram / 3 + 1e6))
+          .bind(19, std::int64_t{oom && t == tl.te ? 1 : 0})
+          // The whole system: bg's and fg's some (their stalls taken as disjoint), full at half bg's.
+          .bind(20, ll(some * 1.01)).bind(21, ll(full * 0.5))
+          .run();
+    }
+  }
+
+  /// The trigger 4 s into the pressure phase, delayed activation's backend_on, bounded
+  /// reclaim's one memory.reclaim write.
+  void write_trigger_and_reclaim(const std::string& id, std::int64_t key, const Timeline& tl, int config,
+                                 std::int64_t dose, double reclaim_s, double achieved_ratio, int werrno,
+                                 std::optional<double> conservative_ratio) {
+    const std::int64_t trig = tl.tp + 4 * 1'000'000'000LL;
+    ins_ev.bind(1, key).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
+        .bind(5, std::int64_t{6000}).bind(6, 1).bind(7, 3).run();
+    if (config == 1) {
+      results::Stmt on(db, "INSERT INTO controller_events(case_id,t_ns,kind,detail_json) VALUES(?1,?2,'backend_on',?3)");
+      on.bind(1, id).bind(2, trig + 1'000'000)
+          .bind(3, nlohmann::json{{"trigger_t_ns", trig}, {"step", {{"step", "swapon /dev/zram1 prio 100"}, {"errno", 0}}}}.dump())
+          .run();
+    }
+    if (config != 2) return;
+    const std::int64_t dur = ll(reclaim_s * 1e9);
+    const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);
+    ins_rec.bind(1, id).bind(2, dose).bind(3, trig).bind(4, trig + dur).bind(5, dur).bind(6, werrno)
+        .bind(7, 1000 + achieved / 4096).bind(8, achieved);
+    if (conservative_ratio) {
+      const std::int64_t cons = ll(static_cast<double>(dose) * *conservative_ratio);
+      ins_rec.bind(9, std::max<std::int64_t>(0, achieved - cons)).bind(10, cons);
+    } else {
+      ins_rec.bind_null(9).bind_null(10);
+    }
+    ins_rec.run();
+  }
+
   void write(const std::string& id, const std::string& campaign, const std::string& vm, const std::string& regime,
              int repeat, const std::string& triplet, int config, std::int64_t dose, const std::string& status,
              const std::string& accel, const nlohmann::json& spec, const std::array<double, 2>& mult,
@@ -101,99 +202,22 @@ struct CaseWriter {
     ins_case.bind(9, status);
     status == "completed" ? ins_case.bind_null(10) : ins_case.bind(10, "agent lost (synthetic)");
     ins_case.bind(11, accel).bind(12, spec.dump());
-    if (status == "completed") {
-      // outcome_json (harness/case/SPEC.md v2 keys) with plausible, deterministic values.
-      const double nominal = spec["pressure"]["rate_mib_s"].get<double>();
-      const nlohmann::json outcome = {
-          {"trigger", {{"fired", true}, {"since_pressure_start_ns", 4'000'000'000LL}}},
-          {"oom_kills", {{"bg", oom ? 1 : 0}, {"fg", 0}}},
-          {"load", {{"nominal_rate_mib_s", nominal}, {"achieved_rate_mib_s", nominal * (0.97 - 0.01 * (repeat % 3))},
-                    {"episode", {{"fraction_of_pressure", 0.8}}}}},
-          {"steal", {{"total_us", 1000 * repeat}, {"max_per_s_us", 200}}},
-          {"harness_self", {{"cpu_ns", 1'500'000'000LL + 10'000'000LL * config}, {"peak_rss_kib", 12000 + 100 * config}}},
-          // The backend as the executor records it: zram swapped on in setup except for
-          // delayed activation, which swaps it on after the trigger (backend_on event).
-          {"zram_device", "/dev/zram1"},
-          {"setup_steps", config == 1 ? nlohmann::json::array()
-                                      : nlohmann::json::array({{{"step", "swapon /dev/zram1 prio 100"},
-                                                                {"duration_ns", 1'000'000},
-                                                                {"errno", 0},
-                                                                {"message", ""}}})}};
-      ins_case.bind(13, outcome.dump());
-    } else {
-      ins_case.bind_null(13);
-    }
+    if (status == "completed") ins_case.bind(13, completed_outcome(spec, repeat, config, oom).dump());
+    else ins_case.bind_null(13);
     ins_case.run();
     if (status != "completed") return;
     // The large tables take the case's key (results/schema.sql, version 5), written directly.
     const std::int64_t key = db.last_insert_rowid();
     const std::int64_t s = 1'000'000'000;
-    const std::int64_t t0 = 5 * s, tp = t0 + warm * s, tr = tp + press * s, te = tr + recov * s;
-    ins_phase.bind(1, id).bind(2, "warmup").bind(3, t0).bind(4, tp).run();
-    ins_phase.bind(1, id).bind(2, "pressure").bind(3, tp).bind(4, tr).run();
-    ins_phase.bind(1, id).bind(2, "recovery").bind(3, tr).bind(4, te).run();
-    ins_phase.bind(1, id).bind(2, "restoration").bind(3, te).bind(4, te + 3 * s).run();
-    const std::int64_t period = static_cast<std::int64_t>(period_ms) * 1'000'000;
-    const char* canaries[2] = {"compute", "sqlite"};
-    for (int k = 0; k < 2; ++k) {
-      const auto& pat = pattern[k];
-      std::int64_t seq = 0;
-      std::size_t pi = 0;
-      for (std::int64_t t = t0; t < te; t += period, ++seq) {
-        const bool in_p = t >= tp && t < tr;
-        const double resp_us = (in_p ? mult[k] : 0.4 * mult[k]) * pat[pi++ % pat.size()];
-        const std::int64_t resp = std::max<std::int64_t>(1000, ll(resp_us * 1000.0));
-        const std::int64_t wake = std::max<std::int64_t>(1, resp * 3 / 10);
-        ins_req.bind(1, key).bind(2, canaries[k]).bind(3, seq).bind(4, t).bind(5, t + wake).bind(6, t + resp).run();
-        ++rows;
-      }
-    }
-    // Telemetry: cumulative counters growing during pressure at configuration-dependent rates.
-    double some = 0, full = 0, refa = 0, refb = 0, pswpout = 0, zram = 0;
-    for (std::int64_t t = t0; t <= te; t += s) {
-      const bool in_p = t > tp && t <= tr;
-      if (in_p) {
-        some += 6000 * stall_scale;
-        full += 5000 * stall_scale;
-        refa += 100 * stall_scale;
-        refb += 10 * stall_scale;
-        pswpout += 80;
-        zram = std::min(200.0 * 1048576, zram + 4.0 * 1048576);
-      }
-      const char* ph = t < tp ? "warmup" : t < tr ? "pressure" : "recovery";
-      ins_tel.bind(1, key).bind(2, t).bind(3, ph).bind(4, ll(some)).bind(5, ll(full))
-          .bind(6, ll(some * 0.01)).bind(7, std::int64_t{0}).bind(8, ll(refa))
-          .bind(9, ll(refb)).bind(10, std::int64_t{0}).bind(11, std::int64_t{0}).bind(12, std::int64_t{0})
-          .bind(13, ll(pswpout)).bind(14, std::int64_t{300000000}).bind(15, ll(pswpout * 4096))
-          .bind(16, ll(zram)).bind(17, ll(zram / 3)).bind(18, ll(zram / 3 + 1e6))
-          .bind(19, std::int64_t{oom && t == te ? 1 : 0})
-          // The whole system: bg's and fg's some (their stalls taken as disjoint), full at half bg's.
-          .bind(20, ll(some * 1.01)).bind(21, ll(full * 0.5))
-          .run();
-    }
-    const std::int64_t trig = tp + 4 * s;
-    ins_ev.bind(1, key).bind(2, trig).bind(3, config == 0 ? "would_trigger" : "trigger").bind(4, std::int64_t{30000})
-        .bind(5, std::int64_t{6000}).bind(6, 1).bind(7, 3).run();
-    if (config == 1) {
-      results::Stmt on(db, "INSERT INTO controller_events(case_id,t_ns,kind,detail_json) VALUES(?1,?2,'backend_on',?3)");
-      on.bind(1, id).bind(2, trig + 1'000'000)
-          .bind(3, nlohmann::json{{"trigger_t_ns", trig}, {"step", {{"step", "swapon /dev/zram1 prio 100"}, {"errno", 0}}}}.dump())
-          .run();
-    }
-    if (config == 2) {
-      const std::int64_t dur = ll(reclaim_s * 1e9);
-      const std::int64_t achieved = ll(static_cast<double>(dose) * achieved_ratio);
-      ins_rec.bind(1, id).bind(2, dose).bind(3, trig).bind(4, trig + dur).bind(5, dur).bind(6, werrno)
-          .bind(7, 1000 + achieved / 4096).bind(8, achieved);
-      if (conservative_ratio) {
-        const std::int64_t cons = ll(static_cast<double>(dose) * *conservative_ratio);
-        ins_rec.bind(9, std::max<std::int64_t>(0, achieved - cons)).bind(10, cons);
-      } else {
-        ins_rec.bind_null(9).bind_null(10);
-      }
-      ins_rec.run();
-    }
-    ins_rest.bind(1, id).bind(2, te).bind(3, te + 3 * s).bind(4, clean ? 1 : 0).run();
+    const Timeline tl{5 * s, 5 * s + warm * s, 5 * s + warm * s + press * s, 5 * s + warm * s + press * s + recov * s};
+    ins_phase.bind(1, id).bind(2, "warmup").bind(3, tl.t0).bind(4, tl.tp).run();
+    ins_phase.bind(1, id).bind(2, "pressure").bind(3, tl.tp).bind(4, tl.tr).run();
+    ins_phase.bind(1, id).bind(2, "recovery").bind(3, tl.tr).bind(4, tl.te).run();
+    ins_phase.bind(1, id).bind(2, "restoration").bind(3, tl.te).bind(4, tl.te + 3 * s).run();
+    write_requests(key, tl, period_ms, mult, pattern);
+    write_telemetry(key, tl, stall_scale, oom);
+    write_trigger_and_reclaim(id, key, tl, config, dose, reclaim_s, achieved_ratio, werrno, conservative_ratio);
+    ins_rest.bind(1, id).bind(2, tl.te).bind(3, tl.te + 3 * s).bind(4, clean ? 1 : 0).run();
   }
 };
 
