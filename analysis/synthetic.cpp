@@ -269,6 +269,93 @@ SyntheticOptions benchmark_campaign(bool quick) {
                           .recovery_s = quick ? 12 : 120};
 }
 
+namespace {
+
+/// What writing one synthetic campaign shares: the options, the writer, the log effects per
+/// canary and study arm, the response-time patterns and the random stream (drawn in a fixed
+/// order, so the DB depends on the seed only).
+struct SyntheticRun {
+  const SyntheticOptions& o;
+  CaseWriter& w;
+  const std::array<std::array<double, 3>, 2>& eff;
+  const std::array<std::vector<double>, 2>& pattern;
+  boost::random::mt19937_64& gen;
+  boost::random::normal_distribution<double>& z;
+  const std::string& campaign;
+};
+
+/// One complete block: the study's three arms, then the extra arms, with the stratum's effect
+/// `se` and a fresh block effect.
+void write_block(SyntheticRun& run, const std::string& vm, const std::string& regime, double se, int rep) {
+  const SyntheticOptions& o = run.o;
+  const double te = o.triplet_sd * run.z(run.gen);
+  const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
+  for (int c = 0; c < 3; ++c) {
+    const std::string id = fmt::format("{}-{}-{}-r{}-{}", run.campaign, vm, regime, rep, study_name(c));
+    std::array<double, 2> mult;
+    for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + run.eff[k][c] + o.case_sd * run.z(run.gen));
+    const std::int64_t dose = c == 2 ? 100663296 : 0;
+    const auto spec = make_spec(id, run.campaign, vm, regime, rep, trip, study_name(c), dose, o.warmup_s,
+                                o.pressure_s, o.recovery_s, o.period_ms);
+    const double stall = c == 0 ? 1.3 : c == 1 ? 1.1 : 1.0;
+    run.w.schedule(id, vm, regime, rep, trip, study_name(c), dose, "completed");
+    run.w.write(id, run.campaign, vm, regime, rep, trip, c, dose, "completed", o.accelerator, spec, mult, run.pattern,
+                o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 0.15, 1.2, 0, false, true,
+                c == 2 ? std::optional<double>(1.05) : std::nullopt);
+  }
+  for (const auto& a : o.extra_arms) {  // a k-arm campaign: the arms after the study's three
+    const std::string id = fmt::format("{}-{}-{}-r{}-{}", run.campaign, vm, regime, rep, a.name);
+    std::array<double, 2> mult;
+    for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + run.eff[k][0] + a.log_effect[k] + o.case_sd * run.z(run.gen));
+    const std::int64_t dose = a.like == 2 ? 100663296 : 0;
+    const auto spec = make_spec(id, run.campaign, vm, regime, rep, trip, a.name, dose, o.warmup_s, o.pressure_s,
+                                o.recovery_s, o.period_ms);
+    run.w.schedule(id, vm, regime, rep, trip, a.name, dose, "completed");
+    run.w.write(id, run.campaign, vm, regime, rep, trip, a.like, dose, "completed", o.accelerator, spec, mult,
+                run.pattern, o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1.0, 0.15, 1.2, 0, false, true,
+                a.like == 2 ? std::optional<double>(1.05) : std::nullopt, a.name);
+  }
+}
+
+/// Extra cases of the stratum (not part of complete triplets), while the counts last: an
+/// infra_failed record, a schedule row with no case record.
+void write_extra_cases(SyntheticRun& run, const std::string& vm, const std::string& regime, int& extra_failed,
+                       int& extra_missing) {
+  const SyntheticOptions& o = run.o;
+  const int rep = o.triplets_per_stratum + 1;
+  const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
+  if (extra_failed > 0) {
+    --extra_failed;
+    const std::string id = fmt::format("{}-{}-{}-r{}-{}", run.campaign, vm, regime, rep, study_name(0));
+    run.w.schedule(id, vm, regime, rep, trip, study_name(0), 0, "infra_failed");
+    run.w.write(id, run.campaign, vm, regime, rep, trip, 0, 0, "infra_failed", o.accelerator,
+                make_spec(id, run.campaign, vm, regime, rep, trip, study_name(0), 0, o.warmup_s, o.pressure_s,
+                          o.recovery_s, o.period_ms),
+                {1, 1}, run.pattern, o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1, 0, 0, 0, false, true);
+  }
+  if (extra_missing > 0) {
+    --extra_missing;
+    const std::string id = fmt::format("{}-{}-{}-r{}-{}", run.campaign, vm, regime, rep, study_name(1));
+    run.w.schedule(id, vm, regime, rep, trip, study_name(1), 0, "pending");
+  }
+}
+
+/// campaign_meta and, when given, the declared comparisons (schedule_json) and the arms table.
+void write_campaign_records(results::Db& db, const SyntheticOptions& o, const std::string& campaign) {
+  write_meta(db, campaign, o.seed, o.campaign_yaml);
+  if (!o.comparisons.empty()) {
+    results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
+    st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
+                              {"campaign", campaign},
+                              {"analysis", {{"comparisons", o.comparisons}}}}
+                   .dump())
+        .run();
+  }
+  if (o.write_arms) write_arms_table(db, o.extra_arms);
+}
+
+}  // namespace
+
 std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOptions& o) {
   for (double r : o.true_ratios)
     if (!(r > 0)) throw std::invalid_argument("synthetic: true ratios must be > 0");
@@ -290,68 +377,16 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
   const std::string campaign = "synthetic";
   std::int64_t rows = 0;
   db.transaction([&] {
-    write_meta(db, campaign, o.seed, o.campaign_yaml);
-    if (!o.comparisons.empty()) {
-      results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
-      st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
-                                {"campaign", campaign},
-                                {"analysis", {{"comparisons", o.comparisons}}}}
-                     .dump())
-          .run();
-    }
-    if (o.write_arms) write_arms_table(db, o.extra_arms);
+    write_campaign_records(db, o, campaign);
     CaseWriter w(db);
+    SyntheticRun run{o, w, eff, pattern, gen, z, campaign};
     int extra_failed = o.infra_failed_cases, extra_missing = o.missing_cases;
     for (int v = 0; v < o.vms; ++v) {
       const std::string vm = fmt::format("vm{}", v);
       for (const auto& regime : o.regimes) {
         const double se = o.stratum_sd * z(gen);
-        for (int rep = 1; rep <= o.triplets_per_stratum; ++rep) {
-          const double te = o.triplet_sd * z(gen);
-          const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
-          for (int c = 0; c < 3; ++c) {
-            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(c));
-            std::array<double, 2> mult;
-            for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + eff[k][c] + o.case_sd * z(gen));
-            const std::int64_t dose = c == 2 ? 100663296 : 0;
-            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, study_name(c), dose, o.warmup_s,
-                                        o.pressure_s, o.recovery_s, o.period_ms);
-            const double stall = c == 0 ? 1.3 : c == 1 ? 1.1 : 1.0;
-            w.schedule(id, vm, regime, rep, trip, study_name(c), dose, "completed");
-            w.write(id, campaign, vm, regime, rep, trip, c, dose, "completed", o.accelerator, spec, mult, pattern,
-                    o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, stall, 0.15, 1.2, 0, false, true,
-                    c == 2 ? std::optional<double>(1.05) : std::nullopt);
-          }
-          for (const auto& a : o.extra_arms) {  // a k-arm campaign: the arms after the study's three
-            const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, a.name);
-            std::array<double, 2> mult;
-            for (int k = 0; k < 2; ++k) mult[k] = std::exp(se + te + eff[k][0] + a.log_effect[k] + o.case_sd * z(gen));
-            const std::int64_t dose = a.like == 2 ? 100663296 : 0;
-            const auto spec = make_spec(id, campaign, vm, regime, rep, trip, a.name, dose, o.warmup_s, o.pressure_s,
-                                        o.recovery_s, o.period_ms);
-            w.schedule(id, vm, regime, rep, trip, a.name, dose, "completed");
-            w.write(id, campaign, vm, regime, rep, trip, a.like, dose, "completed", o.accelerator, spec, mult, pattern,
-                    o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1.0, 0.15, 1.2, 0, false, true,
-                    a.like == 2 ? std::optional<double>(1.05) : std::nullopt, a.name);
-          }
-        }
-        // Extra cases (not part of complete triplets): infra_failed records and missing schedule rows.
-        const int rep = o.triplets_per_stratum + 1;
-        const std::string trip = fmt::format("{}/{}/{}", vm, regime, rep);
-        if (extra_failed > 0) {
-          --extra_failed;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(0));
-          w.schedule(id, vm, regime, rep, trip, study_name(0), 0, "infra_failed");
-          w.write(id, campaign, vm, regime, rep, trip, 0, 0, "infra_failed", o.accelerator,
-                  make_spec(id, campaign, vm, regime, rep, trip, study_name(0), 0, o.warmup_s, o.pressure_s,
-                            o.recovery_s, o.period_ms),
-                  {1, 1}, pattern, o.warmup_s, o.pressure_s, o.recovery_s, o.period_ms, 1, 0, 0, 0, false, true);
-        }
-        if (extra_missing > 0) {
-          --extra_missing;
-          const std::string id = fmt::format("{}-{}-{}-r{}-{}", campaign, vm, regime, rep, study_name(1));
-          w.schedule(id, vm, regime, rep, trip, study_name(1), 0, "pending");
-        }
+        for (int rep = 1; rep <= o.triplets_per_stratum; ++rep) write_block(run, vm, regime, se, rep);
+        write_extra_cases(run, vm, regime, extra_failed, extra_missing);
       }
     }
     rows = w.rows;
