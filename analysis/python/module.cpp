@@ -169,54 +169,59 @@ py::list telemetry_column(const std::string& db_path, const std::vector<std::str
   return out;
 }
 
-py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  py::dict out;
-  std::int64_t t0 = 0;
-  {
-    results::Stmt st(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
-    st.bind(1, case_id);
-    py::dict phases;
-    std::vector<std::pair<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>> rows;
-    while (st.step()) rows.push_back({st.text(0), {st.int64(1), st.opt_int64(2)}});
-    for (auto& r : rows)
-      if (r.first == "pressure") t0 = r.second.first;
-    for (auto& r : rows)
-      phases[py::str(r.first)] = py::make_tuple((r.second.first - t0) / 1e9,
-                                                r.second.second ? (*r.second.second - t0) / 1e9 : kNaN);
-    if (rows.empty()) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
-    out["phases"] = phases;
+/// The case's phases as {phase: (start_s, end_s)} from the pressure-phase start, which is
+/// returned in `t0` (0 without a pressure phase); throws std::invalid_argument without phases.
+py::dict case_phases_py(results::Db& db, const std::string& db_path, const std::string& case_id, std::int64_t& t0) {
+  results::Stmt st(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+  st.bind(1, case_id);
+  py::dict phases;
+  std::vector<std::pair<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>> rows;
+  while (st.step()) rows.push_back({st.text(0), {st.int64(1), st.opt_int64(2)}});
+  for (auto& r : rows)
+    if (r.first == "pressure") t0 = r.second.first;
+  for (auto& r : rows)
+    phases[py::str(r.first)] = py::make_tuple((r.second.first - t0) / 1e9,
+                                              r.second.second ? (*r.second.second - t0) / 1e9 : kNaN);
+  if (rows.empty()) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
+  return phases;
+}
+
+/// configuration, vm, regime and accelerator of the case into `out` (nothing when it has no row).
+void case_identity_py(results::Db& db, const std::string& case_id, py::dict& out) {
+  results::Stmt cs(db, "SELECT configuration, vm, regime, accelerator FROM cases WHERE case_id = ?1");
+  cs.bind(1, case_id);
+  if (cs.step()) {
+    out["configuration"] = cs.text(0);
+    out["vm"] = cs.text(1);
+    out["regime"] = cs.text(2);
+    out["accelerator"] = cs.opt_text(3).value_or("unknown");
   }
-  {
-    results::Stmt cs(db, "SELECT configuration, vm, regime, accelerator FROM cases WHERE case_id = ?1");
-    cs.bind(1, case_id);
-    if (cs.step()) {
-      out["configuration"] = cs.text(0);
-      out["vm"] = cs.text(1);
-      out["regime"] = cs.text(2);
-      out["accelerator"] = cs.opt_text(3).value_or("unknown");
-    }
+}
+
+/// {t_s, <column>: values} of the telemetry columns (kTelemetryColumns), NaN = NULL.
+py::dict case_telemetry_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  const auto& cols = kTelemetryColumns;
+  std::string sql = "SELECT t_ns";
+  for (auto c : cols) sql += std::string(", ") + c;
+  sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
+  results::Stmt st(db, sql);
+  st.bind(1, case_id);
+  std::vector<double> t;
+  std::vector<std::vector<double>> v(std::size(cols));
+  while (st.step()) {
+    t.push_back((st.int64(0) - t0) / 1e9);
+    for (std::size_t j = 0; j < std::size(cols); ++j)
+      v[j].push_back(st.is_null(static_cast<int>(j + 1)) ? kNaN : static_cast<double>(st.int64(static_cast<int>(j + 1))));
   }
-  {
-    const auto& cols = kTelemetryColumns;
-    std::string sql = "SELECT t_ns";
-    for (auto c : cols) sql += std::string(", ") + c;
-    sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
-    results::Stmt st(db, sql);
-    st.bind(1, case_id);
-    std::vector<double> t;
-    std::vector<std::vector<double>> v(std::size(cols));
-    while (st.step()) {
-      t.push_back((st.int64(0) - t0) / 1e9);
-      for (std::size_t j = 0; j < std::size(cols); ++j)
-        v[j].push_back(st.is_null(static_cast<int>(j + 1)) ? kNaN : static_cast<double>(st.int64(static_cast<int>(j + 1))));
-    }
-    py::dict tel;
-    tel["t_s"] = py::array(py::cast(t));
-    for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
-    out["telemetry"] = tel;
-  }
-  // Observation end for censoring (docs/PROTOCOL.md): the restoration start, else the latest phase end.
+  py::dict tel;
+  tel["t_s"] = py::array(py::cast(t));
+  for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
+  return tel;
+}
+
+/// {canary: {scheduled_s, response_us, censored}}; a never-completed request gets its censored
+/// lower bound (observation end - scheduled: the restoration start, else the latest phase end).
+py::dict case_canaries_py(results::Db& db, const std::string& db_path, const std::string& case_id, std::int64_t t0) {
   std::optional<std::int64_t> obs_end;
   {
     results::Stmt st(db, "SELECT COALESCE((SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = 'restoration'), "
@@ -226,14 +231,12 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
   }
   py::dict can;
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-    if (!canaries) break;
     const auto reqs = load_requests(db_path, case_id, k);
     std::vector<double> s, r;
     std::vector<bool> censored;
     for (const auto& q : reqs) {
       s.push_back((q.scheduled_ns - t0) / 1e9);
       censored.push_back(!q.completion_ns);
-      // A never-completed request: its censored lower bound (observation end - scheduled), never inf.
       r.push_back(q.completion_ns ? (*q.completion_ns - q.scheduled_ns) / 1e3
                                   : obs_end ? (*obs_end - q.scheduled_ns) / 1e3 : kNaN);
     }
@@ -243,24 +246,40 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
     d["censored"] = py::array(py::cast(censored));
     can[py::str(canary_name(k))] = d;
   }
-  out["canaries"] = can;
-  {
-    results::Stmt st(db, "SELECT t_ns, kind FROM controller_events WHERE case_id = ?1 AND kind <> 'window' ORDER BY t_ns");
-    st.bind(1, case_id);
-    py::list ev;
-    while (st.step()) ev.append(py::make_tuple((st.int64(0) - t0) / 1e9, st.text(1)));
-    out["events"] = ev;
-  }
-  {
-    results::Stmt st(db, "SELECT start_ns, end_ns, requested_bytes, write_errno, achieved_bytes FROM reclaim_actions "
-                         "WHERE case_id = ?1 ORDER BY start_ns");
-    st.bind(1, case_id);
-    py::list ra;
-    while (st.step())
-      ra.append(py::make_tuple((st.int64(0) - t0) / 1e9, (st.int64(1) - t0) / 1e9, st.int64(2), st.int64(3),
-                               st.opt_int64(4) ? py::cast(*st.opt_int64(4)) : py::none()));
-    out["reclaim_actions"] = ra;
-  }
+  return can;
+}
+
+/// [(t_s, kind)] of the controller events other than windows.
+py::list case_events_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  results::Stmt st(db, "SELECT t_ns, kind FROM controller_events WHERE case_id = ?1 AND kind <> 'window' ORDER BY t_ns");
+  st.bind(1, case_id);
+  py::list ev;
+  while (st.step()) ev.append(py::make_tuple((st.int64(0) - t0) / 1e9, st.text(1)));
+  return ev;
+}
+
+/// [(start_s, end_s, requested_bytes, errno, achieved_bytes or None)] of the memory.reclaim writes.
+py::list case_reclaim_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  results::Stmt st(db, "SELECT start_ns, end_ns, requested_bytes, write_errno, achieved_bytes FROM reclaim_actions "
+                       "WHERE case_id = ?1 ORDER BY start_ns");
+  st.bind(1, case_id);
+  py::list ra;
+  while (st.step())
+    ra.append(py::make_tuple((st.int64(0) - t0) / 1e9, (st.int64(1) - t0) / 1e9, st.int64(2), st.int64(3),
+                             st.opt_int64(4) ? py::cast(*st.opt_int64(4)) : py::none()));
+  return ra;
+}
+
+py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  py::dict out;
+  std::int64_t t0 = 0;
+  out["phases"] = case_phases_py(db, db_path, case_id, t0);
+  case_identity_py(db, case_id, out);
+  out["telemetry"] = case_telemetry_py(db, case_id, t0);
+  out["canaries"] = canaries ? case_canaries_py(db, db_path, case_id, t0) : py::dict();
+  out["events"] = case_events_py(db, case_id, t0);
+  out["reclaim_actions"] = case_reclaim_py(db, case_id, t0);
   return out;
 }
 
