@@ -283,10 +283,83 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
   return out;
 }
 
-}  // namespace
+/// pilot(db): the pilot rule's choice and each dose (Table 3) as a dict.
+py::dict pilot_py(const std::string& db) {
+  const auto r = select_dose(db);
+  py::dict d;
+  d["chosen_bytes"] = r.chosen_bytes ? py::cast(*r.chosen_bytes) : py::none();
+  py::list doses;
+  for (const auto& x : r.doses) {
+    py::dict e;
+    e["dose_bytes"] = x.dose_bytes;
+    e["eligible"] = x.eligible;
+    e["failed"] = x.failed;
+    e["worst_duration_s"] = x.worst_duration_s ? py::cast(*x.worst_duration_s) : py::none();
+    e["min_achieved_ratio"] = x.min_achieved_ratio ? py::cast(*x.min_achieved_ratio) : py::none();
+    doses.append(e);
+  }
+  d["doses"] = doses;
+  return d;
+}
 
-PYBIND11_MODULE(harness_analysis, m) {
-  m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
+/// An extra arm as Python passes it: (name, policy, params_json, (log effect compute, sqlite), like).
+using ExtraArmPy = std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>;
+
+/// write_synthetic(...): a synthetic campaign DB (SyntheticOptions); the canary_requests row count.
+std::int64_t write_synthetic_py(const std::string& path, std::uint64_t seed, int vms, int per_stratum,
+                                std::array<double, 4> ratios, double case_sd, int pressure_s, std::string accelerator,
+                                const std::vector<ExtraArmPy>& extra_arms, std::vector<std::string> comparisons,
+                                std::string campaign_yaml) {
+  SyntheticOptions o;
+  o.seed = seed;
+  o.vms = vms;
+  o.triplets_per_stratum = per_stratum;
+  o.true_ratios = ratios;
+  o.case_sd = case_sd;
+  o.pressure_s = pressure_s;
+  o.accelerator = accelerator;
+  for (const auto& [name, policy, params, effect, like] : extra_arms)
+    o.extra_arms.push_back({name, policy, params, effect, like});
+  o.comparisons = std::move(comparisons);
+  o.write_arms = !o.extra_arms.empty();
+  o.campaign_yaml = std::move(campaign_yaml);
+  return write_synthetic_campaign(path, o);
+}
+
+/// write_synthetic_pilot(...): doses as (dose_bytes, worst_duration_s, min_achieved_ratio), 10 s of pressure.
+std::int64_t write_synthetic_pilot_py(const std::string& path,
+                                      const std::vector<std::tuple<std::int64_t, double, double>>& doses,
+                                      std::uint64_t seed, const std::string& campaign_yaml) {
+  std::vector<SyntheticDose> v;
+  for (const auto& [bytes, dur, ratio] : doses) {
+    SyntheticDose d;
+    d.dose_bytes = bytes;
+    d.worst_duration_s = dur;
+    d.min_achieved_ratio = ratio;
+    v.push_back(d);
+  }
+  return write_synthetic_pilot(path, v, seed, 10, campaign_yaml);
+}
+
+/// write_synthetic_ab(...): a synthetic A/B campaign DB (SyntheticAbOptions).
+std::int64_t write_synthetic_ab_py(const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum,
+                                   double p99_ratio, double stall_ratio, double reclaim_ratio,
+                                   const std::string& campaign, const std::string& campaign_yaml) {
+  SyntheticAbOptions o;
+  o.seed = seed;
+  o.vms = vms;
+  o.pairs_per_stratum = pairs_per_stratum;
+  o.p99_ratio = p99_ratio;
+  o.stall_ratio = stall_ratio;
+  o.reclaim_ratio = reclaim_ratio;
+  o.campaign = campaign;
+  o.campaign_yaml = campaign_yaml;
+  return write_synthetic_ab(path, o);
+}
+
+/// The analysis entry points: campaign arrays, bootstrap, primary analysis, one case's series,
+/// telemetry columns, the quantile, the pilot rule.
+void def_analysis(py::module_& m) {
   m.def("load_campaign", &campaign_arrays, py::arg("db"),
         "Per-case p50/p95/p99 (us) per canary (censored: lower bound, <canary>_p99_flagged; lost: imputed), status, "
         "trigger delay (s), reclaim write duration (ms), achieved and conservative achieved / requested (NaN = not "
@@ -306,88 +379,38 @@ PYBIND11_MODULE(harness_analysis, m) {
         "order, times in s from each case's pressure-phase start, NaN = NULL (as case_timeseries gives them).");
   m.def("quantile7", [](std::vector<double> v, double p) { return quantile7(v, p); }, py::arg("values"), py::arg("p"),
         "Type-7 quantile (numpy's default).");
-  m.def("pilot", [](const std::string& db) {
-          const auto r = select_dose(db);
-          py::dict d;
-          d["chosen_bytes"] = r.chosen_bytes ? py::cast(*r.chosen_bytes) : py::none();
-          py::list doses;
-          for (const auto& x : r.doses) {
-            py::dict e;
-            e["dose_bytes"] = x.dose_bytes;
-            e["eligible"] = x.eligible;
-            e["failed"] = x.failed;
-            e["worst_duration_s"] = x.worst_duration_s ? py::cast(*x.worst_duration_s) : py::none();
-            e["min_achieved_ratio"] = x.min_achieved_ratio ? py::cast(*x.min_achieved_ratio) : py::none();
-            doses.append(e);
-          }
-          d["doses"] = doses;
-          return d;
-        }, py::arg("db"), "Pilot dose selection (Table 3).");
-  m.def("write_synthetic",
-        [](const std::string& path, std::uint64_t seed, int vms, int per_stratum, std::array<double, 4> ratios,
-           double case_sd, int pressure_s, std::string accelerator,
-           const std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>& extra_arms,
-           std::vector<std::string> comparisons, std::string campaign_yaml) {
-          SyntheticOptions o;
-          o.seed = seed;
-          o.vms = vms;
-          o.triplets_per_stratum = per_stratum;
-          o.true_ratios = ratios;
-          o.case_sd = case_sd;
-          o.pressure_s = pressure_s;
-          o.accelerator = accelerator;
-          for (const auto& [name, policy, params, effect, like] : extra_arms)
-            o.extra_arms.push_back({name, policy, params, effect, like});
-          o.comparisons = std::move(comparisons);
-          o.write_arms = !o.extra_arms.empty();
-          o.campaign_yaml = std::move(campaign_yaml);
-          return write_synthetic_campaign(path, o);
-        },
-        py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5, py::arg("per_stratum") = 3,
-        py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
-        py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
-        py::arg("extra_arms") = std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>{},
-        py::arg("comparisons") = std::vector<std::string>{}, py::arg("campaign_yaml") = "",
+  m.def("pilot", &pilot_py, py::arg("db"), "Pilot dose selection (Table 3).");
+}
+
+/// The synthetic DB writers (analysis/synthetic.hpp).
+void def_synthetic(py::module_& m) {
+  m.def("write_synthetic", &write_synthetic_py, py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5,
+        py::arg("per_stratum") = 3, py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765},
+        py::arg("case_sd") = 0.05, py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
+        py::arg("extra_arms") = std::vector<ExtraArmPy>{}, py::arg("comparisons") = std::vector<std::string>{},
+        py::arg("campaign_yaml") = "",
         "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count. extra_arms: "
         "a k-arm campaign, arms after the study's three as (name, policy, params_json, (log effect compute, sqlite), "
         "like: 0 static zram, 1 delayed activation, 2 bounded reclaim) (analysis/synthetic.hpp SyntheticArm), the "
         "arms table written; comparisons: the plan's analysis.comparisons (spellings of analysis/arms.hpp); "
         "campaign_yaml: a campaign file's text stored as the plan (`harness compare` lists its settings).");
-  m.def("write_synthetic_pilot",
-        [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed,
-           const std::string& campaign_yaml) {
-          std::vector<SyntheticDose> v;
-          for (const auto& [bytes, dur, ratio] : doses) {
-            SyntheticDose d;
-            d.dose_bytes = bytes;
-            d.worst_duration_s = dur;
-            d.min_achieved_ratio = ratio;
-            v.push_back(d);
-          }
-          return write_synthetic_pilot(path, v, seed, 10, campaign_yaml);
-        },
-        py::arg("path"), py::arg("doses"), py::arg("seed") = 1, py::arg("campaign_yaml") = "",
+  m.def("write_synthetic_pilot", &write_synthetic_pilot_py, py::arg("path"), py::arg("doses"), py::arg("seed") = 1,
+        py::arg("campaign_yaml") = "",
         "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...]; "
         "campaign_yaml: the pilot campaign's text stored as its plan (a confirmatory campaign's from_pilot "
         "compares its settings: pass campaigns/pilot.yaml's text).");
-  m.def("write_synthetic_ab",
-        [](const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum, double p99_ratio,
-           double stall_ratio, double reclaim_ratio, const std::string& campaign, const std::string& campaign_yaml) {
-          SyntheticAbOptions o;
-          o.seed = seed;
-          o.vms = vms;
-          o.pairs_per_stratum = pairs_per_stratum;
-          o.p99_ratio = p99_ratio;
-          o.stall_ratio = stall_ratio;
-          o.reclaim_ratio = reclaim_ratio;
-          o.campaign = campaign;
-          o.campaign_yaml = campaign_yaml;
-          return write_synthetic_ab(path, o);
-        },
-        py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 2, py::arg("pairs_per_stratum") = 3,
-        py::arg("p99_ratio") = 1.0, py::arg("stall_ratio") = 1.0, py::arg("reclaim_ratio") = 1.0,
-        py::arg("campaign") = "synthetic-ab", py::arg("campaign_yaml") = "",
+  m.def("write_synthetic_ab", &write_synthetic_ab_py, py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 2,
+        py::arg("pairs_per_stratum") = 3, py::arg("p99_ratio") = 1.0, py::arg("stall_ratio") = 1.0,
+        py::arg("reclaim_ratio") = 1.0, py::arg("campaign") = "synthetic-ab", py::arg("campaign_yaml") = "",
         "Writes a synthetic A/B campaign DB (baseline/candidate pairs, candidate = baseline x the ratios); "
         "campaign_yaml: the campaign file's text, stored as the plan (`harness check --judge` compares its design); "
         "returns the canary_requests row count.");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(harness_analysis, m) {
+  m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
+  def_analysis(m);
+  def_synthetic(m);
 }
