@@ -84,9 +84,9 @@ bool is_treatment(const TripletSet& ts, const std::string& arm) {
   return false;
 }
 
-Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, int m) {
-  Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
-          {{"setting", 0}, {"value", 0}}, {}, {}};
+/// Table 1's rows of the spec fields every analysed case has with one value; returns the fields
+/// that vary (per-case fields, as case_id or regime, are neither).
+std::vector<std::string> constant_spec_rows(const std::vector<const CaseSummary*>& cases, Table& t) {
   static const std::set<std::string> per_case{"case_id", "vm", "regime", "repeat", "triplet_id", "configuration",
                                               "dose (MiB)", "pressure.rate_mib_s", "pressure.contents"};
   std::map<std::string, std::set<std::string>> values;
@@ -105,6 +105,12 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
     if (vs.size() == 1 && present[k] == cases.size()) t.add({k, *vs.begin()});
     else varying.push_back(k);
   }
+  return varying;
+}
+
+/// Table 1's rows of what ran: each treatment's dose, accelerators, kernels, the campaign's
+/// seed and plan hash, the arms and the family when not the study's.
+void run_rows(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, Table& t) {
   std::set<std::string> accel, kernels;
   std::map<std::string, std::set<std::string>> doses;  // arm -> its doses (cases.dose_bytes)
   for (const auto* c : cases) {
@@ -133,15 +139,11 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
   }
   if (!is_study_family(ts.family()))
     t.add({"comparisons (" + data.comparisons_source + ")", family_text(ts.family())});
-  // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
-  std::vector<std::string> ids;
-  for (const auto* c : cases) ids.push_back(c->case_id);
-  try {
-    for (auto& [k, v] : environment_rows(data.db_path, ids)) t.add({"environment: " + k, v});
-  } catch (const std::exception& e) {
-    t.notes.push_back(std::string("Environment rows not available: ") + e.what());
-  }
-  // The analysis' own choices where the study is silent (campaigns/README.md "Assumptions").
+}
+
+/// Table 1's rows of the analysis' own choices where the study is silent (campaigns/README.md
+/// "Assumptions"); `m`: the family's size.
+void analysis_rule_rows(const CampaignData& data, const TripletSet& ts, int m, Table& t) {
   PilotReading reading;  // the campaign's `eligibility` reading of the pilot rule (pilot_reading.hpp)
   {
     const auto s = read_campaign_settings(data.meta);
@@ -159,6 +161,22 @@ Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& ca
            {"expected coverage", "analytic: equal within-stratum variances, normal errors, t df and kurtosis terms; "
                                  "joint = product of the " + count_words(m)}})
     t.add({std::string("analysis rule (ours): ") + k, v});
+}
+
+Table table1(const CampaignData& data, const std::vector<const CaseSummary*>& cases, const TripletSet& ts, int m) {
+  Table t{"table1_constants", "Table 1. Settings and environment held constant across the analysed cases",
+          {{"setting", 0}, {"value", 0}}, {}, {}};
+  const std::vector<std::string> varying = constant_spec_rows(cases, t);
+  run_rows(data, cases, ts, t);
+  // What qualification and the executor recorded on the VMs (cases.environment_json, ...).
+  std::vector<std::string> ids;
+  for (const auto* c : cases) ids.push_back(c->case_id);
+  try {
+    for (auto& [k, v] : environment_rows(data.db_path, ids)) t.add({"environment: " + k, v});
+  } catch (const std::exception& e) {
+    t.notes.push_back(std::string("Environment rows not available: ") + e.what());
+  }
+  analysis_rule_rows(data, ts, m, t);
   if (!varying.empty()) {
     std::string s = "Settings that vary between cases (not constant, so not listed): ";
     s += harness::text::join(varying);
@@ -425,9 +443,9 @@ Table table6(const std::vector<const CaseSummary*>& cases, const std::vector<std
   return t;
 }
 
-Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& ts) {
-  const auto& arms = ts.arms;
-  Table t{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
+/// The mechanism table without rows or notes.
+Table mechanism_frame() {
+  return Table{"mechanism", "Mechanism: medians over cases of pressure-phase counters",
           {{"configuration", 0}, {"cases (completed + lost)", 0, "cases"}, {"measured cases", 0},
            {"bg PSI some stall (s)", 3}, {"bg PSI full stall (s)", 3},
            {"fg PSI some stall (s)", 3}, {"fg PSI full stall (s)", 3},
@@ -440,50 +458,57 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
            {"zram compr peak (MiB)", 1}, {"zram mem_used peak (MiB)", 1}, {"study: swap-out (KiB)", 0},
            {"study: refaults", 0}, {"study: PSI some, owner not stated (s)", 3},
            {"study: PSI full, owner not stated (s)", 3}}, {}, {}};
-  for (const std::string& cf : arms) {
-    std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3], mem[3];
-    int n = 0, meas = 0;
-    for (const auto* c : cases) {
-      if (c->configuration != cf) continue;
-      ++n;
-      if (!measured(*c)) continue;
-      ++meas;
-      const auto& m = c->mech;
-      v[0].push_back(m.bg_some_stall_s);
-      v[1].push_back(m.bg_full_stall_s);
-      v[2].push_back(m.fg_some_stall_s);
-      mem[0].push_back(m.fg_full_stall_s);
-      mem[1].push_back(m.sys_some_stall_s);
-      mem[2].push_back(m.sys_full_stall_s);
-      v[3].push_back(m.refaults);
-      v[4].push_back(m.swapout_kib);
-      v[5].push_back(m.zram_orig_peak_mib);
-      v[6].push_back(m.zram_compr_peak_mib);
-      v[7].push_back(m.zram_mem_used_peak_mib);
-      const std::optional<double> psi[7] = {m.bg_cpu_some_s, m.fg_cpu_some_s, m.sys_cpu_some_s, m.bg_io_some_s,
-                                            m.fg_io_some_s,  m.sys_io_some_s, m.sys_io_full_s};
-      for (int i = 0; i < 7; ++i) p[i].push_back(psi[i]);
-      swp[0].push_back(m.swapfile_used_peak_mib);
-      swp[1].push_back(m.zram_swap_used_peak_mib);
-      swp[2].push_back(m.swapfile_before_trigger_peak_mib);
-      for (const auto& r : c->outcome.reclaim)
-        if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
-    }
-    // The study's published medians beside the arm carrying the study's name (none for other arms).
-    const int sp = study_arm_position(cf);
-    auto study = [&](double StudyMechanism::*f) { return sp < 0 ? json(kNotInStudy) : num(kStudyMechanism[sp].*f); };
-    bool wrote = is_treatment(ts, cf);
-    for (const auto* c : cases)
-      if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
-    t.add({cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(mem[0]), med(mem[1]), med(mem[2]), med(p[0]),
-           med(p[1]), med(p[2]), med(p[3]),
-           med(p[4]), med(p[5]), med(p[6]),
-           wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
-           median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
-           median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
-           med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
-           study(&StudyMechanism::some_s), study(&StudyMechanism::full_s)});
+}
+
+/// The mechanism row of arm `cf`: medians over its measured cases, the write CPU when it writes
+/// memory.reclaim, and the study's medians beside a study arm.
+std::vector<json> mechanism_row(const std::vector<const CaseSummary*>& cases, const TripletSet& ts, const std::string& cf) {
+  std::vector<std::optional<double>> v[8], p[7], write_cpu, swp[3], mem[3];
+  int n = 0, meas = 0;
+  for (const auto* c : cases) {
+    if (c->configuration != cf) continue;
+    ++n;
+    if (!measured(*c)) continue;
+    ++meas;
+    const auto& m = c->mech;
+    v[0].push_back(m.bg_some_stall_s);
+    v[1].push_back(m.bg_full_stall_s);
+    v[2].push_back(m.fg_some_stall_s);
+    mem[0].push_back(m.fg_full_stall_s);
+    mem[1].push_back(m.sys_some_stall_s);
+    mem[2].push_back(m.sys_full_stall_s);
+    v[3].push_back(m.refaults);
+    v[4].push_back(m.swapout_kib);
+    v[5].push_back(m.zram_orig_peak_mib);
+    v[6].push_back(m.zram_compr_peak_mib);
+    v[7].push_back(m.zram_mem_used_peak_mib);
+    const std::optional<double> psi[7] = {m.bg_cpu_some_s, m.fg_cpu_some_s, m.sys_cpu_some_s, m.bg_io_some_s,
+                                          m.fg_io_some_s,  m.sys_io_some_s, m.sys_io_full_s};
+    for (int i = 0; i < 7; ++i) p[i].push_back(psi[i]);
+    swp[0].push_back(m.swapfile_used_peak_mib);
+    swp[1].push_back(m.zram_swap_used_peak_mib);
+    swp[2].push_back(m.swapfile_before_trigger_peak_mib);
+    for (const auto& r : c->outcome.reclaim)
+      if (r.write_cpu_us) write_cpu.push_back(*r.write_cpu_us / 1e3);
   }
+  // The study's published medians beside the arm carrying the study's name (none for other arms).
+  const int sp = study_arm_position(cf);
+  auto study = [&](double StudyMechanism::*f) { return sp < 0 ? json(kNotInStudy) : num(kStudyMechanism[sp].*f); };
+  bool wrote = is_treatment(ts, cf);
+  for (const auto* c : cases)
+    if (c->configuration == cf && !c->outcome.reclaim.empty()) wrote = true;
+  return {cf, n, meas, med(v[0]), med(v[1]), med(v[2]), med(mem[0]), med(mem[1]), med(mem[2]), med(p[0]),
+         med(p[1]), med(p[2]), med(p[3]),
+         med(p[4]), med(p[5]), med(p[6]),
+         wrote ? median_cell(write_cpu, kNotMeasured) : json("no write"), med(v[3]),
+         median_cell(swp[0], "not active"), median_cell(swp[1], "not active"),
+         median_cell(swp[2], "not active"), med(v[4]), med(v[5]), med(v[6]),
+         med(v[7]), study(&StudyMechanism::swapout_kib), study(&StudyMechanism::refaults),
+         study(&StudyMechanism::some_s), study(&StudyMechanism::full_s)};
+}
+
+/// The mechanism table's notes: what each column measures, and whose PSI the study reports.
+void mechanism_notes(Table& t) {
   t.notes.push_back("Cases: every completed and lost case of the configuration (study: 60 per configuration). Stall = "
                     "difference of cumulative memory.pressure totals between the first and last 1 Hz sample "
                     "of the pressure phase, for memory.pressure (bg, fg) and /proc/pressure/memory (system), and "
@@ -509,6 +534,12 @@ Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& 
                     "bounded reclaim): that fits a group with more than one task at times (a bg with several "
                     "tasks, fg with its two canaries, or the whole system); a conjecture, the study says none of "
                     "this (campaigns/README.md, Table 1).");
+}
+
+Table mechanism(const std::vector<const CaseSummary*>& cases, const TripletSet& ts) {
+  Table t = mechanism_frame();
+  for (const std::string& cf : ts.arms) t.add(mechanism_row(cases, ts, cf));
+  mechanism_notes(t);
   return t;
 }
 
@@ -569,15 +600,28 @@ std::string report_title(const CampaignData& data) {
   return fmt::format("Reclaim ablation: analysis of campaign {} (kind not recorded)", name);
 }
 
-Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr) {
-  Report r;
-  r.title = report_title(data);
-  const auto cases = triplet_cases(ts);
-  // Warnings.
+namespace {
+
+/// Cases that ran under TCG.
+int tcg_case_count(const CampaignData& data) {
   int tcg = 0;
   for (const auto& c : data.cases)
     if (c.accelerator == "tcg") ++tcg;
-  if (tcg > 0)
+  return tcg;
+}
+
+/// Lost cases (lost after the pressure phase started).
+int lost_case_count(const CampaignData& data) {
+  int lost = 0;
+  for (const auto& c : data.cases) lost += c.lost();
+  return lost;
+}
+
+/// The warnings about what ran and what is recorded, in the report's order: TCG, overcommit,
+/// a pipeline-test dose, infra_failed and missing cases, the loader's and the triplets' own,
+/// lost cases, measurement quality.
+void record_warnings(const CampaignData& data, const TripletSet& ts, Report& r) {
+  if (const int tcg = tcg_case_count(data); tcg > 0)
     r.warnings.push_back(fmt::format(
         "{} case(s) ran under TCG (software emulation, no KVM): absolute timings are inflated under TCG; no timing "
         "claim should be made from them.", tcg));
@@ -610,67 +654,74 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   }
   for (const auto& w : data.warnings) r.warnings.push_back(w);
   for (const auto& w : ts.warnings) r.warnings.push_back(w);
-  int lost = 0;
-  for (const auto& c : data.cases) lost += c.lost();
-  if (lost > 0)
+  if (const int lost = lost_case_count(data); lost > 0)
     r.warnings.push_back(fmt::format(
         "{} lost case(s) (lost after the pressure phase started): kept in their {}s with the worst observed p99 "
         "per canary imputed (flagged; docs/PROTOCOL.md assumption)", lost, ts.unit));
-  for (const auto& w : measurement_warnings(cases)) r.warnings.push_back(w);
-  // Sensitivity analyses of Table 4 (never in the verdict): same estimator, B and seed.
-  const PrimaryOptions sopt{{pr.replicates, pr.seed, 0}, pr.alpha, pr.m};
-  std::vector<Sensitivity> sens;
-  {
-    int with_lost = 0;
-    for (const auto& t : ts.triplets)
-      with_lost += std::any_of(t.cases.begin(), t.cases.end(), [](const CaseSummary* c) { return c->lost(); });
-    if (with_lost > 0) {
-      Sensitivity x;
-      x.name = fmt::format("complete cases ({} {}(s) with a lost member left out)", with_lost, ts.unit);
-      const TripletSet cc = without_lost_cases(ts);
-      if (cc.triplets.empty()) x.why_none = "every " + ts.unit + " has a lost member";
-      else x.pr = run_primary(cc, sopt);
-      sens.push_back(std::move(x));
-    }
+  for (const auto& w : measurement_warnings(triplet_cases(ts))) r.warnings.push_back(w);
+}
+
+/// The complete-case sensitivity analysis, when some block has a lost member.
+std::optional<Sensitivity> complete_case_sensitivity(const TripletSet& ts, const PrimaryOptions& sopt) {
+  int with_lost = 0;
+  for (const auto& t : ts.triplets)
+    with_lost += std::any_of(t.cases.begin(), t.cases.end(), [](const CaseSummary* c) { return c->lost(); });
+  if (with_lost == 0) return std::nullopt;
+  Sensitivity x;
+  x.name = fmt::format("complete cases ({} {}(s) with a lost member left out)", with_lost, ts.unit);
+  const TripletSet cc = without_lost_cases(ts);
+  if (cc.triplets.empty()) x.why_none = "every " + ts.unit + " has a lost member";
+  else x.pr = run_primary(cc, sopt);
+  return x;
+}
+
+/// The warning of one case whose outcome the operator overrode; `original`: the campaign with
+/// the original outcomes reinstated (what it imputes for a lost one).
+std::string override_warning(const OverriddenCase& o, const CampaignData& original) {
+  std::string p99 = o.original_p99_text();
+  if (o.original_status == "lost") {  // imputed: what the reinstated campaign imputes for it
+    p99.clear();
+    for (const auto& c : original.cases)
+      if (c.case_id == o.case_id)
+        for (Canary k : {Canary::Compute, Canary::Sqlite})
+          if (const auto& l = c.latency[static_cast<int>(k)])
+            p99 += fmt::format("{}{} {:.3f} ms", p99.empty() ? "" : ", ", canary_name(k), l->p99_us / 1000.0);
+    p99 = "imputed (worst observed): " + (p99.empty() ? std::string("n/a") : p99);
   }
-  const auto overridden = overridden_cases(data);
-  if (!overridden.empty()) {
-    std::vector<std::string> notes;
-    const CampaignData original = with_original_outcomes(data, overridden, notes);
-    const TripletSet ots = build_triplets(original);
-    Sensitivity x;
-    x.name = fmt::format("original outcomes reinstated ({} overridden case(s))", overridden.size());
-    if (ots.triplets.empty()) x.why_none = "no complete " + ts.unit + " with the original outcomes";
-    else x.pr = run_primary(ots, sopt);
-    for (const auto& n : notes) x.note += (x.note.empty() ? "Original outcomes reinstated: " : " ") + n + ".";
-    sens.push_back(std::move(x));
-    for (const auto& o : overridden) {
-      std::string p99 = o.original_p99_text();
-      if (o.original_status == "lost") {  // imputed: what the reinstated campaign imputes for it
-        p99.clear();
-        for (const auto& c : original.cases)
-          if (c.case_id == o.case_id)
-            for (Canary k : {Canary::Compute, Canary::Sqlite})
-              if (const auto& l = c.latency[static_cast<int>(k)])
-                p99 += fmt::format("{}{} {:.3f} ms", p99.empty() ? "" : ", ", canary_name(k), l->p99_us / 1000.0);
-        p99 = "imputed (worst observed): " + (p99.empty() ? std::string("n/a") : p99);
-      }
-      r.warnings.push_back(fmt::format(
-          "case {} ({}): its {} outcome was overridden by the operator (harness mark-infra --override-outcome, "
-          "attempt {}, by {}: {}); original p99: {}; analysed now as {}. Table 4 also shows the estimates with the "
-          "original outcomes reinstated (sensitivity; study: every case retains its original outcome).",
-          o.case_id, o.configuration, o.original_status, o.attempt, o.operator_name.empty() ? "?" : o.operator_name,
-          o.reason.empty() ? "(no reason recorded)" : o.reason, p99,
-          o.status_now.empty() ? std::string("no case record") : o.status_now));
-    }
-  }
-  {
-    const int singles = static_cast<int>(std::count(pr.stratum_sizes.begin(), pr.stratum_sizes.end(), 1));
-    if (singles > 0 && singles < static_cast<int>(pr.stratum_sizes.size()))
-      r.summary.push_back(fmt::format(
-          "Strata differ in size ({} of {} strata have one {}); strata keep equal weight in the estimate (study).",
-          singles, pr.stratum_sizes.size(), ts.unit));
-  }
+  return fmt::format(
+      "case {} ({}): its {} outcome was overridden by the operator (harness mark-infra --override-outcome, "
+      "attempt {}, by {}: {}); original p99: {}; analysed now as {}. Table 4 also shows the estimates with the "
+      "original outcomes reinstated (sensitivity; study: every case retains its original outcome).",
+      o.case_id, o.configuration, o.original_status, o.attempt, o.operator_name.empty() ? "?" : o.operator_name,
+      o.reason.empty() ? "(no reason recorded)" : o.reason, p99,
+      o.status_now.empty() ? std::string("no case record") : o.status_now);
+}
+
+/// Overridden outcomes: the sensitivity analysis with the original outcomes reinstated (into
+/// `sens`) and one warning per overridden case (into `r`).
+void override_sensitivity(const CampaignData& data, const TripletSet& ts, const PrimaryOptions& sopt,
+                          const std::vector<OverriddenCase>& overridden, std::vector<Sensitivity>& sens, Report& r) {
+  if (overridden.empty()) return;
+  std::vector<std::string> notes;
+  const CampaignData original = with_original_outcomes(data, overridden, notes);
+  const TripletSet ots = build_triplets(original);
+  Sensitivity x;
+  x.name = fmt::format("original outcomes reinstated ({} overridden case(s))", overridden.size());
+  if (ots.triplets.empty()) x.why_none = "no complete " + ts.unit + " with the original outcomes";
+  else x.pr = run_primary(ots, sopt);
+  for (const auto& n : notes) x.note += (x.note.empty() ? "Original outcomes reinstated: " : " ") + n + ".";
+  sens.push_back(std::move(x));
+  for (const auto& o : overridden) r.warnings.push_back(override_warning(o, original));
+}
+
+/// What the design does to the estimate and the intervals: unequal strata (summary) and
+/// undercoverage of small strata (warning).
+void design_cautions(const PrimaryResult& pr, const TripletSet& ts, Report& r) {
+  const int singles = static_cast<int>(std::count(pr.stratum_sizes.begin(), pr.stratum_sizes.end(), 1));
+  if (singles > 0 && singles < static_cast<int>(pr.stratum_sizes.size()))
+    r.summary.push_back(fmt::format(
+        "Strata differ in size ({} of {} strata have one {}); strata keep equal weight in the estimate (study).",
+        singles, pr.stratum_sizes.size(), ts.unit));
   if (pr.expected_coverage < pr.level - 0.005) {
     const auto* m = simulated_coverage_for(pr.stratum_sizes, pr.level);
     r.warnings.push_back(fmt::format(
@@ -683,7 +734,11 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
           : std::string(),
         pr.expected_coverage_corrected * 100));
   }
-  // Summary.
+}
+
+/// The verdict first, then the per-treatment reading, ahead of what the summary holds; the
+/// estimates last.
+void verdict_summary(const PrimaryResult& pr, Report& r) {
   r.summary.insert(r.summary.begin(), "**Verdict (predefined rule, prespecified intervals):** " + pr.verdict.text);
   if (!pr.by_treatment.empty()) {
     std::string per =
@@ -703,6 +758,12 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
                      c.percent_change);
   }
   r.summary.push_back(s + ".");
+}
+
+/// The report's tables, in order.
+void report_tables(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr,
+                   const std::vector<Sensitivity>& sens, Report& r) {
+  const auto cases = triplet_cases(ts);
   r.tables.push_back(table1(data, cases, ts, pr.m));
   r.tables.push_back(table2(ts));
   r.tables.push_back(table4(pr, sens));
@@ -718,25 +779,35 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
   r.tables.push_back(attempts_table(data));
   r.tables.push_back(reclassifications_table(data));
   r.tables.push_back(measurement_quality_table(cases, ts.arms));
-  // Machine-readable extras.
+}
+
+/// extra.verdict: the prespecified verdict and the per-treatment ones.
+json verdict_json(const PrimaryResult& pr) {
+  json bt = json::array();
+  for (const auto& [t, v] : pr.by_treatment)
+    bt.push_back({{"treatment", t}, {"general_benefit", v.general_benefit}, {"harm", v.harm}, {"failed", v.failed},
+                  {"text", v.text}});
+  return {{"assessable", pr.verdict.assessable}, {"general_benefit", pr.verdict.general_benefit},
+          {"harm", pr.verdict.harm},             {"failed", pr.verdict.failed},
+          {"text", pr.verdict.text},             {"by_treatment", bt}};
+}
+
+/// extra's first members: the DB, the estimates, the verdict and the design.
+json primary_extra(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr) {
   json comps = json::array();
   for (const auto& c : pr.comparisons)
     comps.push_back({{"label", c.label}, {"estimate", c.estimate}, {"lower", c.lower}, {"upper", c.upper},
                      {"corrected_lower", c.corrected_lower}, {"corrected_upper", c.corrected_upper},
                      {"percent_change", c.percent_change}, {"triplets", c.triplets}});
-  r.extra = {{"db", data.db_path}, {"level", pr.level}, {"replicates", pr.replicates}, {"seed", pr.seed},
-             {"comparisons", comps},
-             {"verdict", {{"assessable", pr.verdict.assessable}, {"general_benefit", pr.verdict.general_benefit}, {"harm", pr.verdict.harm},
-                          {"failed", pr.verdict.failed}, {"text", pr.verdict.text}, {"by_treatment", [&] {
-                            json bt = json::array();
-                            for (const auto& [t, v] : pr.by_treatment)
-                              bt.push_back({{"treatment", t}, {"general_benefit", v.general_benefit},
-                                            {"harm", v.harm}, {"failed", v.failed}, {"text", v.text}});
-                            return bt;
-                          }()}}},
-             {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
-             {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg},
-             {"lost_cases", lost}, {"excluded_triplets", ts.excluded}};
+  return {{"db", data.db_path}, {"level", pr.level}, {"replicates", pr.replicates}, {"seed", pr.seed},
+          {"comparisons", comps}, {"verdict", verdict_json(pr)},
+          {"expected_coverage", pr.expected_coverage}, {"expected_coverage_corrected", pr.expected_coverage_corrected},
+          {"stratum_sizes", pr.stratum_sizes}, {"strata", ts.strata}, {"tcg_cases", tcg_case_count(data)},
+          {"lost_cases", lost_case_count(data)}, {"excluded_triplets", ts.excluded}};
+}
+
+/// extra.sensitivity: each sensitivity analysis's estimates (or why there are none).
+json sensitivity_json(const std::vector<Sensitivity>& sens) {
   json sj = json::array();
   for (const auto& x : sens) {
     json c = json::array();
@@ -746,36 +817,75 @@ Report build_analysis_report(const CampaignData& data, const TripletSet& ts, con
                      {"triplets", k.triplets}});
     sj.push_back({{"analysis", x.name}, {"comparisons", c}, {"why_none", x.why_none}});
   }
-  r.extra["sensitivity"] = sj;
-  // The arms and the family judged: policy, params and sha256 when the DB records them.
+  return sj;
+}
+
+/// extra.arms: policy, params and sha256 of each arm when the DB records them.
+json arms_json(const CampaignData& data) {
   json arms = json::array();
   for (const auto& a : data.arms)
     arms.push_back({{"name", a.name},
                     {"policy", data.arms_recorded ? json(a.policy) : json(nullptr)},
                     {"params", data.arms_recorded ? json::parse(a.params_json, nullptr, false) : json(nullptr)},
                     {"sha256", data.arms_recorded ? json(a.sha256) : json(nullptr)}});
-  r.extra["arms"] = arms;
-  r.extra["unit"] = ts.unit;  // the word for a block in this report's text
-  r.extra["arms_source"] = data.arms_recorded ? "arms table"
-                                              : "not recorded (no arms table, e.g. a version-5 DB read read-only): "
-                                                "the study's arms found in the cases, in the study's order";
+  return arms;
+}
+
+/// extra.family: the comparisons judged.
+json family_json(const CampaignData& data, const PrimaryResult& pr) {
   json fam = json::array();
   for (const auto& c : pr.family)
     fam.push_back({{"label", c.label}, {"canary", canary_name(c.canary)}, {"treatment", c.treatment},
                    {"comparator", c.comparator}});
-  r.extra["family"] = {{"m", pr.m}, {"study_family", pr.study_family}, {"comparisons", fam},
-                       {"source", data.comparisons_source}};
+  return {{"m", pr.m}, {"study_family", pr.study_family}, {"comparisons", fam}, {"source", data.comparisons_source}};
+}
+
+/// extra.overridden_cases.
+json overridden_json(const std::vector<OverriddenCase>& overridden) {
   json ov = json::array();
   for (const auto& o : overridden)
     ov.push_back({{"case_id", o.case_id}, {"original_status", o.original_status}, {"original", o.original},
                   {"status_now", o.status_now}, {"operator", o.operator_name}, {"reason", o.reason}});
-  r.extra["overridden_cases"] = ov;
-  r.extra["coverage"] = {{"per_comparison", pr.coverage.per_comparison}, {"joint", pr.coverage.joint},
-                         {"corrected_per_comparison", pr.coverage.corrected_per_comparison},
-                         {"corrected_joint", pr.coverage.corrected_joint}, {"df", pr.coverage.df}};
+  return ov;
+}
+
+/// Report::extra, the machine-readable side of the report.
+json report_extra(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr,
+                  const std::vector<Sensitivity>& sens, const std::vector<OverriddenCase>& overridden) {
+  json extra = primary_extra(data, ts, pr);
+  extra["sensitivity"] = sensitivity_json(sens);
+  extra["arms"] = arms_json(data);
+  extra["unit"] = ts.unit;  // the word for a block in this report's text
+  extra["arms_source"] = data.arms_recorded ? "arms table"
+                                            : "not recorded (no arms table, e.g. a version-5 DB read read-only): "
+                                              "the study's arms found in the cases, in the study's order";
+  extra["family"] = family_json(data, pr);
+  extra["overridden_cases"] = overridden_json(overridden);
+  extra["coverage"] = {{"per_comparison", pr.coverage.per_comparison}, {"joint", pr.coverage.joint},
+                       {"corrected_per_comparison", pr.coverage.corrected_per_comparison},
+                       {"corrected_joint", pr.coverage.corrected_joint}, {"df", pr.coverage.df}};
   json inc = json::array();
   for (const auto& i : ts.incomplete) inc.push_back({{"triplet", i.id}, {"never_run", i.never_run}});
-  r.extra["incomplete_triplets"] = inc;
+  extra["incomplete_triplets"] = inc;
+  return extra;
+}
+
+}  // namespace
+
+Report build_analysis_report(const CampaignData& data, const TripletSet& ts, const PrimaryResult& pr) {
+  Report r;
+  r.title = report_title(data);
+  record_warnings(data, ts, r);
+  // Sensitivity analyses of Table 4 (never in the verdict): same estimator, B and seed.
+  const PrimaryOptions sopt{{pr.replicates, pr.seed, 0}, pr.alpha, pr.m};
+  std::vector<Sensitivity> sens;
+  if (auto x = complete_case_sensitivity(ts, sopt)) sens.push_back(std::move(*x));
+  const auto overridden = overridden_cases(data);
+  override_sensitivity(data, ts, sopt, overridden, sens, r);
+  design_cautions(pr, ts, r);
+  verdict_summary(pr, r);
+  report_tables(data, ts, pr, sens, r);
+  r.extra = report_extra(data, ts, pr, sens, overridden);
   return r;
 }
 

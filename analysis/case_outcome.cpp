@@ -19,9 +19,11 @@ std::optional<double> json_number(const nlohmann::json& j, std::initializer_list
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const nlohmann::json& outcome,
-                              std::optional<std::int64_t> pressure_start_ns) {
-  CaseOutcome o;
+namespace {
+
+/// The fields outcome_json records (harness/case/SPEC.md): OOM kills, the trigger and its
+/// window-rule counterfactual, the load, steal, the harness's own cost, the lost phase.
+void outcome_fields(const nlohmann::json& outcome, std::optional<std::int64_t> pressure_start_ns, CaseOutcome& o) {
   if (auto v = json_number(outcome, {"oom_kills", "bg"})) o.oom_kills_bg = std::llround(*v);
   if (auto v = json_number(outcome, {"oom_kills", "fg"})) o.oom_kills_fg = std::llround(*v);
   if (auto v = json_number(outcome, {"trigger", "since_pressure_start_ns"})) o.trigger_delay_s = *v / 1e9;
@@ -46,7 +48,12 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
   if (outcome.is_object() && outcome.contains("lost") && outcome["lost"].is_object() &&
       outcome["lost"].contains("phase") && outcome["lost"]["phase"].is_string())
     o.lost_phase = outcome["lost"]["phase"].get<std::string>();
+}
 
+/// What the case's rows record beside outcome_json: the trigger delay when the outcome lacks it,
+/// the case's span, the restoration's duration, the judged and irregular windows.
+void table_fields(results::Db& db, const std::string& case_id, std::optional<std::int64_t> pressure_start_ns,
+                  CaseOutcome& o) {
   if (!o.trigger_delay_s && pressure_start_ns) {
     results::Stmt st(db, "SELECT MIN(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN ('trigger','would_trigger')");
     st.bind(1, case_id);
@@ -72,6 +79,10 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
       o.irregular_windows = st.int64(1);
     }
   }
+}
+
+/// The case's memory.reclaim writes in start order (the columns of the DB's schema version).
+std::vector<ReclaimRecord> reclaim_records(results::Db& db, const std::string& case_id) {
   const bool v2 = has_column(db, "reclaim_actions", "achieved_conservative_bytes");
   results::Stmt ra(db, v2 ? "SELECT requested_bytes, start_ns, duration_ns, write_errno, achieved_bytes, "
                             "concurrent_estimate_bytes, achieved_conservative_bytes, achieved_counter "
@@ -85,6 +96,7 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
     q.bind(1, case_id);
     while (q.step()) cpu_us[q.int64(0)] = q.int64(1);
   }
+  std::vector<ReclaimRecord> out;
   while (ra.step()) {
     ReclaimRecord r;
     r.requested_bytes = ra.int64(0);
@@ -98,8 +110,19 @@ CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const
       r.achieved_counter = ra.opt_text(7);
     }
     if (auto it = cpu_us.find(r.start_ns); it != cpu_us.end()) r.write_cpu_us = it->second;
-    o.reclaim.push_back(r);
+    out.push_back(r);
   }
+  return out;
+}
+
+}  // namespace
+
+CaseOutcome load_case_outcome(results::Db& db, const std::string& case_id, const nlohmann::json& outcome,
+                              std::optional<std::int64_t> pressure_start_ns) {
+  CaseOutcome o;
+  outcome_fields(outcome, pressure_start_ns, o);
+  table_fields(db, case_id, pressure_start_ns, o);
+  o.reclaim = reclaim_records(db, case_id);
   return o;
 }
 

@@ -120,104 +120,118 @@ Report compare_sides(const CompareSide& a, const CompareSide& b, const SideNames
   return compare_sides(std::vector<CompareSide>{a, b}, {names.a, names.b});
 }
 
-Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<std::string>& names) {
-  if (sides.empty() || names.size() != sides.size())
-    throw std::invalid_argument("compare: " + std::to_string(sides.size()) + " side(s) and " +
-                                std::to_string(names.size()) + " name(s); need one name per side, at least one side");
-  const std::size_t n = sides.size();
-  std::vector<std::string> tidy;
-  for (const auto& x : names) tidy.push_back(tidy_name(x));
-  const std::string& A = names[0];
-  const std::string& ta = tidy[0];
-  Report r;
-  r.title = "Reclaim ablation: comparison";
-  for (std::size_t i = 0; i < n; ++i) r.title += fmt::format(", {} = {}", names[i], sides[i].label);
-  for (std::size_t i = 0; i < n; ++i)
-    if (sides[i].accelerators.find("tcg") != std::string::npos)
-      r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
-                                       "ratios is not timing evidence.",
-                                       names[i], sides[i].label));
+namespace {
 
-  // --- Table 4: every comparison of any side, the reference's first; columns per side, then
-  // each later side against the reference.
+/// Column names of each side: as given (names) and as tidy column ids (tidy); side 0 is the reference.
+struct SideColumns {
+  const std::vector<std::string>& names;
+  std::vector<std::string> tidy;
+};
+
+/// compare_table4 without rows: per side its blocks, ratio and interval, then each later side
+/// against the reference.
+Table side_table4_frame(const std::vector<CompareSide>& sides, const SideColumns& k) {
+  const std::string& A = k.names[0];
+  const std::string& ta = k.tidy[0];
   Table t{"compare_table4", "Table 4 side by side: p99 response-time ratio, treatment / comparator (the study's: "
                            "bounded reclaim / comparator)",
           {{"comparison", 0}},
           {},
           {}};
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string &X = names[i], &tx = tidy[i];
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const std::string &X = k.names[i], &tx = k.tidy[i];
     t.columns.push_back({X + " " + sides[i].unit + "s", 0, tx + "_triplets"});
     t.columns.push_back({X + " ratio", 3, tx + "_ratio"});
     t.columns.push_back({X + " lower", 3, tx + "_ratio_lower"});
     t.columns.push_back({X + " upper", 3, tx + "_ratio_upper"});
   }
-  for (std::size_t i = 1; i < n; ++i) {
-    const std::string &X = names[i], &tx = tidy[i];
+  for (std::size_t i = 1; i < sides.size(); ++i) {
+    const std::string &X = k.names[i], &tx = k.tidy[i];
     t.columns.push_back({X + " / " + A, 3, "ratio_" + tx + "_over_" + ta});
     t.columns.push_back({X + " - " + A, 3, "ratio_" + tx + "_minus_" + ta});
     t.columns.push_back({X + " and " + A + " intervals overlap", 0, tx + "_" + ta + "_intervals_overlap"});
     t.columns.push_back({A + " estimate in " + X + " interval", 0, ta + "_in_" + tx + "_interval"});
     t.columns.push_back({X + " estimate in " + A + " interval", 0, tx + "_in_" + ta + "_interval"});
   }
+  return t;
+}
+
+/// The row of `label` in s.table4, or nullptr.
+const SideRatio* side_ratio(const CompareSide& s, const std::string& label) {
+  for (const auto& c : s.table4)
+    if (c.label == label) return &c;
+  return nullptr;
+}
+
+/// The compare_table4 row of one comparison.
+std::vector<json> side_table4_row(const std::vector<CompareSide>& sides, const SideColumns& k,
+                                  const std::string& label) {
+  auto yes_no = [](bool b) { return json(b ? "yes" : "no"); };
+  std::vector<json> row{label};
+  std::vector<const SideRatio*> got;
+  for (const auto& s : sides) {
+    const SideRatio* y = side_ratio(s, label);
+    got.push_back(y);
+    if (!y) {
+      row.insert(row.end(), {nullptr, nullptr, nullptr, nullptr});
+      continue;
+    }
+    row.insert(row.end(), {y->triplets ? json(*y->triplets) : json(nullptr), num(y->estimate), num(y->lower),
+                           num(y->upper)});
+  }
+  const SideRatio* x = got[0];
+  for (std::size_t i = 1; i < sides.size(); ++i) {
+    const SideRatio* y = got[i];
+    if (!x || !y) {
+      row.insert(row.end(), {nullptr, nullptr, (x ? k.names[i] : k.names[0]) + " lacks it", nullptr, nullptr});
+      continue;
+    }
+    row.insert(row.end(), {num(y->estimate / x->estimate), num(y->estimate - x->estimate),
+                           yes_no(x->lower <= y->upper && y->lower <= x->upper),
+                           yes_no(y->lower <= x->estimate && x->estimate <= y->upper),
+                           yes_no(x->lower <= y->estimate && y->estimate <= x->upper)});
+  }
+  return row;
+}
+
+/// Table 4: every comparison of any side, the reference's first; columns per side, then each
+/// later side against the reference.
+Table side_table4(const std::vector<CompareSide>& sides, const SideColumns& k) {
+  Table t = side_table4_frame(sides, k);
   std::vector<std::string> labels;  // every comparison, in the order of first appearance
   for (const auto& s : sides)
     for (const auto& x : s.table4)
       if (std::find(labels.begin(), labels.end(), x.label) == labels.end()) labels.push_back(x.label);
-  auto find = [](const CompareSide& s, const std::string& label) -> const SideRatio* {
-    for (const auto& c : s.table4)
-      if (c.label == label) return &c;
-    return nullptr;
-  };
-  auto yes_no = [](bool b) { return json(b ? "yes" : "no"); };
-  for (const auto& label : labels) {
-    std::vector<json> row{label};
-    std::vector<const SideRatio*> got;
-    for (const auto& s : sides) {
-      const SideRatio* y = find(s, label);
-      got.push_back(y);
-      if (!y) {
-        row.insert(row.end(), {nullptr, nullptr, nullptr, nullptr});
-        continue;
-      }
-      row.insert(row.end(), {y->triplets ? json(*y->triplets) : json(nullptr), num(y->estimate), num(y->lower),
-                             num(y->upper)});
-    }
-    const SideRatio* x = got[0];
-    for (std::size_t i = 1; i < n; ++i) {
-      const SideRatio* y = got[i];
-      if (!x || !y) {
-        row.insert(row.end(), {nullptr, nullptr, (x ? names[i] : A) + " lacks it", nullptr, nullptr});
-        continue;
-      }
-      row.insert(row.end(), {num(y->estimate / x->estimate), num(y->estimate - x->estimate),
-                             yes_no(x->lower <= y->upper && y->lower <= x->upper),
-                             yes_no(y->lower <= x->estimate && x->estimate <= y->upper),
-                             yes_no(x->lower <= y->estimate && y->estimate <= x->upper)});
-    }
-    t.add(std::move(row));
-  }
+  for (const auto& label : labels) t.add(side_table4_row(sides, k, label));
   t.notes.push_back(fmt::format(
       "Ratio < 1 favours the treatment (bounded reclaim in the study's four). {} is the reference: every other side "
       "is set against it. Each side's interval is its own simultaneous interval (98.75% for the study's four "
       "comparisons); n/a = the side does not have the comparison. Overlap and containment are descriptive, not "
       "a test of a difference between the campaigns.",
-      A));
-  r.tables.push_back(std::move(t));
+      k.names[0]));
+  return t;
+}
 
-  // --- mechanism medians: every arm of any side (the reference's order, then the others).
+/// Every arm of any side: the reference's order, then the others.
+std::vector<std::string> arms_of_sides(const std::vector<CompareSide>& sides) {
   std::vector<std::string> arms;
   for (const auto& s : sides)
     for (const auto& x : s.arms)
       if (std::find(arms.begin(), arms.end(), x) == arms.end()) arms.push_back(x);
+  return arms;
+}
+
+/// compare_mechanism: the mechanism medians of every arm and quantity some side has.
+Table side_mechanism(const std::vector<CompareSide>& sides, const SideColumns& k, const std::vector<std::string>& arms) {
+  const std::size_t n = sides.size();
   Table m{"compare_mechanism", "Mechanism medians side by side (pressure phase, per configuration)",
           {{"configuration", 0}, {"quantity", 0}},
           {},
           {}};
-  for (std::size_t i = 0; i < n; ++i) m.columns.push_back({names[i], 3, tidy[i]});
+  for (std::size_t i = 0; i < n; ++i) m.columns.push_back({k.names[i], 3, k.tidy[i]});
   for (std::size_t i = 1; i < n; ++i) {
-    m.columns.push_back({names[i] + " - " + A, 3, tidy[i] + "_minus_" + ta});
-    m.columns.push_back({names[i] + " / " + A + " - 1 (%)", 1, tidy[i] + "_over_" + ta + "_change_pct"});
+    m.columns.push_back({k.names[i] + " - " + k.names[0], 3, k.tidy[i] + "_minus_" + k.tidy[0]});
+    m.columns.push_back({k.names[i] + " / " + k.names[0] + " - 1 (%)", 1, k.tidy[i] + "_over_" + k.tidy[0] + "_change_pct"});
   }
   for (const std::string& c : arms) {
     for (const auto& [name, header] : quantities()) {
@@ -246,12 +260,16 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
                     "refaults only; its PSI some/full stall names no owner, bg, fg or system, and is shown beside "
                     "all three in `harness compare --published`, table published_stall). Stall times are inflated "
                     "under TCG.");
-  r.tables.push_back(std::move(m));
+  return m;
+}
 
+/// compare_arms: which side has each arm, and its definition there.
+Table side_arms(const std::vector<CompareSide>& sides, const SideColumns& k, const std::vector<std::string>& arms) {
+  const std::size_t n = sides.size();
   Table arms_t{"compare_arms", n == 2 ? "Arms of both sides" : "Arms of every side", {{"arm", 0}}, {}, {}};
-  for (std::size_t i = 0; i < n; ++i) arms_t.columns.push_back({names[i], 0, tidy[i]});
+  for (std::size_t i = 0; i < n; ++i) arms_t.columns.push_back({k.names[i], 0, k.tidy[i]});
   for (std::size_t i = 0; i < n; ++i)
-    arms_t.columns.push_back({names[i] + " definition", 0, tidy[i] + "_definition"});
+    arms_t.columns.push_back({k.names[i] + " definition", 0, k.tidy[i] + "_definition"});
   for (const std::string& arm : arms) {
     auto has = [&](const CompareSide& s) { return std::find(s.arms.begin(), s.arms.end(), arm) != s.arms.end(); };
     auto definition = [&](const CompareSide& s) -> json {
@@ -267,7 +285,29 @@ Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<st
   arms_t.notes.push_back("Every arm of any side. An arm a side lacks is in no comparison of that side: its "
                          "Table 4 rows and mechanism medians read n/a there. Definition: the arm's policy and "
                          "parameters as the side's DB records them (the `arms` table, results schema version 6).");
-  r.tables.push_back(std::move(arms_t));
+  return arms_t;
+}
+
+}  // namespace
+
+Report compare_sides(const std::vector<CompareSide>& sides, const std::vector<std::string>& names) {
+  if (sides.empty() || names.size() != sides.size())
+    throw std::invalid_argument("compare: " + std::to_string(sides.size()) + " side(s) and " +
+                                std::to_string(names.size()) + " name(s); need one name per side, at least one side");
+  SideColumns k{names, {}};
+  for (const auto& x : names) k.tidy.push_back(tidy_name(x));
+  Report r;
+  r.title = "Reclaim ablation: comparison";
+  for (std::size_t i = 0; i < sides.size(); ++i) r.title += fmt::format(", {} = {}", names[i], sides[i].label);
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    if (sides[i].accelerators.find("tcg") != std::string::npos)
+      r.warnings.push_back(fmt::format("{} ({}) ran under TCG: its absolute timings are inflated; a difference in "
+                                       "ratios is not timing evidence.",
+                                       names[i], sides[i].label));
+  r.tables.push_back(side_table4(sides, k));
+  const std::vector<std::string> arms = arms_of_sides(sides);
+  r.tables.push_back(side_mechanism(sides, k, arms));
+  r.tables.push_back(side_arms(sides, k, arms));
   return r;
 }
 

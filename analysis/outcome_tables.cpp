@@ -149,6 +149,80 @@ Table reclassifications_table(const CampaignData& data) {
   return t;
 }
 
+namespace {
+
+/// What one arm's cases record of the trigger and the memory.reclaim writes.
+struct ReclaimTally {
+  int n = 0, triggered = 0, writes = 0;
+  std::int64_t irregular = 0;
+  bool irregular_known = false;
+  int cf_recorded = 0, cf_earlier = 0, cf_only = 0;  // the window rule's counterfactual
+  std::vector<std::optional<double>> delay, dur, req, ach, conc, cons, ratio, earlier_by;
+  std::map<int, int> errnos;
+};
+
+ReclaimTally tally_reclaim(const std::vector<const CaseSummary*>& cases, const std::string& cf) {
+  ReclaimTally x;
+  for (const auto* c : cases) {
+    if (c->configuration != cf) continue;
+    ++x.n;
+    if (c->outcome.trigger_delay_s) {
+      ++x.triggered;
+      x.delay.push_back(c->outcome.trigger_delay_s);
+    }
+    if (c->outcome.irregular_windows) x.irregular += *c->outcome.irregular_windows, x.irregular_known = true;
+    if (c->outcome.length_rule_counterfactual_recorded) {
+      ++x.cf_recorded;
+      if (const auto& w = c->outcome.without_length_rule_delay_s) {
+        ++x.cf_earlier;
+        if (c->outcome.trigger_delay_s) x.earlier_by.push_back(*c->outcome.trigger_delay_s - *w);
+        else ++x.cf_only;
+      }
+    }
+    for (const auto& r : c->outcome.reclaim) {
+      ++x.writes;
+      ++x.errnos[r.write_errno];
+      x.dur.push_back(r.duration_ns / 1e6);
+      x.req.push_back(r.requested_bytes / kMiB);
+      if (r.achieved_bytes) {
+        x.ach.push_back(*r.achieved_bytes / kMiB);
+        if (r.requested_bytes > 0) x.ratio.push_back(static_cast<double>(*r.achieved_bytes) / r.requested_bytes);
+      }
+      if (r.concurrent_estimate_bytes) x.conc.push_back(*r.concurrent_estimate_bytes / kMiB);
+      if (r.achieved_conservative_bytes) x.cons.push_back(*r.achieved_conservative_bytes / kMiB);
+    }
+  }
+  return x;
+}
+
+/// The largest (`largest`) or smallest measured value as a cell, `absent` when none is.
+json extreme_cell(const std::vector<std::optional<double>>& v, const json& absent, bool largest) {
+  std::optional<double> m;
+  for (const auto& x : v)
+    if (x) m = largest ? std::max(m.value_or(*x), *x) : std::min(m.value_or(*x), *x);
+  return m ? num(*m) : absent;
+}
+
+/// The reclaim_execution row of arm `cf`.
+std::vector<json> reclaim_execution_row(const std::vector<const CaseSummary*>& cases, const std::string& cf) {
+  const ReclaimTally x = tally_reclaim(cases, cf);
+  auto max_cell = [](const std::vector<std::optional<double>>& v, const json& absent) { return extreme_cell(v, absent, true); };
+  auto min_cell = [](const std::vector<std::optional<double>>& v, const json& absent) { return extreme_cell(v, absent, false); };
+  const json none = x.writes ? json(kNotMeasured) : json("no write");
+  std::string err;
+  for (const auto& [e, k] : x.errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_cell(e), k);
+  const json no_cf = x.cf_recorded ? json("none") : json(kNotMeasured);
+  return {cf, x.n, x.triggered, median_cell(x.delay, kNotMeasured), max_cell(x.delay, kNotMeasured), x.writes,
+          median_cell(x.dur, none), max_cell(x.dur, none), err.empty() ? std::string("no write") : err,
+          median_cell(x.req, none), median_cell(x.ach, none), median_cell(x.conc, none), median_cell(x.cons, none),
+          median_cell(x.ratio, none), min_cell(x.ratio, none), max_cell(x.ratio, none),
+          x.irregular_known ? json(x.irregular) : json(kNotMeasured), x.cf_recorded,
+          x.cf_recorded ? json(x.cf_earlier) : json(kNotMeasured), x.cf_recorded ? json(x.cf_only) : json(kNotMeasured),
+          median_cell(x.earlier_by, no_cf), max_cell(x.earlier_by, no_cf)};
+}
+
+}  // namespace
+
 Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases, const std::vector<std::string>& arms) {
   Table t{"reclaim_execution", "Reclaim execution (secondary): trigger and memory.reclaim write per configuration",
           {{"configuration", 0}, {"cases", 0}, {"triggered", 0}, {"trigger delay median (s)", 1},
@@ -161,66 +235,7 @@ Table reclaim_execution_table(const std::vector<const CaseSummary*>& cases, cons
            {"of which never fired with the rule", 0},
            {"earlier by median (s)", 1}, {"earlier by max (s)", 1}},
           {}, {}};
-  for (const std::string& cf : arms) {
-    int n = 0, triggered = 0, writes = 0;
-    std::int64_t irregular = 0;
-    bool irregular_known = false;
-    int cf_recorded = 0, cf_earlier = 0, cf_only = 0;
-    std::vector<std::optional<double>> delay, dur, req, ach, conc, cons, ratio, earlier_by;
-    std::map<int, int> errnos;
-    for (const auto* c : cases) {
-      if (c->configuration != cf) continue;
-      ++n;
-      if (c->outcome.trigger_delay_s) {
-        ++triggered;
-        delay.push_back(c->outcome.trigger_delay_s);
-      }
-      if (c->outcome.irregular_windows) irregular += *c->outcome.irregular_windows, irregular_known = true;
-      if (c->outcome.length_rule_counterfactual_recorded) {
-        ++cf_recorded;
-        if (const auto& w = c->outcome.without_length_rule_delay_s) {
-          ++cf_earlier;
-          if (c->outcome.trigger_delay_s) earlier_by.push_back(*c->outcome.trigger_delay_s - *w);
-          else ++cf_only;
-        }
-      }
-      for (const auto& r : c->outcome.reclaim) {
-        ++writes;
-        ++errnos[r.write_errno];
-        dur.push_back(r.duration_ns / 1e6);
-        req.push_back(r.requested_bytes / kMiB);
-        if (r.achieved_bytes) {
-          ach.push_back(*r.achieved_bytes / kMiB);
-          if (r.requested_bytes > 0) ratio.push_back(static_cast<double>(*r.achieved_bytes) / r.requested_bytes);
-        }
-        if (r.concurrent_estimate_bytes) conc.push_back(*r.concurrent_estimate_bytes / kMiB);
-        if (r.achieved_conservative_bytes) cons.push_back(*r.achieved_conservative_bytes / kMiB);
-      }
-    }
-    auto max_cell = [](const std::vector<std::optional<double>>& v, const json& absent) -> json {
-      std::optional<double> m;
-      for (const auto& x : v)
-        if (x) m = std::max(m.value_or(*x), *x);
-      return m ? num(*m) : absent;
-    };
-    auto min_cell = [](const std::vector<std::optional<double>>& v, const json& absent) -> json {
-      std::optional<double> m;
-      for (const auto& x : v)
-        if (x) m = std::min(m.value_or(*x), *x);
-      return m ? num(*m) : absent;
-    };
-    const json none = writes ? json(kNotMeasured) : json("no write");
-    std::string err;
-    for (const auto& [e, k] : errnos) err += fmt::format("{}{}: {}", err.empty() ? "" : "; ", errno_cell(e), k);
-    t.add({cf, n, triggered, median_cell(delay, kNotMeasured), max_cell(delay, kNotMeasured), writes,
-           median_cell(dur, none), max_cell(dur, none), err.empty() ? std::string("no write") : err,
-           median_cell(req, none), median_cell(ach, none), median_cell(conc, none), median_cell(cons, none),
-           median_cell(ratio, none), min_cell(ratio, none), max_cell(ratio, none),
-           irregular_known ? json(irregular) : json(kNotMeasured), cf_recorded,
-           cf_recorded ? json(cf_earlier) : json(kNotMeasured), cf_recorded ? json(cf_only) : json(kNotMeasured),
-           median_cell(earlier_by, cf_recorded ? json("none") : json(kNotMeasured)),
-           max_cell(earlier_by, cf_recorded ? json("none") : json(kNotMeasured))});
-  }
+  for (const std::string& cf : arms) t.add(reclaim_execution_row(cases, cf));
   t.notes.push_back(
       "Trigger delay: trigger (static-zram: would_trigger) time since the pressure-phase start (outcome_json.trigger, "
       "else controller_events). Achieved across the write = (counter after - before) x page size (pgsteal_proactive "

@@ -102,31 +102,120 @@ Finding unclean_restoration(const nlohmann::json& outcome) {
   return {"restoration not clean: " + all, CountsUnder::Always};
 }
 
-}  // namespace
+/// The campaign's regimes: those of its cases and of its schedule.
+std::set<std::string> campaign_regimes(results::Db& db) {
+  std::set<std::string> regimes;
+  results::Stmt st(db, "SELECT DISTINCT regime FROM cases");
+  while (st.step()) regimes.insert(st.text(0));
+  if (has_table(db, "schedule")) {
+    results::Stmt sc(db, "SELECT DISTINCT regime FROM schedule");
+    while (sc.step()) regimes.insert(sc.text(0));
+  }
+  return regimes;
+}
 
-PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  require_pilot_db(db, db_path);
-  PilotResult out;
-  out.rule = rule;
+/// What select_dose gathers over the pilot's completed cases, per dose.
+struct DoseTally {
   std::map<std::int64_t, DoseResult> doses;
   std::map<std::int64_t, std::vector<Finding>> findings;  // dose -> every failed criterion, tagged
   std::map<std::int64_t, std::map<std::string, int>> completed_per_regime;  // dose -> regime -> cases
-  std::set<std::string> regimes;  // the campaign's regimes: schedule and cases
-  {
-    results::Stmt st(db, "SELECT DISTINCT regime FROM cases");
-    while (st.step()) regimes.insert(st.text(0));
-    if (has_table(db, "schedule")) {
-      results::Stmt sc(db, "SELECT DISTINCT regime FROM schedule");
-      while (sc.step()) regimes.insert(sc.text(0));
-    }
-  }
   int tcg = 0;
-  {
-    results::Stmt st(db, "SELECT case_id FROM cases WHERE status <> 'completed' AND configuration = ?1");
-    st.bind(1, kPilotArm);
-    while (st.step()) out.warnings.push_back(fmt::format("case {} is not completed: not evaluated", st.text(0)));
+};
+
+/// One case's failed criteria, each "<case>: <why>" with when it counts.
+struct CaseFindings {
+  const std::string& id;
+  std::vector<Finding>& out;
+  void fail(const std::string& why, CountsUnder when = CountsUnder::Always) {
+    out.push_back({fmt::format("{}: {}", id, why), when});
   }
+};
+
+/// The case's memory.reclaim writes against the rule: duration, errno, achieved ratio
+/// (v2: the DB has achieved_conservative_bytes).
+void judge_reclaim_writes(results::Db& db, const std::string& id, const PilotRule& rule, bool v2, DoseResult& d,
+                          CaseFindings& f) {
+  results::Stmt ra(db, v2 ? "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, "
+                            "achieved_conservative_bytes FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns"
+                          : "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, NULL "
+                            "FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns");
+  ra.bind(1, id);
+  int n = 0;
+  while (ra.step()) {
+    ++n;
+    ++d.requests;
+    const double req = static_cast<double>(ra.int64(0));
+    const double dur = static_cast<double>(ra.int64(1)) / 1e9;
+    const int err = static_cast<int>(ra.int64(2));
+    d.worst_duration_s = std::max(d.worst_duration_s.value_or(0.0), dur);
+    if (dur > rule.max_duration_s) f.fail(fmt::format("reclaim took {:.3f} s > {:.1f} s", dur, rule.max_duration_s));
+    // Study: "no OOM or interface error": any non-zero errno of the write is an interface
+    // error; EAGAIN (the kernel reclaimed less than asked) too under the default reading,
+    // a partial reclaim judged by the achieved criterion under `eagain: partial-reclaim`.
+    if (err == EAGAIN) ++d.eagain;
+    if (err != 0)
+      f.fail(fmt::format("interface error: memory.reclaim write errno {} ({})", err, std::strerror(err)),
+             err == EAGAIN ? CountsUnder::EagainInterfaceError : CountsUnder::Always);
+    auto ratio_of = [&](int col) -> std::optional<double> {
+      if (ra.is_null(col)) return std::nullopt;
+      return req > 0 ? static_cast<double>(ra.int64(col)) / req : 0.0;
+    };
+    // Study: achieved "computed as pgsteal times the page size": the figure across the write is
+    // the rule's; the conservative one (minus the concurrent limit-reclaim estimate) is reported.
+    const auto across = ratio_of(3), conservative = ratio_of(4);
+    if (across) d.min_achieved_ratio = std::min(d.min_achieved_ratio.value_or(*across), *across);
+    if (conservative) d.min_conservative_ratio = std::min(d.min_conservative_ratio.value_or(*conservative), *conservative);
+    if (!across)
+      f.fail("achieved not measured (reclaim_actions.achieved_bytes NULL)");
+    else if (*across < rule.min_achieved_ratio)
+      f.fail(fmt::format("achieved (pgsteal x page size across the write) {:.2f} of the request < {:.2f}", *across,
+                         rule.min_achieved_ratio));
+  }
+  if (n == 0) f.fail("no memory.reclaim write recorded (trigger never fired?)");
+}
+
+/// OOM kills (outcome and telemetry), controller errors and missing telemetry.
+void judge_oom_and_errors(results::Db& db, const std::string& id, const std::optional<std::string>& outcome_text,
+                          CaseFindings& f) {
+  if (outcome_text) {  // outcome_json.oom_kills {bg, fg} (harness/case/SPEC.md)
+    const auto j = harness::json::parse_or_discarded(*outcome_text);
+    const auto bg = json_number(j, {"oom_kills", "bg"}), fg = json_number(j, {"oom_kills", "fg"});
+    if (bg.value_or(0) > 0 || fg.value_or(0) > 0)
+      f.fail(fmt::format("OOM: outcome_json.oom_kills bg {} fg {}", bg.value_or(0), fg.value_or(0)));
+  }
+  results::Stmt ev(db, "SELECT COUNT(*) FROM controller_events WHERE case_id = ?1 AND kind = 'error'");
+  ev.bind(1, id);
+  if (ev.step() && ev.int64(0) > 0) f.fail(fmt::format("interface error: {} controller error event(s)", ev.int64(0)));
+  results::Stmt oom(db, "SELECT MAX(COALESCE(bg_oom_kill,0)+COALESCE(fg_oom_kill,0)) - "
+                        "MIN(COALESCE(bg_oom_kill,0)+COALESCE(fg_oom_kill,0)), COUNT(*) FROM telemetry "
+                        "WHERE case_id = ?1");
+  oom.bind(1, id);
+  if (oom.step()) {
+    if (!oom.is_null(0) && oom.int64(0) > 0) f.fail(fmt::format("OOM: {} oom_kill event(s)", oom.int64(0)));
+    if (oom.int64(1) == 0) f.fail("no telemetry");
+  }
+}
+
+/// Backend telemetry validity and the restoration record.
+void judge_backend_and_restoration(results::Db& db, const std::string& id, const std::optional<std::string>& outcome_text,
+                                   const std::optional<std::string>& spec_text, CaseFindings& f) {
+  nlohmann::json spec = nullptr, outcome = nullptr;
+  if (spec_text) spec = harness::json::parse_or_discarded(*spec_text);
+  if (outcome_text) outcome = harness::json::parse_or_discarded(*outcome_text);
+  if (outcome.is_discarded()) outcome = nullptr;
+  for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome, spec.is_discarded() ? nullptr : spec))
+    f.fail(p);
+  results::Stmt rs(db, "SELECT clean FROM restoration WHERE case_id = ?1");
+  rs.bind(1, id);
+  if (!rs.step()) f.fail("no restoration record");
+  else if (rs.int64(0) != 1) {
+    const Finding u = unclean_restoration(outcome);
+    f.fail(u.text, u.when);
+  }
+}
+
+/// Every completed pilot case with a dose, judged by the rule's criteria into `t`.
+void judge_pilot_cases(results::Db& db, const PilotRule& rule, DoseTally& t, PilotResult& out) {
   const bool v2 = has_column(db, "reclaim_actions", "achieved_conservative_bytes");
   results::Stmt cs(db,
                    "SELECT case_id, dose_bytes, accelerator, regime, outcome_json, spec_json FROM cases WHERE status = 'completed' AND "
@@ -135,108 +224,47 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
   while (cs.step()) {
     const std::string id = cs.text(0);
     const std::int64_t dose = cs.int64(1);
-    if (cs.opt_text(2).value_or("") == "tcg") ++tcg;
+    if (cs.opt_text(2).value_or("") == "tcg") ++t.tcg;
     ++out.accelerators[cs.opt_text(2).value_or("unknown")];
-    ++completed_per_regime[dose][cs.text(3)];
-    auto& d = doses[dose];
+    ++t.completed_per_regime[dose][cs.text(3)];
+    auto& d = t.doses[dose];
     d.dose_bytes = dose;
     ++d.cases;
-    auto fail_when = [&](CountsUnder when, const std::string& why) {
-      findings[dose].push_back({fmt::format("{}: {}", id, why), when});
-    };
-    auto fail = [&](const std::string& why) { fail_when(CountsUnder::Always, why); };
-    results::Stmt ra(db, v2 ? "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, "
-                              "achieved_conservative_bytes FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns"
-                            : "SELECT requested_bytes, duration_ns, write_errno, achieved_bytes, NULL "
-                              "FROM reclaim_actions WHERE case_id = ?1 ORDER BY start_ns");
-    ra.bind(1, id);
-    int n = 0;
-    while (ra.step()) {
-      ++n;
-      ++d.requests;
-      const double req = static_cast<double>(ra.int64(0));
-      const double dur = static_cast<double>(ra.int64(1)) / 1e9;
-      const int err = static_cast<int>(ra.int64(2));
-      d.worst_duration_s = std::max(d.worst_duration_s.value_or(0.0), dur);
-      if (dur > rule.max_duration_s) fail(fmt::format("reclaim took {:.3f} s > {:.1f} s", dur, rule.max_duration_s));
-      // Study: "no OOM or interface error": any non-zero errno of the write is an interface
-      // error; EAGAIN (the kernel reclaimed less than asked) too under the default reading,
-      // a partial reclaim judged by the achieved criterion under `eagain: partial-reclaim`.
-      if (err == EAGAIN) ++d.eagain;
-      if (err != 0)
-        fail_when(err == EAGAIN ? CountsUnder::EagainInterfaceError : CountsUnder::Always,
-                  fmt::format("interface error: memory.reclaim write errno {} ({})", err, std::strerror(err)));
-      auto ratio_of = [&](int col) -> std::optional<double> {
-        if (ra.is_null(col)) return std::nullopt;
-        return req > 0 ? static_cast<double>(ra.int64(col)) / req : 0.0;
-      };
-      // Study: achieved "computed as pgsteal times the page size": the figure across the write is
-      // the rule's; the conservative one (minus the concurrent limit-reclaim estimate) is reported.
-      const auto across = ratio_of(3), conservative = ratio_of(4);
-      if (across) d.min_achieved_ratio = std::min(d.min_achieved_ratio.value_or(*across), *across);
-      if (conservative) d.min_conservative_ratio = std::min(d.min_conservative_ratio.value_or(*conservative), *conservative);
-      if (!across)
-        fail("achieved not measured (reclaim_actions.achieved_bytes NULL)");
-      else if (*across < rule.min_achieved_ratio)
-        fail(fmt::format("achieved (pgsteal x page size across the write) {:.2f} of the request < {:.2f}", *across,
-                         rule.min_achieved_ratio));
-    }
-    if (n == 0) fail("no memory.reclaim write recorded (trigger never fired?)");
-    if (auto oj = cs.opt_text(4)) {  // outcome_json.oom_kills {bg, fg} (harness/case/SPEC.md)
-      const auto j = harness::json::parse_or_discarded(*oj);
-      const auto bg = json_number(j, {"oom_kills", "bg"}), fg = json_number(j, {"oom_kills", "fg"});
-      if (bg.value_or(0) > 0 || fg.value_or(0) > 0)
-        fail(fmt::format("OOM: outcome_json.oom_kills bg {} fg {}", bg.value_or(0), fg.value_or(0)));
-    }
-    results::Stmt ev(db, "SELECT COUNT(*) FROM controller_events WHERE case_id = ?1 AND kind = 'error'");
-    ev.bind(1, id);
-    if (ev.step() && ev.int64(0) > 0) fail(fmt::format("interface error: {} controller error event(s)", ev.int64(0)));
-    results::Stmt oom(db, "SELECT MAX(COALESCE(bg_oom_kill,0)+COALESCE(fg_oom_kill,0)) - "
-                          "MIN(COALESCE(bg_oom_kill,0)+COALESCE(fg_oom_kill,0)), COUNT(*) FROM telemetry "
-                          "WHERE case_id = ?1");
-    oom.bind(1, id);
-    if (oom.step()) {
-      if (!oom.is_null(0) && oom.int64(0) > 0) fail(fmt::format("OOM: {} oom_kill event(s)", oom.int64(0)));
-      if (oom.int64(1) == 0) fail("no telemetry");
-    }
-    nlohmann::json spec = nullptr, outcome = nullptr;
-    if (auto sj = cs.opt_text(5)) spec = harness::json::parse_or_discarded(*sj);
-    if (auto oj = cs.opt_text(4)) outcome = harness::json::parse_or_discarded(*oj);
-    if (outcome.is_discarded()) outcome = nullptr;
-    for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome, spec.is_discarded() ? nullptr : spec))
-      fail(p);
-    results::Stmt rs(db, "SELECT clean FROM restoration WHERE case_id = ?1");
-    rs.bind(1, id);
-    if (!rs.step()) fail("no restoration record");
-    else if (rs.int64(0) != 1) {
-      const Finding f = unclean_restoration(outcome);
-      fail_when(f.when, f.text);
-    }
+    CaseFindings f{id, t.findings[dose]};
+    judge_reclaim_writes(db, id, rule, v2, d, f);
+    judge_oom_and_errors(db, id, cs.opt_text(4), f);
+    judge_backend_and_restoration(db, id, cs.opt_text(4), cs.opt_text(5), f);
   }
-  if (doses.empty()) {
-    // A pilot planned but not (fully) run is the usual cause: say how far it got.
-    std::int64_t planned = 0, done = 0;
-    try {
-      results::Stmt q(db, "SELECT count(*), coalesce(sum(state = 'completed'), 0) FROM schedule");
-      if (q.step()) planned = q.int64(0), done = q.int64(1);
-    } catch (const results::DbError&) {
-      // a DB without a schedule (a bare results DB) leaves both counts 0; the error below still says no dose was found
-    }
-    throw std::invalid_argument(fmt::format(
-        "{}: no completed bounded-reclaim case with dose_bytes: {} of {} planned case(s) completed{}", db_path, done,
-        planned,
-        planned > done ? fmt::format(" (run the pilot first: `harness run {}`)", db_path)
-                       : std::string(" (is this a pilot DB?)")));
+}
+
+/// No dose to judge: says how far the pilot got (a pilot planned but not fully run is the usual cause).
+[[noreturn]] void no_pilot_dose(results::Db& db, const std::string& db_path) {
+  std::int64_t planned = 0, done = 0;
+  try {
+    results::Stmt q(db, "SELECT count(*), coalesce(sum(state = 'completed'), 0) FROM schedule");
+    if (q.step()) planned = q.int64(0), done = q.int64(1);
+  } catch (const results::DbError&) {
+    // a DB without a schedule (a bare results DB) leaves both counts 0; the error below still says no dose was found
   }
-  for (auto& [dose, d] : doses) {
+  throw std::invalid_argument(fmt::format(
+      "{}: no completed bounded-reclaim case with dose_bytes: {} of {} planned case(s) completed{}", db_path, done,
+      planned,
+      planned > done ? fmt::format(" (run the pilot first: `harness run {}`)", db_path)
+                     : std::string(" (is this a pilot DB?)")));
+}
+
+/// Each dose's verdict under the rule's reading (a dose needs exactly one completed case per
+/// regime); the largest eligible dose is chosen.
+void decide_doses(const std::set<std::string>& regimes, const PilotRule& rule, DoseTally& t, PilotResult& out) {
+  for (auto& [dose, d] : t.doses) {
     d.regimes_expected = static_cast<int>(regimes.size());
     std::string gaps;
     for (const auto& rg : regimes) {
-      const int k = completed_per_regime[dose].count(rg) ? completed_per_regime[dose][rg] : 0;
+      const int k = t.completed_per_regime[dose].count(rg) ? t.completed_per_regime[dose][rg] : 0;
       if (k == 1) ++d.regimes_complete;
       else gaps += fmt::format("{}{} has {} completed case(s)", gaps.empty() ? "" : ", ", rg, k);
     }
-    auto& fs = findings[dose];
+    auto& fs = t.findings[dose];
     if (!gaps.empty()) {
       d.incomplete = true;
       fs.insert(fs.begin(), Finding{fmt::format("incomplete, not eligible: {} of {} regimes have exactly one completed case "
@@ -248,6 +276,10 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
     if (d.eligible) out.chosen_bytes = dose;  // ascending: the last eligible is the largest
     out.doses.push_back(d);
   }
+}
+
+/// The eligible doses and the choice under every reading (pilot_reading.hpp).
+void choices_per_reading(const std::map<std::int64_t, std::vector<Finding>>& findings, PilotResult& out) {
   for (const auto& reading : all_pilot_readings()) {
     ReadingChoice c{reading, {}, std::nullopt};
     for (const auto& [dose, fs] : findings)
@@ -257,27 +289,50 @@ PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
       }
     out.readings.push_back(c);
   }
-  if (tcg > 0)
+}
+
+}  // namespace
+
+PilotResult select_dose(const std::string& db_path, const PilotRule& rule) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  require_pilot_db(db, db_path);
+  PilotResult out;
+  out.rule = rule;
+  const std::set<std::string> regimes = campaign_regimes(db);
+  {
+    results::Stmt st(db, "SELECT case_id FROM cases WHERE status <> 'completed' AND configuration = ?1");
+    st.bind(1, kPilotArm);
+    while (st.step()) out.warnings.push_back(fmt::format("case {} is not completed: not evaluated", st.text(0)));
+  }
+  DoseTally t;
+  judge_pilot_cases(db, rule, t, out);
+  if (t.doses.empty()) no_pilot_dose(db, db_path);
+  decide_doses(regimes, rule, t, out);
+  choices_per_reading(t.findings, out);
+  if (t.tcg > 0)
     out.warnings.push_back(fmt::format("{} pilot case(s) ran under TCG: reclaim durations are inflated under TCG, the "
-                                       "duration criterion is meaningless and timing claims are invalid", tcg));
+                                       "duration criterion is meaningless and timing claims are invalid", t.tcg));
   return out;
 }
 
-Report pilot_report(const std::string& db_path, const PilotResult& r) {
-  Report rep;
-  rep.title = "Reclaim ablation: pilot dose selection from " + db_path;
-  rep.warnings = r.warnings;
+namespace {
+
+/// Why the duration criterion says nothing when some case ran under TCG ("" when none did).
+std::string tcg_duration_statement(const PilotResult& r) {
+  if (r.duration_criterion_valid()) return "";
   std::string accels;
   for (const auto& [acc, n] : r.accelerators) accels += fmt::format("{}{} {}", accels.empty() ? "" : ", ", n, acc);
+  return fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
+                     "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
+                     "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
+                     "only a test of the pipeline, not a dose to preregister.",
+                     r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
+                     r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
+}
+
+/// The summary: the TCG statement, the chosen dose, and the rule in words with its reading.
+void pilot_summary(const PilotResult& r, const std::string& timing_statement, Report& rep) {
   const bool timing_ok = r.duration_criterion_valid();
-  const std::string timing_statement =
-      timing_ok ? ""
-                : fmt::format("Duration criterion meaningless: accelerator TCG ({} of the evaluated case(s): {}). "
-                              "Under TCG (software emulation) every memory.reclaim write is slowed by the emulator, "
-                              "so the {} s criterion says nothing about a real VM: timing claims are invalid, and {} "
-                              "only a test of the pipeline, not a dose to preregister.",
-                              r.accelerators.at("tcg"), accels, r.rule.max_duration_s,
-                              r.chosen_bytes ? "the chosen dose below is" : "any dose chosen here would be");
   if (!timing_ok) rep.summary.push_back("**" + timing_statement + "**");
   rep.summary.push_back(r.chosen_bytes
                             ? fmt::format("**Chosen dose: {} MiB** ({} bytes), the largest eligible dose{}.",
@@ -301,6 +356,11 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
             : "a verified teardown of the case's own objects (a MemAvailable shortfall against the VM's baseline and "
               "swap in use on a device the case did not enable are set aside as VM state)",
       r.rule.reading.text()));
+}
+
+/// Table 3: one row per dose, its measures, eligibility and failed criteria.
+Table pilot_table3(const PilotResult& r, const std::string& timing_statement) {
+  const bool eagain_error = r.rule.reading.eagain == PilotReading::Eagain::InterfaceError;
   Table t{"table3_pilot", "Table 3. Pilot doses",
           {{"dose (MiB)", 0}, {"cases", 0}, {"regimes with one completed case", 0}, {"requests", 0},
            {"worst duration (ms)", 1}, {"min achieved/requested (pgsteal x page size across write; the rule's)", 3,
@@ -326,9 +386,12 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
       t.notes.push_back(fmt::format("{} MiB, set aside by this reading ({}): {}", d.dose_bytes / 1048576.0,
                                     r.rule.reading.text(), s));
     }
-  if (!timing_ok) t.notes.push_back(timing_statement);
-  rep.tables.push_back(t);
-  // Beside Table 3: the dose each reading of the two open phrases chooses (same thresholds).
+  if (!r.duration_criterion_valid()) t.notes.push_back(timing_statement);
+  return t;
+}
+
+/// Beside Table 3: the dose each reading of the two open phrases chooses (same thresholds).
+Table pilot_readings_table(const PilotResult& r) {
   Table rt{"table3_readings", "Table 3 (readings). The dose each reading of the rule chooses",
            {{"restoration (eligibility.restoration)", 0}, {"EAGAIN (eligibility.eagain)", 0}, {"eligible doses (MiB)", 0},
             {"chosen dose (MiB)", 0}, {"this campaign's reading", 0}},
@@ -346,7 +409,12 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                      "interface error (interface-error) or as partial reclaim judged by the 80% criterion "
                      "(partial-reclaim). The campaign's reading decides; the others are shown so that a reader sees "
                      "whether the choice of reading changed the dose.");
-  rep.tables.push_back(rt);
+  return rt;
+}
+
+/// Report::extra of the pilot report: the choice, each dose, each reading, the duration criterion.
+nlohmann::json pilot_extra(const PilotResult& r, const std::string& timing_statement) {
+  const bool timing_ok = r.duration_criterion_valid();
   nlohmann::json doses = nlohmann::json::array();
   for (const auto& d : r.doses)
     doses.push_back({{"dose_bytes", d.dose_bytes}, {"eligible", d.eligible}, {"incomplete", d.incomplete},
@@ -358,15 +426,28 @@ Report pilot_report(const std::string& db_path, const PilotResult& r) {
                         {"eligible_bytes", c.eligible_bytes},
                         {"chosen_bytes", c.chosen_bytes ? nlohmann::json(*c.chosen_bytes) : nlohmann::json(nullptr)},
                         {"campaign", c.reading == r.rule.reading}});
-  rep.extra = {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
-               {"doses", doses},
-               {"reading", {{"restoration", name_of(r.rule.reading.restoration)}, {"eagain", name_of(r.rule.reading.eagain)}}},
-               {"readings", readings},
-               {"duration_criterion",
-                {{"valid", timing_ok},
-                 {"max_duration_s", r.rule.max_duration_s},
-                 {"accelerators", r.accelerators},
-                 {"statement", timing_ok ? nlohmann::json(nullptr) : nlohmann::json(timing_statement)}}}};
+  return {{"chosen_bytes", r.chosen_bytes ? nlohmann::json(*r.chosen_bytes) : nlohmann::json(nullptr)},
+          {"doses", doses},
+          {"reading", {{"restoration", name_of(r.rule.reading.restoration)}, {"eagain", name_of(r.rule.reading.eagain)}}},
+          {"readings", readings},
+          {"duration_criterion",
+           {{"valid", timing_ok},
+            {"max_duration_s", r.rule.max_duration_s},
+            {"accelerators", r.accelerators},
+            {"statement", timing_ok ? nlohmann::json(nullptr) : nlohmann::json(timing_statement)}}}};
+}
+
+}  // namespace
+
+Report pilot_report(const std::string& db_path, const PilotResult& r) {
+  Report rep;
+  rep.title = "Reclaim ablation: pilot dose selection from " + db_path;
+  rep.warnings = r.warnings;
+  const std::string timing_statement = tcg_duration_statement(r);
+  pilot_summary(r, timing_statement, rep);
+  rep.tables.push_back(pilot_table3(r, timing_statement));
+  rep.tables.push_back(pilot_readings_table(r));
+  rep.extra = pilot_extra(r, timing_statement);
   return rep;
 }
 

@@ -23,114 +23,94 @@ int TripletSet::arm_index(const std::string& name) const {
   return -1;
 }
 
-TripletSet build_triplets(const CampaignData& data) {
-  TripletSet ts;
+namespace {
+
+/// ts.comparisons, ts.arms (the DB's arms; built by hand, as in tests: the arms the cases, the
+/// schedule and the family name) and ts.unit ("triplet" or "block" in the warnings).
+void set_arms_and_unit(const CampaignData& data, TripletSet& ts) {
   ts.comparisons = data.comparisons.empty() ? study_comparisons() : data.comparisons;
   if (!data.arms.empty()) {
     for (const auto& a : data.arms) ts.arms.push_back(a.name);
-  } else {  // built by hand (tests): the arms the cases, the schedule and the family name
+  } else {
     std::vector<std::string> configurations;
     for (const auto& c : data.cases) configurations.push_back(c.configuration);
     for (const auto& s : data.schedule) configurations.push_back(s.configuration);
     ts.arms = default_arm_names(configurations, ts.comparisons);
   }
-  const std::size_t k_arms = ts.arms.size();
-  ts.unit = block_word(read_campaign_settings(data.meta).design_kind, k_arms);
-  const std::string& unit = ts.unit;  // "triplet" or "block" in the warnings
-  std::map<std::string, std::vector<const CaseSummary*>> groups;
-  for (const auto& c : data.cases)
-    if (!c.triplet_id.empty()) groups[c.triplet_id].push_back(&c);
-  std::map<std::string, std::vector<const ScheduledCase*>> planned;
-  for (const auto& s : data.schedule)
-    if (!s.triplet_id.empty()) {
-      planned[s.triplet_id].push_back(&s);
-      groups[s.triplet_id];  // a triplet none of whose members ran is incomplete too
-    }
-  if (groups.empty() && !data.cases.empty())
-    ts.warnings.push_back("no completed case has a triplet_id (a pilot DB? use `harness pilot-select`)");
-  std::map<std::string, std::vector<Triplet>> by_stratum;
-  for (auto& [id, members] : groups) {
-    Triplet t;
-    t.id = id;
-    t.cases.assign(k_arms, nullptr);
-    std::string problem;
-    for (const CaseSummary* c : members) {
-      const int a = ts.arm_index(c->configuration);
-      if (a < 0) {
-        problem = fmt::format("case {} has configuration {}, which is not an arm of the campaign", c->case_id,
-                              c->configuration);
-        break;
-      }
-      auto& slot = t.cases[static_cast<std::size_t>(a)];
-      if (slot) {
-        problem = fmt::format("two cases for {} ({} and {})", c->configuration, slot->case_id, c->case_id);
-        break;
-      }
-      slot = c;
-    }
-    if (problem.empty()) {
-      IncompleteTriplet inc;
-      inc.id = id;
-      for (std::size_t k = 0; k < k_arms; ++k) {
-        if (t.cases[k]) continue;
-        const std::string& conf = ts.arms[k];
-        std::string what = fmt::format("{} (no case record, not in the schedule)", conf);
-        for (const ScheduledCase* s : planned[id])
-          if (s->configuration == conf) {
-            inc.vm = s->vm;
-            inc.regime = s->regime;
-            what = fmt::format("{} ({}: {})", conf, s->case_id,
-                               std::find(data.infra_failed.begin(), data.infra_failed.end(), s->case_id) !=
-                                       data.infra_failed.end()
-                                   ? std::string("infra_failed")
-                                   : s->state);
-          }
-        inc.never_run.push_back(what);
-      }
-      if (!inc.never_run.empty()) {
-        for (const CaseSummary* c : members) {
-          inc.vm = c->vm;
-          inc.regime = c->regime;
-        }
-        ts.warnings.push_back(
-            fmt::format("{} {} incomplete (a member never ran): {}", unit, id, harness::text::join(inc.never_run)));
-        ts.incomplete.push_back(std::move(inc));
-        continue;
-      }
-    }
-    if (problem.empty()) {
-      t.vm = t.cases[0]->vm;
-      t.regime = t.cases[0]->regime;
-      for (const CaseSummary* c : t.cases) {
-        if (!c->usable) {
-          problem = fmt::format("case {} unusable ({})", c->case_id, c->excluded_because);
-          break;
-        }
-        if (c->vm != t.vm || c->regime != t.regime) {
-          problem = fmt::format("case {} has vm/regime {}/{} but the {} has {}/{}", c->case_id, c->vm, c->regime,
-                                unit, t.vm, t.regime);
-          break;
-        }
-        for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-          const auto& l = c->latency[static_cast<int>(k)];
-          if (!l) {
-            problem = fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k));
-          } else if (!(l->p99_us > 0.0) || !std::isfinite(l->p99_us)) {
-            problem = fmt::format("case {} {} p99 = {} us is not a positive finite number: log ratio undefined",
-                                  c->case_id, canary_name(k), l->p99_us);
-          }
-          if (!problem.empty()) break;
-        }
-        if (!problem.empty()) break;
-      }
-    }
-    if (!problem.empty()) {
-      ts.excluded.push_back(fmt::format("{} {}: {}", unit, id, problem));
-      ts.warnings.push_back(fmt::format("{} {} excluded from the paired analysis for a recording error: {}", unit, id, problem));
-      continue;
-    }
-    by_stratum[t.vm + "/" + t.regime].push_back(t);
+  ts.unit = block_word(read_campaign_settings(data.meta).design_kind, ts.arms.size());
+}
+
+/// Puts each member case into its arm's slot of t.cases; the problem ("" when none): a case of
+/// no arm, or two cases of one arm.
+std::string place_members(const TripletSet& ts, const std::vector<const CaseSummary*>& members, Triplet& t) {
+  for (const CaseSummary* c : members) {
+    const int a = ts.arm_index(c->configuration);
+    if (a < 0)
+      return fmt::format("case {} has configuration {}, which is not an arm of the campaign", c->case_id,
+                         c->configuration);
+    auto& slot = t.cases[static_cast<std::size_t>(a)];
+    if (slot) return fmt::format("two cases for {} ({} and {})", c->configuration, slot->case_id, c->case_id);
+    slot = c;
   }
+  return "";
+}
+
+/// The block's members that never ran (empty never_run when none did not), each with what the
+/// schedule says of it; vm and regime from the schedule, then from the members that ran.
+IncompleteTriplet missing_members(const CampaignData& data, const TripletSet& ts, const Triplet& t,
+                                  const std::vector<const CaseSummary*>& members,
+                                  const std::vector<const ScheduledCase*>& planned) {
+  IncompleteTriplet inc;
+  inc.id = t.id;
+  for (std::size_t k = 0; k < ts.arms.size(); ++k) {
+    if (t.cases[k]) continue;
+    const std::string& conf = ts.arms[k];
+    std::string what = fmt::format("{} (no case record, not in the schedule)", conf);
+    for (const ScheduledCase* s : planned)
+      if (s->configuration == conf) {
+        inc.vm = s->vm;
+        inc.regime = s->regime;
+        what = fmt::format("{} ({}: {})", conf, s->case_id,
+                           std::find(data.infra_failed.begin(), data.infra_failed.end(), s->case_id) !=
+                                   data.infra_failed.end()
+                               ? std::string("infra_failed")
+                               : s->state);
+      }
+    inc.never_run.push_back(what);
+  }
+  if (!inc.never_run.empty())
+    for (const CaseSummary* c : members) {
+      inc.vm = c->vm;
+      inc.regime = c->regime;
+    }
+  return inc;
+}
+
+/// Sets t.vm and t.regime from the first member; the recording error that keeps the complete
+/// block out of the paired analysis ("" when none): an unusable case, a member of another
+/// stratum, a canary without pressure-phase requests or without a positive finite p99.
+std::string recording_problem(const std::string& unit, Triplet& t) {
+  t.vm = t.cases[0]->vm;
+  t.regime = t.cases[0]->regime;
+  for (const CaseSummary* c : t.cases) {
+    if (!c->usable) return fmt::format("case {} unusable ({})", c->case_id, c->excluded_because);
+    if (c->vm != t.vm || c->regime != t.regime)
+      return fmt::format("case {} has vm/regime {}/{} but the {} has {}/{}", c->case_id, c->vm, c->regime, unit, t.vm,
+                         t.regime);
+    for (Canary k : {Canary::Compute, Canary::Sqlite}) {
+      const auto& l = c->latency[static_cast<int>(k)];
+      if (!l) return fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k));
+      if (!(l->p99_us > 0.0) || !std::isfinite(l->p99_us))
+        return fmt::format("case {} {} p99 = {} us is not a positive finite number: log ratio undefined", c->case_id,
+                           canary_name(k), l->p99_us);
+    }
+  }
+  return "";
+}
+
+/// The blocks in stratum order (strata numbered in name order) and the warnings about strata
+/// with one block.
+void number_strata(std::map<std::string, std::vector<Triplet>>& by_stratum, TripletSet& ts) {
   int s = 0;
   std::vector<std::string> singles;
   for (auto& [name, list] : by_stratum) {
@@ -147,15 +127,58 @@ TripletSet build_triplets(const CampaignData& data) {
     ts.warnings.push_back(fmt::format(
         "{} of {} strata have one {} ({}): such a stratum has no resampling variability, so intervals understate "
         "uncertainty",
-        singles.size(), ts.strata.size(), unit, names));
+        singles.size(), ts.strata.size(), ts.unit, names));
     if (singles.size() == ts.strata.size())
       ts.warnings.push_back(
           fmt::format("EVERY stratum has one {}: the bootstrap intervals have zero width and the verdict's interval "
                       "criteria carry no information about uncertainty",
-                      unit));
+                      ts.unit));
   }
   if (ts.strata.size() == 1)
     ts.warnings.push_back("only one (vm, regime) stratum: the estimate describes that stratum alone");
+}
+
+}  // namespace
+
+TripletSet build_triplets(const CampaignData& data) {
+  TripletSet ts;
+  set_arms_and_unit(data, ts);
+  const std::string& unit = ts.unit;
+  std::map<std::string, std::vector<const CaseSummary*>> groups;
+  for (const auto& c : data.cases)
+    if (!c.triplet_id.empty()) groups[c.triplet_id].push_back(&c);
+  std::map<std::string, std::vector<const ScheduledCase*>> planned;
+  for (const auto& s : data.schedule)
+    if (!s.triplet_id.empty()) {
+      planned[s.triplet_id].push_back(&s);
+      groups[s.triplet_id];  // a triplet none of whose members ran is incomplete too
+    }
+  if (groups.empty() && !data.cases.empty())
+    ts.warnings.push_back("no completed case has a triplet_id (a pilot DB? use `harness pilot-select`)");
+  std::map<std::string, std::vector<Triplet>> by_stratum;
+  for (auto& [id, members] : groups) {
+    Triplet t;
+    t.id = id;
+    t.cases.assign(ts.arms.size(), nullptr);
+    std::string problem = place_members(ts, members, t);
+    if (problem.empty()) {
+      IncompleteTriplet inc = missing_members(data, ts, t, members, planned[id]);
+      if (!inc.never_run.empty()) {
+        ts.warnings.push_back(
+            fmt::format("{} {} incomplete (a member never ran): {}", unit, id, harness::text::join(inc.never_run)));
+        ts.incomplete.push_back(std::move(inc));
+        continue;
+      }
+      problem = recording_problem(unit, t);
+    }
+    if (!problem.empty()) {
+      ts.excluded.push_back(fmt::format("{} {}: {}", unit, id, problem));
+      ts.warnings.push_back(fmt::format("{} {} excluded from the paired analysis for a recording error: {}", unit, id, problem));
+      continue;
+    }
+    by_stratum[t.vm + "/" + t.regime].push_back(t);
+  }
+  number_strata(by_stratum, ts);
   return ts;
 }
 

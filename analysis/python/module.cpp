@@ -169,54 +169,59 @@ py::list telemetry_column(const std::string& db_path, const std::vector<std::str
   return out;
 }
 
-py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
-  results::Db db(db_path, results::Db::Mode::ReadOnly);
-  py::dict out;
-  std::int64_t t0 = 0;
-  {
-    results::Stmt st(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
-    st.bind(1, case_id);
-    py::dict phases;
-    std::vector<std::pair<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>> rows;
-    while (st.step()) rows.push_back({st.text(0), {st.int64(1), st.opt_int64(2)}});
-    for (auto& r : rows)
-      if (r.first == "pressure") t0 = r.second.first;
-    for (auto& r : rows)
-      phases[py::str(r.first)] = py::make_tuple((r.second.first - t0) / 1e9,
-                                                r.second.second ? (*r.second.second - t0) / 1e9 : kNaN);
-    if (rows.empty()) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
-    out["phases"] = phases;
+/// The case's phases as {phase: (start_s, end_s)} from the pressure-phase start, which is
+/// returned in `t0` (0 without a pressure phase); throws std::invalid_argument without phases.
+py::dict case_phases_py(results::Db& db, const std::string& db_path, const std::string& case_id, std::int64_t& t0) {
+  results::Stmt st(db, "SELECT phase, start_ns, end_ns FROM phases WHERE case_id = ?1");
+  st.bind(1, case_id);
+  py::dict phases;
+  std::vector<std::pair<std::string, std::pair<std::int64_t, std::optional<std::int64_t>>>> rows;
+  while (st.step()) rows.push_back({st.text(0), {st.int64(1), st.opt_int64(2)}});
+  for (auto& r : rows)
+    if (r.first == "pressure") t0 = r.second.first;
+  for (auto& r : rows)
+    phases[py::str(r.first)] = py::make_tuple((r.second.first - t0) / 1e9,
+                                              r.second.second ? (*r.second.second - t0) / 1e9 : kNaN);
+  if (rows.empty()) throw std::invalid_argument("case " + case_id + " not found in " + db_path + " (no phases)");
+  return phases;
+}
+
+/// configuration, vm, regime and accelerator of the case into `out` (nothing when it has no row).
+void case_identity_py(results::Db& db, const std::string& case_id, py::dict& out) {
+  results::Stmt cs(db, "SELECT configuration, vm, regime, accelerator FROM cases WHERE case_id = ?1");
+  cs.bind(1, case_id);
+  if (cs.step()) {
+    out["configuration"] = cs.text(0);
+    out["vm"] = cs.text(1);
+    out["regime"] = cs.text(2);
+    out["accelerator"] = cs.opt_text(3).value_or("unknown");
   }
-  {
-    results::Stmt cs(db, "SELECT configuration, vm, regime, accelerator FROM cases WHERE case_id = ?1");
-    cs.bind(1, case_id);
-    if (cs.step()) {
-      out["configuration"] = cs.text(0);
-      out["vm"] = cs.text(1);
-      out["regime"] = cs.text(2);
-      out["accelerator"] = cs.opt_text(3).value_or("unknown");
-    }
+}
+
+/// {t_s, <column>: values} of the telemetry columns (kTelemetryColumns), NaN = NULL.
+py::dict case_telemetry_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  const auto& cols = kTelemetryColumns;
+  std::string sql = "SELECT t_ns";
+  for (auto c : cols) sql += std::string(", ") + c;
+  sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
+  results::Stmt st(db, sql);
+  st.bind(1, case_id);
+  std::vector<double> t;
+  std::vector<std::vector<double>> v(std::size(cols));
+  while (st.step()) {
+    t.push_back((st.int64(0) - t0) / 1e9);
+    for (std::size_t j = 0; j < std::size(cols); ++j)
+      v[j].push_back(st.is_null(static_cast<int>(j + 1)) ? kNaN : static_cast<double>(st.int64(static_cast<int>(j + 1))));
   }
-  {
-    const auto& cols = kTelemetryColumns;
-    std::string sql = "SELECT t_ns";
-    for (auto c : cols) sql += std::string(", ") + c;
-    sql += " FROM telemetry WHERE case_id = ?1 ORDER BY t_ns";
-    results::Stmt st(db, sql);
-    st.bind(1, case_id);
-    std::vector<double> t;
-    std::vector<std::vector<double>> v(std::size(cols));
-    while (st.step()) {
-      t.push_back((st.int64(0) - t0) / 1e9);
-      for (std::size_t j = 0; j < std::size(cols); ++j)
-        v[j].push_back(st.is_null(static_cast<int>(j + 1)) ? kNaN : static_cast<double>(st.int64(static_cast<int>(j + 1))));
-    }
-    py::dict tel;
-    tel["t_s"] = py::array(py::cast(t));
-    for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
-    out["telemetry"] = tel;
-  }
-  // Observation end for censoring (docs/PROTOCOL.md): the restoration start, else the latest phase end.
+  py::dict tel;
+  tel["t_s"] = py::array(py::cast(t));
+  for (std::size_t j = 0; j < std::size(cols); ++j) tel[py::str(cols[j])] = py::array(py::cast(v[j]));
+  return tel;
+}
+
+/// {canary: {scheduled_s, response_us, censored}}; a never-completed request gets its censored
+/// lower bound (observation end - scheduled: the restoration start, else the latest phase end).
+py::dict case_canaries_py(results::Db& db, const std::string& db_path, const std::string& case_id, std::int64_t t0) {
   std::optional<std::int64_t> obs_end;
   {
     results::Stmt st(db, "SELECT COALESCE((SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = 'restoration'), "
@@ -226,14 +231,12 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
   }
   py::dict can;
   for (Canary k : {Canary::Compute, Canary::Sqlite}) {
-    if (!canaries) break;
     const auto reqs = load_requests(db_path, case_id, k);
     std::vector<double> s, r;
     std::vector<bool> censored;
     for (const auto& q : reqs) {
       s.push_back((q.scheduled_ns - t0) / 1e9);
       censored.push_back(!q.completion_ns);
-      // A never-completed request: its censored lower bound (observation end - scheduled), never inf.
       r.push_back(q.completion_ns ? (*q.completion_ns - q.scheduled_ns) / 1e3
                                   : obs_end ? (*obs_end - q.scheduled_ns) / 1e3 : kNaN);
     }
@@ -243,31 +246,120 @@ py::dict case_timeseries(const std::string& db_path, const std::string& case_id,
     d["censored"] = py::array(py::cast(censored));
     can[py::str(canary_name(k))] = d;
   }
-  out["canaries"] = can;
-  {
-    results::Stmt st(db, "SELECT t_ns, kind FROM controller_events WHERE case_id = ?1 AND kind <> 'window' ORDER BY t_ns");
-    st.bind(1, case_id);
-    py::list ev;
-    while (st.step()) ev.append(py::make_tuple((st.int64(0) - t0) / 1e9, st.text(1)));
-    out["events"] = ev;
-  }
-  {
-    results::Stmt st(db, "SELECT start_ns, end_ns, requested_bytes, write_errno, achieved_bytes FROM reclaim_actions "
-                         "WHERE case_id = ?1 ORDER BY start_ns");
-    st.bind(1, case_id);
-    py::list ra;
-    while (st.step())
-      ra.append(py::make_tuple((st.int64(0) - t0) / 1e9, (st.int64(1) - t0) / 1e9, st.int64(2), st.int64(3),
-                               st.opt_int64(4) ? py::cast(*st.opt_int64(4)) : py::none()));
-    out["reclaim_actions"] = ra;
-  }
+  return can;
+}
+
+/// [(t_s, kind)] of the controller events other than windows.
+py::list case_events_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  results::Stmt st(db, "SELECT t_ns, kind FROM controller_events WHERE case_id = ?1 AND kind <> 'window' ORDER BY t_ns");
+  st.bind(1, case_id);
+  py::list ev;
+  while (st.step()) ev.append(py::make_tuple((st.int64(0) - t0) / 1e9, st.text(1)));
+  return ev;
+}
+
+/// [(start_s, end_s, requested_bytes, errno, achieved_bytes or None)] of the memory.reclaim writes.
+py::list case_reclaim_py(results::Db& db, const std::string& case_id, std::int64_t t0) {
+  results::Stmt st(db, "SELECT start_ns, end_ns, requested_bytes, write_errno, achieved_bytes FROM reclaim_actions "
+                       "WHERE case_id = ?1 ORDER BY start_ns");
+  st.bind(1, case_id);
+  py::list ra;
+  while (st.step())
+    ra.append(py::make_tuple((st.int64(0) - t0) / 1e9, (st.int64(1) - t0) / 1e9, st.int64(2), st.int64(3),
+                             st.opt_int64(4) ? py::cast(*st.opt_int64(4)) : py::none()));
+  return ra;
+}
+
+py::dict case_timeseries(const std::string& db_path, const std::string& case_id, bool canaries) {
+  results::Db db(db_path, results::Db::Mode::ReadOnly);
+  py::dict out;
+  std::int64_t t0 = 0;
+  out["phases"] = case_phases_py(db, db_path, case_id, t0);
+  case_identity_py(db, case_id, out);
+  out["telemetry"] = case_telemetry_py(db, case_id, t0);
+  out["canaries"] = canaries ? case_canaries_py(db, db_path, case_id, t0) : py::dict();
+  out["events"] = case_events_py(db, case_id, t0);
+  out["reclaim_actions"] = case_reclaim_py(db, case_id, t0);
   return out;
 }
 
-}  // namespace
+/// pilot(db): the pilot rule's choice and each dose (Table 3) as a dict.
+py::dict pilot_py(const std::string& db) {
+  const auto r = select_dose(db);
+  py::dict d;
+  d["chosen_bytes"] = r.chosen_bytes ? py::cast(*r.chosen_bytes) : py::none();
+  py::list doses;
+  for (const auto& x : r.doses) {
+    py::dict e;
+    e["dose_bytes"] = x.dose_bytes;
+    e["eligible"] = x.eligible;
+    e["failed"] = x.failed;
+    e["worst_duration_s"] = x.worst_duration_s ? py::cast(*x.worst_duration_s) : py::none();
+    e["min_achieved_ratio"] = x.min_achieved_ratio ? py::cast(*x.min_achieved_ratio) : py::none();
+    doses.append(e);
+  }
+  d["doses"] = doses;
+  return d;
+}
 
-PYBIND11_MODULE(harness_analysis, m) {
-  m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
+/// An extra arm as Python passes it: (name, policy, params_json, (log effect compute, sqlite), like).
+using ExtraArmPy = std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>;
+
+/// write_synthetic(...): a synthetic campaign DB (SyntheticOptions); the canary_requests row count.
+std::int64_t write_synthetic_py(const std::string& path, std::uint64_t seed, int vms, int per_stratum,
+                                std::array<double, 4> ratios, double case_sd, int pressure_s, std::string accelerator,
+                                const std::vector<ExtraArmPy>& extra_arms, std::vector<std::string> comparisons,
+                                std::string campaign_yaml) {
+  SyntheticOptions o;
+  o.seed = seed;
+  o.vms = vms;
+  o.triplets_per_stratum = per_stratum;
+  o.true_ratios = ratios;
+  o.case_sd = case_sd;
+  o.pressure_s = pressure_s;
+  o.accelerator = accelerator;
+  for (const auto& [name, policy, params, effect, like] : extra_arms)
+    o.extra_arms.push_back({name, policy, params, effect, like});
+  o.comparisons = std::move(comparisons);
+  o.write_arms = !o.extra_arms.empty();
+  o.campaign_yaml = std::move(campaign_yaml);
+  return write_synthetic_campaign(path, o);
+}
+
+/// write_synthetic_pilot(...): doses as (dose_bytes, worst_duration_s, min_achieved_ratio), 10 s of pressure.
+std::int64_t write_synthetic_pilot_py(const std::string& path,
+                                      const std::vector<std::tuple<std::int64_t, double, double>>& doses,
+                                      std::uint64_t seed, const std::string& campaign_yaml) {
+  std::vector<SyntheticDose> v;
+  for (const auto& [bytes, dur, ratio] : doses) {
+    SyntheticDose d;
+    d.dose_bytes = bytes;
+    d.worst_duration_s = dur;
+    d.min_achieved_ratio = ratio;
+    v.push_back(d);
+  }
+  return write_synthetic_pilot(path, v, seed, 10, campaign_yaml);
+}
+
+/// write_synthetic_ab(...): a synthetic A/B campaign DB (SyntheticAbOptions).
+std::int64_t write_synthetic_ab_py(const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum,
+                                   double p99_ratio, double stall_ratio, double reclaim_ratio,
+                                   const std::string& campaign, const std::string& campaign_yaml) {
+  SyntheticAbOptions o;
+  o.seed = seed;
+  o.vms = vms;
+  o.pairs_per_stratum = pairs_per_stratum;
+  o.p99_ratio = p99_ratio;
+  o.stall_ratio = stall_ratio;
+  o.reclaim_ratio = reclaim_ratio;
+  o.campaign = campaign;
+  o.campaign_yaml = campaign_yaml;
+  return write_synthetic_ab(path, o);
+}
+
+/// The analysis entry points: campaign arrays, bootstrap, primary analysis, one case's series,
+/// telemetry columns, the quantile, the pilot rule.
+void def_analysis(py::module_& m) {
   m.def("load_campaign", &campaign_arrays, py::arg("db"),
         "Per-case p50/p95/p99 (us) per canary (censored: lower bound, <canary>_p99_flagged; lost: imputed), status, "
         "trigger delay (s), reclaim write duration (ms), achieved and conservative achieved / requested (NaN = not "
@@ -287,88 +379,38 @@ PYBIND11_MODULE(harness_analysis, m) {
         "order, times in s from each case's pressure-phase start, NaN = NULL (as case_timeseries gives them).");
   m.def("quantile7", [](std::vector<double> v, double p) { return quantile7(v, p); }, py::arg("values"), py::arg("p"),
         "Type-7 quantile (numpy's default).");
-  m.def("pilot", [](const std::string& db) {
-          const auto r = select_dose(db);
-          py::dict d;
-          d["chosen_bytes"] = r.chosen_bytes ? py::cast(*r.chosen_bytes) : py::none();
-          py::list doses;
-          for (const auto& x : r.doses) {
-            py::dict e;
-            e["dose_bytes"] = x.dose_bytes;
-            e["eligible"] = x.eligible;
-            e["failed"] = x.failed;
-            e["worst_duration_s"] = x.worst_duration_s ? py::cast(*x.worst_duration_s) : py::none();
-            e["min_achieved_ratio"] = x.min_achieved_ratio ? py::cast(*x.min_achieved_ratio) : py::none();
-            doses.append(e);
-          }
-          d["doses"] = doses;
-          return d;
-        }, py::arg("db"), "Pilot dose selection (Table 3).");
-  m.def("write_synthetic",
-        [](const std::string& path, std::uint64_t seed, int vms, int per_stratum, std::array<double, 4> ratios,
-           double case_sd, int pressure_s, std::string accelerator,
-           const std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>& extra_arms,
-           std::vector<std::string> comparisons, std::string campaign_yaml) {
-          SyntheticOptions o;
-          o.seed = seed;
-          o.vms = vms;
-          o.triplets_per_stratum = per_stratum;
-          o.true_ratios = ratios;
-          o.case_sd = case_sd;
-          o.pressure_s = pressure_s;
-          o.accelerator = accelerator;
-          for (const auto& [name, policy, params, effect, like] : extra_arms)
-            o.extra_arms.push_back({name, policy, params, effect, like});
-          o.comparisons = std::move(comparisons);
-          o.write_arms = !o.extra_arms.empty();
-          o.campaign_yaml = std::move(campaign_yaml);
-          return write_synthetic_campaign(path, o);
-        },
-        py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5, py::arg("per_stratum") = 3,
-        py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765}, py::arg("case_sd") = 0.05,
-        py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
-        py::arg("extra_arms") = std::vector<std::tuple<std::string, std::string, std::string, std::array<double, 2>, int>>{},
-        py::arg("comparisons") = std::vector<std::string>{}, py::arg("campaign_yaml") = "",
+  m.def("pilot", &pilot_py, py::arg("db"), "Pilot dose selection (Table 3).");
+}
+
+/// The synthetic DB writers (analysis/synthetic.hpp).
+void def_synthetic(py::module_& m) {
+  m.def("write_synthetic", &write_synthetic_py, py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 5,
+        py::arg("per_stratum") = 3, py::arg("true_ratios") = std::array<double, 4>{0.938, 0.704, 0.993, 0.765},
+        py::arg("case_sd") = 0.05, py::arg("pressure_s") = 30, py::arg("accelerator") = "kvm",
+        py::arg("extra_arms") = std::vector<ExtraArmPy>{}, py::arg("comparisons") = std::vector<std::string>{},
+        py::arg("campaign_yaml") = "",
         "Writes a synthetic campaign DB with known true ratios; returns the canary_requests row count. extra_arms: "
         "a k-arm campaign, arms after the study's three as (name, policy, params_json, (log effect compute, sqlite), "
         "like: 0 static zram, 1 delayed activation, 2 bounded reclaim) (analysis/synthetic.hpp SyntheticArm), the "
         "arms table written; comparisons: the plan's analysis.comparisons (spellings of analysis/arms.hpp); "
         "campaign_yaml: a campaign file's text stored as the plan (`harness compare` lists its settings).");
-  m.def("write_synthetic_pilot",
-        [](const std::string& path, const std::vector<std::tuple<std::int64_t, double, double>>& doses, std::uint64_t seed,
-           const std::string& campaign_yaml) {
-          std::vector<SyntheticDose> v;
-          for (const auto& [bytes, dur, ratio] : doses) {
-            SyntheticDose d;
-            d.dose_bytes = bytes;
-            d.worst_duration_s = dur;
-            d.min_achieved_ratio = ratio;
-            v.push_back(d);
-          }
-          return write_synthetic_pilot(path, v, seed, 10, campaign_yaml);
-        },
-        py::arg("path"), py::arg("doses"), py::arg("seed") = 1, py::arg("campaign_yaml") = "",
+  m.def("write_synthetic_pilot", &write_synthetic_pilot_py, py::arg("path"), py::arg("doses"), py::arg("seed") = 1,
+        py::arg("campaign_yaml") = "",
         "Writes a synthetic pilot DB; doses = [(dose_bytes, worst_duration_s, min_achieved_ratio), ...]; "
         "campaign_yaml: the pilot campaign's text stored as its plan (a confirmatory campaign's from_pilot "
         "compares its settings: pass campaigns/pilot.yaml's text).");
-  m.def("write_synthetic_ab",
-        [](const std::string& path, std::uint64_t seed, int vms, int pairs_per_stratum, double p99_ratio,
-           double stall_ratio, double reclaim_ratio, const std::string& campaign, const std::string& campaign_yaml) {
-          SyntheticAbOptions o;
-          o.seed = seed;
-          o.vms = vms;
-          o.pairs_per_stratum = pairs_per_stratum;
-          o.p99_ratio = p99_ratio;
-          o.stall_ratio = stall_ratio;
-          o.reclaim_ratio = reclaim_ratio;
-          o.campaign = campaign;
-          o.campaign_yaml = campaign_yaml;
-          return write_synthetic_ab(path, o);
-        },
-        py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 2, py::arg("pairs_per_stratum") = 3,
-        py::arg("p99_ratio") = 1.0, py::arg("stall_ratio") = 1.0, py::arg("reclaim_ratio") = 1.0,
-        py::arg("campaign") = "synthetic-ab", py::arg("campaign_yaml") = "",
+  m.def("write_synthetic_ab", &write_synthetic_ab_py, py::arg("path"), py::arg("seed") = 1, py::arg("vms") = 2,
+        py::arg("pairs_per_stratum") = 3, py::arg("p99_ratio") = 1.0, py::arg("stall_ratio") = 1.0,
+        py::arg("reclaim_ratio") = 1.0, py::arg("campaign") = "synthetic-ab", py::arg("campaign_yaml") = "",
         "Writes a synthetic A/B campaign DB (baseline/candidate pairs, candidate = baseline x the ratios); "
         "campaign_yaml: the campaign file's text, stored as the plan (`harness check --judge` compares its design); "
         "returns the canary_requests row count.");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(harness_analysis, m) {
+  m.doc() = "Reclaim-ablation analysis (C++ hk_analysis): campaign DB -> numpy, stratified bootstrap, primary analysis";
+  def_analysis(m);
+  def_synthetic(m);
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <ostream>
 #include <optional>
 #include <set>
 
@@ -59,135 +60,164 @@ CaseRun case_run(results::Db& db, const std::string& id) {
   return r;
 }
 
+/// Records one case's value; a failing one is also a failure line (same text).
+void record_measure(AssertionResult& r, const std::string& id, const std::string& quantity, std::optional<double> v,
+                    const std::string& unit, bool ok, const std::string& detail) {
+  r.measured.push_back({id, quantity, v, unit, ok, id + ": " + detail});
+  if (!ok) r.failures.push_back(id + ": " + detail);
+}
+
+/// Counts `id` as checked and records what ran it.
+void record_checked(results::Db& db, AssertionResult& r, const std::string& id) {
+  ++r.cases_checked;
+  r.runs.push_back(case_run(db, id));
+}
+
+/// all_cases_completed: every scheduled case not in `not_run`, its state (and the last
+/// attempt's error when it is not completed).
+void eval_all_completed(results::Db& db, AssertionResult& r, const std::set<std::string>& not_run) {
+  results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
+  while (q.step()) {
+    const std::string id = q.text(0), state = q.text(1);
+    if (not_run.count(id)) continue;  // deliberately not run by this check (--baseline-db)
+    ++r.cases_checked;
+    if (state != "pending") r.runs.push_back(case_run(db, id));
+    std::string why = state;
+    if (state != "completed") {
+      results::Stmt e(db, "SELECT error FROM attempts WHERE case_id = ?1 ORDER BY attempt DESC LIMIT 1");
+      e.bind(1, id);
+      if (e.step() && !e.is_null(0)) why += ": " + e.text(0);
+    }
+    record_measure(r, id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
+  }
+}
+
+/// reclaim_achieved_ratio and reclaim_duration_s: the first reclaim write of each completed
+/// case of the study's one-write arm (its dose, its pilot rule); other arms' writes are their own.
+void eval_reclaim(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  const bool ratio_kind = a.kind == "reclaim_achieved_ratio";
+  const std::string quantity = ratio_kind ? "achieved_ratio" : "reclaim_s";
+  const std::string unit = ratio_kind ? "ratio" : "s";
+  for (const auto& id : completed_cases(db, "s.configuration = '" + study_treatment() + "'")) {
+    record_checked(db, r, id);
+    results::Stmt q(db,
+                    "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "
+                    "WHERE case_id = ?1 ORDER BY start_ns");
+    q.bind(1, id);
+    if (!q.step()) {
+      record_measure(r, id, quantity, std::nullopt, unit, false, "no reclaim action (trigger never fired?)");
+      continue;
+    }
+    if (ratio_kind) {
+      if (q.is_null(1)) {
+        record_measure(r, id, quantity, std::nullopt, unit, false, "achieved_bytes not measured");
+        continue;
+      }
+      const double ratio = static_cast<double>(q.int64(1)) / static_cast<double>(q.int64(0));
+      record_measure(r, id, quantity, ratio, unit, ratio >= *a.min,
+                     fmt::format("achieved {:.3f} of the request ({} of {} bytes, errno {}) {}", ratio, q.int64(1),
+                                 q.int64(0), q.int64(3), bound));
+    } else {
+      const double sec = static_cast<double>(q.int64(2)) / 1e9;
+      record_measure(r, id, quantity, sec, unit, sec <= *a.max,
+                     fmt::format("memory.reclaim write took {:.3f} s ({} bytes requested) {}", sec, q.int64(0), bound));
+    }
+  }
+}
+
+/// trigger_within_s: the first trigger (or would_trigger) of each completed case, seconds
+/// after the pressure phase began.
+void eval_trigger_within(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db,
+                    "SELECT (SELECT min(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN "
+                    "('trigger','would_trigger')), (SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = "
+                    "'pressure')");
+    q.bind(1, id);
+    q.step();
+    if (q.is_null(0)) {
+      record_measure(r, id, "trigger_after_s", std::nullopt, "s", false, "trigger never fired");
+    } else if (q.is_null(1)) {
+      record_measure(r, id, "trigger_after_s", std::nullopt, "s", false, "no pressure phase recorded");
+    } else {
+      const double sec = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
+      record_measure(r, id, "trigger_after_s", sec, "s", sec <= *a.max,
+                     fmt::format("trigger fired {:.1f} s after the pressure phase began {}", sec, bound));
+    }
+  }
+}
+
+/// restoration_clean: each completed case's restoration record says clean.
+void eval_restoration_clean(results::Db& db, AssertionResult& r) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?1");
+    q.bind(1, id);
+    if (!q.step()) record_measure(r, id, "restoration_clean", std::nullopt, "clean", false, "no restoration record");
+    else if (q.int64(0) != 1)
+      record_measure(r, id, "restoration_clean", 0.0, "clean", false,
+                     "restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
+    else
+      record_measure(r, id, "restoration_clean", 1.0, "clean", true, "restoration clean");
+  }
+}
+
+/// no_foreground_oom: each completed case measured fg oom_kill and it stayed 0.
+void eval_no_foreground_oom(results::Db& db, AssertionResult& r) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    results::Stmt q(db, "SELECT count(fg_oom_kill), max(fg_oom_kill) FROM telemetry WHERE case_id = ?1");
+    q.bind(1, id);
+    q.step();
+    if (q.int64(0) == 0)
+      record_measure(r, id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
+    else
+      record_measure(r, id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
+                     fmt::format("{} foreground OOM kill(s)", q.int64(1)));
+  }
+}
+
+/// canary_p99_ms: the pressure-phase p99 of each canary of each completed case.
+void eval_canary_p99(results::Db& db, const Assertion& a, AssertionResult& r, const std::string& bound) {
+  for (const auto& id : completed_cases(db)) {
+    record_checked(db, r, id);
+    for (const char* canary : {"compute", "sqlite"}) {
+      // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
+      // a request that never completed counts as infinitely late.
+      results::Stmt q(db,
+                      "SELECT r.completion_ns - r.scheduled_ns FROM canary_requests r JOIN phases p ON p.case_id = "
+                      "r.case_id AND p.phase = 'pressure' WHERE r.case_id = ?1 AND r.canary = ?2 AND "
+                      "r.scheduled_ns >= p.start_ns AND (p.end_ns IS NULL OR r.scheduled_ns < p.end_ns)");
+      q.bind(1, id).bind(2, canary);
+      std::vector<double> v;
+      while (q.step()) v.push_back(q.is_null(0) ? INFINITY : static_cast<double>(q.int64(0)) / 1e6);
+      const std::string quantity = std::string(canary) + "_p99_ms";
+      if (v.empty()) {
+        record_measure(r, id, quantity, std::nullopt, "ms", false,
+                       std::string("no ") + canary + " requests in the pressure phase");
+        continue;
+      }
+      std::sort(v.begin(), v.end());
+      const double p99 = quantile7(v, 0.99);
+      record_measure(r, id, quantity, p99, "ms", p99 <= *a.max,
+                     fmt::format("{} p99 {:.2f} ms over {} pressure-phase requests {}", canary, p99, v.size(), bound));
+    }
+  }
+}
+
+/// One assertion over `db` (the kinds: assertions.hpp).
 AssertionResult evaluate(results::Db& db, const Assertion& a, const std::set<std::string>& not_run) {
   AssertionResult r;
   r.name = a.kind + (a.min ? " >= " + bound_text(*a.min) : "") + (a.max ? " <= " + bound_text(*a.max) : "");
   const std::string bound = a.min ? "(>= " + bound_text(*a.min) + " needed)" : a.max ? "(<= " + bound_text(*a.max) + " allowed)" : "";
-  // Records one case's value; a failing one is also a failure line (same text).
-  auto measure = [&](const std::string& id, const std::string& quantity, std::optional<double> v,
-                     const std::string& unit, bool ok, const std::string& detail) {
-    r.measured.push_back({id, quantity, v, unit, ok, id + ": " + detail});
-    if (!ok) r.failures.push_back(id + ": " + detail);
-  };
-  auto checked = [&](const std::string& id) {
-    ++r.cases_checked;
-    r.runs.push_back(case_run(db, id));
-  };
-  if (a.kind == "all_cases_completed") {
-    results::Stmt q(db, "SELECT case_id, state FROM schedule ORDER BY ordinal");
-    while (q.step()) {
-      const std::string id = q.text(0), state = q.text(1);
-      if (not_run.count(id)) continue;  // deliberately not run by this check (--baseline-db)
-      ++r.cases_checked;
-      if (state != "pending") r.runs.push_back(case_run(db, id));
-      std::string why = state;
-      if (state != "completed") {
-        results::Stmt e(db, "SELECT error FROM attempts WHERE case_id = ?1 ORDER BY attempt DESC LIMIT 1");
-        e.bind(1, id);
-        if (e.step() && !e.is_null(0)) why += ": " + e.text(0);
-      }
-      measure(id, "state", state == "completed" ? 1.0 : 0.0, "state", state == "completed", why);
-    }
-  } else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") {
-    // The study's one-write arm (its dose, its pilot rule); other arms' writes are their own.
-    for (const auto& id : completed_cases(db, "s.configuration = '" + study_treatment() + "'")) {
-      checked(id);
-      results::Stmt q(db,
-                      "SELECT requested_bytes, achieved_bytes, duration_ns, write_errno FROM reclaim_actions "
-                      "WHERE case_id = ?1 ORDER BY start_ns");
-      q.bind(1, id);
-      const bool ratio_kind = a.kind == "reclaim_achieved_ratio";
-      const std::string quantity = ratio_kind ? "achieved_ratio" : "reclaim_s";
-      const std::string unit = ratio_kind ? "ratio" : "s";
-      if (!q.step()) {
-        measure(id, quantity, std::nullopt, unit, false, "no reclaim action (trigger never fired?)");
-        continue;
-      }
-      if (ratio_kind) {
-        if (q.is_null(1)) {
-          measure(id, quantity, std::nullopt, unit, false, "achieved_bytes not measured");
-          continue;
-        }
-        const double ratio = static_cast<double>(q.int64(1)) / static_cast<double>(q.int64(0));
-        measure(id, quantity, ratio, unit, ratio >= *a.min,
-                fmt::format("achieved {:.3f} of the request ({} of {} bytes, errno {}) {}", ratio, q.int64(1),
-                            q.int64(0), q.int64(3), bound));
-      } else {
-        const double sec = static_cast<double>(q.int64(2)) / 1e9;
-        measure(id, quantity, sec, unit, sec <= *a.max,
-                fmt::format("memory.reclaim write took {:.3f} s ({} bytes requested) {}", sec, q.int64(0), bound));
-      }
-    }
-  } else if (a.kind == "trigger_within_s") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db,
-                      "SELECT (SELECT min(t_ns) FROM controller_events WHERE case_id = ?1 AND kind IN "
-                      "('trigger','would_trigger')), (SELECT start_ns FROM phases WHERE case_id = ?1 AND phase = "
-                      "'pressure')");
-      q.bind(1, id);
-      q.step();
-      if (q.is_null(0)) {
-        measure(id, "trigger_after_s", std::nullopt, "s", false, "trigger never fired");
-      } else if (q.is_null(1)) {
-        measure(id, "trigger_after_s", std::nullopt, "s", false, "no pressure phase recorded");
-      } else {
-        const double sec = static_cast<double>(q.int64(0) - q.int64(1)) / 1e9;
-        measure(id, "trigger_after_s", sec, "s", sec <= *a.max,
-                fmt::format("trigger fired {:.1f} s after the pressure phase began {}", sec, bound));
-      }
-    }
-  } else if (a.kind == "restoration_clean") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db, "SELECT clean, detail_json FROM restoration WHERE case_id = ?1");
-      q.bind(1, id);
-      if (!q.step()) measure(id, "restoration_clean", std::nullopt, "clean", false, "no restoration record");
-      else if (q.int64(0) != 1)
-        measure(id, "restoration_clean", 0.0, "clean", false,
-                "restoration not clean: " + q.opt_text(1).value_or("(no detail)").substr(0, 300));
-      else
-        measure(id, "restoration_clean", 1.0, "clean", true, "restoration clean");
-    }
-  } else if (a.kind == "no_foreground_oom") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      results::Stmt q(db, "SELECT count(fg_oom_kill), max(fg_oom_kill) FROM telemetry WHERE case_id = ?1");
-      q.bind(1, id);
-      q.step();
-      if (q.int64(0) == 0)
-        measure(id, "fg_oom_kills", std::nullopt, "count", false, "fg memory.events oom_kill never measured");
-      else
-        measure(id, "fg_oom_kills", static_cast<double>(q.int64(1)), "count", q.int64(1) == 0,
-                fmt::format("{} foreground OOM kill(s)", q.int64(1)));
-    }
-  } else if (a.kind == "canary_p99_ms") {
-    for (const auto& id : completed_cases(db)) {
-      checked(id);
-      for (const char* canary : {"compute", "sqlite"}) {
-        // Requests whose scheduled start lies in the pressure phase (study: primary outcome);
-        // a request that never completed counts as infinitely late.
-        results::Stmt q(db,
-                        "SELECT r.completion_ns - r.scheduled_ns FROM canary_requests r JOIN phases p ON p.case_id = "
-                        "r.case_id AND p.phase = 'pressure' WHERE r.case_id = ?1 AND r.canary = ?2 AND "
-                        "r.scheduled_ns >= p.start_ns AND (p.end_ns IS NULL OR r.scheduled_ns < p.end_ns)");
-        q.bind(1, id).bind(2, canary);
-        std::vector<double> v;
-        while (q.step()) v.push_back(q.is_null(0) ? INFINITY : static_cast<double>(q.int64(0)) / 1e6);
-        const std::string quantity = std::string(canary) + "_p99_ms";
-        if (v.empty()) {
-          measure(id, quantity, std::nullopt, "ms", false, std::string("no ") + canary + " requests in the pressure phase");
-          continue;
-        }
-        std::sort(v.begin(), v.end());
-        const double p99 = quantile7(v, 0.99);
-        measure(id, quantity, p99, "ms", p99 <= *a.max,
-                fmt::format("{} p99 {:.2f} ms over {} pressure-phase requests {}", canary, p99, v.size(), bound));
-      }
-    }
-  } else {
-    r.failures.push_back("unknown assertion kind " + a.kind);
-  }
+  if (a.kind == "all_cases_completed") eval_all_completed(db, r, not_run);
+  else if (a.kind == "reclaim_achieved_ratio" || a.kind == "reclaim_duration_s") eval_reclaim(db, a, r, bound);
+  else if (a.kind == "trigger_within_s") eval_trigger_within(db, a, r, bound);
+  else if (a.kind == "restoration_clean") eval_restoration_clean(db, r);
+  else if (a.kind == "no_foreground_oom") eval_no_foreground_oom(db, r);
+  else if (a.kind == "canary_p99_ms") eval_canary_p99(db, a, r, bound);
+  else r.failures.push_back("unknown assertion kind " + a.kind);
   if (r.cases_checked == 0 && a.kind != "all_cases_completed") r.failures.push_back("no completed case to check");
   r.passed = r.failures.empty();
   return r;
@@ -215,6 +245,140 @@ std::string distinct(const std::vector<CaseRun>& runs, F field) {
 
 std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
 
+/// The <testsuite> counts: assertions that failed, regressions and failed extra cases
+/// (failures), extra cases in error (errors), metrics without data or undecided (skipped).
+struct JUnitCounts {
+  std::size_t tests = 0;
+  int failures = 0, errors = 0, skipped = 0;
+};
+
+JUnitCounts junit_counts(const std::vector<AssertionResult>& results,
+                         const std::vector<analysis::MetricComparison>* metrics,
+                         const std::vector<JUnitExtraCase>* extra) {
+  JUnitCounts n;
+  n.tests = results.size() + (metrics ? metrics->size() : 0) + (extra ? extra->size() : 0);
+  for (const auto& r : results) n.failures += r.passed ? 0 : 1;
+  if (metrics)
+    for (const auto& m : *metrics) {
+      n.failures += m.verdict == "regression" ? 1 : 0;
+      n.skipped += m.verdict == "no data" || m.verdict == "inconclusive" ? 1 : 0;
+    }
+  if (extra)
+    for (const auto& x : *extra) {
+      n.errors += x.error.empty() ? 0 : 1;
+      n.failures += x.error.empty() && !x.failure.empty() ? 1 : 0;
+    }
+  return n;
+}
+
+/// One <property name value/> line.
+void junit_property(std::ostream& o, const std::string& name, const std::string& value) {
+  o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
+}
+
+/// The build, plan and command line properties every testcase carries (none without `prov`).
+void provenance_properties(std::ostream& o, const results::Provenance* prov) {
+  if (!prov) return;
+  junit_property(o, "harness_version", or_unknown(prov->build.version));
+  junit_property(o, "harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
+  junit_property(o, "plan_sha256", or_unknown(prov->plan_sha256));
+  junit_property(o, "command_line", or_unknown(prov->command_line));
+}
+
+/// The <system-out> of an assertion: the cases checked, then per measured value its line and
+/// what ran its case.
+std::string assertion_system_out(const AssertionResult& r) {
+  std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
+  for (const auto& m : r.measured) {
+    out += (m.passed ? "ok   " : "FAIL ") + m.detail + "\n";
+    for (const auto& c : r.runs)
+      if (c.case_id == m.case_id)
+        out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
+                           or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
+                           c.attempt, c.started_unix_ns ? text::utc_text(*c.started_unix_ns) : "unknown",
+                           c.ended_unix_ns ? text::utc_text(*c.ended_unix_ns) : "unknown");
+  }
+  return out;
+}
+
+/// The <testcase> of one assertion (write_junit in assertions.hpp).
+void assertion_testcase(std::ostream& o, const std::string& suite, const AssertionResult& r,
+                        const results::Provenance* prov) {
+  o << "  <testcase classname=\"" << xml_text(suite) << "\" name=\"" << xml_text(r.name) << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  junit_property(o, "kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
+  junit_property(o, "accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
+  junit_property(o, "source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
+  std::optional<std::int64_t> first, last;
+  for (const auto& c : r.runs) {
+    if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
+    if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
+  }
+  junit_property(o, "first_case_started_utc", first ? text::utc_text(*first) : "unknown");
+  junit_property(o, "last_case_ended_utc", last ? text::utc_text(*last) : "unknown");
+  junit_property(o, "cases_checked", std::to_string(r.cases_checked));
+  for (const auto& m : r.measured)
+    junit_property(o, m.case_id + "." + m.quantity,
+                   m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
+  o << "    </properties>\n";
+  if (!r.passed) {
+    std::string body;
+    for (const auto& f : r.failures) body += f + "\n";
+    o << "    <failure message=\"" << xml_text(r.failures.front()) << "\">" << xml_text(body) << "</failure>\n";
+  }
+  o << "    <system-out>" << xml_text(assertion_system_out(r)) << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
+/// The <testcase> of one A/B regression metric (classname `<suite>.regression`).
+void metric_testcase(std::ostream& o, const std::string& suite, const analysis::MetricComparison& m,
+                     const results::Provenance* prov) {
+  auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
+  o << "  <testcase classname=\"" << xml_text(suite + ".regression") << "\" name=\"" << xml_text(m.metric) << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  junit_property(o, "unit", m.unit);
+  junit_property(o, "pairs", std::to_string(m.pairs));
+  junit_property(o, "strata", std::to_string(m.strata));
+  junit_property(o, "baseline_mean", opt(m.baseline_mean));
+  junit_property(o, "candidate_mean", opt(m.candidate_mean));
+  junit_property(o, "ratio", opt(m.ratio));
+  junit_property(o, "lower", opt(m.lower));
+  junit_property(o, "upper", opt(m.upper));
+  junit_property(o, "level", fmt::format("{:.6g}", m.level));
+  junit_property(o, "max_ratio", opt(m.max_ratio));
+  junit_property(o, "min_ratio", opt(m.min_ratio));
+  junit_property(o, "verdict", m.verdict);
+  o << "    </properties>\n";
+  const std::string msg = m.metric + ": " + m.detail;
+  if (m.verdict == "regression")
+    o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
+  else if (m.verdict == "no data")
+    o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
+  else if (m.verdict == "inconclusive")  // not decided: exit 5, and never shown as passed
+    o << "    <skipped message=\"" << xml_text("inconclusive: " + msg) << "\"/>\n";
+  o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
+/// The <testcase> of one extra case (JUnitExtraCase; classname `<suite>.<classname_suffix>`).
+void extra_testcase(std::ostream& o, const std::string& suite, const JUnitExtraCase& x,
+                    const results::Provenance* prov) {
+  o << "  <testcase classname=\"" << xml_text(suite + "." + x.classname_suffix) << "\" name=\"" << xml_text(x.name)
+    << "\">\n";
+  o << "    <properties>\n";
+  provenance_properties(o, prov);
+  for (const auto& [k, v] : x.properties) junit_property(o, k, v);
+  o << "    </properties>\n";
+  if (!x.error.empty())
+    o << "    <error message=\"" << xml_text(x.error) << "\">" << xml_text(x.error) << "</error>\n";
+  else if (!x.failure.empty())
+    o << "    <failure message=\"" << xml_text(x.failure) << "\">" << xml_text(x.failure) << "</failure>\n";
+  o << "    <system-out>" << xml_text(x.system_out) << "</system-out>\n";
+  o << "  </testcase>\n";
+}
+
 }  // namespace
 
 void write_junit(const std::string& path, const std::string& suite, const std::vector<AssertionResult>& results,
@@ -222,118 +386,17 @@ void write_junit(const std::string& path, const std::string& suite, const std::v
                  const std::vector<JUnitExtraCase>* extra) {
   std::ofstream o(path);
   if (!o) throw std::runtime_error(path + ": cannot write JUnit XML");
-  int failures = 0, skipped = 0;
-  for (const auto& r : results) failures += r.passed ? 0 : 1;
-  const std::size_t n_metrics = metrics ? metrics->size() : 0;
-  if (metrics)
-    for (const auto& m : *metrics) {
-      failures += m.verdict == "regression" ? 1 : 0;
-      skipped += m.verdict == "no data" || m.verdict == "inconclusive" ? 1 : 0;
-    }
-  int errors = 0;
-  const std::size_t n_extra = extra ? extra->size() : 0;
-  if (extra)
-    for (const auto& x : *extra) {
-      errors += x.error.empty() ? 0 : 1;
-      failures += x.error.empty() && !x.failure.empty() ? 1 : 0;
-    }
-  auto prop = [&](const std::string& name, const std::string& value) {
-    o << "      <property name=\"" << xml_text(name) << "\" value=\"" << xml_text(value) << "\"/>\n";
-  };
-  auto prov_props = [&] {
-    if (!prov) return;
-    prop("harness_version", or_unknown(prov->build.version));
-    prop("harness_commit", or_unknown(prov->build.source_commit) + (prov->build.source_dirty ? "+dirty" : ""));
-    prop("plan_sha256", or_unknown(prov->plan_sha256));
-    prop("command_line", or_unknown(prov->command_line));
-  };
+  const JUnitCounts n = junit_counts(results, metrics, extra);
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << results.size() + n_metrics + n_extra
-    << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\"";
+  o << "<testsuite name=\"" << xml_text(suite) << "\" tests=\"" << n.tests << "\" failures=\"" << n.failures
+    << "\" errors=\"" << n.errors << "\" skipped=\"" << n.skipped << "\"";
   if (prov && !prov->generated_utc.empty()) o << " timestamp=\"" << xml_text(prov->generated_utc) << "\"";
   o << ">\n";
-  for (const auto& r : results) {
-    o << "  <testcase classname=\"" << xml_text(suite) << "\" name=\"" << xml_text(r.name) << "\">\n";
-    o << "    <properties>\n";
-    prov_props();
-    prop("kernel", distinct(r.runs, [](const CaseRun& c) { return c.kernel_release; }));
-    prop("accelerator", distinct(r.runs, [](const CaseRun& c) { return c.accelerator; }));
-    prop("source_commit", distinct(r.runs, [](const CaseRun& c) { return c.source_commit; }));
-    std::optional<std::int64_t> first, last;
-    for (const auto& c : r.runs) {
-      if (c.started_unix_ns) first = std::min(first.value_or(*c.started_unix_ns), *c.started_unix_ns);
-      if (c.ended_unix_ns) last = std::max(last.value_or(*c.ended_unix_ns), *c.ended_unix_ns);
-    }
-    prop("first_case_started_utc", first ? text::utc_text(*first) : "unknown");
-    prop("last_case_ended_utc", last ? text::utc_text(*last) : "unknown");
-    prop("cases_checked", std::to_string(r.cases_checked));
-    for (const auto& m : r.measured)
-      prop(m.case_id + "." + m.quantity, m.value ? fmt::format("{:.6g}", *m.value) + " " + m.unit : "not measured");
-    o << "    </properties>\n";
-    if (!r.passed) {
-      std::string body;
-      for (const auto& f : r.failures) body += f + "\n";
-      o << "    <failure message=\"" << xml_text(r.failures.front()) << "\">" << xml_text(body) << "</failure>\n";
-    }
-    std::string out = std::to_string(r.cases_checked) + " case(s) checked\n";
-    for (const auto& m : r.measured) {
-      out += (m.passed ? "ok   " : "FAIL ") + m.detail + "\n";
-      for (const auto& c : r.runs)
-        if (c.case_id == m.case_id)
-          out += fmt::format("     kernel {}, accelerator {}, commit {}, attempt {}, {} .. {}\n",
-                             or_unknown(c.kernel_release), or_unknown(c.accelerator), or_unknown(c.source_commit),
-                             c.attempt, c.started_unix_ns ? text::utc_text(*c.started_unix_ns) : "unknown",
-                             c.ended_unix_ns ? text::utc_text(*c.ended_unix_ns) : "unknown");
-    }
-    o << "    <system-out>" << xml_text(out) << "</system-out>\n";
-    o << "  </testcase>\n";
-  }
-  if (metrics) {
-    auto opt = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string("none"); };
-    for (const auto& m : *metrics) {
-      o << "  <testcase classname=\"" << xml_text(suite + ".regression") << "\" name=\"" << xml_text(m.metric)
-        << "\">\n";
-      o << "    <properties>\n";
-      prov_props();
-      prop("unit", m.unit);
-      prop("pairs", std::to_string(m.pairs));
-      prop("strata", std::to_string(m.strata));
-      prop("baseline_mean", opt(m.baseline_mean));
-      prop("candidate_mean", opt(m.candidate_mean));
-      prop("ratio", opt(m.ratio));
-      prop("lower", opt(m.lower));
-      prop("upper", opt(m.upper));
-      prop("level", fmt::format("{:.6g}", m.level));
-      prop("max_ratio", opt(m.max_ratio));
-      prop("min_ratio", opt(m.min_ratio));
-      prop("verdict", m.verdict);
-      o << "    </properties>\n";
-      const std::string msg = m.metric + ": " + m.detail;
-      if (m.verdict == "regression")
-        o << "    <failure message=\"" << xml_text(msg) << "\">" << xml_text(msg) << "</failure>\n";
-      else if (m.verdict == "no data")
-        o << "    <skipped message=\"" << xml_text(msg) << "\"/>\n";
-      else if (m.verdict == "inconclusive")  // not decided: exit 5, and never shown as passed
-        o << "    <skipped message=\"" << xml_text("inconclusive: " + msg) << "\"/>\n";
-      o << "    <system-out>" << xml_text(m.verdict + ": " + msg + "\n") << "</system-out>\n";
-      o << "  </testcase>\n";
-    }
-  }
+  for (const auto& r : results) assertion_testcase(o, suite, r, prov);
+  if (metrics)
+    for (const auto& m : *metrics) metric_testcase(o, suite, m, prov);
   if (extra)
-    for (const auto& x : *extra) {
-      o << "  <testcase classname=\"" << xml_text(suite + "." + x.classname_suffix) << "\" name=\""
-        << xml_text(x.name) << "\">\n";
-      o << "    <properties>\n";
-      prov_props();
-      for (const auto& [k, v] : x.properties) prop(k, v);
-      o << "    </properties>\n";
-      if (!x.error.empty())
-        o << "    <error message=\"" << xml_text(x.error) << "\">" << xml_text(x.error) << "</error>\n";
-      else if (!x.failure.empty())
-        o << "    <failure message=\"" << xml_text(x.failure) << "\">" << xml_text(x.failure) << "</failure>\n";
-      o << "    <system-out>" << xml_text(x.system_out) << "</system-out>\n";
-      o << "  </testcase>\n";
-    }
+    for (const auto& x : *extra) extra_testcase(o, suite, x, prov);
   o << "</testsuite>\n";
   if (!o) throw std::runtime_error(path + ": write failed");
 }

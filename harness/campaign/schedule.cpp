@@ -108,131 +108,153 @@ bool takes_design_dose(const Arm& arm) {
          std::any_of(p->params.begin(), p->params.end(), [](const harness::case_::ParamDef& d) { return d.name == "dose_mib"; });
 }
 
-Schedule plan(const Campaign& c) {
-  Schedule s;
-  s.campaign = c.name;
-  s.seed = c.seed;
-  std::optional<std::int64_t> dose_bytes;
-  std::optional<PilotDose> pilot;
-  PilotMatch match;
+namespace {
+
+/// The dose the design's study arm takes and where it came from.
+struct PlannedDose {
+  std::optional<std::int64_t> bytes;  ///< nullopt when no arm takes the design's dose
+  std::optional<PilotDose> pilot;     ///< set when chosen from a pilot DB (design.dose_mib.from_pilot)
+  PilotMatch match;                   ///< the pilot's settings against the campaign's (pilot_match.hpp)
+};
+
+/// The design's dose: design.dose_mib, or the pilot rule's choice over the pilot DB (checked
+/// against the pilot's settings and the study arm's rule; throws CampaignError).
+PlannedDose resolve_design_dose(const Campaign& c) {
+  PlannedDose d;
   const bool needs_dose = std::any_of(c.arms.begin(), c.arms.end(), takes_design_dose);
-  if ((c.design == "matched-triplets" || c.design == "matched-blocks" || c.design == "ab-pairs") && needs_dose) {
-    if (!c.dose_from_pilot.empty()) {
-      pilot = resolve_pilot_dose(c.dose_from_pilot, {c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio, c.eligibility_reading},
-                                 c.dose_pipeline_test);
-      dose_bytes = pilot->dose_bytes;
-      // The pilot ran with this campaign's settings, or the differences are declared (pilot_match.hpp).
-      match = match_pilot(c, *dose_bytes);
-      // The chosen dose meets the study arm's rule in this campaign too (its bg limit may be
-      // the pilot's or not): campaign_arms.hpp design_dose_problem.
-      if (auto why = design_dose_problem(c, static_cast<double>(*dose_bytes) / static_cast<double>(kMiB)))
-        throw CampaignError(c.file + ": field design.dose_mib.from_pilot: the pilot's dose (" + std::to_string(*dose_bytes) +
-                            " bytes): " + *why);
-    } else {
-      dose_bytes = *c.dose_mib * kMiB;
+  if (!(c.design == "matched-triplets" || c.design == "matched-blocks" || c.design == "ab-pairs") || !needs_dose)
+    return d;
+  if (c.dose_from_pilot.empty()) {
+    d.bytes = *c.dose_mib * kMiB;
+    return d;
+  }
+  d.pilot = resolve_pilot_dose(c.dose_from_pilot, {c.eligibility_max_duration_s, c.eligibility_min_achieved_ratio, c.eligibility_reading},
+                               c.dose_pipeline_test);
+  d.bytes = d.pilot->dose_bytes;
+  // The pilot ran with this campaign's settings, or the differences are declared (pilot_match.hpp).
+  d.match = match_pilot(c, *d.bytes);
+  // The chosen dose meets the study arm's rule in this campaign too (its bg limit may be
+  // the pilot's or not): campaign_arms.hpp design_dose_problem.
+  if (auto why = design_dose_problem(c, static_cast<double>(*d.bytes) / static_cast<double>(kMiB)))
+    throw CampaignError(c.file + ": field design.dose_mib.from_pilot: the pilot's dose (" + std::to_string(*d.bytes) +
+                        " bytes): " + *why);
+  return d;
+}
+
+/// One VM's cases of the matched designs: its (regime, repeat) blocks in seeded order, each
+/// block's arms in seeded order (one triplet per block).
+std::vector<ScheduledCase> matched_cases(const Campaign& c, const std::string& vm, const StratumSizes& strata,
+                                         std::optional<std::int64_t> dose_bytes, boost::random::mt19937_64& rng) {
+  struct Block {
+    const Regime* regime;
+    int repeat;
+  };
+  std::vector<Block> blocks;
+  for (const auto& g : c.regimes)
+    for (int r = 1; r <= strata.at(vm).at(g.name); ++r) blocks.push_back({&g, r});
+  seeded_shuffle(blocks, rng);
+  std::vector<ScheduledCase> seq;
+  for (const auto& t : blocks) {
+    std::vector<const Arm*> arms;
+    for (const auto& a : c.arms) arms.push_back(&a);
+    seeded_shuffle(arms, rng);
+    const std::string tid = vm + "/" + t.regime->name + "/" + std::to_string(t.repeat);
+    for (const Arm* arm : arms) {
+      ScheduledCase k;
+      k.case_id = c.name + "-" + vm + "-" + t.regime->name + "-r" + std::to_string(t.repeat) + "-" + arm->name;
+      k.vm = vm;
+      k.regime = t.regime->name;
+      k.repeat = t.repeat;
+      k.triplet_id = tid;
+      k.configuration = arm->name;
+      if (takes_design_dose(*arm)) k.dose_bytes = dose_bytes;
+      k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, *arm, k.dose_bytes);
+      seq.push_back(std::move(k));
     }
   }
-  std::vector<std::string> regime_names;
-  for (const auto& g : c.regimes) regime_names.push_back(g.name);
-  s.strata = c.triplets_per_regime > 0
-                 ? balanced_allocation(c.seed, c.vms, regime_names, c.triplets_per_regime)
-                 : uniform_allocation(c.vms, regime_names, c.repeats);
-  std::vector<std::vector<ScheduledCase>> per_vm;
-  for (const auto& vm : c.vms) {
-    boost::random::mt19937_64 rng(fnv1a(c.seed, vm));
-    std::vector<ScheduledCase> seq;
-    if (c.design == "matched-triplets" || c.design == "matched-blocks") {
-      struct Block {
-        const Regime* regime;
-        int repeat;
-      };
-      std::vector<Block> blocks;
-      for (const auto& g : c.regimes)
-        for (int r = 1; r <= s.strata.at(vm).at(g.name); ++r) blocks.push_back({&g, r});
-      seeded_shuffle(blocks, rng);
-      for (const auto& t : blocks) {
-        std::vector<const Arm*> arms;
-        for (const auto& a : c.arms) arms.push_back(&a);
-        seeded_shuffle(arms, rng);
-        const std::string tid = vm + "/" + t.regime->name + "/" + std::to_string(t.repeat);
-        for (const Arm* arm : arms) {
-          ScheduledCase k;
-          k.case_id = c.name + "-" + vm + "-" + t.regime->name + "-r" + std::to_string(t.repeat) + "-" + arm->name;
-          k.vm = vm;
-          k.regime = t.regime->name;
-          k.repeat = t.repeat;
-          k.triplet_id = tid;
-          k.configuration = arm->name;
-          if (takes_design_dose(*arm)) k.dose_bytes = dose_bytes;
-          k.spec = case_spec(c, k.case_id, vm, *t.regime, t.repeat, k.triplet_id, *arm, k.dose_bytes);
-          seq.push_back(std::move(k));
-        }
-      }
-    } else if (c.design == "ab-pairs") {
-      // Blocks (regime, repeat, configuration) in seeded order; within each block the pair
-      // (one case per variant). The pair shares the workload seed (case_spec: it depends on
-      // vm, regime and repeat only). Variant order is counterbalanced per VM (ours): half the
-      // pairs run the baseline first, which ones the seed decides (with an odd count the
-      // last half-pair is a seeded coin flip). Independent coin flips per pair put one
-      // variant first in every pair of a 6-pair VM 1 time in 32, so drift along the run
-      // would fall on one variant only.
-      struct Block {
-        const Regime* regime;
-        int repeat;
-        const Arm* arm;
-      };
-      std::vector<Block> blocks;
-      for (const auto& g : c.regimes)
-        for (int r = 1; r <= c.repeats; ++r)
-          for (const auto& a : c.arms) blocks.push_back({&g, r, &a});
-      seeded_shuffle(blocks, rng);
-      std::vector<int> baseline_first(blocks.size());
-      for (std::size_t i = 0; i < baseline_first.size(); ++i) baseline_first[i] = i % 2 == 0;
-      if (baseline_first.size() % 2) baseline_first.back() = boost::random::uniform_int_distribution<int>(0, 1)(rng);
-      seeded_shuffle(baseline_first, rng);
-      for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-        const Block& b = blocks[bi];
-        std::vector<const Variant*> order{&c.variants.at(0), &c.variants.at(1)};  // baseline, candidate
-        if (!baseline_first[bi]) std::swap(order[0], order[1]);
-        const std::string stem = vm + "/" + b.regime->name + "/" + std::to_string(b.repeat);
-        const std::string pair_id = stem + "/" + b.arm->name;
-        for (const Variant* v : order) {
-          ScheduledCase k;
-          k.case_id = c.name + "-" + vm + "-" + b.regime->name + "-r" + std::to_string(b.repeat) + "-" +
-                      b.arm->name + "-" + v->name;
-          k.vm = vm;
-          k.regime = b.regime->name;
-          k.repeat = b.repeat;
-          k.triplet_id = stem + "/" + v->name;  // each variant's cases form their own triplets
-          k.configuration = b.arm->name;
-          if (takes_design_dose(*b.arm)) k.dose_bytes = dose_bytes;
-          k.spec = case_spec(c, k.case_id, vm, *b.regime, b.repeat, k.triplet_id, *b.arm, k.dose_bytes, v,
-                             pair_id);
-          seq.push_back(std::move(k));
-        }
-      }
-    } else {  // pilot dose-finding: the study's bounded-reclaim only, each dose x regime x repeat
-      const Arm& arm = c.arms.at(0);
-      for (const auto& g : c.regimes)
-        for (auto dose : c.pilot_doses_mib)
-          for (int r = 1; r <= c.repeats; ++r) {
-            ScheduledCase k;
-            k.case_id = c.name + "-" + vm + "-" + g.name + "-r" + std::to_string(r) + "-d" + std::to_string(dose) +
-                        "M-" + arm.name;
-            k.vm = vm;
-            k.regime = g.name;
-            k.repeat = r;
-            k.configuration = arm.name;
-            k.dose_bytes = dose * kMiB;
-            k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, arm, k.dose_bytes);
-            seq.push_back(std::move(k));
-          }
-      seeded_shuffle(seq, rng);
+  return seq;
+}
+
+/// For each of `n` pairs, whether the baseline runs first (the counterbalancing of pair_cases).
+std::vector<int> baseline_first_order(std::size_t n, boost::random::mt19937_64& rng) {
+  std::vector<int> baseline_first(n);
+  for (std::size_t i = 0; i < baseline_first.size(); ++i) baseline_first[i] = i % 2 == 0;
+  if (baseline_first.size() % 2) baseline_first.back() = boost::random::uniform_int_distribution<int>(0, 1)(rng);
+  seeded_shuffle(baseline_first, rng);
+  return baseline_first;
+}
+
+/// One VM's cases of ab-pairs.
+/// Blocks (regime, repeat, configuration) in seeded order; within each block the pair
+/// (one case per variant). The pair shares the workload seed (case_spec: it depends on
+/// vm, regime and repeat only). Variant order is counterbalanced per VM (ours): half the
+/// pairs run the baseline first, which ones the seed decides (with an odd count the
+/// last half-pair is a seeded coin flip). Independent coin flips per pair put one
+/// variant first in every pair of a 6-pair VM 1 time in 32, so drift along the run
+/// would fall on one variant only.
+std::vector<ScheduledCase> pair_cases(const Campaign& c, const std::string& vm, std::optional<std::int64_t> dose_bytes,
+                                      boost::random::mt19937_64& rng) {
+  struct Block {
+    const Regime* regime;
+    int repeat;
+    const Arm* arm;
+  };
+  std::vector<Block> blocks;
+  for (const auto& g : c.regimes)
+    for (int r = 1; r <= c.repeats; ++r)
+      for (const auto& a : c.arms) blocks.push_back({&g, r, &a});
+  seeded_shuffle(blocks, rng);
+  const std::vector<int> baseline_first = baseline_first_order(blocks.size(), rng);
+  std::vector<ScheduledCase> seq;
+  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& b = blocks[bi];
+    std::vector<const Variant*> order{&c.variants.at(0), &c.variants.at(1)};  // baseline, candidate
+    if (!baseline_first[bi]) std::swap(order[0], order[1]);
+    const std::string stem = vm + "/" + b.regime->name + "/" + std::to_string(b.repeat);
+    const std::string pair_id = stem + "/" + b.arm->name;
+    for (const Variant* v : order) {
+      ScheduledCase k;
+      k.case_id = c.name + "-" + vm + "-" + b.regime->name + "-r" + std::to_string(b.repeat) + "-" + b.arm->name +
+                  "-" + v->name;
+      k.vm = vm;
+      k.regime = b.regime->name;
+      k.repeat = b.repeat;
+      k.triplet_id = stem + "/" + v->name;  // each variant's cases form their own triplets
+      k.configuration = b.arm->name;
+      if (takes_design_dose(*b.arm)) k.dose_bytes = dose_bytes;
+      k.spec = case_spec(c, k.case_id, vm, *b.regime, b.repeat, k.triplet_id, *b.arm, k.dose_bytes, v, pair_id);
+      seq.push_back(std::move(k));
     }
-    per_vm.push_back(std::move(seq));
   }
-  // Global ordinal: VM-interleaved (position-major), so ordinals reflect wall-clock order
-  // when the VMs run in parallel.
+  return seq;
+}
+
+/// One VM's cases of the pilot (dose-finding): the study's bounded-reclaim only, each
+/// dose x regime x repeat, in seeded order.
+std::vector<ScheduledCase> pilot_cases(const Campaign& c, const std::string& vm, boost::random::mt19937_64& rng) {
+  std::vector<ScheduledCase> seq;
+  const Arm& arm = c.arms.at(0);
+  for (const auto& g : c.regimes)
+    for (auto dose : c.pilot_doses_mib)
+      for (int r = 1; r <= c.repeats; ++r) {
+        ScheduledCase k;
+        k.case_id = c.name + "-" + vm + "-" + g.name + "-r" + std::to_string(r) + "-d" + std::to_string(dose) + "M-" +
+                    arm.name;
+        k.vm = vm;
+        k.regime = g.name;
+        k.repeat = r;
+        k.configuration = arm.name;
+        k.dose_bytes = dose * kMiB;
+        k.spec = case_spec(c, k.case_id, vm, g, r, std::nullopt, arm, k.dose_bytes);
+        seq.push_back(std::move(k));
+      }
+  seeded_shuffle(seq, rng);
+  return seq;
+}
+
+/// Appends the VMs' sequences to s.cases VM-interleaved (position-major), so ordinals
+/// reflect wall-clock order when the VMs run in parallel.
+void interleave(std::vector<std::vector<ScheduledCase>>& per_vm, Schedule& s) {
   std::size_t longest = 0;
   for (const auto& v : per_vm) longest = std::max(longest, v.size());
   for (std::size_t pos = 0; pos < longest; ++pos)
@@ -242,7 +264,37 @@ Schedule plan(const Campaign& c) {
         v[pos].ordinal = static_cast<int>(s.cases.size());
         s.cases.push_back(v[pos]);
       }
+}
 
+/// The plan's "regression" member (ab-pairs): alpha and tolerances, and the sequential
+/// check's settings when declared.
+nlohmann::json regression_json(const Campaign& c) {
+  nlohmann::json tol = nlohmann::json::object();
+  for (const auto& t : c.tolerances)
+    tol[t.metric] = {{"max_ratio", t.max_ratio ? nlohmann::json(*t.max_ratio) : nlohmann::json(nullptr)},
+                     {"min_ratio", t.min_ratio ? nlohmann::json(*t.min_ratio) : nlohmann::json(nullptr)}};
+  return {{"alpha", c.regression_alpha}, {"tolerances", tol}};
+}
+
+/// The plan's "dose_from_pilot" member: the pilot DB's hash and dose, and what was declared.
+nlohmann::json dose_from_pilot_json(const Campaign& c, const PilotDose& pilot, const PilotMatch& match) {
+  nlohmann::json j = {{"pilot_db_sha256", pilot.sha256_hex}, {"dose_bytes", pilot.dose_bytes}};
+  // Only when declared (harness plan --pipeline-test-dose): other plans keep their hash.
+  if (c.dose_pipeline_test) j["pipeline_test"] = {{"declared", true}, {"pilot_accelerators", pilot.accelerators}};
+  // Declared differences from the pilot (design.dose_mib.accept_differences), only when some
+  // exist: plans of a pilot that matches keep their hash.
+  if (!match.accepted.empty()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& d : match.accepted) a.push_back({{"setting", d.path}, {"pilot", d.theirs}, {"campaign", d.ours}});
+    j["accepted_differences"] = a;
+  }
+  if (match.pilot_rule_dose_bytes) j["pilot_rule_dose_bytes"] = *match.pilot_rule_dose_bytes;
+  return j;
+}
+
+/// The canonical plan document (its dump is what the SHA-256 covers). Members other than
+/// the first ones are added only when used, so that older plans keep their hash.
+nlohmann::json plan_document(const Campaign& c, const Schedule& s, const PlannedDose& dose) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& k : s.cases) rows.push_back(row_json(k));
   nlohmann::json doc = {
@@ -269,32 +321,41 @@ Schedule plan(const Campaign& c) {
     doc["allocation"] = s.strata;
   }
   if (c.design == "ab-pairs") {
-    nlohmann::json tol = nlohmann::json::object();
-    for (const auto& t : c.tolerances)
-      tol[t.metric] = {{"max_ratio", t.max_ratio ? nlohmann::json(*t.max_ratio) : nlohmann::json(nullptr)},
-                       {"min_ratio", t.min_ratio ? nlohmann::json(*t.min_ratio) : nlohmann::json(nullptr)}};
-    doc["regression"] = {{"alpha", c.regression_alpha}, {"tolerances", tol}};
+    doc["regression"] = regression_json(c);
     // Only for `harness check --until-decided` (check_sequential.hpp): other plans keep their hash.
     if (c.sequential)
       doc["sequential"] = {{"max_pairs", c.sequential->max_pairs},
                            {"first_repeats", c.sequential->first_repeats},
                            {"cap_repeats", c.sequential->cap_repeats}};
   }
-  if (pilot) {
-    doc["dose_from_pilot"] = {{"pilot_db_sha256", pilot->sha256_hex}, {"dose_bytes", pilot->dose_bytes}};
-    // Only when declared (harness plan --pipeline-test-dose): other plans keep their hash.
-    if (c.dose_pipeline_test)
-      doc["dose_from_pilot"]["pipeline_test"] = {{"declared", true}, {"pilot_accelerators", pilot->accelerators}};
-    // Declared differences from the pilot (design.dose_mib.accept_differences), only when some
-    // exist: plans of a pilot that matches keep their hash.
-    if (!match.accepted.empty()) {
-      nlohmann::json a = nlohmann::json::array();
-      for (const auto& d : match.accepted) a.push_back({{"setting", d.path}, {"pilot", d.theirs}, {"campaign", d.ours}});
-      doc["dose_from_pilot"]["accepted_differences"] = a;
-    }
-    if (match.pilot_rule_dose_bytes) doc["dose_from_pilot"]["pilot_rule_dose_bytes"] = *match.pilot_rule_dose_bytes;
+  if (dose.pilot) doc["dose_from_pilot"] = dose_from_pilot_json(c, *dose.pilot, dose.match);
+  return doc;
+}
+
+}  // namespace
+
+Schedule plan(const Campaign& c) {
+  Schedule s;
+  s.campaign = c.name;
+  s.seed = c.seed;
+  const PlannedDose dose = resolve_design_dose(c);
+  std::vector<std::string> regime_names;
+  for (const auto& g : c.regimes) regime_names.push_back(g.name);
+  s.strata = c.triplets_per_regime > 0
+                 ? balanced_allocation(c.seed, c.vms, regime_names, c.triplets_per_regime)
+                 : uniform_allocation(c.vms, regime_names, c.repeats);
+  std::vector<std::vector<ScheduledCase>> per_vm;
+  for (const auto& vm : c.vms) {
+    boost::random::mt19937_64 rng(fnv1a(c.seed, vm));
+    if (c.design == "matched-triplets" || c.design == "matched-blocks")
+      per_vm.push_back(matched_cases(c, vm, s.strata, dose.bytes, rng));
+    else if (c.design == "ab-pairs")
+      per_vm.push_back(pair_cases(c, vm, dose.bytes, rng));
+    else
+      per_vm.push_back(pilot_cases(c, vm, rng));
   }
-  s.json_text = doc.dump();
+  interleave(per_vm, s);
+  s.json_text = plan_document(c, s, dose).dump();
   s.sha256_hex = harness::digest::sha256_hex(s.json_text);
   return s;
 }

@@ -83,156 +83,198 @@ std::string progress_lines(results::Db& db, std::int64_t now) {
   return out;
 }
 
+namespace {
+
+/// `header` and then `lines`, or "" when there are no lines.
+std::string with_header(const std::string& header, const std::vector<std::string>& lines) {
+  std::string out = lines.empty() ? "" : header;
+  for (const auto& l : lines) out += l;
+  return out;
+}
+
+/// The campaign's name and schedule SHA-256 (campaign_meta).
+std::string identity_lines(results::Db& db) {
+  std::string out;
+  results::Stmt q(db, "SELECT key, value FROM campaign_meta WHERE key IN ('name','schedule_sha256') ORDER BY key");
+  while (q.step()) out += fmt::format("{}: {}\n", q.text(0), q.text(1));
+  return out;
+}
+
+/// Cases per state and attempts counted as the report counts them (analysis/attempts_audit.hpp):
+/// finished runs; in-flight rows, interrupted runs and operator actions apart.
+std::string count_lines(results::Db& db, const std::vector<analysis::AttemptRow>& attempts) {
+  const auto n = analysis::count_attempts(attempts);
+  results::Stmt q(db,
+                  "SELECT count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
+                  "sum(state=?4) FROM schedule");
+  bind_states(q);
+  q.step();
+  return fmt::format(
+      "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts ({} reruns), {} in "
+      "flight, {} interrupted before reaching an agent, {} operator actions\n",
+      q.int64(0), q.opt_int64(1).value_or(0), q.opt_int64(4).value_or(0), q.opt_int64(2).value_or(0),
+      q.opt_int64(3).value_or(0), n.attempts, n.reruns, n.in_flight, n.interrupted, n.operator_actions);
+}
+
+/// Cases per state of each VM.
+std::string per_vm_lines(results::Db& db) {
+  std::string out;
+  results::Stmt q(db,
+                  "SELECT vm, count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
+                  "sum(state=?4) FROM schedule GROUP BY vm ORDER BY vm");
+  bind_states(q);
+  while (q.step())
+    out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0), q.int64(1),
+                       q.int64(2), q.int64(5), q.int64(3), q.int64(4));
+  return out;
+}
+
+/// VMs an agent marked unusable after an unclean restoration (runner.hpp RunSummary::unusable).
+std::string unusable_lines(results::Db& db) {
+  std::string out;
+  results::Stmt q(db, "SELECT substr(key, 10), value FROM campaign_meta WHERE key LIKE 'unusable:%' ORDER BY key");
+  while (q.step()) out += fmt::format("  {} UNUSABLE: {}\n", q.text(0), q.text(1));
+  return out;
+}
+
+/// Lost after the pressure phase started: outcomes, never rerun (PROTOCOL.md).
+std::string lost_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT s.case_id, c.outcome_json FROM schedule s LEFT JOIN cases c ON c.case_id = s.case_id "
+                  "WHERE s.state = ?1 ORDER BY s.ordinal");
+  q.bind(1, kLostStatus);
+  std::vector<std::string> lines;
+  while (q.step()) {
+    const auto j = harness::json::parse_or_discarded(q.opt_text(1).value_or("{}"));
+    const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
+    lines.push_back(fmt::format("  {} (phase {}): {}\n", q.text(0),
+                                lost.contains("phase") && lost["phase"].is_string() ? lost["phase"].get<std::string>()
+                                                                                    : std::string("never seen"),
+                                lost.contains("reason") && lost["reason"].is_string()
+                                    ? lost["reason"].get<std::string>()
+                                    : std::string()));
+  }
+  return with_header("lost (kept as outcomes; only if the infrastructure decided one: `harness mark-infra DB CASE --reason "
+                "TEXT --override-outcome`, audited and reported):\n",
+                lines);
+}
+
+/// Attempts in flight: a runner is running, or was interrupted (the next run takes them over).
+std::string in_flight_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT case_id, attempt, json_extract(detail_json, '$.phase'), "
+                  "json_extract(detail_json, '$.runner_pid') FROM attempts WHERE status = ?1 "
+                  "ORDER BY case_id");
+  q.bind(1, kInflightStatus);
+  std::vector<std::string> lines;
+  while (q.step())
+    lines.push_back(fmt::format("  {} (attempt {}, phase {}, runner pid {})\n", q.text(0), q.int64(1),
+                                q.opt_text(2).value_or("not seen"), q.opt_text(3).value_or("?")));
+  return with_header("in flight (a runner is running, or was interrupted: `harness run` takes these over):\n", lines);
+}
+
+/// Attempts taken over from an interrupted runner (audit trail).
+std::string takeover_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT case_id, attempt, status, json_array_length(detail_json, '$.takeovers') FROM attempts "
+                  "WHERE kind = 'adopted' AND status != ?1 ORDER BY case_id");
+  q.bind(1, kInflightStatus);
+  std::vector<std::string> lines;
+  while (q.step())
+    lines.push_back(fmt::format("  {} (attempt {}): {}, {} takeover(s)\n", q.text(0), q.int64(1), q.text(2),
+                                q.opt_int64(3).value_or(0)));
+  return with_header("taken over after the runner was interrupted:\n", lines);
+}
+
+/// Operator retry-budget resets (audit trail).
+std::string reset_infra_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT case_id, attempt, json_extract(detail_json, '$.operator'), "
+                  "json_extract(detail_json, '$.reason') FROM attempts WHERE kind = 'reset-infra' "
+                  "ORDER BY ended_unix_ns, case_id");
+  std::vector<std::string> lines;
+  while (q.step())
+    lines.push_back(fmt::format("  {} (attempt {}): by {}: {}\n", q.text(0), q.int64(1), q.opt_text(2).value_or("?"),
+                                q.opt_text(3).value_or("")));
+  return with_header("reset-infra (operator restarted the retry budget):\n", lines);
+}
+
+/// Operator reclassifications (audit trail).
+std::string mark_infra_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT case_id, attempt, detail_json FROM attempts WHERE kind = 'mark-infra' "
+                  "ORDER BY ended_unix_ns, case_id");
+  std::vector<std::string> lines;
+  while (q.step()) {
+    const auto j = harness::json::parse_or_discarded(q.opt_text(2).value_or("{}"));
+    auto str = [&](const char* k) {
+      return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
+    };
+    const bool overridden = str("previous_status") == "completed" || str("previous_status") == "lost";
+    lines.push_back(fmt::format("  {} (attempt {}): was {}{}, by {}: {}\n", q.text(0), q.int64(1),
+                                str("previous_status"), overridden ? " (outcome overridden)" : "", str("operator"),
+                                str("reason")));
+  }
+  return with_header("mark-infra (operator reclassified as infra_failed):\n", lines);
+}
+
+/// Cases whose retry budget ran out: their attempts and the last attempt's error.
+std::string infra_failed_lines(results::Db& db, const std::vector<analysis::AttemptRow>& attempts) {
+  results::Stmt q(db,
+                  "SELECT s.case_id, "
+                  "(SELECT error FROM attempts a WHERE a.case_id = s.case_id ORDER BY attempt DESC LIMIT 1) "
+                  "FROM schedule s WHERE s.state = ?1 ORDER BY s.ordinal");
+  q.bind(1, kInfraFailedStatus);
+  std::vector<std::string> lines;
+  while (q.step()) {
+    std::vector<analysis::AttemptRow> mine;
+    for (const auto& a : attempts)
+      if (a.case_id == q.text(0)) mine.push_back(a);
+    lines.push_back(fmt::format("  {} ({} attempts): {}\n", q.text(0), analysis::count_attempts(mine).attempts,
+                                q.opt_text(1).value_or("")));
+  }
+  return with_header("infra_failed:\n", lines);
+}
+
+/// The first five pending cases in schedule order.
+std::string next_pending_lines(results::Db& db) {
+  results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = ?1 ORDER BY ordinal LIMIT 5");
+  q.bind(1, kPendingState);
+  std::vector<std::string> lines;
+  while (q.step()) lines.push_back("  " + q.text(0) + "\n");
+  return with_header("next pending:\n", lines);
+}
+
+/// Outcomes that are kept as they are (study): OOM and failed/partial reclaim.
+std::string kept_outcome_lines(results::Db& db) {
+  results::Stmt q(db,
+                  "SELECT (SELECT count(DISTINCT case_id) FROM telemetry WHERE coalesce(bg_oom_kill,0) + "
+                  "coalesce(fg_oom_kill,0) > 0), (SELECT count(*) FROM reclaim_actions WHERE write_errno != 0)");
+  q.step();
+  return fmt::format("completed outcomes kept: {} case(s) with OOM kills, {} reclaim write(s) with errno != 0\n",
+                     q.int64(0), q.int64(1));
+}
+
+}  // namespace
+
 std::string status_report(results::Db& db, std::int64_t now_unix_ns) {
   if (now_unix_ns == 0)
     now_unix_ns = unix_now_ns();
-  std::string out;
   const auto attempts = analysis::load_attempts(db);
-  {
-    results::Stmt q(db, "SELECT key, value FROM campaign_meta WHERE key IN ('name','schedule_sha256') ORDER BY key");
-    while (q.step()) out += fmt::format("{}: {}\n", q.text(0), q.text(1));
-  }
-  {
-    // Attempts counted as the report counts them (analysis/attempts_audit.hpp): finished runs;
-    // in-flight rows, interrupted runs and operator actions apart.
-    const auto n = analysis::count_attempts(attempts);
-    results::Stmt q(db,
-                    "SELECT count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
-                    "sum(state=?4) FROM schedule");
-    bind_states(q);
-    q.step();
-    out += fmt::format(
-        "cases: {} planned, {} completed, {} lost, {} infra_failed, {} pending; {} attempts ({} reruns), {} in "
-        "flight, {} interrupted before reaching an agent, {} operator actions\n",
-        q.int64(0), q.opt_int64(1).value_or(0), q.opt_int64(4).value_or(0), q.opt_int64(2).value_or(0),
-        q.opt_int64(3).value_or(0), n.attempts, n.reruns, n.in_flight, n.interrupted, n.operator_actions);
-  }
-  {
-    results::Stmt q(db,
-                    "SELECT vm, count(*), sum(state=?1), sum(state=?2), sum(state=?3), "
-                    "sum(state=?4) FROM schedule GROUP BY vm ORDER BY vm");
-    bind_states(q);
-    while (q.step())
-      out += fmt::format("  {}: {} planned, {} completed, {} lost, {} infra_failed, {} pending\n", q.text(0),
-                         q.int64(1), q.int64(2), q.int64(5), q.int64(3), q.int64(4));
-  }
+  // One step after the other (the order of the report), not one expression: each reads the DB.
+  std::string out = identity_lines(db);
+  out += count_lines(db, attempts);
+  out += per_vm_lines(db);
   out += progress_lines(db, now_unix_ns);
-  {  // VMs an agent marked unusable after an unclean restoration (runner.hpp RunSummary::unusable).
-    results::Stmt q(db, "SELECT substr(key, 10), value FROM campaign_meta WHERE key LIKE 'unusable:%' ORDER BY key");
-    while (q.step()) out += fmt::format("  {} UNUSABLE: {}\n", q.text(0), q.text(1));
-  }
-  {  // Lost after the pressure phase started: outcomes, never rerun (PROTOCOL.md).
-    results::Stmt q(db,
-                    "SELECT s.case_id, c.outcome_json FROM schedule s LEFT JOIN cases c ON c.case_id = s.case_id "
-                    "WHERE s.state = ?1 ORDER BY s.ordinal");
-    q.bind(1, kLostStatus);
-    bool any = false;
-    while (q.step()) {
-      if (!any)
-        out += "lost (kept as outcomes; only if the infrastructure decided one: `harness mark-infra DB CASE --reason "
-               "TEXT --override-outcome`, audited and reported):\n";
-      any = true;
-      const auto j = harness::json::parse_or_discarded(q.opt_text(1).value_or("{}"));
-      const auto lost = j.is_object() && j.contains("lost") ? j["lost"] : nlohmann::json::object();
-      out += fmt::format("  {} (phase {}): {}\n", q.text(0),
-                         lost.contains("phase") && lost["phase"].is_string() ? lost["phase"].get<std::string>()
-                                                                             : std::string("never seen"),
-                         lost.contains("reason") && lost["reason"].is_string() ? lost["reason"].get<std::string>()
-                                                                               : std::string());
-    }
-  }
-  {  // Attempts in flight: a runner is running, or was interrupted (the next run takes them over).
-    results::Stmt q(db,
-                    "SELECT case_id, attempt, json_extract(detail_json, '$.phase'), "
-                    "json_extract(detail_json, '$.runner_pid') FROM attempts WHERE status = ?1 "
-                    "ORDER BY case_id");
-    q.bind(1, kInflightStatus);
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "in flight (a runner is running, or was interrupted: `harness run` takes these over):\n";
-      any = true;
-      out += fmt::format("  {} (attempt {}, phase {}, runner pid {})\n", q.text(0), q.int64(1),
-                         q.opt_text(2).value_or("not seen"), q.opt_text(3).value_or("?"));
-    }
-  }
-  {  // Attempts taken over from an interrupted runner (audit trail).
-    results::Stmt q(db,
-                    "SELECT case_id, attempt, status, json_array_length(detail_json, '$.takeovers') FROM attempts "
-                    "WHERE kind = 'adopted' AND status != ?1 ORDER BY case_id");
-    q.bind(1, kInflightStatus);
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "taken over after the runner was interrupted:\n";
-      any = true;
-      out += fmt::format("  {} (attempt {}): {}, {} takeover(s)\n", q.text(0), q.int64(1), q.text(2),
-                         q.opt_int64(3).value_or(0));
-    }
-  }
-  {  // Operator retry-budget resets (audit trail).
-    results::Stmt q(db,
-                    "SELECT case_id, attempt, json_extract(detail_json, '$.operator'), "
-                    "json_extract(detail_json, '$.reason') FROM attempts WHERE kind = 'reset-infra' "
-                    "ORDER BY ended_unix_ns, case_id");
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "reset-infra (operator restarted the retry budget):\n";
-      any = true;
-      out += fmt::format("  {} (attempt {}): by {}: {}\n", q.text(0), q.int64(1), q.opt_text(2).value_or("?"),
-                         q.opt_text(3).value_or(""));
-    }
-  }
-  {  // Operator reclassifications (audit trail).
-    results::Stmt q(db,
-                    "SELECT case_id, attempt, detail_json FROM attempts WHERE kind = 'mark-infra' "
-                    "ORDER BY ended_unix_ns, case_id");
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "mark-infra (operator reclassified as infra_failed):\n";
-      any = true;
-      const auto j = harness::json::parse_or_discarded(q.opt_text(2).value_or("{}"));
-      auto str = [&](const char* k) {
-        return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string("?");
-      };
-      const bool overridden = str("previous_status") == "completed" || str("previous_status") == "lost";
-      out += fmt::format("  {} (attempt {}): was {}{}, by {}: {}\n", q.text(0), q.int64(1), str("previous_status"),
-                         overridden ? " (outcome overridden)" : "", str("operator"), str("reason"));
-    }
-  }
-  {
-    results::Stmt q(db,
-                    "SELECT s.case_id, "
-                    "(SELECT error FROM attempts a WHERE a.case_id = s.case_id ORDER BY attempt DESC LIMIT 1) "
-                    "FROM schedule s WHERE s.state = ?1 ORDER BY s.ordinal");
-    q.bind(1, kInfraFailedStatus);
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "infra_failed:\n";
-      any = true;
-      std::vector<analysis::AttemptRow> mine;
-      for (const auto& a : attempts)
-        if (a.case_id == q.text(0)) mine.push_back(a);
-      out += fmt::format("  {} ({} attempts): {}\n", q.text(0), analysis::count_attempts(mine).attempts,
-                         q.opt_text(1).value_or(""));
-    }
-  }
-  {
-    results::Stmt q(db, "SELECT case_id FROM schedule WHERE state = ?1 ORDER BY ordinal LIMIT 5");
-    q.bind(1, kPendingState);
-    bool any = false;
-    while (q.step()) {
-      if (!any) out += "next pending:\n";
-      any = true;
-      out += "  " + q.text(0) + "\n";
-    }
-  }
-  {  // Outcomes that are kept as they are (study): OOM and failed/partial reclaim.
-    results::Stmt q(db,
-                    "SELECT (SELECT count(DISTINCT case_id) FROM telemetry WHERE coalesce(bg_oom_kill,0) + "
-                    "coalesce(fg_oom_kill,0) > 0), (SELECT count(*) FROM reclaim_actions WHERE write_errno != 0)");
-    q.step();
-    out += fmt::format("completed outcomes kept: {} case(s) with OOM kills, {} reclaim write(s) with errno != 0\n",
-                       q.int64(0), q.int64(1));
-  }
+  out += unusable_lines(db);
+  out += lost_lines(db);
+  out += in_flight_lines(db);
+  out += takeover_lines(db);
+  out += reset_infra_lines(db);
+  out += mark_infra_lines(db);
+  out += infra_failed_lines(db, attempts);
+  out += next_pending_lines(db);
+  out += kept_outcome_lines(db);
   return out;
 }
 

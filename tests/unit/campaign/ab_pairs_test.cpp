@@ -15,6 +15,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "test_files.hpp"
 
@@ -233,6 +235,19 @@ TEST(AbPairsYaml, KernelImageDirIsRelativeToTheFileAndNeedsAManifest) {
     EXPECT_THAT(e.what(), HasSubstr("images/next' holds no manifest.json"));
   }
   std::filesystem::create_directories(d / "images/next");
+  // A manifest that is not JSON, or names no kernel release, is not an image's either.
+  for (const auto& [manifest, says] : std::vector<std::pair<std::string, std::string>>{
+           {"{not json", "images/next/manifest.json: "}, {R"({"sha256": "x"})", "manifest.json names no kernel_release"}}) {
+    testfiles::write(d / "images/next/manifest.json", manifest);
+    try {
+      hc::load_campaign(d / "ab.yaml");
+      ADD_FAILURE() << "accepted manifest " << manifest;
+    } catch (const hc::CampaignError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("ab.yaml:" + std::to_string(line_of("    sysfs:") + 1) + ":"));
+      EXPECT_THAT(e.what(), HasSubstr("field variants.candidate.kernel.image_dir: "));
+      EXPECT_THAT(e.what(), HasSubstr(says));
+    }
+  }
   testfiles::write(d / "images/next/manifest.json", R"({"kernel_release": "6.12.9-next", "sha256": "x"})");
   try {
     hc::load_campaign(d / "ab.yaml");

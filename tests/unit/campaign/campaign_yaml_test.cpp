@@ -481,3 +481,47 @@ TEST(CampaignErrors, BootstrapReplicatesBelowWhatTheIntervalsNeedIsRefused) {
   EXPECT_THAT(e, HasSubstr("at least 1600"));
   EXPECT_EQ(error_of("bootstrap_replicates: 10000", "bootstrap_replicates: 1600", "confirmatory.yaml"), "(accepted)");
 }
+
+// One error of each section reader the other tests leave out (campaign_yaml_sections.hpp),
+// each naming its field and place, and the first section in the file's reading order wins
+// when two are broken.
+TEST(CampaignErrors, EverySectionReaderNamesItsField) {
+  struct Case {
+    const char *from, *to, *base, *expected;
+  };
+  const Case cases[] = {
+      {"kind: smoke", "kind: nightly", "smoke.yaml", "field kind: 'nightly' is not one of smoke, ci, pilot, confirmatory"},
+      {"memory_mib: 1024", "memory_mib: 256", "smoke.yaml", "field cgroups.bg_memory_max_mib: must be below vm.memory_mib"},
+      {"priority: 10}", "priority: 100}", "smoke.yaml",
+       "field backend.swapfile.priority: must be below zram.priority (the swapfile is the low-priority spill device"},
+      {"active_set_mib: 128", "active_set_mib: 700", "smoke.yaml", "field pressure.active_set_mib: must be <= allocation_mib"},
+      {"  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n",
+       "  - {name: fast-structured, rate_mib_s: 64, contents: structured}\n"
+       "  - {name: fast-structured, rate_mib_s: 8, contents: random}\n",
+       "smoke.yaml", "field regimes[1].name: duplicate regime 'fast-structured'"},
+      {"kind: matched-triplets", "kind: crossover", "smoke.yaml",
+       "field design.kind: 'crossover' is not one of matched-triplets, matched-blocks, pilot, ab-pairs"},
+      {"max_infra_retries: 1", "max_infra_retries: -1", "smoke.yaml", "field runner.max_infra_retries: must be >= 0"},
+      {"doses_mib: [16, 32, 64, 96]", "doses_mib: [16, 32, 16]", "pilot.yaml", "field design.doses_mib[2]: duplicate dose"},
+      {"doses_mib: [16, 32, 64, 96]", "doses_mib: [16, 900]", "pilot.yaml",
+       "field design.doses_mib[1]: must be > 0 and below cgroups.bg_memory_max_mib"},
+      {"{kind: trigger_within_s, max: 25}", "{kind: within_s, max: 25}", "ci-regression.yaml",
+       "field assertions[2].kind: 'within_s' is not one of all_cases_completed, reclaim_achieved_ratio, "
+       "reclaim_duration_s, trigger_within_s, restoration_clean, no_foreground_oom, canary_p99_ms"},
+  };
+  for (const auto& c : cases) {
+    const auto e = error_of(c.from, c.to, c.base);
+    EXPECT_THAT(e, HasSubstr(c.expected)) << c.from << " -> " << c.to;
+    EXPECT_THAT(e, ::testing::MatchesRegex("broken\\.yaml:[0-9]+:[0-9]+: field .*")) << e;
+  }
+  // Two broken sections: the one read first (trigger before design) is the one reported.
+  std::string text = read(campaign_path("smoke.yaml"));
+  text.replace(text.find("window_ms: 1000"), 15, "window_ms: 0");
+  text.replace(text.find("kind: matched-triplets"), 22, "kind: crossover");
+  try {
+    hc::parse_campaign(text, "broken.yaml");
+    ADD_FAILURE() << "accepted";
+  } catch (const hc::CampaignError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("field trigger.window_ms: must be > 0"));
+  }
+}

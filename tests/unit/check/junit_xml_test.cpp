@@ -162,3 +162,134 @@ TEST(JUnitXml, ColourisedConsoleErrorOfAnAttemptParsesAsXml10) {
   EXPECT_EQ(j["failures"][0],
             attr("c1: lost: agent lost: guest console said [FAILED] Failed to start\\x00 \\xff\\xfe swap\r\n"));
 }
+
+// The whole document byte for byte: the counts, and one testcase of each sort (a passing and a
+// failing assertion, a metric of each verdict, an extra case with a failure and one in error),
+// each with the provenance properties.
+TEST(JUnitXml, WholeDocumentOfEverySortOfTestcase) {
+  const test_support::TempDir d("junit-xml-test");
+  results::Provenance prov;
+  prov.build.version = "0.1.0";
+  prov.build.source_commit = "abc";
+  prov.build.source_dirty = true;
+  prov.command_line = "harness check x";
+  prov.generated_utc = "2026-12-01T00:00:00Z";
+  hc::AssertionResult ok;
+  ok.name = "restoration_clean";
+  ok.passed = true;
+  ok.cases_checked = 1;
+  ok.measured.push_back({"c1", "restoration_clean", 1.0, "clean", true, "c1: restoration clean"});
+  hc::CaseRun run;
+  run.case_id = "c1";
+  run.kernel_release = "6.1.0";
+  run.accelerator = "kvm";
+  run.started_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
+  run.ended_unix_ns = 1'767'225'660'000'000'000;
+  run.attempt = 1;
+  ok.runs.push_back(run);
+  hc::AssertionResult bad;
+  bad.name = "canary_p99_ms <= 50";
+  bad.cases_checked = 1;
+  bad.failures = {"c2: compute p99 80.00 ms", "c2: no sqlite requests"};
+  bad.measured.push_back({"c2", "compute_p99_ms", 80.0, "ms", false, "c2: compute p99 80.00 ms"});
+  bad.measured.push_back({"c2", "sqlite_p99_ms", std::nullopt, "ms", false, "c2: no sqlite requests"});
+  std::vector<analysis::MetricComparison> metrics(4);
+  metrics[0].metric = "sqlite_p99";
+  metrics[0].unit = "ms";
+  metrics[0].pairs = 6;
+  metrics[0].strata = 2;
+  metrics[0].baseline_mean = 10;
+  metrics[0].candidate_mean = 13.5;
+  metrics[0].ratio = 1.35;
+  metrics[0].lower = 1.2;
+  metrics[0].upper = 1.5;
+  metrics[0].level = 0.995;
+  metrics[0].max_ratio = 1.1;
+  metrics[0].verdict = "regression";
+  metrics[0].detail = "ratio 1.35 beyond 1.1";
+  metrics[1].metric = "compute_p99";
+  metrics[1].unit = "ms";
+  metrics[1].verdict = "no data";
+  metrics[1].detail = "no pairs";
+  metrics[2].metric = "reclaim_s";
+  metrics[2].unit = "s";
+  metrics[2].level = 0.995;
+  metrics[2].verdict = "inconclusive";
+  metrics[2].detail = "more pairs";
+  metrics[3].metric = "fg_oom";
+  metrics[3].unit = "count";
+  metrics[3].verdict = "ok";
+  metrics[3].detail = "within";
+  std::vector<hc::JUnitExtraCase> extra(2);
+  extra[0] = {"environment", "kernels", {{"baseline", "6.1"}, {"candidate", "6.2"}}, "same kernel\n", "", "differs"};
+  extra[1] = {"environment", "accelerator", {}, "", "no agent", "ignored"};
+  const fs::path xml = d / "j.xml";
+  hc::write_junit(xml.string(), "ci", {ok, bad}, &prov, &metrics, &extra);
+
+  const std::string p =
+      "      <property name=\"harness_version\" value=\"0.1.0\"/>\n"
+      "      <property name=\"harness_commit\" value=\"abc+dirty\"/>\n"
+      "      <property name=\"plan_sha256\" value=\"unknown\"/>\n"
+      "      <property name=\"command_line\" value=\"harness check x\"/>\n";
+  auto prop = [](const std::string& n, const std::string& v) {
+    return "      <property name=\"" + n + "\" value=\"" + v + "\"/>\n";
+  };
+  const std::string expected =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuite name=\"ci\" tests=\"8\" failures=\"3\" errors=\"1\" skipped=\"2\" timestamp=\"2026-12-01T00:00:00Z\">\n"
+      "  <testcase classname=\"ci\" name=\"restoration_clean\">\n    <properties>\n" + p +
+      prop("kernel", "6.1.0") + prop("accelerator", "kvm") + prop("source_commit", "unknown") +
+      prop("first_case_started_utc", "2026-01-01T00:00:00Z") + prop("last_case_ended_utc", "2026-01-01T00:01:00Z") +
+      prop("cases_checked", "1") + prop("c1.restoration_clean", "1 clean") +
+      "    </properties>\n"
+      "    <system-out>1 case(s) checked\nok   c1: restoration clean\n"
+      "     kernel 6.1.0, accelerator kvm, commit unknown, attempt 1, 2026-01-01T00:00:00Z .. 2026-01-01T00:01:00Z\n"
+      "</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci\" name=\"canary_p99_ms &lt;= 50\">\n    <properties>\n" + p +
+      prop("kernel", "unknown") + prop("accelerator", "unknown") + prop("source_commit", "unknown") +
+      prop("first_case_started_utc", "unknown") + prop("last_case_ended_utc", "unknown") + prop("cases_checked", "1") +
+      prop("c2.compute_p99_ms", "80 ms") + prop("c2.sqlite_p99_ms", "not measured") +
+      "    </properties>\n"
+      "    <failure message=\"c2: compute p99 80.00 ms\">c2: compute p99 80.00 ms\nc2: no sqlite requests\n</failure>\n"
+      "    <system-out>1 case(s) checked\nFAIL c2: compute p99 80.00 ms\nFAIL c2: no sqlite requests\n</system-out>\n"
+      "  </testcase>\n"
+      "  <testcase classname=\"ci.regression\" name=\"sqlite_p99\">\n    <properties>\n" + p + prop("unit", "ms") +
+      prop("pairs", "6") + prop("strata", "2") + prop("baseline_mean", "10") + prop("candidate_mean", "13.5") +
+      prop("ratio", "1.35") + prop("lower", "1.2") + prop("upper", "1.5") + prop("level", "0.995") +
+      prop("max_ratio", "1.1") + prop("min_ratio", "none") + prop("verdict", "regression") +
+      "    </properties>\n"
+      "    <failure message=\"sqlite_p99: ratio 1.35 beyond 1.1\">sqlite_p99: ratio 1.35 beyond 1.1</failure>\n"
+      "    <system-out>regression: sqlite_p99: ratio 1.35 beyond 1.1\n</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci.regression\" name=\"compute_p99\">\n    <properties>\n" + p + prop("unit", "ms") +
+      prop("pairs", "0") + prop("strata", "0") + prop("baseline_mean", "none") + prop("candidate_mean", "none") +
+      prop("ratio", "none") + prop("lower", "none") + prop("upper", "none") + prop("level", "0") +
+      prop("max_ratio", "none") + prop("min_ratio", "none") + prop("verdict", "no data") +
+      "    </properties>\n"
+      "    <skipped message=\"compute_p99: no pairs\"/>\n"
+      "    <system-out>no data: compute_p99: no pairs\n</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci.regression\" name=\"reclaim_s\">\n    <properties>\n" + p + prop("unit", "s") +
+      prop("pairs", "0") + prop("strata", "0") + prop("baseline_mean", "none") + prop("candidate_mean", "none") +
+      prop("ratio", "none") + prop("lower", "none") + prop("upper", "none") + prop("level", "0.995") +
+      prop("max_ratio", "none") + prop("min_ratio", "none") + prop("verdict", "inconclusive") +
+      "    </properties>\n"
+      "    <skipped message=\"inconclusive: reclaim_s: more pairs\"/>\n"
+      "    <system-out>inconclusive: reclaim_s: more pairs\n</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci.regression\" name=\"fg_oom\">\n    <properties>\n" + p + prop("unit", "count") +
+      prop("pairs", "0") + prop("strata", "0") + prop("baseline_mean", "none") + prop("candidate_mean", "none") +
+      prop("ratio", "none") + prop("lower", "none") + prop("upper", "none") + prop("level", "0") +
+      prop("max_ratio", "none") + prop("min_ratio", "none") + prop("verdict", "ok") +
+      "    </properties>\n"
+      "    <system-out>ok: fg_oom: within\n</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci.environment\" name=\"kernels\">\n    <properties>\n" + p + prop("baseline", "6.1") +
+      prop("candidate", "6.2") +
+      "    </properties>\n"
+      "    <failure message=\"differs\">differs</failure>\n"
+      "    <system-out>same kernel\n</system-out>\n  </testcase>\n"
+      "  <testcase classname=\"ci.environment\" name=\"accelerator\">\n    <properties>\n" + p +
+      "    </properties>\n"
+      "    <error message=\"no agent\">no agent</error>\n"
+      "    <system-out></system-out>\n  </testcase>\n"
+      "</testsuite>\n";
+  EXPECT_EQ(slurp(xml), expected);
+  EXPECT_EQ(parse_xml(xml).rc, 0);
+}

@@ -22,7 +22,9 @@ def make_tree(d):
         os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
         open(os.path.join(d, rel), "w").close()
     pool = [r for r in check_doc_paths.repo_files(SRC) if r.startswith("harness/pool/") and r.endswith(".cpp")]
-    for rel in ["harness/campaign/campaign_yaml.cpp", "docs/CAMPAIGN.md", "docs/DESIGN.md"] + pool:
+    loader = [r for r in check_doc_paths.repo_files(SRC)
+              if r.startswith("harness/campaign/campaign_yaml") and r.endswith(".cpp")]  # the loader and its section readers
+    for rel in loader + ["docs/CAMPAIGN.md", "docs/DESIGN.md"] + pool:
         os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(SRC, rel), os.path.join(d, rel))
     os.makedirs(os.path.join(d, "harness/case"), exist_ok=True)

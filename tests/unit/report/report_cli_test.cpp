@@ -466,6 +466,11 @@ TEST_F(ReportCli, ArchiveOfAFromPilotPlanHoldsThePilotDbAndChecksIt) {
   EXPECT_EQ(sh("cd " + top.string() + " && sha256sum -c --quiet pilot/pilot.sha256").code, 0);
   EXPECT_EQ(sh("cd " + top.string() + " && sha256sum -c --quiet MANIFEST.sha256").code, 0);
   EXPECT_NE(slurp(top / "MANIFEST.sha256").find("  pilot/campaign.db\n"), std::string::npos);
+  // Where the dose came from, and how to check it.
+  const std::string readme = "The bounded-reclaim dose of this campaign (96 MiB) was chosen at plan time by the pilot "
+                             "rule from the pilot DB\n" + pilot + " (archived here as pilot/campaign.db).\n\n"
+                             "Check it, from the archive's top folder:\n";
+  EXPECT_EQ(slurp(top / "pilot/README.txt").rfind(readme, 0), 0u) << slurp(top / "pilot/README.txt");
   // Table 3 of that pilot DB.
   EXPECT_NE(slurp(top / "pilot/report/report.md").find("Table 3"), std::string::npos);
   // The archived campaign file points at the archived pilot DB; the planned one is kept as it was.
@@ -490,6 +495,38 @@ TEST_F(ReportCli, ArchiveOfAFromPilotPlanHoldsThePilotDbAndChecksIt) {
   fs::create_directories(x2);
   ASSERT_EQ(sh("tar --zstd -xf " + out2 + " -C " + x2.string()).code, 0);
   EXPECT_NE(sh("cd " + (x2 / "camp-f-archive").string() + " && sha256sum -c --quiet pilot/pilot.sha256 2>/dev/null").code, 0);
+}
+
+// write_archive itself on a DB without a plan or campaign file: each absent campaign_meta key
+// becomes a placeholder file and a note, in order; no report folder is a note; the files are
+// listed in the order the archive writes them, the manifest last, and the manifest covers the
+// others.
+TEST_F(ReportCli, ArchiveOfABareDbListsItsFilesAndWhatIsMissing) {
+  ASSERT_EQ(sh("command -v tar >/dev/null && command -v zstd >/dev/null").code, 0)
+      << "tar or zstd missing (harness/scripts/install-deps.sh installs them)";
+  const auto db_path = (dir / "bare.db").string();
+  { results::Db db(db_path, results::Db::Mode::Create); }
+  results::Provenance prov;
+  prov.campaign_name = "bare";
+  const auto out = (dir / "bare.tar.zst").string();
+  const auto r = harness::campaign::write_archive(db_path, out, "", prov, "");
+  EXPECT_EQ(r.top, "bare-archive");
+  EXPECT_EQ(r.files, (std::vector<std::string>{"campaign.db", "campaign.yaml", "plan.json", "plan.sha256", "build.json",
+                                               "MANIFEST.sha256"}));
+  EXPECT_EQ(r.notes, (std::vector<std::string>{"campaign_meta.campaign_yaml is not in the DB: campaign.yaml says so",
+                                               "campaign_meta.schedule_json is not in the DB: plan.json says so",
+                                               "campaign_meta.schedule_sha256 is not in the DB: plan.sha256 says so",
+                                               "no report folder included"}));
+  const auto x = dir / "extract-bare";
+  fs::create_directories(x);
+  ASSERT_EQ(sh("tar --zstd -xf " + out + " -C " + x.string()).code, 0);
+  const auto top = x / "bare-archive";
+  EXPECT_EQ(slurp(top / "plan.json"), "# not recorded: campaign_meta.schedule_json is absent from " + db_path + "\n");
+  const auto manifest = slurp(top / "MANIFEST.sha256");
+  EXPECT_EQ(std::count(manifest.begin(), manifest.end(), '\n'), 5) << manifest;
+  EXPECT_EQ(manifest.rfind("  build.json\n"), manifest.size() - std::string("  build.json\n").size()) << manifest;
+  EXPECT_EQ(sh("cd " + top.string() + " && sha256sum -c --quiet MANIFEST.sha256").code, 0);
+  EXPECT_FALSE(fs::exists(out + ".partial"));
 }
 
 TEST(ArchiveYaml, FromPilotIsRewrittenOutsideCommentsOnly) {
