@@ -3,6 +3,7 @@
 
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/pool/agent_wait.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
@@ -15,7 +16,6 @@
 #include "harness/vm/paths.hpp"
 #include "harness/vm/qemu.hpp"
 
-#include <httplib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,12 +53,19 @@ std::int64_t now_unix_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+/// One GET /v1/health through the runner's agent client (libcurl, the guest's TLS settings),
+/// not retried: the callers poll.
 bool default_health(const Guest& g) {
-  httplib::Client cli(g.url);
-  cli.set_connection_timeout(1, 0);
-  cli.set_read_timeout(2, 0);
-  auto r = cli.Get("/v1/health");
-  return r && r->status == 200;
+  agent::ClientOptions co;
+  co.get_attempts = 1;
+  co.connect_timeout = std::chrono::milliseconds(1000);
+  co.request_timeout = std::chrono::milliseconds(3000);
+  try {
+    agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health();  // needs no token
+    return true;
+  } catch (const std::exception&) {
+    return false;  // not answering yet (or refused): the caller asks again until its deadline
+  }
 }
 
 void write_text(const fs::path& p, const std::string& text) {
