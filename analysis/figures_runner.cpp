@@ -1,6 +1,7 @@
 // Figure script runner (see figures_runner.hpp).
 #include "analysis/figures_runner.hpp"
 #include "analysis/case_columns.hpp"
+#include "harness/kernel/spawn.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,7 +15,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,27 +147,22 @@ FiguresProcess::FiguresProcess(const std::string& db_path, const std::string& ou
     if (std::strncmp(*e, "PYTHONPATH=", 11) != 0 && std::strncmp(*e, "MPLBACKEND=", 11) != 0) env.emplace_back(*e);
   env.push_back("PYTHONPATH=" + sc.pydir);
   env.push_back("MPLBACKEND=Agg");
-  std::vector<char*> argv, envp;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
   // A socket pair, not a pipe: send(MSG_NOSIGNAL) to a script that has died is an error, not SIGPIPE.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(std::string("figures: socketpair: ") + std::strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], 0);  // dup2 clears CLOEXEC on the script's stdin
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, sc.py.c_str(), &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
+  harness::kernel::SpawnSpec spec;
+  spec.argv = args;
+  spec.search_path = false;
+  spec.env = env;
+  spec.stdin_to = harness::kernel::ChildStream::to_fd(sv[1]);
+  const harness::kernel::Spawned started = harness::kernel::spawn(spec);
   ::close(sv[1]);
-  if (rc != 0) {
+  if (!started.ok()) {
     ::close(sv[0]);
-    throw std::runtime_error(fmt::format("figures: cannot start `{}`: {}", cmd_, std::strerror(rc)));
+    throw std::runtime_error(fmt::format("figures: `{}`: {}", cmd_, started.message()));
   }
-  pid_ = pid;
+  pid_ = started.pid;
   sock_ = sv[0];
 }
 

@@ -1,6 +1,8 @@
 // Executor child process handling (see child.hpp).
 #include "harness/agent/child.hpp"
 
+#include "harness/kernel/spawn.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -22,61 +23,39 @@ namespace {
 int open_pidfd(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 int pidfd_signal(int pidfd, int sig) { return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0)); }
 
-/// The agent's one fork/exec: starts argv (no shell; argv[0] looked up in PATH) with stdin
-/// /dev/null, stdout on `out_fd` and stderr on `err_fd` (-1: the agent's own), leading a
-/// new process group when `new_group`. argv is built before fork: no allocation between
-/// fork and exec (the agent is threaded). An exec failure comes back through a CLOEXEC pipe
-/// as its errno. Throws std::runtime_error naming the program when the pipe, fork or exec
-/// fails (the child is then reaped).
-pid_t start_process(const std::vector<std::string>& argv, int out_fd, int err_fd, bool new_group) {
-  if (argv.empty()) throw std::runtime_error("cannot start an empty command");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int ep[2];
-  if (pipe2(ep, O_CLOEXEC) != 0) throw std::runtime_error("cannot start '" + argv[0] + "': pipe: " + std::strerror(errno));
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int e = errno;
-    close(ep[0]);
-    close(ep[1]);
-    throw std::runtime_error("cannot start '" + argv[0] + "': fork: " + std::strerror(e));
-  }
-  if (pid == 0) {
-    if (new_group) setpgid(0, 0);
-    const int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0) dup2(nul, 0);
-    if (out_fd >= 0) dup2(out_fd, 1);
-    if (err_fd >= 0) dup2(err_fd, 2);
-    execvp(args[0], args.data());
-    const int e = errno;
-    (void)!write(ep[1], &e, sizeof e);
-    _exit(127);
-  }
-  // The parent sets the group too: signals sent before the child ran setpgid must reach it.
-  if (new_group) setpgid(pid, pid);
-  close(ep[1]);
-  int e = 0;
-  ssize_t n;
-  do n = read(ep[0], &e, sizeof e);
-  while (n < 0 && errno == EINTR);
-  close(ep[0]);
-  if (n == sizeof e) {
-    wait_child(pid);
-    throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(e));
-  }
-  return pid;
+/// The agent's starts, all through harness::kernel::spawn: argv (no shell; argv[0] looked up
+/// in PATH) with stdin /dev/null and stdout / stderr as given. Throws std::runtime_error naming
+/// the program, the step and the errno when it cannot be started (the child is then reaped).
+harness::kernel::Spawned start_process(harness::kernel::SpawnSpec spec) {
+  spec.stdin_to = harness::kernel::ChildStream::null();
+  auto started = harness::kernel::spawn(spec);
+  if (!started.ok()) throw std::runtime_error(started.message());
+  return started;
+}
+
+/// A spec that runs argv with the caller's streams, group, directory and environment.
+harness::kernel::SpawnSpec command(const std::vector<std::string>& argv) {
+  harness::kernel::SpawnSpec spec;
+  spec.argv = argv;
+  return spec;
 }
 
 }  // namespace
 
 ChildHandle spawn_child(const std::vector<std::string>& argv, const std::string& log_path) {
-  // Opened here, close-on-exec: the child gets it as stdout and stderr only (dup2 clears the
-  // flag on the copies). A log that cannot be opened leaves the agent's own streams.
+  namespace hk = harness::kernel;
+  // Opened here, close-on-exec: the child gets it as stdout and stderr only. A log that
+  // cannot be opened leaves the agent's own streams.
   const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  hk::SpawnSpec spec = command(argv);
+  if (log >= 0) {
+    spec.stdout_to = hk::ChildStream::to_fd(log);
+    spec.stderr_to = hk::ChildStream::same_as_stdout();
+  }
+  spec.group = hk::ChildGroup::NewGroup;
   pid_t pid = -1;
   try {
-    pid = start_process(argv, log, log, /*new_group=*/true);
+    pid = start_process(spec).pid;
   } catch (...) {
     if (log >= 0) close(log);
     throw;
@@ -131,36 +110,19 @@ void signal_child(const ChildHandle& child, int sig) {
     ::kill(child.pid, sig);  // unreaped (child.hpp): cannot be another process
 }
 
-int wait_child(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+int wait_child(pid_t pid) { return harness::kernel::wait_exit_code(pid); }
 
 CommandOutput capture_output(const std::vector<std::string>& argv, std::size_t max_bytes) {
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("cannot start '" + (argv.empty() ? "" : argv[0]) + "': pipe failed");
-  pid_t pid = -1;
-  try {
-    pid = start_process(argv, p[1], -1, /*new_group=*/false);
-  } catch (...) {
-    close(p[0]);
-    close(p[1]);
-    throw;
-  }
-  close(p[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0 && out.size() <= max_bytes) out.append(buf, static_cast<std::size_t>(n));
-  close(p[0]);
-  return {wait_child(pid), std::move(out)};
+  harness::kernel::SpawnSpec spec = command(argv);
+  spec.stdin_to = harness::kernel::ChildStream::null();
+  spec.stdout_to = harness::kernel::ChildStream::pipe();
+  // One byte over the limit kept: an output longer than max_bytes never reads as a whole one.
+  auto done = harness::kernel::run_to_exit(spec, max_bytes + 1);
+  if (!done.start.ok()) throw std::runtime_error(done.start.message());
+  return {done.exit_code, std::move(done.out)};
 }
 
-int run_command(const std::vector<std::string>& argv) { return wait_child(start_process(argv, -1, -1, false)); }
+int run_command(const std::vector<std::string>& argv) { return wait_child(start_process(command(argv)).pid); }
 
 std::vector<std::string> split_command(const std::string& cmd) {
   std::vector<std::string> r;

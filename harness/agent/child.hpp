@@ -1,6 +1,7 @@
 #pragma once
 // The executor child of the agent: one process (in its own process group) per case,
-// stdout/stderr to a log file, watched by a watcher thread.
+// stdout/stderr to a log file, watched by a watcher thread. Every start here goes through
+// harness::kernel::spawn (the one fork/exec).
 //
 // Signals never reach a reused pid: the child is reaped only after the agent has stopped
 // signalling it (reap_child), and until then its pid and process-group id stay reserved
@@ -56,9 +57,9 @@ struct CommandOutput {
 };
 
 /// Runs `argv` (no shell; argv[0] looked up in PATH; stdin /dev/null) with its stdout on a
-/// pipe and waits for it: its exit code and what it printed, kept while the
-/// text holds at most `max_bytes` (the rest is read and dropped, so the child never blocks
-/// on a full pipe). Throws std::runtime_error naming the program when it cannot be started
+/// pipe and waits for it: its exit code and what it printed, at most `max_bytes` + 1 bytes
+/// of it (so a longer output is never taken for a whole one; the rest is read and dropped,
+/// so the child never blocks on a full pipe). Throws std::runtime_error naming the program when it cannot be started
 /// (pipe, fork or exec: the same start as spawn_child's) (for --qualify-cmd).
 CommandOutput capture_output(const std::vector<std::string>& argv, std::size_t max_bytes);
 

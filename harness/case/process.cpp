@@ -2,7 +2,6 @@
 // child joins its cgroup before exec, so none of its memory is charged elsewhere.
 #include "harness/case/process.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -14,95 +13,34 @@
 #include <fmt/format.h>
 
 #include "harness/kernel/procfs.hpp"
+#include "harness/kernel/spawn.hpp"
 
 namespace harness::case_ {
 
-namespace {
-int open_out(const std::string& path) {
-  int fd = ::open(path.empty() ? "/dev/null" : path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw SpawnError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
-  return fd;
-}
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-}  // namespace
-
 pid_t spawn_in_cgroup(const harness::kernel::Cgroup& cg, const SpawnOptions& opt) {
+  namespace hk = harness::kernel;
   if (opt.argv.empty()) throw SpawnError("spawn_in_cgroup: empty argv");
-  std::vector<char*> argv;
-  for (const auto& a : opt.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  int out = open_out(opt.stdout_path);
-  int err = open_out(opt.stderr_path);
-  int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  int go[2] = {-1, -1}, status[2] = {-1, -1};
-  if (::pipe2(go, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0) {
-    int e = errno;
-    close_fd(out), close_fd(err), close_fd(in), close_fd(go[0]), close_fd(go[1]);
-    throw SpawnError(fmt::format("pipe: {}", std::strerror(e)));
-  }
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    int e = errno;
-    close_fd(out), close_fd(err), close_fd(in);
-    for (int* p : {go, status}) close_fd(p[0]), close_fd(p[1]);
-    throw SpawnError(fmt::format("fork for {}: {}", opt.argv[0], std::strerror(e)));
-  }
-  if (pid == 0) {
-    // Child: async-signal-safe calls only.
-    char c;
-    ssize_t n;
-    do n = ::read(go[0], &c, 1);
-    while (n < 0 && errno == EINTR);
-    if (n != 1) ::_exit(127);  // parent gave up (placement failed)
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    ::execv(argv[0], argv.data());
-    int e = errno;
-    (void)!::write(status[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  close_fd(go[0]);
-  close_fd(status[1]);
-  close_fd(out), close_fd(err), close_fd(in);
-  auto fail = [&](const std::string& why) -> SpawnError {
-    ::kill(pid, SIGKILL);
-    int st;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    close_fd(go[1]);
-    close_fd(status[0]);
-    return SpawnError(why);
+  const auto out_to = [](const std::string& path) { return path.empty() ? hk::ChildStream::null() : hk::ChildStream::file(path); };
+  hk::SpawnSpec spec;
+  spec.argv = opt.argv;
+  spec.search_path = false;
+  spec.stdin_to = hk::ChildStream::null();
+  spec.stdout_to = out_to(opt.stdout_path);
+  spec.stderr_to = out_to(opt.stderr_path);
+  spec.default_signals = true;  // the executor's blocked and ignored signals are not the workload's
+  spec.before_exec = [&](pid_t pid) {
+    auto moved = cg.move_pid(pid);
+    if (!moved.ok())
+      throw SpawnError(fmt::format("cannot place {} (pid {}) into {}: {}", opt.argv[0], pid, cg.dir(), moved.message()));
+    // The child inherited the executor's oom_score_adj (-1000): make it killable again.
+    auto adj = harness::kernel::write_oom_score_adj(cg.fs(), 0, pid);
+    if (!adj.ok()) throw SpawnError(fmt::format("cannot reset oom_score_adj of {} (pid {}): {}", opt.argv[0], pid, adj.message()));
   };
-  auto moved = cg.move_pid(pid);
-  if (!moved.ok())
-    throw fail(fmt::format("cannot place {} (pid {}) into {}: {}", opt.argv[0], pid, cg.dir(), moved.message()));
-  // The child inherited the executor's oom_score_adj (-1000): make it killable again.
-  auto adj = harness::kernel::write_oom_score_adj(cg.fs(), 0, pid);
-  if (!adj.ok()) throw fail(fmt::format("cannot reset oom_score_adj of {} (pid {}): {}", opt.argv[0], pid, adj.message()));
-  if (::write(go[1], "g", 1) != 1) throw fail(fmt::format("cannot release {} (pid {})", opt.argv[0], pid));
-  close_fd(go[1]);
-  int e = 0;
-  ssize_t n;
-  do n = ::read(status[0], &e, sizeof e);
-  while (n < 0 && errno == EINTR);
-  close_fd(status[0]);
-  if (n == sizeof e) {
-    int st;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    throw SpawnError(fmt::format("cannot exec {}: {}", opt.argv[0], std::strerror(e)));
-  }
-  return pid;
+  const hk::Spawned started = hk::spawn(spec);
+  if (started.failed == hk::SpawnStep::Exec)
+    throw SpawnError(fmt::format("cannot exec {}: {}", opt.argv[0], std::strerror(started.error)));
+  if (!started.ok()) throw SpawnError(started.message());
+  return started.pid;
 }
 
 std::optional<ExitInfo> wait_for_exit(pid_t pid, std::int64_t timeout_ns) {

@@ -2,11 +2,12 @@
 // Starting workload processes inside a cgroup before they run any workload code, and
 // waiting for / stopping them.
 //
-// spawn_in_cgroup(): fork(); the child blocks on a pipe; the parent writes the child's
-// pid to the target cgroup.procs (harness::kernel::Cgroup::move_pid) and resets the child's
-// oom_score_adj to 0 (it inherited the executor's -1000), then releases the child,
-// which execs. A second, close-on-exec pipe reports an exec failure back as errno, so
-// "started" means exec succeeded. The executor itself never enters the cgroup.
+// spawn_in_cgroup(): harness::kernel::spawn (the one fork/exec) with a held start: the
+// child waits before exec while the parent writes its pid to the target cgroup.procs
+// (harness::kernel::Cgroup::move_pid) and resets its oom_score_adj to 0 (it inherited the
+// executor's -1000), then the child is released and execs with every signal at its default.
+// An exec failure comes back as its errno, so "started" means exec succeeded. The executor
+// itself never enters the cgroup.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -26,8 +27,8 @@ struct SpawnOptions {
   std::string stderr_path;        ///< created/truncated; "" = /dev/null
 };
 
-/// Spawning failed (fork, pipe, move into the cgroup, exec). what() names the program,
-/// the cgroup and the errno.
+/// Spawning failed (an output file, fork, move into the cgroup, exec). what() names the
+/// program, the step (the cgroup when placing failed) and the errno.
 class SpawnError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -1,5 +1,6 @@
 // Local guest fleet: up/down/list/reboot/console (see fleet.hpp).
 #include "harness/vm/fleet.hpp"
+#include "harness/agent/client.hpp"
 #include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/accel.hpp"
@@ -11,7 +12,6 @@
 #include "harness/vm/qemu.hpp"
 #include "harness/vm/subprocess.hpp"
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <unistd.h>
@@ -126,15 +126,22 @@ void launch(const Image& img, const fs::path& dir, const std::vector<std::string
   run_checked(qemu_argv(qc));
 }
 
+/// One GET /v1/health of the agent on 127.0.0.1:`port` through the runner's agent client
+/// (libcurl), not retried: true when it answers.
+bool agent_answers(int port) {
+  harness::agent::ClientOptions co;
+  co.get_attempts = 1;
+  co.connect_timeout = std::chrono::milliseconds(1000);
+  co.request_timeout = std::chrono::milliseconds(3000);
+  // Needs no token; not answering yet is a failed reply, and wait_ready asks again until its deadline.
+  return harness::agent::AgentClient("http://127.0.0.1:" + std::to_string(port), "", "", co).health().ok();
+}
+
 // Polls GET /v1/health until 200 or timeout; returns seconds since t0, or -1.
 double wait_ready(int port, std::chrono::steady_clock::time_point t0, int timeout_s, const fs::path& dir,
                   const std::string& name) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_connection_timeout(1, 0);
-  cli.set_read_timeout(2, 0);
   for (;;) {
-    auto r = cli.Get("/v1/health");
-    if (r && r->status == 200)
+    if (agent_answers(port))
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) return -1;
     if (live_pid(dir, name) < 0 && fs::exists(dir / "pid")) return -1;  // qemu died

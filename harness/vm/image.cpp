@@ -185,138 +185,132 @@ void require_own_image_dir(const ImageOptions& opts, const std::string& default_
       "(README \"CI use\"). To make this kernel the default image on purpose, add --as-default.");
 }
 
-Image build_image(const ImageOptions& opts) {
-  auto t0 = std::chrono::steady_clock::now();
-  std::string cache = cache_root(opts.cache_dir);
-  require_own_image_dir(opts, (fs::path(cache) / "image").string());
-  const std::vector<ImageBinary> extras = check_extra_binaries(opts.extra_binaries);
+namespace {
+
+/// The guest kernel of a build and its checked configuration.
+struct BuildKernel {
   GuestKernel k;
-  std::string what;
+  std::string what;  ///< "--kernel PATH" or "kernel package NAME" (the check's messages)
+  KernelConfigCheck check;
+};
+
+/// The kernel the options name (--kernel/--modules, --kernel-package, else Debian's
+/// cloud kernel), checked before anything is built: a kernel without PSI, memcg, zram or
+/// virtio would boot a guest that cannot run a case (the error lists what is missing).
+/// Also checks that busybox is there.
+BuildKernel choose_kernel(const ImageOptions& opts, const std::string& cache) {
+  BuildKernel b;
   if (!opts.kernel.empty() || !opts.modules.empty()) {
     if (opts.kernel.empty() || opts.modules.empty())
       throw std::runtime_error("--kernel and --modules must be given together");
-    k = user_kernel(opts.kernel, opts.modules);
-    what = "--kernel " + opts.kernel;
+    b.k = user_kernel(opts.kernel, opts.modules);
+    b.what = "--kernel " + opts.kernel;
   } else {
     std::string pkg = opts.kernel_package.empty() ? resolve_kernel_package() : opts.kernel_package;
     progress("kernel package " + pkg);
-    k = fetch_debian_kernel(cache, pkg);
-    what = "kernel package " + pkg;
+    b.k = fetch_debian_kernel(cache, pkg);
+    b.what = "kernel package " + pkg;
   }
-  // Before anything is built: a kernel without PSI, memcg, zram or virtio would boot a guest
-  // that cannot run a case (the error lists what is missing).
-  const auto kcheck = require_guest_kernel(k.vmlinuz, k.modules_dir, k.release, opts.kernel_config, what);
-  progress("kernel " + k.release + ": configuration " + kcheck.config_path + " has what the harness needs");
+  b.check = require_guest_kernel(b.k.vmlinuz, b.k.modules_dir, b.k.release, opts.kernel_config, b.what);
+  progress("kernel " + b.k.release + ": configuration " + b.check.config_path + " has what the harness needs");
   if (!fs::is_regular_file(opts.busybox))
     throw std::runtime_error("busybox not found at " + opts.busybox + " (install busybox-static)");
+  return b;
+}
 
+/// Where the image goes: --out, else the cache's image/; a symlink there is followed (a
+/// shared image, e.g. one per build tree for the guest tests). Its parent is created.
+fs::path target_dir(const ImageOptions& opts, const std::string& cache) {
   fs::path dir = opts.out_dir.empty() ? fs::path(cache) / "image"
                                       : fs::absolute(fs::path(opts.out_dir)).lexically_normal();
-  if (fs::is_symlink(dir)) {  // a shared image (e.g. one per build tree for the guest tests)
+  if (fs::is_symlink(dir)) {
     const fs::path target = fs::read_symlink(dir);
     dir = (target.is_absolute() ? target : dir.parent_path() / target).lexically_normal();
   }
   if (dir.has_parent_path()) fs::create_directories(dir.parent_path());
-  const CacheLock lock((dir.parent_path() / (dir.filename().string() + ".lock")).string(), "the image " + dir.string());
-  const std::string inputs = what.rfind("kernel package ", 0) == 0
-                                 ? image_inputs_sha256(opts, k, kcheck.config_path) : std::string();
-  if (!opts.rebuild && !inputs.empty() && image_is_current(dir, inputs)) {
-    Image kept = load_image_dir(dir.string());
-    kept.reused = true;
-    kept.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    progress("up to date: " + dir.string() + " was built from the same inputs (inputs_sha256 " +
-             inputs.substr(0, 16) + "...); kept (--rebuild builds it again)");
-    return kept;
+  return dir;
+}
+
+/// The initramfs's directories, busybox and its applets, /init, the kernel config and /etc.
+void add_base(CpioWriter& cpio, const ImageOptions& opts, const BuildKernel& b) {
+  for (const char* d : {"dev", "proc", "sys", "tmp", "run", "root", "etc", "var/lib/harness",
+                        "mnt", "bin", "sbin", "usr/bin", "usr/sbin"})
+    cpio.add_dir(d);
+  cpio.add_host_file("bin/busybox", opts.busybox, 0755);
+  RunResult list = run({opts.busybox, "--list-full"});
+  if (list.exit_code != 0) throw std::runtime_error(opts.busybox + " --list-full failed");
+  std::stringstream ls(list.out);
+  std::string applet;
+  while (std::getline(ls, applet)) {
+    if (applet.empty() || applet == "bin/busybox" || cpio.has(applet)) continue;
+    cpio.add_symlink(applet, "/bin/busybox");
   }
-  fs::path tmp = dir.parent_path() / (dir.filename().string() + ".building." + std::to_string(getpid()));
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
+  cpio.add_file("init", init_script(), 0755);
+  // the kernel config, so that qualification can record CONFIG_PSI and friends
+  cpio.add_host_file("boot/config-" + b.k.release, b.check.config_path, 0644);
+  cpio.add_file("etc/hosts", "127.0.0.1 localhost\n", 0644);
+  cpio.add_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0644);
+  cpio.add_file("etc/group", "root:x:0:\n", 0644);
+  cpio.add_file("etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n", 0644);
+}
 
-  Image img;
-  img.dir = dir.string();
-  img.with_cli = opts.with_cli;
-  img.kernel_release = k.release;
-  img.kernel_package = k.package;
-  img.kernel_config = kcheck.config_path;
-  fs::copy_file(k.vmlinuz, tmp / "vmlinuz", fs::copy_options::overwrite_existing);
-
-  // --- initramfs
-  progress("initramfs");
-  {
-    CpioWriter cpio((tmp / "initramfs.cpio.gz").string());
-    for (const char* d : {"dev", "proc", "sys", "tmp", "run", "root", "etc", "var/lib/harness",
-                          "mnt", "bin", "sbin", "usr/bin", "usr/sbin"})
-      cpio.add_dir(d);
-    cpio.add_host_file("bin/busybox", opts.busybox, 0755);
-    RunResult list = run({opts.busybox, "--list-full"});
-    if (list.exit_code != 0) throw std::runtime_error(opts.busybox + " --list-full failed");
-    std::stringstream ls(list.out);
-    std::string applet;
-    while (std::getline(ls, applet)) {
-      if (applet.empty() || applet == "bin/busybox" || cpio.has(applet)) continue;
-      cpio.add_symlink(applet, "/bin/busybox");
-    }
-    cpio.add_file("init", init_script(), 0755);
-    // the kernel config, so that qualification can record CONFIG_PSI and friends
-    cpio.add_host_file("boot/config-" + k.release, kcheck.config_path, 0644);
-    cpio.add_file("etc/hosts", "127.0.0.1 localhost\n", 0644);
-    cpio.add_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n", 0644);
-    cpio.add_file("etc/group", "root:x:0:\n", 0644);
-    cpio.add_file("etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n", 0644);
-
-    // modules, dependency order
-    auto index = index_modules(k.modules_dir);
-    // built in: from modules.builtin, and from the configuration (a tree installed without it)
-    auto builtin = read_builtin(k.modules_dir);
-    builtin.insert(builtin.end(), kcheck.builtin_modules.begin(), kcheck.builtin_modules.end());
-    auto order = module_load_order(index, wanted_modules(), builtin);
-    std::string list_txt;
-    for (const auto& ko : order) {
-      std::string guest_path = "lib/modules/" + k.release + "/" +
-                               fs::relative(ko, k.modules_dir).string();
-      cpio.add_host_file(guest_path, ko, 0644);
-      list_txt += "/" + guest_path + "\n";
-      img.modules.push_back("/" + guest_path);
-    }
-    cpio.add_file(rel(guest::kModulesList), list_txt, 0644);
-
-    // harness binaries, --extra-binary files and their shared libraries
-    std::set<std::string> libs;
-    const auto add_binary = [&](const std::string& name, const std::string& path) {
-      // debug info stays on the host: the initramfs lives in guest RAM (docs/DESIGN.md "Local VMs")
-      std::string stripped = (tmp / ("strip-" + name)).string();
-      if (run({"strip", "--strip-debug", "-o", stripped, path}).exit_code == 0) {
-        cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), stripped, 0755);
-        fs::remove(stripped);
-      } else {
-        cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
-      }
-      for (const auto& l : shared_libraries(path)) libs.insert(l);
-    };
-    for (const auto& [name, path] : find_harness_binaries(opts.bin_dir, opts.with_cli)) {
-      add_binary(name, path);
-      img.binaries.push_back(name);
-    }
-    if (!opts.with_cli) cpio.add_file(rel(std::string(guest::kBinDir) + "/harness"), guest_cli_script(), 0755);
-    for (const auto& b : extras) {
-      add_binary(b.name, b.path);
-      img.extra_binaries.push_back(b.name);
-      progress("extra binary " + b.name + " (" + b.path + ")");
-    }
-    for (const auto& name : harness_binary_names()) {
-      if (name == "harness" && !opts.with_cli) continue;  // the script above stands in for it
-      bool have = false;
-      for (const auto& b : img.binaries) have = have || b == name;
-      if (!have) {
-        img.missing_binaries.push_back(name);
-        progress("WARNING: " + name + " not found (build it first); not in the image");
-      }
-    }
-    for (const auto& l : libs) cpio.add_host_file(rel(l), l, 0755);
-    cpio.finish();
+/// The wanted modules in dependency order, and their list for /init (img.modules).
+void add_modules(CpioWriter& cpio, const BuildKernel& b, Image& img) {
+  auto index = index_modules(b.k.modules_dir);
+  // built in: from modules.builtin, and from the configuration (a tree installed without it)
+  auto builtin = read_builtin(b.k.modules_dir);
+  builtin.insert(builtin.end(), b.check.builtin_modules.begin(), b.check.builtin_modules.end());
+  auto order = module_load_order(index, wanted_modules(), builtin);
+  std::string list_txt;
+  for (const auto& ko : order) {
+    std::string guest_path = "lib/modules/" + b.k.release + "/" + fs::relative(ko, b.k.modules_dir).string();
+    cpio.add_host_file(guest_path, ko, 0644);
+    list_txt += "/" + guest_path + "\n";
+    img.modules.push_back("/" + guest_path);
   }
+  cpio.add_file(rel(guest::kModulesList), list_txt, 0644);
+}
 
-  // --- base data disk
+/// The harness binaries (stripped of debug info), --extra-binary files and their shared
+/// libraries; img.binaries, extra_binaries and missing_binaries say which.
+void add_binaries(CpioWriter& cpio, const fs::path& tmp, const ImageOptions& opts,
+                  const std::vector<ImageBinary>& extras, Image& img) {
+  std::set<std::string> libs;
+  const auto add_binary = [&](const std::string& name, const std::string& path) {
+    // debug info stays on the host: the initramfs lives in guest RAM (docs/DESIGN.md "Local VMs")
+    std::string stripped = (tmp / ("strip-" + name)).string();
+    if (run({"strip", "--strip-debug", "-o", stripped, path}).exit_code == 0) {
+      cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), stripped, 0755);
+      fs::remove(stripped);
+    } else {
+      cpio.add_host_file(rel(std::string(guest::kBinDir) + "/" + name), path, 0755);
+    }
+    for (const auto& l : shared_libraries(path)) libs.insert(l);
+  };
+  for (const auto& [name, path] : find_harness_binaries(opts.bin_dir, opts.with_cli)) {
+    add_binary(name, path);
+    img.binaries.push_back(name);
+  }
+  if (!opts.with_cli) cpio.add_file(rel(std::string(guest::kBinDir) + "/harness"), guest_cli_script(), 0755);
+  for (const auto& b : extras) {
+    add_binary(b.name, b.path);
+    img.extra_binaries.push_back(b.name);
+    progress("extra binary " + b.name + " (" + b.path + ")");
+  }
+  for (const auto& name : harness_binary_names()) {
+    if (name == "harness" && !opts.with_cli) continue;  // the script above stands in for it
+    bool have = false;
+    for (const auto& b : img.binaries) have = have || b == name;
+    if (!have) {
+      img.missing_binaries.push_back(name);
+      progress("WARNING: " + name + " not found (build it first); not in the image");
+    }
+  }
+  for (const auto& l : libs) cpio.add_host_file(rel(l), l, 0755);
+}
+
+/// The base data disk: agent/, out/ and the canary DB (img.canary_db_sha256).
+void write_data_disk(const fs::path& tmp, const ImageOptions& opts, const std::string& cache, Image& img) {
   progress("data disk");
   fs::path staging = tmp / "disk-staging";
   fs::create_directories(staging / "agent");
@@ -335,8 +329,11 @@ Image build_image(const ImageOptions& opts) {
   }
   make_ext4((tmp / "disk-base.img").string(), opts.disk_mib, staging.string());
   fs::remove_all(staging);
+}
 
-  // --- content hash and manifest
+/// The content hash (img.sha256), the build time and manifest.json.
+void write_manifest(const fs::path& tmp, const ImageOptions& opts, const std::string& inputs,
+                    std::chrono::steady_clock::time_point t0, Image& img) {
   progress("hashing");
   nlohmann::json art;
   art["vmlinuz"] = harness::digest::sha256_file((tmp / "vmlinuz").string());
@@ -344,9 +341,7 @@ Image build_image(const ImageOptions& opts) {
   art["canary.db"] = img.canary_db_sha256;
   art["disk_mib"] = opts.disk_mib;
   img.sha256 = harness::digest::sha256_hex(art.dump());
-  img.build_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
+  img.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json m = {{"sha256", img.sha256},
                       {"artifacts_sha256", art},
                       {"hash_rule", "sha256 of artifacts_sha256 serialized as compact JSON"},
@@ -361,6 +356,49 @@ Image build_image(const ImageOptions& opts) {
                       {"build_seconds", img.build_seconds},
                       {"inputs_sha256", inputs}};
   write_file((tmp / "manifest.json").string(), m.dump(2) + "\n");
+}
+
+}  // namespace
+
+Image build_image(const ImageOptions& opts) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string cache = cache_root(opts.cache_dir);
+  require_own_image_dir(opts, (fs::path(cache) / "image").string());
+  const std::vector<ImageBinary> extras = check_extra_binaries(opts.extra_binaries);
+  const BuildKernel kernel = choose_kernel(opts, cache);
+  const fs::path dir = target_dir(opts, cache);
+  const CacheLock lock((dir.parent_path() / (dir.filename().string() + ".lock")).string(), "the image " + dir.string());
+  const std::string inputs = kernel.what.rfind("kernel package ", 0) == 0
+                                 ? image_inputs_sha256(opts, kernel.k, kernel.check.config_path) : std::string();
+  if (!opts.rebuild && !inputs.empty() && image_is_current(dir, inputs)) {
+    Image kept = load_image_dir(dir.string());
+    kept.reused = true;
+    kept.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    progress("up to date: " + dir.string() + " was built from the same inputs (inputs_sha256 " +
+             inputs.substr(0, 16) + "...); kept (--rebuild builds it again)");
+    return kept;
+  }
+  fs::path tmp = dir.parent_path() / (dir.filename().string() + ".building." + std::to_string(getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+
+  Image img;
+  img.dir = dir.string();
+  img.with_cli = opts.with_cli;
+  img.kernel_release = kernel.k.release;
+  img.kernel_package = kernel.k.package;
+  img.kernel_config = kernel.check.config_path;
+  fs::copy_file(kernel.k.vmlinuz, tmp / "vmlinuz", fs::copy_options::overwrite_existing);
+  progress("initramfs");
+  {
+    CpioWriter cpio((tmp / "initramfs.cpio.gz").string());
+    add_base(cpio, opts, kernel);
+    add_modules(cpio, kernel, img);
+    add_binaries(cpio, tmp, opts, extras, img);
+    cpio.finish();
+  }
+  write_data_disk(tmp, opts, cache, img);
+  write_manifest(tmp, opts, inputs, t0, img);
   fs::remove_all(dir);
   fs::rename(tmp, dir);
   return load_image_dir(dir.string());

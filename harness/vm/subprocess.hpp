@@ -1,5 +1,6 @@
 #pragma once
-// Running host tools (apt-get, dpkg, mkfs.ext4, debugfs, ldd, qemu) from the VM provider.
+// Running host tools (apt-get, dpkg, mkfs.ext4, debugfs, ldd, qemu) from the VM provider,
+// through harness::kernel::spawn (the one fork/exec).
 //
 // Commands are argv vectors (no shell), so paths with spaces or quotes are safe.
 #include <string>
@@ -15,9 +16,10 @@ struct RunResult {
   std::string err;
 };
 
-/// Runs argv[0] (looked up in PATH) with the given arguments, waits, captures output.
-/// `cwd` empty = current directory. Throws std::runtime_error when the program cannot
-/// be started (message names it).
+/// Runs argv[0] (looked up in PATH) with the given arguments and stdin /dev/null, waits,
+/// captures output (harness::kernel::run_to_exit). `cwd` empty = current directory. Throws
+/// std::runtime_error when the program cannot be started (the message names it, the step
+/// and the errno: Spawned::message()).
 RunResult run(const std::vector<std::string>& argv, const std::string& cwd = "");
 
 /// Runs argv[0] (a path, or a name looked up in PATH) with this process's stdin, stdout and
@@ -33,8 +35,9 @@ std::string run_checked(const std::vector<std::string>& argv, const std::string&
 std::string render(const std::vector<std::string>& argv);
 
 /// Starts argv[0] (looked up in PATH) in its own process group with stdout and stderr
-/// appended to `log` (truncated first) and stdin from /dev/null; returns its pid without
-/// waiting. Throws std::runtime_error when fork fails (exec failure: exit status 127).
+/// written to `log` (truncated first; one file offset for both) and stdin from /dev/null;
+/// returns its pid without waiting. Throws std::runtime_error naming the program, the step
+/// and the errno when it cannot be started (the log cannot be opened, fork, exec).
 int spawn_logged(const std::vector<std::string>& argv, const std::string& log);
 
 /// True when `name` is an executable found in PATH (or an executable path).

@@ -4,6 +4,7 @@
 #include "harness/agent/token.hpp"
 #include "harness/digest/sha256.hpp"
 #include "harness/kernel/wall_clock.hpp"
+#include "harness/pool/agent_wait.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
@@ -16,7 +17,6 @@
 #include "harness/vm/paths.hpp"
 #include "harness/vm/qemu.hpp"
 
-#include <httplib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,12 +50,18 @@ std::string hostname() {
 
 std::string normal_db(const std::string& db) { return db.empty() ? "" : fs::absolute(db).lexically_normal().string(); }
 
+/// One GET /v1/health through the runner's agent client (libcurl, the guest's TLS settings),
+/// not retried: the callers poll.
 bool default_health(const Guest& g) {
-  httplib::Client cli(g.url);
-  cli.set_connection_timeout(1, 0);
-  cli.set_read_timeout(2, 0);
-  auto r = cli.Get("/v1/health");
-  return r && r->status == 200;
+  agent::ClientOptions co;
+  co.get_attempts = 1;
+  co.connect_timeout = std::chrono::milliseconds(1000);
+  co.request_timeout = std::chrono::milliseconds(3000);
+  try {
+    return agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health().ok();  // needs no token
+  } catch (const std::invalid_argument&) {
+    return false;  // a URL the client refuses (plain http off loopback): never healthy; the caller's deadline says so
+  }
 }
 
 void write_text(const fs::path& p, const std::string& text) {

@@ -1,19 +1,17 @@
 // ssh tunnels to a hypervisor's loopback port (tunnel.hpp).
 #include "harness/pool/libvirt/tunnel.hpp"
 
+#include "harness/kernel/spawn.hpp"
 #include "harness/pool/pool.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -64,38 +62,17 @@ std::string last_line_of(const std::string& file) {
 
 SshTunnel::SshTunnel(const LibvirtUri& uri, int local_port, int remote_port, const std::string& log_file, int timeout_s)
     : local_port_(local_port) {
-  const auto argv = tunnel_argv(uri, local_port, remote_port);
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) throw PoolError(std::string("tunnel: pipe: ") + std::strerror(errno));
-  const int log = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log < 0) {
-    ::close(p[0]);
-    ::close(p[1]);
-    throw PoolError("tunnel: cannot open " + log_file + ": " + std::strerror(errno));
-  }
-  std::vector<char*> cargv;
-  for (const auto& s : argv) cargv.push_back(const_cast<char*>(s.c_str()));
-  cargv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(p[0]);
-    ::close(p[1]);
-    ::close(log);
-    throw PoolError(std::string("tunnel: fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);  // a terminal's ^C reaches the runner, which stops its tunnels itself
-    ::dup2(p[0], 0);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(log, 2);
-    ::execvp(cargv[0], cargv.data());
-    ::_exit(127);
-  }
-  ::close(p[0]);
-  ::close(log);
-  pid_ = pid;
-  stdin_fd_ = p[1];
+  namespace hk = harness::kernel;
+  hk::SpawnSpec spec;
+  spec.argv = tunnel_argv(uri, local_port, remote_port);
+  spec.stdin_to = hk::ChildStream::pipe();  // only this process holds the other end (tunnel.hpp)
+  spec.stdout_to = hk::ChildStream::null();
+  spec.stderr_to = hk::ChildStream::file(log_file, /*append=*/true, 0600);
+  spec.group = hk::ChildGroup::NewGroup;  // a terminal's ^C reaches the runner, which stops its tunnels itself
+  const hk::Spawned started = hk::spawn(spec);
+  if (!started.ok()) throw PoolError("tunnel: " + started.message());
+  pid_ = started.pid;
+  stdin_fd_ = started.stdin_fd;
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     if (port_accepts(local_port)) return;
@@ -104,7 +81,7 @@ SshTunnel::SshTunnel(const LibvirtUri& uri, int local_port, int remote_port, con
       pid_ = -1;
       ::close(stdin_fd_);
       stdin_fd_ = -1;
-      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      const int code = hk::exit_code_of(status);
       throw PoolError("ssh tunnel to " + uri.text + " (127.0.0.1:" + std::to_string(local_port) + " -> hypervisor 127.0.0.1:" +
                       std::to_string(remote_port) + ") exited with status " + std::to_string(code) + ": " +
                       last_line_of(log_file) + " (log: " + log_file + ")");
