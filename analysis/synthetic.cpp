@@ -284,6 +284,33 @@ SyntheticOptions benchmark_campaign(bool quick) {
                           .recovery_s = quick ? 12 : 120};
 }
 
+namespace {
+
+/// Log effects per canary (compute, sqlite) and study arm: static = 0, reclaim = ln(r_cs),
+/// delayed = reclaim - ln(r_cd).
+std::array<std::array<double, 3>, 2> log_effects(const SyntheticOptions& o) {
+  std::array<std::array<double, 3>, 2> eff{};
+  for (int k = 0; k < 2; ++k) {
+    eff[k][0] = 0.0;
+    eff[k][2] = std::log(o.true_ratios[2 * k]);
+    eff[k][1] = eff[k][2] - std::log(o.true_ratios[2 * k + 1]);
+  }
+  return eff;
+}
+
+/// The plan's declared comparisons (schedule JSON analysis.comparisons), when there are any.
+void write_comparisons(results::Db& db, const std::string& campaign, const std::vector<std::string>& comparisons) {
+  if (comparisons.empty()) return;
+  results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
+  st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
+                            {"campaign", campaign},
+                            {"analysis", {{"comparisons", comparisons}}}}
+                 .dump())
+      .run();
+}
+
+}  // namespace
+
 std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOptions& o) {
   for (double r : o.true_ratios)
     if (!(r > 0)) throw std::invalid_argument("synthetic: true ratios must be > 0");
@@ -291,13 +318,7 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
     throw std::invalid_argument("synthetic: empty design");
   std::filesystem::remove(path);
   results::Db db(path, results::Db::Mode::Create);
-  // Log effects: static = 0, reclaim = ln(r_cs), delayed = reclaim - ln(r_cd) (per canary).
-  std::array<std::array<double, 3>, 2> eff{};
-  for (int k = 0; k < 2; ++k) {
-    eff[k][0] = 0.0;
-    eff[k][2] = std::log(o.true_ratios[2 * k]);
-    eff[k][1] = eff[k][2] - std::log(o.true_ratios[2 * k + 1]);
-  }
+  const auto eff = log_effects(o);
   const std::size_t npress = static_cast<std::size_t>(o.pressure_s) * 1000 / o.period_ms;
   const auto pattern = make_patterns(o.seed, std::max<std::size_t>(npress, 1), o.base_p99_us);
   boost::random::mt19937_64 gen(o.seed);
@@ -306,14 +327,7 @@ std::int64_t write_synthetic_campaign(const std::string& path, const SyntheticOp
   std::int64_t rows = 0;
   db.transaction([&] {
     write_meta(db, campaign, o.seed, o.campaign_yaml);
-    if (!o.comparisons.empty()) {
-      results::Stmt st(db, "INSERT OR REPLACE INTO campaign_meta(key,value) VALUES('schedule_json',?1)");
-      st.bind(1, nlohmann::json{{"format", "reclaim-harness-schedule/1"},
-                                {"campaign", campaign},
-                                {"analysis", {{"comparisons", o.comparisons}}}}
-                     .dump())
-          .run();
-    }
+    write_comparisons(db, campaign, o.comparisons);
     if (o.write_arms) write_arms_table(db, o.extra_arms);
     CaseWriter w(db);
     int extra_failed = o.infra_failed_cases, extra_missing = o.missing_cases;
