@@ -40,17 +40,11 @@ std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const 
   return stopped;
 }
 
-Capabilities engine_capabilities() {
-  Capabilities c;
-  c.fresh_boot_per_case = c.boot_variants = true;
-  return c;
-}
-
 [[maybe_unused]] const bool kRegistered = register_engine(
     {"libvirt",
      "transient libvirt domains on the hypervisor hosts listed (qemu:///system, qemu+ssh://USER@HOST/system), kvm "
      "when a host offers it and a trial boot works, else tcg",
-     engine_capabilities(), parse, open, down});
+     Capabilities{.fresh_boot_per_case = true, .boot_variants = true}, parse, open, down});
 
 }  // namespace
 }  // namespace harness::pool::libvirt

@@ -293,15 +293,9 @@ std::vector<std::string> down(std::shared_ptr<const EngineConfig> config, const 
   return stopped;
 }
 
-Capabilities engine_capabilities() {
-  Capabilities c;
-  c.fresh_boot_per_case = c.boot_variants = true;
-  return c;
-}
-
 [[maybe_unused]] const bool kRegistered = register_engine(
     {"local-qemu", "qemu guests this machine boots itself (harness vm up), KVM when a trial boot works, else TCG",
-     engine_capabilities(), parse, open, down});
+     Capabilities{.fresh_boot_per_case = true, .boot_variants = true}, parse, open, down});
 
 }  // namespace
 }  // namespace harness::pool::local_qemu
