@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace analysis {
@@ -52,9 +53,27 @@ DetectableChange detectable_change(const std::string& metric, std::optional<doub
   return d;
 }
 
+namespace {
+
+/// The configuration of a stratum "vm/regime/configuration".
+std::string configuration_of(const std::string& stratum) { return stratum.substr(stratum.rfind('/') + 1); }
+
+/// The planned pairs of the strata whose configuration `p` measures (all when it measures none).
+std::vector<int> planned_for(const MetricPairs& p, const std::map<std::string, int>& planned) {
+  std::set<std::string> measured;
+  for (const auto& s : p.stratum) measured.insert(configuration_of(s));
+  std::vector<int> out;
+  for (const auto& [stratum, n] : planned)
+    if (measured.empty() || measured.count(configuration_of(stratum))) out.push_back(n);
+  return out;
+}
+
+}  // namespace
+
 std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
                                                  const std::vector<harness::campaign::Tolerance>& tolerances,
-                                                 const std::vector<int>& planned, double level, double power) {
+                                                 const std::map<std::string, int>& planned, double level,
+                                                 double power) {
   const auto pairs = paired_values(variance_db, variance_db);
   std::vector<DetectableChange> out;
   for (const auto& m : regression_metrics()) {
@@ -69,8 +88,21 @@ std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
       why = p.rows.empty() ? variance_db + " holds no pair with both members completed and " + m.name + " measured"
                            : variance_db + ": " + std::to_string(p.rows.size()) + " pair(s) of " + m.name +
                                  ", but no stratum holds two, or a mean is 0";
-    auto d = detectable_change(m.name, t->max_ratio, t->min_ratio, sigma, planned, level, power, why);
+    if (planned.empty()) throw std::invalid_argument("detectable_changes: no planned stratum");
+    const auto mine = planned_for(p, planned);
+    if (mine.empty()) {  // the DB measures it only in configurations the plan does not have
+      DetectableChange d;
+      d.metric = m.name;
+      d.max_ratio = t->max_ratio;
+      d.min_ratio = t->min_ratio;
+      d.why_unknown = "no planned stratum is of a configuration that measures it in " + variance_db;
+      out.push_back(std::move(d));
+      continue;
+    }
+    auto d = detectable_change(m.name, t->max_ratio, t->min_ratio, sigma, mine, level, power, why);
     d.variance_pairs = spread ? spread->pairs : 0;
+    d.planned_strata = static_cast<int>(mine.size());
+    for (int n : mine) d.planned_pairs += n;
     out.push_back(std::move(d));
   }
   return out;

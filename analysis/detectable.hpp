@@ -17,6 +17,7 @@
 #include "analysis/ratio_interval.hpp"
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,20 @@ struct DetectableChange {
   /// down_from_one < min_ratio.
   bool insensitive = false;
   std::string why_unknown;         ///< when sigma is nullopt: why
+  int planned_pairs = 0;           ///< planned pairs that measure this metric (its strata's)
+  int planned_strata = 0;          ///< planned strata (vm/regime/configuration) that measure it
 };
 
 /// The smallest detectable ratios of every metric with a tolerance in `tolerances`, with the
 /// spread of `variance_db`'s pairs (baseline and candidate cases of the same DB), at `level`
-/// and the planned pairs per stratum `planned` (each >= 1). Errors: results::DbError;
+/// and the planned pairs per stratum `planned` ("vm/regime/configuration" -> pairs, each >= 1).
+/// A metric counts only the planned strata of the configurations whose pairs measure it in
+/// `variance_db` (reclaim_duration: the arms that write memory.reclaim), as the check judges it;
+/// every planned stratum when the DB measures it in none. Errors: results::DbError;
 /// std::invalid_argument when `planned` is empty or holds a value < 1, or level not in (0, 1).
 std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
                                                  const std::vector<harness::campaign::Tolerance>& tolerances,
-                                                 const std::vector<int>& planned, double level,
+                                                 const std::map<std::string, int>& planned, double level,
                                                  double power = kDetectablePower);
 
 /// The same from a known sigma (nullopt: cannot know, `why` says why). Pure.

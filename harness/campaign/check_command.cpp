@@ -166,8 +166,9 @@ int check_command(const CheckRequest& r, const CommandEnv& env) {
       results::Db jd(r.judge, results::Db::Mode::ReadOnly);
       const int k = look_reached(c, jd);
       in.skip_cases = cases_after_look(c, k);
-      std::fprintf(env.out, "the DB reached look %d of %d (%d pair(s)); its later pairs are not judged\n", k,
-                   looks->looks(), looks->repeats[static_cast<std::size_t>(k - 1)] * pairs_per_repeat(c));
+      std::fprintf(env.out, "the DB reached look %d of %d (%d pair(s))%s\n", k, looks->looks(),
+                   looks->repeats[static_cast<std::size_t>(k - 1)] * pairs_per_repeat(c),
+                   k < looks->looks() ? "; the later looks' pairs were not run and are not judged" : "");
     }
     return check_exit_code(judge_and_print(c, in, env).first);
   }

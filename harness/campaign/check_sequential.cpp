@@ -54,7 +54,7 @@ int look_reached(const Campaign& seq, results::Db& db) {
   int reached = 1;
   for (int k = looks.looks(); k > 1; --k) {
     const auto after_previous = cases_after_look(seq, k - 1);
-    results::Stmt q(db, "SELECT DISTINCT case_id FROM attempts");
+    results::Stmt q(db, "SELECT case_id FROM attempts UNION SELECT case_id FROM schedule WHERE state != 'pending'");
     bool ran = false;
     while (!ran && q.step()) ran = after_previous.count(q.text(0)) > 0;
     if (ran) {

@@ -36,7 +36,8 @@ analysis::LookSchedule sequential_looks(const Campaign& seq);
 std::set<std::string> cases_after_look(const Campaign& seq, int look);
 
 /// The look a DB of `seq`'s plan has reached (1-based): the first look whose cases include
-/// every case with an attempt in `db` (1 when nothing ran). `harness check --judge` of a
+/// every case with an attempt or a schedule state other than pending in `db` (1 when nothing
+/// ran). `harness check --judge` of a
 /// sequential check judges that look's cases: the later looks' pairs were never run on purpose.
 /// Errors: results::DbError.
 int look_reached(const Campaign& seq, results::Db& db);

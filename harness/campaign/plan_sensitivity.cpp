@@ -31,12 +31,11 @@ std::pair<std::string, std::string> detectable_cells(const analysis::DetectableC
   return {change, past};
 }
 
-std::vector<int> planned_pairs_per_stratum(const Schedule& s) {
+std::map<std::string, int> planned_pairs_per_stratum(const Schedule& s) {
   std::map<std::string, int> cases;
   for (const auto& k : s.cases) ++cases[k.vm + "/" + k.regime + "/" + k.configuration];
-  std::vector<int> out;
-  for (const auto& [name, n] : cases) out.push_back(n / 2);
-  return out;
+  for (auto& [name, n] : cases) n /= 2;
+  return cases;
 }
 
 PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std::string& variance_db) {
@@ -45,7 +44,7 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
   const double level = analysis::comparison_level(c.regression_alpha, static_cast<int>(c.tolerances.size()));
   const auto planned = planned_pairs_per_stratum(s);
   int total = 0;
-  for (int n : planned) total += n;
+  for (const auto& [stratum, n] : planned) total += n;
   out.text = fmt::format("smallest detectable change at the planned {} pair(s) in {} stratum(a), intervals at {:g}%, "
                          "power {:g}% (analysis/detectable.hpp):\n",
                          total, planned.size(), level * 100, analysis::kDetectablePower * 100);
@@ -55,8 +54,8 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
     return out;
   }
   out.metrics = analysis::detectable_changes(variance_db, c.tolerances, planned, level);
-  out.text += fmt::format("  {:<18} {:>11} {:>8} {:>12} {:>14} {:>16}\n", "metric", "noise pairs", "sigma", "tolerance",
-                          "change from 1", "past tolerance");
+  out.text += fmt::format("  {:<18} {:>14} {:>11} {:>8} {:>12} {:>14} {:>16}\n", "metric", "planned pairs",
+                          "noise pairs", "sigma", "tolerance", "change from 1", "past tolerance");
   std::vector<std::string> insensitive;
   for (const auto& d : out.metrics) {
     if (!d.sigma) {
@@ -64,7 +63,8 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
       continue;
     }
     const auto [change, past] = detectable_cells(d);
-    out.text += fmt::format("  {:<18} {:>11} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric, d.variance_pairs, *d.sigma,
+    out.text += fmt::format("  {:<18} {:>14} {:>11} {:>8.3g} {:>12} {:>14} {:>16}{}\n", d.metric,
+                            fmt::format("{} in {}", d.planned_pairs, d.planned_strata), d.variance_pairs, *d.sigma,
                             tolerance_text(d), change, past, d.insensitive ? "  INSENSITIVE" : "");
     if (d.insensitive)
       insensitive.push_back(d.df < 1 ? fmt::format("{} (one pair per stratum decides nothing, tolerance {})", d.metric,
@@ -72,11 +72,13 @@ PlanSensitivity plan_sensitivity(const Campaign& c, const Schedule& s, const std
                                      : fmt::format("{} (detects {} at best, tolerance {})", d.metric, change,
                                                    tolerance_text(d)));
   }
-  out.text += fmt::format("  (noise from the pairs of {})\n", variance_db);
+  out.text += fmt::format("  (noise from the pairs of {}; planned pairs: those of the strata whose configurations "
+                          "measure the metric there, as the check judges it)\n",
+                          variance_db);
   if (std::any_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma && d.df < 1; }))
     out.text += "  none: one planned pair per stratum gives no interval, so no change can be decided (raise "
                 "design.repeats)\n";
-  if (std::any_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma && *d.sigma == 0; }))
+  if (std::any_of(out.metrics.begin(), out.metrics.end(), [](const auto& d) { return d.sigma && *d.sigma == 0 && d.df >= 1; }))
     out.text += "  any (sigma 0): the noise DB's pairs do not vary at all for that metric (a synthetic or "
                 "constant DB?); measure the noise with a real A/A run\n";
   const bool none_known =

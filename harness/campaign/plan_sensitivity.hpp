@@ -6,15 +6,16 @@
 #include "harness/campaign/campaign.hpp"
 #include "harness/campaign/schedule.hpp"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace harness::campaign {
 
-/// Planned pairs per stratum (vm, regime, configuration) of an ab-pairs schedule, in stratum
-/// name order (a pair = its two cases).
-std::vector<int> planned_pairs_per_stratum(const Schedule& s);
+/// Planned pairs per stratum "vm/regime/configuration" of an ab-pairs schedule (a pair = its
+/// two cases).
+std::map<std::string, int> planned_pairs_per_stratum(const Schedule& s);
 
 /// The sensitivity section of `harness plan`.
 struct PlanSensitivity {

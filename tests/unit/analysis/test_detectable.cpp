@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <filesystem>
 #include <stdexcept>
 #include <unistd.h>
@@ -95,12 +96,19 @@ TEST(DetectableChanges, TheSpreadOfASyntheticDbWithKnownNoise) {
   analysis::write_synthetic_ab(db, o);
   const std::vector<harness::campaign::Tolerance> tol{{"reclaim_duration", 1.2, std::nullopt, 1},
                                                      {"trigger_delay", 1.5, std::nullopt, 2}};
-  const auto d = analysis::detectable_changes(db, tol, {6, 6}, 0.99);
+  // Planned: 6 pairs in each of two bounded-reclaim strata and one static-zram stratum, which
+  // does not measure reclaim_duration (no memory.reclaim write) and must not count for it.
+  const std::map<std::string, int> planned{
+      {"vm0/fast-random/bounded-reclaim", 6}, {"vm1/fast-random/bounded-reclaim", 6}, {"vm0/fast-random/static-zram", 6}};
+  const auto d = analysis::detectable_changes(db, tol, planned, 0.99);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].metric, "reclaim_duration");
   ASSERT_TRUE(d[0].sigma) << d[0].why_unknown;
   EXPECT_NEAR(*d[0].sigma, std::sqrt(2.0) * 0.1, 0.04);
   EXPECT_EQ(d[0].variance_pairs, 2 * 2 * 8);  // bounded-reclaim pairs: vms x regimes x pairs
+  EXPECT_EQ(d[0].planned_strata, 2);
+  EXPECT_EQ(d[0].planned_pairs, 12);
+  EXPECT_EQ(d[0].df, 10);
   // trigger_delay is 4 s in every case: no spread, so any change is detectable.
   ASSERT_TRUE(d[1].sigma);
   EXPECT_NEAR(*d[1].sigma, 0, 1e-9);

@@ -108,7 +108,7 @@ TEST(CheckSequential, DecidedAtTheFirstLookPassesAndThePairsNeverRunAreNotCounte
   // Judged again later (--judge runs nothing): the DB reached look 1, its later pairs are not judged.
   const auto judged = check(f.d, f.args() + " --judge " + db + " --until-decided --max-pairs 6");
   EXPECT_EQ(judged.code, 0) << judged.out;
-  EXPECT_THAT(judged.out, HasSubstr("the DB reached look 1 of 3 (2 pair(s)); its later pairs are not judged"));
+  EXPECT_THAT(judged.out, HasSubstr("the DB reached look 1 of 3 (2 pair(s)); the later looks' pairs were not run and are not judged"));
   EXPECT_THAT(judged.out, HasSubstr("PASS  all_cases_completed  (4 case(s))")) << judged.out;
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 4);
 }
@@ -125,6 +125,10 @@ TEST(CheckSequential, UndecidedRunsEveryLookIntoTheSameDbAndExitsFive) {
   EXPECT_THAT(r.out, HasSubstr("the cap of 6 pair(s) is reached"));
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 12);
   EXPECT_EQ(count(db, "SELECT count(*) FROM cases WHERE status = 'completed'"), 12);
+  // Judged as stored: every look's pairs ran, so none is left out.
+  const auto judged = check(f.d, f.args() + " --judge " + db + " --until-decided --max-pairs 6");
+  EXPECT_EQ(judged.code, 5) << judged.out;
+  EXPECT_THAT(judged.out, HasSubstr("the DB reached look 3 of 3 (6 pair(s))\n")) << judged.out;
   // Resumed: the same plan (its sequential design is stored), nothing new to run.
   const auto again = check(f.d, f.args() + " " + db + " --until-decided --max-pairs 6 --reuse");
   EXPECT_EQ(again.code, 5) << again.out;
