@@ -143,14 +143,24 @@ std::string check_markdown(const CheckOutcome& o, const results::Provenance* pro
       md += "\n";
     }
     const double level = o.metrics.front().level;
-    md += fmt::format(
-        "\nRatio = candidate / baseline of the stratified means (strata: vm, regime, configuration; pairs share vm, "
-        "regime, repeat and configuration). Intervals: stratified bootstrap percentile intervals at {:g}% each "
-        "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance), B = {}, seed {}. Change: higher or "
-        "lower when the interval excludes 1, whatever the tolerance. A metric regresses when its whole interval lies "
-        "beyond its tolerance; it is inconclusive when its ratio is past the tolerance but its interval is not wholly "
-        "beyond it.\n",
-        level * 100, o.regression_alpha, o.bootstrap_replicates, o.seed);
+    if (o.rule.verdicts == analysis::VerdictRule::decide)
+      md += fmt::format(
+          "\nRatio = candidate / baseline of the stratified means (strata: vm, regime, configuration; pairs share vm, "
+          "regime, repeat and configuration). Intervals: delta-method Student-t intervals of the ratio at {:g}% each "
+          "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance and the {} look(s) of "
+          "`--until-decided`; docs/CI.md \"Deciding with more pairs\"). Change: higher or lower when the interval "
+          "excludes 1. A metric regresses when its whole interval lies beyond its tolerance, is decided ok when its "
+          "whole interval lies within it, and is inconclusive otherwise (more pairs would decide).\n",
+          level * 100, o.regression_alpha, o.rule.looks);
+    else
+      md += fmt::format(
+          "\nRatio = candidate / baseline of the stratified means (strata: vm, regime, configuration; pairs share vm, "
+          "regime, repeat and configuration). Intervals: stratified bootstrap percentile intervals at {:g}% each "
+          "(Bonferroni: family-wise alpha {:g} over the metrics with a tolerance), B = {}, seed {}. Change: higher or "
+          "lower when the interval excludes 1, whatever the tolerance. A metric regresses when its whole interval lies "
+          "beyond its tolerance; it is inconclusive when its ratio is past the tolerance but its interval is not "
+          "wholly beyond it.\n",
+          level * 100, o.regression_alpha, o.bootstrap_replicates, o.seed);
     md += "Baseline cases: " +
           (o.baseline_db.empty() ? std::string("this run's DB")
                                  : "stored baseline `" + o.baseline_db + "` (an earlier run: each pair spans two runs)") +

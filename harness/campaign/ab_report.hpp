@@ -23,6 +23,9 @@ struct CheckOutcome {
   int bootstrap_replicates = 0;                      ///< B of the intervals
   std::uint64_t seed = 0;                            ///< bootstrap seed
   double regression_alpha = 0;                       ///< family-wise alpha over metrics with a tolerance
+  /// The verdict rule and looks the metrics were judged with (decide: `check --until-decided`,
+  /// delta-method t intervals; fixed: the plain check's bootstrap intervals).
+  analysis::ComparisonRule rule{};
   /// Warnings shown under the verdict line (e.g. ab_environment.hpp same_environment_warning,
   /// environment drift allowed with --allow-env-drift).
   std::vector<std::string> warnings;

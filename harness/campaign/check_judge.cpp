@@ -177,6 +177,7 @@ void compare_sides(const Campaign& c, const JudgeRequest& in, results::Db& db, r
   j.outcome.bootstrap_replicates = c.bootstrap_replicates;
   j.outcome.seed = c.seed;
   j.outcome.regression_alpha = c.regression_alpha;
+  j.outcome.rule = in.rule;
 }
 
 /// JUnit (when asked) and Markdown (when asked; A/B and refused: by default next to the DB).

@@ -129,6 +129,11 @@ TEST(CheckSequential, UndecidedRunsEveryLookIntoTheSameDbAndExitsFive) {
   const auto judged = check(f.d, f.args() + " --judge " + db + " --until-decided --max-pairs 6");
   EXPECT_EQ(judged.code, 5) << judged.out;
   EXPECT_THAT(judged.out, HasSubstr("the DB reached look 3 of 3 (6 pair(s))\n")) << judged.out;
+  // Its Markdown names the method the looks used, not the plain check's bootstrap.
+  const std::string md = test_support::slurp(db.substr(0, db.size() - 3) + "-check.md");
+  EXPECT_THAT(md, HasSubstr("delta-method Student-t intervals of the ratio at 98.3333% each")) << md;
+  EXPECT_THAT(md, HasSubstr("the 3 look(s) of `--until-decided`")) << md;
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("bootstrap percentile"))) << md;
   // Resumed: the same plan (its sequential design is stored), nothing new to run.
   const auto again = check(f.d, f.args() + " " + db + " --until-decided --max-pairs 6 --reuse");
   EXPECT_EQ(again.code, 5) << again.out;
