@@ -153,12 +153,12 @@ Tolerance read_tolerance(const Section& r, const std::string& tolerances_field,
   Section ts(kv.second, f, r.file());
   t.max_ratio = ts.optional_scalar<double>("max_ratio");
   t.min_ratio = ts.optional_scalar<double>("min_ratio");
+  ts.finish();  // a misspelt key is named (with the key meant) before "give max_ratio, min_ratio or both"
   if (!t.max_ratio && !t.min_ratio) ts.fail(kv.second, f, "give max_ratio, min_ratio or both");
   if (t.max_ratio && !(*t.max_ratio > 0)) ts.fail(kv.second["max_ratio"], ts.field("max_ratio"), "must be > 0");
   if (t.min_ratio && !(*t.min_ratio > 0)) ts.fail(kv.second["min_ratio"], ts.field("min_ratio"), "must be > 0");
   if (t.max_ratio && t.min_ratio && !(*t.min_ratio < *t.max_ratio))
     ts.fail(kv.second["min_ratio"], ts.field("min_ratio"), "must be below max_ratio");
-  ts.finish();
   return t;
 }
 

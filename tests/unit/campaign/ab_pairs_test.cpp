@@ -150,6 +150,8 @@ TEST(AbPairsYaml, BadValuesNameFileLineAndField) {
        "must be > 0"},
       {"{max_ratio: 1.2}", "{}", "reclaim_duration", "regression.tolerances.reclaim_duration",
        "give max_ratio, min_ratio or both"},
+      {"{max_ratio: 1.2}", "{max_ratoi: 1.2}", "reclaim_duration", "regression.tolerances.reclaim_duration.max_ratoi",
+       "did you mean 'max_ratio'"},
       {"alpha: 0.1", "alpha: 1.5", "alpha:", "regression.alpha", "must lie in (0, 1)"},
       {"fresh_guest_per_case: true", "fresh_guest_per_case: false", "variants:", "variants",
        "needs provider.fresh_guest_per_case: true"},
