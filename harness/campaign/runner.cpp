@@ -1,5 +1,6 @@
 // The campaign runner (see runner.hpp).
 #include "harness/campaign/runner.hpp"
+#include "harness/agent/client.hpp"
 #include "harness/campaign/new_db_files.hpp"
 
 #include "harness/campaign/campaign_db.hpp"
@@ -209,8 +210,27 @@ std::vector<std::unique_ptr<pool::Instance>> acquire_guests(const Campaign& c, c
 
 /// Health first (unreachable hosts are waited for, never charged), then qualification before
 /// scheduling (study; PROTOCOL.md), then the pilot's kernel; throws PreflightRefused (guests released).
+/// Each guest's token file is readable, not empty and private (the client's rule, client.hpp
+/// from_token_file), checked before any wait: a local mistake is said now, not later as an agent
+/// that does not answer. "" when every one is; else one line per guest.
+std::string token_problems(const std::vector<pool::Guest>& guests) {
+  std::string why;
+  for (const auto& g : guests) {
+    try {
+      (void)agent::AgentClient::from_token_file(g.url, g.token_file, pool::client_options(g));
+    } catch (const std::exception& e) {
+      why += "  " + g.name + ": " + e.what() + "\n";  // the file, and what is wrong with it
+    }
+  }
+  return why;
+}
+
 Preflight qualify_fleet(const Campaign& c, const RunOptions& opt, const std::vector<pool::Guest>& guests, Held& held,
                         const NewDbFiles& new_db) {
+  if (const auto why = token_problems(guests); !why.empty()) {
+    held.release();
+    throw PreflightRefused("token file(s) unusable, no case submitted and no attempt spent:\n" + why);
+  }
   const auto still = wait_for_agents(guests, opt.host_wait, opt.out);
   if (!still.empty()) {
     std::string why;

@@ -621,6 +621,24 @@ std::string refused_run(fake::FakeAgent& a0, fake::FakeAgent& a1, const TempDir&
 }
 }  // namespace
 
+TEST(RunnerPreflight, ATokenFileOthersMayReadIsRefusedBeforeAnyWait) {
+  OneVm f;
+  std::filesystem::permissions(f.d / "token", std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+                               std::filesystem::perm_options::add);
+  // The agent answers: before this check the run went on and each worker stopped at its token,
+  // leaving the cases pending without a word at the start.
+  std::string err;
+  try {
+    hc::run_campaign(f.c, f.o);
+  } catch (const hc::PreflightRefused& e) {
+    err = e.what();
+  }
+  EXPECT_THAT(err, HasSubstr("token file(s) unusable, no case submitted and no attempt spent"));
+  EXPECT_THAT(err, HasSubstr("vm0: token file " + (f.d / "token") + ": mode 0644"));
+  EXPECT_THAT(err, HasSubstr("must be 0600"));
+  EXPECT_EQ(f.a0.posts(), 0);
+}
+
 TEST(RunnerPreflight, VmsWithDifferentMglruAreRefusedWithTheTable) {
   TempDir d;
   fake::FakeAgent a0(d / "agent0", "tok"), a1(d / "agent1", "tok");
