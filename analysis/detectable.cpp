@@ -74,6 +74,7 @@ std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
                                                  const std::vector<harness::campaign::Tolerance>& tolerances,
                                                  const std::map<std::string, int>& planned, double level,
                                                  double power) {
+  if (planned.empty()) throw std::invalid_argument("detectable_changes: no planned stratum");
   const auto pairs = paired_values(variance_db, variance_db);
   std::vector<DetectableChange> out;
   for (const auto& m : regression_metrics()) {
@@ -88,7 +89,6 @@ std::vector<DetectableChange> detectable_changes(const std::string& variance_db,
       why = p.rows.empty() ? variance_db + " holds no pair with both members completed and " + m.name + " measured"
                            : variance_db + ": " + std::to_string(p.rows.size()) + " pair(s) of " + m.name +
                                  ", but no stratum holds two, or a mean is 0";
-    if (planned.empty()) throw std::invalid_argument("detectable_changes: no planned stratum");
     const auto mine = planned_for(p, planned);
     if (mine.empty()) {  // the DB measures it only in configurations the plan does not have
       DetectableChange d;

@@ -163,8 +163,7 @@ int check_command(const CheckRequest& r, const CommandEnv& env) {
                  r.judge.c_str(), r.file.c_str());
     in.db = r.judge;
     if (looks) {  // a sequential check's DB: the looks it never reached were not run on purpose
-      results::Db jd(r.judge, results::Db::Mode::ReadOnly);
-      const int k = look_reached(c, jd);
+      const int k = look_reached(c, *env.open_db(r.judge));
       in.skip_cases = cases_after_look(c, k);
       std::fprintf(env.out, "the DB reached look %d of %d (%d pair(s))%s\n", k, looks->looks(),
                    looks->repeats[static_cast<std::size_t>(k - 1)] * pairs_per_repeat(c),

@@ -4,6 +4,8 @@
 #include "harness/campaign/schedule.hpp"
 #include "harness/json/limited_parse.hpp"
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace harness::campaign {
@@ -51,18 +53,15 @@ std::set<std::string> cases_after_look(const Campaign& seq, int look) {
 
 int look_reached(const Campaign& seq, results::Db& db) {
   const auto looks = sequential_looks(seq);
-  int reached = 1;
-  for (int k = looks.looks(); k > 1; --k) {
-    const auto after_previous = cases_after_look(seq, k - 1);
-    results::Stmt q(db, "SELECT case_id FROM attempts UNION SELECT case_id FROM schedule WHERE state != 'pending'");
-    bool ran = false;
-    while (!ran && q.step()) ran = after_previous.count(q.text(0)) > 0;
-    if (ran) {
-      reached = k;
-      break;
-    }
-  }
-  return reached;
+  std::map<std::string, int> repeat_of;
+  for (const auto& k : plan(seq).cases) repeat_of[k.case_id] = k.repeat;
+  int furthest = 0;  // the highest repeat of a case that ran
+  results::Stmt q(db, "SELECT case_id FROM attempts UNION SELECT case_id FROM schedule WHERE state != 'pending'");
+  while (q.step())
+    if (const auto it = repeat_of.find(q.text(0)); it != repeat_of.end()) furthest = std::max(furthest, it->second);
+  for (int k = 1; k < looks.looks(); ++k)
+    if (looks.repeats[static_cast<std::size_t>(k - 1)] >= furthest) return k;
+  return looks.looks();
 }
 
 bool look_decides(const Judgement& j) {
