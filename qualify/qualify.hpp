@@ -8,7 +8,7 @@
 // was found, and (when failing) how to fix it. Report::passed is true iff every required
 // check passed. Recorded items (cmdline, THP, swappiness, clocksource, zram algorithms,
 // compressors, MGLRU, kernel config, zswap state) are not judged here; the fleet preflight
-// (harness/campaign/preflight.hpp) compares the ones that must be equal across VMs. A feature
+// (harness/campaign/runner/preflight.hpp) compares the ones that must be equal across VMs. A feature
 // the experiment needs that is compiled out is told from one switched off at boot by the
 // kernel config and /proc/cmdline: the fix names the boot parameter (psi=1,
 // cgroup_disable=memory removed, zswap.enabled=0) when the kernel has the feature. zswap

@@ -1,4 +1,5 @@
 #include "results/db.hpp"
+#include "analysis/data/study_facts.hpp"
 #include "harness/digest/sha256.hpp"
 #include "harness/text/join.hpp"
 
@@ -38,7 +39,14 @@ constexpr AddedColumn kAddedColumns[] = {
 /// transaction, to a file of version 6 (a file of an earlier layout is converted, which makes
 /// its cases from schema.sql with them, so that a conversion stopped part-way leaves it as it was).
 constexpr AddedColumn kVersion7Columns[] = {{"cases", "engine_kind", "TEXT"}};
-constexpr const char* kSchemaVersion = "7";
+/// Columns added in schema version 8 (telemetry_rows: the CPU time reclaim takes), in schema.sql's
+/// order; added by add_version8_columns, in the one transaction that applies the schema.
+constexpr AddedColumn kVersion8Columns[] = {{"telemetry_rows", "kswapd_cpu_us", "INTEGER"},
+                                            {"telemetry_rows", "bg_cpu_usage_us", "INTEGER"},
+                                            {"telemetry_rows", "bg_cpu_system_us", "INTEGER"},
+                                            {"telemetry_rows", "fg_cpu_usage_us", "INTEGER"},
+                                            {"telemetry_rows", "fg_cpu_system_us", "INTEGER"}};
+constexpr const char* kSchemaVersion = "8";
 /// Page size of a database file this class creates. 16 KiB instead of SQLite's 4 KiB: the
 /// import of a study-sized bundle (2 x 5,400 canary rows with their key index entries) then
 /// writes about a quarter as many WAL frames and b-tree pages, and checkpoints copy a quarter
@@ -61,11 +69,12 @@ void observe_conversion(Db& db, const char* step) {
 }
 
 /// History of version 5 and before (schema.sql): the one configuration whose cases carried its
-/// memory.reclaim request in dose_bytes (the study's bounded reclaim), so the one arm of a
-/// converted file that may get parameters ({"dose_mib": N}). A fixed fact of files written
+/// memory.reclaim request in dose_bytes (the study's bounded reclaim, its treatment: the
+/// study-facts file analysis/data/study_facts.hpp, a header of constants only), so the one arm
+/// of a converted file that may get parameters ({"dose_mib": N}). A fixed fact of files written
 /// before version 6, not a list of arms: a file's arms are its table arms, and the study's arms
-/// are registered with their policies (harness/case/policy.hpp study_arms()).
-constexpr const char* kVersion5DoseConfiguration = "bounded-reclaim";
+/// are registered with their policies (harness/case/control/policy.hpp study_arms()).
+constexpr const char* kVersion5DoseConfiguration = analysis::kStudyArms[analysis::kStudyTreatment].name;
 constexpr std::int64_t kBytesPerMiB = 1024 * 1024;
 
 /// The names a results file of before version 6 allowed in cases.configuration, in the order
@@ -99,7 +108,7 @@ std::vector<std::string> checked_configurations(Db& db) {
 /// name order. params_json is {} but for the dose-taking configuration: {"dose_mib": N} when
 /// every row of it has the same dose (N = dose_bytes / MiB, an integer when whole), {} when
 /// they differ (a pilot's doses) or one has none. sha256: of {"name","params","policy"} as
-/// canonical JSON (nlohmann dump, keys sorted), as harness/case/arm.hpp hashes an arm.
+/// canonical JSON (nlohmann dump, keys sorted), as harness/case/control/arm.hpp hashes an arm.
 void fill_arms(Db& db, const std::vector<std::string>& order) {
   std::vector<std::string> names;
   {
@@ -132,6 +141,23 @@ void fill_arms(Db& db, const std::vector<std::string>& order) {
   }
 }
 
+/// Version 8, inside the caller's transaction and before schema.sql is applied: adds its columns to
+/// a telemetry_rows that lacks them (NULL for the file's earlier samples), and drops the view
+/// telemetry when it lacks them (its INSTEAD OF triggers go with it), so that schema.sql makes the
+/// view and its triggers again with them. A file whose telemetry is still a table (a layout before
+/// version 5, renamed by convert) has no telemetry_rows yet: schema.sql makes it whole.
+void add_version8_columns(Db& db) {
+  for (const auto& c : kVersion8Columns)
+    if (has_table(db, c.table) && !has_column(db, c.table, c.column))
+      db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
+  bool view = false;
+  {
+    Stmt q(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'view' AND name = 'telemetry'");
+    view = q.step();
+  }  // finalized before DROP VIEW
+  if (view && !has_column(db, "telemetry", kVersion8Columns[0].column)) db.exec("DROP VIEW telemetry");
+}
+
 /// Brings a file of before version 6 to this version, inside the caller's transaction, the way
 /// SQLite documents for a change ALTER TABLE cannot make (lang_altertable.html "Making Other
 /// Kinds Of Table Schema Changes"): cases is renamed, schema.sql creates the new cases (without
@@ -154,6 +180,7 @@ void convert(Db& db) {
            "sql IS NOT NULL");
     while (q.step()) own.emplace_back(q.text(0), q.text(1));
   }
+  add_version8_columns(db);  // while cases has its name: the view telemetry reads it
   db.exec("ALTER TABLE cases RENAME TO cases_before_v6");
   if (!keyed)
     for (const char* t : kCaseKeyedTables) db.exec(std::string("ALTER TABLE ") + t + " RENAME TO " + t + "_before_v5");
@@ -209,12 +236,13 @@ void apply_schema(Db& db) {
   if (!before_arms(db)) {
     // One transaction: the schema_version row and every table, view and trigger commit
     // together, so a file at the current version has all of them (schema_is_current). A file
-    // of version 6 needs no conversion: it gains version 7's columns (NULL for its rows) and
-    // the version in this transaction.
+    // of version 6 or 7 needs no conversion: it gains version 7's and 8's columns (NULL for its
+    // rows), the telemetry view made again with version 8's, and the version in this transaction.
     db.transaction([&] {
       for (const auto& c : kVersion7Columns)
         if (has_table(db, c.table) && !has_column(db, c.table, c.column))
           db.exec(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.column + " " + c.type);
+      add_version8_columns(db);
       db.exec(schema_sql());
       db.exec(std::string("UPDATE schema_info SET value = '") + kSchemaVersion +
               "' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < " + kSchemaVersion);

@@ -4,6 +4,8 @@
 #include "harness/text/join.hpp"
 #include "harness/text/utc.hpp"
 #include "results/db.hpp"
+#include "results/store/case_queries.hpp"
+#include "results/store/meta.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,19 +16,10 @@
 namespace results {
 namespace {
 
-std::string meta(Db& db, const char* key) {
+/// campaign_meta's value of `key`; "" when the file has no campaign_meta or no such key.
+std::string meta_or_empty(Db& db, const char* key) {
   if (!has_table(db, "campaign_meta")) return {};
-  Stmt q(db, "SELECT value FROM campaign_meta WHERE key=?1");
-  q.bind(1, key);
-  return q.step() ? q.text(0) : std::string{};
-}
-
-std::vector<std::string> distinct(Db& db, const char* sql) {
-  std::vector<std::string> out;
-  Stmt q(db, sql);
-  while (q.step())
-    if (!q.is_null(0)) out.push_back(q.text(0));
-  return out;
+  return meta_value(db, key).value_or("");
 }
 
 std::string or_unknown(const std::string& s) { return s.empty() ? "unknown" : s; }
@@ -50,28 +43,38 @@ nlohmann::ordered_json to_json(const Provenance& p) {
   j["accelerators"] = p.accelerators;
   j["kernels"] = p.kernels;
   j["case_commits"] = p.case_commits;
+  j["synthetic"] = p.synthetic;
   return j;
 }
 
 }  // namespace
 
+std::string synthetic_banner() {
+  return "SYNTHETIC DATA: made from a synthetic DB (analysis/simulate/synthetic.hpp), not from cases that ran; its "
+         "accelerator, kernel and numbers are invented";
+}
+
+bool is_synthetic_db(Db& db) {
+  if (!meta_or_empty(db, "synthetic").empty()) return true;
+  return has_table(db, "cases") && has_case_with_commit(db, "synthetic");
+}
+
 Provenance collect_provenance(Db& db, const BuildId& build, const std::string& command_line) {
   Provenance p;
   p.build = build;
-  p.campaign_name = meta(db, "name");
-  p.campaign_kind = meta(db, "kind");
-  p.plan_sha256 = meta(db, "schedule_sha256");
-  p.campaign_sha256 = meta(db, "campaign_sha256");
+  p.campaign_name = meta_or_empty(db, "name");
+  p.campaign_kind = meta_or_empty(db, "kind");
+  p.plan_sha256 = meta_or_empty(db, "schedule_sha256");
+  p.campaign_sha256 = meta_or_empty(db, "campaign_sha256");
   p.generated_utc = harness::text::utc_text(static_cast<std::int64_t>(std::time(nullptr)) * 1'000'000'000);
   p.command_line = command_line;
+  p.synthetic = is_synthetic_db(db);
   if (has_table(db, "cases")) {
-    p.accelerators = distinct(db, "SELECT DISTINCT accelerator FROM cases ORDER BY 1");
-    p.kernels = distinct(db, "SELECT DISTINCT kernel_release FROM cases ORDER BY 1");
-    p.case_commits = distinct(db,
-                              "SELECT DISTINCT source_commit || CASE WHEN source_dirty = 1 THEN '-dirty' "
-                              "ELSE '' END FROM cases ORDER BY 1");
+    p.accelerators = case_accelerators(db);
+    p.kernels = case_kernel_releases(db);
+    p.case_commits = case_commits(db);
     if (p.campaign_name.empty()) {
-      auto names = distinct(db, "SELECT DISTINCT campaign FROM cases ORDER BY 1");
+      auto names = case_campaigns(db);
       if (names.size() == 1) p.campaign_name = names[0];
     }
   }
@@ -87,8 +90,12 @@ std::string provenance_markdown(const Provenance& p) {
   s += "- Campaign: " + or_unknown(p.campaign_name) + " (kind " + or_unknown(p.campaign_kind) +
        "), plan SHA-256 " + or_unknown(p.plan_sha256) + ", campaign YAML SHA-256 " +
        or_unknown(p.campaign_sha256) + "\n";
-  s += "- Cases ran on: accelerator " + list_or_unknown(p.accelerators) + "; guest kernel " +
-       list_or_unknown(p.kernels) + "; harness source " + list_or_unknown(p.case_commits) + "\n";
+  if (p.synthetic)
+    s += "- Cases: none ran (a synthetic DB); the generator wrote accelerator " + list_or_unknown(p.accelerators) +
+         ", guest kernel " + list_or_unknown(p.kernels) + " and harness source " + list_or_unknown(p.case_commits) + "\n";
+  else
+    s += "- Cases ran on: accelerator " + list_or_unknown(p.accelerators) + "; guest kernel " +
+         list_or_unknown(p.kernels) + "; harness source " + list_or_unknown(p.case_commits) + "\n";
   s += "- Generated: " + or_unknown(p.generated_utc) + " by `" + or_unknown(p.command_line) + "`\n";
   return s;
 }

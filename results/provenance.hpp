@@ -34,7 +34,21 @@ struct Provenance {
   std::vector<std::string> accelerators;    // distinct cases.accelerator, sorted
   std::vector<std::string> kernels;         // distinct cases.kernel_release, sorted
   std::vector<std::string> case_commits;    // distinct cases.source_commit (+"-dirty"), sorted
+  /// The DB was written by the synthetic generator (analysis/simulate/synthetic.hpp: campaign_meta key
+  /// `synthetic`, or a case whose source_commit is "synthetic"): no case ran, its accelerator,
+  /// kernel and numbers are invented. Every artifact made from it says so on its first line
+  /// (synthetic_banner).
+  bool synthetic = false;
 };
+
+/// The first line's words of every report, summary and JUnit file made from a synthetic DB
+/// (ours, issue 59): "SYNTHETIC DATA: made from a synthetic DB (analysis/simulate/synthetic.hpp), not
+/// from cases that ran; its accelerator, kernel and numbers are invented". No newline.
+std::string synthetic_banner();
+
+/// Whether `db` was written by the synthetic generator (Provenance::synthetic). Errors:
+/// results::DbError on SQLite failure.
+bool is_synthetic_db(Db& db);
 
 /// Reads campaign name/kind/plan hash and the distinct accelerators, kernels and case
 /// commits from `db` (any of them may be absent: older DBs, case DBs), stamps the current
@@ -46,7 +60,7 @@ Provenance collect_provenance(Db& db, const BuildId& build, const std::string& c
 std::string provenance_json(const Provenance& p);
 
 /// Markdown block (a short bullet list, no heading) for the top of report.md and a
-/// check summary.
+/// check summary. A synthetic DB's "Cases ran on" line says that no case ran.
 std::string provenance_markdown(const Provenance& p);
 
 /// Writes `<artifact>.meta.json` next to an artifact (e.g. table4.csv ->

@@ -19,17 +19,20 @@ CREATE TABLE IF NOT EXISTS schema_info (
 -- columns of telemetry and reclaim_actions.write_cpu_us; version 5 keyed the three large
 -- per-case tables by cases.case_key (below); version 6 added the table arms and checks
 -- cases.configuration and schedule.configuration against it instead of a fixed list of names;
--- version 7 added cases.engine_kind.
+-- version 7 added cases.engine_kind; version 8 added the reclaim CPU columns of telemetry (kswapd_cpu_us,
+-- bg/fg_cpu_usage_us, bg/fg_cpu_system_us).
 -- An older database is brought to this version when it is opened for writing (results/db.cpp:
 -- columns added NULL for its earlier cases; the rows of a version-4 layout copied under case
 -- keys; cases rebuilt without the list and arms filled from the configurations it holds), in
--- one transaction; opened read-only it is read as it is.
-INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '7');
+-- one transaction; opened read-only it is read as it is. A file of version 5 to 7 gains version 8's
+-- telemetry columns by ALTER TABLE (NULL for its earlier samples), and its telemetry view and the
+-- view's triggers are made again below with them.
+INSERT OR IGNORE INTO schema_info(key, value) VALUES ('schema_version', '8');
 
--- Version 6: the campaign's arms (harness/case/arm.hpp). An arm is a name (what
+-- Version 6: the campaign's arms (harness/case/control/arm.hpp). An arm is a name (what
 -- cases.configuration and schedule.configuration hold), the registered policy it runs
--- (harness/case/policy.hpp) and that policy's parameters. Written when a plan is stored
--- (`harness plan --db`, harness/campaign/campaign_db.cpp), one row per arm of the plan's cases;
+-- (harness/case/control/policy.hpp) and that policy's parameters. Written when a plan is stored
+-- (`harness plan --db`, harness/campaign/store/plan_store.cpp), one row per arm of the plan's cases;
 -- a case bundle's is empty (its spec names its arm). A file converted from version 5 has one row
 -- per configuration it held, with the study's parameters.
 CREATE TABLE IF NOT EXISTS arms (
@@ -75,7 +78,7 @@ CREATE TABLE IF NOT EXISTS cases (
   environment_json   TEXT,               -- uname, cmdline, THP, swappiness, clocksource, ...
   qualification_json TEXT,               -- `harness qualify --json` report at case start
   outcome_json       TEXT,               -- summary: trigger time, OOM kills, reclaim, restoration
-  -- Where the case ran, written by the runner (harness/campaign/campaign_db.hpp RanOn):
+  -- Where the case ran, written by the runner (harness/campaign/store/import.hpp RanOn):
   host_uri           TEXT,               -- hypervisor host of its guest: "local:HOSTNAME" (local-qemu),
                                          -- a libvirt URI, a hosts file's hypervisor:; NULL = not known
   overcommitted      INTEGER,            -- 1: that host had more guest vCPUs than cores - 1 or more guest
@@ -111,7 +114,7 @@ CREATE TABLE IF NOT EXISTS phases (
 -- and the file shrink (docs/DESIGN.md "Runner at fleet scale", 2026-12-04). INSERT, UPDATE and
 -- DELETE on a view go to its rows through the triggers below (a case id that names no case
 -- is refused, as the foreign key did); the harness's own writers of large cases
--- (harness/case/bundle.cpp, results/import.cpp) write <name>_rows directly.
+-- (harness/case/run/bundle.cpp, results/import.cpp) write <name>_rows directly.
 
 -- Every scheduled canary request (none skipped: no coordinated omission).
 -- wake delay = wake_ns - scheduled_ns; service = completion_ns - wake_ns;
@@ -190,6 +193,11 @@ CREATE TABLE IF NOT EXISTS telemetry_rows (
   bg_cpu_some_us INTEGER, bg_cpu_full_us INTEGER, bg_io_some_us INTEGER, bg_io_full_us INTEGER,
   fg_cpu_some_us INTEGER, fg_cpu_full_us INTEGER, fg_io_some_us INTEGER, fg_io_full_us INTEGER,
   sys_cpu_some_us INTEGER, sys_cpu_full_us INTEGER, sys_io_some_us INTEGER, sys_io_full_us INTEGER,
+  -- Version 8: the CPU time reclaim takes, where the kernel accounts it (harness/case/run/telemetry_cpu.hpp),
+  -- cumulative, us. Last of the columns: a migrated file gains them by ALTER TABLE, which appends.
+  kswapd_cpu_us INTEGER,                            -- utime + stime of the kswapd threads (/proc/<pid>/stat)
+  bg_cpu_usage_us INTEGER, bg_cpu_system_us INTEGER,  -- bg cpu.stat usage_usec, system_usec
+  fg_cpu_usage_us INTEGER, fg_cpu_system_us INTEGER,  -- fg cpu.stat usage_usec, system_usec
   PRIMARY KEY (case_key, t_ns)
 ) WITHOUT ROWID;
 CREATE VIEW IF NOT EXISTS telemetry AS SELECT c.case_id AS case_id,
@@ -213,7 +221,10 @@ CREATE VIEW IF NOT EXISTS telemetry AS SELECT c.case_id AS case_id,
   r.fg_cpu_some_us AS fg_cpu_some_us, r.fg_cpu_full_us AS fg_cpu_full_us,
   r.fg_io_some_us AS fg_io_some_us, r.fg_io_full_us AS fg_io_full_us,
   r.sys_cpu_some_us AS sys_cpu_some_us, r.sys_cpu_full_us AS sys_cpu_full_us,
-  r.sys_io_some_us AS sys_io_some_us, r.sys_io_full_us AS sys_io_full_us
+  r.sys_io_some_us AS sys_io_some_us, r.sys_io_full_us AS sys_io_full_us,
+  r.kswapd_cpu_us AS kswapd_cpu_us, r.bg_cpu_usage_us AS bg_cpu_usage_us,
+  r.bg_cpu_system_us AS bg_cpu_system_us, r.fg_cpu_usage_us AS fg_cpu_usage_us,
+  r.fg_cpu_system_us AS fg_cpu_system_us
 FROM telemetry_rows r JOIN cases c ON c.case_key = r.case_key;
 CREATE TRIGGER IF NOT EXISTS telemetry_insert INSTEAD OF INSERT ON telemetry BEGIN
   SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: telemetry.case_id names no case')
@@ -226,7 +237,8 @@ CREATE TRIGGER IF NOT EXISTS telemetry_insert INSTEAD OF INSERT ON telemetry BEG
     bg_oom_kill, fg_oom, fg_oom_kill, pswpin, pswpout, zram_orig_data_bytes, zram_compr_data_bytes,
     zram_mem_used_bytes, zram_swap_used_kib, swapfile_used_kib, extra_json, read_ns, steal_us,
     bg_cpu_some_us, bg_cpu_full_us, bg_io_some_us, bg_io_full_us, fg_cpu_some_us, fg_cpu_full_us,
-    fg_io_some_us, fg_io_full_us, sys_cpu_some_us, sys_cpu_full_us, sys_io_some_us, sys_io_full_us)
+    fg_io_some_us, fg_io_full_us, sys_cpu_some_us, sys_cpu_full_us, sys_io_some_us, sys_io_full_us,
+    kswapd_cpu_us, bg_cpu_usage_us, bg_cpu_system_us, fg_cpu_usage_us, fg_cpu_system_us)
   VALUES ((SELECT case_key FROM cases WHERE case_id = NEW.case_id),
     NEW.t_ns, NEW.phase, NEW.bg_some_us, NEW.bg_full_us, NEW.fg_some_us, NEW.fg_full_us,
     NEW.sys_some_us, NEW.sys_full_us, NEW.bg_current_bytes, NEW.fg_current_bytes,
@@ -238,7 +250,9 @@ CREATE TRIGGER IF NOT EXISTS telemetry_insert INSTEAD OF INSERT ON telemetry BEG
     NEW.zram_swap_used_kib, NEW.swapfile_used_kib, NEW.extra_json, NEW.read_ns, NEW.steal_us,
     NEW.bg_cpu_some_us, NEW.bg_cpu_full_us, NEW.bg_io_some_us, NEW.bg_io_full_us,
     NEW.fg_cpu_some_us, NEW.fg_cpu_full_us, NEW.fg_io_some_us, NEW.fg_io_full_us,
-    NEW.sys_cpu_some_us, NEW.sys_cpu_full_us, NEW.sys_io_some_us, NEW.sys_io_full_us);
+    NEW.sys_cpu_some_us, NEW.sys_cpu_full_us, NEW.sys_io_some_us, NEW.sys_io_full_us,
+    NEW.kswapd_cpu_us, NEW.bg_cpu_usage_us, NEW.bg_cpu_system_us, NEW.fg_cpu_usage_us,
+    NEW.fg_cpu_system_us);
 END;
 CREATE TRIGGER IF NOT EXISTS telemetry_update INSTEAD OF UPDATE ON telemetry BEGIN
   SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: telemetry.case_id names no case')
@@ -266,7 +280,9 @@ CREATE TRIGGER IF NOT EXISTS telemetry_update INSTEAD OF UPDATE ON telemetry BEG
     fg_cpu_full_us = NEW.fg_cpu_full_us, fg_io_some_us = NEW.fg_io_some_us,
     fg_io_full_us = NEW.fg_io_full_us, sys_cpu_some_us = NEW.sys_cpu_some_us,
     sys_cpu_full_us = NEW.sys_cpu_full_us, sys_io_some_us = NEW.sys_io_some_us,
-    sys_io_full_us = NEW.sys_io_full_us
+    sys_io_full_us = NEW.sys_io_full_us, kswapd_cpu_us = NEW.kswapd_cpu_us,
+    bg_cpu_usage_us = NEW.bg_cpu_usage_us, bg_cpu_system_us = NEW.bg_cpu_system_us,
+    fg_cpu_usage_us = NEW.fg_cpu_usage_us, fg_cpu_system_us = NEW.fg_cpu_system_us
   WHERE case_key = (SELECT case_key FROM cases WHERE case_id = OLD.case_id) AND t_ns IS OLD.t_ns;
 END;
 CREATE TRIGGER IF NOT EXISTS telemetry_delete INSTEAD OF DELETE ON telemetry BEGIN

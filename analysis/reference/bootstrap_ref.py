@@ -57,22 +57,19 @@ import time
 
 import numpy as np
 
-# The study's arms (name, short label in comparison labels), in the study's order; its treatment.
-STUDY_ARMS = (("static-zram", "static"), ("delayed-activation", "delayed"), ("bounded-reclaim", "reclaim"))
-STUDY_TREATMENT = STUDY_ARMS[2][0]
+# The study's arms in the study's order; its treatment.
+STUDY_ARMS = ("static-zram", "delayed-activation", "bounded-reclaim")
+STUDY_TREATMENT = STUDY_ARMS[2]
 CANARIES = ("compute", "sqlite")
 
 
-def short(arm):
-    return dict(STUDY_ARMS).get(arm, arm)
-
-
 def label(canary, treatment, comparator):
-    return f"{canary}: {short(treatment)} / {short(comparator)}"
+    """A comparison's label: the arm names as declared (no short names)."""
+    return f"{canary}: {treatment} / {comparator}"
 
 
 STUDY_COMPARISONS = [(can, STUDY_TREATMENT, comp) for can in CANARIES
-                     for comp, _ in STUDY_ARMS if comp != STUDY_TREATMENT]
+                     for comp in STUDY_ARMS if comp != STUDY_TREATMENT]
 
 
 def parse_comparison(v):
@@ -126,7 +123,7 @@ def arms_from_db(con, comparisons):
         names |= {r[0] for r in con.execute("SELECT configuration FROM schedule")}
     for _can, t, c in comparisons:
         names |= {t, c}
-    study = [a for a, _ in STUDY_ARMS if a in names]
+    study = [a for a in STUDY_ARMS if a in names]
     return study + sorted(names - set(study))
 
 

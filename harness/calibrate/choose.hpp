@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/study_medians.hpp"
+#include "analysis/data/study_facts.hpp"
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
 
 namespace harness::calibrate {
 
-/// The study's static-zram medians (analysis/study_medians.hpp). Its PSI stall figures name no
+/// The study's static-zram medians (analysis/data/study_facts.hpp). Its PSI stall figures name no
 /// owner (bg, fg or system); the table prints them in its bg columns, for reference only: the
 /// choice uses swap-out and refaults.
 struct Target {

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "harness/case/spec_writer.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec_writer.hpp"
 #include "harness/kernel/size.hpp"
 
 namespace harness::calibrate {
@@ -33,7 +34,9 @@ std::vector<Point> make_grid(const std::vector<std::int64_t>& alloc, const std::
 }
 
 nlohmann::json spec_for(const Point& p, const GridOptions& o) {
-  harness::case_::CaseSpec s = harness::case_::local_guest_case("calib-" + p.name(), "calibration", "static-zram");
+  // The study's static zram (the first of the registry's study arms): zram on, no action.
+  harness::case_::CaseSpec s =
+      harness::case_::local_guest_case("calib-" + p.name(), "calibration", harness::case_::study_arms().front());
   s.regime = fmt::format("calib-{}", o.contents);
   s.phases = {o.warmup_s, o.pressure_s, o.recovery_s};
   s.cgroups.bg_memory_max_bytes = p.bg_max_mib * kMiB;

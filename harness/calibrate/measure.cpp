@@ -1,4 +1,4 @@
-// Mechanism counters of one calibration bundle (definitions: analysis/campaign_data.cpp).
+// Mechanism counters of one calibration bundle (definitions: analysis/data/campaign_data.cpp).
 #include "harness/calibrate/measure.hpp"
 #include "harness/json/limited_parse.hpp"
 
@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "results/db.hpp"
+#include "results/store/cases.hpp"
+#include "results/store/phases.hpp"
+#include "results/store/telemetry.hpp"
 
 namespace harness::calibrate {
 
@@ -27,13 +30,13 @@ struct PressureWindow {
 /// The `cases` row into `m` (ids, status, accelerator, outcome_json.load); the page size in
 /// bytes (4096 when not recorded), or nullopt when the bundle holds no case.
 std::optional<std::int64_t> read_case_row(results::Db& db, Measured& m) {
-  results::Stmt c(db, "SELECT case_id, status, page_size_bytes, outcome_json, accelerator FROM cases");
-  if (!c.step()) return std::nullopt;
-  m.case_id = c.text(0);
-  m.status = c.text(1);
-  const std::int64_t page = c.opt_int64(2).value_or(4096);
-  m.accelerator = c.opt_text(4).value_or("");
-  if (auto o = c.opt_text(3)) {
+  const auto c = results::first_case(db);
+  if (!c) return std::nullopt;
+  m.case_id = c->case_id;
+  m.status = c->status;
+  const std::int64_t page = c->page_size_bytes.value_or(4096);
+  m.accelerator = c->accelerator.value_or("");
+  if (const auto& o = c->outcome_json) {
     auto j = harness::json::parse_or_discarded(*o);
     if (j.is_object() && j.contains("load") && j["load"].is_object()) {
       const auto& l = j["load"];
@@ -47,24 +50,21 @@ std::optional<std::int64_t> read_case_row(results::Db& db, Measured& m) {
   return page;
 }
 
-/// The pressure phase's boundaries, or nullopt when it has none or did not end.
-std::optional<PressureWindow> read_pressure_window(results::Db& db) {
-  results::Stmt p(db, "SELECT start_ns, end_ns FROM phases WHERE phase='pressure'");
-  if (!p.step() || p.is_null(1)) return std::nullopt;
-  return PressureWindow{p.int64(0), p.int64(1)};
+/// The pressure phase's boundaries of case `case_id` (the bundle's one case), or nullopt when it
+/// has none or it did not end.
+std::optional<PressureWindow> read_pressure_window(results::Db& db, const std::string& case_id) {
+  const auto p = results::read_phase(db, case_id, "pressure");
+  if (!p || !p->end_ns) return std::nullopt;
+  return PressureWindow{p->start_ns, *p->end_ns};
 }
 
-/// The telemetry samples with t_ns in [w.start_ns, w.end_ns], by time.
-std::vector<PressureRow> read_pressure_rows(results::Db& db, const PressureWindow& w) {
+/// Case `case_id`'s telemetry samples with t_ns in [w.start_ns, w.end_ns], by time.
+std::vector<PressureRow> read_pressure_rows(results::Db& db, const std::string& case_id, const PressureWindow& w) {
   std::vector<PressureRow> rows;
-  results::Stmt st(db,
-                   "SELECT t_ns, pswpout, bg_workingset_refault_anon, bg_workingset_refault_file, "
-                   "fg_workingset_refault_anon, fg_workingset_refault_file, bg_some_us, bg_full_us "
-                   "FROM telemetry WHERE t_ns >= ?1 AND t_ns <= ?2 ORDER BY t_ns");
-  st.bind(1, w.start_ns).bind(2, w.end_ns);
-  while (st.step())
-    rows.push_back({st.int64(0), st.opt_int64(1), st.opt_int64(2), st.opt_int64(3), st.opt_int64(4), st.opt_int64(5),
-                    st.opt_int64(6), st.opt_int64(7)});
+  results::for_each_telemetry(db, case_id, results::TimeWindow{w.start_ns, w.end_ns}, [&](const results::TelemetryRow& t) {
+    rows.push_back({t.t_ns, t.pswpout, t.bg_workingset_refault_anon, t.bg_workingset_refault_file,
+                    t.fg_workingset_refault_anon, t.fg_workingset_refault_file, t.bg_some_us, t.bg_full_us});
+  });
   return rows;
 }
 
@@ -122,10 +122,10 @@ Measured measure_bundle(const std::string& path, double target_s) {
   Measured m;
   const auto page = read_case_row(db, m);
   if (!page) return m;
-  const auto window = read_pressure_window(db);
+  const auto window = read_pressure_window(db, m.case_id);
   if (!window) return m;
   m.pressure_s = static_cast<double>(window->end_ns - window->start_ns) / 1e9;
-  const auto rows = read_pressure_rows(db, *window);
+  const auto rows = read_pressure_rows(db, m.case_id, *window);
   if (rows.size() < 2) return m;
   measure_rows(rows, *window, *page, target_s, m);
   return m;

@@ -1,6 +1,6 @@
 #pragma once
 // Pressure-phase mechanism counters of one calibration bundle, measured as the analysis
-// does (analysis/campaign_data.cpp: difference between the first and last telemetry
+// does (analysis/data/campaign_data.cpp: difference between the first and last telemetry
 // sample with t_ns in [pressure start, pressure end]), plus a projection to the study's
 // 300 s phase for shortened cases.
 #include <optional>

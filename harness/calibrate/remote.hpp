@@ -2,7 +2,7 @@
 // `harness calibrate run --hosts`: the calibration cases run through the agent of a VM the
 // study will use (KVM, a libvirt lab, a cloud or bare VM listed in a hosts file) instead of in
 // a local guest, because the episode's counts depend on the CPU the pressure generator gets.
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,8 +1,10 @@
 #pragma once
 // The primary-analysis options of `harness analyze` and `harness compare`: the campaign's
-// preregistered settings (analysis/campaign_settings.hpp) overridden by the command line,
+// preregistered settings (analysis/data/campaign_settings.hpp, analysis/tables/primary.hpp
+// preregistered_options) overridden by the command line,
 // with the exit code of a refusal chosen by who is wrong (exit_codes.hpp). Header-only.
-#include "analysis/campaign_settings.hpp"
+#include "analysis/data/campaign_settings.hpp"
+#include "analysis/tables/primary.hpp"
 #include "harness/cli/validators.hpp"
 
 #include <CLI/CLI.hpp>

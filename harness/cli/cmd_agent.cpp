@@ -2,8 +2,8 @@
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
-#include "harness/agent/server.hpp"
-#include "harness/agent/tls_pin.hpp"
+#include "harness/agent/routes/server.hpp"
+#include "harness/agent/client/tls_pin.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -12,6 +12,12 @@
 namespace {
 
 harness::agent::Server* g_server = nullptr;
+
+/// --token-file's help: the token rule (harness/agent/API.md "The token").
+constexpr const char* kTokenFileHelp =
+    "Bearer token file, mode 0600; the token: at least 32 characters of A-Z a-z 0-9 - . _ ~ + / (= padding at its "
+    "end), at least 8 different, not a shorter string repeated (harness/agent/API.md; make one with: "
+    "head -c 32 /dev/urandom | base64)";
 
 void on_signal(int) {
   if (g_server) g_server->stop();
@@ -24,11 +30,11 @@ void add_agent(CLI::App& app) {
   sub->add_option("--bind", o->bind, "Listen address")->capture_default_str();
   sub->add_option("--port", o->port, "TCP port (0 = any free port, printed)")
       ->capture_default_str()->check(harness::cli::integer_in(0, 65535));
-  sub->add_option("--token-file", o->token_file, "Bearer token file, mode 0600")->required();
+  sub->add_option("--token-file", o->token_file, kTokenFileHelp)->required();
   sub->add_option("--state-dir", o->state_dir, "Case specs, outputs and bundles")
       ->default_val("/var/lib/harness/agent");
   sub->add_option("--max-body-bytes", o->max_body_bytes,
-                  "Larger request bodies get 413 (bytes as received, chunked or without a length too)")
+                  "Larger request bodies get 413 (bytes as received, chunked too; no length, no body)")
       ->capture_default_str()->check(harness::cli::integer_in(1));
   sub->add_option("--body-deadline-s", o->body_deadline_s, "A request body not received within this gets 408, seconds")
       ->capture_default_str()->check(harness::cli::integer_in(1, 86400));

@@ -7,12 +7,14 @@
 #include "harness/cli/open_db.hpp"
 #include "harness/cli/validators.hpp"
 
-#include "analysis/analysis_report.hpp"
-#include "analysis/campaign_settings.hpp"
-#include "analysis/figures_runner.hpp"
-#include "analysis/pilot.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/data/campaign_settings.hpp"
+#include "analysis/report/figures_runner.hpp"
+#include "analysis/tables/pilot.hpp"
 
 #include "results/db.hpp"
+#include "results/store/meta.hpp"
+#include "results/provenance.hpp"
 
 #include <cstdio>
 #include <map>
@@ -41,8 +43,9 @@ void print(const analysis::Report& r, const std::string& format) {
   if (format == "md") {
     std::cout << analysis::render_markdown(r);
   } else if (format == "json") {
-    std::cout << analysis::render_json(r).dump(2) << "\n";
-  } else {  // csv: every table, separated by a comment line naming it
+    std::cout << analysis::render_json_text(r);
+  } else {  // csv: every table, separated by a comment line naming it (a synthetic DB's first says so)
+    if (analysis::is_synthetic(r)) std::cout << "# " << results::synthetic_banner() << "\n";
     for (const auto& t : r.tables) std::cout << "# " << t.id << "\n" << analysis::render_csv(t) << "\n";
   }
 }
@@ -50,15 +53,13 @@ void print(const analysis::Report& r, const std::string& format) {
 int run_analyze(const AnalyzeArgs& a) {
   {  // a missing, foreign or pilot DB: one plain sentence naming the file (exit 2)
     const auto db = harness::cli::open_db(a.db, harness::cli::DbKind::Results);
-    std::map<std::string, std::string> meta;
-    results::Stmt st(*db, "SELECT key, value FROM campaign_meta");
-    while (st.step()) meta[st.text(0)] = st.text(1);
+    const std::map<std::string, std::string> meta = results::meta_map(*db);
     if (const auto k = analysis::read_campaign_settings(meta).design_kind; k && *k == "pilot")
       throw std::runtime_error(a.db + " is a pilot DB (design.kind pilot): it has no matched triplets to analyse; "
                                "Table 3 and the chosen dose come from `harness pilot-select " + a.db + "`");
   }
   // The figures script starts now: its interpreter start and imports overlap the loading and the
-  // bootstrap; it draws once handed the data (analysis/figures_runner.hpp, FiguresProcess). If the
+  // bootstrap; it draws once handed the data (analysis/report/figures_runner.hpp, FiguresProcess). If the
   // command fails before that, its destructor ends the script without figures.
   std::unique_ptr<analysis::FiguresProcess> figures;
   std::string figures_error;
@@ -101,7 +102,7 @@ int run_analyze(const AnalyzeArgs& a) {
     if (a.figures) {
       try {
         if (!figures) throw std::runtime_error(figures_error);
-        auto pngs = figures->finish(primary, data);
+        auto pngs = figures->finish(primary, data, r.extra.value("tradeoff", nlohmann::json()));
         r.extra["figures"] = pngs;
         r.figures = pngs;
       } catch (const std::exception& e) {
@@ -123,8 +124,7 @@ int run_pilot(const PilotArgs& a) {
   std::map<std::string, std::string> meta;
   {
     const auto db = harness::cli::open_db(a.db, harness::cli::DbKind::Results);
-    results::Stmt st(*db, "SELECT key, value FROM campaign_meta");
-    while (st.step()) meta[st.text(0)] = st.text(1);
+    meta = results::meta_map(*db);
   }
   const auto settings = analysis::read_campaign_settings(meta);
   analysis::PilotRule rule;
@@ -149,7 +149,10 @@ const bool kAnalysisRegistered = harness::cli::register_commands("analysis", [](
   auto aa = std::make_shared<AnalyzeArgs>();
   auto* an = app.add_subcommand("analyze",
                                 "Confirmatory analysis of a campaign DB: Tables 1, 2, 4, 5, 6, mechanism, absolute "
-                                "p95/p99 differences, the verdict by the predefined rule, figures; with --out DIR "
+                                "p95/p99 differences, the verdict by the predefined rule (one per treatment when "
+                                "the declared comparisons name several), what each arm's policy did and what each "
+                                "arm bought (bg memory per phase, net DRAM freed, MiB) and cost (reclaim work, "
+                                "reclaim CPU, ms; secondary), figures; with --out DIR "
                                 "also report.md, report.json, report.html (one self-contained page, figures "
                                 "embedded, for sharing), one CSV per table with a .meta.json provenance sidecar, and "
                                 "the PNG figures");
@@ -161,7 +164,7 @@ const bool kAnalysisRegistered = harness::cli::register_commands("analysis", [](
   an->add_option("--format", aa->format, "stdout format")->check(CLI::IsMember({"md", "csv", "json"}));
   an->add_option("--out", aa->out,
                  "directory for report.md, report.json, report.html (self-contained, figures embedded), "
-                 "<table>.csv with <table>.csv.meta.json, and the PNG figures (forest, p99_by_regime, "
+                 "<table>.csv with <table>.csv.meta.json, and the PNG figures (forest, tradeoff, p99_by_regime, "
                  "timeseries_<case>, zram_timecourse, reclaim_execution)");
   an->add_flag("!--no-figures", aa->figures, "skip the matplotlib figures");
   an->add_option("--timeseries-case", aa->timeseries_case,

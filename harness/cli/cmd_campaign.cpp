@@ -1,16 +1,17 @@
 // `harness plan | run | status | export | check | mark-infra | reset-infra`: campaigns and the runner.
 // One registration function per subcommand: it declares the options, and its callback parses
 // them and calls the one library function that owns the subcommand's policy (harness/cli/README.md).
-#include "harness/campaign/check_command.hpp"
-#include "harness/campaign/command_env.hpp"
-#include "harness/campaign/export_command.hpp"
-#include "harness/campaign/infra_command.hpp"
-#include "harness/campaign/plan_command.hpp"
-#include "harness/campaign/preflight.hpp"
-#include "harness/campaign/run_command.hpp"
-#include "harness/campaign/status.hpp"
-#include "harness/case/policy.hpp"
+#include "harness/campaign/commands/check_command.hpp"
+#include "harness/campaign/commands/command_env.hpp"
+#include "harness/campaign/commands/export_command.hpp"
+#include "harness/campaign/commands/infra_command.hpp"
+#include "harness/campaign/commands/plan_command.hpp"
+#include "harness/campaign/runner/preflight.hpp"
+#include "harness/campaign/commands/run_command.hpp"
+#include "harness/campaign/commands/status.hpp"
+#include "harness/case/control/policy.hpp"
 #include "harness/cli/build_id.hpp"
+#include "harness/cli/exit_codes.hpp"
 #include "harness/cli/open_db.hpp"
 #include "harness/cli/registry.hpp"
 #include "harness/vm/paths.hpp"
@@ -24,7 +25,7 @@ namespace hc = harness::campaign;
 
 namespace {
 
-/// What the campaign commands take from this executable (harness/campaign/command_env.hpp):
+/// What the campaign commands take from this executable (harness/campaign/commands/command_env.hpp):
 /// stdout and stderr, this build, the command line, the local image cache, and the checked
 /// opening of the DBs the user names (open_db.hpp).
 hc::CommandEnv command_env() {
@@ -75,11 +76,14 @@ void plan_callback(const PlanArgs& a) {
   if (a.request.pipeline_test_dose && c.dose_from_pilot.empty())
     throw CLI::ValidationError("--pipeline-test-dose", a.file + " takes no dose from a pilot (design.dose_mib is "
                                                                 "not {from_pilot: ...})");
-  harness::cli::exit_code() = hc::plan_command(std::move(c), a.request, command_env());
+  harness::cli::exit_code() = harness::cli::exit_code_of(hc::plan_command(std::move(c), a.request, command_env()));
 }
 
 void add_plan(CLI::App& app) {
-  auto* sub = app.add_subcommand("plan", "Plan a campaign: seeded schedule + its SHA-256 (the preregistration)");
+  auto* sub = app.add_subcommand("plan", "Plan a campaign: seeded schedule + its SHA-256 (the preregistration). "
+                                         "Without DB a preview: the whole design, then anything that would refuse "
+                                         "it (capacity, kernel, sensitivity) as a warning, exit 0; with DB such a "
+                                         "refusal stores nothing and exits 2");
   auto a = std::make_shared<PlanArgs>();
   sub->add_option("FILE", a->file, "campaign YAML (campaigns/*.yaml)");
   sub->add_flag("--list-policies", a->list_policies,
@@ -93,17 +97,24 @@ void add_plan(CLI::App& app) {
                   "campaign DB to store the plan in (created; refused if it holds another plan). Without it the "
                   "plan is printed and nothing is stored");
   sub->add_option("--out", a->request.out, "also write the schedule JSON here");
+  sub->add_flag("--cases", a->request.list_cases,
+                "also print the schedule: one row per case in run order (ordinal, VM, case id); without it plan "
+                "prints how many cases there are, and the summary (capacity, wall time, schedule SHA-256) comes last");
   sub->add_flag("--simulate-coverage", a->request.simulate_coverage,
-                "matched-triplets: also measure the coverage of the primary intervals at this design by simulation "
-                "(2,000 synthetic datasets x B = 10,000, seeded; analysis/coverage_sim.hpp)");
+                "matched blocks (matched-triplets, matched-blocks): also measure the coverage of the primary "
+                "intervals at this design by simulation, for the campaign's k arms and its m declared comparisons "
+                "(one row per comparison; 2,000 synthetic datasets x B = 10,000, seed 1; "
+                "analysis/simulate/coverage_sim.hpp)");
   sub->add_flag("--pipeline-test-dose", a->request.pipeline_test_dose,
                 "design.dose_mib {from_pilot}: accept a pilot DB whose cases ran under TCG, declaring the dose a "
                 "pipeline test, not a dose to preregister (stored with the plan, shown by `harness analyze`); "
                 "without it such a pilot DB is refused");
   sub->add_option("--variance-from", a->request.variance_from,
                   "A/B campaigns: a stored A/A (or A/B) campaign DB whose pairs give the noise; plan then prints, per "
-                  "metric with a tolerance, the smallest ratio the planned pairs detect, and refuses a kind: ci "
-                  "design that cannot detect its tolerance (unless regression.accept_insensitive: true; docs/CI.md)")
+                  "metric with a tolerance, the smallest ratio the planned pairs detect and the pairs (design.repeats) "
+                  "its tolerance needs, and refuses a kind: ci design that cannot detect its tolerance (unless "
+                  "regression.accept_insensitive: true; docs/CI.md). A DB of another design, or whose pairs give no "
+                  "such metric any noise, is refused (exit 2), naming the DB")
       ->check(CLI::ExistingFile);
   sub->callback([a] { plan_callback(*a); });
 }
@@ -133,7 +144,7 @@ void add_run(CLI::App& app) {
     if (!campaign_file.empty()) harness::cli::check_db_writable_target(db_path);
     auto o = a->options;
     if (a->plain) o.progress_tty = 0;
-    harness::cli::exit_code() = hc::run_command(campaign_file, db_path, o, command_env());
+    harness::cli::exit_code() = harness::cli::exit_code_of(hc::run_command(campaign_file, db_path, o, command_env()));
   });
 }
 
@@ -165,7 +176,8 @@ void add_mark_infra(CLI::App& app) {
                 "kept in the audit row, the report names the case and shows Table 4 with it reinstated");
   sub->callback([a] {
     const auto d = harness::cli::open_db_rw(a->db, harness::cli::DbKind::Campaign);
-    harness::cli::exit_code() = hc::mark_infra_command(*d, a->id, a->reason, a->override_outcome, command_env());
+    const auto outcome = hc::mark_infra_command(*d, a->id, a->reason, a->override_outcome, command_env());
+    harness::cli::exit_code() = harness::cli::exit_code_of(outcome);
   });
 }
 
@@ -179,7 +191,7 @@ void add_reset_infra(CLI::App& app) {
   sub->add_option("--reason", a->reason, "why the failures were the infrastructure's (kept in the audit trail)")->required();
   sub->callback([a] {
     results::Db d(a->db, results::Db::Mode::ReadWrite);
-    harness::cli::exit_code() = hc::reset_infra_command(d, a->id, a->reason, command_env());
+    harness::cli::exit_code() = harness::cli::exit_code_of(hc::reset_infra_command(d, a->id, a->reason, command_env()));
   });
 }
 
@@ -193,7 +205,7 @@ void add_export(CLI::App& app) {
   sub->add_option("--out", *out, "output folder (default: DB name without extension + '-csv')");
   sub->callback([db, out] {
     const auto d = harness::cli::open_db(*db, harness::cli::DbKind::Results);
-    harness::cli::exit_code() = hc::export_command(*d, *db, *out, command_env());
+    harness::cli::exit_code() = harness::cli::exit_code_of(hc::export_command(*d, *db, *out, command_env()));
   });
 }
 
@@ -208,6 +220,25 @@ void add_check_options(CLI::App* sub, hc::CheckRequest& r) {
                 "cases, old ones included");
   sub->add_option("--hosts", r.hosts, "hosts file of running agents; default: the campaign's provider");
   sub->add_option("--junit", r.junit, "write JUnit XML here (one testcase per assertion and, A/B, per metric)");
+  auto* kcidb = sub->add_option("--kcidb", r.kcidb.path,
+                  "write the run as KCIDB I/O JSON here (schema 5.3, KernelCI's common results database: a checkout and "
+                  "a build per guest kernel, a test per assertion and kernel and, A/B, per metric with its ratio and "
+                  "interval; docs/CI.md \"Submitting to KernelCI\")");
+  sub->add_option("--kcidb-origin", r.kcidb.origin,
+                  "with --kcidb: your CI system's KCIDB origin, the prefix of every id ([a-z0-9_]+, agreed with KCIDB's "
+                  "maintainers; default reclaim_harness)")
+      ->needs(kcidb);
+  sub->add_option("--kcidb-git-url", r.kcidb.git_url,
+                  "with --kcidb: https:// URL of the repository of the kernel under test (A/B: the candidate's)")
+      ->needs(kcidb);
+  sub->add_option("--kcidb-git-commit", r.kcidb.git_commit,
+                  "with --kcidb: full commit hash (40 hex) of the kernel under test (A/B: the candidate's); KernelCI's "
+                  "dashboard shows a checkout only with one")
+      ->needs(kcidb);
+  sub->add_option("--kcidb-artifacts-url", r.kcidb.artifacts_url,
+                  "with --kcidb: https:// URL of the folder where the job publishes the --junit and --markdown files "
+                  "(each test lists them as output files)")
+      ->needs(kcidb);
   sub->add_option("--markdown", r.markdown,
                   "write the Markdown summary here (A/B default: <DB dir>/<DB stem>-check.md next to the DB; "
                   "other campaigns: only when given)");
@@ -255,7 +286,8 @@ void add_check(CLI::App& app) {
       throw CLI::ValidationError("--until-decided", "adds pairs of both variants; not with --baseline-db");
     if (!r->judge.empty() && !r->db.empty())
       throw CLI::ValidationError("--judge", "judges the DB it names; give no DB argument beside it");
-    harness::cli::exit_code() = hc::check_command(*r, command_env());
+    if (auto why = hc::kcidb_option_problem(r->kcidb)) throw CLI::ValidationError("--kcidb", *why);
+    harness::cli::exit_code() = harness::cli::exit_code_of(hc::check_command(*r, command_env()));
   });
 }
 

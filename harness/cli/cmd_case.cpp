@@ -1,4 +1,4 @@
-// `harness case run --spec FILE --out DIR`: runs one case (harness/case/executor.hpp).
+// `harness case run --spec FILE --out DIR`: runs one case (harness/case/run/executor.hpp).
 // `harness case check --spec FILE`: validates a spec only (nothing is touched).
 // `harness case reclaim --cgroup DIR --bytes N`: one bounded-reclaim action
 // (ReclaimAction::run, the code the executor runs) on an existing cgroup; prints the
@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/case/environment.hpp"
-#include "harness/case/executor.hpp"
-#include "harness/case/reclaim_action.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/host/environment.hpp"
+#include "harness/case/run/executor.hpp"
+#include "harness/case/control/reclaim_action.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "qualify/thresholds.hpp"
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"

@@ -2,7 +2,7 @@
 // (harness/packaging/README.md).
 #include "registry.hpp"
 
-#include "harness/agent/tls_pin.hpp"
+#include "harness/agent/client/tls_pin.hpp"
 #include "harness/packaging/cloud_init.hpp"
 
 #include <cstdio>
@@ -18,7 +18,10 @@ void add_fleet(CLI::App& app) {
     auto* sub = fleet->add_subcommand(
         "cloud-init", "Print #cloud-config user-data that installs the reclaim-harness .deb and starts the agent "
                       "(it carries the token, and the TLS key when given, in clear text: keep it private)");
-    sub->add_option("--token-file", o->token_file, "Bearer token for every VM (mode 0600)")->required();
+    sub->add_option("--token-file", o->token_file,
+                    "Bearer token for every VM (mode 0600); refused when the agent would refuse it (harness/agent/API.md "
+                    "\"The token\")")
+        ->required();
     sub->add_option("--deb", o->deb_path,
                     "The reclaim-harness .deb to embed (harness/scripts/package.sh; another package or file is "
                     "refused)");

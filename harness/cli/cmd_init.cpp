@@ -1,11 +1,11 @@
 // `harness init KIND DIR` and `harness init --list`: a repository campaign copied out of the
-// tree for the researcher to edit (harness/campaign/campaign_copy.hpp).
+// tree for the researcher to edit (harness/campaign/commands/campaign_copy.hpp).
 #include <cstdio>
 #include <memory>
 #include <sstream>
 #include <string>
 
-#include "harness/campaign/campaign_copy.hpp"
+#include "harness/campaign/commands/campaign_copy.hpp"
 #include "harness/cli/exit_codes.hpp"
 #include "registry.hpp"
 

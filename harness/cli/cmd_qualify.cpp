@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "harness/case/executor.hpp"
+#include "harness/case/run/executor.hpp"
 #include "harness/cli/registry.hpp"
 #include "harness/cli/validators.hpp"
 #include "harness/kernel/size.hpp"

@@ -1,25 +1,28 @@
 // `harness compare` (N campaigns' Table 4, mechanism medians, A/B metrics and differing settings
 // side by side, or one beside the study's published values) and `harness archive` (DB, campaign YAML, plan, report and
-// build info in one .tar.zst for artifact evaluation). Libraries: analysis/compare_campaigns.hpp,
-// harness/campaign/archive.hpp.
+// build info in one .tar.zst for artifact evaluation). Libraries: analysis/compare/compare_campaigns.hpp,
+// harness/campaign/commands/archive.hpp.
 #include "build_id.hpp"
 #include "exit_codes.hpp"
 #include "analysis_options.hpp"
 #include "open_db.hpp"
 #include "registry.hpp"
 
-#include "analysis/analysis_report.hpp"
-#include "analysis/campaign_settings.hpp"
-#include "analysis/compare.hpp"
-#include "analysis/compare_campaigns.hpp"
-#include "analysis/recorded_settings.hpp"
-#include "analysis/regression.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "analysis/compare_published.hpp"
-#include "harness/campaign/archive.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/data/campaign_settings.hpp"
+#include "analysis/compare/compare.hpp"
+#include "analysis/compare/compare_campaigns.hpp"
+#include "analysis/compare/recorded_settings.hpp"
+#include "analysis/compare/regression.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "analysis/compare/compare_published.hpp"
+#include "harness/campaign/commands/archive.hpp"
+#include "harness/text/join.hpp"
 #include "harness/vm/subprocess.hpp"
 #include "results/db.hpp"
+#include "results/store/meta.hpp"
+#include "results/provenance.hpp"
 
 #include <unistd.h>
 
@@ -52,10 +55,7 @@ struct ArchiveArgs {
 std::map<std::string, std::string> campaign_meta(const std::string& db_path) {
   std::map<std::string, std::string> meta;
   results::Db db(db_path, results::Db::Mode::ReadOnly);
-  if (results::has_table(db, "campaign_meta")) {
-    results::Stmt st(db, "SELECT key, value FROM campaign_meta");
-    while (st.step()) meta[st.text(0)] = st.text(1);
-  }
+  if (results::has_table(db, "campaign_meta")) meta = results::meta_map(db);
   return meta;
 }
 
@@ -95,7 +95,7 @@ analysis::CompareCampaign read_campaign(const std::string& db_path, const Compar
     auto campaign = harness::campaign::stored_campaign(db, db_path);
     if (a.replicates) campaign.bootstrap_replicates = *a.replicates;
     if (a.seed) campaign.seed = *a.seed;
-    c.ab = analysis::compare_variants(db_path, db_path, campaign);
+    c.ab = analysis::compare_variants(db_path, db_path, campaign.regression_design());
     prov = provenance_of(db_path);
   } else {
     const auto report = analyse(db_path, a);
@@ -124,6 +124,14 @@ int run_compare(const CompareArgs& a) {
   }
   // Provenance of the comparison: this build and command; campaign A's plan (the others' in the summary).
   r.provenance = provs.front();
+  std::vector<std::string> synthetic;  // the sides made from a synthetic DB: the report says SYNTHETIC first
+  for (std::size_t i = 0; i < provs.size(); ++i)
+    if (provs[i].synthetic) synthetic.push_back(analysis::side_name(i) + " (" + a.dbs[i] + ")");
+  if (!synthetic.empty()) {
+    r.synthetic = true;
+    if (provs.size() > 1)  // which of them: the banner above says that one is
+      r.warnings.insert(r.warnings.begin(), "Synthetic DB(s), no case ran: " + harness::text::join(synthetic, ", ") + ".");
+  }
   for (std::size_t i = 1; i < provs.size(); ++i)
     r.summary.push_back(analysis::side_name(i) + ": campaign " + provs[i].campaign_name + " (kind " +
                         (provs[i].campaign_kind.empty() ? std::string("unknown") : provs[i].campaign_kind) + "), plan SHA-256 " + provs[i].plan_sha256 + ".");
@@ -132,9 +140,11 @@ int run_compare(const CompareArgs& a) {
     std::fprintf(stderr, "harness compare: wrote %s/report.md, report.json, report.html and one CSV per table\n",
                  a.out.c_str());
   }
-  if (a.format == "json") std::cout << analysis::render_json(r).dump(2) << "\n";
-  else if (a.format == "csv")
+  if (a.format == "json") std::cout << analysis::render_json_text(r);
+  else if (a.format == "csv") {
+    if (analysis::is_synthetic(r)) std::cout << "# " << results::synthetic_banner() << "\n";
     for (const auto& t : r.tables) std::cout << "# " << t.id << "\n" << analysis::render_csv(t) << "\n";
+  }
   else std::cout << analysis::render_markdown(r);
   return harness::cli::kOk;
 }

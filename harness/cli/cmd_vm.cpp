@@ -3,10 +3,12 @@
 #include "harness/text/join.hpp"
 #include "registry.hpp"
 
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "harness/pool/capacity.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_guest/local_host.hpp"
+#include "harness/pool/local_guest/owner.hpp"
+#include "harness/pool/local_guest/slots.hpp"
 #include "harness/vm/accel.hpp"
 #include "harness/vm/exec.hpp"
 #include "harness/vm/fleet.hpp"
@@ -231,12 +233,19 @@ void add_vm_down(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
 
 /// `vm list`, `vm reboot NAME`, `vm console NAME`: one local guest at a time.
 void add_vm_guest_commands(CLI::App* vm, const std::shared_ptr<VmFlags>& flags) {
-  auto* list = vm->add_subcommand("list", "List local guests");
+  auto* list = vm->add_subcommand("list", "List local guests (SERVES: the campaign and its VM a running guest serves)");
   list->callback([flags] {
-    std::printf("%-6s %-8s %-8s %-24s %-6s %s\n", "NAME", "STATE", "PID", "URL", "ACCEL", "BOOT-TO-READY");
-    for (const auto& g : harness::vm::fleet_list(flags->cache))
-      std::printf("%-6s %-8s %-8d %-24s %-6s %.1f s\n", g.name.c_str(), g.running ? "running" : "stopped",
-                  g.pid, g.url.c_str(), g.accelerator.c_str(), g.boot_to_ready_s);
+    std::printf("%-6s %-8s %-8s %-24s %-6s %-14s %s\n", "NAME", "STATE", "PID", "URL", "ACCEL", "BOOT-TO-READY",
+                "SERVES");
+    for (const auto& g : harness::vm::fleet_list(flags->cache)) {
+      const auto o = harness::pool::local_guest::read_guest_owner(g.state_dir);
+      const std::string serves =
+          g.running && o ? o->campaign + "'s " + harness::pool::local_guest::served_vm(o->guest, g.name) : "-";
+      char ready[32];
+      std::snprintf(ready, sizeof ready, "%.1f s", g.boot_to_ready_s);
+      std::printf("%-6s %-8s %-8d %-24s %-6s %-14s %s\n", g.name.c_str(), g.running ? "running" : "stopped", g.pid,
+                  g.url.c_str(), g.accelerator.c_str(), ready, serves.c_str());
+    }
   });
 
   auto name = std::make_shared<std::string>();

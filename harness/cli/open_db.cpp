@@ -3,6 +3,7 @@
 
 #include "harness/text/join.hpp"
 #include "results/db.hpp"
+#include "results/store/meta.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -46,8 +47,7 @@ void check_tables(results::Db& db, const std::string& path, DbKind kind) {
     throw DbFileError(path + ": is an SQLite database but not a harness " +
                       (kind == DbKind::Campaign ? "campaign DB" : "results DB") + " (no table " + missing + ")");
   if (kind == DbKind::Campaign) {
-    results::Stmt q(db, "SELECT 1 FROM campaign_meta WHERE key = 'schedule_sha256'");
-    if (!q.step())
+    if (!results::meta_value(db, "schedule_sha256"))
       throw DbFileError(path + ": holds no campaign plan (a case bundle or an empty DB?); plan one with `harness plan "
                                "FILE " + path + "`");
   }

@@ -1,8 +1,8 @@
 #pragma once
 // The leaves of a tree under dotted paths ("cgroups.bg_memory_max_mib", "regimes[1].name"):
-// how the A/B check lists the comparison settings that differ (harness/campaign/ab_settings.cpp)
+// how the A/B check lists the comparison settings that differ (harness/campaign/model/ab_settings.cpp)
 // and how `harness compare` lists the settings a DB's campaign YAML records
-// (analysis/recorded_settings.cpp, through harness/yaml/leaf_paths.hpp). Header-only.
+// (analysis/compare/recorded_settings.cpp, through harness/yaml/leaf_paths.hpp). Header-only.
 #include <nlohmann/json.hpp>
 
 #include <cstddef>

@@ -96,4 +96,9 @@ std::string printable(std::string_view s, std::size_t max) {
   return out;
 }
 
+std::string excerpt(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 }  // namespace harness::json

@@ -1,6 +1,7 @@
 // cloud-init user-data for harness VMs (cloud_init.hpp).
 #include "harness/packaging/cloud_init.hpp"
 
+#include "harness/agent/http/token.hpp"
 #include "harness/text/shell_quote.hpp"
 
 #include <openssl/evp.h>
@@ -77,6 +78,8 @@ std::string cloud_init_user_data(const CloudInitOptions& o) {
     throw std::runtime_error("--token-file " + o.token_file + ": mode must be 0600 (chmod 600 " + o.token_file + ")");
   const std::string token = trim(read_all(o.token_file, "--token-file"));
   if (token.empty()) throw std::runtime_error("--token-file " + o.token_file + ": empty");
+  if (const agent::TokenVerdict v = agent::judge_token(token); !v.ok())
+    throw std::runtime_error("--token-file " + o.token_file + ": " + v.why + "; the agent on every VM would refuse it");
   if (o.deb_path.empty() == o.deb_url.empty())
     throw std::runtime_error("give exactly one of --deb PATH (embedded) or --deb-url URL (downloaded on the VM)");
   if (!o.deb_url.empty() && !is_hex64(o.deb_sha256))

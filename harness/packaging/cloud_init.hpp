@@ -27,7 +27,8 @@ inline constexpr const char* kPackageName = "reclaim-harness";
 std::string deb_package_name(const std::string& deb_path);
 
 /// The #cloud-config document. Throws std::runtime_error naming the option or file when
-/// the token file is missing, empty or not 0600, neither or both of deb_path / deb_url are
+/// the token file is missing, empty or not 0600, its token breaks the agent's token rule
+/// (harness/agent/http/token.hpp judge_token: the agent would refuse to start), neither or both of deb_path / deb_url are
 /// given, deb_path is not a Debian package named reclaim-harness, deb_url lacks a valid
 /// deb_sha256, only one of the TLS files is given, or a file cannot be read. The document's
 /// header says it carries the token (and the TLS key, when given) in clear text.

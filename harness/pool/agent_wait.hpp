@@ -3,7 +3,7 @@
 // permission) and the bounded wait for agents that do not answer yet (ours: the runner
 // waits for a host instead of burning retries). Used by the runner before and between
 // cases and by engines when they adopt a running guest.
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 #include "harness/pool/pool.hpp"
 
 #include <nlohmann/json.hpp>

@@ -84,7 +84,9 @@ CapacityVerdict check_capacity(const std::vector<HostCapacity>& hosts, GuestShap
                          "cores", "guest MiB", "available MiB", "verdict");
   for (const auto& h : v.hosts) {
     const auto& c = h.capacity;
-    const std::string verdict = !c.unreachable.empty() ? "not judged: host " + c.host + " unreachable; judged again at run"
+    const std::string verdict = c.no_answer_s > 0 ? fmt::format("not judged: no answer in {} s; judged again at run",
+                                                                c.no_answer_s)
+                                : !c.unreachable.empty() ? "not judged: host " + c.host + " unreachable; judged again at run"
                                 : !h.judged ? "not judged (cores and memory unknown to this engine)"
                                 : !h.over ? "fits"
                                 : overcommit ? "OVERCOMMITTED (provider.overcommit: true)"

@@ -32,7 +32,7 @@ class EngineConfig {
   std::vector<std::string> vms;      ///< the campaign's guests, in order (the strata's VM names)
   bool fresh_guest_per_case = false; ///< provider.fresh_guest_per_case (engine's default)
   /// The block as parsed, with defaults, WITHOUT `kind` and `overcommit`: the provider part
-  /// of an A/B campaign's comparison settings (harness/campaign/ab_settings.hpp).
+  /// of an A/B campaign's comparison settings (harness/campaign/model/ab_settings.hpp).
   virtual nlohmann::json settings() const = 0;
   /// How the engine names its VMs, for design.vms errors ("local-qemu names them vm0..vm8").
   virtual std::string vm_names_source() const { return "provider.vms"; }
@@ -61,6 +61,11 @@ struct OpenContext {
   /// `--hosts FILE`: the hosts engine with this file instead of the campaign's block (its
   /// VMs and fresh_guest_per_case taken from the campaign's config).
   std::string hosts_file;
+  /// The campaign's name and DB ("" at a preview: `harness plan FILE`): an engine whose guests
+  /// carry owner records counts its own running guests by them and every other as another's
+  /// (local-qemu: harness/pool/local_guest/slots.hpp).
+  std::string campaign;
+  std::string db_path;
 };
 
 /// What `harness vm down --campaign FILE` passes to an engine's down.
@@ -108,6 +113,12 @@ std::vector<std::string> engine_kinds();
 
 /// Kinds whose capabilities say `pred`, sorted, joined with " or " ("libvirt or local-qemu").
 std::string engine_kinds_where(const std::function<bool(const Capabilities&)>& pred);
+
+/// The engine that gave a case its guest, told from where the case ran (cases.host_uri, a
+/// Guest::host), for a case recorded before cases.engine_kind (results schema version 7):
+/// "local:HOSTNAME" is local-qemu's, a URI (with "://") libvirt's, any other name a hosts
+/// file's `hypervisor:` (hosts). `host` is not empty.
+std::string engine_kind_of_host(const std::string& host);
 
 /// The pool of a campaign: the engine of config->kind, or the `hosts` engine when
 /// ctx.hosts_file is set. Throws PoolError when that engine is not registered.

@@ -1,6 +1,6 @@
 #pragma once
 // What an engine measured a host's guests to cost, kept between runs so that `harness plan`
-// can use it offline (harness/campaign/wall_time.hpp): a boot (engine start -> agent health
+// can use it offline (harness/campaign/plan/wall_time.hpp): a boot (engine start -> agent health
 // 200), the KVM trial boot, and an image upload. One small JSON file per engine and host,
 // next to the KVM verdict cache (the machine-wide probe directory, harness/vm/accel.hpp
 // machine_probe_dir(): $HARNESS_ACCEL_PROBE_DIR, /run/reclaim-harness or

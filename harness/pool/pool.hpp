@@ -54,6 +54,14 @@ namespace harness::pool {
 struct Capabilities {
   bool fresh_boot_per_case = false;  ///< its guests can get a fresh boot per case (local-qemu, libvirt): `harness plan`'s wall time
   bool boot_variants = false;        ///< fresh_boot() honours BootRequest::image_dir and cmdline (the campaign loader refuses variants otherwise)
+  /// Its guests run on the machine that runs `harness` (local-qemu): `harness plan` and
+  /// `harness init` say so for a campaign whose timings are evidence, and point to `--hosts`.
+  bool guests_on_this_machine = false;
+  /// Its guests' kernel is known before any boots: they boot this machine's built image
+  /// (<cache>/image, its manifest.json naming the release) unless a variant names another
+  /// (local-qemu). `harness plan` then compares it with a pilot's (plan/pilot_match.hpp);
+  /// other engines' kernels are known at `harness run`, from each guest's qualification.
+  bool kernel_known_before_boot = false;
 };
 
 /// One hypervisor host's capacity, as the engine read it (not configured).
@@ -75,6 +83,9 @@ struct HostCapacity {
   /// Why the engine could not ask this host ("" = it answered): cores and memory are then 0
   /// (not judged now; `harness run` asks again and refuses to start while it stays so).
   std::string unreachable;
+  /// > 0: `unreachable` because the host did not answer within this deadline, seconds (the
+  /// engine's; libvirt: provider.connect_timeout_s); the capacity table says "no answer in N s".
+  int no_answer_s = 0;
 };
 
 /// A guest's address: where its agent answers and how the runner trusts and treats it (an

@@ -72,6 +72,12 @@ std::string engine_kinds_where(const std::function<bool(const Capabilities&)>& p
   return text::join(kinds, " or ");
 }
 
+std::string engine_kind_of_host(const std::string& host) {
+  if (host.rfind("local:", 0) == 0) return "local-qemu";
+  if (host.find("://") != std::string::npos) return "libvirt";
+  return "hosts";
+}
+
 std::unique_ptr<Pool> open_pool(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
   if (!config) throw PoolError(ctx.campaign_file + ": the campaign has no provider block parsed");
   const std::string kind = ctx.hosts_file.empty() ? config->kind : "hosts";

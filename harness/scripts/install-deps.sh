@@ -5,18 +5,21 @@
 # iptables (the partition guest test blocks an agent's forwarded port), rt-tests (cyclictest: the
 # workload bench and the in-guest latency reference, tests/bench/workloads/guest_latency_reference.sh,
 # which puts it into its guest image), universal-ctags (the function-length convention test,
-# tests/unit/conventions/check_function_length.py).
+# tests/unit/conventions/check_function_length.py), python3-jsonschema and python3-rfc3987 (the
+# KCIDB file of `harness check --kcidb` validated against its schema, with URI formats checked:
+# tests/unit/check/kcidb_validate.py), chromium (report.html rendered in a headless browser,
+# tests/unit/report/html_render_check.py).
 # Idempotent: packages already present are left alone. Needs root.
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config git
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libyaml-cpp-dev libeigen3-dev libboost-dev
-  pybind11-dev python3-dev python3-numpy python3-matplotlib
+  pybind11-dev python3-dev python3-numpy python3-matplotlib python3-jsonschema python3-rfc3987
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
-  rt-tests zstd lz4
+  rt-tests zstd lz4 chromium
   dpkg-dev openssl systemd iptables universal-ctags
 )
 missing=()

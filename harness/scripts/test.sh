@@ -4,7 +4,9 @@
 # Fast tests only: LABELS=unit harness/scripts/test.sh
 # CTEST_JUNIT_DIR=DIR writes ctest's JUnit reports there: DIR/guest.xml and DIR/guest2.xml for
 # the vm-labelled tests (the two lanes below), DIR/fast.xml for all the others (with LABELS set:
-# DIR/labels.xml). .ci/run judges them.
+# DIR/labels.xml), and beside each, DIR/NAME.registered.json, the tests that run was to run
+# (`ctest --show-only=json-v1` with the same label filters). .ci/run judges them
+# (.ci/ctest_verdict.py: every registered test in one lane, in its report, passed).
 #
 # Order of a whole run on 2 or more cores: the guest tests and everything they run are built
 # first (target guest_tests, every core); then the first lane of guest tests starts, one at a
@@ -34,12 +36,19 @@ stage() { echo "$1 $((SECONDS - stage_start))" >>"$stages"; stage_start=$SECONDS
 stage install
 build=${BUILD_DIR:-$root/build}
 cores=$(nproc)
-# ctest_run NAME ARGS...: one ctest invocation, its JUnit report in $CTEST_JUNIT_DIR/NAME.xml;
-# NICE="nice -n 19" lowers its priority.
+# ctest_run NAME ARGS...: one ctest invocation, its JUnit report in $CTEST_JUNIT_DIR/NAME.xml and
+# the tests it is to run, listed by ctest with the same ARGS before it starts, in
+# $CTEST_JUNIT_DIR/NAME.registered.json (a listing that fails leaves no file: the verdict then
+# names those tests as run in no lane); NICE="nice -n 19" lowers its priority.
 ctest_run() {
   local name=$1 junit=()
   shift
-  if [[ -n "${CTEST_JUNIT_DIR:-}" ]]; then junit=(--output-junit "$CTEST_JUNIT_DIR/$name.xml"); fi
+  if [[ -n "${CTEST_JUNIT_DIR:-}" ]]; then
+    junit=(--output-junit "$CTEST_JUNIT_DIR/$name.xml")
+    ctest --test-dir "$build" --show-only=json-v1 "$@" >"$CTEST_JUNIT_DIR/$name.registered.json.part" &&
+      mv "$CTEST_JUNIT_DIR/$name.registered.json.part" "$CTEST_JUNIT_DIR/$name.registered.json" ||
+      echo "test: ctest could not list the tests of $name" >&2
+  fi
   ${NICE:-} ctest --test-dir "$build" --output-on-failure "${junit[@]}" "$@"
 }
 

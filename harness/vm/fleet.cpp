@@ -1,6 +1,6 @@
 // Local guest fleet: up/down/list/reboot/console (see fleet.hpp).
 #include "harness/vm/fleet.hpp"
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 #include "harness/json/limited_parse.hpp"
 
 #include "harness/vm/accel.hpp"
@@ -163,7 +163,8 @@ void write_hosts_file(const std::string& path, const std::vector<GuestInfo>& gue
        " (local guests: `harness vm reboot NAME` gives a fresh guest before a case)\n";
   y += "hosts:\n";
   for (const auto& g : guests) {
-    y += "  - name: " + g.name + "\n";
+    y += "  - name: " + (g.serves.empty() ? g.name : g.serves) + "\n";
+    if (!g.serves.empty() && g.serves != g.name) y += "    local_guest: " + g.name + "\n";
     y += "    url: " + g.url + "\n";
     y += "    token_file: " + g.token_file + "\n";
     y += "    accelerator: " + g.accelerator + "\n";

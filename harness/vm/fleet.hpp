@@ -34,6 +34,9 @@ struct GuestInfo {
   bool running = false;
   double boot_to_ready_s = -1;  ///< last boot: qemu start -> health 200, seconds (-1 unknown)
   std::string state_dir;
+  /// The campaign VM it serves, when a campaign runs it (harness/pool/local_guest/slots.hpp; ""
+  /// = none said): write_hosts_file lists it under that name, with `local_guest:` its own.
+  std::string serves;
 };
 
 /// Boots the guests (in parallel), waits until each agent answers /v1/health, writes
@@ -67,7 +70,9 @@ GuestInfo fleet_reboot(const std::string& cache_dir, const std::string& name, in
 /// Path of a guest's console log. Throws std::runtime_error for an unknown guest.
 std::string console_log_path(const std::string& cache_dir, const std::string& name);
 
-/// Writes a hosts file (HOSTS.md format) for `guests`. Throws std::runtime_error naming the file.
+/// Writes a hosts file (HOSTS.md format) for `guests`: each under GuestInfo::serves when set
+/// (with `local_guest: NAME` when that differs from its name), else under its name. Throws
+/// std::runtime_error naming the file.
 void write_hosts_file(const std::string& path, const std::vector<GuestInfo>& guests, bool fresh_per_case);
 
 }  // namespace harness::vm

@@ -182,7 +182,7 @@ void require_own_image_dir(const ImageOptions& opts, const std::string& default_
       "  harness vm image                       # the baseline: the default image (Debian's cloud kernel)\n"
       "  harness vm image " + flag + " ... --out images/candidate\n"
       "  # campaign: variants.candidate.kernel.image_dir: images/candidate (relative to the campaign file)\n"
-      "(README \"CI use\"). To make this kernel the default image on purpose, add --as-default.");
+      "(docs/CI.md \"What a job does\"). To make this kernel the default image on purpose, add --as-default.");
 }
 
 namespace {

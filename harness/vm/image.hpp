@@ -50,7 +50,7 @@ struct ImageOptions {
 
 /// Refuses a build that would put a kernel other than Debian's default into the default
 /// image without --as-default (ImageOptions::as_default). `default_dir` is <cache>/image.
-/// Throws std::runtime_error whose message shows the two-image recipe (README "CI use").
+/// Throws std::runtime_error whose message shows the two-image recipe (docs/CI.md "What a job does").
 void require_own_image_dir(const ImageOptions& opts, const std::string& default_dir);
 
 /// A built image (also the content of <dir>/manifest.json).

@@ -1,6 +1,6 @@
 #pragma once
 // The one strict YAML reader every YAML input of the harness goes through: campaign files
-// (harness/campaign/campaign_yaml.cpp), each engine's `provider:` block (harness/pool/) and
+// (harness/campaign/model/campaign_yaml.cpp), each engine's `provider:` block (harness/pool/) and
 // hosts files (harness/pool/hosts/hosts_file.cpp). Rules (ours; docs/CAMPAIGN.md):
 // - a file larger than Limits::max_bytes, nested deeper than Limits::max_depth or with more
 //   than Limits::max_nodes nodes (aliases count every time they are reached) is refused

@@ -4,7 +4,7 @@
 // Header-only; include as "tests/common/case_bundle.hpp".
 #include <string>
 
-#include "harness/case/bundle.hpp"
+#include "harness/case/run/bundle.hpp"
 
 namespace test_support {
 

@@ -8,10 +8,21 @@
 // `polls_to_finish` status requests, walking through the phases on the way. A test that must
 // act while a given case is in flight holds it (`hold_submission`): that case stays in its
 // pressure phase (or the phase `hold_in` names) until release_hold(), and wait_until_held()
-// waits for it (no timing guess). What happens to the guest itself is modelled as the real
-// agent shows it (tests/common/runner_contract.hpp holds the fake to that): replace_guest()
-// (the guest died and a fresh one answers at the same address) and reboot() (the guest
-// rebooted with its disk: the agent's restart settling, harness/agent/API.md "Agent restart").
+// waits for it (no timing guess).
+//
+// Held to the real agent by the runner contract (tests/common/runner_contract.hpp), which runs
+// the same scenarios against both: a spec is refused (400) by the agent's own check
+// (harness::agent::check_submitted_spec, with `allowed_dirs` as the data directory); one case
+// at a time: a POST while a case has not ended is 409 busy with the agent's own message
+// (harness::agent::Busy); a cancel ends a case `cancelled`; a VM marked unclean answers
+// POST 412 and DELETE /v1/unclean clears it; a lost bundle (Outcome::LostBundle); what
+// happens to the guest itself: replace_guest() (the guest died and a fresh one answers at the
+// same address) and reboot() (the guest rebooted with its disk: the agent's restart settling,
+// harness/agent/API.md "Agent restart"), each behind a silence (`silent`) as a dead guest is.
+#include "harness/agent/cases/case_state.hpp"
+#include "harness/agent/routes/server.hpp"
+#include "harness/agent/cases/submission.hpp"
+#include "harness/agent/cases/unclean_mark.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/common/wait_until.hpp"
@@ -41,8 +52,6 @@ enum class Outcome {
   LostBundle,     ///< bundle with cases.status lost (the executor's own failure after pressure), state lost
   InfraNoBundle,  ///< state infra_failed, bundle 404 (child died without a bundle)
   InfraNoBundleInWarmup,  ///< as InfraNoBundle, but the phase never gets past warmup
-  LostInWarmup,   ///< the agent forgets the case (404) right after reporting warmup
-  LostInPressure, ///< the agent forgets the case (404) right after reporting pressure
   /// Never reports a phase: GET status answers 503 until `unseen_lost_after_ms` passed since
   /// submission, then 404 (0 ms: 404 at once).
   LostUnseen,
@@ -173,7 +182,7 @@ class FakeAgent {
   FakeAgent(std::string dir, std::string token) : dir_(std::move(dir)), token_(std::move(token)) {
     std::filesystem::create_directories(dir_);
     install();
-    server_.set_tcp_nodelay(true);  // as the real agent (guarded_server.cpp): no 40 ms ACK waits
+    server_.set_tcp_nodelay(true);  // as the real agent (http/connection_guard.cpp): no 40 ms ACK waits
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     if (!test_support::wait_until([this] { return server_.is_running(); }, std::chrono::seconds(30)))
@@ -204,7 +213,8 @@ class FakeAgent {
   std::atomic<int> qualification_gets{0};
   std::atomic<int> status_503_left{0};  ///< answer this many GET status with 503 first
   int post_reply_delay_ms = 0;          ///< accept the case, then hold the POST reply this long
-  std::atomic<int> busy_posts_left{0};  ///< answer this many POSTs 409 busy (another case running)
+  /// Where a spec's swapfile and canary database may lie (the agent's --data-dir default).
+  std::vector<std::string> allowed_dirs{harness::agent::AgentOptions{}.data_dir};
   std::atomic<int> health_503_left{0};  ///< answer this many GET /v1/health with 503 first
   std::atomic<bool> health_down{false};  ///< answer every GET /v1/health with 503 while set
   std::atomic<int> health_gets{0};
@@ -224,7 +234,8 @@ class FakeAgent {
   /// Bundles downloaded (GET .../bundle answered 200).
   std::atomic<int> bundle_downloads{0};
   /// GET /v1/health "unclean" (null = usable; an object marks the VM unusable, as the real
-  /// agent does after an unclean restoration).
+  /// agent does after an unclean restoration: POST then answers 412 until DELETE /v1/unclean).
+  /// Set it before the server serves a request, or use reboot() / DELETE /v1/unclean.
   nlohmann::json unclean = nullptr;
 
   /// The `hold_submission`-th accepted POST (1-based, every case counted; 0 = none) is held:
@@ -258,13 +269,13 @@ class FakeAgent {
   }
 
   /// The guest rebooted with its disk (boot id `new_boot_id`): the restarted agent settles every
-  /// case that had not ended as the real one does (harness/agent/restart_settling.cpp): no
+  /// case that had not ended as the real one does (harness/agent/cases/restart_settling.cpp): no
   /// bundle, `lost` when it had reported the pressure phase or later, else `infra_failed`, and
   /// the VM marked unclean naming that case (its state is unknown).
   void reboot(const std::string& new_boot_id) {
     std::lock_guard<std::mutex> lk(mu_);
     for (auto& [id, c] : cases_) {
-      if (c.state == "completed" || c.state == "infra_failed" || c.state == "lost") continue;
+      if (finished(c.state)) continue;
       const bool after = c.last_phase == "pressure" || c.last_phase == "recovery" || c.last_phase == "restoration";
       c.state = after ? "lost" : "infra_failed";
       c.outcome = Outcome::InfraNoBundle;  // finished, no bundle
@@ -294,6 +305,10 @@ class FakeAgent {
   int gets() const { return gets_.load(); }
 
  private:
+  /// A final state: the case no longer holds the agent's busy slot.
+  static bool finished(const std::string& state) {
+    return state == "completed" || state == "infra_failed" || state == "lost" || state == "cancelled";
+  }
   static std::string base_id(const std::string& id) {
     const auto p = id.rfind(".a");
     return p == std::string::npos ? id : id.substr(0, p);
@@ -338,25 +353,41 @@ class FakeAgent {
     server_.Post("/v1/cases", [this](const httplib::Request& req, httplib::Response& res) {
       ++posts_;
       if (!authorised(req, res)) return;
-      auto spec = nlohmann::json::parse(req.body, nullptr, false);
-      if (!spec.is_object() || !spec.contains("case_id")) {
+      // The agent's order (harness/agent/cases/submission.cpp): the spec, the mark, the busy slot, the id.
+      const auto checked = harness::agent::check_submitted_spec(req.body, allowed_dirs);
+      if (!checked.accepted()) {
         res.status = 400;
-        res.set_content(R"({"error":"bad spec","field":"case_id"})", "application/json");
+        res.set_content(nlohmann::json{{"error", checked.error},
+                                       {"field", checked.field.empty() ? nlohmann::json() : nlohmann::json(checked.field)}}
+                            .dump(),
+                        "application/json");
         return;
       }
-      const std::string id = spec["case_id"];
+      auto spec = nlohmann::json::parse(req.body);
+      const std::string id = checked.spec->case_id;
       {
         std::lock_guard<std::mutex> lk(mu_);
-        if (busy_posts_left > 0) {
-          --busy_posts_left;
-          res.status = 409;
-          res.set_content(R"({"error":"busy: case foreign is running","running_case_id":"foreign"})",
+        if (!unclean.is_null()) {
+          const std::string msg = harness::agent::UncleanMark::message(unclean);
+          res.status = 412;
+          res.set_content(nlohmann::json{{"error", msg}, {"field", nullptr}, {"reasons", {"unclean_restoration: " + msg}}}
+                              .dump(),
                           "application/json");
           return;
         }
+        for (const auto& [other, c] : cases_)
+          if (!finished(c.state)) {
+            const harness::agent::Busy busy{harness::agent::Busy::Holder::Case, other, -1};
+            res.status = 409;
+            res.set_content(nlohmann::json{{"error", busy.message()}, {"field", nullptr}, {"running_case_id", other}}.dump(),
+                            "application/json");
+            return;
+          }
         if (cases_.count(id)) {
           res.status = 409;
-          res.set_content(R"({"error":"case id already used"})", "application/json");
+          res.set_content(nlohmann::json{{"error", "case id " + id + " already used on this agent"}, {"field", "case_id"}}
+                              .dump(),
+                          "application/json");
           return;
         }
         const int n = ++submissions_[base_id(id)];
@@ -401,18 +432,13 @@ class FakeAgent {
         res.set_content(R"({"error":"unknown case"})", "application/json");
         return;
       }
-      if ((c.outcome == Outcome::LostInWarmup && c.last_phase == "warmup") ||
-          (c.outcome == Outcome::LostInPressure && c.last_phase == "pressure")) {
-        cases_.erase(it);  // guest restarted: the agent no longer knows the case
-        res.status = 404;
-        res.set_content(R"({"error":"unknown case"})", "application/json");
-        return;
-      }
       static const char* phases[] = {"setup", "warmup", "pressure", "recovery", "restoration"};
       std::string phase = "done";
       const int idx_now = std::min(4, c.polls * 5 / std::max(1, polls_to_finish));
       const int hold_idx = c.hold_phase == "warmup" ? 1 : 2;
-      if (c.held && (c.polls >= polls_to_finish || idx_now >= hold_idx)) {
+      if (c.state == "cancelled") {
+        phase = "done";
+      } else if (c.held && (c.polls >= polls_to_finish || idx_now >= hold_idx)) {
         phase = phases[hold_idx];
         c.last_phase = phase;
         c.state = "running";
@@ -425,7 +451,7 @@ class FakeAgent {
         c.last_phase = phase;
         c.state = "running";
         ++c.polls;
-      } else if (c.state != "completed" && c.state != "infra_failed" && c.state != "lost") {
+      } else if (!finished(c.state)) {
         const std::string path = dir_ + "/" + it->first + ".db";
         if (c.outcome == Outcome::InfraNoBundle || c.outcome == Outcome::InfraNoBundleInWarmup) {
           c.state = "infra_failed";
@@ -449,18 +475,43 @@ class FakeAgent {
       std::lock_guard<std::mutex> lk(mu_);
       auto it = cases_.find(req.matches[1]);
       const std::string path = dir_ + "/" + std::string(req.matches[1]) + ".db";
-      if (it == cases_.end() || !std::filesystem::exists(path)) {
-        res.status = it == cases_.end() ? 404 : 409;
+      if (it == cases_.end() || !std::filesystem::exists(path)) {  // API.md: 409 not finished, else 404
+        res.status = it != cases_.end() && !finished(it->second.state) ? 409 : 404;
         res.set_content(R"({"error":"no bundle"})", "application/json");
         return;
       }
       ++bundle_downloads;
       res.set_content(test_support::slurp(path), "application/vnd.sqlite3");
     });
+    // A cancel ends a case that has not ended `cancelled` (the real agent's executor restores
+    // and exits first; this one has nothing to restore), and frees the busy slot.
     server_.Post(R"(/v1/cases/([A-Za-z0-9._-]+)/cancel)", [this](const httplib::Request& req, httplib::Response& res) {
       ++posts_;
       if (!authorised(req, res)) return;
+      std::lock_guard<std::mutex> lk(mu_);
+      auto it = cases_.find(req.matches[1]);
+      if (it == cases_.end()) {
+        res.status = 404;
+        res.set_content(R"({"error":"unknown case"})", "application/json");
+        return;
+      }
+      if (!finished(it->second.state)) {
+        it->second.state = "cancelled";
+        it->second.held = false;
+      }
       res.status = 202;
+      res.set_content(nlohmann::json{{"case_id", it->first}, {"state", it->second.state}}.dump(), "application/json");
+    });
+    server_.Delete("/v1/unclean", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!authorised(req, res)) return;
+      std::lock_guard<std::mutex> lk(mu_);
+      if (unclean.is_null()) {
+        res.status = 404;
+        res.set_content(R"({"error":"the VM is not marked unclean","field":null})", "application/json");
+        return;
+      }
+      res.set_content(nlohmann::json{{"cleared", unclean}}.dump(), "application/json");
+      unclean = nullptr;
     });
   }
 

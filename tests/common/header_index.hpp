@@ -2,7 +2,7 @@
 // The column of a report table by its header, the text a reader sees ("bg PSI some stall (s)"),
 // for tests that pin the headers themselves; by CSV name, use analysis::column_index.
 // Header-only; include as "tests/common/header_index.hpp".
-#include "analysis/report_table.hpp"
+#include "analysis/report/report_table.hpp"
 
 #include <cstddef>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// A reclaim policy (harness/case/policy.hpp) driven tick by tick through the Controller over
+// A reclaim policy (harness/case/control/policy.hpp) driven tick by tick through the Controller over
 // telemetry captured in a real guest, its writes landing in a fixture root (a scratch copy of
 // the 6.1 capture tree: tests/unit/case/case_scratch.hpp), as the executor drives it
 // (executor.cpp run_schedule). Shared by the policies' and the rules' unit tests
@@ -7,8 +7,9 @@
 //   - bg PSI some/full totals and read times: the 32 recorded reads of
 //     tests/unit/case/fixtures/6.1.0-57-cloud-amd64/psi-sequence (idle, a 300 MiB touch loop
 //     under memory.max=200M with zram, idle again), on an exact 1 s grid from the first read;
-//   - bg memory.current: the capture tree's bg reading (tests/fixtures/6.1.0-57-cloud-amd64,
-//     one reading, so constant); refaults as the caller says.
+//   - bg memory.current and bg io.pressure some total: the capture tree's bg readings
+//     (tests/fixtures/6.1.0-57-cloud-amd64, one reading each, so constant); refaults as the
+//     caller says.
 // Header-only; include as "tests/common/policy_run.hpp" (links hk_case).
 #include <gtest/gtest.h>
 
@@ -26,12 +27,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/case/backend.hpp"
-#include "harness/case/bundle.hpp"
-#include "harness/case/case_outcome.hpp"
-#include "harness/case/controller.hpp"
-#include "harness/case/policy.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/host/backend.hpp"
+#include "harness/case/run/bundle.hpp"
+#include "harness/case/run/case_outcome.hpp"
+#include "harness/case/control/controller.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/psi.hpp"
@@ -51,11 +52,17 @@ inline std::int64_t captured_bg_current() {
   return std::stoll(fixture_text(kCaptureTree + "root/" + kBgCgroup + "/memory.current"));
 }
 
+/// bg io.pressure some total of the capture tree, us.
+inline std::int64_t captured_bg_io_some_us() {
+  const std::string f = kCaptureTree + "root/" + kBgCgroup + "/io.pressure";
+  return static_cast<std::int64_t>(harness::kernel::parse_psi(fixture_text(f), f).some_total_us());
+}
+
 /// The 32 recorded ticks as samples (phase set by run_policy), with bg workingset refaults
 /// (anon) `refault_anon` on every tick and 0 file refaults.
 inline std::vector<harness::case_::TelemetrySample> captured_ticks(std::int64_t refault_anon) {
   constexpr std::int64_t kS = 1'000'000'000;
-  const std::int64_t current = captured_bg_current();
+  const std::int64_t current = captured_bg_current(), io_some = captured_bg_io_some_us();
   std::vector<harness::case_::TelemetrySample> out;
   for (int i = 0; i < 32; ++i) {
     const auto base = kPsiSequence + fmt::format("{:03d}", i);
@@ -67,6 +74,7 @@ inline std::vector<harness::case_::TelemetrySample> captured_ticks(std::int64_t 
     s.bg_some_us = static_cast<std::int64_t>(psi.some_total_us());
     s.bg_full_us = static_cast<std::int64_t>(*psi.full_total_us());
     s.bg_current_bytes = current;
+    s.bg_io_some_us = io_some;
     s.bg_workingset_refault_anon = refault_anon;
     s.bg_workingset_refault_file = 0;
     out.push_back(s);

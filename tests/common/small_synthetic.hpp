@@ -1,7 +1,7 @@
 #pragma once
-// The small synthetic campaign (analysis/synthetic.hpp) shared by the analysis, report,
+// The small synthetic campaign (analysis/simulate/synthetic.hpp) shared by the analysis, report,
 // compare and Python-module tests. Header-only; include as "tests/common/small_synthetic.hpp".
-#include "analysis/synthetic.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <cmath>
 #include <string>

@@ -1,10 +1,10 @@
 #pragma once
 // A campaign file and a stored A/B DB that belong together: campaigns/ci-regression.yaml reshaped
-// to the design of analysis/synthetic.hpp write_synthetic_ab (2 VMs, 2 regimes, the study's
+// to the design of analysis/simulate/synthetic.hpp write_synthetic_ab (2 VMs, 2 regimes, the study's
 // three configurations, 3 pairs each), and the synthetic DB whose stored plan is that file's
 // text. For the `harness check` tests (--judge, --baseline-db, the judgement in process).
 // Header-only; include as "tests/common/synthetic_ab_campaign.hpp" (needs HARNESS_SOURCE_DIR).
-#include "analysis/synthetic.hpp"
+#include "analysis/simulate/synthetic.hpp"
 #include "tests/common/slurp.hpp"
 
 #include <fstream>

@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/case/policy.hpp"
-#include "harness/case/spec_writer.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec_writer.hpp"
 
 namespace test_support {
 

@@ -2,7 +2,7 @@
 // Submitting a case so that an accepted case is never lost, and adopting a case the agent
 // already holds (its result was never imported, so importing it now is neither a loss nor a
 // rerun): a POST whose reply is lost may still have started the case.
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 
 #include <nlohmann/json.hpp>
 

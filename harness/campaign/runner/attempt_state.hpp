@@ -2,10 +2,10 @@
 // The typed state of one attempt of a case on one guest (the worker's loop, worker.hpp):
 // which step it is at (prepare, submit, follow, import, judge), what polling saw (the
 // phase decides lost vs infra_failed, PROTOCOL.md) and how it ended.
-#include "harness/agent/client.hpp"
-#include "harness/campaign/campaign_db.hpp"
+#include "harness/agent/client/client.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
 #include "harness/campaign/runner/lost_rule.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // The runner lock (see runner_lock.hpp).
 #include "harness/campaign/runner/runner_lock.hpp"
 
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/campaign.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

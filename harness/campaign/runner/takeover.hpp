@@ -3,7 +3,7 @@
 // attempts row becomes kind 'adopted' with runner_interrupted = true and one more entry in
 // detail_json.takeovers, and what the dead runner saw (phase, last seen, submission) is
 // what the lost rule goes on from. Pure: the worker stores the row and follows the case.
-#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
 #include "harness/campaign/runner/attempt_state.hpp"
 
 #include <cstdint>

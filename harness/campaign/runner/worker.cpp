@@ -1,7 +1,7 @@
 // One guest's worker: its cases, their gate and the steps of an attempt (see worker.hpp).
 #include "harness/campaign/runner/worker.hpp"
 
-#include "harness/agent/unclean_mark.hpp"
+#include "harness/agent/cases/unclean_mark.hpp"
 #include "harness/campaign/runner/adoption.hpp"
 #include "harness/campaign/runner/takeover.hpp"
 #include "harness/pool/agent_wait.hpp"
@@ -322,6 +322,17 @@ void Worker::fail(AttemptRecord& a, const std::string& msg) {
   record_infra_failure(*db_, a, msg);
   const auto p = case_progress(*db_, a.case_id);
   prog_.finish(guest_.name, a.case_id, "infra_failed", msg, p.runs_since_mark >= 1 + c_.max_infra_retries);
+}
+
+pool::BootRequest boot_request(const nlohmann::json& spec) {
+  pool::BootRequest r;
+  if (!spec.contains("variant") || !spec["variant"].is_object()) return r;
+  const auto& v = spec["variant"];
+  if (v.contains("kernel_image_dir") && v["kernel_image_dir"].is_string())
+    r.image_dir = v["kernel_image_dir"].get<std::string>();
+  if (v.contains("cmdline") && v["cmdline"].is_array())
+    for (const auto& p : v["cmdline"]) r.cmdline.push_back(p.get<std::string>());
+  return r;
 }
 
 }  // namespace harness::campaign

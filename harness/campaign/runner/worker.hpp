@@ -4,15 +4,17 @@
 // marked unusable) and attempted; an attempt is a loop over its typed state (attempt_state.hpp:
 // prepare, submit, follow, import, judge) with the lost/infra rule in lost_rule.hpp. An
 // exception inside an attempt is caught once, at the attempt's boundary: an infra failure.
-#include "harness/agent/client.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/preflight.hpp"
-#include "harness/campaign/progress.hpp"
-#include "harness/campaign/runner.hpp"
+#include "harness/agent/client/client.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/runner/preflight.hpp"
+#include "harness/campaign/runner/progress.hpp"
+#include "harness/campaign/runner/run_options.hpp"
 #include "harness/campaign/runner/attempt_state.hpp"
 #include "harness/campaign/runner/silence_log.hpp"
 #include "harness/pool/pool.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <memory>
@@ -96,5 +98,9 @@ class Worker {
   std::unique_ptr<agent::AgentClient> client_;
   VmQualification qual_;  ///< this VM's qualification before scheduling (source of a lost case)
 };
+
+/// What a case's fresh boot needs from its spec: spec.variant.kernel_image_dir and
+/// spec.variant.cmdline (A/B cases, harness/case/SPEC.md "variant"); empty otherwise.
+pool::BootRequest boot_request(const nlohmann::json& spec);
 
 }  // namespace harness::campaign

@@ -4,23 +4,31 @@
 // trigger and stopped by PSI:
 //   - from the tick the trigger fires, each window (one telemetry tick) whose bg PSI some
 //     still rises asks for min(step_mib, what is left of total_cap_mib);
-//   - "rises" is the study's counting-window rule, so that the loop keeps going on the same
-//     evidence that armed it: bg some total grew by >= trigger.min_increase_us (1 ms) since
-//     the previous tick (the spec's trigger; the firing window itself always counts);
-//   - the first window that does not rise ends the loop for the case, as does reaching the
-//     cap (bytes asked, not achieved: the cap bounds what the arm may request);
+//   - "rises" is the study's counting-window rule, the trigger's own (trigger.hpp), so that the
+//     loop keeps going on the same evidence that armed it: bg some total grew by >=
+//     trigger.min_increase_us (1 ms) since the previous tick, in a window whose real length
+//     (read_ns - previous read_ns) lies within [0.9, 1.1] x trigger.window_ms; an irregular
+//     window does not count, as for the trigger (the firing window itself always counts);
+//   - the first window that does not count ends the loop for the case (its reason says
+//     which: PSI stopped rising, or an irregular window), as does reaching the cap (bytes
+//     asked, not achieved: the cap bounds what the arm may request);
 //   - a window whose previous write (or its settle) is still in flight writes nothing and
-//     says so; a window whose PSI was not read is skipped, without ending the loop.
-// Every window from the trigger to the end of the loop is a `policy_decision` event; writes
-// run on the writer thread (reclaim_writer.hpp), each a `reclaim_end` event and a
-// reclaim_actions row. The cap's default is ours: the study's 96 MiB dose, so the loop never
-// asks for more than the study's one write.
+//     says so, but is judged all the same; a window whose PSI was not read is skipped,
+//     without ending the loop.
+// Its pace: one write in flight, kept busy by the write and its settled reading
+// (ActionContext::reclaim_settle_ns, 2.2 s), so at the study's 1 s windows it writes at most
+// every third window (more apart when a write itself takes over 0.8 s, as under TCG); the
+// windows between are `skip` decisions. Every window from the trigger to the end of the loop
+// is a `policy_decision` event; writes run on the writer thread (reclaim_writer.hpp), each a
+// `reclaim_end` event and a reclaim_actions row. The cap's default is ours: the study's
+// 96 MiB dose, so the loop never asks for more than the study's one write.
 // Settings rules (settings_check): step_mib at most total_cap_mib (a larger step is never
-// asked whole), and total_cap_mib at most cgroups.bg_memory_max_mib.
-#include "harness/case/policy.hpp"
+// asked whole), and total_cap_mib at most the bg limit.
+#include "harness/case/control/policy.hpp"
 
-#include "harness/case/reclaim_writer.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/control/reclaim_writer.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/control/trigger.hpp"
 #include "harness/kernel/size.hpp"
 
 #include <algorithm>
@@ -50,6 +58,19 @@ class BoundedLoop final : public Policy {
  private:
   static nlohmann::json tag() { return {{"policy", "bounded-loop"}}; }
 
+  /// Why the window closing at `s` (after `prev`) ends the loop, or "" when it counts: the
+  /// trigger's rule (trigger.hpp), its inputs into `d`.
+  std::string not_counting(const TelemetrySample& prev, const TelemetrySample& s, std::int64_t delta, const ActionContext& ctx,
+                           nlohmann::json& d) {
+    if (!rule_) rule_.emplace(ctx.spec.trigger);
+    const std::int64_t length = s.read_ns.value_or(s.t_ns) - prev.read_ns.value_or(prev.t_ns);
+    const bool irregular = rule_->irregular_length(length);
+    d.update({{"window_ns", length}, {"irregular", irregular}});
+    if (irregular) return "irregular window: its length is outside [0.9, 1.1] x trigger.window_ms, so it does not count";
+    if (delta < ctx.spec.trigger.min_increase_us) return "bg PSI some stopped rising";
+    return "";
+  }
+
   void decide(const TickInput& tick, ActionContext& ctx, std::vector<ControllerEvent>& events) {
     const TelemetrySample& s = tick.sample;
     const std::int64_t min_increase = ctx.spec.trigger.min_increase_us;
@@ -60,13 +81,15 @@ class BoundedLoop final : public Policy {
     std::optional<std::int64_t> delta;
     if (prev && prev->bg_some_us && s.bg_some_us) delta = *s.bg_some_us - *prev->bg_some_us;
     const std::int64_t left = cap_ - asked_;
+    std::string ends;
+    if (delta && !tick.fired_now) ends = not_counting(*prev, s, *delta, ctx, d);
     if (!delta) {
       d["action"] = "skip";
       d["reason"] = "bg memory.pressure not read this window or the one before";
-    } else if (*delta < min_increase) {
+    } else if (!ends.empty()) {
       stopped_ = true;
       d["action"] = "stop";
-      d["reason"] = "bg PSI some stopped rising";
+      d["reason"] = ends;
     } else if (left <= 0) {
       stopped_ = true;
       d["action"] = "stop";
@@ -89,6 +112,7 @@ class BoundedLoop final : public Policy {
   std::int64_t step_, cap_;
   std::int64_t asked_ = 0;
   bool stopped_ = false;
+  std::optional<TriggerPredicate> rule_;  ///< the trigger's window-length rule (irregular_length)
   std::optional<ReclaimWriter> writer_;
   std::vector<ReclaimRow> rows_;
 };
@@ -98,8 +122,11 @@ class BoundedLoop final : public Policy {
 PolicyInfo policy_bounded_loop() {
   PolicyInfo p;
   p.name = "bounded-loop";
-  p.summary = "from the PSI trigger on, bounded bg memory.reclaim writes each window while bg PSI some keeps rising, up to a total cap";
-  p.source = "practitioners' bounded memory.reclaim loops: koordinator-sh/koordinator PR 3189 (batches of at most 32 MB)";
+  p.summary = "from the PSI trigger on, bounded bg memory.reclaim writes while each window counts by the trigger's rule "
+              "(bg PSI some grew >= 1 ms, window length within [0.9, 1.1] x 1 s), up to a total cap; the first window that "
+              "does not count ends it; one write in flight (write + 2.2 s settle): at most every third window";
+  p.source = "practitioners' bounded memory.reclaim loops: koordinator-sh/koordinator PR 3189 (batches of at most 32 MB); "
+             "started and judged by the study's trigger and its window rule (ours)";
   p.params = {
       param_def("step_mib", ParamKind::Number, "MiB", 32, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked in one window, MiB (koordinator PR 3189: <= 32 MB per batch)"),
       param_def("total_cap_mib", ParamKind::Number, "MiB", 96, 1.0 / 1024 /* 1 KiB */, std::nullopt, "most asked over the case, MiB (ours: the study's 96 MiB dose)"),

@@ -4,9 +4,9 @@
 // the `reclaim_end` event, the reclaim_actions row and outcome_json.reclaim.
 // Settings rule (settings_check): dose_mib below cgroups.bg_memory_max_mib, the study's rule
 // for its dose (case/SPEC.md: 0 < dose_bytes < bg_memory_max_bytes), for a declared arm too.
-#include "harness/case/policy.hpp"
+#include "harness/case/control/policy.hpp"
 
-#include "harness/case/reclaim_action.hpp"
+#include "harness/case/control/reclaim_action.hpp"
 #include "harness/kernel/fs.hpp"
 #include "harness/kernel/size.hpp"
 

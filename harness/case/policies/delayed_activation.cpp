@@ -4,8 +4,8 @@
 // default), or off and swapped on at the trigger right after zram. The swapon step, errno included, is
 // the `backend_on` event and outcome_json.backend_on: a failed swapon is an outcome, the
 // case goes on.
-#include "harness/case/policy.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec.hpp"
 
 #include "harness/kernel/fs.hpp"
 

@@ -14,9 +14,9 @@
 // Settings rule (settings_check): with a static bg memory.high (cgroups.bg_memory_high_mib),
 // fraction below 1: bg then sits at that limit, and memory.high = 1 x memory.current would
 // write the campaign's own limit back, no lever at all.
-#include "harness/case/policy.hpp"
+#include "harness/case/control/policy.hpp"
 
-#include "harness/case/memory_high_writer.hpp"
+#include "harness/case/control/memory_high_writer.hpp"
 #include "harness/kernel/errors.hpp"
 
 #include <cmath>

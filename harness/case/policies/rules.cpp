@@ -22,16 +22,17 @@
 // bounded-reclaim; otherwise as `would_trigger`, as for static-zram. So the study's
 // delayed-activation is {zram_at_start: prepared, rules: [{when: psi_window_trigger, do:
 // zram_on, mode: once}]} and bounded-reclaim {rules: [{when: psi_window_trigger, do:
-// {reclaim: {mib: 96}}, mode: once}]}: the same controller events, times and outcome keys
-// (tests/unit/case/rules_test.cpp), plus the `rule` events. outcome_json.reclaim is the
+// {reclaim: {mib: 96}}, mode: once}]}: the same controller events, times, event details
+// (trigger_t_ns: when the rule's detector fired, Observation::fired_t_ns) and outcome keys
+// (tests/unit/case/rules_test.cpp), plus the `rule` events and the rule's own detail keys. outcome_json.reclaim is the
 // arm's write when it made exactly one (null otherwise; every write is a reclaim_actions
 // row); outcome_json.backend_on the first zram_on.
 //
 // The `rules` value is stored canonical (rules::canonical_rules: blocks as {NAME: {PARAMS}},
 // defaults filled, modes written out), so two spellings of one list are one arm SHA-256.
-// Settings rules (rules::rules_settings_problem): each block's own (reclaim: at most the bg
-// memory.max), and every_s / cooldown_s at most the pressure phase.
-#include "harness/case/policy.hpp"
+// Settings rules (rules::rules_settings_problem): each block's own (reclaim: below the bg
+// memory.max, as the study's dose), and every_s / cooldown_s at most the pressure phase.
+#include "harness/case/control/policy.hpp"
 
 #include "harness/case/rules/blocks.hpp"
 
@@ -101,7 +102,7 @@ class Rules final : public Policy {
     if (!o.holds) return;
     if (m.kind == rules::Mode::Cooldown && r.last_act_ns && t - *r.last_act_ns < m.period_ns) return;
     const std::size_t at = events.size();
-    const rules::Acted a = r.act->act(i, tick, ctx, shared_, events);
+    const rules::Acted a = r.act->act({i, o.fired_t_ns.value_or(t)}, tick, ctx, shared_, events);
     nlohmann::json d{{"policy", "rules"},     {"rule", i},         {"when", r.spec.when}, {"inputs", o.inputs},
                      {"do", r.spec.act},      {"mode", m.to_json()}, {"decision", a.action},
                      {"requested_bytes", a.requested_bytes}, {"output", a.detail}};

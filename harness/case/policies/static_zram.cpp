@@ -1,6 +1,6 @@
 // static-zram (study): zram swapped on before the case; no action when the trigger fires,
 // whose would-be firing time is still recorded (the comparator's trigger time).
-#include "harness/case/policy.hpp"
+#include "harness/case/control/policy.hpp"
 
 namespace harness::case_ {
 

@@ -2,6 +2,7 @@
 #include "harness/case/rules/blocks.hpp"
 
 #include "harness/text/join.hpp"
+#include "harness/yaml/did_you_mean.hpp"
 
 #include <fmt/format.h>
 
@@ -39,6 +40,17 @@ std::vector<Info> checked(std::vector<Info> all, const char* what) {
 template <class Info>
 std::string names_of(const std::vector<Info>& all) {
   return text::join(all, ", ", [](const Info& b) { return b.name; });
+}
+
+/// "'<name>' is not a detector[; did you mean 'X'?] (detectors: a, b, ...)" (what "detector" or
+/// "action"), with the nearest registered name (harness/yaml/did_you_mean.hpp).
+template <class Info>
+std::string unknown_block(const std::string& name, const std::vector<Info>& all, const char* what) {
+  std::vector<std::string> known;
+  for (const auto& b : all) known.push_back(b.name);
+  const std::string near = harness::yaml::nearest_name(name, known);
+  return fmt::format("'{}' is not {} {}{} ({}s: {})", name, what[0] == 'a' ? "an" : "a", what,
+                     near.empty() ? "" : "; did you mean '" + near + "'?", what, names_of(all));
 }
 
 /// `{"name": {params}}` or "name" -> (name, params given).
@@ -144,12 +156,12 @@ std::vector<RuleSpec> parse_rules(const nlohmann::json& rules) {
     RuleSpec s;
     auto [dname, dgiven] = block_of(r.at("when"), at + ".when", "detector");
     const DetectorInfo* d = find_detector(dname);
-    if (!d) throw RuleError(at + ".when", fmt::format("'{}' is not a detector (detectors: {})", dname, detector_names()));
+    if (!d) throw RuleError(at + ".when", unknown_block(dname, detectors(), "detector"));
     s.when = dname;
     s.when_params = block_params(*d, dgiven, at + ".when." + dname, "detector");
     auto [aname, agiven] = block_of(r.at("do"), at + ".do", "action");
     const RuleActionInfo* a = find_rule_action(aname);
-    if (!a) throw RuleError(at + ".do", fmt::format("'{}' is not an action (actions: {})", aname, rule_action_names()));
+    if (!a) throw RuleError(at + ".do", unknown_block(aname, rule_actions(), "action"));
     s.act = aname;
     s.do_params = block_params(*a, agiven, at + ".do." + aname, "action");
     s.mode = mode_of(r.contains("mode") ? r.at("mode") : nlohmann::json(), at + ".mode");
@@ -167,12 +179,9 @@ nlohmann::json canonical_rules(const nlohmann::json& rules) {
 
 std::optional<ParamError> rules_settings_problem(const nlohmann::json& rules, const ArmSettings& settings) {
   const auto specs = parse_rules(rules);
-  // A block's or a mode's error, its field put under the rule: "rules[0].do.reclaim.mib".
+  // A block's or a mode's error, its field put under the rule: "rules[0].do.reclaim.mib: why".
   auto under = [](const std::string& part, const ParamError& e) {
-    const std::string prefix = e.field() + ": ";
-    const std::string what = e.what();
-    const std::string why = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
-    return ParamError("rules" + part + "." + e.field(), "rules: " + part + "." + e.field() + ": " + why);
+    return param_error("rules" + part + (e.field().empty() ? "" : "." + e.field()), e.why());
   };
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const RuleSpec& r = specs[i];

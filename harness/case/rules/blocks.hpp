@@ -29,8 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/case/policy.hpp"
-#include "harness/case/reclaim_writer.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/control/reclaim_writer.hpp"
 #include "harness/kernel/cgroup.hpp"
 
 namespace harness::case_::rules {
@@ -39,6 +39,10 @@ namespace harness::case_::rules {
 struct Observation {
   bool holds = false;
   nlohmann::json inputs = nlohmann::json::object();  ///< the readings it judged (into the `rule` event)
+  /// When the detector fired, CLOCK_MONOTONIC ns, for a detector that fires once and then
+  /// holds (psi_window_trigger: the tick its trigger fired); nullopt = it holds on this tick's
+  /// own evidence, so it fired at this tick.
+  std::optional<std::int64_t> fired_t_ns;
 };
 
 class Detector {
@@ -79,11 +83,17 @@ struct Acted {
   nlohmann::json detail = nlohmann::json::object();  ///< its inputs and outputs (into the `rule` event)
 };
 
+/// Which rule asks an action to act, and on what.
+struct Firing {
+  int rule = 0;                    ///< the rule's index (for the action's own events)
+  std::int64_t detector_t_ns = 0;  ///< when its detector fired (Observation::fired_t_ns, else this tick), CLOCK_MONOTONIC ns
+};
+
 class RuleAction {
  public:
   virtual ~RuleAction() = default;
-  /// Acts on this tick (`rule`: the rule's index, for the action's own events); appends its events.
-  virtual Acted act(int rule, const TickInput& tick, ActionContext& ctx, Shared& shared,
+  /// Acts on this tick for rule `by.rule`; appends its events.
+  virtual Acted act(const Firing& by, const TickInput& tick, ActionContext& ctx, Shared& shared,
                     std::vector<ControllerEvent>& events) = 0;
   /// Every tick, before any rule is judged (e.g. record a memory.high write that returned).
   virtual void on_tick(ActionContext& /*ctx*/, Shared& /*shared*/, std::vector<ControllerEvent>& /*events*/) {}

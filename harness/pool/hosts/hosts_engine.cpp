@@ -51,24 +51,25 @@ namespace {
 /// Unknown and the console "".
 class HostsGuest : public Instance {
  public:
-  HostsGuest(Guest g, bool local, bool fresh, std::string file, std::string campaign, std::string db)
-      : Instance(std::move(g), local && fresh), local_(local), file_(std::move(file)), campaign_(std::move(campaign)),
-        db_(std::move(db)) {}
+  /// `slot`: the local guest serving it (the entry's local_guest, else its name).
+  HostsGuest(Guest g, bool local, std::string slot, bool fresh, std::string file, std::string campaign, std::string db)
+      : Instance(std::move(g), local && fresh), local_(local), slot_(std::move(slot)), file_(std::move(file)),
+        campaign_(std::move(campaign)), db_(std::move(db)) {}
 
   BootResult fresh_boot(const BootRequest& r) override {
     if (!local_)
       throw BootError(name(), "not a local guest (no `local: true` in " + file_ + "): the hosts engine cannot boot it");
-    return local_guest::fresh_boot(name(), r, campaign_, db_, "hosts");
+    return local_guest::fresh_boot(slot_, r, campaign_, db_, "hosts", name());
   }
-  Liveness liveness() override { return local_ ? local_guest::liveness(name()) : Liveness::Unknown; }
+  Liveness liveness() override { return local_ ? local_guest::liveness(slot_) : Liveness::Unknown; }
   std::string diagnose(std::size_t max_bytes) override {
-    return local_ ? local_guest::console_tail(name(), max_bytes) : std::string();
+    return local_ ? local_guest::console_tail(slot_, max_bytes) : std::string();
   }
   void release() noexcept override {}  // booted by someone else: left running
 
  private:
   bool local_ = false;
-  std::string file_, campaign_, db_;
+  std::string slot_, file_, campaign_, db_;
 };
 
 class HostsPool : public Pool {
@@ -113,7 +114,8 @@ class HostsPool : public Pool {
       g.host = host_of(e);
       hypervisors_.insert(g.host.empty() ? "not recorded" : g.host);
       if (!e.accelerator.empty()) accelerators_.insert(e.accelerator);
-      out.push_back(std::make_unique<HostsGuest>(g, e.local, fresh_, file_, campaign_, db_));
+      out.push_back(std::make_unique<HostsGuest>(g, e.local, e.local_guest.empty() ? e.name : e.local_guest, fresh_,
+                                                 file_, campaign_, db_));
     }
     return out;
   }

@@ -1,7 +1,7 @@
 // Hosts file reader (harness/vm/HOSTS.md; see hosts_file.hpp).
 #include "harness/pool/hosts/hosts_file.hpp"
 
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 #include "harness/text/join.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
@@ -16,7 +16,7 @@ namespace harness::pool::hosts {
 namespace {
 
 /// A pin the agent client can hand to libcurl (CURLOPT_PINNEDPUBLICKEY): after the client's
-/// own normalisation (harness/agent/client.cpp: "sha256//" is put in front when the value
+/// own normalisation (harness/agent/client/client.cpp: "sha256//" is put in front when the value
 /// lacks it), each of its ';'-joined pins is "sha256//" and the base64 of 32 bytes (43
 /// base64 characters and one '=').
 bool is_sha256_pin_list(std::string v) {
@@ -53,6 +53,7 @@ std::vector<HostEntry> load_hosts(const std::string& path) {
     h.token_file = s.scalar<std::string>("token_file");
     h.accelerator = s.scalar<std::string>("accelerator", std::string());
     h.local = s.scalar<bool>("local", false);
+    h.local_guest = s.scalar<std::string>("local_guest", std::string());
     h.tls_ca_file = s.scalar<std::string>("tls_ca_file", std::string());
     h.tls_pin_sha256 = s.scalar<std::string>("tls_pin_sha256", std::string());
     h.insecure_plain_http = s.scalar<bool>("insecure_plain_http", false);
@@ -78,6 +79,9 @@ std::vector<HostEntry> load_hosts(const std::string& path) {
       s.fail(s.at("url"), s.field("url"),
              "plain http:// to a non-loopback agent sends the bearer token in clear text: use https:// with "
              "tls_pin_sha256 or tls_ca_file (agent --tls-cert/--tls-key), or set insecure_plain_http: true");
+    if (!h.local_guest.empty() && !h.local)
+      s.fail(s.at("local_guest"), s.field("local_guest"), "names a local guest: only with `local: true`");
+    if (!h.local_guest.empty()) yaml::check_name(s, s.at("local_guest"), s.field("local_guest"), h.local_guest, "[A-Za-z0-9_-]{1,32}");
     if (h.local && h.reboot_between_cases)
       s.fail(s.at("reboot_between_cases"), s.field("reboot_between_cases"),
              "a local guest is rebooted by `harness vm reboot` (campaign provider.fresh_guest_per_case), not through "

@@ -17,6 +17,10 @@ struct HostEntry {
   std::string token_file;   ///< bearer token file (mode 0600)
   std::string accelerator;  ///< kvm | tcg | real; "" = detected in the guest
   bool local = false;       ///< booted by `harness vm up`; `harness vm reboot NAME` works
+  /// With `local: true`: the local guest (`harness vm list` name, state dir <cache>/vms/NAME)
+  /// that serves this VM when it is not `name` (a campaign's guests take free slots:
+  /// harness/pool/local_guest/slots.hpp); "" = `name`.
+  std::string local_guest;
   std::string tls_ca_file;     ///< https: CA bundle (PEM) that signed the agent certificate
   std::string tls_pin_sha256;  ///< https: agent public-key pin ("sha256//BASE64", `harness fleet pin`)
   bool insecure_plain_http = false;  ///< allow http:// to a non-loopback agent (token in clear text)

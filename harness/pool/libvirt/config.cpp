@@ -179,6 +179,10 @@ LibvirtConfig parse_libvirt_block(yaml::Section& s) {
   const auto t = yaml::positive_int(s, "boot_timeout_s", c.boot_timeout_s);
   if (t > 3600) s.fail(s.at("boot_timeout_s"), s.field("boot_timeout_s"), "must be <= 3600 (got " + std::to_string(t) + ")");
   c.boot_timeout_s = static_cast<int>(t);
+  const auto ct = yaml::positive_int(s, "connect_timeout_s", c.connect_timeout_s);
+  if (ct > 3600)
+    s.fail(s.at("connect_timeout_s"), s.field("connect_timeout_s"), "must be <= 3600 (got " + std::to_string(ct) + ")");
+  c.connect_timeout_s = static_cast<int>(ct);
   return c;
 }
 

@@ -60,6 +60,11 @@ struct LibvirtConfig {
   /// libvirt-qemu user can read: not under a home or hidden directory).
   std::string storage_path = "/var/lib/libvirt/reclaim-harness";
   int boot_timeout_s = 300;            ///< domain start -> agent GET /v1/health 200, seconds
+  /// Deadline on each question to a hypervisor host before the first case, seconds (ours,
+  /// issue 59; deadline.hpp): ssh's ConnectTimeout, and the whole capacity question (`harness
+  /// plan`: "not judged: no answer in S s"; `harness run`: refused) and every connection open.
+  /// How long the runner waits, not what is measured: not among the comparison settings.
+  int connect_timeout_s = 30;
   /// Runner-side state (tokens, tunnel logs, console copies): <cache>/libvirt/<domain>/.
   /// "" = the harness cache (harness/vm/paths.hpp cache_root). Not a YAML key.
   std::string cache_dir;
@@ -74,8 +79,8 @@ struct LibvirtConfig {
 /// already read `kind` and `overcommit` and calls s.finish() afterwards; every hosts[] entry
 /// is finished here). Keys: hosts (required: non-empty list of {uri, guests}),
 /// fresh_guest_per_case, accelerator, name_prefix, storage_pool, storage_path,
-/// boot_timeout_s. A URI must name the qemu driver's /system instance; a remote one (a host
-/// that is not this machine) must use an ssh transport (the agent is reached through an ssh
+/// boot_timeout_s, connect_timeout_s (1..3600 s). A URI must name the qemu driver's /system
+/// instance; a remote one (a host that is not this machine) must use an ssh transport (the agent is reached through an ssh
 /// tunnel). Two URIs of one host identity (harness/pool/host_identity.hpp: the same URI, or
 /// one that differs only in credentials or options such as keyfile=) are refused (they would
 /// place guests on one host under two entries). Throws yaml::InputError "FILE:LINE:COL: field
@@ -87,7 +92,8 @@ class Config : public EngineConfig {
  public:
   LibvirtConfig libvirt;
   /// {hosts: [{uri, guests}], vms, fresh_guest_per_case, accelerator, name_prefix,
-  /// storage_pool, storage_path, boot_timeout_s}.
+  /// storage_pool, storage_path, boot_timeout_s} (not connect_timeout_s: how long the runner
+  /// waits for a host's answer changes nothing measured).
   nlohmann::json settings() const override;
   std::string vm_names_source() const override;
   std::string count_mismatch(std::size_t n) const override;

@@ -1,4 +1,5 @@
 // `vm down` for libvirt hosts: libvirt_down (libvirt_pool.hpp).
+#include "harness/pool/libvirt/deadline.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/libvirt/image_staging.hpp"
 #include "harness/pool/libvirt/libvirt_pool.hpp"
@@ -17,7 +18,7 @@ std::vector<std::string> libvirt_down(const LibvirtConfig& cfg, const std::strin
   const std::string want_db = db.empty() ? "" : std::filesystem::absolute(db).lexically_normal().string();
   std::vector<std::string> destroyed;
   for (const auto& h : cfg.hosts) {
-    Conn conn = open_connection(h.uri.text);
+    Conn conn = open_connection(deadline_uri(cfg, h.uri), h.uri.text);  // ssh: ConnectTimeout
     StoragePool pool(virStoragePoolLookupByName(conn.get(), cfg.storage_pool.c_str()));
     virDomainPtr* doms = nullptr;
     const int n = virConnectListAllDomains(conn.get(), &doms, 0);
@@ -62,7 +63,7 @@ std::vector<std::string> libvirt_down(const LibvirtConfig& cfg, const std::strin
 void libvirt_purge(const LibvirtConfig& cfg, const std::string& cache_root, std::FILE* out) {
   std::vector<std::string> running;
   for (const auto& h : cfg.hosts) {  // refuse before removing anything anywhere
-    Conn conn = open_connection(h.uri.text);
+    Conn conn = open_connection(deadline_uri(cfg, h.uri), h.uri.text);  // ssh: ConnectTimeout
     virDomainPtr* doms = nullptr;
     const int n = virConnectListAllDomains(conn.get(), &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
     if (n < 0) throw PoolError("cannot list the domains of " + h.uri.text + ": " + last_error());
@@ -83,7 +84,7 @@ void libvirt_purge(const LibvirtConfig& cfg, const std::string& cache_root, std:
                     cfg.storage_pool + " (stop them first: harness vm down --campaign FILE of their campaign):" + list);
   }
   for (const auto& h : cfg.hosts) {
-    Conn conn = open_connection(h.uri.text);
+    Conn conn = open_connection(deadline_uri(cfg, h.uri), h.uri.text);  // ssh: ConnectTimeout
     StoragePool pool(virStoragePoolLookupByName(conn.get(), cfg.storage_pool.c_str()));
     if (!pool) {
       std::fprintf(out, "libvirt %s: no storage pool %s\n", h.uri.text.c_str(), cfg.storage_pool.c_str());

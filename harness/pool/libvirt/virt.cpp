@@ -51,10 +51,10 @@ std::string connect_failure(const std::string& uri, const std::string& message) 
   return "libvirt " + uri + ": cannot connect: " + message + " (" + hint + ")";
 }
 
-Conn open_connection(const std::string& uri) {
+Conn open_connection(const std::string& uri, const std::string& shown) {
   quiet_libvirt_errors();
   Conn c(virConnectOpen(uri.c_str()));
-  if (!c) throw PoolError(connect_failure(uri, last_error()));
+  if (!c) throw PoolError(connect_failure(shown.empty() ? uri : shown, last_error()));
   return c;
 }
 

@@ -31,8 +31,11 @@ std::string last_error();
 /// Its code (virErrorNumber; VIR_ERR_OK when none).
 int last_error_code();
 
-/// Opens `uri` read-write. Throws harness::pool::PoolError with connect_failure(uri, MSG).
-Conn open_connection(const std::string& uri);
+/// Opens `uri` read-write. Throws harness::pool::PoolError with connect_failure(shown, MSG),
+/// `shown` being the URI as the user wrote it ("" = `uri`; deadline.hpp hands libvirt another
+/// text for the same host). Waits as long as libvirt does: a deadline is the caller's
+/// (deadline.hpp BoundedCall).
+Conn open_connection(const std::string& uri, const std::string& shown = "");
 
 /// The error of a failed connection to `uri`, libvirt's message `message` included:
 /// "libvirt URI: cannot connect: MSG (" + a hint + ")". When ssh refused the host key

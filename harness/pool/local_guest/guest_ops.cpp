@@ -41,7 +41,8 @@ Liveness liveness(const std::string& name) {
 }
 
 BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
-                      const std::string& db, const std::string& engine_kind, int ready_timeout_s) {
+                      const std::string& db, const std::string& engine_kind, const std::string& serves,
+                      int ready_timeout_s) {
   harness::vm::GuestInfo g;
   try {
     g = harness::vm::fleet_reboot("", name, ready_timeout_s, harness::vm::BootOptions{r.image_dir, r.cmdline});
@@ -60,7 +61,7 @@ BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::
   }
   BootResult b;
   try {
-    write_guest_owner(name, campaign, db);  // the new qemu pid: a successor adopts this boot
+    write_guest_owner(name, campaign, db, serves);  // the new qemu pid: a successor adopts this boot
   } catch (const std::exception& e) {
     b.note = std::string("cannot record guest ownership: ") + e.what();  // takeover only; the case is not affected
   }

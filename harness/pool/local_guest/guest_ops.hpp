@@ -9,14 +9,15 @@
 
 namespace harness::pool::local_guest {
 
-/// Fresh guest `name` for a case (harness/vm/fleet.hpp fleet_reboot: qemu stopped, new copy
-/// of the data disk, same port and token, booted with r.image_dir and r.cmdline, health
-/// waited for up to ready_timeout_s), then owner.json names `campaign` / `db` with the new
-/// qemu pid; the boot's start-to-ready time is recorded for this machine under `engine_kind`
+/// Fresh local guest `name` for a case (harness/vm/fleet.hpp fleet_reboot: qemu stopped, new
+/// copy of the data disk, same port and token, booted with r.image_dir and r.cmdline, health
+/// waited for up to ready_timeout_s), then owner.json names `campaign` / `db` and the campaign
+/// VM `serves` ("" = `name`; slots.hpp) with the new qemu pid; the boot's start-to-ready time is recorded for this machine under `engine_kind`
 /// (the engine that asked: harness/pool/host_costs.hpp). Throws BootError with the console tail (and, when r.log_dir is set, the whole
 /// console log copied to r.log_dir/console.log).
 BootResult fresh_boot(const std::string& name, const BootRequest& r, const std::string& campaign,
-                      const std::string& db, const std::string& engine_kind, int ready_timeout_s = 300);
+                      const std::string& db, const std::string& engine_kind, const std::string& serves = "",
+                      int ready_timeout_s = 300);
 
 /// Running when the guest's qemu process is alive, Gone when its state dir says it is not,
 /// Unknown for a name without state. Never throws.

@@ -1,6 +1,8 @@
 // This machine as a hypervisor host (see local_host.hpp).
 #include "harness/pool/local_guest/local_host.hpp"
 
+#include "harness/pool/local_guest/owner.hpp"
+#include "harness/pool/local_guest/slots.hpp"
 #include "harness/vm/fleet.hpp"
 
 #include <sched.h>
@@ -39,7 +41,8 @@ int online_cpus() {
   return n > 0 ? static_cast<int>(n) : 0;
 }
 
-HostCapacity local_capacity(const std::vector<std::string>& guests, const std::string& cache_dir) {
+HostCapacity local_capacity(const std::vector<std::string>& guests, const std::string& cache_dir,
+                            const std::optional<CampaignOwner>& owner) {
   HostCapacity h;
   h.host = local_host_name();
   h.cores = online_cpus();
@@ -51,9 +54,23 @@ HostCapacity local_capacity(const std::vector<std::string>& guests, const std::s
   h.guests = guests;
   for (const auto& g : harness::vm::fleet_list(cache_dir)) {
     if (!g.running) continue;
-    if (std::find(guests.begin(), guests.end(), g.name) != guests.end()) h.running.push_back(g.name);
-    else h.others.push_back(g.name);
+    if (!owner) {
+      if (std::find(guests.begin(), guests.end(), g.name) != guests.end()) h.running.push_back(g.name);
+      else h.others.push_back(g.name);
+      continue;
+    }
+    const auto o = read_guest_owner(g.state_dir);
+    const std::string vm = o ? served_vm(o->guest, g.name) : "";
+    if (!owner->db.empty() && owned_by(o, owner->campaign, owner->db) &&
+        std::find(guests.begin(), guests.end(), vm) != guests.end())
+      h.running.push_back(vm);
+    else
+      h.others.push_back(o ? g.name + " (campaign " + o->campaign + "'s " + vm + ")" : g.name);
   }
+  if (owner)  // another runner's guest that does not run yet (booting) takes its core too
+    for (const auto& s : held_not_running(cache_dir))
+      if (owner->db.empty() || !owned_by(GuestOwner{s.campaign, s.db}, owner->campaign, owner->db))
+        h.others.push_back(s.guest + " (campaign " + s.campaign + "'s " + s.vm + ", booting)");
   return h;
 }
 

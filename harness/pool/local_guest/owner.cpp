@@ -41,6 +41,7 @@ std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
     GuestOwner o;
     o.campaign = j.at("campaign").get<std::string>();
     o.db = j.at("db").get<std::string>();
+    o.guest = j.value("guest", "");
     o.runner_pid = j.value("runner_pid", -1);
     o.qemu_pid = j.value("qemu_pid", -1);
     o.url = j.value("url", "");
@@ -52,12 +53,14 @@ std::optional<GuestOwner> read_guest_owner(const std::string& state_dir) {
   }
 }
 
-void write_guest_owner(const std::string& vm, const std::string& campaign, const std::string& db) {
+void write_guest_owner(const std::string& vm, const std::string& campaign, const std::string& db,
+                       const std::string& serves) {
   const auto g = guest(vm);
   const fs::path dir = g ? fs::path(g->state_dir) : fs::path(harness::vm::cache_root("")) / "vms" / vm;
   fs::create_directories(dir);
   const nlohmann::json j{{"campaign", campaign},
                          {"db", owner_db_path(db)},
+                         {"guest", serves.empty() ? vm : serves},
                          {"runner_pid", ::getpid()},
                          {"qemu_pid", g ? g->pid : -1},
                          {"url", g ? g->url : std::string()},

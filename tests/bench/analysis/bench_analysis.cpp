@@ -6,9 +6,9 @@
 // 2. Full analyze (load + per-case quantiles + triplets + bootstrap B = 10,000 + report) of a
 //    synthetic 180-case DB (5 VMs x 4 regimes x 3 triplets x 3 configurations, phases 120/300/120 s,
 //    2 canaries x 5,400 requests per case = 1.94 million canary records): wall time and peak RSS.
-#include "analysis/analysis_report.hpp"
-#include "analysis/bootstrap.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// Goal measurement of the sequential check (issue 47; analysis/sequential.hpp): how many pairs
+// Goal measurement of the sequential check (issue 47; analysis/stats/sequential.hpp): how many pairs
 // `harness check --until-decided` needs to flag a p99 regression, measured on the noise of a
 // real A/A campaign DB. Built, not registered as a test; run it by hand:
 //   build/tests/bench/analysis/sequential_bench AA.db [--ratio 1.10] [--max-ratio 1.0]
@@ -13,9 +13,10 @@
 // pair also entered with its members swapped: in an A/A run the labels are exchangeable, and
 // the swap makes the pool's true ratio exactly 1 (a few pairs' own ratio, e.g. 1.2, would
 // otherwise be taken as the truth and count as a real change).
-#include "analysis/bootstrap.hpp"
-#include "analysis/ratio_interval.hpp"
-#include "analysis/sequential.hpp"
+#include "analysis/data/ab_pairs.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/stats/ratio_interval.hpp"
+#include "analysis/stats/sequential.hpp"
 
 #include <algorithm>
 #include <array>

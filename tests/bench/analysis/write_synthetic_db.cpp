@@ -1,10 +1,10 @@
 // write_synthetic_db OUT.db [--quick] [--scale K]: writes the benchmark's synthetic
-// confirmatory campaign (analysis/synthetic.hpp): 5 VMs x 4 regimes x 3 triplets x 3
+// confirmatory campaign (analysis/simulate/synthetic.hpp): 5 VMs x 4 regimes x 3 triplets x 3
 // configurations = 180 cases, phases 120/300/120 s (--quick: 12/30/12 s), 2 canaries at
 // 100 ms = 1.94 million canary records. --scale K writes K times the triplets per stratum
 // (K = 10: 1,800 cases, 19.4 million records, the "ten times the study" bench). Prints the
 // record count. Used by run_analyze_bench.sh; not a test.
-#include "analysis/synthetic.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <cstdio>
 #include <cstdlib>

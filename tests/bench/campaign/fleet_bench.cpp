@@ -13,10 +13,10 @@
 // (the ctest smoke run checks it still runs).
 // Usage: fleet_bench [--hosts 1,9,50,200] [--cases 1002] [--requests 5400] [--seconds 540]
 //                    [--imports 50] [--keep DIR]
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/runner.hpp"
-#include "harness/case/bundle.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/runner/runner.hpp"
+#include "harness/case/run/bundle.hpp"
 
 #include "tests/common/fake_agent.hpp"
 

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/case/confounds.hpp"
-#include "harness/case/telemetry.hpp"
+#include "harness/case/host/confounds.hpp"
+#include "harness/case/run/telemetry.hpp"
 #include "harness/kernel/kernel.hpp"
 
 namespace {
@@ -49,7 +49,7 @@ void BM_Sample(benchmark::State& st) {
 }
 BENCHMARK(BM_Sample);
 
-// The former sampler's reads (main at 82276c8, harness/case/telemetry.cpp): every file opened,
+// The former sampler's reads (main at 82276c8, harness/case/run/telemetry.cpp): every file opened,
 // read whole, closed and parsed into a full map each time. Errors are not collected here.
 void BM_PerCallReads(benchmark::State& st) {
   hk::Fs fs(tree());

@@ -1,15 +1,15 @@
 // Coverage of the stratified percentile bootstrap on synthetic data with known true ratios
-// (analysis/coverage_sim.hpp: the same bootstrap and percentile interval as the report). Each
+// (analysis/simulate/coverage_sim.hpp: the same bootstrap and percentile interval as the report). Each
 // test names the design it simulates; the repository's two confirmatory designs are taken from
 // their campaign files through `harness plan`'s own planner, so the test follows the files.
 // 2,000 datasets x B = 10,000, 98.75% per comparison. Tolerance: 3 binomial standard errors
 // sqrt(p (1 - p) / N) around the analytic figure p, pooled over the four comparisons (N = 4 x
 // datasets: independent under the independent-errors model) and jointly (N = datasets).
-#include "analysis/coverage.hpp"
-#include "analysis/coverage_report.hpp"
-#include "analysis/coverage_sim.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "analysis/stats/coverage.hpp"
+#include "analysis/simulate/coverage_report.hpp"
+#include "analysis/simulate/coverage_sim.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 #include <gtest/gtest.h>
 

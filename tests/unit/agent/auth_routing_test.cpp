@@ -1,5 +1,5 @@
-// Authentication and routing (harness/agent/auth_routing.hpp), judged on requests built here.
-#include "harness/agent/auth_routing.hpp"
+// Authentication and routing (harness/agent/http/auth_routing.hpp), judged on requests built here.
+#include "harness/agent/http/auth_routing.hpp"
 #include "tests/unit/agent/test_token.hpp"
 
 #include <gtest/gtest.h>

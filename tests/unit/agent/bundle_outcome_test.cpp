@@ -1,5 +1,5 @@
-// What a finished executor left (harness/agent/bundle_outcome.hpp), over bundles the test writes.
-#include "harness/agent/bundle_outcome.hpp"
+// What a finished executor left (harness/agent/cases/bundle_outcome.hpp), over bundles the test writes.
+#include "harness/agent/cases/bundle_outcome.hpp"
 #include "tests/common/temp_dir.hpp"
 #include "tests/unit/agent/test_bundle.hpp"
 

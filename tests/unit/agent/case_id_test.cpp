@@ -1,5 +1,5 @@
 // Case-id rule of API.md: [A-Za-z0-9._-]{1,128}, not "." or "..".
-#include "harness/agent/case_id.hpp"
+#include "harness/agent/cases/case_id.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// The case state machine's types (harness/agent/case_state.hpp): state names, final states,
+// The case state machine's types (harness/agent/cases/case_state.hpp): state names, final states,
 // the bundle's status, the typed busy slot, the phase and the status answer.
-#include "harness/agent/case_state.hpp"
+#include "harness/agent/cases/case_state.hpp"
 #include "tests/common/temp_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// The agent's default executor (harness/agent/executor_command.hpp): harness-case beside the
+// The agent's default executor (harness/agent/cases/executor_command.hpp): harness-case beside the
 // agent's binary when it is an executable file, the full CLI otherwise, with the reason.
-#include "harness/agent/executor_command.hpp"
+#include "harness/agent/cases/executor_command.hpp"
 
 #include <gtest/gtest.h>
 

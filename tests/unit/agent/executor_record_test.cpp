@@ -1,7 +1,7 @@
-// The executor's record on disk (harness/agent/executor_record.hpp) and whether its process
+// The executor's record on disk (harness/agent/cases/executor_record.hpp) and whether its process
 // group lives, over processes the test starts.
-#include "harness/agent/executor_record.hpp"
-#include "harness/agent/reboot.hpp"
+#include "harness/agent/cases/executor_record.hpp"
+#include "harness/agent/routes/reboot.hpp"
 #include "tests/common/temp_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// The executor child and its watcher (harness/agent/executor_watcher.hpp) with small shell
+// The executor child and its watcher (harness/agent/cases/executor_watcher.hpp) with small shell
 // executors: the exit code reaches the callback, the record is written, a phase change wakes
 // waiting requests, and a cancel whose grace has passed kills the group.
-#include "harness/agent/executor_record.hpp"
-#include "harness/agent/executor_watcher.hpp"
+#include "harness/agent/cases/executor_record.hpp"
+#include "harness/agent/cases/executor_watcher.hpp"
 #include "tests/common/temp_dir.hpp"
 #include "tests/common/wait_until.hpp"
 

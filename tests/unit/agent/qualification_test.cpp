@@ -1,6 +1,6 @@
-// The agent's qualification (harness/agent/qualification.hpp) with a --qualify-cmd the test
+// The agent's qualification (harness/agent/routes/qualification.hpp) with a --qualify-cmd the test
 // writes, and the busy slot it shares with cases.
-#include "harness/agent/qualification.hpp"
+#include "harness/agent/routes/qualification.hpp"
 #include "tests/common/temp_dir.hpp"
 
 #include <gtest/gtest.h>

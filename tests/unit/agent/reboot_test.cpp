@@ -1,5 +1,5 @@
-// The reboot between cases (harness/agent/reboot.hpp) with the test's reboot command.
-#include "harness/agent/reboot.hpp"
+// The reboot between cases (harness/agent/routes/reboot.hpp) with the test's reboot command.
+#include "harness/agent/routes/reboot.hpp"
 #include "tests/common/temp_dir.hpp"
 #include "tests/common/wait_until.hpp"
 

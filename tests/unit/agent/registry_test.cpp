@@ -1,6 +1,6 @@
-// The agent's registry (harness/agent/registry.hpp): final states published to status.json,
+// The agent's registry (harness/agent/cases/registry.hpp): final states published to status.json,
 // cases of an earlier run read back from it, the busy slot freed, waits that end on a change.
-#include "harness/agent/registry.hpp"
+#include "harness/agent/cases/registry.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/common/temp_dir.hpp"
 

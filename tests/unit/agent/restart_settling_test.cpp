@@ -1,7 +1,7 @@
-// Restart settling (harness/agent/restart_settling.hpp) over case directories the test
+// Restart settling (harness/agent/cases/restart_settling.hpp) over case directories the test
 // leaves as an agent killed mid-case would, with a live process group standing for the old
 // executor.
-#include "harness/agent/restart_settling.hpp"
+#include "harness/agent/cases/restart_settling.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/common/temp_dir.hpp"
 #include "tests/unit/agent/test_bundle.hpp"

@@ -1,6 +1,6 @@
-// Transport and limits (harness/agent/transport_limits.hpp): the server choice and the body
+// Transport and limits (harness/agent/http/transport_limits.hpp): the server choice and the body
 // refusals a handler makes before it reads a byte, judged without a network.
-#include "harness/agent/transport_limits.hpp"
+#include "harness/agent/http/transport_limits.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>

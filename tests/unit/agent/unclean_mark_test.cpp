@@ -1,5 +1,5 @@
-// The unclean mark (harness/agent/unclean_mark.hpp) over a state directory the test makes.
-#include "harness/agent/unclean_mark.hpp"
+// The unclean mark (harness/agent/cases/unclean_mark.hpp) over a state directory the test makes.
+#include "harness/agent/cases/unclean_mark.hpp"
 #include "tests/common/temp_dir.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-"""Checks analysis/figures.py's cases_from_json(FILE) against harness_analysis.load_campaign(DB)["cases"]:
+"""Checks analysis/report/figures.py's cases_from_json(FILE) against harness_analysis.load_campaign(DB)["cases"]:
 same keys, same values (NaN where NaN), same kinds (text lists, numpy arrays). Exit 0 when equal, else
 prints the first difference and exits 1.
 Usage: PYTHONPATH=<module dir>:<analysis src dir> python3 cases_json_check.py DB CASES_JSON"""

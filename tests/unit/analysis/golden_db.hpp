@@ -6,7 +6,7 @@
 // Timeline (ns): pressure [10 s, 20.1 s), request i (0..100) scheduled at 10 s + i x 100 ms with
 // seq i + 1 (seq 0 at 9.9 s); recovery [20.1 s, 21.1 s); restoration starts at 21.1 s, so a
 // censored request i enters as 11.1 s - i x 0.1 s.
-#include "analysis/synthetic.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <cstdint>
 #include <string>

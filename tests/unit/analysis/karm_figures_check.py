@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Run by test_karm_report.cpp: draws the figures of a k-arm campaign DB with analysis/figures.py
+"""Run by test_karm_report.cpp: draws the figures of a k-arm campaign DB with analysis/report/figures.py
 (imported as a module; PYTHONPATH holds harness_analysis and analysis/) and records what each
 figure shows, for the C++ side to check: the forest plot's rows (top to bottom), axis label and
 title; the p99-by-regime legend and the columns drawn in one regime; the zram time course's
-panels; the reclaim-execution figure's trigger-delay ticks. Then the same forest plot for the
-study's campaign (a synthetic DB written here). argv: DB OUT_JSON."""
+panels; the reclaim-execution figure's trigger-delay ticks; the trade-off figure's panels and the
+points each holds (their labels), drawn from TRADEOFF_JSON (the report's extra.tradeoff). Then the
+same forest plot for the study's campaign (a synthetic DB written here). argv: DB OUT_JSON
+TRADEOFF_JSON."""
 import json
 import os
 import sys
@@ -47,6 +49,11 @@ with tempfile.TemporaryDirectory() as tmp:
     res["zram_panels"] = [a.get_title() for a in fig.axes]
     fig = draw(figures.reclaim_execution, cases, os.path.join(tmp, "reclaim.png"))
     res["trigger_ticks"] = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    with open(sys.argv[3]) as f:
+        prim["tradeoff"] = json.load(f)
+    fig = draw(figures.tradeoff, prim, cases, os.path.join(tmp, "tradeoff.png"))
+    res["tradeoff_panels"] = {a.get_title(): [t.get_text() for t in a.texts] for a in fig.axes}
+    res["tradeoff_points"] = {a.get_title(): len(a.containers) for a in fig.axes}
     study = os.path.join(tmp, "study.db")
     ha.write_synthetic(study, vms=2, per_stratum=2, pressure_s=5)
     _, _, sax, srows = forest_of(study, tmp)

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/analysis_report.hpp"
+#include "analysis/report/analysis_report.hpp"
 
 namespace report_checks {
 

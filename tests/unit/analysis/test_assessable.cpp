@@ -1,7 +1,7 @@
 // The analysis says what it cannot say: one triplet per stratum gives zero-width intervals, so the
 // verdict is "not assessable" (never HARM or benefit); B too small for 10 replicates in each tail at
 // the simultaneous level is an error naming the minimum B (alpha / (2 m) x B >= 10).
-#include "analysis/analysis_report.hpp"
+#include "analysis/report/analysis_report.hpp"
 
 #include "golden_db.hpp"
 

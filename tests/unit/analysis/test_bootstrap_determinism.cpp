@@ -1,6 +1,6 @@
 // Determinism by seed across thread counts: the replicate matrices are bit-identical for threads
 // 1, 2, 3 and 8; a different seed gives different replicates. Also input validation.
-#include "analysis/bootstrap.hpp"
+#include "analysis/stats/bootstrap.hpp"
 
 #include <gtest/gtest.h>
 

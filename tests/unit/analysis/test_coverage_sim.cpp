@@ -2,11 +2,11 @@
 // interval, the simulation's bootstrap has the report's replicate distribution, the analytic
 // quantities at known designs, and the text `harness plan` prints. (The coverage figures
 // themselves are measured in tests/statistics/analysis.)
-#include "analysis/bootstrap.hpp"
-#include "analysis/coverage.hpp"
-#include "analysis/coverage_report.hpp"
-#include "analysis/coverage_sim.hpp"
-#include "analysis/quantile.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/stats/coverage.hpp"
+#include "analysis/simulate/coverage_report.hpp"
+#include "analysis/simulate/coverage_sim.hpp"
+#include "analysis/stats/quantile.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/normal_distribution.hpp>
@@ -117,4 +117,65 @@ TEST(CoverageReport, PlanTextWarnsBelowNominalAndQuotesTheMeasuredFigure) {
   const auto ok = analysis::design_coverage_text(std::vector<int>(4, 200), 0.9875);
   EXPECT_EQ(ok.find("WARNING"), std::string::npos) << ok;
   EXPECT_NE(ok.find("not simulated for this design: `harness plan FILE --simulate-coverage`"), std::string::npos);
+}
+
+// The study's family (k = 3 arms, its four comparisons, the default) draws exactly what the
+// three-arm simulation drew before the simulation took k arms and m comparisons (issue 56): the
+// datasets covered, per comparison and jointly, of 200 datasets x B = 2,000 on the design
+// {2, 2, 2, 1, 3}, measured with the three-arm code (commit 73b39fa) for both models and two
+// seeds. Any change in the order of the draws or in the arithmetic moves these counts.
+TEST(CoverageSim, StudyFamilyGivesTheThreeArmSimulationsNumbers) {
+  struct Expected {
+    analysis::CoverageModel model;
+    std::uint64_t seed;
+    std::vector<int> plain, corrected;
+    int plain_joint, corrected_joint;
+  };
+  const std::vector<Expected> expected{
+      {analysis::CoverageModel::Independent, 1, {148, 141, 150, 144}, {164, 170, 167, 169}, 66, 102},
+      {analysis::CoverageModel::Independent, 7, {141, 142, 150, 152}, {173, 163, 170, 169}, 58, 97},
+      {analysis::CoverageModel::Triplet, 1, {148, 153, 158, 151}, {165, 174, 172, 168}, 79, 111},
+      {analysis::CoverageModel::Triplet, 7, {157, 157, 156, 144}, {172, 175, 180, 167}, 74, 121}};
+  const auto& study = analysis::study_sim_family();
+  ASSERT_EQ(study.arms, 3);
+  ASSERT_EQ(study.comparisons.size(), 4u);
+  for (const auto& e : expected) {
+    analysis::CoverageSimOptions o;
+    o.datasets = 200;
+    o.replicates = 2000;
+    o.threads = 2;
+    o.model = e.model;
+    o.seed = e.seed;
+    const auto r = analysis::simulate_coverage({2, 2, 2, 1, 3}, o);
+    const std::string what = std::string(analysis::coverage_model_name(e.model)) + " seed " + std::to_string(e.seed);
+    ASSERT_EQ(r.plain.size(), 4u) << what;
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(std::lround(r.plain[k] * 200), e.plain[k]) << what << " comparison " << k;
+      EXPECT_EQ(std::lround(r.corrected[k] * 200), e.corrected[k]) << what << " comparison " << k;
+    }
+    EXPECT_EQ(std::lround(r.plain_joint * 200), e.plain_joint) << what;
+    EXPECT_EQ(std::lround(r.corrected_joint * 200), e.corrected_joint) << what;
+  }
+}
+
+// A family's arms and comparisons: the study's comparisons among other arms keep their truth
+// (Table 4's estimates), another comparison's truth is 1, and a comparison naming an arm the
+// block does not have is refused.
+TEST(CoverageSim, FamilyOfACampaignsArms) {
+  const auto& study = analysis::study_comparisons();
+  std::vector<std::string> arms{"senpai"};
+  for (int i = 0; i < 3; ++i) arms.emplace_back(analysis::study_arm_name(i));
+  std::vector<analysis::ComparisonDef> family{study[1], {analysis::Canary::Sqlite, "senpai", study[0].comparator, "x"}};
+  const auto f = analysis::sim_family(arms, family);
+  EXPECT_EQ(f.arms, 4);
+  ASSERT_EQ(f.comparisons.size(), 2u);
+  EXPECT_EQ(f.comparisons[0].true_ratio, analysis::study_sim_family().comparisons[1].true_ratio);
+  EXPECT_EQ(f.comparisons[0].treatment, 3);
+  EXPECT_EQ(f.comparisons[0].comparator, 2);
+  EXPECT_EQ(f.comparisons[0].label, study[1].label);
+  EXPECT_EQ(f.comparisons[1].true_ratio, 1.0);
+  EXPECT_EQ(f.comparisons[1].treatment, 0);
+  EXPECT_EQ(f.comparisons[1].canary, analysis::Canary::Sqlite);
+  EXPECT_THROW(analysis::sim_family({"senpai", "other"}, family), std::invalid_argument);
+  EXPECT_THROW(analysis::sim_family(arms, {}), std::invalid_argument);
 }

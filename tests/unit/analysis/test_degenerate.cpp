@@ -1,7 +1,7 @@
 // Degenerate input: a zero latency, a triplet missing a configuration, a single stratum, no
 // complete triplet, never-completed requests (censored), TCG / infra_failed / missing cases. Each
 // gives a clear error or a warning naming the case, and never a NaN or inf in a table.
-#include "analysis/analysis_report.hpp"
+#include "analysis/report/analysis_report.hpp"
 
 #include "golden_db.hpp"
 

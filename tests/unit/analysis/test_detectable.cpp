@@ -1,8 +1,9 @@
-// What a planned A/B design can detect (analysis/detectable.hpp): the per-pair spread from a
+// What a planned A/B design can detect (analysis/stats/detectable.hpp): the per-pair spread from a
 // synthetic A/B DB whose noise is known, the smallest detectable ratio by its formula, and the
 // insensitive flag against max_ratio and min_ratio.
-#include "analysis/detectable.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/stats/detectable.hpp"
+#include "analysis/data/ab_pairs.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <boost/math/distributions/students_t.hpp>
 #include <gtest/gtest.h>
@@ -94,13 +95,14 @@ TEST(DetectableChanges, TheSpreadOfASyntheticDbWithKnownNoise) {
   o.stratum_sd = 0;
   o.pairs_per_stratum = 8;
   analysis::write_synthetic_ab(db, o);
-  const std::vector<harness::campaign::Tolerance> tol{{"reclaim_duration", 1.2, std::nullopt, 1},
+  const std::vector<analysis::MetricTolerance> tol{{"reclaim_duration", 1.2, std::nullopt, 1},
                                                      {"trigger_delay", 1.5, std::nullopt, 2}};
   // Planned: 6 pairs in each of two bounded-reclaim strata and one static-zram stratum, which
   // does not measure reclaim_duration (no memory.reclaim write) and must not count for it.
   const std::map<std::string, int> planned{
       {"vm0/fast-random/bounded-reclaim", 6}, {"vm1/fast-random/bounded-reclaim", 6}, {"vm0/fast-random/static-zram", 6}};
-  const auto d = analysis::detectable_changes(db, tol, planned, 0.99);
+  const auto d = analysis::detectable_changes(analysis::regression_metrics(), analysis::paired_values(db, db), db, tol,
+                                              planned, 0.99);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].metric, "reclaim_duration");
   ASSERT_TRUE(d[0].sigma) << d[0].why_unknown;
@@ -114,4 +116,35 @@ TEST(DetectableChanges, TheSpreadOfASyntheticDbWithKnownNoise) {
   EXPECT_NEAR(*d[1].sigma, 0, 1e-9);
   EXPECT_NEAR(*d[1].up_from_one, 1, 1e-9);
   std::filesystem::remove(db);
+}
+
+// Issue 59: how many pairs a tolerance needs. The R found is the first at which
+// detectable_change (the same formula, the same sigma) stops being insensitive: R - 1 is still
+// insensitive, R is not, for max_ratio and min_ratio; no sigma or no tolerance is unknown, and a
+// tolerance no design can reach (max_ratio 1) is beyond the cap.
+TEST(RepeatsNeeded, TheFirstRepeatsAtWhichTheToleranceIsDetected) {
+  using O = analysis::RepeatsNeeded::Outcome;
+  const auto insensitive_at = [](std::optional<double> max_r, std::optional<double> min_r, int strata, int r) {
+    return analysis::detectable_change("m", max_r, min_r, 0.2, std::vector<int>(strata, r), 0.995).insensitive;
+  };
+  // sigma 0.2, 4 strata, tolerance 1.1: 4 x 10 pairs detect 1.093 (test above, at 95%), so at
+  // 99.5% some R above 10 is needed.
+  const auto n = analysis::repeats_needed(1.1, std::nullopt, 0.2, 4, 0.995);
+  ASSERT_EQ(n.outcome, O::found);
+  EXPECT_GT(n.repeats, 10);
+  EXPECT_TRUE(insensitive_at(1.1, std::nullopt, 4, n.repeats - 1));
+  EXPECT_FALSE(insensitive_at(1.1, std::nullopt, 4, n.repeats));
+  const auto low = analysis::repeats_needed(std::nullopt, 0.9, 0.2, 4, 0.995);
+  ASSERT_EQ(low.outcome, O::found);
+  EXPECT_TRUE(insensitive_at(std::nullopt, 0.9, 4, low.repeats - 1));
+  EXPECT_FALSE(insensitive_at(std::nullopt, 0.9, 4, low.repeats));
+  // A wide tolerance is met by the smallest design that gives an interval: 2 pairs per stratum.
+  EXPECT_EQ(analysis::repeats_needed(3.0, std::nullopt, 0.2, 4, 0.995).repeats, 2);
+  // Twice the strata need about half the repeats (SE ~ sigma / sqrt(strata x R)).
+  const auto wide = analysis::repeats_needed(1.1, std::nullopt, 0.2, 8, 0.995);
+  EXPECT_NEAR(wide.repeats, n.repeats / 2.0, 1.5);
+  EXPECT_EQ(analysis::repeats_needed(1.0, std::nullopt, 0.2, 4, 0.995, 0.8, 500).outcome, O::beyond_cap);
+  EXPECT_EQ(analysis::repeats_needed(1.0, std::nullopt, 0.2, 4, 0.995, 0.8, 500).repeats, 500);
+  EXPECT_EQ(analysis::repeats_needed(1.1, std::nullopt, std::nullopt, 4, 0.995).outcome, O::unknown);
+  EXPECT_EQ(analysis::repeats_needed(std::nullopt, std::nullopt, 0.2, 4, 0.995).outcome, O::unknown);
 }

@@ -1,4 +1,4 @@
-// Table 1's environment rows (analysis/environment_table.hpp): a setting's value from
+// Table 1's environment rows (analysis/tables/environment_table.hpp): a setting's value from
 // environment_json, else what qualification recorded; one value, "N of M cases recorded it",
 // "varies: ..." or "not recorded"; the runner's columns and the SQLite canary's artifact.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "analysis/environment_table.hpp"
+#include "analysis/tables/environment_table.hpp"
 #include "results/db.hpp"
 
 namespace environment_table_test {

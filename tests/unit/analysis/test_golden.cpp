@@ -8,8 +8,8 @@
 //   vm1/r/1    12000 15000  6000      10000 25000  5000
 //
 // compute/static: ratios .8, .9 | .5 -> exp((ln(.8 x .9)/2 + ln .5)/2) = .72^(1/4) x .5^(1/2)
-#include "analysis/analysis_report.hpp"
-#include "analysis/primary.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/tables/primary.hpp"
 
 #include "golden_db.hpp"
 
@@ -98,9 +98,9 @@ TEST(Golden, HarmAndNoBenefitWhenSqliteReclaimIsTenPercentSlower) {
   EXPECT_NEAR(pr.comparisons[2].lower, std::sqrt(2.0 * 1.25), 1e-12);
   EXPECT_FALSE(pr.verdict.general_benefit);
   ASSERT_EQ(pr.verdict.harm.size(), 1u);
-  EXPECT_EQ(pr.verdict.harm[0], "sqlite: reclaim / static");
+  EXPECT_EQ(pr.verdict.harm[0], "sqlite: bounded-reclaim / static-zram");
   EXPECT_NE(pr.verdict.text.find("NO GENERAL RESPONSIVENESS BENEFIT"), std::string::npos);
-  EXPECT_NE(pr.verdict.text.find("HARM detected for: sqlite: reclaim / static"), std::string::npos);
+  EXPECT_NE(pr.verdict.text.find("HARM detected for: sqlite: bounded-reclaim / static-zram"), std::string::npos);
 }
 
 TEST(Golden, VerdictRuleBoundaries) {

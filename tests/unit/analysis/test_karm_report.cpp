@@ -3,11 +3,12 @@
 // and the mechanism table, one per declared comparison in Table 4, Table 2 counts k cases per block,
 // and says "block" where the study says "triplet"; the figures script draws one forest row per
 // declared comparison and one column / panel / tick per arm (karm_figures_check.py). Also: the
-// comparison spellings have one parser (analysis/comparison_spelling.hpp).
-#include "analysis/analysis_report.hpp"
-#include "analysis/comparison_spelling.hpp"
-#include "analysis/report_html.hpp"
-#include "analysis/synthetic.hpp"
+// comparison spellings have one parser (analysis/data/comparison_spelling.hpp).
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/data/comparison_spelling.hpp"
+#include "analysis/report/report_html.hpp"
+#include "analysis/simulate/synthetic.hpp"
+#include "results/db.hpp"
 
 #include "golden_db.hpp"
 #include "report_checks.hpp"
@@ -17,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -25,9 +28,10 @@
 namespace {
 
 const std::vector<std::string> kArms{"static-zram", "delayed-activation", "bounded-reclaim", "senpai", "bounded-loop"};
-const std::vector<std::string> kLabels{"compute: senpai / static", "sqlite: senpai / static",
-                                       "compute: bounded-loop / reclaim", "sqlite: reclaim / static",
-                                       "compute: delayed / senpai"};
+const std::vector<std::string> kLabels{"compute: senpai / static-zram", "sqlite: senpai / static-zram",
+                                       "compute: bounded-loop / bounded-reclaim",
+                                       "sqlite: bounded-reclaim / static-zram",
+                                       "compute: delayed-activation / senpai"};
 
 // The <tr> rows of the HTML table with id `id` (its body), each as its cells' text.
 std::vector<std::vector<std::string>> html_rows(const std::string& html, const std::string& id) {
@@ -106,10 +110,12 @@ TEST(KArmReport, TheStudysThreeArmsStillSayTriplet) {
 TEST(KArmReport, FiguresHaveOneForestRowPerComparisonAndOneColumnPerArm) {
   const auto db = golden::temp_db("karm_fig");
   analysis::write_synthetic_campaign(db, test_support::five_arm_synthetic());
-  const std::string out = db + ".figs.json";
+  const std::string out = db + ".figs.json", tradeoff = db + ".tradeoff.json";
+  const auto report = analysis::analyze_campaign(db, report_checks::small_bootstrap());
+  std::ofstream(tradeoff) << report.extra.at("tradeoff").dump();
   const std::string cmd = "PYTHONPATH=" HARNESS_BINARY_DIR "/analysis/python:" HARNESS_SOURCE_DIR
-                          "/analysis /usr/bin/python3 " HARNESS_SOURCE_DIR "/tests/unit/analysis/karm_figures_check.py " +
-                          db + " " + out;
+                          "/analysis/report /usr/bin/python3 " HARNESS_SOURCE_DIR "/tests/unit/analysis/karm_figures_check.py " +
+                          db + " " + out + " " + tradeoff;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream f(out);
   std::stringstream ss;
@@ -120,6 +126,19 @@ TEST(KArmReport, FiguresHaveOneForestRowPerComparisonAndOneColumnPerArm) {
   EXPECT_EQ(j["forest_xlabel"], "p99 response-time ratio, treatment / comparator (< 1 favours the treatment)");
   EXPECT_NE(j["forest_title"].get<std::string>().find("matched blocks, declared family of 5"), std::string::npos)
       << j["forest_title"];
+  // One verdict line per treatment in the title, none over the family.
+  const std::string title = j["forest_title"];
+  for (const char* t : {"senpai", "bounded-loop", "bounded-reclaim", "delayed-activation"})
+    EXPECT_NE(title.find(std::string("\nverdict for ") + t + ": "), std::string::npos) << t << " in " << title;
+  EXPECT_EQ(title.find("\nverdict: "), std::string::npos) << title;
+  // Trade-off: one panel per canary, one point per declared comparison of that canary, labelled by
+  // its treatment and comparator (the family has several comparators).
+  EXPECT_EQ(j["tradeoff_points"]["compute canary"], 3);
+  EXPECT_EQ(j["tradeoff_points"]["sqlite canary"], 2);
+  EXPECT_EQ(j["tradeoff_panels"]["compute canary"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"senpai / static-zram", "bounded-loop / bounded-reclaim", "delayed-activation / senpai"}));
+  EXPECT_EQ(j["tradeoff_panels"]["sqlite canary"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"senpai / static-zram", "bounded-reclaim / static-zram"}));
   // p99 by regime: one legend entry (a column in every regime) per arm, in both canaries' panels.
   EXPECT_EQ(j["p99_legend"].get<std::vector<std::string>>(), kArms);
   EXPECT_EQ(j["p99_columns_per_regime"].get<int>(), 5);
@@ -160,22 +179,26 @@ TEST(ComparisonSpelling, OneParserForBothSpellings) {
                          R"({"canary":"sqlite","treatment":"senpai","comparator":"senpai"}]}})"}},
       warnings);
   ASSERT_EQ(d.comparisons.size(), 1u);
-  EXPECT_EQ(d.comparisons[0].label, "compute: senpai / static");
+  EXPECT_EQ(d.comparisons[0].label, "compute: senpai / static-zram");
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("[1]: 'gpu:x': canary 'gpu' is not one of compute, sqlite"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[1].find("[2]: treatment and comparator are the same arm (senpai)"), std::string::npos) << warnings[1];
 }
 
-// A family of several treatments (new-user finding: an unrelated arm decided the headline for
-// all): beside the family's verdict, each treatment gets the same rule over its own comparisons,
-// grouped by treatment in the order the family names them; the study's four (one treatment)
-// get none.
-TEST(KArmReport, EachTreatmentGetsTheRuleOverItsOwnComparisons) {
+// A family of several treatments (issue 57 item 1): the prespecified verdict is per treatment,
+// the study's rule over each treatment's own comparisons at the family's level, grouped in the
+// order the family names them; no verdict line spans two treatments, and the family itself gets
+// no benefit judgement (general_benefit null); a family of more than four says at which level and
+// over how many blocks the study's four were judged; the study's four (one treatment) get the
+// study's single verdict.
+TEST(KArmReport, EachTreatmentGetsItsOwnPrespecifiedVerdict) {
   const auto path = golden::temp_db("karm_by_treatment");
   analysis::write_synthetic_campaign(path, test_support::five_arm_synthetic());
   const auto r = analysis::analyze_campaign(path, report_checks::small_bootstrap());
   const auto& v = r.extra.at("verdict");
   ASSERT_TRUE(v.at("assessable").get<bool>());
+  EXPECT_TRUE(v.at("per_treatment").get<bool>());
+  EXPECT_TRUE(v.at("general_benefit").is_null()) << "no verdict over the family";
   const auto& bt = v.at("by_treatment");
   ASSERT_EQ(bt.size(), 4u) << bt.dump(2);
   const std::vector<std::string> order{"senpai", "bounded-loop", "bounded-reclaim", "delayed-activation"};
@@ -194,16 +217,104 @@ TEST(KArmReport, EachTreatmentGetsTheRuleOverItsOwnComparisons) {
     EXPECT_EQ(bt[i].at("general_benefit").get<bool>(), benefit);
     EXPECT_EQ(bt[i].at("harm").get<std::vector<std::string>>(), harm);
     EXPECT_NE(bt[i].at("text").get<std::string>().find(order[i] + "'s"), std::string::npos);
+    // Its line names its own comparisons and no other treatment's.
+    const std::string line = r.summary.at(1 + i);
+    EXPECT_EQ(line.rfind("**Verdict for " + order[i] + " ", 0), 0u) << line;
+    for (std::size_t j = 0; j < kLabels.size(); ++j) {
+      const bool mine = std::find(own[i].begin(), own[i].end(), kLabels[j]) != own[i].end();
+      EXPECT_EQ(line.find(kLabels[j]) != std::string::npos, mine) << kLabels[j] << " in: " << line;
+    }
   }
-  // senpai is 1.1x static zram on SQLite in the synthetic truth: its own line says no benefit,
-  // and the summary shows the per-treatment line under the family's verdict.
+  // The family's line says the verdicts are per treatment and at which level; it judges nothing.
+  EXPECT_NE(r.summary[0].find("ONE VERDICT PER TREATMENT"), std::string::npos) << r.summary[0];
+  EXPECT_NE(r.summary[0].find("99% intervals (1 - 0.05/5)"), std::string::npos) << r.summary[0];
+  EXPECT_EQ(r.summary[0].find("GENERAL RESPONSIVENESS BENEFIT"), std::string::npos) << r.summary[0];
+  // senpai is 1.1x static zram on SQLite in the synthetic truth: its own line says no benefit.
   EXPECT_FALSE(bt[0].at("general_benefit").get<bool>());
-  ASSERT_GE(r.summary.size(), 2u);
-  EXPECT_NE(r.summary[1].find("Per treatment"), std::string::npos) << r.summary[1];
-  EXPECT_NE(r.summary[1].find("senpai: no general benefit"), std::string::npos) << r.summary[1];
+  EXPECT_NE(r.summary[1].find("NO GENERAL RESPONSIVENESS BENEFIT"), std::string::npos) << r.summary[1];
+  // Five comparisons, one of the study's four among them: where and at which level it was judged.
+  EXPECT_NE(r.summary[5].find("The study's four comparisons were judged here at 99% (1 - 0.05/5, the declared family "
+                              "of 5), not at the study's 98.75% (1 - 0.05/4), over 16 matched blocks (the study: 60 "
+                              "blocks of its three arms); the family holds 1 of them (sqlite: bounded-reclaim / "
+                              "static-zram)."),
+            std::string::npos)
+      << r.summary[5];
+  EXPECT_EQ(v.at("study_four"), r.summary[5]);
 
   const auto path3 = golden::temp_db("karm_by_treatment_study");
   analysis::write_synthetic_campaign(path3, test_support::small_synthetic());
   const auto r3 = analysis::analyze_campaign(path3, report_checks::small_bootstrap());
   EXPECT_TRUE(r3.extra.at("verdict").at("by_treatment").empty());
+  EXPECT_FALSE(r3.extra.at("verdict").at("per_treatment").get<bool>());
+  EXPECT_TRUE(r3.extra.at("verdict").at("general_benefit").is_boolean());
+  EXPECT_EQ(r3.extra.at("verdict").at("study_four"), "");
+  EXPECT_NE(r3.summary.at(0).find("by the predefined all-four rule"), std::string::npos) << r3.summary.at(0);
+}
+
+// A family of eight as campaigns/policies.yaml declares it (the study's four, and two other
+// treatments against static zram per canary): bounded-reclaim's verdict is the study's rule in the
+// study's words over its four, each at 99.375% (1 - 0.05/8), and the report says the study's four
+// were judged at that level over the campaign's blocks, not at 98.75%.
+TEST(KArmReport, TheStudysFourInAFamilyOfEight) {
+  analysis::SyntheticOptions o = test_support::five_arm_synthetic();
+  o.comparisons = {"compute:static-zram", "compute:delayed-activation", "sqlite:static-zram",
+                   "sqlite:delayed-activation", "compute:senpai/static-zram", "sqlite:senpai/static-zram",
+                   "compute:bounded-loop/static-zram", "sqlite:bounded-loop/static-zram"};
+  const auto path = golden::temp_db("karm_family_of_eight");
+  analysis::write_synthetic_campaign(path, o);
+  analysis::PrimaryOptions opt = report_checks::small_bootstrap();
+  opt.bootstrap.replicates = analysis::minimum_replicates(0.05, 8);  // 3,200: m = 8 needs more than 2,000
+  const auto r = analysis::analyze_campaign(path, opt);
+  const auto& bt = r.extra.at("verdict").at("by_treatment");
+  ASSERT_EQ(bt.size(), 3u) << bt.dump(2);
+  EXPECT_EQ(bt[0].at("treatment"), "bounded-reclaim");
+  EXPECT_NE(bt[0].at("text").get<std::string>().find("by the predefined all-four rule"), std::string::npos)
+      << bt[0].at("text");
+  EXPECT_NE(r.summary.at(0).find("99.375% intervals (1 - 0.05/8)"), std::string::npos) << r.summary.at(0);
+  EXPECT_EQ(r.summary.at(4), "The study's four comparisons were judged here at 99.375% (1 - 0.05/8, the declared "
+                             "family of 8), not at the study's 98.75% (1 - 0.05/4), over 16 matched blocks (the "
+                             "study: 60 blocks of its three arms).");
+}
+
+// Issue 59 item 4: an extra arm of a synthetic campaign has static zram's p99 times exp(its
+// effect), whatever arm it acts like (`like` picks its mechanism rows only): with no case noise,
+// its ratio to static zram is exp(effect) exactly and to bounded reclaim exp(effect) / the
+// study's true ratio; an arm like bounded reclaim has its memory.reclaim write. The Python
+// docstring of write_synthetic says so (before, it and analysis/README.md said "acts like arm
+// `like` ... times its effect").
+TEST(KArmSynthetic, AnExtraArmIsStaticZramTimesItsEffectWhateverItActsLike) {
+  const auto path = golden::temp_db("karm_like");
+  analysis::SyntheticOptions o{.seed = 3, .vms = 2, .triplets_per_stratum = 2, .case_sd = 0.0};
+  o.extra_arms = {{"r32", "bounded-reclaim", R"({"dose_mib":32})", {std::log(0.9), std::log(1.1)}, 2},
+                  {"late", "delayed-activation", "{}", {0.0, 0.0}, 1}};
+  o.comparisons = {"compute:r32/static-zram", "sqlite:r32/static-zram", "compute:r32/bounded-reclaim",
+                   "compute:late/static-zram"};
+  o.write_arms = true;
+  analysis::write_synthetic_campaign(path, o);
+  const auto r = analysis::analyze_campaign(path, report_checks::small_bootstrap());
+  const auto& t4 = report_checks::table(r, "table4_primary");
+  const auto ci = analysis::column_index(t4, "comparison"), ei = analysis::column_index(t4, "ratio");
+  std::map<std::string, double> ratio;
+  for (const auto& row : t4.rows) ratio[row[ci].get<std::string>()] = row[ei].get<double>();
+  ASSERT_EQ(ratio.size(), 4u) << t4.rows.size();
+  EXPECT_NEAR(ratio.at("compute: r32 / static-zram"), 0.9, 1e-6);
+  EXPECT_NEAR(ratio.at("sqlite: r32 / static-zram"), 1.1, 1e-6);
+  EXPECT_NEAR(ratio.at("compute: r32 / bounded-reclaim"), 0.9 / o.true_ratios[0], 1e-6);
+  EXPECT_NEAR(ratio.at("compute: late / static-zram"), 1.0, 1e-6);  // like delayed activation, p99 as static zram
+  {
+    results::Db db(path, results::Db::Mode::ReadOnly);
+    results::Stmt q(db, "SELECT count(*) FROM reclaim_actions WHERE case_id LIKE '%-r32'");
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 2 * 4 * 2);  // one write per r32 case: it acts like bounded reclaim
+  }
+  const std::string doc = path + ".doc.txt";
+  const std::string cmd = "PYTHONPATH=" HARNESS_BINARY_DIR "/analysis/python /usr/bin/python3 -c "
+                          "'import harness_analysis as h; print(h.write_synthetic.__doc__)' > " + doc;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(doc);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_NE(ss.str().find("each arm's p99 is static zram's p99 times exp(its log effect) whatever `like` says"),
+            std::string::npos)
+      << ss.str();
 }

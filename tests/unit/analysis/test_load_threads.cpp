@@ -1,8 +1,8 @@
 // load_campaign summarises cases on several threads (campaign_data.hpp): the result is the
 // same, case for case and warning for warning, whatever the thread count.
-#include "analysis/campaign_data.hpp"
-#include "analysis/case_columns.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/data/campaign_data.hpp"
+#include "analysis/data/case_columns.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"

@@ -1,8 +1,8 @@
 // Reclaim execution and load / measurement-quality tables: exact per-configuration values from
 // hand-built rows, the rate-shortfall and steal warnings naming the case, and "not measured" when
 // a DB lacks the schema-v2 columns (dropped here to mimic a DB written before version 2).
-#include "analysis/analysis_report.hpp"
-#include "analysis/outcome_tables.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/tables/outcome_tables.hpp"
 
 #include "golden_db.hpp"
 #include "results/db.hpp"

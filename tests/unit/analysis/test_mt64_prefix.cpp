@@ -3,8 +3,8 @@
 // uniform_int_distribution<int> picks (including values at bucket edges and rejections), and
 // stratified_bootstrap equals, bit for bit, a plain per-replicate Boost loop on layouts with
 // singleton strata, K = 1..5 and 8 columns and more rows than the prefix holds.
-#include "analysis/bootstrap.hpp"
-#include "analysis/mt64_prefix.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/stats/mt64_prefix.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>

@@ -2,8 +2,8 @@
 // OOM kill in one member, and a lost case after the pressure start each keep their triplet, are
 // counted in the outcome table, never produce NaN, and enter the p99 with the exact censored or
 // imputed value derived by hand from the golden timeline (golden_db.hpp).
-#include "analysis/analysis_report.hpp"
-#include "analysis/outcome_tables.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/tables/outcome_tables.hpp"
 
 #include "golden_db.hpp"
 #include "results/db.hpp"

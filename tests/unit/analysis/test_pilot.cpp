@@ -1,7 +1,8 @@
 // Pilot dose selection: the largest eligible dose is chosen; every failed criterion is named.
-#include "analysis/backend_validity.hpp"
-#include "analysis/pilot.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/tables/backend_validity.hpp"
+#include "analysis/tables/pilot.hpp"
+#include "analysis/report/report_table.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include "results/db.hpp"
 

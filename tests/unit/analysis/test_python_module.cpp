@@ -1,11 +1,11 @@
 // The pybind11 module harness_analysis under Debian's /usr/bin/python3: it loads a campaign DB into
 // numpy arrays equal to the C++ matrices, its bootstrap is bit-identical to the library's (and across
 // thread counts), and the figures script writes the three PNGs through it.
-#include "analysis/bootstrap.hpp"
-#include "analysis/case_columns.hpp"
-#include "analysis/figures_runner.hpp"
-#include "analysis/primary.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/data/case_columns.hpp"
+#include "analysis/report/figures_runner.hpp"
+#include "analysis/tables/primary.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"
@@ -70,7 +70,7 @@ TEST(PythonModule, CasesJsonEqualsTheModulesColumns) {
   const auto data = analysis::load_campaign(db);
   const std::string file = db + ".cases.json";
   std::ofstream(file) << analysis::case_columns_json(analysis::case_columns(data)).dump();
-  const std::string cmd = "PYTHONPATH=" + kPyDir + ":" HARNESS_SOURCE_DIR "/analysis /usr/bin/python3 " HARNESS_SOURCE_DIR
+  const std::string cmd = "PYTHONPATH=" + kPyDir + ":" HARNESS_SOURCE_DIR "/analysis/report /usr/bin/python3 " HARNESS_SOURCE_DIR
                           "/tests/unit/analysis/cases_json_check.py " + db + " " + file;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   // A case with no reclaim record has NaN there, and the JSON carries it (null, not 0).

@@ -1,5 +1,5 @@
 // Type-7 quantile against hand-computed values (numpy.quantile default "linear").
-#include "analysis/quantile.hpp"
+#include "analysis/stats/quantile.hpp"
 
 #include <gtest/gtest.h>
 

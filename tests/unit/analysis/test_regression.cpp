@@ -1,7 +1,7 @@
-// A/B regression comparison (analysis/regression.hpp): the tolerance rule at its
+// A/B regression comparison (analysis/compare/regression.hpp): the tolerance rule at its
 // edges, and compare_variants on synthetic A/B DBs with known candidate/baseline ratios.
-#include "analysis/regression.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/compare/regression.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,24 +14,19 @@
 namespace {
 
 using analysis::MetricComparison;
-namespace hc = harness::campaign;
 
 std::string tmp_db(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("hk-regression-" + std::to_string(::getpid()) + "-" + name + ".db"))
       .string();
 }
 
-hc::Campaign ab_campaign(std::uint64_t seed = 7) {
-  hc::Campaign c;
+analysis::RegressionDesign ab_design(std::uint64_t seed = 7) {
+  analysis::RegressionDesign c;
   c.file = "synthetic-ab.yaml";
-  c.name = "synthetic-ab";
   c.design = "ab-pairs";
   c.seed = seed;
   c.bootstrap_replicates = 2000;
-  c.regression_alpha = 0.05;
-  c.variants.resize(2);
-  c.variants[0].name = "baseline";
-  c.variants[1].name = "candidate";
+  c.alpha = 0.05;
   c.tolerances = {{"reclaim_duration", 1.2, std::nullopt, 1},
                   {"achieved_ratio", std::nullopt, 0.9, 2},
                   {"compute_p99", 1.3, std::nullopt, 3},
@@ -99,7 +94,7 @@ TEST(CompareVariants, FlagsTheMetricThatMovedAndOnlyIt) {
   analysis::SyntheticAbOptions o;
   o.reclaim_ratio = 1.5;
   analysis::write_synthetic_ab(db, o);
-  const auto res = analysis::compare_variants(db, db, ab_campaign());
+  const auto res = analysis::compare_variants(db, db, ab_design());
   ASSERT_EQ(res.size(), analysis::regression_metrics().size());
   const auto m = by_name(res);
   const auto& rd = m.at("reclaim_duration");
@@ -135,7 +130,7 @@ TEST(CompareVariants, CandidateFasterIsNoRegressionButBelowMinRatioIs) {
   analysis::SyntheticAbOptions o;
   o.stall_ratio = 0.3;  // bg_psi_some tolerance: min 0.5, max 1.2
   analysis::write_synthetic_ab(db, o);
-  const auto m = by_name(analysis::compare_variants(db, db, ab_campaign()));
+  const auto m = by_name(analysis::compare_variants(db, db, ab_design()));
   EXPECT_EQ(m.at("bg_psi_some").verdict, "regression") << m.at("bg_psi_some").detail;
   EXPECT_NE(m.at("bg_psi_some").detail.find("below min_ratio 0.5"), std::string::npos);
   EXPECT_EQ(m.at("bg_psi_full").verdict, "reported");  // moved, but no tolerance
@@ -150,7 +145,7 @@ TEST(CompareVariants, AaRunFlagsNothing) {
     analysis::SyntheticAbOptions o;
     o.seed = seed;
     analysis::write_synthetic_ab(db, o);
-    for (const auto& r : analysis::compare_variants(db, db, ab_campaign(seed))) {
+    for (const auto& r : analysis::compare_variants(db, db, ab_design(seed))) {
       EXPECT_NE(r.verdict, "regression") << "seed " << seed << " " << r.metric << ": " << r.detail;
       EXPECT_NE(r.verdict, "no data") << r.metric;
       ASSERT_TRUE(r.ratio && r.lower && r.upper) << r.metric;
@@ -166,9 +161,9 @@ TEST(CompareVariants, SameSeedSameNumbersOtherSeedOtherInterval) {
   analysis::SyntheticAbOptions o;
   o.reclaim_ratio = 1.5;
   analysis::write_synthetic_ab(db, o);
-  const auto a = analysis::compare_variants(db, db, ab_campaign(11));
-  const auto b = analysis::compare_variants(db, db, ab_campaign(11));
-  const auto c = analysis::compare_variants(db, db, ab_campaign(12));
+  const auto a = analysis::compare_variants(db, db, ab_design(11));
+  const auto b = analysis::compare_variants(db, db, ab_design(11));
+  const auto c = analysis::compare_variants(db, db, ab_design(12));
   ASSERT_EQ(a.size(), b.size());
   bool any_differs = false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -188,7 +183,7 @@ TEST(CompareVariants, ZeroBaselineMeanIsNoData) {
   analysis::SyntheticAbOptions o;
   o.stall_scale = 0;  // bg stall and refault counters stay 0 in both variants
   analysis::write_synthetic_ab(db, o);
-  const auto m = by_name(analysis::compare_variants(db, db, ab_campaign()));
+  const auto m = by_name(analysis::compare_variants(db, db, ab_design()));
   for (const char* name : {"bg_psi_some", "bg_psi_full", "refaults"}) {
     const auto& r = m.at(name);
     EXPECT_EQ(r.verdict, "no data") << name << ": " << r.detail;
@@ -212,7 +207,7 @@ TEST(CompareVariants, StoredBaselineUsesOnlyItsBaselineCases) {
   oc.seed = 5;
   oc.reclaim_ratio = 1.5;
   analysis::write_synthetic_ab(cand, oc);
-  const auto m = by_name(analysis::compare_variants(base, cand, ab_campaign()));
+  const auto m = by_name(analysis::compare_variants(base, cand, ab_design()));
   ASSERT_TRUE(m.at("reclaim_duration").ratio);
   EXPECT_NEAR(*m.at("reclaim_duration").ratio, 1.5, 0.15);
   EXPECT_EQ(m.at("reclaim_duration").verdict, "regression");
@@ -224,14 +219,14 @@ TEST(CompareVariants, NoPairsIsNoDataAndBadInputThrows) {
   const auto db = tmp_db("nopairs");
   analysis::write_synthetic_campaign(db, analysis::SyntheticOptions{.vms = 1, .regimes = {"slow-random"},
                                                                     .triplets_per_stratum = 1});
-  for (const auto& r : analysis::compare_variants(db, db, ab_campaign())) {  // no spec_json.variant at all
+  for (const auto& r : analysis::compare_variants(db, db, ab_design())) {  // no spec_json.variant at all
     EXPECT_EQ(r.verdict, "no data") << r.metric;
     EXPECT_EQ(r.pairs, 0);
   }
-  auto c = ab_campaign();
+  auto c = ab_design();
   c.design = "matched-triplets";
   EXPECT_THROW(analysis::compare_variants(db, db, c), std::runtime_error);
-  c = ab_campaign();
+  c = ab_design();
   c.tolerances.push_back({"p99_of_nothing", 1.1, std::nullopt, 9});
   EXPECT_THROW(analysis::compare_variants(db, db, c), std::runtime_error);
   std::filesystem::remove(db);

@@ -1,7 +1,7 @@
 // Report rendering: every table present, Markdown aligned with units in headers, CSV per table,
 // JSON parseable with the verdict; tables reject non-finite numbers.
-#include "analysis/analysis_report.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/simulate/synthetic.hpp"
 
 #include "golden_db.hpp"
 #include "tests/common/small_synthetic.hpp"
@@ -27,7 +27,8 @@ TEST(Report, SyntheticCampaignHasAllTablesAndFiles) {
                                            "absolute_differences", "table5_wake_service",
                                            "table5b_faults_context_switches", "table6_regime_medians",
                                            "mechanism", "reclaim_execution", "outcome_counts", "attempts", "mark_infra",
-                                           "measurement_quality"}));
+                                           "measurement_quality", "treatment_actions", "arm_effects",
+                                           "secondary_endpoints", "arm_effects_cases"}));
   const auto& t2 = r.tables[1];
   ASSERT_EQ(t2.rows.size(), 4u);  // four regimes
   EXPECT_EQ(t2.rows[0][5], 2);    // 2 VMs

@@ -1,11 +1,11 @@
 // Reports with provenance: title by campaign kind, provenance in report.md/json/html
 // and every CSV sidecar, tidy CSV column names, latency in ms, Table 1 environment rows in
 // consistent units, the self-contained report.html with embedded figures.
-#include "analysis/analysis_report.hpp"
-#include "analysis/primary.hpp"
-#include "analysis/report_html.hpp"
-#include "analysis/triplets.hpp"
-#include "analysis/synthetic.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/tables/primary.hpp"
+#include "analysis/report/report_html.hpp"
+#include "analysis/data/triplets.hpp"
+#include "analysis/simulate/synthetic.hpp"
 #include "results/db.hpp"
 
 #include "golden_db.hpp"

@@ -1,8 +1,8 @@
 // Table 4's sensitivity rows (complete cases without imputation; original outcomes of overridden
 // cases reinstated), the override warnings, and the secondary tables over every completed and
 // lost case of each configuration (Tables 5, 5b, 6, mechanism) with their counts.
-#include "analysis/analysis_report.hpp"
-#include "analysis/overrides.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "analysis/data/overrides.hpp"
 #include "results/db.hpp"
 
 #include "golden_db.hpp"

@@ -1,10 +1,11 @@
-// The sequential A/B rule (analysis/sequential.hpp): the look schedule, the level split over
+// The sequential A/B rule (analysis/stats/sequential.hpp): the look schedule, the level split over
 // metrics and looks, the decided verdicts, and the rule on simulated pair sequences: a 1.3x
 // change stops with "regression" (max_ratio 1.05, 10 metrics, 5 looks); with no change (x1.00 against max_ratio 1.0,
 // the hardest null) it flags no more often than alpha over many seeds, while judging every look
 // at the unsplit level flags more often than that (the split is what keeps it valid).
-#include "analysis/bootstrap.hpp"
-#include "analysis/sequential.hpp"
+#include "analysis/data/ab_pairs.hpp"
+#include "analysis/stats/bootstrap.hpp"
+#include "analysis/stats/sequential.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Preregistered analysis settings read from campaign_meta.campaign_yaml.
-#include "analysis/campaign_settings.hpp"
+#include "analysis/data/campaign_settings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +42,7 @@ TEST(CampaignSettings, StoredYamlWithADuplicateKeyIsNamedNotReadHalfway) {
   EXPECT_NE(s.warnings[0].find("using the study defaults"), std::string::npos) << s.warnings[0];
 }
 
-// The pilot rule's reading (analysis/pilot_reading.hpp): read by name, an unknown name warns
+// The pilot rule's reading (analysis/data/pilot_reading.hpp): read by name, an unknown name warns
 // with its line and keeps the default, an absent key stays unset.
 TEST(CampaignSettings, ReadsThePilotReading) {
   const auto s = analysis::read_campaign_settings(

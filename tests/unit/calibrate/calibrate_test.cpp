@@ -7,7 +7,7 @@
 #include "harness/calibrate/choose.hpp"
 #include "harness/calibrate/grid.hpp"
 #include "harness/calibrate/measure.hpp"
-#include "harness/case/bundle.hpp"
+#include "harness/case/run/bundle.hpp"
 #include "tests/common/case_bundle.hpp"
 
 namespace {

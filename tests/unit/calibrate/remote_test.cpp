@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -105,25 +107,35 @@ TEST_F(Remote, AKilledRunsCaseIsFollowedNotSubmittedAgain) {
   EXPECT_TRUE(fs::is_regular_file(dir / "bundles" / cases[0].bundle_file));
 }
 
+// Busy as the agent is (tests/common/runner_contract.hpp holds the fake to it): it runs a case of
+// someone else's, and every POST gets 409 until that case has ended.
 TEST_F(Remote, AnAgentBusyWithAnotherCaseIsWaitedFor) {
   fake::FakeAgent agent((dir / "agent").string(), "tok");
   agent.polls_to_finish = 1;
-  agent.busy_posts_left = 3;
   harness::agent::AgentClient c(agent.url(), "tok", "", fast());
   const auto cases = two_cases("k");
-  const auto r = hc::run_through_agent(c, cases, (dir / "bundles").string(), quick());
+  auto other = cases[0].spec;
+  other["case_id"] = "foreign";
+  ASSERT_TRUE(c.submit(other).ok());
+  std::vector<hc::RemoteResult> r;
+  std::thread run([&] { r = hc::run_through_agent(c, cases, (dir / "bundles").string(), quick()); });
+  const bool waited = test_support::wait_until([&] { return agent.posts() >= 1 + 3; }, std::chrono::seconds(60));
+  EXPECT_TRUE(c.cancel("foreign").ok());  // the other case ends: the agent is free
+  run.join();
+  ASSERT_TRUE(waited) << "no three 409s";
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].result, "downloaded") << r[0].detail;
   EXPECT_EQ(r[1].result, "downloaded") << r[1].detail;
-  EXPECT_EQ(agent.busy_posts_left.load(), 0);
   EXPECT_EQ(agent.submissions()[cases[0].case_id], 1);
 }
 
 TEST_F(Remote, AgentBusyPastTheTimeoutFailsThatCaseOnly) {
   fake::FakeAgent agent((dir / "agent").string(), "tok");
   agent.polls_to_finish = 1;
-  agent.busy_posts_left = 1000000;
   harness::agent::AgentClient c(agent.url(), "tok", "", fast());
+  auto other = two_cases("k")[0].spec;
+  other["case_id"] = "foreign";
+  ASSERT_TRUE(c.submit(other).ok());  // never ends: never free
   auto o = quick();
   o.case_timeout = std::chrono::seconds(1);
   const auto r = hc::run_through_agent(c, two_cases("k"), (dir / "bundles").string(), o);

@@ -2,10 +2,11 @@
 // values are refused with FILE:LINE:COL and the field; the plan holds complete pairs in a
 // seeded, blocked order with the documented ids; the runner's reboot argv carries the
 // variant's image and kernel parameters.
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/runner.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/runner/runner.hpp"
+#include "harness/campaign/runner/worker.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

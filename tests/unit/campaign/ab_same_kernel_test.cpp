@@ -1,4 +1,4 @@
-// The same-kernel rule of A/B campaigns (harness/campaign/ab_same_kernel.hpp): two image
+// The same-kernel rule of A/B campaigns (harness/campaign/check/ab_same_kernel.hpp): two image
 // directories whose manifests record the same kernel hash are refused, naming both directories
 // and the hash, in process and by `harness plan` (exit 2, nothing stored); with design.aa: true
 // they plan, and the declaration leaves the plan's hash unchanged. The default image on both
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/campaign/ab_same_kernel.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/check/ab_same_kernel.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/unit/campaign/test_files.hpp"
 

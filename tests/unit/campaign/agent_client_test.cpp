@@ -1,8 +1,9 @@
 // AgentClient against a fake agent on 127.0.0.1: typed errors with clear messages,
 // GET retried with backoff, POST never retried.
-#include "harness/agent/client.hpp"
+#include "harness/agent/client/client.hpp"
 
 #include "tests/common/fake_agent.hpp"
+#include "tests/common/valid_spec.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -42,10 +43,8 @@ ha::ClientOptions fast() {
   return o;
 }
 
-nlohmann::json spec(const std::string& id) {
-  return {{"case_id", id}, {"campaign", "t"}, {"vm", "vm0"}, {"regime", "r"}, {"repeat", 1},
-          {"configuration", "static-zram"}};
-}
+/// A spec the agent accepts (the fake refuses what the agent refuses: harness::agent::check_submitted_spec).
+nlohmann::json spec(const std::string& id) { return test_support::valid_spec(id, "t"); }
 
 }  // namespace
 
@@ -105,6 +104,27 @@ TEST(AgentClient, SubmitStatusBundleAndTypedConflicts) {
   EXPECT_THROW((void)c.submit(spec("case-2")).failure(), std::logic_error);  // failure() of a success
   EXPECT_THROW((void)c.status("../etc"), std::invalid_argument);  // never sent
   std::filesystem::remove_all("/tmp/fake-agent-client-b");
+}
+
+// DELETE /v1/unclean: the cleared mark, or NotFound when the VM was not marked.
+TEST(AgentClient, ClearUncleanReturnsTheMarkOrNotFound) {
+  fake::FakeAgent agent("/tmp/fake-agent-client-e", "tok");
+  agent.unclean = {{"case_id", "c1"}, {"problems", {"zram1 still swapped on"}}};
+  ha::AgentClient c(agent.url(), "tok", "", fast());
+  const auto rejected = c.submit(spec("after-mark"));
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_EQ(rejected.failure().kind, ha::FailureKind::NotQualified);
+  EXPECT_THAT(rejected.message(), HasSubstr("unclean_restoration: VM unusable: the restoration of case c1 was unclean"));
+  const auto cleared = c.clear_unclean();
+  ASSERT_TRUE(cleared.ok()) << cleared.message();
+  EXPECT_EQ(cleared.value().value("case_id", ""), "c1");
+  EXPECT_TRUE(c.health().value()["unclean"].is_null());
+  const auto again = c.clear_unclean();
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.failure().kind, ha::FailureKind::NotFound);
+  EXPECT_THAT(again.message(), HasSubstr("not found (404): the VM is not marked unclean"));
+  EXPECT_EQ(c.submit(spec("after-clear")).value(), "after-clear");
+  std::filesystem::remove_all("/tmp/fake-agent-client-e");
 }
 
 TEST(AgentClient, GetRetriedPostNot) {

@@ -2,11 +2,12 @@
 // `configurations:`, arms checked against the policy registry with FILE:LINE:COL errors,
 // matched blocks of k arms in seeded order, declared comparisons checked against the arms run,
 // and the plan JSON's `arms` (policy, params, SHA-256) only when an arm is declared.
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_arms.hpp"
-#include "harness/campaign/schedule.hpp"
-#include "harness/case/policy.hpp"
-#include "harness/case/spec.hpp"
+#include "analysis/data/study_facts.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/model/campaign_arms.hpp"
+#include "harness/campaign/plan/schedule.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/digest/sha256.hpp"
 
 #include <gmock/gmock.h>
@@ -54,6 +55,23 @@ const std::string kFiveArms =
     "  - {name: reclaim-64, policy: bounded-reclaim, params: {dose_mib: 64}}\n";
 
 }  // namespace
+
+// The study's arm names are written in two places, by design: registered with their policies
+// (harness/case/policies/, study_position) and as the study's published facts
+// (analysis/data/study_facts.hpp, which the analysis reads without the registry). Both spell the
+// same names in the same order, and the positions the facts name are the registry's arms.
+TEST(Arms, TheRegistrysStudyArmsAreTheStudyFacts) {
+  std::vector<std::string> facts;
+  for (const auto& a : analysis::kStudyArms) facts.push_back(a.name);
+  ASSERT_EQ(facts.size(), 3u);
+  EXPECT_EQ(harness::case_::study_arms(), facts);
+  EXPECT_EQ(hc::study_treatment(), analysis::kStudyArms[analysis::kStudyTreatment].name);
+  for (std::size_t i = 0; i < facts.size(); ++i) {
+    const auto* p = harness::case_::find_policy(facts[i]);
+    ASSERT_NE(p, nullptr) << facts[i];
+    EXPECT_EQ(p->study_position, static_cast<int>(i) + 1) << facts[i];
+  }
+}
 
 TEST(Arms, StudyArmsByNameAreTheConfigurationsSpelling) {
   const auto a = hc::parse_campaign(test_support::small_campaign_yaml(kProvider), "a.yaml");
@@ -228,17 +246,17 @@ std::string arm_x(const std::string& arm) { return "arms:\n  - static-zram\n  - 
 // The arms block starts on line 17 of small_campaign_yaml: arm x is on line 19.
 TEST(ArmSettings, BoundedReclaimDoseBelowTheBgLimit) {
   EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mib: 300}"), 30)),
-            "arms.yaml:19:59: field arms[1].params.dose_mib: dose_mib: 300 MiB must be below cgroups.bg_memory_max_mib "
+            "arms.yaml:19:59: field arms[1].params.dose_mib: 300 MiB must be below cgroups.bg_memory_max_mib "
             "(300 MiB): bg never holds more than its memory.max to reclaim");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-reclaim, params: {dose_mib: 299}"), 30)), "");
 }
 
 TEST(ArmSettings, BoundedLoopStepWithinTheCapAndTheCapWithinTheBgLimit) {
   EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {step_mib: 64, total_cap_mib: 32}"), 30)),
-            "arms.yaml:19:56: field arms[1].params.step_mib: step_mib: 64 MiB must be at most total_cap_mib (32 MiB): no "
+            "arms.yaml:19:56: field arms[1].params.step_mib: 64 MiB must be at most total_cap_mib (32 MiB): no "
             "window could ask a whole step");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {total_cap_mib: 301}"), 30)),
-            "arms.yaml:19:61: field arms[1].params.total_cap_mib: total_cap_mib: 301 MiB must be at most "
+            "arms.yaml:19:61: field arms[1].params.total_cap_mib: 301 MiB must be at most "
             "cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its memory.max to reclaim");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: bounded-loop, params: {step_mib: 32, total_cap_mib: 300}"), 30)), "");
 }
@@ -246,24 +264,24 @@ TEST(ArmSettings, BoundedLoopStepWithinTheCapAndTheCapWithinTheBgLimit) {
 TEST(ArmSettings, SenpaiAndMemfluxDecideWithinThePressurePhaseOnTicks) {
   // senpai's default interval (6 s) against a 6 s pressure phase: the arm (no params) is the place.
   EXPECT_EQ(error_of(with_settings(arm_x("policy: senpai"), 6)),
-            "arms.yaml:19:5: field arms[1].params.interval_s: interval_s: 6 s must be shorter than phases_s.pressure (6 "
+            "arms.yaml:19:5: field arms[1].params.interval_s: 6 s must be shorter than phases_s.pressure (6 "
             "s): no decision it paces would fall in the pressure phase");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: senpai, params: {interval_s: 3}"), 6)), "");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard, params: {interval_ms: 30000}"), 30)),
-            "arms.yaml:19:60: field arms[1].params.interval_ms: interval_ms: 30000 ms must be shorter than "
+            "arms.yaml:19:60: field arms[1].params.interval_ms: 30000 ms must be shorter than "
             "phases_s.pressure (30 s): no decision it paces would fall in the pressure phase");
   EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard, params: {interval_ms: 500}"), 30)),
-            "arms.yaml:19:60: field arms[1].params.interval_ms: interval_ms: 500 ms is shorter than one telemetry tick "
+            "arms.yaml:19:60: field arms[1].params.interval_ms: 500 ms is shorter than one telemetry tick "
             "(telemetry_period_ms 1000): a policy decides on ticks");
   EXPECT_THAT(error_of(with_settings(arm_x("policy: memflux-guard, params: {step_mib: 512}"), 30)),
-            ::testing::HasSubstr("field arms[1].params.step_mib: step_mib: 512 MiB must be at most cgroups.bg_memory_max_mib"));
+            ::testing::HasSubstr("field arms[1].params.step_mib: 512 MiB must be at most cgroups.bg_memory_max_mib"));
   EXPECT_EQ(error_of(with_settings(arm_x("policy: memflux-guard"), 30)), "");
 }
 
 TEST(ArmSettings, MemoryHighFractionBelowOneUnderAStaticMemoryHigh) {
   const std::string arm = arm_x("policy: memory-high, params: {fraction: 1}");
   EXPECT_EQ(error_of(with_settings(arm, 30, "bg_memory_max_mib: 300, bg_memory_high_mib: 250")),
-            "arms.yaml:19:55: field arms[1].params.fraction: fraction: must be below 1 when cgroups.bg_memory_high_mib is "
+            "arms.yaml:19:55: field arms[1].params.fraction: must be below 1 when cgroups.bg_memory_high_mib is "
             "set (250 MiB): bg sits at that limit, and 1 x memory.current writes it back unchanged");
   EXPECT_EQ(error_of(with_settings(arm, 30)), "");
 }
@@ -273,18 +291,20 @@ TEST(ArmSettings, RulesReclaimWithinTheBgLimitAndModesWithinThePressurePhase) {
     return "arms:\n  - static-zram\n  - name: x\n    policy: rules\n    params:\n      rules:\n        - " + rule + "\n";
   };
   // Line 23: the rule; the error points at the part it names.
-  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {mib: 400}}, mode: once}"), 30)),
-            "arms.yaml:23:58: field arms[1].params.rules[0].do.reclaim.mib: rules: [0].do.reclaim.mib: 400 MiB must be at "
-            "most cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its memory.max to reclaim");
-  EXPECT_THAT(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {bytes: 314572801}}}"), 30)),
-            ::testing::HasSubstr("arms.yaml:23:60: field arms[1].params.rules[0].do.reclaim.bytes: rules: [0].do.reclaim.bytes: 314572801 B must be at most cgroups.bg_memory_max_mib (300 MiB = 314572800 B)"));
+  // A reclaim's dose below the bg limit, as the study's arm's: at the limit is refused too.
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {mib: 300}}, mode: once}"), 30)),
+            "arms.yaml:23:58: field arms[1].params.rules[0].do.reclaim.mib: 300 MiB must be "
+            "below cgroups.bg_memory_max_mib (300 MiB): bg never holds more than its memory.max to reclaim");
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {mib: 299}}, mode: once}"), 30)), "");
+  EXPECT_THAT(error_of(with_settings(rules("{when: psi_window_trigger, do: {reclaim: {bytes: 314572800}}}"), 30)),
+            ::testing::HasSubstr("arms.yaml:23:60: field arms[1].params.rules[0].do.reclaim.bytes: 314572800 B must be below cgroups.bg_memory_max_mib (300 MiB = 314572800 B)"));
   EXPECT_EQ(error_of(with_settings(rules("{when: {timer: {after_s: 0}}, do: nothing, mode: {every_s: 31}}"), 30)),
-            "arms.yaml:23:70: field arms[1].params.rules[0].mode.every_s: rules: [0].mode.every_s: 31 s must be at most "
+            "arms.yaml:23:70: field arms[1].params.rules[0].mode.every_s: 31 s must be at most "
             "phases_s.pressure (30 s): no decision it paces would fall in the pressure phase");
   EXPECT_EQ(error_of(with_settings(rules("{when: {timer: {after_s: 0}}, do: nothing, mode: {cooldown_s: 30}}"), 30)), "");
   // A rule's own error (not the settings') points at the rule's part too, not at `rules:`.
   EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: swapon}"), 30)),
-            "arms.yaml:23:42: field arms[1].params.rules[0].do: rules: [0].do: 'swapon' is not an action (actions: "
+            "arms.yaml:23:42: field arms[1].params.rules[0].do: 'swapon' is not an action (actions: "
             "memory_high, nothing, reclaim, zram_on)");
 }
 
@@ -315,7 +335,33 @@ TEST(ArmsNewUser, AnUnknownParameterGetsADidYouMean) {
               ::testing::HasSubstr("did you mean 'interval_s'?"));
   // Nothing near: no guess.
   EXPECT_THAT(error_of(with_settings(arm_x("policy: senpai, params: {speed: 3}"), 30)),
-              ::testing::EndsWith("'speed' is not a parameter of policy senpai (its parameters: interval_s, ratio, target, max_step)"));
+              ::testing::EndsWith("'speed' is not a parameter of policy senpai (its parameters: interval_s, ratio, target, max_step, "
+                                   "io_pressure)"));
+}
+
+// Issue 59 item 5: an unknown policy, detector or action is answered with the nearest name, as
+// an unknown parameter is, and the field's path is said once.
+TEST(ArmsNewUser, AnUnknownPolicyDetectorOrActionGetsADidYouMeanAndItsPathOnce) {
+  EXPECT_THAT(error_of(with_settings(arm_x("policy: senpi"), 30)),
+              ::testing::EndsWith("field arms[1].policy: 'senpi' is not a registered policy; did you mean 'senpai'? "
+                                  "(policies: bounded-loop, bounded-reclaim, delayed-activation, memflux-guard, "
+                                  "memory-high, rules, senpai, static-zram; `harness plan --list-policies`)"));
+  EXPECT_THAT(error_of(with_arms("arms: [static-zram, bounded-reclam]\n", "kind: matched-blocks, repeats: 1")),
+              HasSubstr("field arms[1]: 'bounded-reclam' is not one of the study's arms; did you mean 'bounded-reclaim'?"));
+  const auto rules = [](const std::string& rule) {
+    return "arms:\n  - static-zram\n  - name: x\n    policy: rules\n    params:\n      rules:\n        - " + rule + "\n";
+  };
+  // A detector typed short: a prefix of psi_window_trigger within edit distance 2.
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_windw, do: nothing}"), 30)),
+            "arms.yaml:23:18: field arms[1].params.rules[0].when: 'psi_windw' is not a detector; did you mean "
+            "'psi_window_trigger'? (detectors: mem_available, memory_current, psi, psi_window_trigger, refaults, timer)");
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: zram_onn}"), 30)),
+            "arms.yaml:23:42: field arms[1].params.rules[0].do: 'zram_onn' is not an action; did you mean 'zram_on'? "
+            "(actions: memory_high, nothing, reclaim, zram_on)");
+  // Nothing near: the list alone, and still the path once.
+  EXPECT_EQ(error_of(with_settings(rules("{when: psi_window_trigger, do: swapon}"), 30)),
+            "arms.yaml:23:42: field arms[1].params.rules[0].do: 'swapon' is not an action (actions: memory_high, nothing, "
+            "reclaim, zram_on)");
 }
 
 TEST(ArmsNewUser, BoundsReadAsPeopleWriteThem) {

@@ -1,4 +1,4 @@
-// `harness init KIND DIR` (harness/campaign/campaign_copy.hpp), through the built binary and in
+// `harness init KIND DIR` (harness/campaign/commands/campaign_copy.hpp), through the built binary and in
 // process: --list names every campaigns/*.yaml; the copy is the repository file byte for byte
 // and `harness plan` accepts it with the repository plan's hash; an existing copy is never
 // overwritten; an unknown KIND is refused with the list; paths relative to campaigns/
@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string>
 
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_copy.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/commands/campaign_copy.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/unit/campaign/test_files.hpp"
 

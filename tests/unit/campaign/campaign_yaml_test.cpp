@@ -1,8 +1,8 @@
 // The four campaign files load; broken copies are rejected with file:line and the field;
 // plans are deterministic, complete and hashed; a tampered stored schedule is refused.
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -96,7 +96,7 @@ TEST(CampaignFiles, AllFiveLoadWithTheirDesigns) {
   const auto ci = hc::load_campaign(campaign_path("ci-regression.yaml"));
   EXPECT_EQ(ci.kind, "ci");
   EXPECT_FALSE(ci.assertions.empty());
-  EXPECT_EQ(ci.design, "ab-pairs");  // 6 pairs of bounded-reclaim cases: the CI budget (README "CI use")
+  EXPECT_EQ(ci.design, "ab-pairs");  // 6 pairs of bounded-reclaim cases: the CI budget (docs/CI.md "Budgets")
   ASSERT_EQ(ci.variants.size(), 2u);
   EXPECT_EQ(ci.tolerances.size(), 10u);
   EXPECT_EQ(hc::plan(ci).cases.size(), 12u);
@@ -435,7 +435,7 @@ TEST(CampaignErrors, DelayedSwapfileOutsideActiveOffNamesItsPlace) {
   EXPECT_THAT(e, HasSubstr("field backend.delayed_swapfile: 'disk' is not one of active, off"));
 }
 
-// eligibility.restoration / eligibility.eagain (the pilot rule's reading, analysis/pilot_reading.hpp):
+// eligibility.restoration / eligibility.eagain (the pilot rule's reading, analysis/data/pilot_reading.hpp):
 // absent or given as the default, the plan JSON and hash are those of a campaign without the
 // keys; another reading enters the plan's `eligibility`; an unknown name is an error at its place.
 TEST(CampaignFiles, PilotReadingDefaultKeepsThePlanAndAnotherEntersIt) {
@@ -471,7 +471,7 @@ TEST(CampaignFiles, PilotReadingDefaultKeepsThePlanAndAnotherEntersIt) {
   }
 }
 
-// The analysis refuses a B its 1 - alpha/m intervals cannot use (analysis/verdict.hpp
+// The analysis refuses a B its 1 - alpha/m intervals cannot use (analysis/tables/verdict.hpp
 // minimum_replicates): the campaign is refused at plan, not after its cases ran (new-user finding).
 TEST(CampaignErrors, BootstrapReplicatesBelowWhatTheIntervalsNeedIsRefused) {
   const int l = line_of("bootstrap_replicates: 10000", "confirmatory.yaml");

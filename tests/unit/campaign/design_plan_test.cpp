@@ -1,16 +1,23 @@
 // The study's design as written in campaigns/confirmatory.yaml: vm0..vm8, 15 triplets per
 // regime spread by the seeded balanced allocation (allocation.hpp); `harness plan` prints
 // the stratum table and says when it stored nothing.
-#include "harness/campaign/allocation.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "analysis/simulate/coverage_sim.hpp"
+#include "harness/campaign/plan/allocation.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/model/campaign_arms.hpp"
+#include "harness/campaign/plan/coverage_family.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "test_files.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -187,17 +194,78 @@ TEST(DesignPlan, HarnessPlanSimulatesCoverageOnRequest) {
   EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: per comparison 0.0000 0.0000 0.0000 0.0000, pooled 0.0000"));
 }
 
-// The simulation draws the study's four comparisons of triplets: a matched-blocks campaign gets
-// the analytic coverage only, and one line saying nothing was simulated (it used to run the
-// simulation and then say so).
-TEST(DesignPlan, SimulateCoverageOfAMatchedBlocksCampaignSimulatesNothing) {
+// A matched-blocks campaign is simulated for its own arms and declared family (issue 56):
+// tests/vm/campaign/policies.yaml, one block of seven arms and four declared comparisons, one
+// row per comparison with its label.
+TEST(DesignPlan, SimulateCoverageOfAMatchedBlocksCampaignSimulatesItsArmsAndFamily) {
   const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
   const auto out = run(harness + " plan " + std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campaign/policies.yaml " +
                        "--simulate-coverage 2>&1");
   EXPECT_THAT(out, HasSubstr("expected coverage of the primary intervals at this design"));
-  EXPECT_THAT(out, HasSubstr("--simulate-coverage: only for design matched-triplets (this is matched-blocks): "
-                             "nothing simulated\n"));
-  EXPECT_THAT(out, Not(HasSubstr("simulated coverage (")));
+  EXPECT_THAT(out, HasSubstr("simulated coverage (1 stratum of 1; 2000 datasets x B = 10000, seed 1, independent "
+                             "errors, k = 7 arms, m = 4 comparisons"));
+  EXPECT_THAT(out, HasSubstr("  prespecified 98.75% interval: per comparison 0.0000 0.0000 0.0000 0.0000, pooled "
+                             "0.0000"));
+  for (const char* label : {"compute: bounded-reclaim / static-zram", "sqlite: bounded-reclaim / static-zram",
+                            "compute: senpai / static-zram", "compute: bounded-loop / static-zram"})
+    EXPECT_THAT(out, HasSubstr(std::string("    ") + label)) << label;
+  EXPECT_THAT(out, Not(HasSubstr("nothing simulated")));
+}
+
+// The coverage simulation of a five-arm campaign (campaigns/policies.yaml: five arms, 8 declared
+// comparisons, 12 strata of 3 blocks) through the family `harness plan --simulate-coverage` uses
+// (plan/coverage_family.hpp): one figure per declared comparison in the declared order, each a
+// share in [0, 1], and the seed reproduces the numbers. Small (40 datasets x B = 4,000; at
+// 1 - 0.05/8 the simulation wants at least 10 replicates in each tail): a shape check, not a figure.
+TEST(DesignPlan, CoverageSimulationOfAFiveArmCampaignHasOneFigurePerDeclaredComparison) {
+  auto c = hc::load_campaign(std::string(HARNESS_SOURCE_DIR) + "/campaigns/policies.yaml");
+  c.pinned_commit = std::string(40, '0');
+  const auto s = hc::plan(c);
+  std::vector<int> sizes;
+  for (const auto& [vm, per] : s.strata)
+    for (const auto& [regime, n] : per)
+      if (n > 0) sizes.push_back(n);
+  ASSERT_EQ(sizes, std::vector<int>(12, 3));
+  analysis::CoverageSimOptions o;
+  o.family = hc::coverage_family(c);
+  ASSERT_EQ(o.family.arms, 5);
+  ASSERT_EQ(c.comparisons.size(), 8u);
+  ASSERT_EQ(o.family.comparisons.size(), c.comparisons.size());
+  for (std::size_t j = 0; j < c.comparisons.size(); ++j) {
+    const auto parsed = hc::parse_comparison(c.comparisons[j]);
+    ASSERT_TRUE(parsed) << c.comparisons[j];
+    EXPECT_EQ(o.family.comparisons[j].label,
+              analysis::comparison_label(*analysis::parse_canary(parsed->canary), parsed->treatment, parsed->comparator));
+  }
+  o.level = analysis::simultaneous_level(c.alpha, 8);  // as `harness plan`
+  o.datasets = 40;
+  o.replicates = 4000;
+  o.threads = 2;
+  for (auto model : {analysis::CoverageModel::Independent, analysis::CoverageModel::Triplet}) {
+    o.model = model;
+    o.seed = 1;
+    const auto a = analysis::simulate_coverage(sizes, o), b = analysis::simulate_coverage(sizes, o);
+    ASSERT_EQ(a.plain.size(), 8u);
+    ASSERT_EQ(a.corrected.size(), 8u);
+    for (std::size_t j = 0; j < 8; ++j) {
+      EXPECT_GE(a.plain[j], 0.0);
+      EXPECT_LE(a.plain[j], 1.0);
+      EXPECT_GE(a.corrected[j], 0.0);
+      EXPECT_LE(a.corrected[j], 1.0);
+    }
+    EXPECT_GE(a.plain_joint, 0.0);
+    EXPECT_LE(a.plain_joint, *std::min_element(a.plain.begin(), a.plain.end()));
+    EXPECT_EQ(a.plain, b.plain);  // the seed reproduces
+    EXPECT_EQ(a.corrected, b.corrected);
+    EXPECT_EQ(a.plain_joint, b.plain_joint);
+    EXPECT_EQ(a.corrected_joint, b.corrected_joint);
+    const std::string text = analysis::format_coverage_sim(a);
+    EXPECT_THAT(text, HasSubstr("k = 5 arms, m = 8 comparisons"));
+    for (const auto& k : o.family.comparisons) EXPECT_THAT(text, HasSubstr("    " + k.label + " ")) << k.label;
+    o.seed = 2;
+    const auto other = analysis::simulate_coverage(sizes, o);
+    EXPECT_NE(std::make_pair(a.plain, a.corrected), std::make_pair(other.plain, other.corrected));  // other datasets
+  }
 }
 
 TEST(DesignPlan, HarnessPlanOfAnAbCampaignCountsPairsAndPrintsTheVariants) {
@@ -255,4 +323,95 @@ TEST(DesignPlan, HarnessPlanRefusesABootingVariantOnHostsItCannotBoot) {
   const auto local = run(harness + " plan " + (d / "ci.yaml") + " 2>&1; echo rc=$?");
   EXPECT_THAT(local, Not(HasSubstr("boots a kernel image or cmdline"))) << local;
   EXPECT_THAT(local, HasSubstr("rc=0")) << local;
+}
+
+namespace {
+
+/// Runs `cmd` with this thread pinned to one core: `harness plan` then counts one online core
+/// (harness/pool/local_guest/local_host.cpp online_cpus: sched_getaffinity, inherited), so
+/// every local guest is beyond cores - 1 on any machine. Returns what it printed.
+std::string on_one_core(const std::string& cmd) {
+  cpu_set_t before, one;
+  EXPECT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  int first = 0;
+  while (first < CPU_SETSIZE && !CPU_ISSET(first, &before)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  EXPECT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  const std::string out = run(cmd);
+  EXPECT_EQ(::sched_setaffinity(0, sizeof before, &before), 0);
+  return out;
+}
+
+/// Where `what` first appears in `out` (npos fails the test).
+std::size_t at(const std::string& out, const std::string& what) {
+  const auto p = out.find(what);
+  EXPECT_NE(p, std::string::npos) << "no '" << what << "' in:\n" << out;
+  return p;
+}
+
+}  // namespace
+
+// Issue 59 item 2: the researcher's step of docs/RESEARCHER.md (`harness plan campaigns/policies.yaml`) on a
+// machine too small for its three local guests. Before: exit 2, the capacity refusal and no
+// arm, comparison or schedule. Now a preview prints the whole design, the summary, then the
+// refusal with its remedy as a warning, and exits 0; preregistration (a DB) still refuses,
+// after the same design, storing nothing.
+TEST(DesignPlan, APreviewBeyondCapacityPrintsTheWholeDesignThenTheRefusal) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  testfiles::write(d / "policies.yaml",
+                   testfiles::with_fixed_pin(testfiles::read(std::string(HARNESS_SOURCE_DIR) + "/campaigns/policies.yaml")));
+  const std::string env = "XDG_CACHE_HOME=" + (d / "cache") + " ";
+  const std::string preview = on_one_core(env + harness + " plan " + (d / "policies.yaml") + " 2>&1; echo exit=$?");
+  EXPECT_THAT(preview, HasSubstr("\nexit=0\n"));
+  const auto arms = at(preview, "arms (k = 5, one case each per matched block):\n");
+  const auto comparisons = at(preview, "comparisons (declared, m = 8");
+  const auto strata = at(preview, "blocks per (vm, regime) stratum (seeded balanced allocation):\n");
+  const auto capacity = at(preview, "  REFUSED\n");
+  const auto wall = at(preview, "expected wall time: ");
+  const auto sha = at(preview, "schedule sha256 ");
+  const auto refusal = at(preview, "NOT PLANNABLE AS IS (`harness plan FILE DB` and `harness run` refuse it): capacity: "
+                                   "the guests do not fit their host(s)");
+  EXPECT_LT(arms, comparisons);
+  EXPECT_LT(comparisons, strata);
+  EXPECT_LT(strata, capacity);
+  EXPECT_LT(capacity, wall);
+  EXPECT_LT(wall, sha);
+  EXPECT_LT(sha, refusal);
+  EXPECT_THAT(preview.substr(refusal), HasSubstr("set provider.overcommit: true"));
+  EXPECT_THAT(preview.substr(refusal), HasSubstr("stored nothing: no DB given (`harness plan FILE DB` preregisters this "
+                                                 "plan once nothing above refuses it)"));
+  const std::string stored = on_one_core(env + harness + " plan " + (d / "policies.yaml") + " " + (d / "p.db") +
+                                         " 2>&1; echo exit=$?");
+  EXPECT_THAT(stored, HasSubstr("\nexit=2\n"));
+  EXPECT_THAT(stored, HasSubstr("arms (k = 5, one case each per matched block):\n"));
+  EXPECT_THAT(stored, HasSubstr("harness plan: capacity: the guests do not fit their host(s)"));
+  EXPECT_THAT(stored, HasSubstr("stored nothing: capacity refused\n"));
+  EXPECT_THAT(stored, Not(HasSubstr("NOT PLANNABLE AS IS")));
+  EXPECT_FALSE(std::filesystem::exists(d / "p.db"));
+}
+
+// Issue 59 item 6 (plan): the 180 case rows of the confirmatory design came before the wall
+// time and the coverage. Now they are printed only with --cases, and the summary (capacity,
+// wall time, schedule SHA-256) comes last either way.
+TEST(DesignPlan, CaseRowsOnlyOnRequestAndTheSummaryLast) {
+  const std::string harness = std::string(HARNESS_BINARY_DIR) + "/harness/cli/harness";
+  testfiles::TempDir d;
+  testfiles::write(d / "confirmatory.yaml", testfiles::with_fixed_pin(testfiles::read(confirmatory())));
+  const std::string cmd = "XDG_CACHE_HOME=" + (d / "cache") + " " + harness + " plan " + (d / "confirmatory.yaml") +
+                          " --hosts " + testfiles::nine_hosts(d / "hosts.yaml");
+  const std::string row = "confirmatory-vm";  // the start of a case id, printed only in a case row
+  const auto brief = run(cmd + " 2>&1");
+  EXPECT_THAT(brief, Not(HasSubstr(row)));
+  EXPECT_THAT(brief, HasSubstr("schedule: 180 case(s) in run order (`--cases` lists them; `--out FILE` writes the "
+                               "schedule JSON)\n"));
+  EXPECT_LT(at(brief, "expected coverage of the primary intervals"), at(brief, "expected wall time: "));
+  const auto listed = run(cmd + " --cases 2>&1");
+  std::size_t rows = 0;
+  for (std::size_t p = listed.find(row); p != std::string::npos; p = listed.find(row, p + 1)) ++rows;
+  EXPECT_EQ(rows, 180u);
+  EXPECT_LT(at(listed, "schedule (run order per VM; ordinal, VM, case id):\n"), at(listed, row));
+  EXPECT_LT(listed.rfind(row), at(listed, "expected wall time: "));
+  EXPECT_LT(at(listed, "expected wall time: "), at(listed, "schedule sha256 "));
 }

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
 #include "tests/common/case_bundle.hpp"
 
 namespace hc = harness::campaign;

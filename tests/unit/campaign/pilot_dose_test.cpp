@@ -1,12 +1,12 @@
 // design.dose_mib {from_pilot: PATH}: the dose comes from the pilot rule over a pilot DB at
 // plan time, and the pilot DB's SHA-256 is part of the preregistered plan.
-#include "analysis/analysis_report.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/ab_settings.hpp"
-#include "harness/campaign/pilot_dose.hpp"
-#include "harness/campaign/pilot_match.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "analysis/report/analysis_report.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/model/ab_settings.hpp"
+#include "harness/campaign/plan/pilot_dose.hpp"
+#include "harness/campaign/plan/pilot_match.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 #include "harness/digest/sha256.hpp"
 
 #include <gmock/gmock.h>
@@ -20,7 +20,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
-#include "analysis/synthetic.hpp"
+#include "analysis/simulate/synthetic.hpp"
 #include "test_files.hpp"
 #include "tests/common/fake_agent.hpp"
 #include "tests/common/run_harness.hpp"

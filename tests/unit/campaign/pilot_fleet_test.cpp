@@ -1,4 +1,4 @@
-// The pilot on the fleet's vm0, as the study ran it (README "Reproducing the pilot and the
+// The pilot on the fleet's vm0, as the study ran it (docs/RESEARCHER.md "Reproducing the pilot and the
 // confirmatory study"): `harness run campaigns/pilot.yaml DB --hosts hosts.yaml` with the
 // fleet's hosts file (vm0, vm1, vm2 here: fake agents on 127.0.0.1) runs all 16 pilot cases
 // on vm0 only, qualifies only vm0, and `harness pilot-select DB` then reads Table 3 from them.

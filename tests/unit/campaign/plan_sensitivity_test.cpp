@@ -1,6 +1,6 @@
 // The cells of `harness plan --variance-from`'s sensitivity table (plan_sensitivity.hpp):
 // a normal row, one pair per stratum (no interval) and a noise DB without spread.
-#include "harness/campaign/plan_sensitivity.hpp"
+#include "harness/campaign/check/plan_sensitivity.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Every case spec that `harness plan` writes for a repository campaign is valid and is
-// exactly what the one spec writer (harness/case/spec_writer.hpp) writes for it: parsing it
+// exactly what the one spec writer (harness/case/spec/spec_writer.hpp) writes for it: parsing it
 // and writing it again changes nothing. The guest tests' campaigns (tests/vm/campaign/) too.
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/schedule.hpp"
-#include "harness/case/spec.hpp"
-#include "harness/case/spec_writer.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/plan/schedule.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/spec_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ namespace hc = harness::campaign;
 TEST(PlannedSpecs, EveryRepositoryCampaignsSpecsParseAndWriteBackUnchanged) {
   int campaigns = 0;
   // campaigns/ and the guest tests' campaigns: every arm passes its policy's settings checks
-  // (harness/case/policy.hpp settings_check) and every planned spec parses.
+  // (harness/case/control/policy.hpp settings_check) and every planned spec parses.
   std::vector<std::filesystem::path> files;
   for (const char* dir : {"/campaigns", "/tests/vm/campaign"})
     for (const auto& e : std::filesystem::directory_iterator(std::string(HARNESS_SOURCE_DIR) + dir))

@@ -8,12 +8,12 @@
 // left. And the CLI: `harness plan` refuses a local-qemu campaign that does not fit this
 // machine (exit 2, nothing stored) and prints the wall-time estimate; `harness vm up` applies
 // the same check.
-#include "analysis/environment_table.hpp"
-#include "harness/campaign/ab_environment.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/runner.hpp"
-#include "harness/campaign/wall_time.hpp"
+#include "analysis/tables/environment_table.hpp"
+#include "harness/campaign/check/ab_environment.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/runner/runner.hpp"
+#include "harness/campaign/plan/wall_time.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/host_costs.hpp"
 #include "harness/pool/local_guest/local_host.hpp"
@@ -51,6 +51,7 @@ namespace {
 struct TestPoolState {
   std::mutex mu;
   std::map<std::string, std::pair<std::string, std::string>> agents;  // vm -> (url, token file)
+  std::map<std::string, fake::FakeAgent*> fakes;  // vm -> its fake agent: a fresh boot replaces its guest
   int cores = 64;
   std::int64_t memory_mib = 1 << 20;
   std::string unreachable;            // capacity() lists the host as not answering (this text)
@@ -63,6 +64,7 @@ struct TestPoolState {
   void reset() {
     std::lock_guard<std::mutex> lk(mu);
     agents.clear();
+    fakes.clear();
     cores = 64;
     memory_mib = 1 << 20;
     unreachable.clear();
@@ -94,6 +96,10 @@ class TestGuest : public hp::Instance {
       --state().boot_failures_left;
       throw hp::BootError(name(), "qemu exited with status 1", "[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs");
     }
+    // A fresh guest's agent knows no case of the guest before it, as the runner contract has it
+    // (tests/common/runner_contract.hpp: FakeAgent::replace_guest).
+    if (const auto it = state().fakes.find(name()); it != state().fakes.end())
+      it->second->replace_guest("boot-" + std::to_string(state().boots.size()));
     hp::BootResult b;
     b.boot_to_ready_s = 0.5;
     b.accelerator = "kvm";
@@ -211,12 +217,17 @@ struct Fleet {
       agents.push_back(std::make_unique<fake::FakeAgent>(d / ("agent" + std::to_string(i)), "tok"));
       agents.back()->polls_to_finish = 5;  // walks setup, warmup, pressure, recovery, restoration
       state().agents["vm" + std::to_string(i)] = {agents.back()->url(), d / "token"};
+      state().fakes["vm" + std::to_string(i)] = agents.back().get();
     }
     o.db_path = d / "c.db";
     o.progress_tty = 0;
     o.out = out;
   }
-  ~Fleet() { std::fclose(out); }
+  ~Fleet() {
+    std::lock_guard<std::mutex> lk(state().mu);
+    state().fakes.clear();  // its agents go with it
+    std::fclose(out);
+  }
   hc::Campaign campaign(const std::string& yaml) {
     write(d / "t.yaml", yaml);
     return hc::load_campaign(d / "t.yaml");
@@ -423,11 +434,21 @@ TEST(RunnerPool, TheInstanceDecidesFreshBootsAndReleaseFollowsTheRun) {
 TEST(RunnerPool, AVanishedCaseRecordsTheEnginesEvidenceAndStaysLost) {
   Fleet f(1);
   const std::string x = "t-vm0-fast-structured-r1-delayed-activation";
-  f.agents[0]->outcome = [&](const std::string& id, int) {
-    return id == x ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
-  };
+  // The guest dies in pressure as the runner contract has it (tests/common/runner_contract.hpp):
+  // its agent silent, then a fresh guest at the same address.
+  auto& a = *f.agents[0];
+  a.hold_in = [&](const std::string& base, int n) { return base == x && n == 1 ? std::string("pressure") : ""; };
   const auto c = f.campaign(campaign_yaml(1, 1));
-  const auto s = hc::run_campaign(c, f.o);
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(c, f.o); });
+  bool met = a.wait_until_held(std::chrono::seconds(60));
+  a.silent = true;
+  met = met && test_support::wait_until([&] { return a.silent_answers.load() >= 1; }, std::chrono::seconds(60));
+  a.replace_guest("boot-2");
+  a.silent = false;
+  a.release_hold();
+  run.join();
+  ASSERT_TRUE(met) << "the runner never met the silence";
   EXPECT_EQ(s.lost, 1);
   EXPECT_EQ(s.completed, 2);
   results::Db db(f.o.db_path, results::Db::Mode::ReadOnly);

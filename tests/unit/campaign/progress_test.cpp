@@ -1,7 +1,7 @@
-// The progress display's ETA (harness/campaign/progress.hpp), in plain (non-terminal) mode: a
+// The progress display's ETA (harness/campaign/runner/progress.hpp), in plain (non-terminal) mode: a
 // case taken over from an interrupted runner counts as done but never as throughput, so a resumed
 // campaign does not promise "ETA 0 min 00 s" after judging such a case at once.
-#include "harness/campaign/progress.hpp"
+#include "harness/campaign/runner/progress.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,13 +3,15 @@
 // resume after kill -9 of `harness run` with no loss and no duplicate; lost after the
 // pressure phase started is an outcome (not rerun), lost before it is rerun; mark-infra;
 // fleet qualification before scheduling.
-#include "harness/campaign/assertions.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/export.hpp"
-#include "harness/campaign/preflight.hpp"
-#include "harness/campaign/runner.hpp"
-#include "harness/campaign/status.hpp"
+#include "harness/agent/client/client.hpp"
+#include "harness/campaign/check/assertions.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/store/export.hpp"
+#include "harness/campaign/runner/preflight.hpp"
+#include "harness/campaign/runner/runner.hpp"
+#include "harness/campaign/plan/schedule.hpp"
+#include "harness/campaign/commands/status.hpp"
 
 #include "tests/common/fake_agent.hpp"
 
@@ -28,6 +30,7 @@
 #include <thread>
 
 #include "test_files.hpp"
+#include "tests/common/db_query.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/common/small_campaign.hpp"
 #include "tests/common/wait_until.hpp"
@@ -103,6 +106,41 @@ struct OneVm {
     o = run_options(d);
   }
 };
+
+/// Runs `v`'s campaign while the guest of case `id` dies in `phase` ("warmup", "pressure") on
+/// its first submission, as the runner contract's real side has a guest die
+/// (tests/common/runner_contract.hpp, which holds the fake to the real agent): the case held
+/// there, the agent silent until the runner has recorded the silence in the attempt, then a fresh
+/// guest at the same address that knows no case (FakeAgent::replace_guest), whose 404 decides.
+/// The run's summary; `met` says whether the runner recorded the silence.
+hc::RunSummary run_with_guest_death(OneVm& v, const std::string& id, const std::string& phase, bool& met) {
+  v.a0.set_boot_id("boot-1");
+  v.o.silence.before_pressure = std::chrono::milliseconds(200);
+  v.a0.hold_in = [id, phase](const std::string& base, int n) { return base == id && n == 1 ? phase : ""; };
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
+  met = v.a0.wait_until_held(std::chrono::seconds(60));
+  v.a0.silent = true;
+  met = met && test_support::wait_for_db(v.o.db_path,
+                                         "SELECT count(*) FROM attempts WHERE case_id = '" + id +
+                                             "' AND json_array_length(detail_json, '$.silence.episodes') >= 1",
+                                         std::chrono::seconds(60));
+  v.a0.replace_guest("boot-2");
+  v.a0.silent = false;
+  v.a0.release_hold();
+  run.join();
+  v.a0.hold_in = nullptr;
+  return s;
+}
+
+/// A valid spec the fake agent accepts as a case of someone else's (the agent runs one case at a
+/// time: while it has not ended, every other POST gets 409 busy): the first planned case of `c`,
+/// as `foreign`.
+nlohmann::json foreign_spec(const hc::Campaign& c) {
+  auto spec = hc::plan(c).cases.at(0).spec;
+  spec["case_id"] = "foreign";
+  return spec;
+}
 
 }  // namespace
 
@@ -405,10 +443,9 @@ TEST(RunnerLock, ASecondRunnerOnTheSameDbIsRefused) {
 TEST(RunnerLost, GuestLostAfterPressureStartIsLostNotRerunAndCounted) {
   OneVm v;
   const std::string x = "t-vm0-fast-structured-r1-delayed-activation";
-  v.a0.outcome = [&](const std::string& id, int) {
-    return id == x ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
-  };
-  const auto s = hc::run_campaign(v.c, v.o);
+  bool met = false;
+  const auto s = run_with_guest_death(v, x, "pressure", met);
+  ASSERT_TRUE(met) << "the runner never met the silence";
   EXPECT_EQ(s.planned, 3);
   EXPECT_EQ(s.completed, 2);
   EXPECT_EQ(s.lost, 1);
@@ -452,10 +489,9 @@ TEST(RunnerLost, GuestLostAfterPressureStartIsLostNotRerunAndCounted) {
 TEST(RunnerLost, GuestLostInWarmupIsInfraFailedAndRerun) {
   OneVm v;
   const std::string y = "t-vm0-fast-structured-r1-static-zram";
-  v.a0.outcome = [&](const std::string& id, int n) {
-    return id == y && n == 1 ? fake::Outcome::LostInWarmup : fake::Outcome::Completed;
-  };
-  const auto s = hc::run_campaign(v.c, v.o);
+  bool met = false;
+  const auto s = run_with_guest_death(v, y, "warmup", met);
+  ASSERT_TRUE(met) << "the runner never met the silence";
   EXPECT_EQ(s.completed, 3);
   EXPECT_EQ(s.lost, 0);
   EXPECT_EQ(s.attempts_this_run, 4);
@@ -479,7 +515,7 @@ TEST(RunnerLost, GuestLostInWarmupIsInfraFailedAndRerun) {
 }
 
 // The executor's own failure after the pressure phase started comes as a bundle with status
-// lost (harness/case/executor.hpp classify): imported as that outcome, with its rows, and
+// lost (harness/case/run/executor.hpp classify): imported as that outcome, with its rows, and
 // never rerun, in this run or the next.
 TEST(RunnerLost, ALostBundleIsImportedAsTheOutcomeAndNeverRerun) {
   OneVm v;
@@ -512,10 +548,9 @@ TEST(RunnerLost, ALostBundleIsImportedAsTheOutcomeAndNeverRerun) {
 TEST(RunnerLost, MarkInfraIsAuditedAndMakesTheCaseRunnableAgain) {
   OneVm v(0);  // no automatic retries at all: only the operator's reclassification reruns
   const std::string x = "t-vm0-fast-structured-r1-bounded-reclaim";
-  v.a0.outcome = [&](const std::string& id, int n) {
-    return id == x && n == 1 ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
-  };
-  EXPECT_EQ(hc::run_campaign(v.c, v.o).lost, 1);
+  bool met = false;
+  EXPECT_EQ(run_with_guest_death(v, x, "pressure", met).lost, 1);
+  ASSERT_TRUE(met) << "the runner never met the silence";
   {
     results::Db db(v.o.db_path, results::Db::Mode::ReadWrite);
     EXPECT_THROW(hc::mark_infra(db, "t-no-such-case", "host died", "alice"), std::invalid_argument);
@@ -590,10 +625,9 @@ TEST(RunnerSource, CaseRecordsTheCommitOfItsBinariesFromOutcomeJson) {
 
 TEST(RunnerSource, HostsFileAcceleratorIsRecordedPerCaseAndTheGuestsOwnViewKept) {
   OneVm v;  // hosts file: accelerator: real; the fake bundles say what the guest detected: tcg
-  v.a0.outcome = [&](const std::string& id, int) {
-    return id == "t-vm0-fast-structured-r1-static-zram" ? fake::Outcome::LostInPressure : fake::Outcome::Completed;
-  };
-  const auto s = hc::run_campaign(v.c, v.o);
+  bool met = false;
+  const auto s = run_with_guest_death(v, "t-vm0-fast-structured-r1-static-zram", "pressure", met);
+  ASSERT_TRUE(met) << "the runner never met the silence";
   EXPECT_EQ(s.completed, 2);
   EXPECT_EQ(s.lost, 1);
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
@@ -872,13 +906,21 @@ TEST(RunnerSubmit, PostReplyLostAfterTheTimeoutIsAdoptedAndImportedOnce) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests"), 3 * 40);  // each bundle imported once
 }
 
+// Busy as the runner contract has it (tests/common/runner_contract.hpp): the agent runs a case
+// of someone else's; the runner waits, and its case runs once that case has ended.
 TEST(RunnerSubmit, AgentBusyWithAnotherCaseMeansWaitNotASpentAttempt) {
   OneVm v(/*retries=*/0);  // a spent attempt would leave the case infra_failed
-  v.a0.busy_posts_left = 4;
-  const auto s = hc::run_campaign(v.c, v.o);
+  harness::agent::AgentClient agent(v.a0.url(), "tok");
+  ASSERT_EQ(agent.submit(foreign_spec(v.c)).value(), "foreign");
+  hc::RunSummary s;
+  std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
+  const bool waited = test_support::wait_until([&] { return v.a0.posts() >= 1 + 4; }, std::chrono::seconds(60));
+  EXPECT_TRUE(agent.cancel("foreign").ok());  // the other case ends: the agent is free
+  run.join();
+  ASSERT_TRUE(waited) << "the runner never asked four times";
   EXPECT_EQ(s.completed, 3);
   EXPECT_EQ(s.infra_failed, 0);
-  EXPECT_EQ(v.a0.posts(), 3 + 4);  // four 409s, then each case once
+  for (const auto& [id, n] : v.a0.submissions()) EXPECT_EQ(n, 1) << id;  // 409s are not submissions
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts"), 3);
   EXPECT_EQ(count(db, "SELECT count(*) FROM attempts WHERE status = 'infra_failed'"), 0);
@@ -886,7 +928,8 @@ TEST(RunnerSubmit, AgentBusyWithAnotherCaseMeansWaitNotASpentAttempt) {
 
 TEST(RunnerSubmit, PostThatTheAgentNeverAcceptedIsAnInfraFailure) {
   OneVm v(/*retries=*/0);
-  v.a0.busy_posts_left = 1000;  // never free
+  harness::agent::AgentClient agent(v.a0.url(), "tok");
+  ASSERT_EQ(agent.submit(foreign_spec(v.c)).value(), "foreign");  // never ends: never free
   v.c.case_timeout_s = 1;
   const auto s = hc::run_campaign(v.c, v.o);
   EXPECT_EQ(s.completed, 0);
@@ -1231,13 +1274,18 @@ TEST(RunnerSilence, ANewBootIdAfterTheSilenceMakesTheCaseLost) {
   hc::RunSummary s;
   std::thread run([&] { s = hc::run_campaign(v.c, v.o); });
   const bool silenced = silence_past_the_grace(v, 4);
-  v.a0.set_boot_id("boot-2");  // the guest rebooted while the runner could not reach it
+  // The guest rebooted with its disk while the runner could not reach it: the restarted agent
+  // settles the case and marks the VM unclean (as the runner contract has it), so the other
+  // cases stay pending on an unusable VM.
+  v.a0.reboot("boot-2");
   v.a0.silent = false;
   v.a0.release_hold();
   run.join();
   ASSERT_TRUE(silenced) << "the runner never met the silence";
   EXPECT_EQ(s.lost, 1);
-  EXPECT_EQ(s.completed, 2);
+  EXPECT_EQ(s.completed, 0);
+  EXPECT_EQ(s.pending, 2);
+  ASSERT_EQ(s.unusable.size(), 1u);
   for (const auto& [id, n] : v.a0.submissions()) EXPECT_EQ(n, 1) << id;  // never rerun
   const std::string x = v.held();
   results::Db db(v.o.db_path, results::Db::Mode::ReadOnly);

@@ -1,8 +1,8 @@
-// `harness status` (harness/campaign/status.hpp status_report) as a whole: every section of
+// `harness status` (harness/campaign/commands/status.hpp status_report) as a whole: every section of
 // the report, in its order, over a campaign DB with a row for each (written here), and the
 // report of a DB with nothing to list (no section header without rows). The runner tests
 // check single lines of it as cases run; this pins the whole text.
-#include "harness/campaign/status.hpp"
+#include "harness/campaign/commands/status.hpp"
 
 #include "results/db.hpp"
 

@@ -3,9 +3,9 @@
 // precedence flag > harness.accelerator= > detection; what a whole case records from it
 // (cases.accelerator, outcome timing_claims_valid: the KVM branch without KVM, from a guest
 // tree that reports kvm); and one free-disk threshold for `harness qualify` and the case.
-#include "harness/case/accelerator_detect.hpp"
-#include "harness/case/environment.hpp"
-#include "harness/case/executor.hpp"
+#include "harness/case/host/accelerator_detect.hpp"
+#include "harness/case/host/environment.hpp"
+#include "harness/case/run/executor.hpp"
 #include "qualify/qualify.hpp"
 #include "results/db.hpp"
 #include "tests/unit/case/case_scratch.hpp"

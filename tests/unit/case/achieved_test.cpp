@@ -2,7 +2,7 @@
 // conservative figure (docs/PROTOCOL.md "Achieved reclaim"), with exact numbers.
 #include <gtest/gtest.h>
 
-#include "harness/case/reclaim_record.hpp"
+#include "harness/case/control/reclaim_record.hpp"
 
 using harness::case_::PgstealRate;
 using harness::case_::ReclaimRecord;

@@ -1,8 +1,8 @@
-// One control-file write at a time on its own thread (harness/case/background_write.hpp), the
+// One control-file write at a time on its own thread (harness/case/control/background_write.hpp), the
 // piece the memory.reclaim and memory.high writers share: the states, one record handed back
 // once, and a second start refused while one is pending. The write here waits on a promise the
 // test fulfils, so every state is observed without sleeping.
-#include "harness/case/background_write.hpp"
+#include "harness/case/control/background_write.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/case/bundle.hpp"
+#include "harness/case/run/bundle.hpp"
 #include "results/db.hpp"
 #include "tests/common/case_bundle.hpp"
 
@@ -159,7 +159,9 @@ TEST(Bundle, EveryTelemetryAndReclaimFieldLandsInItsOwnColumn) {
       {"fg_cpu_full_us", &TelemetrySample::fg_cpu_full_us}, {"fg_io_some_us", &TelemetrySample::fg_io_some_us},
       {"fg_io_full_us", &TelemetrySample::fg_io_full_us}, {"sys_cpu_some_us", &TelemetrySample::sys_cpu_some_us},
       {"sys_cpu_full_us", &TelemetrySample::sys_cpu_full_us}, {"sys_io_some_us", &TelemetrySample::sys_io_some_us},
-      {"sys_io_full_us", &TelemetrySample::sys_io_full_us}};
+      {"sys_io_full_us", &TelemetrySample::sys_io_full_us}, {"kswapd_cpu_us", &TelemetrySample::kswapd_cpu_us},
+      {"bg_cpu_usage_us", &TelemetrySample::bg_cpu_usage_us}, {"bg_cpu_system_us", &TelemetrySample::bg_cpu_system_us},
+      {"fg_cpu_usage_us", &TelemetrySample::fg_cpu_usage_us}, {"fg_cpu_system_us", &TelemetrySample::fg_cpu_system_us}};
   using ROpt = std::optional<std::int64_t>;
   const std::vector<std::pair<const char*, ROpt ReclaimRow::*>> reclaim = {
       {"pgsteal_before", &ReclaimRow::pgsteal_before}, {"pgsteal_after", &ReclaimRow::pgsteal_after},

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
-#include "harness/case/case_clock.hpp"
-#include "harness/case/spec.hpp"
-#include "harness/case/workloads.hpp"
+#include "harness/case/run/case_clock.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/workloads.hpp"
 
 namespace {
 std::string after(const std::vector<std::string>& argv, const std::string& flag) {

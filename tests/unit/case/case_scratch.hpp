@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "canaries/trace_file.hpp"
-#include "harness/case/backend.hpp"
-#include "harness/case/case_cgroups.hpp"
-#include "harness/case/executor.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/host/backend.hpp"
+#include "harness/case/host/case_cgroups.hpp"
+#include "harness/case/run/executor.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/kernel/fs.hpp"
 #include "results/db.hpp"
 #include "tests/common/agent_support.hpp"

@@ -1,8 +1,8 @@
 // Confound parsers (proc(5) formats) and the outcome_json steal/load summaries.
 #include <gtest/gtest.h>
 
-#include "harness/case/confounds.hpp"
-#include "harness/case/load_summary.hpp"
+#include "harness/case/host/confounds.hpp"
+#include "harness/case/run/load_summary.hpp"
 
 TEST(Confounds, StealIsTheEighthValueOfTheCpuLine) {
   const std::string stat =

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "harness/case/controller.hpp"
-#include "harness/case/policy.hpp"
+#include "harness/case/control/controller.hpp"
+#include "harness/case/control/policy.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/slurp.hpp"
 

@@ -23,12 +23,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/case/backend.hpp"
-#include "harness/case/case_cgroups.hpp"
-#include "harness/case/executor.hpp"
-#include "harness/case/reclaim_action.hpp"
-#include "harness/case/restoration_check.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/host/backend.hpp"
+#include "harness/case/host/case_cgroups.hpp"
+#include "harness/case/run/executor.hpp"
+#include "harness/case/control/reclaim_action.hpp"
+#include "harness/case/host/restoration_check.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "tests/common/slurp.hpp"
 #include "harness/kernel/swap.hpp"
 #include "results/db.hpp"

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "harness/case/case_outcome.hpp"
-#include "harness/case/harness_self.hpp"
+#include "harness/case/run/case_outcome.hpp"
+#include "harness/case/run/harness_self.hpp"
 #include "tests/common/temp_dir.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "harness/case/process.hpp"
+#include "harness/case/host/process.hpp"
 
 TEST(Process, PlacementFailureKillsAndReapsTheChild) {
   auto root = std::filesystem::temp_directory_path() / ("hk_case_proc_" + std::to_string(::getpid()));

@@ -3,7 +3,7 @@
 
 #include <cerrno>
 
-#include "harness/case/reclaim_record.hpp"
+#include "harness/case/control/reclaim_record.hpp"
 
 using harness::case_::ReclaimRecord;
 

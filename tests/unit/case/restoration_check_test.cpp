@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/case/restoration_check.hpp"
+#include "harness/case/host/restoration_check.hpp"
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/swap.hpp"
 

@@ -1,4 +1,4 @@
-// Restoration (harness/case/restoration.hpp) as a function of its inputs, over trees the
+// Restoration (harness/case/host/restoration.hpp) as a function of its inputs, over trees the
 // test writes file by file (the files a 6.1 guest shows, with the values each scenario
 // needs): a clean restoration after a setup that failed before the parent cgroup existed,
 // and one that fails part-way (zram's swapoff ENOMEM, bg's rmdir EBUSY) with a real
@@ -13,11 +13,11 @@
 #include <csignal>
 #include <filesystem>
 
-#include "harness/case/backend.hpp"
-#include "harness/case/case_cgroups.hpp"
-#include "harness/case/children.hpp"
-#include "harness/case/restoration.hpp"
-#include "harness/case/variant.hpp"
+#include "harness/case/host/backend.hpp"
+#include "harness/case/host/case_cgroups.hpp"
+#include "harness/case/host/children.hpp"
+#include "harness/case/host/restoration.hpp"
+#include "harness/case/spec/variant.hpp"
 #include "harness/kernel/zram_owner.hpp"
 #include "tests/unit/case/case_scratch.hpp"
 #include "tests/unit/kernel/tmp_tree.hpp"

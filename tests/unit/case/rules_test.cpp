@@ -7,8 +7,9 @@
 //   - bg memory.current and refaults: the capture tree's bg reading (constant), varied per
 //     test where a detector needs it.
 // First the equivalence the rules policy promises: the study's delayed-activation and bounded-reclaim
-// written as rules give the built-in policies' controller events (kinds and times) and
-// outcome_json keys and values over the same ticks; then each detector, mode and action on
+// written as rules give the built-in policies' controller events (kinds, times and details:
+// trigger_t_ns, requested_bytes, the write's record) and outcome_json keys and values over the
+// same ticks; then each detector, mode and action on
 // its own; then the validation errors.
 #include <gtest/gtest.h>
 
@@ -21,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "harness/case/backend.hpp"
-#include "harness/case/case_outcome.hpp"
-#include "harness/case/controller.hpp"
-#include "harness/case/policy.hpp"
-#include "harness/case/reclaim_writer.hpp"
+#include "harness/case/host/backend.hpp"
+#include "harness/case/run/case_outcome.hpp"
+#include "harness/case/control/controller.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/control/reclaim_writer.hpp"
 #include "harness/case/rules/blocks.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/kernel/keyed.hpp"
 #include "harness/kernel/psi.hpp"
 #include "tests/common/fixture_file.hpp"
@@ -108,7 +109,8 @@ std::vector<std::size_t> rule_ticks(const Trace& r, const std::vector<TelemetryS
 }
 
 /// Events whose time is a tick's (the controller's) compared in full; events stamped with the
-/// clock when they happen (backend_on, reclaim_start, reclaim_end) by kind and place only.
+/// clock when they happen (backend_on, reclaim_start, reclaim_end) by kind, place and detail
+/// (expect_same_detail: clock readings aside).
 bool tick_timed(const std::string& kind) {
   return kind == "window" || kind == "trigger" || kind == "would_trigger" || kind == "error";
 }
@@ -125,6 +127,26 @@ json without_clock(json j) {
   return j;
 }
 
+/// The keys a rule's action adds to a built-in event's detail (the rule that acted and on what
+/// tick, and the write's place in the arm's writes): nothing else may differ.
+const std::set<std::string> kRuleKeys{"policy", "rule", "decision_t_ns", "write_seq"};
+
+/// A clock-stamped event (backend_on, reclaim_start, reclaim_end) of the rule against the
+/// built-in's: every field of the built-in's detail, with its value but for clock readings,
+/// and only the rule's own keys beside them.
+void expect_same_detail(const ControllerEvent& builtin, const ControllerEvent& composed) {
+  const json a = without_clock(builtin.detail), b = without_clock(composed.detail);
+  ASSERT_TRUE(a.is_object() && b.is_object()) << a.dump() << " / " << b.dump();
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    ASSERT_TRUE(b.contains(it.key())) << "the rule's " << composed.kind << " lacks " << it.key() << ": " << b.dump();
+    EXPECT_EQ(b.at(it.key()), it.value()) << it.key();
+  }
+  for (auto it = b.begin(); it != b.end(); ++it)
+    if (!a.contains(it.key())) {
+      EXPECT_TRUE(kRuleKeys.count(it.key())) << "the rule's " << composed.kind << " adds " << it.key();
+    }
+}
+
 void expect_same_controller_record(const Trace& builtin, const Trace& composed) {
   EXPECT_EQ(builtin.zram, composed.zram);
   EXPECT_EQ(builtin.note.has_value(), composed.note.has_value());
@@ -136,7 +158,10 @@ void expect_same_controller_record(const Trace& builtin, const Trace& composed) 
   for (std::size_t i = 0; i < a.size(); ++i) {
     SCOPED_TRACE(fmt::format("event {}: {} / {}", i, a[i]->kind, b[i]->kind));
     EXPECT_EQ(a[i]->kind, b[i]->kind);
-    if (!tick_timed(a[i]->kind)) continue;
+    if (!tick_timed(a[i]->kind)) {
+      expect_same_detail(*a[i], *b[i]);
+      continue;
+    }
     EXPECT_EQ(a[i]->t_ns, b[i]->t_ns);
     EXPECT_EQ(a[i]->some_total_us, b[i]->some_total_us);
     EXPECT_EQ(a[i]->delta_us, b[i]->delta_us);
@@ -210,6 +235,10 @@ TEST(RulesEquivalence, BoundedReclaimAsARule) {
   ASSERT_EQ(builtin.of("reclaim_start").size(), 1u);
   ASSERT_EQ(builtin.of("reclaim_end").size(), 1u);
   expect_same_controller_record(builtin, composed);
+  // The time its detector fired: the study's trigger detector's is the trigger's tick.
+  ASSERT_EQ(composed.of("reclaim_start").size(), 1u);
+  EXPECT_EQ(composed.of("reclaim_start")[0]->detail.at("trigger_t_ns"), builtin.of("trigger")[0]->t_ns);
+  EXPECT_EQ(builtin.of("reclaim_start")[0]->detail.at("trigger_t_ns"), builtin.of("trigger")[0]->t_ns);
   ASSERT_EQ(composed.rows.size(), 1u);
   ASSERT_EQ(builtin.rows.size(), 1u);
   EXPECT_EQ(composed.rows[0].requested_bytes, 96 * kMiB);
@@ -477,6 +506,12 @@ TEST(RulesValidation, EachErrorNamesThePart) {
   EXPECT_EQ(check_rules(json::array({rule("psi_trigger", "nothing")})),
             "[0].when: 'psi_trigger' is not a detector (detectors: mem_available, memory_current, psi, psi_window_trigger, "
             "refaults, timer)");
+  // A name near a registered one gets a did-you-mean (issue 59), a short spelling too.
+  EXPECT_EQ(check_rules(json::array({rule("psi_windw", "nothing")})),
+            "[0].when: 'psi_windw' is not a detector; did you mean 'psi_window_trigger'? (detectors: mem_available, "
+            "memory_current, psi, psi_window_trigger, refaults, timer)");
+  EXPECT_EQ(check_rules(json::array({rule(kTrigger, "reclam")})),
+            "[0].do: 'reclam' is not an action; did you mean 'reclaim'? (actions: memory_high, nothing, reclaim, zram_on)");
   EXPECT_EQ(check_rules(json::array({rule({{"psi", {{"above_pct", "high"}}}}, "nothing")})), "[0].when.psi.above_pct: must be a number");
   EXPECT_EQ(check_rules(json::array({rule({{"psi", {{"above_pct", 150}}}}, "nothing")})),
             "[0].when.psi.above_pct: 150 is above its maximum 100 %");
@@ -485,7 +520,8 @@ TEST(RulesValidation, EachErrorNamesThePart) {
   EXPECT_EQ(check_rules(json::array({rule({{"psi", json::object()}}, "nothing")})),
             "[0].when.psi: needs exactly one of above_pct, below_pct (0 given)");
   EXPECT_EQ(check_rules(json::array({rule({{"psi", {{"above", 1}}}}, "nothing")})),
-            "[0].when.psi: 'above' is not a parameter of detector psi (its parameters: kind, windows, above_pct, below_pct)");
+            "[0].when.psi: 'above' is not a parameter of detector psi; did you mean 'above_pct'? (its parameters: kind, "
+            "windows, above_pct, below_pct)");  // a short spelling (issue 59's did-you-mean rule)
   EXPECT_EQ(check_rules(json::array({rule(kTrigger, {{"reclaim", {{"mib", 96}, {"fraction", 0.1}}}})})),
             "[0].do.reclaim: needs exactly one of mib, bytes, fraction (2 given)");
   EXPECT_EQ(check_rules(json::array({rule(kTrigger, {{"reclaim", {{"bytes", 1.5}}}})})), "[0].do.reclaim.bytes: must be an integer");
@@ -520,7 +556,7 @@ TEST(RulesValidation, ThroughThePolicyRegistry) {
     ADD_FAILURE() << "accepted";
   } catch (const harness::case_::ParamError& e) {
     EXPECT_EQ(e.field(), "rules[0].do");  // down to the rule's part (the campaign's FILE:LINE:COL)
-    EXPECT_STREQ(e.what(), "rules: [0].do: 'swapon' is not an action (actions: memory_high, nothing, reclaim, zram_on)");
+    EXPECT_STREQ(e.what(), "rules[0].do: 'swapon' is not an action (actions: memory_high, nothing, reclaim, zram_on)");
   }
   try {
     harness::case_::validate_params(*info, {{"rules", json::array()}, {"zram_at_start", "off"}});
@@ -558,7 +594,7 @@ TEST(RulesValidation, OneSpellingPerListAndErrorsNamingTheRulesPart) {
     ADD_FAILURE() << "accepted";
   } catch (const harness::case_::ParamError& e) {
     EXPECT_EQ(e.field(), "rules[1].when.psi.above_pct");
-    EXPECT_STREQ(e.what(), "rules: [1].when.psi.above_pct: 150 is above its maximum 100 %");
+    EXPECT_STREQ(e.what(), "rules[1].when.psi.above_pct: 150 is above its maximum 100 %");
   }
   // Settings: a reclaim above the bg limit, a mode longer than the pressure phase.
   harness::case_::ArmSettings s;
@@ -569,14 +605,16 @@ TEST(RulesValidation, OneSpellingPerListAndErrorsNamingTheRulesPart) {
     return e ? e->field() + " | " + e->what() : std::string();
   };
   EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"mib", 96}}}})})), "");
-  EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing"), rule(kTrigger, {{"reclaim", {{"mib", 201}}}})})),
-            "rules[1].do.reclaim.mib | rules: [1].do.reclaim.mib: 201 MiB must be at most cgroups.bg_memory_max_mib (200 MiB): "
+  EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing"), rule(kTrigger, {{"reclaim", {{"mib", 200}}}})})),
+            "rules[1].do.reclaim.mib | rules[1].do.reclaim.mib: 200 MiB must be below cgroups.bg_memory_max_mib (200 MiB): "
             "bg never holds more than its memory.max to reclaim");
-  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"bytes", 200 * kMiB + 1}}}})})).substr(0, 26),
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"mib", 199.5}}}})})), "");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"bytes", 200 * kMiB}}}})})).substr(0, 26),
             "rules[0].do.reclaim.bytes ");
+  EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"bytes", 200 * kMiB - 1}}}})})), "");
   EXPECT_EQ(problem(json::array({rule(kTrigger, {{"reclaim", {{"fraction", 1}}}})})), "");
   EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing", {{"cooldown_s", 30}})})), "");
   EXPECT_EQ(problem(json::array({rule(kTrigger, "nothing", {{"cooldown_s", 30.5}})})),
-            "rules[0].mode.cooldown_s | rules: [0].mode.cooldown_s: 30.5 s must be at most phases_s.pressure (30 s): no "
+            "rules[0].mode.cooldown_s | rules[0].mode.cooldown_s: 30.5 s must be at most phases_s.pressure (30 s): no "
             "decision it paces would fall in the pressure phase");
 }

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "harness/case/policy.hpp"
-#include "harness/case/spec.hpp"
-#include "harness/case/spec_writer.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/spec_writer.hpp"
 #include "tests/common/slurp.hpp"
 
 using harness::case_::parse_spec;
@@ -99,6 +99,35 @@ TEST(CaseSpec, UnknownAndMissingFieldsAreNamed) {
   j = study();
   j["repeat"] = "one";
   refused_field(j, "repeat");
+}
+
+// No bg limit (a cold-memory regime, docs/CAMPAIGN.md "regimes"): cgroups.bg_memory_max_bytes
+// null. The allocation need not exceed a limit, but must fit in the VM and leave memory outside
+// the active set (what goes cold); the study's dose has no limit to stay below. The writer
+// writes the null back.
+TEST(CaseSpec, NoBgLimitIsNullWithItsOwnRules) {
+  auto j = study();
+  j["cgroups"]["bg_memory_max_bytes"] = nullptr;
+  j["pressure"]["allocation_bytes"] = 256ll << 20;
+  j["pressure"]["active_set_bytes"] = 96ll << 20;
+  j["pressure"]["active_set_slide_mib_s"] = 0;
+  const auto s = parse_spec(j.dump(), "spec.json");
+  EXPECT_FALSE(s.cgroups.bg_memory_max_bytes);
+  EXPECT_EQ(s.pressure.allocation_bytes, 256ll << 20);
+  EXPECT_EQ(*s.dose_bytes, 96ll << 20);
+  const json back = harness::case_::spec_json(s);
+  EXPECT_TRUE(back.at("cgroups").contains("bg_memory_max_bytes"));
+  EXPECT_TRUE(back.at("cgroups").at("bg_memory_max_bytes").is_null());
+  EXPECT_EQ(parse_spec(back.dump(), "back.json").pressure.active_set_slide_mib_s, 0);
+  // Below the study's limit (300 MiB) is no longer a rule; the VM's memory is.
+  j["pressure"]["allocation_bytes"] = 1024ll << 20;
+  auto msg = refused_field(j, "pressure.allocation_bytes");
+  EXPECT_NE(msg.find("vm_shape.memory_mib (1024 MiB)"), std::string::npos) << msg;
+  j["pressure"]["allocation_bytes"] = 96ll << 20;  // all of it active: nothing cold
+  msg = refused_field(j, "pressure.active_set_bytes");
+  EXPECT_NE(msg.find("only the memory outside the active set is cold"), std::string::npos) << msg;
+  j["cgroups"]["bg_memory_max_bytes"] = 4095;
+  refused_field(j, "cgroups.bg_memory_max_bytes");
 }
 
 TEST(CaseSpec, DoseLargerThanBgLimitIsImpossible) {
@@ -275,6 +304,31 @@ json arm_spec(const std::string& name, const json& policy) {
   return j;
 }
 }  // namespace
+
+// A long value the spec quotes (an unknown key, a configuration that is no arm name, a
+// delayed_swapfile, a policy name or parameter) is quoted as its first 64 bytes and its
+// length, in the field and the message alike: the error stays short whatever the spec holds.
+TEST(CaseSpec, LongValuesAreQuotedAsExcerptsWithTheirLength) {
+  const std::string k = "k" + std::string(4999, 'x');
+  const std::string shown = "k" + std::string(63, 'x') + "... (5000 bytes)";
+  auto j = study();
+  j["backend"][k] = 1;
+  std::string why = refused_field(j, "backend." + shown);
+  EXPECT_LT(why.size(), 200u) << why;
+  j = study();
+  j["configuration"] = k;
+  why = refused_field(j, "configuration");
+  EXPECT_NE(why.find("'" + shown + "' is not an arm name"), std::string::npos) << why;
+  j = study();
+  j["backend"]["delayed_swapfile"] = k;
+  why = refused_field(j, "backend.delayed_swapfile");
+  EXPECT_NE(why.find("'" + shown + "' is not one of active, off"), std::string::npos) << why;
+  why = refused_field(arm_spec("s", {{"name", k}}), "policy.name");
+  EXPECT_NE(why.find("'" + shown + "' is not a registered policy"), std::string::npos) << why;
+  why = refused_field(arm_spec("s", {{"name", "senpai"}, {"params", {{k, 1}}}}), "policy.params." + shown);
+  EXPECT_NE(why.find("'" + shown + "' is not a parameter of"), std::string::npos) << why;
+  EXPECT_LT(why.size(), 400u) << why;
+}
 
 TEST(CaseSpecPolicy, AStudyArmWithoutPolicyIsItsOwnPolicyWithTheStudyParameters) {
   // bounded-reclaim: the dose comes from dose_bytes (96 MiB, whole MiB: an integer).

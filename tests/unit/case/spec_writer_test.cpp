@@ -1,9 +1,9 @@
-// The case-spec writer (harness/case/spec_writer.hpp) is the inverse of parse_spec: what it
+// The case-spec writer (harness/case/spec/spec_writer.hpp) is the inverse of parse_spec: what it
 // writes parses, and writing the parsed spec again gives the same document; defaults are
 // written out; absent optionals are null or left out as SPEC.md says.
-#include "harness/case/policy.hpp"
-#include "harness/case/spec.hpp"
-#include "harness/case/spec_writer.hpp"
+#include "harness/case/control/policy.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/spec_writer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,8 @@
 // (tests/fixtures/6.1.0-57-cloud-amd64/root, captured by tests/fixtures/capture/capture.sh).
 #include <gtest/gtest.h>
 
-#include "harness/case/telemetry.hpp"
+#include "harness/case/run/telemetry.hpp"
+#include "harness/case/run/telemetry_cpu.hpp"
 #include "harness/kernel/cgroup.hpp"
 #include "harness/kernel/zram.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 namespace {
 const char* kRoot = "tests/fixtures/6.1.0-57-cloud-amd64/root";
@@ -45,16 +47,61 @@ TEST(Telemetry, SamplesEveryColumnFromTheCapturedGuest) {
   EXPECT_EQ(x.zram_mem_used_bytes, 1761280);
   EXPECT_EQ(x.zram_swap_used_kib, 103680);  // /proc/swaps row of /dev/zram0
   EXPECT_FALSE(x.swapfile_used_kib);         // no swapfile active in that capture: NULL, not 0
-  // The capture predates steal sampling (no proc/stat): steal_us is NULL and named.
+  // cpu.stat of bg and fg (the same capture): usage_usec and system_usec, us.
+  EXPECT_EQ(x.bg_cpu_usage_us, 7802947);
+  EXPECT_EQ(x.bg_cpu_system_us, 7680685);
+  EXPECT_EQ(x.fg_cpu_usage_us, 8130860);
+  EXPECT_EQ(x.fg_cpu_system_us, 133968);
+  // The capture predates steal sampling (no proc/stat) and holds no /proc/<pid>: steal_us and
+  // kswapd_cpu_us are NULL and named.
   EXPECT_FALSE(x.steal_us);
+  EXPECT_FALSE(x.kswapd_cpu_us);
   ASSERT_TRUE(x.extra.contains("errors")) << x.extra.dump();
-  EXPECT_EQ(x.extra["errors"].size(), 1u) << x.extra.dump();
+  EXPECT_EQ(x.extra["errors"].size(), 2u) << x.extra.dump();
   EXPECT_TRUE(x.extra["errors"].contains("proc.stat"));
+  EXPECT_TRUE(x.extra["errors"].contains("proc.kswapd"));
   EXPECT_TRUE(x.extra.contains("read_duration_ns"));
   // read_ns: CLOCK_MONOTONIC right after bg memory.pressure was read (now-ish, not the tick).
   ASSERT_TRUE(x.read_ns);
   EXPECT_GT(*x.read_ns, 0);
   EXPECT_LE(*x.read_ns, harness::kernel::monotonic_ns());
+}
+
+// The reclaim CPU capture (tests/fixtures/6.1.0-57-cloud-amd64/reclaim-cpu, README there): every
+// /proc/<pid>/{comm,stat} of a guest whose kswapd0 (pid 37) had reclaimed into zram for a few
+// ticks, and bg and fg cpu.stat of the same moment. kswapd is found among 50 processes and kernel
+// threads by its comm; its utime 0 + stime 3 ticks are 30,000 us at USER_HZ 100.
+TEST(Telemetry, ReclaimCpuOfTheCapturedGuest) {
+  harness::kernel::Fs fs("tests/fixtures/6.1.0-57-cloud-amd64/reclaim-cpu/root");
+  EXPECT_EQ(harness::case_::kswapd_pids(fs), std::vector<int>{37});
+  EXPECT_TRUE(harness::case_::kswapd_pids(harness::kernel::Fs(kRoot)).empty()) << "no /proc/<pid> in that capture";
+  const std::string stat37 = fs.read("proc/37/stat"), stat1 = fs.read("proc/1/stat");
+  EXPECT_EQ(harness::case_::parse_pid_cpu_ticks(stat37), 3);          // kswapd0: utime 0, stime 3
+  EXPECT_EQ(harness::case_::parse_pid_cpu_ticks(stat1), 22 + 652);    // init: utime 22, stime 652
+  harness::kernel::Cgroup parent(fs, "sys/fs/cgroup/harness");
+  harness::case_::TelemetrySampler s(fs, parent.child("bg"), parent.child("fg"), nullptr, "", "/var/lib/harness/swapfile");
+  const auto x = s.sample(9, "pressure");
+  EXPECT_EQ(x.kswapd_cpu_us, 3 * 1'000'000 / ::sysconf(_SC_CLK_TCK));
+  EXPECT_EQ(x.bg_cpu_usage_us, 46912596);
+  EXPECT_EQ(x.bg_cpu_system_us, 46175925);
+  EXPECT_EQ(x.fg_cpu_usage_us, 46996580);
+  EXPECT_EQ(x.fg_cpu_system_us, 45882437);
+  ASSERT_TRUE(x.extra.contains("errors"));  // the capture holds only these files
+  for (const char* k : {"proc.kswapd", "bg.cpu.stat", "fg.cpu.stat"}) EXPECT_FALSE(x.extra["errors"].contains(k)) << k;
+}
+
+// /proc/<pid>/stat: the comm may hold spaces and parentheses, so fields are counted after the
+// last ')'; a line cut short, or a field that is not a number, is malformed (nullopt, never 0).
+TEST(Telemetry, PidStatCpuTicksAfterTheLastParenthesis) {
+  using harness::case_::parse_pid_cpu_ticks;
+  EXPECT_EQ(parse_pid_cpu_ticks("7 (a) (b c)) S 2 0 0 0 -1 0 0 0 0 0 11 13 0 0 20\n"), 24);
+  EXPECT_FALSE(parse_pid_cpu_ticks("7 (kswapd0) S 2 0 0 0 -1 0 0 0 0 0 11"));
+  EXPECT_FALSE(parse_pid_cpu_ticks("7 (kswapd0) S 2 0 0 0 -1 0 0 0 0 0 x 13 0"));
+  EXPECT_FALSE(parse_pid_cpu_ticks("7 kswapd0 S 2 0 0 0 -1 0 0 0 0 0 11 13 0"));
+  const auto u = harness::case_::parse_cpu_stat_usage("usage_usec 5\nuser_usec 2\nsystem_usec 3\n", "cpu.stat");
+  EXPECT_EQ(u.usage_us, 5);
+  EXPECT_EQ(u.system_us, 3);
+  EXPECT_FALSE(harness::case_::parse_cpu_stat_usage("usage_usec 5\n", "cpu.stat").system_us) << "absent, never 0";
 }
 
 TEST(Telemetry, AMissingFileIsNamedAndLeftNull) {

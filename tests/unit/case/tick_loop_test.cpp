@@ -1,4 +1,4 @@
-// The tick loop (harness/case/tick_loop.hpp) on a fake clock and sleeper: ticks at their
+// The tick loop (harness/case/run/tick_loop.hpp) on a fake clock and sleeper: ticks at their
 // scheduled times, the overrun rule (skip what is past, never catch up, count it), the
 // pressure edges, cancellation and a driver that stops, and the phase rows they leave.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "harness/case/tick_loop.hpp"
+#include "harness/case/run/tick_loop.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Trace import (harness/case/trace_import.hpp) over work dirs the test writes: a finished
+// Trace import (harness/case/run/trace_import.hpp) over work dirs the test writes: a finished
 // canary's trace, a killed canary's journal, a canary that left nothing (an infra failure
 // unless fg saw an OOM kill), and the workloads' stdout/stderr as artifacts.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "canaries/trace_file.hpp"
-#include "harness/case/trace_import.hpp"
+#include "harness/case/run/trace_import.hpp"
 #include "tests/unit/kernel/tmp_tree.hpp"
 
 namespace {

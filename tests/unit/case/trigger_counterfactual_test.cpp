@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "harness/case/case_outcome.hpp"
-#include "harness/case/controller.hpp"
-#include "harness/case/tick_loop.hpp"
-#include "harness/case/trigger.hpp"
+#include "harness/case/run/case_outcome.hpp"
+#include "harness/case/control/controller.hpp"
+#include "harness/case/run/tick_loop.hpp"
+#include "harness/case/control/trigger.hpp"
 
 using harness::case_::TriggerPredicate;
 

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/case/trigger.hpp"
+#include "harness/case/control/trigger.hpp"
 #include "harness/kernel/psi.hpp"
 
 using harness::case_::TriggerPredicate;

@@ -1,4 +1,4 @@
-// The A/B variant of a case (harness/case/variant.hpp, SPEC.md "variant") over a small
+// The A/B variant of a case (harness/case/spec/variant.hpp, SPEC.md "variant") over a small
 // fixture root: the boot check (cmdline, kernel release), the knob writes with their
 // read-back, the errors naming key and errno, restoration, and the spec's validation.
 // Fixture files are regular files (a write does not truncate), so values written over
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/case/restoration_check.hpp"
-#include "harness/case/spec.hpp"
-#include "harness/case/variant.hpp"
+#include "harness/case/host/restoration_check.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/variant.hpp"
 #include "tests/common/valid_spec.hpp"
 
 namespace fs = std::filesystem;

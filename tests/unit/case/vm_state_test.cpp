@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/case/restoration_check.hpp"
-#include "harness/case/vm_state.hpp"
+#include "harness/case/host/restoration_check.hpp"
+#include "harness/case/host/vm_state.hpp"
 #include "harness/kernel/zram_owner.hpp"
 #include "tests/common/slurp.hpp"
 

@@ -3,8 +3,8 @@
 // never counts, and resets the run of consecutive windows.
 #include <gtest/gtest.h>
 
-#include "harness/case/controller.hpp"
-#include "harness/case/trigger.hpp"
+#include "harness/case/control/controller.hpp"
+#include "harness/case/control/trigger.hpp"
 
 using harness::case_::TriggerPredicate;
 

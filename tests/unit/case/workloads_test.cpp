@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/case/spec.hpp"
-#include "harness/case/workloads.hpp"
+#include "harness/case/spec/spec.hpp"
+#include "harness/case/spec/workloads.hpp"
 
 namespace {
 std::string after(const std::vector<std::string>& argv, const std::string& flag) {

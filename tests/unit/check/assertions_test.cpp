@@ -1,4 +1,4 @@
-// Every assertion kind of `harness check` (harness/campaign/assertions.hpp) driven to
+// Every assertion kind of `harness check` (harness/campaign/check/assertions.hpp) driven to
 // FAIL on a campaign DB built to violate it, and to PASS on one just inside the bound
 // (so that a flipped comparison or a sign error fails this test). For each kind:
 //   - in process: evaluate_assertions + write_junit -> the <failure> element and its text;
@@ -20,10 +20,10 @@
 #include <fstream>
 #include <functional>
 
-#include "harness/campaign/assertions.hpp"
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/check/assertions.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
 

@@ -1,7 +1,7 @@
 // The policy of `harness check`, `harness plan`, `harness run`, `harness mark-infra`,
 // `harness reset-infra` and `harness export` in the library (harness/campaign/*_command.hpp), in
 // process with a CommandEnv whose streams are read back, on synthetic A/B DBs
-// (tests/common/synthetic_ab_campaign.hpp). The exit codes of docs/CI.md and README.md "Exit
+// (tests/common/synthetic_ab_campaign.hpp). The exit codes of docs/CI.md and docs/OUTPUTS.md "Exit
 // codes": a regression 1, an equal candidate 0, an undecided interval 5; refused (2) before any
 // case runs: a DB holding an earlier run without --reuse, the same kernel on both sides, a
 // --baseline-db with a campaign that is not A/B, a missing or other-settings baseline, a --judge
@@ -9,12 +9,11 @@
 // the same-kernel and sensitivity refusals store nothing (2), a plannable design is stored (0).
 // Run: refused by the same-kernel rule (2); without FILE it needs the DB. mark-infra and
 // reset-infra: refusals 2 with the reason, done 0; export's default folder.
-#include "harness/campaign/check_command.hpp"
-#include "harness/campaign/check_run_db.hpp"
-#include "harness/campaign/export_command.hpp"
-#include "harness/campaign/infra_command.hpp"
-#include "harness/campaign/plan_command.hpp"
-#include "harness/campaign/run_command.hpp"
+#include "harness/campaign/commands/check_command.hpp"
+#include "harness/campaign/commands/export_command.hpp"
+#include "harness/campaign/commands/infra_command.hpp"
+#include "harness/campaign/commands/plan_command.hpp"
+#include "harness/campaign/commands/run_command.hpp"
 #include "harness/cli/exit_codes.hpp"
 #include "results/db.hpp"
 #include "tests/common/synthetic_ab_campaign.hpp"
@@ -121,10 +120,10 @@ void exec(const std::string& path, const std::string& sql) {
 }  // namespace
 
 TEST(CheckCommand, ExitCodesFollowTheVerdict) {
-  EXPECT_EQ(hc::check_exit_code(hc::CheckVerdict::ok), cli::kOk);
-  EXPECT_EQ(hc::check_exit_code(hc::CheckVerdict::finding), cli::kFinding);
-  EXPECT_EQ(hc::check_exit_code(hc::CheckVerdict::inconclusive), cli::kInconclusive);
-  EXPECT_EQ(hc::check_exit_code(hc::CheckVerdict::cannot_judge), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::check_outcome(hc::CheckVerdict::ok)), cli::kOk);
+  EXPECT_EQ(cli::exit_code_of(hc::check_outcome(hc::CheckVerdict::finding)), cli::kFinding);
+  EXPECT_EQ(cli::exit_code_of(hc::check_outcome(hc::CheckVerdict::inconclusive)), cli::kInconclusive);
+  EXPECT_EQ(cli::exit_code_of(hc::check_outcome(hc::CheckVerdict::cannot_judge)), cli::kError);
   EXPECT_EQ(cli::kFinding, 1);
   EXPECT_EQ(cli::kError, 2);
   EXPECT_EQ(cli::kInconclusive, 5);
@@ -135,18 +134,18 @@ TEST(CheckCommand, ARegressionIsOneAnEqualCandidateZeroAnUndecidedIntervalFive) 
   const std::string strict = campaign_file(d, "strict.yaml", "1.2");
   {
     Env e(d / "image");
-    EXPECT_EQ(hc::check_command(judging(strict, ab_db(d, "slow.db", 1.5)), e.env), cli::kFinding) << e.out();
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(judging(strict, ab_db(d, "slow.db", 1.5)), e.env)), cli::kFinding) << e.out();
     EXPECT_THAT(e.out(), HasSubstr("--judge: no case runs"));
     EXPECT_THAT(e.out(), HasSubstr("REGRESSION reclaim_duration"));
   }
   {
     Env e(d / "image");
-    EXPECT_EQ(hc::check_command(judging(strict, ab_db(d, "same.db", 1.0)), e.env), cli::kOk) << e.out();
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(judging(strict, ab_db(d, "same.db", 1.0)), e.env)), cli::kOk) << e.out();
     EXPECT_THAT(e.out(), Not(HasSubstr("REGRESSION")));
   }
   {
     Env e(d / "image");
-    EXPECT_EQ(hc::check_command(judging(strict, ab_db(d, "near.db", 1.25)), e.env), cli::kInconclusive) << e.out();
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(judging(strict, ab_db(d, "near.db", 1.25)), e.env)), cli::kInconclusive) << e.out();
     EXPECT_THAT(e.out(), HasSubstr("INCONCLUSIVE reclaim_duration"));
   }
 }
@@ -157,7 +156,7 @@ TEST(CheckCommand, UntilDecidedAtTheCapWithAnUndecidedMetricIsFive) {
   auto r = judging(campaign_file(d, "tight.yaml", "1.01"), ab_db(d, "same.db", 1.0));
   r.until_decided = true;
   r.max_pairs = 80;
-  EXPECT_EQ(hc::check_command(r, e.env), cli::kInconclusive) << e.out();
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kInconclusive) << e.out();
   EXPECT_THAT(e.out(), HasSubstr("judged after 2 look(s) at 36, 72 pairs"));
   EXPECT_THAT(e.out(), HasSubstr("(--max-pairs 80 rounded down to 72"));
 }
@@ -179,7 +178,7 @@ TEST(CheckCommand, ADbHoldingAnEarlierRunIsRefusedBeforeAnythingRunsUnlessReused
   hc::CheckRequest r;
   r.file = campaign_file(d, "ab.yaml", "1.2");
   r.db = held;
-  EXPECT_EQ(hc::check_command(r, c.env), cli::kError) << c.out() << c.err();
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(r, c.env)), cli::kError) << c.out() << c.err();
   EXPECT_THAT(c.err(), HasSubstr("already holds an earlier run"));
   EXPECT_THAT(c.out(), Not(HasSubstr("assertion(s) failed")));
 }
@@ -191,12 +190,12 @@ TEST(CheckCommand, TheSameKernelOnBothSidesIsRefusedUnlessJudging) {
   r.file = aa;
   r.db = d / "new.db";
   Env e(d / "image");
-  EXPECT_EQ(hc::check_command(r, e.env), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kError);
   EXPECT_THAT(e.err(), HasSubstr("harness check: "));
   EXPECT_THAT(e.err(), HasSubstr("this is an A/A run"));
   EXPECT_FALSE(fs::exists(d / "new.db"));
   Env j(d / "image");  // --judge runs nothing: the rule is not applied
-  EXPECT_EQ(hc::check_command(judging(aa, ab_db(d, "same.db", 1.0)), j.env), cli::kOk) << j.err();
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(judging(aa, ab_db(d, "same.db", 1.0)), j.env)), cli::kOk) << j.err();
 }
 
 TEST(CheckCommand, BaselineDbRefusals) {
@@ -207,7 +206,7 @@ TEST(CheckCommand, BaselineDbRefusals) {
     Env e(d / "image");
     auto r = judging(file, cand);
     r.baseline_db = d / "none.db";
-    EXPECT_EQ(hc::check_command(r, e.env), cli::kError);
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kError);
     EXPECT_EQ(e.err(), "harness check: --baseline-db: " + (d / "none.db") + ": no such DB file\n");
     EXPECT_THAT(e.out(), Not(HasSubstr("judging")));
   }
@@ -216,7 +215,7 @@ TEST(CheckCommand, BaselineDbRefusals) {
     auto r = judging(campaign_file(d, "r4.yaml", "1.2", [](std::string& t) { replace(t, "  repeats: 3 ", "  repeats: 4 "); }),
                      cand);
     r.baseline_db = ab_db(d, "base.db", 1.0);
-    EXPECT_EQ(hc::check_command(r, e.env), cli::kError);
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kError);
     EXPECT_THAT(e.err(), HasSubstr("was run with other comparison settings"));
   }
   {  // a campaign that is not A/B: the flag is the mistake
@@ -225,7 +224,7 @@ TEST(CheckCommand, BaselineDbRefusals) {
     r.file = std::string(HARNESS_SOURCE_DIR) + "/campaigns/smoke.yaml";
     r.judge = cand;
     r.baseline_db = cand;
-    EXPECT_EQ(hc::check_command(r, e.env), cli::kError);
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kError);
     EXPECT_THAT(e.err(), HasSubstr("--baseline-db needs an A/B campaign (design.kind ab-pairs)"));
   }
 }
@@ -239,13 +238,13 @@ TEST(CheckCommand, DriftFromAStoredBaselineIsRefusedUnlessAllowed) {
   r.baseline_db = base;
   {
     Env e(d / "image");
-    EXPECT_EQ(hc::check_command(r, e.env), cli::kError) << e.out();
+    EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kError) << e.out();
     EXPECT_THAT(e.out(), HasSubstr("baseline cases from " + base));
     EXPECT_THAT(e.err(), HasSubstr("--allow-env-drift"));
   }
   r.allow_drift = true;
   Env e(d / "image");
-  EXPECT_EQ(hc::check_command(r, e.env), cli::kOk) << e.out() << e.err();
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(r, e.env)), cli::kOk) << e.out() << e.err();
   EXPECT_THAT(e.out(), HasSubstr("environment drift allowed (--allow-env-drift): accelerator: kvm vs tcg"));
 }
 
@@ -253,7 +252,7 @@ TEST(CheckCommand, AJudgedDbOfAnotherCampaignIsRefused) {
   test_support::TempDir d;
   const std::string file = campaign_file(d, "ab.yaml", "1.2");
   Env e(d / "image");
-  EXPECT_EQ(hc::check_command(judging(file, ab_db(d, "other.db", 1.5, "someone-else")), e.env), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::check_command(judging(file, ab_db(d, "other.db", 1.5, "someone-else")), e.env)), cli::kError);
   EXPECT_THAT(e.err(), HasSubstr("its cases are of campaign someone-else, not of " + file));
   EXPECT_THAT(e.out(), Not(HasSubstr("judging ")));
 }
@@ -277,7 +276,7 @@ TEST(PlanCommand, PlansAndStoresADesignThatIsNotRefused) {
   Env e(d / "cache/reclaim-harness/image");
   hc::PlanRequest r;
   r.db = d / "p.db";
-  EXPECT_EQ(hc::plan_command(hc::load_campaign(plannable(d, "c.yaml", "1.2")), r, e.env), cli::kOk) << e.err();
+  EXPECT_EQ(cli::exit_code_of(hc::plan_command(hc::load_campaign(plannable(d, "c.yaml", "1.2")), r, e.env)), cli::kOk) << e.err();
   EXPECT_THAT(e.out(), HasSubstr("campaign synthetic-ab (kind ci)"));
   EXPECT_THAT(e.out(), HasSubstr("stored in " + (d / "p.db")));
   EXPECT_TRUE(fs::is_regular_file(d / "p.db"));
@@ -291,7 +290,7 @@ TEST(PlanCommand, TheSameKernelAndAnInsensitiveDesignStoreNothing) {
     hc::PlanRequest r;
     r.db = d / "aa.db";
     const auto c = hc::load_campaign(campaign_file(d, "aa.yaml", "1.2", [](std::string& t) { replace(t, "  aa: true\n", ""); }));
-    EXPECT_EQ(hc::plan_command(c, r, e.env), cli::kError);
+    EXPECT_EQ(cli::exit_code_of(hc::plan_command(c, r, e.env)), cli::kError);
     EXPECT_THAT(e.err(), HasSubstr("harness plan: "));
     EXPECT_THAT(e.out(), HasSubstr("stored nothing: the variants boot the same kernel"));
     EXPECT_FALSE(fs::exists(d / "aa.db"));
@@ -300,7 +299,7 @@ TEST(PlanCommand, TheSameKernelAndAnInsensitiveDesignStoreNothing) {
   hc::PlanRequest r;
   r.db = d / "tight.db";
   r.variance_from = ab_db(d, "noise.db", 1.0);
-  EXPECT_EQ(hc::plan_command(hc::load_campaign(plannable(d, "tight.yaml", "1.01")), r, e.env), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::plan_command(hc::load_campaign(plannable(d, "tight.yaml", "1.01")), r, e.env)), cli::kError);
   EXPECT_THAT(e.err(), HasSubstr("cannot detect a change as large as the tolerance of reclaim_duration"));
   EXPECT_THAT(e.out(), HasSubstr("stored nothing: the design cannot detect its tolerances"));
   EXPECT_FALSE(fs::exists(d / "tight.db"));
@@ -310,7 +309,7 @@ TEST(RunCommand, TheSameKernelIsRefusedAndARunWithoutFileNeedsItsDb) {
   test_support::TempDir d;
   Env e(d / "image");
   const std::string aa = campaign_file(d, "aa.yaml", "1.2", [](std::string& t) { replace(t, "  aa: true\n", ""); });
-  EXPECT_EQ(hc::run_command(aa, d / "run.db", hc::RunOptions{}, e.env), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::run_command(aa, d / "run.db", hc::RunOptions{}, e.env)), cli::kError);
   EXPECT_THAT(e.err(), HasSubstr("harness run: "));
   EXPECT_FALSE(fs::exists(d / "run.db"));
   try {
@@ -329,14 +328,14 @@ TEST(InfraCommands, RefusalsAreTwoWithTheReasonAndDoneIsZero) {
   ASSERT_TRUE(q.step());
   const std::string id = q.text(0);
   Env e(d / "image");
-  EXPECT_EQ(hc::mark_infra_command(db, "no-such-case", "power cut", false, e.env), cli::kError);
-  EXPECT_EQ(hc::mark_infra_command(db, id, "power cut", false, e.env), cli::kError);  // an outcome needs the flag
+  EXPECT_EQ(cli::exit_code_of(hc::mark_infra_command(db, "no-such-case", "power cut", false, e.env)), cli::kError);
+  EXPECT_EQ(cli::exit_code_of(hc::mark_infra_command(db, id, "power cut", false, e.env)), cli::kError);  // an outcome needs the flag
   EXPECT_THAT(e.err(), HasSubstr("--override-outcome"));
-  EXPECT_EQ(hc::mark_infra_command(db, id, "power cut", true, e.env), cli::kOk) << e.err();
+  EXPECT_EQ(cli::exit_code_of(hc::mark_infra_command(db, id, "power cut", true, e.env)), cli::kOk) << e.err();
   EXPECT_THAT(e.out(), HasSubstr(id + ": completed -> infra_failed (marked by " + hc::operator_name() +
                                  ", outcome overridden"));
-  EXPECT_EQ(hc::reset_infra_command(db, "", "", e.env), cli::kError);  // no reason
-  EXPECT_EQ(hc::reset_infra_command(db, "", "power cut", e.env), cli::kOk) << e.err();
+  EXPECT_EQ(cli::exit_code_of(hc::reset_infra_command(db, "", "", e.env)), cli::kError);  // no reason
+  EXPECT_EQ(cli::exit_code_of(hc::reset_infra_command(db, "", "power cut", e.env)), cli::kOk) << e.err();
   EXPECT_THAT(e.out(), HasSubstr("1 case(s) reset"));
 }
 
@@ -358,7 +357,7 @@ TEST(ExportCommand, TheDefaultFolderIsTheDbPathWithoutItsExtensionPlusCsv) {
   const std::string path = ab_db(d, "ab.db", 1.0);
   results::Db db(path, results::Db::Mode::ReadOnly);
   Env e(d / "image");
-  EXPECT_EQ(hc::export_command(db, path, "", e.env), cli::kOk);
+  EXPECT_EQ(cli::exit_code_of(hc::export_command(db, path, "", e.env)), cli::kOk);
   EXPECT_THAT(e.out(), HasSubstr(d / "ab-csv/"));
   EXPECT_TRUE(fs::is_directory(d / "ab-csv"));
 }

@@ -1,4 +1,4 @@
-// The `harness check` policy in the library (harness/campaign/check_judge.hpp), in process, on
+// The `harness check` policy in the library (harness/campaign/check/check_judge.hpp), in process, on
 // synthetic A/B DBs (tests/common/synthetic_ab_campaign.hpp) whose stored plan is the campaign
 // text the test loads:
 //   - baseline DB refusals in order: other comparison settings (both values listed), no
@@ -9,10 +9,10 @@
 //     written) unless allowed, then a warning; drift inside one DB is only a warning;
 //   - verdicts: a failed assertion or a regression is a finding, a comparison that cannot be
 //     made (an unreadable baseline) is cannot_judge with nothing written; all pass is ok.
-#include "harness/campaign/check_judge.hpp"
+#include "harness/campaign/check/check_judge.hpp"
 
-#include "harness/campaign/ab_settings.hpp"
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/ab_settings.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"
 #include "tests/common/synthetic_ab_campaign.hpp"

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <string>
 
-#include "harness/campaign/assertions.hpp"
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/check/assertions.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "harness/xml/text.hpp"
 #include "results/db.hpp"
 #include "tests/common/slurp.hpp"

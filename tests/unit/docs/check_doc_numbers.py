@@ -3,15 +3,16 @@
 
 Each rule names the quoting files and the source; a finding says what differs.
 
-  ci-budget     the shipped CI run's wall time: README.md "CI use" (twice), the header of
-                campaigns/ci-regression.yaml and docs/CI.md "Budgets" say the same "N min M s"
-  study-table4  the study's Table 4 in analysis/study_medians.hpp (kStudyTable4) is what
-                README.md, analysis/README.md and `harness compare --published --help`
+  ci-budget     the shipped CI run's wall time: docs/CI.md "What the check judges" (its opening) and
+                "Budgets" (the A/A run and the table) and the header of campaigns/ci-regression.yaml
+                say the same "N min M s"
+  study-table4  the study's Table 4 in analysis/data/study_facts.hpp (kStudyTable4) is what
+                docs/OUTPUTS.md, analysis/README.md and `harness compare --published --help`
                 (harness/cli/cmd_report.cpp) quote
   study-medians the study's static-zram swap-out and refault medians (kStudyMechanism) are
                 what campaigns/README.md quotes
-  figures       every figure analysis/figures.py writes (its docstring) is named in README.md
-                "Outputs", and the count in words is right
+  figures       every figure analysis/report/figures.py writes (its docstring) is named in
+                docs/OUTPUTS.md "Outputs", and the count in words is right
   kernel-config every option harness/vm/kernel_requirements.cpp requires is in docs/CI.md's table
 
 Usage: check_doc_numbers.py SOURCE_DIR     (exit 0 = consistent, 1 = findings on stderr)
@@ -41,26 +42,28 @@ def section(md, heading):
 
 
 def ci_budget(root, problems):
-    readme = flat(section(read(root, "README.md"), "CI use"))
+    ci_md = read(root, "docs/CI.md")
+    judges = flat(section(ci_md, "What the check judges"))
+    budgets = flat(section(ci_md, "Budgets"))
     yaml = flat(read(root, "campaigns/ci-regression.yaml"))
-    ci = flat(read(root, "docs/CI.md"))
-    m = re.search(r"took (\d+ min \d+ s) wall", readme)
+    m = re.search(r"took (\d+ min \d+ s) wall", budgets)
     if not m:
-        problems.append("ci-budget: README.md \"CI use\" no longer says \"took N min M s wall\"")
+        problems.append("ci-budget: docs/CI.md \"Budgets\" no longer says \"took N min M s wall\"")
         return
     budget = m.group(1)
-    if budget + " under TCG" not in readme:
-        problems.append(f"ci-budget: README.md \"CI use\" opening does not quote the measured {budget} under TCG")
+    if budget + " under TCG" not in judges:
+        problems.append(f"ci-budget: docs/CI.md \"What the check judges\" opening does not quote the measured "
+                        f"{budget} under TCG")
     y = re.search(r"Budget: .*?(\d+ min \d+ s) wall", yaml)
     if not y or y.group(1) != budget:
         problems.append(f"ci-budget: campaigns/ci-regression.yaml header says {y.group(1) if y else 'no N min M s'}, "
-                        f"README.md measured {budget}")
-    if f"| {budget} |" not in ci:
+                        f"docs/CI.md measured {budget}")
+    if f"| {budget} |" not in budgets:
         problems.append(f"ci-budget: docs/CI.md \"Budgets\" does not quote the shipped run's {budget}")
 
 
 def study_numbers(root):
-    h = read(root, "analysis/study_medians.hpp")
+    h = read(root, "analysis/data/study_facts.hpp")
     t4 = re.search(r"kStudyTable4\[4\] = \{(.*?)\};", h, re.S).group(1)
     rows = [tuple(float(x) for x in r.split(",")) for r in re.findall(r"\{([0-9., ]+)\}", t4)]
     mech = re.search(r"kStudyMechanism\[3\] = \{(.*?)\};", h, re.S).group(1)
@@ -71,14 +74,14 @@ def study_numbers(root):
 def study_table4(root, problems):
     rows, med = study_numbers(root)
     if len(rows) != 4:
-        problems.append(f"study-table4: found {len(rows)} rows of kStudyTable4 in analysis/study_medians.hpp")
+        problems.append(f"study-table4: found {len(rows)} rows of kStudyTable4 in analysis/data/study_facts.hpp")
         return
     quoted = [f"{e:.3f} [{lo:.3f}, {up:.3f}]" for e, lo, up in rows]
-    for rel in ["README.md", "harness/cli/cmd_report.cpp"]:
+    for rel in ["docs/OUTPUTS.md", "harness/cli/cmd_report.cpp"]:
         text = flat(read(root, rel)).replace('" "', "")  # C++ string literals split over lines
         for q in quoted:
             if q not in text:
-                problems.append(f"study-table4: {rel} does not quote the study's {q} (analysis/study_medians.hpp)")
+                problems.append(f"study-table4: {rel} does not quote the study's {q} (analysis/data/study_facts.hpp)")
     if quoted[2] not in flat(read(root, "analysis/README.md")):
         problems.append(f"study-table4: analysis/README.md does not quote SQLite / static as {quoted[2]}")
     static = med[0]
@@ -90,15 +93,15 @@ def study_table4(root, problems):
 
 
 def figures(root, problems):
-    doc = read(root, "analysis/figures.py").split('"""')[1]
+    doc = read(root, "analysis/report/figures.py").split('"""')[1]
     names = re.findall(r"^  ([a-z0-9_<>]+\.png)", doc, re.M)
-    out = flat(section(read(root, "README.md"), "Outputs"))
+    out = flat(section(read(root, "docs/OUTPUTS.md"), "Outputs"))
     for n in names:
         if f"`{n}`" not in out:
-            problems.append(f"figures: README.md \"Outputs\" does not name {n} (analysis/figures.py writes it)")
+            problems.append(f"figures: docs/OUTPUTS.md \"Outputs\" does not name {n} (analysis/report/figures.py writes it)")
     word = WORDS.get(len(names), str(len(names)))
     if f"{word} figures" not in out:
-        problems.append(f"figures: README.md \"Outputs\" should say \"{word} figures\" (analysis/figures.py writes "
+        problems.append(f"figures: docs/OUTPUTS.md \"Outputs\" should say \"{word} figures\" (analysis/report/figures.py writes "
                         f"{len(names)})")
 
 

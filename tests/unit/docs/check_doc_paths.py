@@ -10,8 +10,8 @@ templates in the analysis code, scripts, campaign files) and fails when
      development machine's work tree (the patterns are built below, so this file does
      not match itself);
   3. a cited section (`docs/DESIGN.md "The case"`) is not a heading of that page;
-  4. a key the campaign loader (harness/campaign/campaign_yaml.cpp and its section readers,
-     campaign_yaml_*.cpp: harness/campaign/campaign_yaml_sections.hpp), an engine's
+  4. a key the campaign loader (harness/campaign/model/campaign_yaml.cpp and its section readers,
+     campaign_yaml_*.cpp: harness/campaign/model/campaign_yaml_sections.hpp), an engine's
      provider-block parser (harness/pool/*/*.cpp) or the hosts file reader
      (harness/pool/hosts/hosts_file.cpp) accepts is missing from docs/CAMPAIGN.md.
 
@@ -118,7 +118,7 @@ def main():
     # 4. campaign keys documented
     key_re = r"(?:scalar<[^>]+>\(|optional_scalar<[^>]+>\(|positive_int\(\w+, |child\(|get\()\"([a-z_]+)\""
     loader = ""
-    campaign_dir = os.path.join(root, "harness/campaign")
+    campaign_dir = os.path.join(root, "harness/campaign/model")
     for f in sorted(os.listdir(campaign_dir)):
         if f == "campaign_yaml.cpp" or (f.startswith("campaign_yaml_") and f.endswith(".cpp")):
             loader += open(os.path.join(campaign_dir, f), encoding="utf-8").read()

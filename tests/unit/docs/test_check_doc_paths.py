@@ -23,8 +23,11 @@ def make_tree(d):
         open(os.path.join(d, rel), "w").close()
     pool = [r for r in check_doc_paths.repo_files(SRC) if r.startswith("harness/pool/") and r.endswith(".cpp")]
     loader = [r for r in check_doc_paths.repo_files(SRC)
-              if r.startswith("harness/campaign/campaign_yaml") and r.endswith(".cpp")]  # the loader and its section readers
-    for rel in loader + ["docs/CAMPAIGN.md", "docs/DESIGN.md"] + pool:
+              if r.startswith("harness/campaign/model/campaign_yaml") and r.endswith(".cpp")]  # the loader and its section readers
+    # the docs/ pages with their contents: they cite each other's sections (docs/CAMPAIGN.md cites
+    # docs/LABS.md "Running on a libvirt lab"), which an empty placeholder would not hold
+    docs = [r for r in check_doc_paths.repo_files(SRC) if r.startswith("docs/") and r.endswith(".md")]
+    for rel in loader + docs + pool:
         os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(SRC, rel), os.path.join(d, rel))
     os.makedirs(os.path.join(d, "harness/case"), exist_ok=True)

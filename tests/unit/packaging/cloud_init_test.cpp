@@ -12,12 +12,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 using harness::packaging::CloudInitOptions;
 using harness::packaging::cloud_init_user_data;
 
 namespace {
+
+/// A token the agent's rule accepts (harness/agent/http/token.hpp judge_token).
+const char* const kToken = "cloud-init-test-token-0123456789-abcdefXYZ";
 
 class CloudInit : public ::testing::Test {
  protected:
@@ -26,7 +31,7 @@ class CloudInit : public ::testing::Test {
     dir = fs::temp_directory_path() / ("cloud-init-test-" + std::to_string(getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::ofstream(dir / "token") << "tok-123\n";
+    std::ofstream(dir / "token") << kToken << "\n";
     chmod((dir / "token").c_str(), 0600);
     make_deb("reclaim-harness", dir / "x.deb");
     make_deb("some-other-package", dir / "other.deb");
@@ -83,7 +88,7 @@ TEST_F(CloudInit, EmbeddedPackageTokenAndAgentEnabled) {
   YAML::Node f;
   ASSERT_TRUE(file(doc, "/etc/reclaim-harness/agent.token", f));
   EXPECT_EQ(f["permissions"].as<std::string>(), "0600");
-  EXPECT_EQ(f["content"].as<std::string>(), "tok-123");
+  EXPECT_EQ(f["content"].as<std::string>(), kToken);
   ASSERT_TRUE(file(doc, "/var/cache/reclaim-harness/reclaim-harness.deb", f));
   EXPECT_EQ(f["encoding"].as<std::string>(), "b64");
   // EVP_DecodeBlock pads to a multiple of 3: the package bytes are a prefix.
@@ -160,6 +165,22 @@ TEST_F(CloudInit, BadInputsNameTheOption) {
   EXPECT_NE(error_of(o).find("mode must be 0600"), std::string::npos);
   o.token_file = (dir / "missing").string();
   EXPECT_NE(error_of(o).find("--token-file"), std::string::npos);
+}
+
+// A token the agent would refuse to start with is refused here, on the workstation, naming
+// the file and the rule it breaks (else every VM of the fleet would come up without an agent).
+TEST_F(CloudInit, TokenTheAgentWouldRefuseIsRefused) {
+  CloudInitOptions o;
+  o.token_file = (dir / "weak").string();
+  o.deb_path = (dir / "x.deb").string();
+  for (const auto& [weak, why] : {std::pair<std::string, std::string>{"abababababababababababababababab", "only 2 different"},
+                                  {"0123456789abcdef0123456789abcdef", "repeated"}, {"short-token", "shorter than 32"}}) {
+    { std::ofstream(dir / "weak", std::ios::trunc) << weak << "\n"; }
+    chmod((dir / "weak").c_str(), 0600);
+    const std::string e = error_of(o);
+    EXPECT_NE(e.find("--token-file " + o.token_file + ": "), std::string::npos) << weak << ": " << e;
+    EXPECT_NE(e.find(why), std::string::npos) << weak << ": " << e;
+  }
 }
 
 TEST_F(CloudInit, OnlyThisProjectsPackageIsEmbedded) {

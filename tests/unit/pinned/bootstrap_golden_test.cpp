@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "analysis/bootstrap.hpp"
+#include "analysis/stats/bootstrap.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/schedule.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/plan/schedule.hpp"
 
 namespace hc = harness::campaign;
 

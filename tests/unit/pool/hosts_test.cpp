@@ -309,3 +309,18 @@ TEST(HostsFile, PreviewSaysWhichVmsAreNotBootedAndWhichAreMissing) {
   EXPECT_FALSE(none.reboot_between_cases);
   EXPECT_TRUE(none.not_booted.empty());
 }
+
+// Issue 59: a campaign's local guests take free slots, so its hosts file may list vm0 served by
+// local guest vm1 (`local_guest:`); the key is only for `local: true` entries.
+TEST(HostsFile, LocalGuestNamesTheSlotOfALocalEntryOnly) {
+  const auto e = hp::hosts::load_hosts(write_hosts("hosts:\n  - name: vm0\n    local_guest: vm1\n    url: http://127.0.0.1:4\n"
+                                                   "    token_file: /t\n    local: true\n"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "vm0");
+  EXPECT_EQ(e[0].local_guest, "vm1");
+  EXPECT_THAT(load_error("hosts:\n  - name: vm0\n    local_guest: vm1\n    url: http://127.0.0.1:4\n    token_file: /t\n"),
+              HasSubstr(":3:18: field hosts[0].local_guest: names a local guest: only with `local: true`"));
+  EXPECT_THAT(load_error("hosts:\n  - name: vm0\n    local_guest: 'a b'\n    url: http://127.0.0.1:4\n    token_file: /t\n"
+                         "    local: true\n"),
+              HasSubstr("field hosts[0].local_guest: 'a b' does not match"));
+}

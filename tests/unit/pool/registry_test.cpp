@@ -2,7 +2,7 @@
 // duplicate or malformed registration is refused, open_pool picks the campaign's engine or
 // the hosts engine for --hosts; each engine's provider block is parsed by that engine with
 // FILE:LINE:COL errors (through the campaign loader).
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/pool/local_qemu/config.hpp"
 #include "harness/pool/local_guest/local_host.hpp"

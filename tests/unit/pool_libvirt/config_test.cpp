@@ -2,7 +2,7 @@
 // naming FILE:LINE:COL and the field.
 #include "harness/pool/libvirt/config.hpp"
 
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "harness/pool/engine.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 #include "tests/common/small_campaign.hpp"
@@ -71,6 +71,7 @@ TEST(LibvirtConfig, IssueExampleAndPlacementAcrossHosts) {
   EXPECT_EQ(c.storage_pool, "reclaim-harness");
   EXPECT_EQ(c.storage_path, "/var/lib/libvirt/reclaim-harness");
   EXPECT_EQ(c.boot_timeout_s, 300);
+  EXPECT_EQ(c.connect_timeout_s, 30);
 }
 
 TEST(LibvirtConfig, EveryOptionalKey) {
@@ -86,6 +87,7 @@ TEST(LibvirtConfig, EveryOptionalKey) {
   storage_pool: rh2
   storage_path: /srv/rh
   boot_timeout_s: 120
+  connect_timeout_s: 5
 )");
   EXPECT_FALSE(c.fresh_guest_per_case);
   EXPECT_EQ(c.accelerator, "tcg");
@@ -93,6 +95,7 @@ TEST(LibvirtConfig, EveryOptionalKey) {
   EXPECT_EQ(c.storage_pool, "rh2");
   EXPECT_EQ(c.storage_path, "/srv/rh");
   EXPECT_EQ(c.boot_timeout_s, 120);
+  EXPECT_EQ(c.connect_timeout_s, 5);
   const auto& u = c.hosts[0].uri;
   EXPECT_EQ(u.port, 2222);
   EXPECT_EQ(u.keyfile, "/srv/lab/id key");
@@ -133,6 +136,8 @@ TEST(LibvirtConfig, Errors) {
             "c.yaml:4:42: field provider.hosts[0].gests: unknown key (did you mean 'guests'?)");
   EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  boot_timeout_s: 7200\n"),
             "c.yaml:4:19: field provider.boot_timeout_s: must be <= 3600 (got 7200)");
+  EXPECT_EQ(error_of("provider:\n  kind: libvirt\n  hosts: [{uri: 'qemu:///system', guests: 1}]\n  connect_timeout_s: 0\n"),
+            "c.yaml:4:22: field provider.connect_timeout_s: must be > 0 (got 0)");
 }
 
 TEST(LibvirtEngine, RegisteredAndParsedThroughTheCampaignLoader) {

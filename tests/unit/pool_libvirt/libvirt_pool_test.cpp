@@ -5,8 +5,14 @@
 // clones, domain XML, owner metadata, adoption, refusal, capacity, liveness, cleanup.
 #include "harness/pool/libvirt/libvirt_pool.hpp"
 
+#include "harness/campaign/commands/plan_command.hpp"
+#include "harness/campaign/runner/runner.hpp"
+#include "harness/cli/exit_codes.hpp"
 #include "harness/digest/sha256.hpp"
+#include "harness/pool/capacity.hpp"
+#include "harness/pool/libvirt/deadline.hpp"
 #include "harness/pool/host_costs.hpp"
+#include "harness/pool/host_identity.hpp"
 #include "harness/pool/libvirt/domain_xml.hpp"
 #include "harness/pool/libvirt/image_staging.hpp"
 #include "harness/pool/libvirt/virt.hpp"
@@ -15,13 +21,21 @@
 #include "harness/vm/subprocess.hpp"
 
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using namespace harness::pool;
@@ -154,7 +168,7 @@ class LibvirtPoolTest : public ::testing::Test {
 }  // namespace
 
 TEST_F(LibvirtPoolTest, GuestsAreNamedAcrossHostsInOrder) {
-  LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({2, 1}), libvirt::GuestShape{}, hooks());
   const auto guests = addresses(pool.acquire(context()));
   ASSERT_EQ(guests.size(), 3u);
   EXPECT_EQ(guests[0].name, "vm0");
@@ -176,7 +190,7 @@ TEST_F(LibvirtPoolTest, GuestsAreNamedAcrossHostsInOrder) {
 }
 
 TEST_F(LibvirtPoolTest, DomainXmlHasTheCampaignShape) {
-  LibvirtPool pool(config({1}), GuestShape{1, 1024, 256}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{1, 1024, 256}, hooks());
   pool.acquire(context());
   const std::string x = pool.live_domain_xml("vm0");
   EXPECT_NE(x.find("<vcpu placement='static'>1</vcpu>"), std::string::npos) << x;
@@ -197,7 +211,7 @@ TEST_F(LibvirtPoolTest, DomainXmlHasTheCampaignShape) {
 
 TEST_F(LibvirtPoolTest, ImagesAreUploadedOnceAndTheTokenGoesIntoItsSlot) {
   {
-    LibvirtPool pool(config({2}), GuestShape{}, hooks());
+    LibvirtPool pool(config({2}), libvirt::GuestShape{}, hooks());
     pool.acquire(context());
     // one upload per artifact, although two guests booted
     ASSERT_EQ(io_->uploads.size(), 3u);
@@ -221,7 +235,7 @@ TEST_F(LibvirtPoolTest, ImagesAreUploadedOnceAndTheTokenGoesIntoItsSlot) {
     pool.release();
   }
   // a later campaign on the same hypervisor: nothing uploaded again, the slotted disk reused
-  LibvirtPool again(config({1}), GuestShape{}, hooks());
+  LibvirtPool again(config({1}), libvirt::GuestShape{}, hooks());
   again.acquire(context("other", "other.db"));
   EXPECT_EQ(io_->uploads.size(), 3u);
   EXPECT_TRUE(again.uploads().empty());
@@ -235,7 +249,7 @@ TEST_F(LibvirtPoolTest, CapacityReadsTheHost) {
   // the test driver reports no buffers/cache: capacity is free memory alone there
   ASSERT_NE(virNodeGetMemoryStats(conn_.get(), VIR_NODE_MEMORY_STATS_ALL_CELLS, nullptr, &nstats, 0), 0);
   // Two entries with the same URI are one machine: one host whose guests are both entries'.
-  LibvirtPool pool(config({2, 1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({2, 1}), libvirt::GuestShape{}, hooks());
   auto cap = pool.capacity();
   ASSERT_EQ(cap.size(), 1u);
   const auto free_mib = static_cast<std::int64_t>(virNodeGetFreeMemory(conn_.get()) / (1024 * 1024));
@@ -275,7 +289,7 @@ TEST_F(LibvirtPoolTest, TwoUrisToTheSameMachineAreOneHost) {
   std::free(b);
   LibvirtConfig c = config({1});
   c.hosts.push_back({parse_uri(other), 1});
-  LibvirtPool pool(c, GuestShape{}, hooks());
+  LibvirtPool pool(c, libvirt::GuestShape{}, hooks());
   const auto cap = pool.capacity();
   ASSERT_EQ(cap.size(), 1u);
   EXPECT_EQ(cap[0].host, kTestUri);
@@ -292,7 +306,7 @@ TEST_F(LibvirtPoolTest, AHostIsKnownByItsIdentityWithoutCredentialsOrOptions) {
   LibvirtConfig c = config({1});
   c.hosts[0].uri = parse_uri(std::string(kTestUri) + "?keyfile=/home/me/.ssh/lab&no_verify=1");
   c.hosts.push_back({parse_uri(std::string(kTestUri) + "?keyfile=/moved/key"), 1});
-  LibvirtPool pool(c, GuestShape{}, hooks());
+  LibvirtPool pool(c, libvirt::GuestShape{}, hooks());
   const auto cap = pool.capacity();
   ASSERT_EQ(cap.size(), 1u);
   EXPECT_EQ(cap[0].host, kTestUri);
@@ -308,7 +322,7 @@ TEST_F(LibvirtPoolTest, AnUnreachableHostIsListedNotThrown) {
   const std::string gone = "test://" + (root_ / "no-such-driver-state.xml").string();
   LibvirtConfig c = config({1});
   c.hosts.push_back({parse_uri(gone), 2});
-  LibvirtPool pool(c, GuestShape{}, hooks());
+  LibvirtPool pool(c, libvirt::GuestShape{}, hooks());
   std::vector<HostCapacity> cap;
   ASSERT_NO_THROW(cap = pool.capacity());
   ASSERT_EQ(cap.size(), 2u);
@@ -334,7 +348,7 @@ TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded)
     return HostAccel{"kvm", request + ": " + std::string(kTestUri) + " kvm trial domain printed the kernel banner after 0.5 s"};
   };
   {
-    LibvirtPool pool(config({2}), GuestShape{}, h);
+    LibvirtPool pool(config({2}), libvirt::GuestShape{}, h);
     pool.acquire(context());
     pool.release();
   }
@@ -346,7 +360,7 @@ TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded)
   EXPECT_EQ(costs.boot.samples, 2);
   EXPECT_EQ(costs.accelerator, "kvm");
   {
-    LibvirtPool again(config({2}), GuestShape{}, h);
+    LibvirtPool again(config({2}), libvirt::GuestShape{}, h);
     const auto guests = addresses(again.acquire(context()));
     EXPECT_EQ(trials, 1);  // the cached verdict
     for (const auto& g : guests) EXPECT_EQ(g.accelerator, "kvm") << g.name;
@@ -358,7 +372,7 @@ TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded)
   // another image: another key, a new trial
   make_image(root_ / "image-b", "B");
   h.default_image_dir = (root_ / "image-b").string();
-  LibvirtPool other(config({1}), GuestShape{}, h);
+  LibvirtPool other(config({1}), libvirt::GuestShape{}, h);
   other.acquire(context());
   EXPECT_EQ(trials, 2);
   other.release();
@@ -367,7 +381,7 @@ TEST_F(LibvirtPoolTest, TheKvmVerdictIsCachedPerHostAndMeasuredCostsAreRecorded)
 TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {
   LibvirtConfig c = config({1});
   c.fresh_guest_per_case = false;
-  LibvirtPool pool(c, GuestShape{}, hooks());
+  LibvirtPool pool(c, libvirt::GuestShape{}, hooks());
   EXPECT_NE(pool.describe().find("engine libvirt: 1 guest(s) on test:///default (vm0)"), std::string::npos)
       << pool.describe();
   const auto g = pool.acquire(context());
@@ -378,21 +392,21 @@ TEST_F(LibvirtPoolTest, GuestsCarryTheirHostAndTheCampaignsFreshBootChoice) {
       << pool.describe();
   EXPECT_NE(pool.describe().find("one domain per guest for the whole run"), std::string::npos) << pool.describe();
   pool.release();
-  LibvirtPool fresh(config({1}), GuestShape{}, hooks());
+  LibvirtPool fresh(config({1}), libvirt::GuestShape{}, hooks());
   EXPECT_TRUE(fresh.acquire(context())[0]->fresh_boot_per_case());
   fresh.release();
 }
 
 TEST_F(LibvirtPoolTest, ReleaseOrphansStopsOnlyThisCampaignsDomains) {
-  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({2}), libvirt::GuestShape{}, hooks());
   a->acquire(context());
   a.reset();  // killed after its last import: its domains keep running
   ASSERT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
   // another campaign's runner with nothing left to run touches none of them
-  LibvirtPool other(config({2}), GuestShape{}, hooks());
+  LibvirtPool other(config({2}), libvirt::GuestShape{}, hooks());
   other.release_orphans(context("other", "camp.db"));
   EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
-  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  LibvirtPool b(config({2}), libvirt::GuestShape{}, hooks());
   b.release_orphans(context());
   EXPECT_TRUE(domains_with_prefix(conn_.get(), prefix_).empty());
   EXPECT_NE(output().find("stopped 2 domain(s) an earlier runner of campaign camp left running"), std::string::npos)
@@ -404,13 +418,13 @@ TEST_F(LibvirtPoolTest, ReleaseOrphansStopsOnlyThisCampaignsDomains) {
   // a host that cannot be reached is reported, not thrown
   LibvirtConfig bad = config({1});
   bad.hosts[0].uri = parse_uri("qemu+tcp://127.0.0.1:1/system");
-  LibvirtPool unreachable(bad, GuestShape{}, hooks());
+  LibvirtPool unreachable(bad, libvirt::GuestShape{}, hooks());
   unreachable.release_orphans(context());
   EXPECT_NE(output().find("libvirt: could not stop what an earlier runner left"), std::string::npos) << output();
 }
 
 TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
-  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({2}), libvirt::GuestShape{}, hooks());
   const auto ga = addresses(a->acquire(context()));
   const int id0 = domain_id(conn_.get(), prefix_ + "vm0"), id1 = domain_id(conn_.get(), prefix_ + "vm1");
   ASSERT_GT(id0, 0);
@@ -419,7 +433,7 @@ TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
   EXPECT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
 
   // another campaign (or the same campaign into another DB) is refused, naming the owner
-  LibvirtPool other(config({2}), GuestShape{}, hooks());
+  LibvirtPool other(config({2}), libvirt::GuestShape{}, hooks());
   try {
     other.acquire(context("intruder", "camp.db"));
     FAIL() << "another campaign's acquire succeeded";
@@ -431,12 +445,12 @@ TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
         << m;
     EXPECT_NE(m.find("not to 'intruder'"), std::string::npos) << m;
   }
-  LibvirtPool other_db(config({2}), GuestShape{}, hooks());
+  LibvirtPool other_db(config({2}), libvirt::GuestShape{}, hooks());
   EXPECT_THROW(other_db.acquire(context("camp", "elsewhere.db")), PoolError);
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);  // refusal touched nothing
 
   // the same campaign and DB adopts: same domains, same URLs' tokens, no boot
-  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  LibvirtPool b(config({2}), libvirt::GuestShape{}, hooks());
   const auto gb = addresses(b.acquire(context()));
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm0"), id0);
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm1"), id1);
@@ -452,12 +466,12 @@ TEST_F(LibvirtPoolTest, AdoptsAfterARunnerKillAndRefusesAnotherCampaign) {
 }
 
 TEST_F(LibvirtPoolTest, AnUnansweringOrphanIsReplacedAndAnUnownedDomainRefused) {
-  auto a = std::make_unique<LibvirtPool>(config({1}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({1}), libvirt::GuestShape{}, hooks());
   a->acquire(context());
   const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
   a.reset();
   healthy_ = false;  // the orphan's agent does not answer ...
-  LibvirtPool b(config({1}), GuestShape{}, hooks());
+  LibvirtPool b(config({1}), libvirt::GuestShape{}, hooks());
   std::thread answer_later([this] {
     // ... until the replacement boots (the adoption wait is 1 s)
     for (int i = 0; i < 400 && output().find("destroying it and booting again") == std::string::npos; ++i)
@@ -480,7 +494,7 @@ TEST_F(LibvirtPoolTest, AnUnansweringOrphanIsReplacedAndAnUnownedDomainRefused) 
                           "<os><type arch='x86_64' machine='q35'>hvm</type><kernel>/k</kernel></os></domain>";
   Domain stray(virDomainCreateXML(conn_.get(), xml.c_str(), 0));
   ASSERT_TRUE(stray) << last_error();
-  LibvirtPool c(config({1}), GuestShape{}, hooks());
+  LibvirtPool c(config({1}), libvirt::GuestShape{}, hooks());
   try {
     c.acquire(context());
     FAIL() << "an unowned domain was taken";
@@ -490,10 +504,10 @@ TEST_F(LibvirtPoolTest, AnUnansweringOrphanIsReplacedAndAnUnownedDomainRefused) 
 }
 
 TEST_F(LibvirtPoolTest, AShrunkCampaignDestroysItsExtraDomains) {
-  auto a = std::make_unique<LibvirtPool>(config({3}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({3}), libvirt::GuestShape{}, hooks());
   a->acquire(context());
   a.reset();
-  LibvirtPool b(config({2}), GuestShape{}, hooks());
+  LibvirtPool b(config({2}), libvirt::GuestShape{}, hooks());
   b.acquire(context());
   EXPECT_EQ(domain_id(conn_.get(), prefix_ + "vm2"), -1);
   EXPECT_NE(output().find("destroying domain " + prefix_ + "vm2 (guest vm2 is no longer in the campaign)"), std::string::npos)
@@ -502,7 +516,7 @@ TEST_F(LibvirtPoolTest, AShrunkCampaignDestroysItsExtraDomains) {
 }
 
 TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
-  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, hooks());
   const auto g = pool.acquire(context());
   const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
   const std::string sha_b = make_image(root_ / "image-b", "B");
@@ -539,7 +553,7 @@ TEST_F(LibvirtPoolTest, FreshBootRecreatesTheDomainWithTheVariant) {
 }
 
 TEST_F(LibvirtPoolTest, LivenessFollowsTheDomainState) {
-  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, hooks());
   const auto g = pool.acquire(context());
   EXPECT_EQ(g[0]->liveness(), Liveness::Running);
   {
@@ -555,7 +569,7 @@ TEST_F(LibvirtPoolTest, LivenessFollowsTheDomainState) {
 
 // An Instance releases its own guest only; the pool's release() then takes what is left.
 TEST_F(LibvirtPoolTest, AnInstanceReleasesItsOwnDomainOnly) {
-  LibvirtPool pool(config({2}), GuestShape{}, hooks());
+  LibvirtPool pool(config({2}), libvirt::GuestShape{}, hooks());
   const auto g = pool.acquire(context());
   ASSERT_EQ(g.size(), 2u);
   ASSERT_EQ(domains_with_prefix(conn_.get(), prefix_).size(), 2u);
@@ -569,7 +583,7 @@ TEST_F(LibvirtPoolTest, AnInstanceReleasesItsOwnDomainOnly) {
 
 TEST_F(LibvirtPoolTest, BootErrorWhenTheAgentNeverAnswers) {
   healthy_ = false;
-  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, hooks());
   try {
     pool.acquire(context());
     FAIL() << "acquire succeeded without an agent";
@@ -583,7 +597,7 @@ TEST_F(LibvirtPoolTest, BootErrorWhenTheAgentNeverAnswers) {
 }
 
 TEST_F(LibvirtPoolTest, ExplicitKvmWithoutKvmIsAnError) {
-  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, hooks());
   AcquireContext ctx = context();
   ctx.accelerator = "kvm";
   try {
@@ -608,7 +622,7 @@ TEST_F(LibvirtPoolTest, AHostThatReportsKvmGetsKvmDomains) {
     kernels.push_back(t.kernel);
     return HostAccel{"kvm", request + ": " + std::string(kTestUri) + " kvm trial domain printed the kernel banner after 0.5 s"};
   };
-  LibvirtPool pool(config({2}), GuestShape{}, h);
+  LibvirtPool pool(config({2}), libvirt::GuestShape{}, h);
   const auto guests = addresses(pool.acquire(context()));
   ASSERT_EQ(guests.size(), 2u);
   EXPECT_EQ(requests, (std::vector<std::string>{"auto"}));  // once per host, not per guest
@@ -631,7 +645,7 @@ TEST_F(LibvirtPoolTest, AHostThatReportsKvmGetsKvmDomains) {
 }
 
 TEST_F(LibvirtPoolTest, DownDestroysOnlyTheHarnessDomainsAsked) {
-  auto a = std::make_unique<LibvirtPool>(config({2}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({2}), libvirt::GuestShape{}, hooks());
   a->acquire(context());
   a.reset();
   const std::string xml = "<domain type='qemu'><name>" + prefix_ + "hand</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
@@ -650,7 +664,7 @@ TEST_F(LibvirtPoolTest, DownDestroysOnlyTheHarnessDomainsAsked) {
 }
 
 TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
-  LibvirtPool pool(config({2}), GuestShape{}, hooks());
+  LibvirtPool pool(config({2}), libvirt::GuestShape{}, hooks());
   const auto g = pool.acquire(context());
   const int id0 = domain_id(conn_.get(), prefix_ + "vm0");
   const auto acquired = pool.last_boot("vm0");
@@ -682,7 +696,7 @@ TEST_F(LibvirtPoolTest, TheFirstCaseRunsInTheBootOfAcquire) {
 }
 
 TEST_F(LibvirtPoolTest, AGuestWhoseBootOfAcquireDiedIsBootedForItsFirstCase) {
-  LibvirtPool pool(config({1}), GuestShape{}, hooks());
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, hooks());
   const auto g = pool.acquire(context());
   {
     Domain d(virDomainLookupByName(conn_.get(), (prefix_ + "vm0").c_str()));
@@ -700,10 +714,10 @@ TEST_F(LibvirtPoolTest, AGuestWhoseBootOfAcquireDiedIsBootedForItsFirstCase) {
 TEST_F(LibvirtPoolTest, ImagesDownDeletesOnlyTheImagesNoOtherCampaignClaims) {
   const std::string camp_db = (root_ / "camp.db").string(), other_db = (root_ / "other.db").string();
   {
-    LibvirtPool a(config({1}), GuestShape{}, hooks());
+    LibvirtPool a(config({1}), libvirt::GuestShape{}, hooks());
     a.acquire(context("camp", "camp.db"));
     a.release();
-    LibvirtPool b(config({1}), GuestShape{}, hooks());
+    LibvirtPool b(config({1}), libvirt::GuestShape{}, hooks());
     b.acquire(context("other", "other.db"));
     b.release();
   }
@@ -737,7 +751,7 @@ TEST_F(LibvirtPoolTest, ImagesDownDeletesOnlyTheImagesNoOtherCampaignClaims) {
 }
 
 TEST_F(LibvirtPoolTest, PurgeRemovesThePoolAndTheCachedDisksOnceNoHarnessDomainRuns) {
-  auto a = std::make_unique<LibvirtPool>(config({1}), GuestShape{}, hooks());
+  auto a = std::make_unique<LibvirtPool>(config({1}), libvirt::GuestShape{}, hooks());
   a->acquire(context());
   a.reset();  // a killed runner: its domain keeps running
   const fs::path cached = root_ / "cache" / "libvirt" / "images" / image_sha_.substr(0, 16) / "disk-base.img";
@@ -769,7 +783,7 @@ TEST_F(LibvirtPoolTest, AcquireWarnsWhenThisMachinesKvmIsClosedToTheQemuUser) {
   std::ofstream(host / "etc" / "group") << "libvirt-qemu:x:64055:\n";
   PoolHooks h = hooks();
   h.host_root = host.string();
-  LibvirtPool pool(config({1}), GuestShape{}, h);
+  LibvirtPool pool(config({1}), libvirt::GuestShape{}, h);
   pool.acquire(context());
   EXPECT_NE(output().find("libvirt test:///default: warning: /dev/kvm is "), std::string::npos) << output();
   EXPECT_NE(output().find("libvirt's qemu user libvirt-qemu (groups libvirt-qemu) cannot open it"), std::string::npos)
@@ -793,4 +807,182 @@ TEST(LibvirtConnect, FailureNamesHostKeyVerificationAndQuotesTheUri) {
             std::string::npos) << daemon;
   EXPECT_EQ(connect_failure("qemu:///system", "x").find("`virsh -c qemu:///system list`"),
             connect_failure("qemu:///system", "x").find("`virsh"));  // nothing to quote, no quotes
+}
+
+// Issue 59 item 1: a hypervisor given by IP whose SSH port accepts TCP and never sends a
+// banner. Before, libvirt's ssh (no ConnectTimeout) waited on it for ever: `harness plan` of
+// such a lab printed nothing for more than 300 s (the same command with the binary of e46c99b,
+// under `timeout 60`, was killed at 60 s with no output). Now every question to a host before
+// the first case has a deadline (deadline.hpp): plan says "not judged: no answer in N s" and
+// goes on, run refuses naming the host, and ssh gives up by itself (no ssh process is left).
+namespace {
+
+/// A TCP listener on 127.0.0.1 that accepts every connection and never writes: an SSH port
+/// whose server never sends its banner.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      throw std::runtime_error(std::string("silent listener: ") + std::strerror(errno));
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 100) == 1)
+          if (const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC); c >= 0) {
+            held_.push_back(c);  // held open, never written to
+            ++accepted_;
+          }
+      }
+    });
+  }
+  ~SilentListener() {
+    stop_ = true;
+    thread_.join();
+    for (int c : held_) ::close(c);
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+  int accepted() const { return accepted_; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::vector<int> held_;
+  std::thread thread_;
+};
+
+/// Children of this process whose command is ssh and which have not exited (zombies aside).
+int live_ssh_children() {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;  // /proc/net, /proc/sys ...
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos || stat.find("(ssh)") == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == ::getpid() && state != 'Z') ++n;
+  }
+  return n;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_F(LibvirtPoolTest, ASilentSshHostIsNotJudgedAfterTheDeadlineAndSshGivesUp) {
+  SilentListener silent;
+  LibvirtConfig c = config({1});
+  const std::string uri = "qemu+ssh://root@127.0.0.1:" + std::to_string(silent.port()) + "/system?no_verify=1";
+  c.hosts.push_back({parse_uri(uri), 1});
+  c.connect_timeout_s = 2;
+  LibvirtPool pool(c, libvirt::GuestShape{}, hooks());
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto cap = pool.capacity();
+  const double took = seconds_since(t0);
+  EXPECT_GE(took, 1.9);
+  EXPECT_LT(took, 15.0);
+  ASSERT_EQ(cap.size(), 2u);
+  EXPECT_TRUE(cap[0].unreachable.empty()) << cap[0].unreachable;  // the other host is judged as usual
+  EXPECT_GT(cap[0].cores, 0);
+  EXPECT_EQ(cap[1].no_answer_s, 2);
+  EXPECT_NE(cap[1].unreachable.find("no answer in 2 s (libvirt " + uri), std::string::npos) << cap[1].unreachable;
+  EXPECT_EQ(cap[1].cores, 0);
+  EXPECT_EQ(cap[1].guests, (std::vector<std::string>{"vm1"}));
+  EXPECT_GE(silent.accepted(), 1);  // ssh reached the port: silence, not a refused connection
+  const auto v = check_capacity(cap, harness::pool::GuestShape{1, 1024}, false, "libvirt");
+  EXPECT_NE(v.table.find("not judged: no answer in 2 s; judged again at run"), std::string::npos) << v.table;
+  EXPECT_EQ(v.unreachable.size(), 1u);
+  // ssh's own ConnectTimeout ended it: nothing of this question is left running.
+  const auto t1 = std::chrono::steady_clock::now();
+  while (live_ssh_children() > 0 && seconds_since(t1) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(live_ssh_children(), 0);
+  // A connection for a boot has the same deadline (connect(): acquire refuses, naming the host).
+  const auto t2 = std::chrono::steady_clock::now();
+  try {
+    pool.acquire(context());
+    ADD_FAILURE() << "acquire booted on a silent host";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("no answer in 2 s"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(seconds_since(t2), 15.0);
+  pool.release();
+}
+
+TEST(LibvirtDeadline, TheSshWrapperAddsConnectTimeoutToTheUrisOwnProgram) {
+  EXPECT_EQ(ssh_wrapper_text("ssh", 30).substr(ssh_wrapper_text("ssh", 30).rfind("exec")),
+            "exec ssh -o ConnectTimeout=30 \"$@\"\n");
+  EXPECT_NE(ssh_wrapper_text("/opt/my ssh", 5).find("exec '/opt/my ssh' -o ConnectTimeout=5 \"$@\""), std::string::npos);
+  const fs::path dir = fs::temp_directory_path() / ("hk-deadline-" + std::to_string(::getpid()));
+  const auto u = parse_uri("qemu+ssh://lab@hv2:2222/system?keyfile=/k&command=/opt/wrap%20ssh&no_verify=1");
+  const std::string text = deadline_uri(u, 7, dir.string());
+  // The URI's other parameters stay; its command= is replaced by the wrapper, which runs it.
+  EXPECT_EQ(text.rfind("qemu+ssh://lab@hv2:2222/system?keyfile=/k&no_verify=1&command=" + dir.string() + "/ssh-deadline-", 0),
+            0u) << text;
+  const std::string file = text.substr(text.find("command=") + 8);
+  ASSERT_TRUE(fs::exists(file)) << file;
+  EXPECT_EQ(harness::vm::read_file(file), ssh_wrapper_text("/opt/wrap ssh", 7));
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all, fs::perms::owner_all);
+  // Other transports are handed over as written (the thread's deadline still holds for them).
+  EXPECT_EQ(deadline_uri(parse_uri("qemu:///system"), 7, dir.string()), "qemu:///system");
+  EXPECT_THROW(deadline_uri(u, 0, dir.string()), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+// The same through the commands: `harness plan` of a lab with the silent host prints the
+// design and "not judged: no answer in 2 s" (exit 0), and `harness run` refuses before
+// anything is stored, naming the host, each within seconds of the deadline.
+TEST_F(LibvirtPoolTest, PlanSaysNoAnswerAndRunRefusesWithinTheDeadline) {
+  SilentListener silent;
+  std::string yaml = harness::vm::read_file(std::string(HARNESS_SOURCE_DIR) + "/tests/vm/pool_libvirt/libvirt-campaign.yaml");
+  const std::string uri = "qemu+ssh://root@127.0.0.1:" + std::to_string(silent.port()) + "/system?no_verify=1";
+  const std::string hosts = "    - {uri: \"@SYSTEM_URI@\", guests: 1}\n    - {uri: \"@SSH_URI@\", guests: 1}\n";
+  ASSERT_NE(yaml.find(hosts), std::string::npos);
+  yaml.replace(yaml.find(hosts), hosts.size(), "    - {uri: \"" + uri + "\", guests: 1}\n");
+  yaml.replace(yaml.find("  boot_timeout_s: 300\n"), 21, "  boot_timeout_s: 300\n  connect_timeout_s: 2\n");
+  const std::string file = (root_ / "lab.yaml").string();
+  std::ofstream(file) << yaml;
+  ::setenv("XDG_CACHE_HOME", (root_ / "xdg").c_str(), 1);
+  namespace hc = harness::campaign;
+  hc::CommandEnv env;
+  std::FILE* out = std::fopen((root_ / "plan.txt").c_str(), "w+");
+  env.out = env.err = out;
+  env.image_dir = [this] { return (root_ / "image").string(); };
+  const auto t0 = std::chrono::steady_clock::now();
+  const int code = harness::cli::exit_code_of(hc::plan_command(hc::load_campaign(file), hc::PlanRequest{}, env));
+  EXPECT_LT(seconds_since(t0), 15.0);
+  std::fclose(out);
+  const std::string printed = harness::vm::read_file((root_ / "plan.txt").string());
+  EXPECT_EQ(code, 0) << printed;
+  EXPECT_NE(printed.find("not judged: no answer in 2 s; judged again at run"), std::string::npos) << printed;
+  const std::string host = host_identity(uri);  // the URI without its options (harness/pool/README.md)
+  EXPECT_NE(printed.find("unreachable: " + host + ": no answer in 2 s (libvirt " + uri), std::string::npos) << printed;
+  EXPECT_NE(printed.find("schedule sha256 "), std::string::npos) << printed;  // the plan went on
+  hc::RunOptions o;
+  o.db_path = (root_ / "run.db").string();
+  const auto t1 = std::chrono::steady_clock::now();
+  try {
+    hc::run_campaign(hc::load_campaign(file), o);
+    ADD_FAILURE() << "run started with a silent host";
+  } catch (const PoolError& e) {
+    EXPECT_NE(std::string(e.what()).find("capacity cannot be judged: host(s) not answering"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(host + ": no answer in 2 s"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(seconds_since(t1), 15.0);
+  EXPECT_FALSE(fs::exists(o.db_path));
+  ::unsetenv("XDG_CACHE_HOME");
 }

@@ -249,7 +249,7 @@ TEST(Qualify, JsonAndTable) {
 }
 
 // `harness run` compares these `recorded` values across the fleet and checks the commit
-// pin against source_commit/source_dirty (harness/campaign/preflight.hpp): the report must
+// pin against source_commit/source_dirty (harness/campaign/runner/preflight.hpp): the report must
 // carry every one of them.
 TEST(Qualify, RecordsEveryValueTheFleetPreflightCompares) {
   Scratch s(fixtures() + "/6.1.0-57-cloud-amd64/root");

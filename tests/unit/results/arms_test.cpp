@@ -135,11 +135,12 @@ void expect_intact_version5(const std::string& path, const Before& before) {
   EXPECT_EQ(count(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0);
 }
 
-/// Asserts that `db` is the fixture converted: the current version (7), every table and view of
-/// `before` with the same rows (cases with engine_kind NULL), the same schema objects plus arms
+/// Asserts that `db` is the fixture converted: the current version (8), every table and view of
+/// `before` with the same rows (cases with engine_kind NULL, telemetry with version 8's columns
+/// NULL), the same schema objects plus arms
 /// and the version-6 triggers, no CHECK list, foreign keys intact.
 void expect_converted(results::Db& db, const Before& before) {
-  EXPECT_EQ(schema_version(db), "7");
+  EXPECT_EQ(schema_version(db), "8");
   Snapshot after = snapshot(db);
   ASSERT_EQ(after.count("arms"), 1u);
   after.erase("arms");
@@ -147,6 +148,9 @@ void expect_converted(results::Db& db, const Before& before) {
   want["schema_info"] = {};
   after["schema_info"] = {};  // the version differs (checked above)
   for (auto& row : want["cases"]) row += "engine_kind=NULL|";  // version 7's column: not recorded before
+  for (const char* t : {"telemetry", "telemetry_rows"})  // version 8's columns: not recorded before
+    for (auto& row : want[t])
+      row += "kswapd_cpu_us=NULL|bg_cpu_usage_us=NULL|bg_cpu_system_us=NULL|fg_cpu_usage_us=NULL|fg_cpu_system_us=NULL|";
   for (const auto& [name, rows] : want) {
     SCOPED_TRACE(name);
     ASSERT_EQ(after.count(name), 1u);
@@ -171,7 +175,7 @@ void expect_converted(results::Db& db, const Before& before) {
 TEST(SchemaV6, NewFilesHaveAnEmptyArmsTableAndNoListOfNames) {
   test_support::TempDir dir("hk-arms");
   results::Db db(dir / "bundle.db", results::Db::Mode::Create);
-  EXPECT_EQ(schema_version(db), "7");
+  EXPECT_EQ(schema_version(db), "8");
   EXPECT_EQ(count(db, "SELECT count(*) FROM arms"), 0);
   EXPECT_EQ(table_columns(db, "main", "arms"),
             (std::vector<std::string>{"name", "policy", "params_json", "sha256", "position"}));
@@ -210,7 +214,7 @@ TEST(SchemaV6, AVersionFiveFileIsConvertedKeepingEveryRowAndGetsItsArms) {
     }
     // Converted once: opened again it is the same.
     results::Db db(path, results::Db::Mode::ReadWrite);
-    EXPECT_EQ(schema_version(db), "7");
+    EXPECT_EQ(schema_version(db), "8");
     EXPECT_EQ(arms(db), kFixtureArms);
   }
 }
@@ -272,7 +276,7 @@ TEST(SchemaV6, AVersionFourFileIsConvertedStraightToVersionSix) {
       "('s', 'c', 'vm0', 'r', 1, 'static-zram', NULL, 'completed', '{}');"
       "INSERT INTO telemetry(case_id, t_ns, bg_some_us) VALUES ('b', 1, 10), ('s', 1, 20);"));
   results::Db db(path, results::Db::Mode::ReadWrite);
-  EXPECT_EQ(schema_version(db), "7");
+  EXPECT_EQ(schema_version(db), "8");
   EXPECT_EQ(arms(db),
             (std::vector<ArmRow>{study_arm("static-zram", "{}", 0), study_arm("bounded-reclaim", "{\"dose_mib\":96}", 1)}));
   EXPECT_EQ(count(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%before_v%'"), 0);
@@ -373,7 +377,7 @@ TEST(SchemaV6, AVersionFourConversionKilledPartWayLeavesTheFileAtVersionFour) {
       EXPECT_EQ(snapshot(db), v4);
     }
     results::Db db(path, results::Db::Mode::ReadWrite);
-    EXPECT_EQ(schema_version(db), "7");
+    EXPECT_EQ(schema_version(db), "8");
     EXPECT_EQ(count(db, "SELECT count(*) FROM canary_requests WHERE case_id = 's'"), 1000);
     EXPECT_EQ(arms(db), (std::vector<ArmRow>{study_arm("static-zram", "{}", 0)}));
   }
@@ -472,6 +476,9 @@ TEST(SchemaV6, VersionFiveBundlesImportIntoAVersionSixCampaignDb) {
   ASSERT_EQ(want.at("canary_requests").size(), 240u);
   ASSERT_EQ(want.at("reclaim_actions").size(), 1u);
   for (auto& row : want["cases"]) row += "engine_kind=NULL|";  // version 7's column: the runner writes it, not the bundle
+  // Version 8's telemetry columns: a version-5 bundle has none, so they stay NULL.
+  for (auto& row : want["telemetry"])
+    row += "kswapd_cpu_us=NULL|bg_cpu_usage_us=NULL|bg_cpu_system_us=NULL|fg_cpu_usage_us=NULL|fg_cpu_system_us=NULL|";
   results::Db campaign(dir / "campaign.db", results::Db::Mode::Create);
   for (const auto& a : {study_arm("static-zram", "{}", 0), study_arm("bounded-reclaim", "{\"dose_mib\":96}", 1)}) {
     results::Stmt ins(campaign, "INSERT INTO arms(name, policy, params_json, sha256, position) VALUES (?1, ?2, ?3, ?4, ?5)");

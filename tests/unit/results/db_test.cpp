@@ -69,7 +69,7 @@ TEST(StmtBindAll, MoreValuesThanParametersThrowsDbError) {
 }
 
 // A version-6 database (no cases.engine_kind) gains the column, NULL for its cases (the engine
-// that gave their guests was not recorded), and version 7 when opened for writing; read-only it
+// that gave their guests was not recorded), and the current version when opened for writing; read-only it
 // is read as it is.
 TEST(DbMigration, VersionSixGainsTheEngineKindColumn) {
   const auto path = TempDb::fresh("migrate_v6");
@@ -89,7 +89,7 @@ TEST(DbMigration, VersionSixGainsTheEngineKindColumn) {
   results::Db db(path, results::Db::Mode::ReadWrite);
   results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "7");
+  EXPECT_EQ(v.text(0), "8");
   results::Stmt c(db, "SELECT host_uri, engine_kind FROM cases WHERE case_id = 'c1'");
   ASSERT_TRUE(c.step());
   EXPECT_EQ(c.text(0), "local:h");
@@ -98,6 +98,60 @@ TEST(DbMigration, VersionSixGainsTheEngineKindColumn) {
   results::Stmt last(db, "SELECT name FROM pragma_table_info('cases') ORDER BY cid DESC LIMIT 1");
   ASSERT_TRUE(last.step());
   EXPECT_EQ(last.text(0), "engine_kind");
+}
+
+// A version-7 database (telemetry without the reclaim CPU columns, its view without them) gains
+// them in telemetry_rows, NULL for its samples, last in the column order; the view telemetry and
+// its triggers are made again with them, and version 8 is recorded, when opened for writing;
+// read-only it is read as it is.
+TEST(DbMigration, VersionSevenGainsTheReclaimCpuColumns) {
+  const auto path = TempDb::fresh("migrate_v7");
+  {
+    results::Db db(path, results::Db::Mode::Create);
+  }
+  // Version 7's layout: telemetry_rows without the five columns, and a view without them (the
+  // view's columns do not matter to the conversion, only that it lacks the new ones).
+  std::string sql = "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, spec_json) "
+                    "VALUES ('c1', 'x', 'vm0', 'r', 1, 'static-zram', 'completed', '{}');"
+                    "INSERT INTO telemetry(case_id, t_ns, bg_some_us) VALUES ('c1', 5, 17);"
+                    "DROP VIEW telemetry;";
+  for (const char* c : {"kswapd_cpu_us", "bg_cpu_usage_us", "bg_cpu_system_us", "fg_cpu_usage_us", "fg_cpu_system_us"})
+    sql += std::string("ALTER TABLE telemetry_rows DROP COLUMN ") + c + ";";
+  sql += "CREATE VIEW telemetry AS SELECT c.case_id AS case_id, r.t_ns AS t_ns, r.bg_some_us AS bg_some_us "
+         "FROM telemetry_rows r JOIN cases c ON c.case_key = r.case_key;"
+         "UPDATE schema_info SET value = '7' WHERE key = 'schema_version';";
+  ASSERT_NO_FATAL_FAILURE(test_support::raw_exec(path, sql));
+  {
+    results::Db ro(path, results::Db::Mode::ReadOnly);
+    EXPECT_FALSE(results::has_column(ro, "telemetry", "kswapd_cpu_us"));
+    EXPECT_FALSE(results::has_column(ro, "telemetry_rows", "kswapd_cpu_us"));
+  }
+  results::Db db(path, results::Db::Mode::ReadWrite);
+  results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.text(0), "8");
+  results::Stmt t(db, "SELECT bg_some_us, kswapd_cpu_us, bg_cpu_system_us, fg_cpu_usage_us, sys_io_full_us FROM "
+                      "telemetry WHERE case_id = 'c1'");
+  ASSERT_TRUE(t.step());
+  EXPECT_EQ(t.int64(0), 17);
+  for (int i = 1; i < 5; ++i) EXPECT_TRUE(t.is_null(i)) << i;
+  EXPECT_FALSE(t.step());
+  // The view's INSERT trigger knows the new columns.
+  db.exec("INSERT INTO telemetry(case_id, t_ns, kswapd_cpu_us, bg_cpu_usage_us, bg_cpu_system_us, fg_cpu_usage_us, "
+          "fg_cpu_system_us) VALUES ('c1', 6, 10, 20, 30, 40, 50)");
+  results::Stmt n(db, "SELECT kswapd_cpu_us + bg_cpu_usage_us + bg_cpu_system_us + fg_cpu_usage_us + fg_cpu_system_us "
+                      "FROM telemetry_rows WHERE t_ns = 6");
+  ASSERT_TRUE(n.step());
+  EXPECT_EQ(n.int64(0), 150);
+  // The five come last, in schema.sql's order, as in a new file.
+  std::vector<std::string> cols = results::table_columns(db, "main", "telemetry_rows");
+  ASSERT_GE(cols.size(), 5u);
+  EXPECT_EQ(std::vector<std::string>(cols.end() - 5, cols.end()),
+            (std::vector<std::string>{"kswapd_cpu_us", "bg_cpu_usage_us", "bg_cpu_system_us", "fg_cpu_usage_us",
+                                      "fg_cpu_system_us"}));
+  results::Db fresh(TempDb::fresh("migrate_v7_fresh"), results::Db::Mode::Create);
+  EXPECT_EQ(results::table_columns(fresh, "main", "telemetry_rows"), cols);
+  EXPECT_EQ(results::table_columns(fresh, "main", "telemetry"), results::table_columns(db, "main", "telemetry"));
 }
 
 // A version-3 database (no cpu/io PSI columns, no reclaim_actions.write_cpu_us) gets them,
@@ -120,7 +174,7 @@ TEST(DbMigration, VersionThreeGainsTheVersionFourColumns) {
   results::Db db(path, results::Db::Mode::ReadWrite);
   results::Stmt v(db, "SELECT value FROM schema_info WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "7");
+  EXPECT_EQ(v.text(0), "8");
   results::Stmt t(db, "SELECT bg_some_us, bg_cpu_some_us, sys_io_full_us FROM telemetry WHERE case_id = 'c1'");
   ASSERT_TRUE(t.step());
   EXPECT_EQ(t.int64(0), 17);

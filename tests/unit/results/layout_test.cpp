@@ -116,7 +116,7 @@ std::int64_t count(results::Db& db, const std::string& sql) {
 TEST(DbLayout, NewFilesKeepTheLargeTablesUnderTheCaseKey) {
   test_support::TempDir dir("hk-db-layout");
   results::Db db(dir / "new.db", results::Db::Mode::Create);
-  EXPECT_EQ(schema_version(db), "7");
+  EXPECT_EQ(schema_version(db), "8");
   for (const char* t : results::kCaseKeyedTables) {
     EXPECT_EQ(type_of(db, t), "view") << t;
     EXPECT_EQ(type_of(db, std::string(t) + "_rows"), "table") << t;
@@ -175,7 +175,7 @@ TEST(DbLayout, AVersionFourFileOpenedForWritingGetsCaseKeysAndKeepsEveryRow) {
       ASSERT_NO_FATAL_FAILURE(create_with_cases(dir / "old.db", layout, {"b", "a"}));
       {
         results::Db db(dir / "old.db", mode);
-        EXPECT_EQ(schema_version(db), "7");
+        EXPECT_EQ(schema_version(db), "8");
         for (const char* t : results::kCaseKeyedTables) EXPECT_EQ(type_of(db, t), "view") << t;
         EXPECT_EQ(type_of(db, "cases_before_v5"), "none");
         EXPECT_EQ(rows_of(db, "a"), kExpected);

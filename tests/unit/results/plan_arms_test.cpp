@@ -3,11 +3,11 @@
 // with the design's dose; {} when the cases disagree, as a pilot's doses do), the SHA-256 of the
 // arm's canonical JSON, position in the study's order or the campaign's `arms:` order; the
 // schedule rows that follow name those arms (schema.sql's triggers let them in).
-#include "harness/campaign/campaign.hpp"
-#include "harness/campaign/campaign_db.hpp"
-#include "harness/campaign/schedule.hpp"
-#include "harness/case/arm.hpp"
-#include "harness/case/spec.hpp"
+#include "harness/campaign/model/campaign.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
+#include "harness/campaign/plan/schedule.hpp"
+#include "harness/case/control/arm.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/digest/sha256.hpp"
 #include "results/db.hpp"
 #include "tests/common/temp_dir.hpp"
@@ -42,7 +42,7 @@ ArmRow arm(const std::string& name, const std::string& policy, const std::string
 /// The arms rows of the DB `path` after storing the plan of the campaign file `yaml`; checks
 /// that the schedule was stored with them and, with `parse_specs` (every case's arm agrees and
 /// its spec parses: its build pin is resolved), that each arm has the SHA-256 of
-/// arm_json(parse_spec(spec)) of its cases (harness/case/arm.hpp's definition).
+/// arm_json of each case's parsed spec (harness/case/control/arm.hpp's definition).
 std::vector<ArmRow> stored_arms(const std::string& yaml, const std::string& path, bool parse_specs = true) {
   const hc::Campaign c = hc::load_campaign(yaml);
   const hc::Schedule s = hc::plan(c);
@@ -59,7 +59,8 @@ std::vector<ArmRow> stored_arms(const std::string& yaml, const std::string& path
   while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.int64(4)});
   if (parse_specs)
     for (const auto& k : s.cases) {
-      const auto j = harness::case_::arm_json(harness::case_::parse_spec(k.spec.dump(), k.case_id));
+      const auto spec = harness::case_::parse_spec(k.spec.dump(), k.case_id);
+      const auto j = harness::case_::arm_json(spec.configuration, spec.policy, spec.policy_params);
       for (const auto& a : out)
         if (a.name == k.configuration) {
           EXPECT_EQ(a.sha256, harness::digest::sha256_hex(j.dump())) << k.case_id;

@@ -55,4 +55,29 @@ TEST(Provenance, ReadsCampaignMetaAndCases) {
   std::filesystem::remove(path);
 }
 
+// Issue 59: a DB of the synthetic generator is told apart, by its campaign_meta mark or, in a
+// DB written before the mark, by a case's source_commit "synthetic"; its provenance says no case ran.
+TEST(Provenance, TellsASyntheticDbApart) {
+  const auto path = std::filesystem::temp_directory_path() / ("prov-syn-" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  results::Db db(path.string(), results::Db::Mode::Create);
+  results::Stmt c(db,
+                  "INSERT INTO cases(case_id, campaign, vm, regime, repeat, configuration, status, accelerator, "
+                  "kernel_release, source_commit, spec_json) VALUES (?1, 's', 'vm0', 'r', 0, 'static-zram', "
+                  "'completed', 'kvm', '6.1.0-57-cloud-amd64', ?2, '{}')");
+  c.bind(1, "a").bind(2, std::string(40, 'b')).run();
+  EXPECT_FALSE(results::is_synthetic_db(db));
+  EXPECT_FALSE(results::collect_provenance(db, {"1", "x", false}, "cmd").synthetic);
+  results::Stmt(db, "INSERT INTO campaign_meta(key, value) VALUES ('synthetic', 'analysis/simulate/synthetic.cpp')").run();
+  EXPECT_TRUE(results::is_synthetic_db(db));
+  results::Stmt(db, "DELETE FROM campaign_meta").run();
+  c.bind(1, "b").bind(2, "synthetic").run();  // an older synthetic DB: no mark, the generator's commit
+  const auto p = results::collect_provenance(db, {"1", "x", false}, "cmd");
+  EXPECT_TRUE(p.synthetic);
+  EXPECT_EQ(nlohmann::json::parse(results::provenance_json(p)).at("synthetic"), true);
+  EXPECT_NE(results::provenance_markdown(p).find("- Cases: none ran (a synthetic DB)"), std::string::npos);
+  EXPECT_EQ(results::provenance_markdown(p).find("Cases ran on"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
 }  // namespace

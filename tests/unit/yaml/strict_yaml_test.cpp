@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace hy = harness::yaml;
 using ::testing::HasSubstr;
@@ -107,6 +108,21 @@ TEST(StrictYaml, FinishSuggestsTheNearestKnownKey) {
     EXPECT_EQ(std::string(e.what()),
               "f.yaml:1:1: field provider.fresh_guest_per_cas: unknown key (did you mean 'fresh_guest_per_case'?)");
   }
+}
+
+// The one did-you-mean rule (harness/yaml/did_you_mean.hpp): the nearest name within edit
+// distance 2, else a name typed short (a prefix within 2, typed names of 4 characters or more).
+TEST(DidYouMean, NearestNameThenAShortSpelling) {
+  const std::vector<std::string> detectors{"mem_available", "memory_current", "psi", "psi_window_trigger", "refaults", "timer"};
+  EXPECT_EQ(hy::nearest_name("timr", detectors), "timer");
+  EXPECT_EQ(hy::nearest_name("psi_windw", detectors), "psi_window_trigger");  // issue 59: no suggestion before
+  EXPECT_EQ(hy::nearest_name("memory_cur", detectors), "memory_current");
+  EXPECT_EQ(hy::nearest_name("ps", detectors), "psi");  // within 2 of the whole name
+  EXPECT_EQ(hy::nearest_name("swapon", detectors), "");
+  EXPECT_EQ(hy::nearest_name("ref", std::vector<std::string>{"refaults_per_window"}), "");  // short names: no prefix guess
+  EXPECT_EQ(hy::prefix_distance("psi_windw", "psi_window_trigger"), 1u);
+  EXPECT_EQ(hy::edit_distance("psi_windw", "psi_window_trigger"), 9u);
+  EXPECT_EQ(hy::did_you_mean("senpi", std::vector<std::string>{"senpai"}), " (did you mean 'senpai'?)");
 }
 
 TEST(StrictYaml, ReadTextRefusesWhatItCannotOpen) {

@@ -1,4 +1,4 @@
-// The TLS path between runner and agent in a real guest (README "Running on real VMs" steps
+// The TLS path between runner and agent in a real guest (docs/LABS.md "Running on real VMs" steps
 // 2-4, harness/vm/HOSTS.md): inside one fresh guest (`harness vm exec`) the script starts
 // `harness agent` on 127.0.0.1:8443 with a certificate made here (--tls-cert/--tls-key,
 // bearer token in a 0600 file) and runs `harness run tests/vm/agent/tls.yaml --hosts H`
@@ -6,7 +6,7 @@
 //   - H pins another key (tls_pin_sha256 of a second certificate): refused before the token is
 //     sent. The runner reports the pin mismatch, stops (exit 2, nothing run) and the agent
 //     never saw a case;
-//   - H pins the agent's key (`harness fleet pin`, as README step 4 says): the case runs over
+//   - H pins the agent's key (`harness fleet pin`, as that section's step 4 says): the case runs over
 //     HTTPS and completes, its bundle downloaded over TLS and imported.
 // Then `harness calibrate run --hosts H` runs a one-point calibration grid through the same
 // agent (the calibration on a study VM, campaigns/README.md): its case completes in the guest

@@ -1,7 +1,7 @@
 // The seam of harness-import-pause, a test build of the `harness` CLI (the same objects,
 // plus this file): when $HARNESS_TEST_PAUSE_AT is "import:<marker file>", the runner, on
 // reaching the import of a bundle (inside its transaction, every row written, not yet
-// committed: harness/campaign/campaign_db.hpp set_import_observer), writes the case id to
+// committed: harness/campaign/store/campaign_db.hpp set_import_observer), writes the case id to
 // the marker file and sleeps 600 s, so that takeover_vm_test.cpp can kill -9 it exactly
 // there. The shipped `harness` has no such variable: the pause exists only in this binary.
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/campaign/campaign_db.hpp"
+#include "harness/campaign/store/campaign_db.hpp"
 
 namespace {
 

@@ -42,7 +42,7 @@ const std::string kCampaign = std::string(HARNESS_SOURCE_DIR) + "/tests/vm/campa
 /// still arrived and the recorded silence started 19.9 s after the block and lasted 56 s.
 constexpr auto kBlock = std::chrono::seconds(90);
 /// What the runner may leave out of the recorded silence at the block's start
-/// (harness/campaign/runner.cpp follow()): the first unanswered request is sent at most one
+/// (harness/campaign/runner/runner.cpp follow()): the first unanswered request is sent at most one
 /// poll interval after the block began (runner.poll_interval_ms, 500 ms in partition.yaml),
 /// and its silence starts when its held answer was due, at most runner.status_wait_ms (the
 /// default, 10 s) after it was sent; plus 2 s for the host's scheduling of the runner and

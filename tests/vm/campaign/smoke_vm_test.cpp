@@ -40,8 +40,8 @@ TEST(SmokeCampaign, RunsToCompletionOnALocalGuest) {
   const auto a = test_support::analyse_with_reference(db_path, vm.dir + "/report");
   ASSERT_NO_FATAL_FAILURE(test_support::expect_agreement(a, 1, 0.0));
   const auto t4 = test_support::report_rows(a.report, "table4_primary");
-  const char* labels[] = {"compute: reclaim / static", "compute: reclaim / delayed", "sqlite: reclaim / static",
-                          "sqlite: reclaim / delayed"};
+  const char* labels[] = {"compute: bounded-reclaim / static-zram", "compute: bounded-reclaim / delayed-activation",
+                          "sqlite: bounded-reclaim / static-zram", "sqlite: bounded-reclaim / delayed-activation"};
   for (int k = 0; k < 4; ++k) {
     EXPECT_EQ(t4[k]["comparison"], labels[k]);
     EXPECT_GT(t4[k]["ratio"].get<double>(), 0.0);

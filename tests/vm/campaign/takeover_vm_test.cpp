@@ -58,6 +58,7 @@ bool wait_for(const std::string& db_path, const std::string& sql, std::chrono::s
         results::Db db(db_path, results::Db::Mode::ReadOnly);
         if (db_count(db, sql) >= 1) return true;
       } catch (const results::DbError&) {
+        // busy or not yet written: polled again until the deadline, which fails the wait
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -17,6 +17,8 @@
 //   - restoration verified clean in all three, by the executor's verdict AND by this test
 //     from the guest state the script collects after each case (/proc/swaps, zram
 //     disksize, /sys/fs/cgroup/harness, the process list);
+//   - v8: the reclaim CPU columns on every sample (kswapd0 within the script's own readings of
+//     its /proc/<pid>/stat around the case; bg and fg cpu.stat);
 //   - v2: read_ns/steal_us on every sample, ticks at T0 + 25 ms, SQLite origin T0 + 50 ms,
 //     window_ns/irregular, clocksource, data_disk_cache none, harness_self CPU/RSS within
 //     bounds, source commit, load and episode, achieved figures across the write;
@@ -48,6 +50,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -134,10 +137,15 @@ class CaseVm : public ::testing::Test {
     for (const char* conf : kConfigs) {
       sc << "cat > /out/" << conf << ".json <<'EOF'\n" << spec_for(conf).dump(2) << "\nEOF\n";
       if (std::string(conf) == kProvoked) sc << kProvokeScript;
+      // kswapd0's /proc/<pid>/stat around the case, read by the script (not by the code under test).
+      sc << "for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = kswapd0 ] && cat $p/stat > /out/" << conf
+         << ".kswapd.before; done\n";
       sc << "harness case run --spec /out/" << conf << ".json --out /out/bundles"
          << " --min-free-disk-mib 64 > /out/" << conf << ".stdout 2> /out/" << conf
          << ".stderr\necho $? > /out/" << conf << ".rc\nwait\n";
       // The host state after the case, read by the script (not by the code under test).
+      sc << "for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = kswapd0 ] && cat $p/stat > /out/" << conf
+         << ".kswapd.after; done\n";
       sc << "cat /proc/swaps > /out/" << conf << ".after.swaps\n"
          << "for d in /sys/block/zram*; do echo \"$d $(cat $d/disksize)\"; done > /out/" << conf << ".after.zram\n"
          << "if [ -e /sys/fs/cgroup/harness ]; then find /sys/fs/cgroup/harness -type d; else echo ABSENT; fi > /out/"
@@ -411,6 +419,54 @@ TEST_F(CaseVm, V2TimingAndConfoundsAreRecorded) {
   }
 }
 
+// The CPU time reclaim takes (telemetry schema version 8), on every 1 Hz sample of every case:
+// kswapd0's utime + stime within what the guest script read from its /proc/<pid>/stat before and
+// after the case, never decreasing; bg and fg cpu.stat usage >= system time, never decreasing,
+// and bg's system time (pressure-gen's faults and reclaim) and fg's usage (the canaries) growing
+// over the pressure phase.
+TEST_F(CaseVm, ReclaimCpuIsSampledEverySecond) {
+  for (const char* conf : kConfigs) {
+    SCOPED_TRACE(conf);
+    results::Db db(bundle(conf).string(), results::Db::Mode::ReadOnly);
+    const auto n = one_int(db, "SELECT COUNT(*) FROM telemetry");
+    ASSERT_GT(n, 30);
+    for (const char* c : {"kswapd_cpu_us", "bg_cpu_usage_us", "bg_cpu_system_us", "fg_cpu_usage_us", "fg_cpu_system_us"})
+      EXPECT_EQ(one_int(db, fmt::format("SELECT COUNT({}) FROM telemetry", c)), n) << c;
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry WHERE bg_cpu_system_us > bg_cpu_usage_us OR "
+                          "fg_cpu_system_us > fg_cpu_usage_us"),
+              0);
+    EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM telemetry a JOIN telemetry b ON b.t_ns = (SELECT MIN(t_ns) FROM "
+                          "telemetry WHERE t_ns > a.t_ns) WHERE b.kswapd_cpu_us < a.kswapd_cpu_us OR b.bg_cpu_usage_us "
+                          "< a.bg_cpu_usage_us OR b.bg_cpu_system_us < a.bg_cpu_system_us OR b.fg_cpu_usage_us < "
+                          "a.fg_cpu_usage_us"),
+              0);
+    EXPECT_GT(one_int(db, "SELECT MAX(bg_cpu_system_us) - MIN(bg_cpu_system_us) FROM telemetry WHERE phase = 'pressure'"), 0);
+    EXPECT_GT(one_int(db, "SELECT MAX(fg_cpu_usage_us) - MIN(fg_cpu_usage_us) FROM telemetry WHERE phase = 'pressure'"), 0);
+    // kswapd0 as the guest script read it (utime + stime, ticks of 10 ms: USER_HZ 100 on x86).
+    auto ticks = [&](const std::string& when) {
+      std::istringstream in(test_support::slurp(run_.out(std::string(conf) + ".kswapd." + when)));
+      std::string field;
+      std::getline(in, field, ')');  // "37 (kswapd0"
+      std::int64_t sum = 0;
+      for (int i = 3; i <= 15 && (in >> field); ++i)
+        if (i >= 14) sum += std::stoll(field);
+      return sum * 10'000;
+    };
+    const auto before = ticks("before"), after = ticks("after");
+    EXPECT_GE(one_int(db, "SELECT MIN(kswapd_cpu_us) FROM telemetry"), before);
+    EXPECT_LE(one_int(db, "SELECT MAX(kswapd_cpu_us) FROM telemetry"), after);
+    std::printf("%s: kswapd0 %lld -> %lld us around the case; telemetry %lld -> %lld us; bg system %lld us, fg usage "
+                "%lld us over the pressure phase\n",
+                conf, static_cast<long long>(before), static_cast<long long>(after),
+                static_cast<long long>(one_int(db, "SELECT MIN(kswapd_cpu_us) FROM telemetry")),
+                static_cast<long long>(one_int(db, "SELECT MAX(kswapd_cpu_us) FROM telemetry")),
+                static_cast<long long>(one_int(db, "SELECT MAX(bg_cpu_system_us) - MIN(bg_cpu_system_us) FROM telemetry "
+                                                   "WHERE phase = 'pressure'")),
+                static_cast<long long>(one_int(db, "SELECT MAX(fg_cpu_usage_us) - MIN(fg_cpu_usage_us) FROM telemetry "
+                                                   "WHERE phase = 'pressure'")));
+  }
+}
+
 // The write reaches bg and nothing else, seen in the telemetry (the
 // executor's 1 Hz readings of both cgroups, taken by the telemetry thread, not by the writer).
 // A write to the parent cgroup (or to fg) also returns 0 and would pass the test above; it
@@ -449,7 +505,7 @@ TEST_F(CaseVm, BoundedReclaimTakesFromBgOnly) {
 
 // When the trigger fires on a real kernel. The study's rule recomputed here
 // from the telemetry's bg PSI some totals of the pressure phase (tests/vm code, written apart
-// from harness/case/trigger.cpp): a window counts when `some total` grew by >= 1000 us since
+// from harness/case/control/trigger.cpp): a window counts when `some total` grew by >= 1000 us since
 // the previous tick and the window lasted 0.9-1.1 s (SPEC.md v2); a run of 3 fires; a missing
 // reading or a non-counting window resets the run. The recorded trigger (would_trigger in
 // static-zram) must be that tick, and the action must start within one tick after it.

@@ -1,4 +1,4 @@
-// vm-labelled test of backend.delayed_swapfile (harness/case/spec.hpp DelayedSwapfile): one
+// vm-labelled test of backend.delayed_swapfile (harness/case/spec/spec.hpp DelayedSwapfile): one
 // fresh guest runs two short delayed-activation cases, one with the swapfile active from the
 // start (the default) and one with it off until the trigger. bg has a memory.high (128 MiB)
 // below its memory.max (200 MiB) and pressure-gen allocates 320 MiB: over memory.high the kernel
@@ -13,7 +13,13 @@
 // until the case's phase file (<out>/phase) says `warmup`, takes the snapshot between two
 // /proc/uptime readings, and reads the phase file again; the test checks that both readings
 // said warmup and that the snapshot lies inside the bundle's warmup phase.
-// ~2.5 min under TCG. Env: HARNESS_VM_DELAYED_SWAPFILE_KEEP=DIR keeps the collected output.
+// The same guest, under the same bg memory.high, then runs the memory-high policy
+// (harness/case/policies/memory_high.cpp), which sets bg memory.high to 0.9 x memory.current at
+// the trigger and writes the old value back after the schedule: the guest script reads bg
+// memory.high from before the case until the cgroup is gone (shell builtins; every 0.2 s, and
+// without a pause once the policy has set it) and logs each value it sees with /proc/uptime, so
+// the set and the restore are checked against readings the code under test did not make.
+// 106 s under TCG (loaded 2-core machine). Env: HARNESS_VM_DELAYED_SWAPFILE_KEEP=DIR keeps the collected output.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -21,12 +27,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "results/db.hpp"
 #include "tests/common/guest_exec.hpp"
@@ -48,11 +57,37 @@ json spec_for(const std::string& value) {
   return s;
 }
 
+/// The memory-high case: the delayed-activation cases' pressure, bg memory.high 64 MiB (half
+/// theirs, so that the trigger fires within the phase even when the guest allocates at a
+/// fraction of 64 MiB/s on a loaded host), the memory-high policy at fraction 0.9.
+json memory_high_spec() {
+  json s = spec_for("active");
+  s["case_id"] = "vmtest-memory-high";
+  s["cgroups"]["bg_memory_high_bytes"] = 64ll << 20;
+  s["configuration"] = "memory-high";
+  s["policy"] = {{"name", "memory-high"}, {"params", {{"fraction", 0.9}}}};
+  return s;
+}
+
+/// The script's log of bg memory.high: one line "<uptime s> <value>" per change, from before
+/// the case ("gone") until the cgroup is removed again, read with shell builtins. Every 0.2 s
+/// until the value differs from the spec's (the policy set it at the trigger), then without a
+/// pause: the restore is written after the schedule and restoration removes the cgroup tens of
+/// ms later when little is swapped (measured: 60 ms), so only a read that never sleeps sees it.
+const char* kMemoryHighWatch =
+    "(f=/sys/fs/cgroup/harness/bg/memory.high; last=; base=; fast=; i=0; while [ $i -lt 100000 ]; do "
+    "{ read -r v < $f; } 2>/dev/null || v=gone; "
+    "if [ \"$v\" != \"$last\" ]; then read -r up x < /proc/uptime; echo \"$up $v\" >> /out/memory-high.watch; last=$v; fi; "
+    "if [ \"$v\" = gone ]; then [ -n \"$base\" ] && break; "
+    "elif [ \"$v\" = max ]; then :; elif [ -z \"$base\" ]; then base=$v; elif [ \"$v\" != \"$base\" ]; then fast=1; fi; "
+    "i=$((i+1)); [ -n \"$fast\" ] || sleep 0.2; done) &\n";
+
 class DelayedSwapfileVm : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     std::ostringstream sc;
     sc << "set -x\nmkdir -p /out/bundles\n";
+    sc << "cat > /out/memory-high.json <<'EOF'\n" << memory_high_spec().dump(2) << "\nEOF\n";
     for (const char* v : kValues) {
       sc << "cat > /out/" << v << ".json <<'EOF'\n" << spec_for(v).dump(2) << "\nEOF\n";
       // A /proc/swaps snapshot in the case's warmup phase, by the script: once the phase file
@@ -65,6 +100,9 @@ class DelayedSwapfileVm : public ::testing::Test {
          << " --min-free-disk-mib 64 > /out/" << v << ".stdout 2> /out/" << v << ".stderr\necho $? > /out/" << v
          << ".rc\nwait\n";
     }
+    sc << kMemoryHighWatch;
+    sc << "harness case run --spec /out/memory-high.json --out /out/bundles --min-free-disk-mib 64 > /out/memory-high.stdout "
+          "2> /out/memory-high.stderr\necho $? > /out/memory-high.rc\nwait\n";
     run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_DELAYED_SWAPFILE_KEEP", "delayed_swapfile_vm_test", 900);
     dir_ = run_.dir;
   }
@@ -176,4 +214,51 @@ TEST_F(DelayedSwapfileVm, OffSwapfileTakesNothingBeforeTheTriggerAndJoinsAtIt) {
   EXPECT_EQ(d["delayed_swapfile"], "off");
   ASSERT_TRUE(d.contains("swapfile_step")) << d.dump();
   EXPECT_EQ(d["swapfile_step"]["errno"], 0) << d.dump();
+}
+
+// memory-high in a real guest: set at the trigger to the decision's value, written back to the
+// spec's 64 MiB after the schedule, as the guest script read bg memory.high itself.
+TEST_F(DelayedSwapfileVm, MemoryHighIsSetAtTheTriggerAndRestoredAsTheGuestReadsIt) {
+  EXPECT_EQ(test_support::slurp(collect("memory-high.rc")), "0\n") << test_support::slurp(collect("memory-high.stderr"));
+  const fs::path b = collect("bundles/vmtest-memory-high.db");
+  results::Db db(b.string(), results::Db::Mode::ReadOnly);
+  results::Stmt st(db, "SELECT status FROM cases");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.text(0), "completed");
+  const auto event = [&](const std::string& kind) -> std::optional<std::pair<std::int64_t, json>> {
+    results::Stmt e(db, "SELECT t_ns, detail_json FROM controller_events WHERE kind = ?1 ORDER BY t_ns");
+    e.bind(1, kind);
+    if (!e.step()) return std::nullopt;
+    return std::pair{e.int64(0), json::parse(e.text(1))};
+  };
+  const auto trigger = event("trigger"), decision = event("policy_decision"), set = event("memory_high_set"),
+             restore = event("memory_high_restore");
+  ASSERT_TRUE(trigger && decision && set && restore) << "trigger, decision, set and restore events";
+  EXPECT_EQ(decision->first, trigger->first) << "decided at the trigger's tick";
+  EXPECT_EQ(decision->second["old_memory_high"], 64ll << 20);
+  const auto high = decision->second["memory_high_bytes"].get<long long>();
+  EXPECT_EQ(high, static_cast<long long>(std::floor(0.9 * decision->second["memory_current_bytes"].get<double>())));
+  EXPECT_EQ(set->second["errno"], 0) << set->second.dump();
+  EXPECT_EQ(restore->second["errno"], 0) << restore->second.dump();
+  EXPECT_EQ(restore->second["memory_high"], 64ll << 20);
+  // The guest's own reads: gone, 64 MiB (setup), the set value (the kernel keeps whole pages),
+  // 64 MiB again after the restore was written, gone (restoration removed the cgroup).
+  std::istringstream watch(test_support::slurp(collect("memory-high.watch")));
+  std::vector<std::pair<double, std::string>> seen;
+  double up = 0;
+  std::string v;
+  while (watch >> up >> v) seen.emplace_back(up, v);
+  // A new cgroup reads "max" until setup writes the spec's memory.high: seen or not, by timing.
+  if (seen.size() > 1 && seen[1].second == "max") seen.erase(seen.begin() + 1);
+  std::vector<std::string> values;
+  for (const auto& [t, value] : seen) values.push_back(value);
+  const std::string base = std::to_string(64ll << 20), set_value = std::to_string(high / 4096 * 4096);
+  ASSERT_EQ(values, (std::vector<std::string>{"gone", base, set_value, base, "gone"}))
+      << test_support::slurp(collect("memory-high.watch"));
+  // Read after the events said so (uptime, CLOCK_BOOTTIME, is CLOCK_MONOTONIC in a guest that
+  // never suspends; printed to 10 ms).
+  EXPECT_GE(seen[2].first * 1e9 + 1e7, static_cast<double>(set->second["start_ns"].get<std::int64_t>()));
+  EXPECT_GE(seen[3].first * 1e9 + 1e7, static_cast<double>(restore->second["start_ns"].get<std::int64_t>()));
+  std::cout << "[ measured ] memory-high: set " << high << " B at the trigger; the guest read " << set_value << " at "
+            << seen[2].first << " s and " << base << " again at " << seen[3].first << " s\n";
 }

@@ -15,6 +15,15 @@
 //  3. A second case on the same guest (a reused VM): the first case that
 //     reached setup established the VM's MemAvailable baseline after drop_caches and
 //     compaction; the second is judged against it, and both record nr_dying_descendants.
+//  4. An interrupted backend setup, twice: `harness case run` is SIGKILLed right after its
+//     backend came on, as the guest script sees it in /proc/swaps (the harness's device,
+//     /dev/zram1 and up, listed there): a static-zram case at its setup's swapon, and a
+//     delayed-activation case at the swapon of its trigger (the phase file then says pressure).
+//     Each time a short static-zram case follows on the same guest and must complete, its
+//     leftover cleanup (outcome_json.leftover_steps) having swapped off and hot_removed the
+//     killed case's device with errno 0; afterwards the script finds the ownership marker gone,
+//     no harness device in /proc/swaps, and /sys/block/zram* as before the killed case (the
+//     foreign zram0 of 2 stays active throughout).
 // The guest script reads the host state itself (/proc/swaps, sysfs, cgroup tree); the
 // test checks those readings and the bundles.
 // Env: HARNESS_VM_ZRAM_KEEP=DIR keeps the collected output; HARNESS_VM_CASE_CACHE as in
@@ -23,9 +32,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "results/db.hpp"
 #include "tests/common/guest_exec.hpp"
@@ -42,6 +55,49 @@ json spec(const std::string& id) {
   return test_support::vm_case_spec(id, "static-zram",
                                     {.warmup_s = 2, .pressure_s = 10, .recovery_s = 2, .bg_memory_max_mib = 64,
                                      .zram_disksize_mib = 256, .allocation_mib = 128, .active_set_mib = 96});
+}
+
+/// 4: the case killed at the swapon of its trigger. bg memory.high (48 MiB) below memory.max
+/// (96 MiB): over memory.high the kernel throttles pressure-gen (a bg memory stall) instead of
+/// OOM-killing it, so the trigger fires a few seconds into pressure (about 3 s to reach 48 MiB at
+/// TCG's ~18 MiB/s, then three 1 s windows); 30 s of pressure is only the bound.
+json cut_delayed_spec() {
+  return test_support::vm_case_spec("zram-cut-delayed", "delayed-activation",
+                                    {.warmup_s = 1, .pressure_s = 30, .recovery_s = 1, .bg_memory_max_mib = 96,
+                                     .bg_memory_high_mib = 48, .zram_disksize_mib = 256, .allocation_mib = 160,
+                                     .active_set_mib = 128});
+}
+
+/// 4: the case killed at its setup's swapon of zram, and the short cases that follow a kill.
+json short_static_spec(const std::string& id) {
+  return test_support::vm_case_spec(id, "static-zram",
+                                    {.warmup_s = 1, .pressure_s = 1, .recovery_s = 1, .bg_memory_max_mib = 64,
+                                     .zram_disksize_mib = 64, .allocation_mib = 96, .active_set_mib = 32});
+}
+
+/// 4: the guest script's part for one interrupted case `tag` (spec /out/cut-<tag>.json, output
+/// /out/cut): the zram devices before it, the case started in the background and SIGKILLed once
+/// /proc/swaps lists a harness device (polled every 50 ms, at most 120 s), then what the kill
+/// left: exit status, /proc/swaps, the ownership marker, the phase file and the zram devices;
+/// then the case that follows (/out/after-<tag>.json into /out/bundles) and the host after it.
+std::string interrupted_then_next(const std::string& tag) {
+  const std::string c = "/out/cut-" + tag, a = "/out/after-" + tag;
+  std::ostringstream sc;
+  sc << "ls -d /sys/block/zram* > " << c << ".before.devices\n"
+     << "harness case run --spec " << c << ".json --out /out/cut --min-free-disk-mib 64 > " << c << ".stdout 2> " << c
+     << ".stderr &\nCUT=$!\n"
+     << "i=0; while [ $i -lt 2400 ] && ! grep -q '^/dev/zram[1-9]' /proc/swaps; do sleep 0.05; i=$((i+1)); done\n"
+     << "kill -9 $CUT; wait $CUT; echo $? > " << c << ".rc\n"
+     << "cat /proc/swaps > " << c << ".killed.swaps\n"
+     << "cat /run/reclaim-harness/zram-device > " << c << ".killed.marker\n"
+     << "cat /out/cut/phase > " << c << ".killed.phase\n"
+     << "ls -d /sys/block/zram* > " << c << ".killed.devices\n"
+     << "harness case run --spec " << a << ".json --out /out/bundles --min-free-disk-mib 64 > " << a << ".stdout 2> " << a
+     << ".stderr\necho $? > " << a << ".rc\n"
+     << "cat /proc/swaps > " << a << ".swaps\n"
+     << "if [ -e /run/reclaim-harness/zram-device ]; then echo PRESENT; else echo ABSENT; fi > " << a << ".marker\n"
+     << "ls -d /sys/block/zram* > " << a << ".devices\n";
+  return sc.str();
 }
 
 /// The /proc/swaps line of `dev` split into words ("" fields when absent).
@@ -63,6 +119,11 @@ class ZramOwnershipVm : public ::testing::Test {
     sc << "set -x\nmkdir -p /out/bundles\n";
     for (const char* id : {"held", "foreign", "again"})
       sc << "cat > /out/" << id << ".json <<'EOF'\n" << spec(std::string("zram-") + id).dump(2) << "\nEOF\n";
+    for (const auto& [file, j] : {std::pair<std::string, json>{"cut-static", short_static_spec("zram-cut-static")},
+                                  {"cut-delayed", cut_delayed_spec()},
+                                  {"after-static", short_static_spec("zram-after-static")},
+                                  {"after-delayed", short_static_spec("zram-after-delayed")}})
+      sc << "cat > /out/" << file << ".json <<'EOF'\n" << j.dump(2) << "\nEOF\n";
     // --- 1: the swapfile held by a stopped process outside the case --------------------
     sc << "swapon /var/lib/harness/swapfile\n"
           "mkdir /sys/fs/cgroup/holder && echo 24M > /sys/fs/cgroup/holder/memory.max\n"
@@ -102,6 +163,11 @@ class ZramOwnershipVm : public ::testing::Test {
     sc << "harness case run --spec /out/again.json --out /out/bundles"
        << " --min-free-disk-mib 64 > /out/again.stdout 2> /out/again.stderr\necho $? > /out/again.rc\n"
        << "cat /run/reclaim-harness/baseline > /out/baseline.txt\n";
+    // --- 4: an interrupted backend setup (static, then delayed), each followed by a case.
+    // Its wall time, read by the script (the test prints it): /proc/uptime before and after.
+    sc << "cut -d' ' -f1 /proc/uptime > /out/part4.start\n"
+       << interrupted_then_next("static") << interrupted_then_next("delayed")
+       << "cut -d' ' -f1 /proc/uptime > /out/part4.end\n";
     run_ = test_support::run_in_guest(sc.str(), "HARNESS_VM_ZRAM_KEEP", "zram_ownership_vm_test", 900);
   }
   // A guest that never ran fails every test of the suite (tests/README.md: never a skip).
@@ -110,6 +176,60 @@ class ZramOwnershipVm : public ::testing::Test {
   static std::string out(const std::string& f) { return slurp(run_.out(f)); }
   static fs::path bundle(const std::string& id) { return run_.out("bundles/zram-" + id + ".db"); }
 
+  /// 4: what one SIGKILLed case (`tag`: static or delayed) left, and the case after it.
+  static void expect_interrupted_backend_released(const std::string& tag, const std::string& phase_at_kill) {
+    const std::string c = "cut-" + tag, a = "after-" + tag;
+    // The kill, as the script saw it: the executor died of SIGKILL while the ownership marker named
+    // a hot-added device that was active swap.
+    EXPECT_EQ(out(c + ".rc"), "137\n") << "the case was not killed by SIGKILL: " << out(c + ".stderr");
+    const auto id_line = swap_line(out(c + ".killed.marker"), "id");
+    ASSERT_EQ(id_line.size(), 2u) << "no ownership marker after the kill:\n" << out(c + ".killed.marker");
+    const std::string id = id_line[1], dev = "/dev/zram" + id;
+    EXPECT_EQ(swap_line(out(c + ".killed.marker"), "how"), (std::vector<std::string>{"how", "hot_add"}));
+    ASSERT_EQ(swap_line(out(c + ".killed.swaps"), dev).size(), 5u)
+        << dev << " was not active swap when the case was killed:\n" << out(c + ".killed.swaps");
+    EXPECT_EQ(swap_line(out(c + ".killed.swaps"), "/var/lib/harness/swapfile").size(), 5u) << out(c + ".killed.swaps");
+    if (!phase_at_kill.empty()) {
+      EXPECT_EQ(out(c + ".killed.phase"), phase_at_kill + "\n");
+    }
+    EXPECT_NE(out(c + ".killed.devices").find("/sys/block/zram" + id + "\n"), std::string::npos);
+
+    // The next case completed, and its leftover cleanup released the killed case's device.
+    EXPECT_EQ(out(a + ".rc"), "0\n") << out(a + ".stderr");
+    const auto path = run_.out("bundles/zram-" + a + ".db");
+    ASSERT_TRUE(fs::exists(path)) << path;
+    results::Db db(path.string(), results::Db::Mode::ReadOnly);
+    results::Stmt q(db, "SELECT status, error, outcome_json FROM cases");
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.text(0), "completed") << q.opt_text(1).value_or("");
+    const auto steps = json::parse(q.text(2))["leftover_steps"];
+    ASSERT_TRUE(steps.is_array()) << q.text(2);
+    std::map<std::string, int> errno_of;
+    for (const auto& st : steps) errno_of[st["step"].get<std::string>()] = st["errno"].get<int>();
+    for (const std::string& step : std::vector<std::string>{"leftover swapoff /var/lib/harness/swapfile",
+                                                             "leftover swapoff " + dev, "leftover zram reset",
+                                                             "leftover zram hot_remove zram" + id}) {
+      ASSERT_EQ(errno_of.count(step), 1u) << "no step '" << step << "' in " << steps.dump();
+      EXPECT_EQ(errno_of[step], 0) << step << ": " << steps.dump();
+    }
+    for (const auto& st : steps) EXPECT_EQ(st["errno"], 0) << st.dump();
+    results::Stmt r(db, "SELECT clean, detail_json FROM restoration");
+    ASSERT_TRUE(r.step());
+    EXPECT_EQ(r.int64(0), 1) << r.text(1);
+
+    // The host after it, read by the script: no marker, no harness device in /proc/swaps (zram0,
+    // the foreign device, still there), the zram devices as before the killed case.
+    EXPECT_EQ(out(a + ".marker"), "ABSENT\n");
+    std::istringstream swaps(out(a + ".swaps"));
+    std::string line;
+    std::getline(swaps, line);  // the header
+    int lines = 0;
+    for (; std::getline(swaps, line); ++lines)
+      EXPECT_EQ(line.rfind("/dev/zram0 ", 0), 0u) << "a device other than the foreign zram0 is active: " << line;
+    EXPECT_EQ(lines, 1) << out(a + ".swaps");
+    EXPECT_EQ(out(a + ".devices"), out(c + ".before.devices"));
+  }
+
   static inline test_support::GuestRun run_;
 };
 
@@ -117,6 +237,10 @@ class ZramOwnershipVm : public ::testing::Test {
 
 TEST_F(ZramOwnershipVm, GuestScriptRan) {
   EXPECT_EQ(run_.exec_rc, 0) << "see " << run_.dir / "exec.log" << " and " << run_.out("console.log");
+  const std::string start = out("part4.start"), end = out("part4.end");
+  if (!start.empty() && !end.empty())
+    std::printf("part 4 (two interrupted cases and the cases after them): %.1f s in the guest\n",
+                std::stod(end) - std::stod(start));
 }
 
 // The case stops before setup, naming swapoff's errno and the holder.
@@ -237,4 +361,14 @@ TEST_F(ZramOwnershipVm, ReusedGuestIsJudgedAgainstTheFirstCaseBaseline) {
   EXPECT_EQ(second["baseline_check"]["within"], true) << second.dump();
   EXPECT_GT(second["baseline_check"]["tolerance_kib"].get<std::int64_t>(), 0);
   EXPECT_NE(out("baseline.txt").find("case_id zram-foreign"), std::string::npos) << out("baseline.txt");
+}
+
+// 4: SIGKILL right after the static arm's setup swapped zram on, then a case on the same guest.
+TEST_F(ZramOwnershipVm, InterruptedStaticSetupIsReleasedByTheNextCase) {
+  expect_interrupted_backend_released("static", "");
+}
+
+// 4: SIGKILL right after delayed-activation's swapon of zram at its trigger, then a case.
+TEST_F(ZramOwnershipVm, InterruptedDelayedActivationIsReleasedByTheNextCase) {
+  expect_interrupted_backend_released("delayed", "pressure");
 }

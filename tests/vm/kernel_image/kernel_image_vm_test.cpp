@@ -1,4 +1,4 @@
-// README "CI use", end to end on a local qemu guest: the baseline is the default image
+// docs/CI.md "What a job does", end to end on a local qemu guest: the baseline is the default image
 // (Debian's current 6.1 cloud kernel), the candidate another Debian 6.1 cloud kernel, unpacked
 // from its package (apt-get download, dpkg -x) as a user's own build would be and given to
 // `harness vm image --kernel --modules --out images/candidate`; tests/vm/kernel_image/ab-kernel.yaml

@@ -1,4 +1,4 @@
-// The README's pilot path on a local qemu guest listed as a host (a real VM's setup, HOSTS=):
+// The pilot path of docs/RESEARCHER.md on a local qemu guest listed as a host (a real VM's setup, HOSTS=):
 // `HOSTS=H CAMPAIGN=tests/vm/pilot/pilot-short.yaml OUT=DIR harness/scripts/main.sh`
 // (SKIP_BUILD=1: this build tree) plans, runs the two pilot cases (12 and 96 MiB) and ends with
 // Table 3 and the chosen dose, never running `analyze` on the pilot DB. The guest has a 16 MiB
@@ -133,7 +133,7 @@ TEST(PilotPath, MainShChoosesTheLargestEligibleDoseAndSaysWhyTheOtherIsNot) {
   // The dose flows into a confirmatory plan through the pilot DB, not by hand. The short pilot
   // ran other settings than smoke.yaml's (a smaller bg limit and zram, shorter phases, one
   // trigger window): a plan refuses such a pilot unless each difference is declared
-  // (harness/campaign/pilot_match.hpp), and then records and prints them.
+  // (harness/campaign/plan/pilot_match.hpp), and then records and prints them.
   std::string y = slurp(src + "/campaigns/smoke.yaml");
   y = std::regex_replace(y, std::regex(R"(dose_mib: 96)"),
                          "dose_mib: {from_pilot: " + out + "/campaign.db, accept_differences: [backend, cgroups, "

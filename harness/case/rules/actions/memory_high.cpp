@@ -8,7 +8,7 @@
 // it. Skips while its previous write is in flight, or when memory.current cannot be read.
 #include "harness/case/rules/blocks.hpp"
 
-#include "harness/case/memory_high_writer.hpp"
+#include "harness/case/control/memory_high_writer.hpp"
 #include "harness/kernel/errors.hpp"
 
 #include <cmath>
@@ -20,7 +20,7 @@ class MemoryHigh final : public RuleAction {
  public:
   explicit MemoryHigh(const nlohmann::json& p) : fraction_(p.at("fraction").get<double>()) {}
 
-  Acted act(int rule, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>&) override {
+  Acted act(const Firing& by, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>&) override {
     Acted a;
     a.detail["fraction"] = fraction_;
     if (writer_.busy()) return skip(a, "the previous memory.high write is still in flight");
@@ -39,7 +39,7 @@ class MemoryHigh final : public RuleAction {
     if (!original_read_) remember_original(ctx, shared, a.detail);
     const auto high = static_cast<std::uint64_t>(std::floor(fraction_ * static_cast<double>(*current)));
     a.detail["memory_high_bytes"] = high;
-    rule_ = rule;
+    rule_ = by.rule;
     writer_.start(ctx.bg, high);
     return a;
   }

@@ -7,7 +7,7 @@ namespace harness::case_::rules {
 namespace {
 class Nothing final : public RuleAction {
  public:
-  Acted act(int, const TickInput&, ActionContext&, Shared&, std::vector<ControllerEvent>&) override { return {}; }
+  Acted act(const Firing&, const TickInput&, ActionContext&, Shared&, std::vector<ControllerEvent>&) override { return {}; }
 };
 }  // namespace
 

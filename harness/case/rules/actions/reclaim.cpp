@@ -1,10 +1,15 @@
 // Action `reclaim`: one write to bg memory.reclaim of `mib` MiB, `bytes` bytes, or
 // `fraction` x bg memory.current (the tick's sample, floored), on the arm's writer thread
 // (reclaim_writer.hpp: the same write, readings and settle as the study's 96 MiB write; one
-// write in flight per arm). Events: `reclaim_start` when it starts (as bounded-reclaim's),
-// `reclaim_end` and a reclaim_actions row once it returned (collected on a later tick or at
-// finish). Skips, and says so, while the previous write (or its settle) is in flight, or
-// when the fraction's memory.current was not read.
+// write in flight per arm). Events: `reclaim_start` when it starts, with bounded-reclaim's
+// fields (trigger_t_ns: when the rule's detector fired, the trigger's tick for
+// psi_window_trigger; requested_bytes) and the rule's (policy, rule, decision_t_ns,
+// write_seq); `reclaim_end` and a reclaim_actions row once it returned (collected on a later
+// tick or at finish), the record's fields as bounded-reclaim's plus the rule's. Skips, and
+// says so, while the previous write (or its settle) is in flight, or when the fraction's
+// memory.current was not read.
+// Settings rule: `mib` or `bytes` below the bg limit, the study's rule for its dose (case/SPEC.md:
+// 0 < dose_bytes < bg_memory_max_bytes; policy.hpp above_bg_limit).
 #include "harness/case/rules/blocks.hpp"
 
 #include "harness/kernel/fs.hpp"
@@ -25,7 +30,7 @@ class Reclaim final : public RuleAction {
     else fraction_ = p.at("fraction").get<double>();
   }
 
-  Acted act(int rule, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>& events) override {
+  Acted act(const Firing& by, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>& events) override {
     Acted a;
     std::int64_t bytes = bytes_;
     if (fraction_) {
@@ -40,10 +45,10 @@ class Reclaim final : public RuleAction {
     ReclaimWriter& w = shared.reclaim_writer(ctx);
     if (w.busy()) return skip(a, "the previous write (or its settle) is still in flight");
     const int seq = w.started() + 1;
-    nlohmann::json tag{{"policy", "rules"}, {"rule", rule}, {"decision_t_ns", tick.sample.t_ns}};
+    nlohmann::json tag{{"policy", "rules"}, {"rule", by.rule}, {"decision_t_ns", tick.sample.t_ns}};
     events.push_back({harness::kernel::monotonic_ns(), "reclaim_start", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                      nlohmann::json{{"policy", "rules"}, {"rule", rule}, {"decision_t_ns", tick.sample.t_ns},
-                                     {"requested_bytes", bytes}, {"write_seq", seq}}});
+                      nlohmann::json{{"policy", "rules"}, {"rule", by.rule}, {"decision_t_ns", tick.sample.t_ns},
+                                     {"trigger_t_ns", by.detector_t_ns}, {"requested_bytes", bytes}, {"write_seq", seq}}});
     shared.write_tags[seq] = tag;
     // Concurrent limit reclaim: bg pgsteal over the 3 windows up to this tick (as bounded-reclaim).
     w.start(bytes, pgsteal_rate_before(ctx.telemetry, 3));
@@ -74,16 +79,16 @@ RuleActionInfo action_reclaim() {
       param_def("fraction", ParamKind::Number, "ratio", nullptr, 0, 1, "ask this share of bg memory.current at the tick"),
   };
   a.check = [](const nlohmann::json& p) { return exactly_one_of(p, {"mib", "bytes", "fraction"}); };
-  // Settings rule: mib or bytes at most cgroups.bg_memory_max_mib (policy.hpp above_bg_limit).
+  // Settings rule: mib or bytes below the bg limit, as the study's dose (policy.hpp above_bg_limit).
   a.settings_check = [](const nlohmann::json& p, const ArmSettings& s) -> std::optional<ParamError> {
-    if (p.contains("mib")) return above_bg_limit("mib", p.at("mib").get<double>(), s);
+    if (p.contains("mib")) return above_bg_limit("mib", p.at("mib").get<double>(), s, /*or_equal=*/true);
     if (!p.contains("bytes") || !s.bg_memory_max_mib) return std::nullopt;
     const auto bytes = p.at("bytes").get<std::int64_t>();
     const auto limit = static_cast<std::int64_t>(*s.bg_memory_max_mib * harness::kernel::kMiB);
-    if (bytes <= limit) return std::nullopt;
-    return param_error("bytes", fmt::format("{} B must be at most cgroups.bg_memory_max_mib ({} MiB = {} B): bg never holds "
-                                            "more than its memory.max to reclaim",
-                                            bytes, readable_number(*s.bg_memory_max_mib), limit));
+    if (bytes < limit) return std::nullopt;
+    return param_error("bytes", fmt::format("{} B must be below {} ({} MiB = {} B): bg never holds more than its memory.max "
+                                            "to reclaim",
+                                            bytes, s.bg_memory_max_field, readable_number(*s.bg_memory_max_mib), limit));
   };
   a.make = [](const nlohmann::json& p) { return std::make_unique<Reclaim>(p); };
   return a;

@@ -5,7 +5,7 @@
 // the first one, outcome_json.backend_on: a failed swapon is an outcome, the case goes on.
 #include "harness/case/rules/blocks.hpp"
 
-#include "harness/case/spec.hpp"
+#include "harness/case/spec/spec.hpp"
 #include "harness/kernel/fs.hpp"
 
 namespace harness::case_::rules {
@@ -13,10 +13,12 @@ namespace harness::case_::rules {
 namespace {
 class ZramOn final : public RuleAction {
  public:
-  Acted act(int rule, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>& events) override {
+  Acted act(const Firing& by, const TickInput& tick, ActionContext& ctx, Shared& shared, std::vector<ControllerEvent>& events) override {
     const StepRecord step = ctx.backend.activate();
     if (!shared.backend_on) shared.backend_on = step;
-    nlohmann::json detail{{"policy", "rules"}, {"rule", rule}, {"decision_t_ns", tick.sample.t_ns}, {"step", step.to_json()},
+    // delayed-activation's fields (trigger_t_ns: when the rule's detector fired), then the rule's own.
+    nlohmann::json detail{{"policy", "rules"}, {"rule", by.rule}, {"decision_t_ns", tick.sample.t_ns},
+                          {"trigger_t_ns", by.detector_t_ns}, {"step", step.to_json()},
                           {"delayed_swapfile", to_string(ctx.spec.backend.delayed_swapfile)}};
     if (auto sw = ctx.backend.activate_swapfile()) detail["swapfile_step"] = sw->to_json();
     events.push_back({harness::kernel::monotonic_ns(), "backend_on", std::nullopt, std::nullopt, std::nullopt, std::nullopt,

@@ -8,7 +8,7 @@
 // Holds from the tick it fires on to the end of the case (with mode "once": acts at the firing).
 #include "harness/case/rules/blocks.hpp"
 
-#include "harness/case/trigger.hpp"
+#include "harness/case/control/trigger.hpp"
 
 namespace harness::case_::rules {
 
@@ -41,7 +41,10 @@ class PsiWindowTrigger final : public Detector {
     const auto& spec = pred_->spec();
     o.inputs["min_increase_us"] = spec.min_increase_us;
     o.inputs["consecutive_windows"] = spec.consecutive_windows;
-    if (pred_->fired()) o.inputs["fired_t_ns"] = *pred_->fired_at_ns();
+    if (pred_->fired()) {
+      o.inputs["fired_t_ns"] = *pred_->fired_at_ns();
+      o.fired_t_ns = pred_->fired_at_ns();
+    }
     o.holds = pred_->fired();
     return o;
   }

@@ -1,6 +1,6 @@
 // Taking over an interrupted runner's attempt (harness/campaign/runner/takeover.hpp) and the
 // runner lock (runner_lock.hpp): what the row becomes and what the dead runner's row says.
-#include "harness/campaign/campaign.hpp"
+#include "harness/campaign/model/campaign.hpp"
 #include "harness/campaign/runner/runner_lock.hpp"
 #include "harness/campaign/runner/takeover.hpp"
 
