@@ -215,10 +215,26 @@ TEST_F(CaseVm, EveryBundleCompletedCleanWithTraces) {
              return d.step() ? d.text(0) : std::string("no restoration row");
            }();
     EXPECT_EQ(one_int(db, "SELECT COUNT(*) FROM phases"), 4);
-    // 35 s at 100 ms: ~350 requests per canary (allow slack for the TCG guest).
-    EXPECT_GT(one_int(db, "SELECT COUNT(*) FROM canary_requests WHERE canary='compute'"), 300);
-    // In the provoked case canary-sqlite is OOM-killed 15 s into the pressure phase (~200 requests).
-    EXPECT_GT(one_int(db, "SELECT COUNT(*) FROM canary_requests WHERE canary='sqlite'"), conf == kProvoked ? 150 : 300);
+    // 35 s at 100 ms schedules 350 requests per canary. How many of them start before the stop
+    // depends on how fast the TCG guest runs: a late request runs at once after the one before,
+    // none is skipped (no coordinated omission), so a slow guest records fewer (202 compute
+    // requests were seen in a CI run beside the build). Asserted: no scheduled request is missing
+    // (the seqs run 0..n-1 without a gap), each canary ran into the phase it should reach, and
+    // it recorded at least a tenth of the schedule.
+    const std::int64_t pressure_start = one_int(db, "SELECT start_ns FROM phases WHERE phase='pressure'");
+    const std::int64_t recovery_start = one_int(db, "SELECT start_ns FROM phases WHERE phase='recovery'");
+    for (const std::string canary : {"compute", "sqlite"}) {
+      SCOPED_TRACE(canary);
+      const std::string where = " FROM canary_requests WHERE canary='" + canary + "'";
+      const std::int64_t n = one_int(db, "SELECT COUNT(*)" + where);
+      EXPECT_GE(n, 35);
+      EXPECT_EQ(one_int(db, "SELECT MIN(seq)" + where), 0);
+      EXPECT_EQ(one_int(db, "SELECT MAX(seq)" + where), n - 1);
+      // In the provoked case canary-sqlite is OOM-killed 15 s into the pressure phase; every
+      // other canary runs through pressure into recovery.
+      const bool killed = conf == kProvoked && canary == "sqlite";
+      EXPECT_GT(one_int(db, "SELECT MAX(completion_ns)" + where), killed ? pressure_start : recovery_start);
+    }
     EXPECT_GE(one_int(db, "SELECT COUNT(*) FROM telemetry"), 30);
     // The predicate was evaluated on every pressure window (25 windows, minus missed ticks).
     EXPECT_GE(one_int(db, "SELECT COUNT(*) FROM controller_events WHERE kind='window'"), 20);
