@@ -196,10 +196,23 @@ struct AcquireContext {
   int adopt_wait_s = 60;    ///< an adopted guest whose agent does not answer in this long is booted again, s
 };
 
+/// What `harness plan` and `harness run` learn of the campaign's guests before anything boots.
+struct GuestsPreview {
+  bool reboot_between_cases = false;    ///< a guest is rebooted through its agent before each case
+  std::vector<std::string> not_booted;  ///< VMs this pool does not boot (no fresh boot per case), in order
+};
+
 class Pool {
  public:
   virtual ~Pool() = default;
   virtual std::string kind() const = 0;
+  /// The campaign's VMs `vms` (design.vms, in its order) before anything boots. An engine
+  /// that boots its guests has nothing to say (this default); the hosts engine reads a
+  /// `--hosts FILE` (hosts_file.hpp preview_hosts). Throws PoolError when that file lacks one.
+  virtual GuestsPreview preview_guests(const std::vector<std::string>& vms) const {
+    (void)vms;
+    return {};
+  }
   /// Per host: cores, memory and the guests placed there (reads the hosts; no boot). A host
   /// that cannot be asked is listed with HostCapacity::unreachable (its guests still listed).
   /// Throws PoolError only when the engine's own configuration is unusable.

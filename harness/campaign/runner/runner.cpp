@@ -13,7 +13,6 @@
 #include "harness/pool/agent_wait.hpp"
 #include "harness/pool/capacity.hpp"
 #include "harness/pool/engine.hpp"
-#include "harness/pool/hosts/hosts_file.hpp"
 
 #include <unistd.h>
 
@@ -84,7 +83,7 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file, c
   const auto* engine = pool::find_engine(e.kind);
   if (engine) e.capabilities = engine->capabilities;
   e.fresh_boot_per_case = e.capabilities.fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
-  const auto hosts = pool::hosts::preview_hosts(hosts_file, c.vms, c.file);  // nothing without --hosts FILE
+  const auto hosts = p->preview_guests(c.vms);  // the hosts engine's --hosts FILE; nothing from other engines
   e.reboot_between_cases = hosts.reboot_between_cases;
   if (const auto why = variant_boot_refusal(c, hosts.not_booted); !why.empty()) throw pool::PoolError(why);
   return e;

@@ -74,8 +74,14 @@ class HostsGuest : public Instance {
 
 class HostsPool : public Pool {
  public:
-  HostsPool(std::string file, std::vector<std::string> vms, bool fresh, std::string campaign_file)
-      : file_(std::move(file)), vms_(std::move(vms)), fresh_(fresh), campaign_file_(std::move(campaign_file)) {}
+  /// `preview`: the file came as `--hosts FILE`, which plan and run read before anything
+  /// boots (preview_guests); a provider.hosts_file is first read at capacity and acquire.
+  HostsPool(std::string file, std::vector<std::string> vms, bool fresh, std::string campaign_file, bool preview)
+      : file_(std::move(file)),
+        vms_(std::move(vms)),
+        fresh_(fresh),
+        preview_(preview),
+        campaign_file_(std::move(campaign_file)) {}
 
   std::string kind() const override { return "hosts"; }
 
@@ -123,6 +129,10 @@ class HostsPool : public Pool {
   void release() noexcept override {}  // booted by someone else: left running
   void release_orphans(const AcquireContext&) noexcept override {}
 
+  GuestsPreview preview_guests(const std::vector<std::string>& vms) const override {
+    return preview_ ? preview_hosts(file_, vms, campaign_file_) : GuestsPreview{};
+  }
+
   std::string describe() const override {
     std::string s = "engine hosts: " + std::to_string(vms_.size()) + " guest(s) (" + harness::text::join(vms_) + ") from " +
                     (file_.empty() ? std::string("(no hosts file)") : file_);
@@ -145,6 +155,7 @@ class HostsPool : public Pool {
   std::string file_;
   std::vector<std::string> vms_;
   bool fresh_ = false;
+  bool preview_ = false;
   std::string campaign_file_;
   std::string campaign_, db_;
   std::set<std::string> hypervisors_, accelerators_;
@@ -152,10 +163,11 @@ class HostsPool : public Pool {
 
 std::unique_ptr<Pool> open(std::shared_ptr<const EngineConfig> config, const OpenContext& ctx) {
   if (!ctx.hosts_file.empty())  // --hosts FILE: this engine whatever the campaign's kind
-    return std::make_unique<HostsPool>(ctx.hosts_file, config->vms, config->fresh_guest_per_case, ctx.campaign_file);
+    return std::make_unique<HostsPool>(ctx.hosts_file, config->vms, config->fresh_guest_per_case, ctx.campaign_file,
+                                       true);
   auto cfg = std::dynamic_pointer_cast<const Config>(config);
   if (!cfg) throw PoolError("hosts: the provider block was not parsed by this engine");
-  return std::make_unique<HostsPool>(cfg->hosts_file, cfg->vms, cfg->fresh_guest_per_case, ctx.campaign_file);
+  return std::make_unique<HostsPool>(cfg->hosts_file, cfg->vms, cfg->fresh_guest_per_case, ctx.campaign_file, false);
 }
 
 // Capabilities{}: before the hosts file is read no guest is known to boot (local: true).

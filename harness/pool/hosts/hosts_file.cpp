@@ -106,9 +106,9 @@ Guest guest_of(const HostEntry& e) {
   return g;
 }
 
-HostsPreview preview_hosts(const std::string& path, const std::vector<std::string>& vms,
+GuestsPreview preview_hosts(const std::string& path, const std::vector<std::string>& vms,
                            const std::string& campaign_file) {
-  HostsPreview p;
+  GuestsPreview p;
   if (path.empty() || !std::filesystem::exists(path)) return p;
   std::map<std::string, HostEntry> by;
   for (auto& h : load_hosts(path)) by[h.name] = h;

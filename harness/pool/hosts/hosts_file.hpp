@@ -42,18 +42,13 @@ std::vector<HostEntry> load_hosts(const std::string& path);
 /// (pool::client_options). Guest::host and fresh_boot_per_case are left for the engine.
 Guest guest_of(const HostEntry& e);
 
-/// What `harness plan` / `harness run --hosts FILE` need from a hosts file before anything
-/// boots, for the campaign's VMs.
-struct HostsPreview {
-  bool reboot_between_cases = false;    ///< an entry of the campaign's VMs is rebooted through its agent per case
-  std::vector<std::string> not_booted;  ///< the campaign's VMs without `local: true` (no fresh boot per case), in order
-};
-
-/// The preview of `path` for VMs `vms` (of campaign file `campaign_file`, for the message).
+/// What `harness plan` / `harness run --hosts FILE` need from hosts file `path` before
+/// anything boots, for VMs `vms` (of campaign file `campaign_file`, for the message):
+/// not_booted lists the VMs without `local: true`.
 /// A file that does not exist (yet) says nothing: `harness plan` may run before it does.
 /// Throws PoolError naming the file, the VMs it lacks and those it lists; harness::yaml::
 /// InputError for a malformed file.
-HostsPreview preview_hosts(const std::string& path, const std::vector<std::string>& vms,
+GuestsPreview preview_hosts(const std::string& path, const std::vector<std::string>& vms,
                            const std::string& campaign_file);
 
 }  // namespace harness::pool::hosts

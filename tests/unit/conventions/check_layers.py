@@ -9,7 +9,10 @@ The rules, each on the `#include "..."` lines of the product's C++ sources (ever
       class split over several files, a/b_impl.hpp: the pimpl is part of its class's unit);
   (d) a command of harness/campaign/commands includes no other file of that folder but the
       shared base (command_campaign, command_env): no command reaches sideways into another;
-  (e) a room includes no room later in its order (ROOMS below).
+  (e) a room includes no room later in its order (ROOMS below);
+  (f) no engine is named outside harness/pool: an engine's folder (harness/pool/ENGINE/) is
+      included only from harness/pool and from harness/cli, which wires the commands
+      (`harness vm`) that manage one engine's guests; the rest asks the Pool (pool.hpp).
 Usage: check_layers.py REPO_ROOT; exit 0 when clean, 1 with one line per violation.
 """
 import pathlib
@@ -26,6 +29,7 @@ ROOMS = {
 }
 COMMANDS = "harness/campaign/commands/"
 COMMAND_BASE = {COMMANDS + "command_campaign", COMMANDS + "command_env"}
+POOL = "harness/pool/"
 
 
 def unit(path):
@@ -58,6 +62,9 @@ def violations(includes):
             if (f.startswith(COMMANDS) and i.startswith(COMMANDS) and unit(i) != unit(f)
                     and unit(i) not in COMMAND_BASE):
                 out.append(f"{f}: includes {i}: a command includes no other command (d)")
+            if (i.startswith(POOL) and i.count("/") >= 3 and not f.startswith(POOL)
+                    and not f.startswith("harness/cli/")):
+                out.append(f"{f}: includes {i}: an engine is named only in harness/pool (f)")
             rf, ri = room(f), room(i)
             if rf and ri and rf[0] == ri[0] and ri[1] > rf[1]:
                 rooms = ROOMS[rf[0]]
