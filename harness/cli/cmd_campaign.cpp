@@ -203,7 +203,9 @@ void add_export(CLI::App& app) {
   sub->add_option("DB", *db, "campaign DB")->required();
   sub->add_option("--format", *format, "csv")->check(CLI::IsMember({"csv"}));
   sub->add_option("--out", *out, "output folder (default: DB name without extension + '-csv')");
-  sub->callback([db, out] {
+  // `format` is captured though unread: CLI11 writes the parsed value into it, so it must live
+  // as long as the command (without it, --format wrote into freed memory).
+  sub->callback([db, format, out] {
     const auto d = harness::cli::open_db(*db, harness::cli::DbKind::Results);
     harness::cli::exit_code() = harness::cli::exit_code_of(hc::export_command(*d, *db, *out, command_env()));
   });

@@ -7,7 +7,9 @@
 //   - the DB is positional for plan/run/check with --db still accepted;
 //   - the free-disk option has one name (--min-free-disk-mib UINT); the old spelling warns;
 //   - pilot-select refuses a matched-triplet DB and analyze refuses a pilot DB (both 2);
-//   - `harness case check` on a spec nested 100,000 deep refuses it (2) naming the limit.
+//   - `harness case check` on a spec nested 100,000 deep refuses it (2) naming the limit;
+//   - `harness export DB --format csv --out DIR`, as the docs write it, exits 0 and writes the
+//     tables (it once crashed parsing --format: the option's storage did not outlive parsing).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -113,6 +115,17 @@ TEST_F(Cli, NonDbFilesAreNamedPlainlyWithoutSql) {
   std::string first;
   std::getline(in, first);
   EXPECT_EQ(first, "this is not a database");
+}
+
+TEST_F(Cli, ExportAsTheDocsWriteIt) {
+  const std::string db = (dir / "s.db").string(), out = (dir / "tables").string();
+  ASSERT_EQ(harness("plan " + campaign("smoke.yaml") + " " + db).code, 0);
+  for (const std::string format : {"--format csv", "--format=csv"}) {
+    fs::remove_all(out);
+    const auto r = harness("export " + db + " " + format + " --out " + out);
+    EXPECT_EQ(r.code, 0) << format << "\n" << r.out;
+    EXPECT_TRUE(fs::exists(fs::path(out) / "cases.csv")) << format << "\n" << r.out;
+  }
 }
 
 TEST_F(Cli, UsageErrorsAre64AndInvalidValuesAreRefused) {
