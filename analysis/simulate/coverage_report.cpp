@@ -32,7 +32,8 @@ const SimulatedCoverage* simulated_coverage_for(const std::vector<int>& n, doubl
   return nullptr;
 }
 
-std::string design_coverage_text(const std::vector<int>& n, double level, int comparisons, const std::string& unit) {
+std::string design_coverage_text(const std::vector<int>& n, double level, int comparisons, const std::string& unit,
+                                 bool simulating) {
   const DesignCoverage d = expected_design_coverage(n, level, comparisons);
   const double family = 1 - (1 - level) * comparisons;  // the family-wise target (study: 0.95)
   const int singles = static_cast<int>(std::count(n.begin(), n.end(), 1));
@@ -61,6 +62,8 @@ std::string design_coverage_text(const std::vector<int>& n, double level, int co
         "{:.3f} jointly ({:.3f})\n",
         m->datasets, m->replicates, m->seed, m->plain_pooled, m->plain_joint, m->plain_joint_triplet,
         m->corrected_pooled, m->corrected_joint, m->corrected_joint_triplet);
+  else if (simulating)
+    s += "  measured by simulation: below (--simulate-coverage)\n";
   else
     s += "  not simulated for this design: `harness plan FILE --simulate-coverage` measures it (2,000 datasets x "
          "B = 10,000)\n";

@@ -35,9 +35,10 @@ const SimulatedCoverage* simulated_coverage_for(const std::vector<int>& stratum_
 /// Lines for `harness plan`: analytic per-comparison and joint coverage of both intervals, a
 /// WARNING line when the prespecified interval is expected below its nominal level (per
 /// comparison or, for `comparisons` > 1, jointly below 1 - alpha), the measured figure when
-/// the design was simulated, and how to simulate it. `unit`: the word for a block ("triplet", or
+/// the design was simulated, and how to simulate it (`simulating`: the caller prints the
+/// simulation next, so the line says that instead). `unit`: the word for a block ("triplet", or
 /// "block" for k != 3 arms; arms.hpp block_word). Errors as coverage.hpp.
 std::string design_coverage_text(const std::vector<int>& stratum_sizes, double level, int comparisons = 4,
-                                 const std::string& unit = "triplet");
+                                 const std::string& unit = "triplet", bool simulating = false);
 
 }  // namespace analysis

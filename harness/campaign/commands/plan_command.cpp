@@ -100,7 +100,7 @@ void print_blocks_and_coverage(const Campaign& c, const Schedule& s, bool simula
       if (n > 0) sizes.push_back(n);
   const int m = std::max(1, static_cast<int>(c.comparisons.size()));
   const double level = analysis::simultaneous_level(c.alpha, m);
-  if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level, m, unit).c_str(), out);
+  if (!sizes.empty()) std::fputs(analysis::design_coverage_text(sizes, level, m, unit, simulate).c_str(), out);
   if (simulate && !sizes.empty()) {
     analysis::CoverageSimOptions so;
     so.level = level;
