@@ -45,6 +45,21 @@ import numpy as np  # noqa: E402
 
 import harness_analysis as ha  # noqa: E402
 
+# The SYNTHETIC DATA banner when the DB was written by the synthetic generator ("" otherwise; set in
+# main from ha.synthetic_banner): every figure of such a DB carries it, so that no PNG alone can be
+# taken for a result.
+SYNTHETIC = ""
+
+
+def save(fig, out, dpi):
+    """Writes `fig` to `out`; a figure of a synthetic DB first gets the banner at its top and
+    "SYNTHETIC DATA" across it."""
+    if SYNTHETIC:
+        fig.text(0.5, 0.5, "SYNTHETIC DATA", fontsize=44, color="#C44E52", alpha=0.25, rotation=25, ha="center",
+                 va="center")
+        fig.text(0.005, 0.998, SYNTHETIC, fontsize=6, color="#C44E52", ha="left", va="top")
+    fig.savefig(out, dpi=dpi)
+
 # The campaign's arms in report order (set in main from the primary result's "arms", i.e. the DB's
 # arms table or the study's order; analysis/data/arms.hpp) and one colour per arm position (the study's
 # three keep their colours).
@@ -134,7 +149,7 @@ def forest(prim, cases, out):
     # the legend 0.6 in below the axes (under the x label), whatever the axes' height
     height_in = ax.get_position().height * fig.get_size_inches()[1]
     ax.get_legend().set_bbox_to_anchor((0.5, -0.6 / height_in))
-    fig.savefig(out, dpi=130)
+    save(fig, out, 130)
     plt.close(fig)
 
 
@@ -199,7 +214,7 @@ def tradeoff(prim, cases, out):
                  "x: bg memory.current + zram pool, pressure-phase time average, comparator - treatment; "
                  "y: Table 4's p99 ratio" + tcg_note(cases), fontsize=10)
     place(fig, left=0.8, right=0.2, bottom=0.62, top=0.72 + (TCG_LINE if tcg_note(cases) else 0), wspace=0.9)
-    fig.savefig(out, dpi=120)
+    save(fig, out, 120)
     plt.close(fig)
 
 
@@ -242,7 +257,7 @@ def p99_by_regime(cases, out):
     axes[0].legend(fontsize=8)
     fig.suptitle("p99 by regime and arm (unpaired, descriptive)" + tcg_note(cases), fontsize=11)
     place(fig, left=0.72, right=0.15, bottom=0.67, top=0.65 + (TCG_LINE if tcg_note(cases) else 0), wspace=0.7)
-    fig.savefig(out, dpi=130)
+    save(fig, out, 130)
     plt.close(fig)
 
 
@@ -312,7 +327,7 @@ def timeseries(db, case_id, out):
                  "yellow = pressure phase, red dashed = PSI trigger, green = memory.reclaim write, "
                  "purple dashed = backend enabled", fontsize=10)
     place(fig, left=0.8, right=0.15, bottom=0.59, top=0.61, hspace=0.26)
-    fig.savefig(out, dpi=120)
+    save(fig, out, 120)
     plt.close(fig)
 
 
@@ -358,7 +373,7 @@ def zram_timecourse(db, cases, out):
     fig.suptitle("zram occupancy (mm_stat orig_data_size; includes the 4 KiB swap header once prepared)"
                  + tcg_note(cases), fontsize=11)
     place(fig, left=0.8, right=0.15, bottom=0.59, top=0.66 + (TCG_LINE if tcg_note(cases) else 0), wspace=0.2)
-    fig.savefig(out, dpi=120)
+    save(fig, out, 120)
     plt.close(fig)
 
 
@@ -419,7 +434,7 @@ def reclaim_execution(cases, out):
     ax.grid(alpha=0.3)
     fig.suptitle("Reclaim execution (secondary)" + tcg_note(cases), fontsize=11)
     place(fig, left=0.84, right=0.15, bottom=0.59, top=0.65 + (TCG_LINE if tcg_note(cases) else 0), wspace=0.9)
-    fig.savefig(out, dpi=120)
+    save(fig, out, 120)
     plt.close(fig)
 
 
@@ -512,6 +527,8 @@ def main():
             return
         a.primary_json, a.cases_json = handoff["primary_json"], handoff["cases_json"]
     os.makedirs(a.out, exist_ok=True)
+    global SYNTHETIC
+    SYNTHETIC = ha.synthetic_banner(a.db)
     cases = cases_from_json(a.cases_json) if a.cases_json else ha.load_campaign(a.db)["cases"]
     if a.primary_json:
         with open(a.primary_json) as f:

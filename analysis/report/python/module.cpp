@@ -11,6 +11,7 @@
 #include "analysis/simulate/synthetic.hpp"
 #include "analysis/data/triplets.hpp"
 #include "results/db.hpp"
+#include "results/provenance.hpp"
 #include "results/store/cases.hpp"
 #include "results/store/controller_events.hpp"
 #include "results/store/phases.hpp"
@@ -357,6 +358,13 @@ std::int64_t write_synthetic_ab_py(const std::string& path, std::uint64_t seed, 
 /// The analysis entry points: campaign arrays, bootstrap, primary analysis, one case's series,
 /// telemetry columns, the quantile, the pilot rule.
 void def_analysis(py::module_& m) {
+  m.def(
+      "synthetic_banner",
+      [](const std::string& db) {
+        results::Db d(db, results::Db::Mode::ReadOnly);
+        return results::is_synthetic_db(d) ? results::synthetic_banner() : std::string();
+      },
+      py::arg("db"), "The SYNTHETIC DATA banner when `db` was written by the synthetic generator, else \"\".");
   m.def("load_campaign", &campaign_arrays, py::arg("db"),
         "Per-case p50/p95/p99 (us) per canary (censored: lower bound, <canary>_p99_flagged; lost: imputed), status, "
         "trigger delay (s), reclaim write duration (ms), achieved and conservative achieved / requested (NaN = not "

@@ -5,8 +5,9 @@ figure shows, for the C++ side to check: the forest plot's rows (top to bottom),
 title; the p99-by-regime legend and the columns drawn in one regime; the zram time course's
 panels; the reclaim-execution figure's trigger-delay ticks; the trade-off figure's panels and the
 points each holds (their labels), drawn from TRADEOFF_JSON (the report's extra.tradeoff). Then the
-same forest plot for the study's campaign (a synthetic DB written here). argv: DB OUT_JSON
-TRADEOFF_JSON."""
+same forest plot for the study's campaign (a synthetic DB written here). Every figure of these
+synthetic DBs must carry "SYNTHETIC DATA" (figures.save, set up as main does from
+ha.synthetic_banner). argv: DB OUT_JSON TRADEOFF_JSON."""
 import json
 import os
 import sys
@@ -18,11 +19,14 @@ import harness_analysis as ha
 db, out = sys.argv[1], sys.argv[2]
 drawn = []
 figures.plt.close = lambda fig=None: drawn.append(fig)  # keep each figure for inspection
+figures.SYNTHETIC = ha.synthetic_banner(db)
+marked = {}  # figure function -> its figure carries "SYNTHETIC DATA"
 
 
 def draw(fn, *args):
     drawn.clear()
     fn(*args)
+    marked[fn.__name__] = any(t.get_text() == "SYNTHETIC DATA" for t in drawn[-1].texts)
     return drawn[-1]
 
 
@@ -59,5 +63,7 @@ with tempfile.TemporaryDirectory() as tmp:
     _, _, sax, srows = forest_of(study, tmp)
     res["study_forest_rows"] = srows
     res["study_forest_xlabel"] = sax.get_xlabel()
+    res["synthetic_banner"] = figures.SYNTHETIC
+    res["marked"] = marked
 with open(out, "w") as f:
     json.dump(res, f)

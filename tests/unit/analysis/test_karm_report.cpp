@@ -148,6 +148,10 @@ TEST(KArmReport, FiguresHaveOneForestRowPerComparisonAndOneColumnPerArm) {
   // The study's campaign keeps the study's axis label.
   EXPECT_EQ(j["study_forest_xlabel"], "p99 response-time ratio, bounded reclaim / comparator (< 1 favours reclaim)");
   EXPECT_EQ(j["study_forest_rows"].size(), 4u);
+  // Each figure of a synthetic DB carries the banner, so no PNG alone is taken for a result.
+  EXPECT_EQ(j["synthetic_banner"].get<std::string>().rfind("SYNTHETIC DATA", 0), 0u) << j["synthetic_banner"];
+  ASSERT_EQ(j["marked"].size(), 5u) << j["marked"];
+  for (const auto& [figure, carries] : j["marked"].items()) EXPECT_TRUE(carries.get<bool>()) << figure;
 }
 
 TEST(ComparisonSpelling, OneParserForBothSpellings) {
