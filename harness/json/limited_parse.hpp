@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::json {
 
 /// Limits of one parse. The defaults suit every document the harness reads.
@@ -40,10 +42,10 @@ class Error : public std::runtime_error {
   Kind kind_;
 };
 
-/// Why `text` breaks `limits`, or nullopt: "is 20000000 bytes (limit 16777216)" or
+/// Whether `text` keeps `limits`, or the Problem: "is 20000000 bytes (limit 16777216)" or
 /// "nests arrays/objects deeper than 64 levels (limit 64) at byte 64". Strings (with their
 /// escapes) are skipped; no allocation unless a limit is broken.
-std::optional<std::string> limit_problem(std::string_view text, const Limits& limits = kDefaultLimits);
+Checked check_limits(std::string_view text, const Limits& limits = kDefaultLimits);
 
 /// Parses `text`, checking `limits` first. Throws Error: "<source>: JSON <problem>" for a
 /// broken limit, "<source>: malformed JSON: <nlohmann's message>" otherwise (this covers
