@@ -30,6 +30,7 @@
 #include "harness/case/run/bundle.hpp"
 #include "harness/case/run/case_outcome.hpp"
 #include "harness/case/run/telemetry_sample.hpp"
+#include "harness/error/expected.hpp"
 #include "harness/kernel/cgroup.hpp"
 
 namespace harness::case_ {
@@ -152,9 +153,9 @@ struct ParamDef {
   nlohmann::json default_value; ///< null = required
   std::optional<double> min, max;  ///< inclusive bounds (Integer, Number)
   std::string doc;              ///< one line, with the source of the default
-  /// Json: checks the value; returns why it is wrong ("" = fine), with a JSON-pointer-like
-  /// path inside the value first when it names a part ("[1].do: ...").
-  std::function<std::string(const nlohmann::json&)> check;
+  /// Json: checks the value: passed, or the Problem, with a JSON-pointer-like path inside the
+  /// value first when it names a part ("[1].do: ...").
+  std::function<Checked(const nlohmann::json&)> check;
   /// Json: the value's one spelling (after check passed), so that two spellings of one value
   /// give one arm SHA-256 (e.g. the rules' "zram_on" and {"zram_on": {}}); unset = as given.
   std::function<nlohmann::json(const nlohmann::json&)> canonical;
@@ -183,9 +184,9 @@ struct PolicyInfo {
 ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
                    std::optional<double> max, std::string doc);
 
-/// Why `v` is not a value of `d` (its kind, its bounds, then d.check), or "" when it is. The
-/// one value check of validate_params and of the rules' blocks (rules/blocks.cpp).
-std::string param_value_problem(const ParamDef& d, const nlohmann::json& v);
+/// Whether `v` is a value of `d` (its kind, its bounds, then d.check), or the Problem. The one
+/// value check of validate_params and of the rules' blocks (rules/blocks.cpp).
+Checked check_param_value(const ParamDef& d, const nlohmann::json& v);
 
 /// Every registered policy, sorted by name (generated from harness/case/policies/).
 const std::vector<PolicyInfo>& policies();
