@@ -214,27 +214,27 @@ void load_comparisons(Section& s, Campaign& c) {
   }
 }
 
-std::string design_arms_problem(const Campaign& c) {
+Checked check_design_arms(const Campaign& c) {
   const auto names = arm_names(c);
   if (c.design == "matched-triplets" && names.size() != 1 && names.size() != 3)
-    return fmt::format("matched-triplets is the study's spelling for blocks of three arms; this campaign runs {}: "
-                       "use design.kind matched-blocks",
-                       names.size());
+    return problem(fmt::format("matched-triplets is the study's spelling for blocks of three arms; this campaign runs {}: "
+                               "use design.kind matched-blocks",
+                               names.size()));
   if (c.design == "matched-blocks") {
-    if (names.size() < 2) return "matched-blocks compares arms: list at least two";
+    if (names.size() < 2) return problem("matched-blocks compares arms: list at least two");
     if (!c.comparisons_declared)
       for (const auto& text : c.comparisons) {
         const auto k = parse_comparison(text);
         for (const auto* arm : {&k->treatment, &k->comparator})
           if (std::find(names.begin(), names.end(), *arm) == names.end())
-            return fmt::format("without analysis.comparisons the study's four are analysed, and they need arm '{}', which "
-                               "this campaign does not run: declare analysis.comparisons",
-                               *arm);
+            return problem(fmt::format("without analysis.comparisons the study's four are analysed, and they need arm "
+                                       "'{}', which this campaign does not run: declare analysis.comparisons",
+                                       *arm));
       }
   }
   if (c.design == "pilot" && (c.arms.size() != 1 || !c.arms[0].study || c.arms[0].name != study_treatment()))
-    return "the pilot tests reclaim doses: configurations must be [" + study_treatment() + "]";
-  return "";
+    return problem("the pilot tests reclaim doses: configurations must be [" + study_treatment() + "]");
+  return {};
 }
 
 std::vector<std::string> arm_names(const Campaign& c) {

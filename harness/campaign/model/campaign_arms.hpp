@@ -61,10 +61,10 @@ std::vector<harness::case_::ArmSettings> arm_settings_of_regimes(const Campaign&
 /// four. Call after load_arms.
 void load_comparisons(yaml::Section& analysis, Campaign& c);
 
-/// Why the arms and comparisons do not fit design `c.design`, or "" (after both loads):
+/// Whether the arms and comparisons fit design `c.design`, or the Problem (after both loads):
 /// matched-blocks needs k >= 2 arms, and declared comparisons (or the study's arms, for the
 /// default four); matched-triplets 3 arms (or 1: a calibration, never analysed as blocks);
 /// pilot needs exactly [bounded-reclaim] listed by name.
-std::string design_arms_problem(const Campaign& c);
+Checked check_design_arms(const Campaign& c);
 
 }  // namespace harness::campaign

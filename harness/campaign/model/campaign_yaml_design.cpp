@@ -77,8 +77,8 @@ void design_dose(Section& s, Campaign& c) {
   } else {
     c.dose_mib = positive_int(s, "dose_mib");
     // The study arm's rule for its dose (dose.hpp: bounded-reclaim's settings_check, below the bg limit).
-    if (auto why = design_dose_problem(c, dose_bytes(*c.dose_mib)))
-      s.fail(s.node()["dose_mib"], s.field("dose_mib"), *why);
+    if (auto why = check_design_dose(c, dose_bytes(*c.dose_mib)); !why)
+      s.fail(s.node()["dose_mib"], s.field("dose_mib"), why.error().message);
   }
 }
 
