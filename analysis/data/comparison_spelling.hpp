@@ -31,7 +31,7 @@ struct ComparisonSpelling {
 /// The canary named `name` ("compute", "sqlite"), nullopt for anything else.
 std::optional<Canary> parse_canary(std::string_view name);
 
-/// "compute, sqlite": the canaries a comparison may name, for error messages.
+/// "compute, sqlite": the canaries a comparison may name, for messages.
 std::string canary_list();
 
 /// The study's treatment: the arm a "<canary>:<comparator>" spelling compares against its comparator.

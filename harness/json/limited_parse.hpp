@@ -64,12 +64,12 @@ nlohmann::json parse_file(const std::string& path, const Limits& limits = kDefau
 /// to `max` bytes of input with "..." after it: safe in a log line or a JSON string.
 std::string printable(std::string_view s, std::size_t max = 200);
 
-/// The longest piece of a request value an error quotes (bytes; ours, harness/agent/API.md).
+/// The longest piece of a request value a message quotes (bytes; ours, harness/agent/API.md).
 inline constexpr std::size_t kExcerptBytes = 64;
 
-/// `s` as an error quotes a value of the input (a key, a name): whole when it has at most
-/// `max` bytes, else its first `max` bytes and "... (N bytes)" with its whole length, so an
-/// error about a megabyte-long key stays short. The bytes are kept as they are (printable(),
+/// `s` as a message quotes a value of the input (a key, a name): whole when it has at most
+/// `max` bytes, else its first `max` bytes and "... (N bytes)" with its whole length, so a
+/// message about a megabyte-long key stays short. The bytes are kept as they are (printable(),
 /// or the agent's answer, escapes them once).
 std::string excerpt(std::string_view s, std::size_t max = kExcerptBytes);
 

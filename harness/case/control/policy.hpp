@@ -213,7 +213,7 @@ std::string unknown_parameter(const std::string& name, const std::string& owner,
 /// info.settings_check over `params` (validated) and `settings`; nullopt when it has none.
 std::optional<ParamError> settings_problem(const PolicyInfo& info, const nlohmann::json& params, const ArmSettings& settings);
 
-/// The names of every registered policy, sorted, comma-separated (for error messages).
+/// The names of every registered policy, sorted, comma-separated (for messages).
 std::string policy_names();
 
 /// "'<name>' is not a registered policy[; did you mean 'X'?] (policies: a, b, ...)": the message
@@ -225,7 +225,7 @@ std::string unknown_policy(const std::string& name, const std::string& hint = ""
 /// The study's arms in the study's order (study_position), e.g. {"static-zram", ...}.
 std::vector<std::string> study_arms();
 
-/// study_arms() comma-separated (for error messages).
+/// study_arms() comma-separated (for messages).
 std::string study_arm_names();
 
 /// The registry as text for `harness plan --list-policies`: per policy its name, summary,
