@@ -91,7 +91,7 @@ struct Report {
   std::vector<std::string> reasons() const;
   /// {"passed":..,"checks":[{name,required,passed,found,fix}],"recorded":{..},"reasons":[..]}
   nlohmann::json to_json() const;
-  /// Readable table: one row per check (PASS/FAIL/info, name, found), fixes below
+  /// Readable table: one row per `Check` (PASS/FAIL/info, name, found), fixes below
   /// failing rows, then the recorded items.
   std::string to_table() const;
 };

@@ -59,8 +59,8 @@ Provenance collect_provenance(Db& db, const BuildId& build, const std::string& c
 /// harness_version, source_commit, source_dirty). Stable key order.
 std::string provenance_json(const Provenance& p);
 
-/// Markdown block (a short bullet list, no heading) for the top of report.md and a
-/// check summary. A synthetic DB's "Cases ran on" line says that no case ran.
+/// Markdown block (a short bullet list, no heading) for the top of report.md and the
+/// `harness check` summary. A synthetic DB's "Cases ran on" line says that no case ran.
 std::string provenance_markdown(const Provenance& p);
 
 /// Writes `<artifact>.meta.json` next to an artifact (e.g. table4.csv ->

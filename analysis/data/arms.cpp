@@ -18,12 +18,9 @@
 namespace analysis {
 namespace {
 
-// The comparison of a parsed spelling, or nullopt with `error` (comparison_problem).
-std::optional<ComparisonDef> make(const ComparisonSpelling& c, std::string& error) {
-  if (auto why = comparison_problem(c); !why.empty()) {
-    error = std::move(why);
-    return std::nullopt;
-  }
+// The comparison of a parsed spelling, or the Problem (check_comparison).
+harness::Expected<ComparisonDef> make(const ComparisonSpelling& c) {
+  if (auto checked = check_comparison(c); !checked) return harness::problem(checked.error().message);
   const Canary k = *parse_canary(c.canary);
   return ComparisonDef{k, c.treatment, c.comparator, comparison_label(k, c.treatment, c.comparator)};
 }
@@ -87,18 +84,15 @@ std::string family_text(const std::vector<ComparisonDef>& family) {
                      labels);
 }
 
-std::optional<ComparisonDef> parse_comparison(const nlohmann::json& v, std::string& error) {
+harness::Expected<ComparisonDef> parse_comparison(const nlohmann::json& v) {
   if (v.is_object()) {
     auto field = [&](const char* k) { return v.contains(k) && v[k].is_string() ? v[k].get<std::string>() : ""; };
-    return make({field("canary"), field("treatment"), field("comparator")}, error);
+    return make({field("canary"), field("treatment"), field("comparator")});
   }
-  if (!v.is_string()) {
-    error = "expected a string \"<canary>:<comparator>\" or \"<canary>:<treatment>/<comparator>\", or an object";
-    return std::nullopt;
-  }
-  const auto c = parse_comparison_text(v.get<std::string>(), error);
-  if (!c) return std::nullopt;
-  return make(*c, error);
+  if (!v.is_string())
+    return harness::problem(
+        "expected a string \"<canary>:<comparator>\" or \"<canary>:<treatment>/<comparator>\", or an object");
+  return parse_comparison_text(v.get<std::string>()).and_then(make);
 }
 
 DeclaredComparisons declared_comparisons(const std::map<std::string, std::string>& meta,
@@ -133,10 +127,9 @@ DeclaredComparisons declared_comparisons(const std::map<std::string, std::string
   if (list.is_array()) {
     std::set<std::string> seen;
     for (std::size_t i = 0; i < list.size(); ++i) {
-      std::string error;
-      auto c = parse_comparison(list[i], error);
+      auto c = parse_comparison(list[i]);
       if (!c) {
-        warnings.push_back(fmt::format("{}[{}]: {}; left out of the family", d.source, i, error));
+        warnings.push_back(fmt::format("{}[{}]: {}; left out of the family", d.source, i, c.error().message));
         continue;
       }
       const std::string key = std::string(canary_name(c->canary)) + ":" + c->treatment + "/" + c->comparator;

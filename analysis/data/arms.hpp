@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/error/expected.hpp"
+
 namespace results {
 class Db;
 }
@@ -63,9 +65,9 @@ bool is_study_family(const std::vector<ComparisonDef>& family);
 /// "the declared family of m comparisons (label; label; ...)".
 std::string family_text(const std::vector<ComparisonDef>& family);
 
-/// Parses one comparison spelling (string or object, see the file comment). nullopt with
-/// `error` set when it is not one.
-std::optional<ComparisonDef> parse_comparison(const nlohmann::json& v, std::string& error);
+/// Parses one comparison spelling (string or object, see the file comment), or the Problem
+/// when it is not one.
+harness::Expected<ComparisonDef> parse_comparison(const nlohmann::json& v);
 
 /// The declared family and where it came from.
 struct DeclaredComparisons {

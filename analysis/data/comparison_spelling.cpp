@@ -17,12 +17,11 @@ std::string canary_list() { return fmt::format("{}, {}", canary_name(Canary::Com
 
 std::string study_treatment_name() { return kStudyArms[kStudyTreatment].name; }
 
-std::optional<ComparisonSpelling> parse_comparison_text(std::string_view text, std::string& error) {
+harness::Expected<ComparisonSpelling> parse_comparison_text(std::string_view text) {
   const auto colon = text.find(':');
-  if (colon == std::string_view::npos) {
-    error = fmt::format("'{}' has no ':' (expected <canary>:<comparator> or <canary>:<treatment>/<comparator>)", text);
-    return std::nullopt;
-  }
+  if (colon == std::string_view::npos)
+    return harness::problem(
+        fmt::format("'{}' has no ':' (expected <canary>:<comparator> or <canary>:<treatment>/<comparator>)", text));
   ComparisonSpelling c;
   c.canary = std::string(text.substr(0, colon));
   const std::string_view rest = text.substr(colon + 1);
@@ -34,22 +33,20 @@ std::optional<ComparisonSpelling> parse_comparison_text(std::string_view text, s
     c.treatment = std::string(rest.substr(0, slash));
     c.comparator = std::string(rest.substr(slash + 1));
   }
-  if (!parse_canary(c.canary)) {
-    error = fmt::format("'{}': canary '{}' is not one of {}", text, c.canary, canary_list());
-    return std::nullopt;
-  }
-  if (c.treatment.empty() || c.comparator.empty()) {
-    error = fmt::format("'{}': treatment and comparator must name arms", text);
-    return std::nullopt;
-  }
+  if (!parse_canary(c.canary))
+    return harness::problem(fmt::format("'{}': canary '{}' is not one of {}", text, c.canary, canary_list()));
+  if (c.treatment.empty() || c.comparator.empty())
+    return harness::problem(fmt::format("'{}': treatment and comparator must name arms", text));
   return c;
 }
 
-std::string comparison_problem(const ComparisonSpelling& c) {
-  if (!parse_canary(c.canary)) return fmt::format("canary '{}' is not one of {}", c.canary, canary_list());
-  if (c.treatment.empty() || c.comparator.empty()) return "treatment and comparator must name arms";
-  if (c.treatment == c.comparator) return fmt::format("treatment and comparator are the same arm ({})", c.treatment);
-  return "";
+harness::Checked check_comparison(const ComparisonSpelling& c) {
+  if (!parse_canary(c.canary))
+    return harness::problem(fmt::format("canary '{}' is not one of {}", c.canary, canary_list()));
+  if (c.treatment.empty() || c.comparator.empty()) return harness::problem("treatment and comparator must name arms");
+  if (c.treatment == c.comparator)
+    return harness::problem(fmt::format("treatment and comparator are the same arm ({})", c.treatment));
+  return {};
 }
 
 std::string comparison_text(const ComparisonSpelling& c) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "harness/error/expected.hpp"
+
 namespace analysis {
 
 /// A comparison as spelt: canary, treatment and comparator names (arms, not checked here
@@ -29,20 +31,20 @@ struct ComparisonSpelling {
 /// The canary named `name` ("compute", "sqlite"), nullopt for anything else.
 std::optional<Canary> parse_canary(std::string_view name);
 
-/// "compute, sqlite": the canaries a comparison may name, for error messages.
+/// "compute, sqlite": the canaries a comparison may name, for messages.
 std::string canary_list();
 
 /// The study's treatment: the arm a "<canary>:<comparator>" spelling compares against its comparator.
 std::string study_treatment_name();
 
-/// Parses a string spelling. nullopt with `error` set (a sentence naming the text and what is
-/// wrong: no ':', an unknown canary, an empty arm name) when it is neither spelling. The
-/// treatment and comparator are not checked against each other (comparison_problem).
-std::optional<ComparisonSpelling> parse_comparison_text(std::string_view text, std::string& error);
+/// Parses a string spelling, or the Problem (a sentence naming the text and what is wrong: no
+/// ':', an unknown canary, an empty arm name) when it is neither spelling. The treatment and
+/// comparator are not checked against each other (check_comparison).
+harness::Expected<ComparisonSpelling> parse_comparison_text(std::string_view text);
 
-/// What is wrong with a parsed comparison as a comparison (an unknown canary, an empty arm name,
-/// treatment == comparator), or "" when nothing is.
-std::string comparison_problem(const ComparisonSpelling& c);
+/// Whether a parsed comparison is one, or the Problem (an unknown canary, an empty arm name,
+/// treatment == comparator).
+harness::Checked check_comparison(const ComparisonSpelling& c);
 
 /// Canonical text: "<canary>:<comparator>" when the treatment is the study's treatment (so the
 /// study's plans keep their hash), else "<canary>:<treatment>/<comparator>". The inverse of

@@ -50,7 +50,7 @@ const char* name_of(PilotReading::Eagain e);
 std::optional<PilotReading::Restoration> restoration_named(const std::string& name);
 std::optional<PilotReading::Eagain> eagain_named(const std::string& name);
 
-/// "clean, case-teardown" and "interface-error, partial-reclaim", for error messages.
+/// "clean, case-teardown" and "interface-error, partial-reclaim", for messages.
 std::string restoration_names();
 std::string eagain_names();
 

@@ -2,6 +2,7 @@
 #include "analysis/data/triplets.hpp"
 
 #include "analysis/data/campaign_settings.hpp"
+#include "harness/error/expected.hpp"
 #include "harness/text/join.hpp"
 
 #include <fmt/format.h>
@@ -40,19 +41,20 @@ void set_arms_and_unit(const CampaignData& data, TripletSet& ts) {
   ts.unit = block_word(read_campaign_settings(data.meta).design_kind, ts.arms.size());
 }
 
-/// Puts each member case into its arm's slot of t.cases; the problem ("" when none): a case of
-/// no arm, or two cases of one arm.
-std::string place_members(const TripletSet& ts, const std::vector<const CaseSummary*>& members, Triplet& t) {
+/// Puts each member case into its arm's slot of t.cases; the Problem: a case of no arm, or two
+/// cases of one arm.
+harness::Checked place_members(const TripletSet& ts, const std::vector<const CaseSummary*>& members, Triplet& t) {
   for (const CaseSummary* c : members) {
     const int a = ts.arm_index(c->configuration);
     if (a < 0)
-      return fmt::format("case {} has configuration {}, which is not an arm of the campaign", c->case_id,
-                         c->configuration);
+      return harness::problem(fmt::format("case {} has configuration {}, which is not an arm of the campaign",
+                                          c->case_id, c->configuration));
     auto& slot = t.cases[static_cast<std::size_t>(a)];
-    if (slot) return fmt::format("two cases for {} ({} and {})", c->configuration, slot->case_id, c->case_id);
+    if (slot)
+      return harness::problem(fmt::format("two cases for {} ({} and {})", c->configuration, slot->case_id, c->case_id));
     slot = c;
   }
-  return "";
+  return {};
 }
 
 /// The block's members that never ran (empty never_run when none did not), each with what the
@@ -86,26 +88,28 @@ IncompleteTriplet missing_members(const CampaignData& data, const TripletSet& ts
   return inc;
 }
 
-/// Sets t.vm and t.regime from the first member; the recording error that keeps the complete
-/// block out of the paired analysis ("" when none): an unusable case, a member of another
-/// stratum, a canary without pressure-phase requests or without a positive finite p99.
-std::string recording_problem(const std::string& unit, Triplet& t) {
+/// Sets t.vm and t.regime from the first member; the Problem, a recording error that keeps the
+/// complete block out of the paired analysis: an unusable case, a member of another stratum, a
+/// canary without pressure-phase requests or without a positive finite p99.
+harness::Checked check_recording(const std::string& unit, Triplet& t) {
   t.vm = t.cases[0]->vm;
   t.regime = t.cases[0]->regime;
   for (const CaseSummary* c : t.cases) {
-    if (!c->usable) return fmt::format("case {} unusable ({})", c->case_id, c->excluded_because);
+    if (!c->usable) return harness::problem(fmt::format("case {} unusable ({})", c->case_id, c->excluded_because));
     if (c->vm != t.vm || c->regime != t.regime)
-      return fmt::format("case {} has vm/regime {}/{} but the {} has {}/{}", c->case_id, c->vm, c->regime, unit, t.vm,
-                         t.regime);
+      return harness::problem(fmt::format("case {} has vm/regime {}/{} but the {} has {}/{}", c->case_id, c->vm,
+                                          c->regime, unit, t.vm, t.regime));
     for (Canary k : {Canary::Compute, Canary::Sqlite}) {
       const auto& l = c->latency[static_cast<int>(k)];
-      if (!l) return fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k));
+      if (!l)
+        return harness::problem(
+            fmt::format("case {} has no {} requests in the pressure phase", c->case_id, canary_name(k)));
       if (!(l->p99_us > 0.0) || !std::isfinite(l->p99_us))
-        return fmt::format("case {} {} p99 = {} us is not a positive finite number: log ratio undefined", c->case_id,
-                           canary_name(k), l->p99_us);
+        return harness::problem(fmt::format("case {} {} p99 = {} us is not a positive finite number: log ratio undefined",
+                                            c->case_id, canary_name(k), l->p99_us));
     }
   }
-  return "";
+  return {};
 }
 
 /// The blocks in stratum order (strata numbered in name order) and the warnings about strata
@@ -160,8 +164,8 @@ TripletSet build_triplets(const CampaignData& data) {
     Triplet t;
     t.id = id;
     t.cases.assign(ts.arms.size(), nullptr);
-    std::string problem = place_members(ts, members, t);
-    if (problem.empty()) {
+    harness::Checked usable = place_members(ts, members, t);
+    if (usable) {
       IncompleteTriplet inc = missing_members(data, ts, t, members, planned[id]);
       if (!inc.never_run.empty()) {
         ts.warnings.push_back(
@@ -169,9 +173,10 @@ TripletSet build_triplets(const CampaignData& data) {
         ts.incomplete.push_back(std::move(inc));
         continue;
       }
-      problem = recording_problem(unit, t);
+      usable = check_recording(unit, t);
     }
-    if (!problem.empty()) {
+    if (!usable) {
+      const std::string& problem = usable.error().message;
       ts.excluded.push_back(fmt::format("{} {}: {}", unit, id, problem));
       ts.warnings.push_back(fmt::format("{} {} excluded from the paired analysis for a recording error: {}", unit, id, problem));
       continue;

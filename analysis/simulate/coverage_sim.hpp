@@ -119,8 +119,8 @@ BootstrapResult simulation_bootstrap(const Eigen::MatrixXd& data, const std::vec
 CoverageSimResult simulate_coverage(const std::vector<int>& stratum_sizes, const CoverageSimOptions& opt = {});
 
 /// For `harness plan` and the statistics test: the design, k, m and model; per interval
-/// (prespecified, corrected) the per-comparison figures in family order, pooled (with its
-/// standard error) and joint; then one row per comparison with its label and both figures.
+/// (prespecified, corrected) the per-comparison figures in family order, pooled (with its SE)
+/// and joint; then one row per comparison with its label and both figures.
 std::string format_coverage_sim(const CoverageSimResult& r);
 
 }  // namespace analysis

@@ -115,7 +115,7 @@ void check_active_after_trigger(results::Db& db, const std::string& id, std::vec
 
 }  // namespace
 
-std::vector<std::string> backend_telemetry_problems(results::Db& db, const std::string& case_id, ZramDue due,
+std::vector<std::string> backend_telemetry_findings(results::Db& db, const std::string& case_id, ZramDue due,
                                                     const nlohmann::json& outcome_json, const nlohmann::json& spec) {
   std::vector<std::string> out;
   check_samples(db, case_id, spec, out);

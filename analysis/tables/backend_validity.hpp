@@ -24,13 +24,14 @@ namespace analysis {
 /// Largest stretch of the pressure phase without a zram sample, in telemetry periods (ours).
 inline constexpr double kMaxZramGapPeriods = 2.0;
 
-/// What is wrong with case `case_id`'s backend telemetry (empty = valid), each problem one
-/// sentence naming the column, event or key. `outcome_json` / `spec`: the case's parsed
+/// The findings against case `case_id`'s backend telemetry (none: valid), each one sentence
+/// naming the column, event or key: a value the pilot table shows its reader (a case's
+/// eligibility), not a failure of this function. `outcome_json` / `spec`: the case's parsed
 /// cases.outcome_json and cases.spec_json (null when absent). Errors: results::DbError.
 /// When the arm's zram device is due active: swapped on in setup (the study's static zram and
 /// bounded reclaim), or swapped on once after the trigger (its delayed activation).
 enum class ZramDue { InSetup, AfterTrigger };
-std::vector<std::string> backend_telemetry_problems(results::Db& db, const std::string& case_id, ZramDue due,
+std::vector<std::string> backend_telemetry_findings(results::Db& db, const std::string& case_id, ZramDue due,
                                                     const nlohmann::json& outcome_json, const nlohmann::json& spec);
 
 }  // namespace analysis

@@ -189,7 +189,7 @@ void judge_backend_and_restoration(results::Db& db, const std::string& id, const
   if (spec_text) spec = harness::json::parse_or_discarded(*spec_text);
   if (outcome_text) outcome = harness::json::parse_or_discarded(*outcome_text);
   if (outcome.is_discarded()) outcome = nullptr;
-  for (auto& p : backend_telemetry_problems(db, id, ZramDue::InSetup, outcome, spec.is_discarded() ? nullptr : spec))
+  for (auto& p : backend_telemetry_findings(db, id, ZramDue::InSetup, outcome, spec.is_discarded() ? nullptr : spec))
     f.fail(p);
   const auto restoration = results::read_restoration(db, id);
   if (!restoration) f.fail("no restoration record");

@@ -35,6 +35,11 @@ struct RemoteResult {
   std::string case_id, result, detail;  ///< detail: agent state or the error, "" when none
 };
 
+/// "calib-<point>-<8 hex>": the point's name and the first 8 hex digits of the SHA-256 of
+/// `grid_key` (the grid file's JSON and the output directory), so one command rerun finds its
+/// cases on the agent and a grid with other options or another directory does not.
+std::string run_case_id(const std::string& point_name, const std::string& grid_key);
+
 /// Runs `cases` one after the other through `client`, each bundle saved as
 /// `bundle_dir`/<bundle_file> (directory created). Resumable: a case whose bundle is there is
 /// skipped, and a case id the agent already holds (a run killed after submitting) is followed
@@ -43,11 +48,6 @@ struct RemoteResult {
 /// every poll until case_timeout. One case's failure (spec refused, host not qualified,
 /// timeout, agent unreachable) is reported in its result and the next case still runs; an
 /// unauthorised token stops the run (std::runtime_error naming the URL).
-/// "calib-<point>-<8 hex>": the point's name and the first 8 hex digits of the SHA-256 of
-/// `grid_key` (the grid file's JSON and the output directory), so one command rerun finds its
-/// cases on the agent and a grid with other options or another directory does not.
-std::string run_case_id(const std::string& point_name, const std::string& grid_key);
-
 std::vector<RemoteResult> run_through_agent(agent::AgentClient& client, const std::vector<RemoteCase>& cases,
                                             const std::string& bundle_dir, const RemoteOptions& o = {});
 

@@ -288,7 +288,7 @@ void add_check(CLI::App& app) {
       throw CLI::ValidationError("--until-decided", "adds pairs of both variants; not with --baseline-db");
     if (!r->judge.empty() && !r->db.empty())
       throw CLI::ValidationError("--judge", "judges the DB it names; give no DB argument beside it");
-    if (auto why = hc::kcidb_option_problem(r->kcidb)) throw CLI::ValidationError("--kcidb", *why);
+    if (auto why = hc::check_kcidb_options(r->kcidb); !why) throw CLI::ValidationError("--kcidb", why.error().message);
     harness::cli::exit_code() = harness::cli::exit_code_of(hc::check_command(*r, command_env()));
   });
 }

@@ -36,7 +36,7 @@ std::unique_ptr<results::Db> open_db_rw(const std::string& path, DbKind kind);
 void check_db_writable_target(const std::string& path);
 
 /// `msg` without the " in: <SQL>" tail that results::DbError adds (ours). Used by main()
-/// for any error that still carries one.
+/// for any message that still carries one.
 std::string strip_sql(const std::string& msg);
 
 }  // namespace harness::cli

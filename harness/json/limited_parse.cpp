@@ -44,9 +44,9 @@ std::optional<Problem> find_problem(std::string_view t, const Limits& l) {
 
 }  // namespace
 
-std::optional<std::string> limit_problem(std::string_view text, const Limits& limits) {
-  if (auto p = find_problem(text, limits)) return p->text;
-  return std::nullopt;
+Checked check_limits(std::string_view text, const Limits& limits) {
+  if (auto p = find_problem(text, limits)) return problem(p->text);
+  return {};
 }
 
 nlohmann::json parse(std::string_view text, std::string_view source, const Limits& limits) {

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::json {
 
 /// Limits of one parse. The defaults suit every document the harness reads.
@@ -40,10 +42,10 @@ class Error : public std::runtime_error {
   Kind kind_;
 };
 
-/// Why `text` breaks `limits`, or nullopt: "is 20000000 bytes (limit 16777216)" or
+/// Whether `text` keeps `limits`, or the Problem: "is 20000000 bytes (limit 16777216)" or
 /// "nests arrays/objects deeper than 64 levels (limit 64) at byte 64". Strings (with their
 /// escapes) are skipped; no allocation unless a limit is broken.
-std::optional<std::string> limit_problem(std::string_view text, const Limits& limits = kDefaultLimits);
+Checked check_limits(std::string_view text, const Limits& limits = kDefaultLimits);
 
 /// Parses `text`, checking `limits` first. Throws Error: "<source>: JSON <problem>" for a
 /// broken limit, "<source>: malformed JSON: <nlohmann's message>" otherwise (this covers
@@ -62,12 +64,12 @@ nlohmann::json parse_file(const std::string& path, const Limits& limits = kDefau
 /// to `max` bytes of input with "..." after it: safe in a log line or a JSON string.
 std::string printable(std::string_view s, std::size_t max = 200);
 
-/// The longest piece of a request value an error quotes (bytes; ours, harness/agent/API.md).
+/// The longest piece of a request value a message quotes (bytes; ours, harness/agent/API.md).
 inline constexpr std::size_t kExcerptBytes = 64;
 
-/// `s` as an error quotes a value of the input (a key, a name): whole when it has at most
-/// `max` bytes, else its first `max` bytes and "... (N bytes)" with its whole length, so an
-/// error about a megabyte-long key stays short. The bytes are kept as they are (printable(),
+/// `s` as a message quotes a value of the input (a key, a name): whole when it has at most
+/// `max` bytes, else its first `max` bytes and "... (N bytes)" with its whole length, so a
+/// message about a megabyte-long key stays short. The bytes are kept as they are (printable(),
 /// or the agent's answer, escapes them once).
 std::string excerpt(std::string_view s, std::size_t max = kExcerptBytes);
 

@@ -1,10 +1,11 @@
 // Reaching a guest's agent (see agent_wait.hpp).
 #include "harness/pool/agent_wait.hpp"
 
+#include "harness/error/expected.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <optional>
 #include <thread>
 
 namespace harness::pool {
@@ -23,18 +24,18 @@ std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const
   co.connect_timeout = std::chrono::milliseconds(std::min(5000, w.request_timeout_ms));
   co.request_timeout = std::chrono::milliseconds(w.request_timeout_ms);
   std::map<std::string, std::string> waiting;  // guest name -> last error
-  auto check = [&](const Guest& g) -> std::optional<std::string> {
+  auto check = [&](const Guest& g) -> Checked {
     try {
       auto h = agent::AgentClient(g.url, "", g.token_file, client_options(g, co)).health();  // needs no token
-      if (!h.ok()) return h.message();
+      if (!h.ok()) return problem(h.message());
       if (answers) (*answers)[g.name] = std::move(h).value();
-      return std::nullopt;
+      return {};
     } catch (const std::exception& e) {  // the guest's URL or TLS options refused (AgentClient's constructor)
-      return std::string(e.what());
+      return problem(e.what());
     }
   };
   for (const auto& g : guests)
-    if (auto err = check(g)) waiting[g.name] = *err;
+    if (auto answered = check(g); !answered) waiting[g.name] = answered.error().message;
   const auto t0 = std::chrono::steady_clock::now();
   long delay_ms = std::max(1, w.first_backoff_ms);
   auto waited_s = [&] {
@@ -53,8 +54,8 @@ std::vector<std::string> wait_for_agents(const std::vector<Guest>& guests, const
     delay_ms = std::min<long>(delay_ms * 2, std::max(w.first_backoff_ms, w.max_backoff_ms));
     for (const auto& g : guests) {
       if (!waiting.count(g.name)) continue;
-      if (auto err = check(g)) {
-        waiting[g.name] = *err;
+      if (auto answered = check(g); !answered) {
+        waiting[g.name] = answered.error().message;
       } else {
         waiting.erase(g.name);
         if (out) std::fprintf(out, "%s: agent at %s answers after %lld s\n", g.name.c_str(), g.url.c_str(),

@@ -10,6 +10,7 @@
 // and `provider.overcommit` itself, then hands the rest of the block to the engine's parse;
 // the campaign keeps the engine's EngineConfig opaquely (Campaign::engine) and the runner
 // opens a Pool from it (open_pool).
+#include "harness/error/expected.hpp"
 #include "harness/pool/pool.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
@@ -34,13 +35,13 @@ class EngineConfig {
   /// The block as parsed, with defaults, WITHOUT `kind` and `overcommit`: the provider part
   /// of an A/B campaign's comparison settings (harness/campaign/model/ab_settings.hpp).
   virtual nlohmann::json settings() const = 0;
-  /// How the engine names its VMs, for design.vms errors ("local-qemu names them vm0..vm8").
+  /// How the engine names its VMs, for design.vms messages ("local-qemu names them vm0..vm8").
   virtual std::string vm_names_source() const { return "provider.vms"; }
-  /// design.vms lists `n` VMs: "" when the engine has no rule on the number beyond "every
-  /// VM of the provider", else why n is wrong (local-qemu: provider.count).
-  virtual std::string count_mismatch(std::size_t n) const {
+  /// design.vms lists `n` VMs: passed when the engine has no rule on the number beyond "every
+  /// VM of the provider", else the Problem saying what n should be (local-qemu: provider.count).
+  virtual Checked check_vm_count(std::size_t n) const {
     (void)n;
-    return "";
+    return {};
   }
   /// A copy (campaigns are copied and changed in tests and by `harness check`).
   virtual std::shared_ptr<EngineConfig> clone() const = 0;

@@ -16,7 +16,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 libcurl4-openssl-dev libyaml-cpp-dev libeigen3-dev libboost-dev
   pybind11-dev python3-dev python3-numpy python3-matplotlib python3-jsonschema python3-rfc3987
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
+  libcli11-dev libexpected-dev nlohmann-json3-dev libcpp-httplib-dev libfmt-dev libspdlog-dev libssl-dev zlib1g-dev
   qemu-system-x86 busybox-static e2fsprogs cpio curl ca-certificates
   libvirt-dev libvirt-daemon-system libvirt-daemon-driver-qemu openssh-server openssh-client
   rt-tests zstd lz4 chromium

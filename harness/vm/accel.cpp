@@ -204,16 +204,16 @@ std::string AccelChoice::message() const {
   return m;
 }
 
-std::string validate_accel_request(const std::string& value, const std::string& source) {
+std::string accel_request(const std::string& value, const std::string& source) {
   if (value.empty() || value == "auto" || value == "kvm" || value == "tcg") return value;
   throw AccelError(source + ": accelerator '" + value + "' is not one of auto, kvm, tcg");
 }
 
 std::string effective_accel_request(const std::string& flag, const std::string& campaign) {
-  if (!validate_accel_request(flag, "--accel").empty()) return flag;
+  if (!accel_request(flag, "--accel").empty()) return flag;
   const char* env = std::getenv("HARNESS_ACCEL");
-  if (env && *env) return validate_accel_request(env, "environment variable HARNESS_ACCEL");
-  if (!validate_accel_request(campaign, "campaign provider.accelerator").empty()) return campaign;
+  if (env && *env) return accel_request(env, "environment variable HARNESS_ACCEL");
+  if (!accel_request(campaign, "campaign provider.accelerator").empty()) return campaign;
   return "auto";
 }
 
@@ -225,16 +225,17 @@ std::string machine_probe_dir() {
   return "/tmp/reclaim-harness-" + std::to_string(::getuid());
 }
 
-std::optional<std::string> kvm_host_obstacle(const std::string& root) {
+Checked check_kvm_host(const std::string& root) {
   const fs::path base = root.empty() ? fs::path("/") : fs::path(root);
   std::error_code ec;
   const fs::path pvm = base / "sys/module/kvm_pvm";
   if (fs::exists(pvm, ec))
-    return "/dev/kvm is nested PVM: a stock guest kernel cannot run under it (" + pvm.string() +
-           " exists; PVM runs only CONFIG_PVM_GUEST kernels booted directly in 64-bit mode, not qemu's firmware path)";
+    return problem("/dev/kvm is nested PVM: a stock guest kernel cannot run under it (" + pvm.string() +
+                   " exists; PVM runs only CONFIG_PVM_GUEST kernels booted directly in 64-bit mode, not qemu's firmware "
+                   "path)");
   const fs::path cpuinfo = base / "proc/cpuinfo";
   const auto text = read_whole(cpuinfo);
-  if (!text) return std::nullopt;  // unreadable: unknown, not "no flags"
+  if (!text) return {};  // unreadable: unknown, not "no flags"
   bool any_flags = false;
   std::istringstream lines(*text);
   std::string line;
@@ -248,11 +249,11 @@ std::optional<std::string> kvm_host_obstacle(const std::string& root) {
     std::istringstream words(line.substr(colon + 1));
     std::string w;
     while (words >> w)
-      if (w == "vmx" || w == "svm") return std::nullopt;
+      if (w == "vmx" || w == "svm") return {};
   }
-  if (!any_flags) return std::nullopt;  // no flags line at all: unknown
-  return "/dev/kvm is present but the CPU has no vmx or svm flag: the flags lines of " + cpuinfo.string() +
-         " carry neither, so KVM cannot run a stock guest here";
+  if (!any_flags) return {};  // no flags line at all: unknown
+  return problem("/dev/kvm is present but the CPU has no vmx or svm flag: the flags lines of " + cpuinfo.string() +
+                 " carry neither, so KVM cannot run a stock guest here");
 }
 
 AccelChoice choose_accelerator(const AccelRequest& req) {
@@ -274,10 +275,11 @@ AccelChoice choose_accelerator(const AccelRequest& req) {
   ::close(fd);
 
   // What the host says before any probe (no boot, no cache: reading it costs nothing).
-  if (const auto why = kvm_host_obstacle(req.host_root)) {
-    if (want == "kvm") throw AccelError("--accel kvm: " + *why + " (use --accel tcg or auto)");
+  if (const auto host = check_kvm_host(req.host_root); !host) {
+    const std::string& why = host.error().message;
+    if (want == "kvm") throw AccelError("--accel kvm: " + why + " (use --accel tcg or auto)");
     c.accelerator = "tcg";
-    c.reason = "auto: " + *why + "; using TCG";
+    c.reason = "auto: " + why + "; using TCG";
     return c;
   }
 

@@ -9,7 +9,7 @@
 // falls back to TCG and says why. An explicit `kvm` that fails the same probe is an
 // error, never a silent fallback. `tcg` never probes.
 //
-// Before any probe, kvm_host_obstacle() reads what the host itself says: a /dev/kvm that is
+// Before any probe, check_kvm_host() reads what the host itself says: a /dev/kvm that is
 // nested PVM (/sys/module/kvm_pvm exists: PVM runs only CONFIG_PVM_GUEST kernels that a VMM
 // boots directly in 64-bit mode, so qemu's firmware path stays silent for the whole probe
 // timeout), or a CPU whose /proc/cpuinfo `flags` carry neither vmx nor svm. Then `auto` takes
@@ -30,6 +30,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "harness/error/expected.hpp"
 
 namespace harness::vm {
 
@@ -75,7 +77,7 @@ struct AccelRequest {
   std::string kvm_device = "/dev/kvm";
   std::string qemu = "qemu-system-x86_64";  ///< looked up in PATH
   int timeout_s = 30;                 ///< banner must appear within this, seconds
-  /// Root that kvm_host_obstacle() reads sys/module/kvm_pvm and proc/cpuinfo under
+  /// Root that check_kvm_host() reads sys/module/kvm_pvm and proc/cpuinfo under
   /// (a fixture tree in tests).
   std::string host_root = "/";
 };
@@ -97,30 +99,30 @@ class AccelError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Validates a request value; "" stays "" (meaning: use the next source). Throws AccelError
+/// A request value as given; "" stays "" (meaning: use the next source). Throws AccelError
 /// naming `source` for anything but auto|kvm|tcg.
-std::string validate_accel_request(const std::string& value, const std::string& source);
+std::string accel_request(const std::string& value, const std::string& source);
 
 /// The effective request: `flag` when set, else $HARNESS_ACCEL when set, else `campaign`
-/// when set, else "auto". Each is validated (AccelError naming its source).
+/// when set, else "auto". Each goes through accel_request (AccelError naming its source).
 std::string effective_accel_request(const std::string& flag, const std::string& campaign = "");
 
 /// The machine-wide probe cache directory: $HARNESS_ACCEL_PROBE_DIR when set, else
 /// /run/reclaim-harness when it exists or can be created and written, else
 /// /tmp/reclaim-harness-<uid>. Created on use; a directory that cannot be written only
-/// costs a probe (never an error).
+/// costs a probe (never a failure).
 std::string machine_probe_dir();
 
-/// Why KVM on this host cannot run a stock guest kernel, known without booting anything;
-/// std::nullopt when the host says nothing against it (the trial boot decides). Reads under
-/// `root` ("/" normally):
+/// Whether KVM on this host may run a stock guest kernel, as known without booting anything:
+/// passed when the host says nothing against it (the trial boot decides), else the Problem.
+/// Reads under `root` ("/" normally):
 ///  - sys/module/kvm_pvm exists -> "/dev/kvm is nested PVM: a stock guest kernel cannot run
 ///    under it (...)";
 ///  - proc/cpuinfo has `flags` lines and none carries vmx or svm -> "/dev/kvm is present but
 ///    the CPU has no vmx or svm flag: ...".
 /// A cpuinfo that cannot be read, or has no `flags` line, is not taken as "no flags".
 /// Also used by the libvirt engine for a hypervisor on this machine (host_accel.hpp).
-std::optional<std::string> kvm_host_obstacle(const std::string& root = "/");
+Checked check_kvm_host(const std::string& root = "/");
 
 /// Decides the accelerator as described at the top of this header. Throws AccelError
 /// (explicit kvm failed; bad request) or std::runtime_error (probe could not be started

@@ -43,7 +43,7 @@ KernelConfigCheck check_kernel_config(const harness::kernel::KernelConfig& cfg, 
 /// kernel tree's .config when vmlinuz is <tree>/arch/<arch>/boot/bzImage,
 /// <modules_dir>/build/.config (the link `make modules_install` leaves), <modules_dir>/config,
 /// /boot/config-<release>. nullopt when none exists; `looked` (when not null) receives every
-/// path tried, for the error message. Throws std::runtime_error when `explicit_config` is
+/// path tried, for the message. Throws std::runtime_error when `explicit_config` is
 /// given and missing.
 std::optional<std::string> find_kernel_config(const std::string& vmlinuz, const std::string& modules_dir,
                                               const std::string& release, const std::string& explicit_config,

@@ -31,7 +31,7 @@ int run_passthrough(const std::vector<std::string>& argv);
 /// last lines of its stderr when it exits non-zero. Returns stdout.
 std::string run_checked(const std::vector<std::string>& argv, const std::string& cwd = "");
 
-/// Shell-quoted rendering of argv, for logs and error messages.
+/// Shell-quoted rendering of argv, for logs and messages.
 std::string render(const std::vector<std::string>& argv);
 
 /// Starts argv[0] (looked up in PATH) in its own process group with stdout and stderr

@@ -44,12 +44,12 @@ struct Limits {
 /// whole document. An empty document gives a Null node. Throws InputError.
 YAML::Node parse(const std::string& text, const std::string& file, const Limits& limits = {});
 
-/// The bytes of `path`, refused when larger than limits.max_bytes (never read further).
-/// Throws InputError ("PATH: cannot open ...").
+/// The bytes of `path`. Throws InputError ("PATH: cannot open ...", or a file larger than
+/// limits.max_bytes, never read further).
 std::string read_text(const std::string& path, const Limits& limits = {});
 
-/// Reads `path` (refused when larger than limits.max_bytes) and parse()s it; `text_out`, when
-/// given, receives the bytes. Throws InputError ("PATH: cannot open ...") when unreadable.
+/// Reads `path` (read_text: at most limits.max_bytes) and parse()s it; `text_out`, when given,
+/// receives the bytes. Throws InputError ("PATH: cannot open ...") when unreadable.
 YAML::Node parse_file(const std::string& path, const Limits& limits = {}, std::string* text_out = nullptr);
 
 /// Throws InputError "FILE:LINE:COL: field FIELD: MSG" at the place of `at` (its Mark()).

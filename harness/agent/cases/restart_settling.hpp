@@ -40,8 +40,8 @@ class OldExecutors {
 /// restoration verdict, the unclean mark written from it), else lost when its phase file
 /// says the pressure phase had begun, infra_failed otherwise, the VM then marked unclean
 /// (no verdict: its state is unknown) unless the executor never started (no spec.json).
-/// Its error says that the agent running it stopped; exit_code null. A live executor
-/// (executor.json, group_alive) is added to `old` and its case's error names its process
+/// Its `error` says that the agent running it stopped; exit_code null. A live executor
+/// (executor.json, group_alive) is added to `old` and its case's `error` names its process
 /// group. Returns the ids settled, for the log. Errors of one case are logged, never thrown.
 std::vector<std::string> settle_unfinished_cases(Registry& reg, UncleanMark& mark, OldExecutors& old);
 

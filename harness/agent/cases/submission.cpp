@@ -147,8 +147,8 @@ CheckedSpec check_submitted_spec(const std::string& body, const std::vector<std:
   }
   for (const auto& [field, path] : {std::pair<std::string, std::string>{"backend.swapfile_path", s.backend.swapfile_path},
                                     {"canaries.sqlite_db_path", s.canaries.sqlite_db_path}})
-    if (auto why = harness::case_::path_outside_reason(path, allowed_dirs)) {
-      out.error = "request body: field '" + field + "': " + path + " " + *why;
+    if (auto why = harness::case_::check_path_inside(path, allowed_dirs); !why) {
+      out.error = "request body: field '" + field + "': " + path + " " + why.error().message;
       out.field = field;
       return out;
     }

@@ -46,15 +46,12 @@ void UncleanMark::write(const std::string& case_id, const json& problems) {
   }
 }
 
-UncleanMark::Cleared UncleanMark::clear(json& mark, std::string& why) {
+Expected<UncleanMark::Cleared> UncleanMark::clear(json& mark) {
   mark = read();
   if (mark.is_null()) return Cleared::NotMarked;
   std::error_code ec;
   std::filesystem::remove(path_, ec);
-  if (ec) {
-    why = ec.message();
-    return Cleared::CannotRemove;
-  }
+  if (ec) return problem(ec.message());
   std::lock_guard<std::mutex> lk(mu_);
   not_written_ = nullptr;
   return Cleared::Done;

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <string>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::agent {
 
 class UncleanMark {
@@ -31,14 +33,14 @@ class UncleanMark {
   void write(const std::string& case_id, const nlohmann::json& problems);
 
   /// Outcome of clear().
-  enum class Cleared { Done, NotMarked, CannotRemove };
+  enum class Cleared { Done, NotMarked };
   /// DELETE /v1/unclean: removes the file and forgets an in-memory mark. `mark` receives the
-  /// mark that was cleared; `why` the error when the file cannot be removed.
-  Cleared clear(nlohmann::json& mark, std::string& why);
+  /// mark that was cleared; the Problem (the system's message) when the file cannot be removed.
+  Expected<Cleared> clear(nlohmann::json& mark);
 
   /// The 412 text for `mark`: "VM unusable: the restoration of case X was unclean (p1; p2);
-  /// fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean", plus why it
-  /// could not be written when it could not.
+  /// fix the VM (or reboot it), then clear the mark with DELETE /v1/unclean", and a mark held
+  /// in memory says that it could not be written, and what kept it from disk.
   static std::string message(const nlohmann::json& mark);
   /// The same without "VM unusable: ": "the restoration of case X was unclean (...); fix the
   /// VM (or reboot it), then clear the mark with DELETE /v1/unclean" (the one place the

@@ -45,9 +45,8 @@ void ConnectionGuard::serve(int fd, SSL_CTX* ctx, const std::atomic<socket_t>& l
   // per answer; fleet_bench at one host: 132 against 56 ms of wall per case).
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  std::string refusal;
-  const auto slot = admit(fd, addr, accepted, refusal);
-  if (!refusal.empty()) {
+  const auto slot = admit(fd, addr, accepted);
+  if (!slot) {
     // Plain HTTP gets a 503 at once; over TLS it would need a handshake first, which is
     // what the limit is there to avoid: the connection is just closed.
     if (!ctx) {
@@ -55,20 +54,20 @@ void ConnectionGuard::serve(int fd, SSL_CTX* ctx, const std::atomic<socket_t>& l
       while (::recv(fd, tmp, sizeof tmp, MSG_DONTWAIT) > 0) {
         // what the client already sent: read, so that closing sends FIN, not a reset
       }
-      const std::string r = simple_response(503, "Service Unavailable", refusal);
+      const std::string r = simple_response(503, "Service Unavailable", slot.error().message);
       (void)!::send(fd, r.data(), r.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       ::shutdown(fd, SHUT_WR);
     }
     ::close(fd);
     return;
   }
-  serve_admitted(fd, ctx, listening, process, accepted, slot);
-  release(slot);  // before close: an eviction never shuts down a reused descriptor
+  serve_admitted(fd, ctx, listening, process, accepted, *slot);
+  release(*slot);  // before close: an eviction never shuts down a reused descriptor
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);
 }
 
-ConnectionGuard::SlotIt ConnectionGuard::admit(int fd, const std::string& addr, Clock::time_point accepted, std::string& refusal) {
+Expected<ConnectionGuard::SlotIt> ConnectionGuard::admit(int fd, const std::string& addr, Clock::time_point accepted) {
   std::lock_guard<std::mutex> lk(mu_);
   const auto mine = per_address_.find(addr);
   const bool address_full = mine != per_address_.end() && mine->second >= l_.max_connections_per_address;
@@ -78,14 +77,12 @@ ConnectionGuard::SlotIt ConnectionGuard::admit(int fd, const std::string& addr, 
       if (it->waiting_head && !it->evicted && (!address_full || it->addr == addr) &&
           (victim == slots_.end() || it->since < victim->since))
         victim = it;
-    if (victim == slots_.end()) {
-      refusal = address_full ? "too many open connections from " + addr + " (limit " +
-                                   std::to_string(l_.max_connections_per_address) +
-                                   " per client address, every one inside a request)"
-                             : "too many open connections (limit " + std::to_string(l_.max_connections) +
-                                   ", every one inside a request)";
-      return slots_.end();
-    }
+    if (victim == slots_.end())
+      return problem(address_full ? "too many open connections from " + addr + " (limit " +
+                                        std::to_string(l_.max_connections_per_address) +
+                                        " per client address, every one inside a request)"
+                                  : "too many open connections (limit " + std::to_string(l_.max_connections) +
+                                        ", every one inside a request)");
     victim->evicted = true;
     uncount(victim->addr);
     ::shutdown(victim->fd, SHUT_RDWR);  // its thread sees the end of the stream and closes it
@@ -136,10 +133,8 @@ void ConnectionGuard::serve_admitted(int fd, SSL_CTX* ctx, const std::atomic<soc
   WireStream s(fd, ssl, l_, listening);
   bool linger = false;
   for (std::size_t n = 0; n < l_.max_requests_per_connection; ++n) {
-    bool has_body = false;
-    std::string why;
     if (n > 0 && !set_waiting(slot, true)) break;
-    const Head h = s.await_head(n == 0, accepted, has_body, why);
+    const auto [h, has_body, why] = s.await_head(n == 0, accepted);
     if (h == Head::Closed) break;
     if (h == Head::Ready && !set_waiting(slot, false)) break;  // closed to make room as the head came in
     if (h != Head::Ready) {

@@ -4,6 +4,7 @@
 // connection (TLS handshake, each request head checked, httplib's processing, the close).
 #include "harness/agent/http/connection_limits.hpp"
 #include "harness/agent/http/socket_wait.hpp"
+#include "harness/error/expected.hpp"
 
 #include <httplib.h>
 #include <openssl/ssl.h>
@@ -53,8 +54,8 @@ class ConnectionGuard {
   using SlotIt = std::list<Slot>::iterator;
 
   /// Takes a slot for `fd`, closing the longest-waiting head of the full pool to make room
-  /// (class comment); `refusal` says why when no slot can be had.
-  SlotIt admit(int fd, const std::string& addr, Clock::time_point accepted, std::string& refusal);
+  /// (class comment); the Problem (the 503 text) when no slot can be had.
+  Expected<SlotIt> admit(int fd, const std::string& addr, Clock::time_point accepted);
 
   /// Marks the slot waiting for a head (true) or inside a request (false); false when the
   /// connection was closed to make room (it must stop).

@@ -8,7 +8,7 @@
 namespace harness::agent {
 
 /// JSON text of `j` (`indent` as nlohmann's dump: -1 = one line); bytes that are not UTF-8
-/// (a path, an error text) become U+FFFD instead of throwing.
+/// (a path, a message) become U+FFFD instead of throwing.
 std::string dump(const nlohmann::json& j, int indent = -1);
 
 /// j[key] when `j` is an object whose `key` is a string, else `dflt`.

@@ -47,44 +47,28 @@ bool request_line_ok(std::string_view line) {
   return version == "HTTP/1.1" || version == "HTTP/1.0";
 }
 
-bool check_header(std::string_view line, bool& content_length, bool& chunked, unsigned long long& length,
-                  std::string& why) {
-  if (line.front() == ' ' || line.front() == '\t') {
-    why = "folded header line (obs-fold) in the request head";
-    return false;
-  }
+Checked check_header(std::string_view line, bool& content_length, bool& chunked, unsigned long long& length) {
+  if (line.front() == ' ' || line.front() == '\t') return problem("folded header line (obs-fold) in the request head");
   const auto colon = line.find(':');
-  if (colon == std::string_view::npos) return true;  // httplib ignores it
+  if (colon == std::string_view::npos) return {};  // httplib ignores it
   const std::string_view name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-  if (value.find('%') != std::string_view::npos) {
-    why = "a '%' in the value of " + header_shown(name) +
-          " (the HTTP library decodes %XX in header values, so the agent would act on other bytes than those "
-          "sent; no header the agent reads holds one)";
-    return false;
-  }
+  if (value.find('%') != std::string_view::npos)
+    return problem("a '%' in the value of " + header_shown(name) +
+                   " (the HTTP library decodes %XX in header values, so the agent would act on other bytes than "
+                   "those sent; no header the agent reads holds one)");
   if (iequals(name, "Content-Length")) {
-    if (content_length) {
-      why = "more than one Content-Length header";
-      return false;
-    }
-    if (value.empty() || value.size() > 19 || value.find_first_not_of("0123456789") != std::string_view::npos) {
-      why = "Content-Length is not a decimal number of bytes";
-      return false;
-    }
+    if (content_length) return problem("more than one Content-Length header");
+    if (value.empty() || value.size() > 19 || value.find_first_not_of("0123456789") != std::string_view::npos)
+      return problem("Content-Length is not a decimal number of bytes");
     content_length = true;
     length = std::stoull(std::string(value));
   } else if (iequals(name, "Transfer-Encoding")) {
-    if (chunked || !iequals(value, "chunked")) {
-      why = "Transfer-Encoding other than one 'chunked' is not accepted";
-      return false;
-    }
+    if (chunked || !iequals(value, "chunked"))
+      return problem("Transfer-Encoding other than one 'chunked' is not accepted");
     chunked = true;
   }
-  if (content_length && chunked) {
-    why = "both Content-Length and Transfer-Encoding given";
-    return false;
-  }
-  return true;
+  if (content_length && chunked) return problem("both Content-Length and Transfer-Encoding given");
+  return {};
 }
 
 bool is_range(std::string_view line) {

@@ -5,10 +5,20 @@
 #include <string>
 #include <string_view>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::agent {
 
 /// Result of reading one request head.
 enum class Head { Ready, Closed, TooLarge, TooManyLines, Timeout, Malformed };
+
+/// One request head read: its outcome, whether a body follows it (Ready), and the text of the
+/// answer that refuses it (TooLarge, TooManyLines, Timeout, Malformed).
+struct HeadRead {
+  Head head = Head::Closed;
+  bool has_body = false;
+  std::string why;
+};
 
 /// The request line httplib can parse and the agent serves: three fields separated by
 /// one space each, the method in capitals, the version HTTP/1.0 or HTTP/1.1. Anything
@@ -17,11 +27,10 @@ enum class Head { Ready, Closed, TooLarge, TooManyLines, Timeout, Malformed };
 /// connection to be parsed as a second request.
 bool request_line_ok(std::string_view line);
 
-/// One header line: rejects obs-fold, a '%' in a value and ambiguous framing (false, the rule
-/// broken in `why`); notes a Content-Length (`content_length`, `length` in bytes) or a chunked
+/// One header line: rejects obs-fold, a '%' in a value and ambiguous framing (the Problem names
+/// the rule broken); notes a Content-Length (`content_length`, `length` in bytes) or a chunked
 /// Transfer-Encoding (`chunked`).
-bool check_header(std::string_view line, bool& content_length, bool& chunked, unsigned long long& length,
-                  std::string& why);
+Checked check_header(std::string_view line, bool& content_length, bool& chunked, unsigned long long& length);
 
 /// A "Range:" header line. The agent serves no byte ranges (API.md: a Range header is
 /// ignored, RFC 9110 section 14.2 lets a server ignore it), and httplib must not see

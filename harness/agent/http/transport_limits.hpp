@@ -39,8 +39,8 @@ bool refuse_declared_length(const httplib::Request& req, httplib::Response& res,
 /// Reads the request body into `body` with the limit `max_body` (bytes received) and the
 /// deadline `deadline_s` (body_reader.hpp). True when complete; otherwise the answer is set
 /// (413 over the limit or chunk sizes declared above it, 408 slow drip, 400 a malformed
-/// chunked body (guarded_server.hpp body_framing), raw bytes over raw_body_limit or a read
-/// error), the connection closes after it, and false is returned.
+/// chunked body (guarded_server.hpp body_framing), raw bytes over raw_body_limit or a failed
+/// read), the connection closes after it, and false is returned.
 bool read_request_body(const httplib::ContentReader& reader, httplib::Response& res, std::size_t max_body,
                        int deadline_s, std::string& body);
 

@@ -106,12 +106,11 @@ bool WireStream::write_all(const std::string& s) {
   return true;
 }
 
-Head WireStream::await_head(bool first, Clock::time_point accepted, bool& has_body, std::string& why) {
+HeadRead WireStream::await_head(bool first, Clock::time_point accepted) {
   buf_.erase(0, pos_);
   pos_ = 0;
   head_end_ = std::string::npos;
   body_budget_ = 0;
-  has_body = false;
   Clock::time_point deadline = first ? accepted + std::chrono::milliseconds(l_.head_deadline_ms)
                                      : Clock::now() + std::chrono::milliseconds(l_.idle_ms);
   bool started = !buf_.empty();
@@ -126,57 +125,49 @@ Head WireStream::await_head(bool first, Clock::time_point accepted, bool& has_bo
   for (;;) {
     for (; i < buf_.size(); ++i) {
       const auto c = static_cast<unsigned char>(buf_[i]);
-      if (i + 1 > l_.max_head_bytes) {
-        why = "request line and headers exceed " + std::to_string(l_.max_head_bytes) + " bytes (limit)";
-        return Head::TooLarge;
-      }
+      if (i + 1 > l_.max_head_bytes)
+        return {Head::TooLarge, false,
+                "request line and headers exceed " + std::to_string(l_.max_head_bytes) + " bytes (limit)"};
       if (c == '\n') {
-        if (i == 0 || buf_[i - 1] != '\r') {
-          why = "a line of the request head ends in a bare LF (CRLF required)";
-          return Head::Malformed;
-        }
+        if (i == 0 || buf_[i - 1] != '\r')
+          return {Head::Malformed, false, "a line of the request head ends in a bare LF (CRLF required)"};
         const std::string_view line(buf_.data() + line_start, i - 1 - line_start);
-        if (lines == 0 && !line.empty() && !request_line_ok(line)) {
-          why = "the request line is not 'METHOD TARGET HTTP/1.0' or 'HTTP/1.1' (HTTP/0.9 and HTTP/2 are not served)";
-          return Head::Malformed;
-        }
+        if (lines == 0 && !line.empty() && !request_line_ok(line))
+          return {Head::Malformed, false,
+                  "the request line is not 'METHOD TARGET HTTP/1.0' or 'HTTP/1.1' (HTTP/0.9 and HTTP/2 are not served)"};
         if (line.empty()) {
-          if (lines == 0) {
-            why = "empty request line";
-            return Head::Malformed;
-          }
+          if (lines == 0) return {Head::Malformed, false, "empty request line"};
           head_end_ = i + 1;
-          has_body = chunked || (content_length && length > 0);
+          const bool has_body = chunked || (content_length && length > 0);
           framing_ = chunked ? Framing::Chunked : has_body ? Framing::Length : Framing::None;
           body_left_ = length;
           drop_lines(range_lines);
-          return Head::Ready;
+          return {Head::Ready, has_body, ""};
         }
-        if (lines > 0 && !check_header(line, content_length, chunked, length, why)) return Head::Malformed;
+        if (lines > 0)
+          if (auto checked = check_header(line, content_length, chunked, length); !checked)
+            return {Head::Malformed, false, checked.error().message};
         if (lines > 0 && is_range(line)) range_lines.emplace_back(line_start, i + 1);
-        if (++lines > l_.max_header_lines + 1) {
-          why = "request head has more than " + std::to_string(l_.max_header_lines) + " header lines (limit)";
-          return Head::TooManyLines;
-        }
+        if (++lines > l_.max_header_lines + 1)
+          return {Head::TooManyLines, false,
+                  "request head has more than " + std::to_string(l_.max_header_lines) + " header lines (limit)"};
         line_start = i + 1;
       } else if ((c < 0x20 && c != '\r' && c != '\t') || c == 0x7f) {
-        why = "control byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15] +
-              " in the request head";
-        return Head::Malformed;
+        return {Head::Malformed, false,
+                "control byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15] +
+                    " in the request head"};
       } else if (i > 0 && buf_[i - 1] == '\r') {
-        why = "CR not followed by LF in the request head";
-        return Head::Malformed;
+        return {Head::Malformed, false, "CR not followed by LF in the request head"};
       }
     }
     char tmp[4096];
     const ssize_t n = wire_read(tmp, sizeof tmp, deadline);
     if (n <= 0) {
-      if (!started) return Head::Closed;  // nothing of a request: an idle or closed connection
-      if (timed_out_) {
-        why = "request head not received within " + std::to_string(l_.head_deadline_ms) + " ms (limit)";
-        return Head::Timeout;
-      }
-      return Head::Closed;
+      if (!started) return {Head::Closed, false, ""};  // nothing of a request: an idle or closed connection
+      if (timed_out_)
+        return {Head::Timeout, false,
+                "request head not received within " + std::to_string(l_.head_deadline_ms) + " ms (limit)"};
+      return {Head::Closed, false, ""};
     }
     if (!started) {
       started = true;

@@ -47,7 +47,7 @@ class WireStream final : public httplib::Stream {
 
   /// Reads the next request head into the buffer and checks it (guarded_server.hpp).
   /// `first`: the connection's first request, whose deadline runs from `accepted`.
-  Head await_head(bool first, Clock::time_point accepted, bool& has_body, std::string& why);
+  HeadRead await_head(bool first, Clock::time_point accepted);
 
   /// The body's end as its framing sets it: none, its length read, its last chunk read.
   bool body_ended() const;

@@ -30,13 +30,11 @@ void serve_health(Registry& reg, const UncleanMark& mark, httplib::Response& res
 
 void serve_clear_unclean(UncleanMark& mark, httplib::Response& res) {
   json cleared;
-  std::string why;
-  switch (mark.clear(cleared, why)) {
-    case UncleanMark::Cleared::NotMarked: return send_error(res, 404, "the VM is not marked unclean", "");
-    case UncleanMark::Cleared::CannotRemove:
-      return send_error(res, 500, "cannot remove " + mark.path().string() + ": " + why, "");
-    case UncleanMark::Cleared::Done: return send_json(res, {{"cleared", cleared}});
-  }
+  const auto outcome = mark.clear(cleared);
+  if (!outcome)
+    return send_error(res, 500, "cannot remove " + mark.path().string() + ": " + outcome.error().message, "");
+  if (*outcome == UncleanMark::Cleared::NotMarked) return send_error(res, 404, "the VM is not marked unclean", "");
+  send_json(res, {{"cleared", cleared}});
 }
 
 }  // namespace harness::agent

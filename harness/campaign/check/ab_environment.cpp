@@ -267,9 +267,9 @@ std::string environment_markdown(const EnvironmentComparison& e) {
   return md + "\n";
 }
 
-std::string drift_refusal(const EnvironmentComparison& e, const std::string& baseline_db) {
+Checked check_environment_drift(const EnvironmentComparison& e, const std::string& baseline_db) {
   const auto u = e.unrequested();
-  if (u.empty()) return "";
+  if (u.empty()) return {};
   std::string msg = "harness check: --baseline-db " + baseline_db +
                     ": the baseline's cases ran in another environment than this run's candidate cases, in what the "
                     "campaign does not ask to change; refusing to compare (a difference here would be read as the "
@@ -277,7 +277,7 @@ std::string drift_refusal(const EnvironmentComparison& e, const std::string& bas
   for (const auto& f : u) msg += "  " + f.field + ": " + f.baseline + " vs " + f.candidate + "\n";
   msg += "Run the baseline again in this environment (docs/CI.md \"Storing and refreshing the baseline DB\"), or give "
          "--allow-env-drift to compare anyway (both environments are then recorded in the JUnit and Markdown).\n";
-  return msg;
+  return problem(std::move(msg));
 }
 
 std::set<std::string> recorded_commits(results::Db& db, const std::string& variant) {

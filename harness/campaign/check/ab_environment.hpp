@@ -23,6 +23,7 @@
 // boot differently (kernel or cmdline); a knob read back when the variants write it differently.
 // Everything else (accelerator, harness commit, host engine, and the rest) is never asked for.
 #include "harness/campaign/model/campaign.hpp"
+#include "harness/error/expected.hpp"
 #include "results/db.hpp"
 
 #include <map>
@@ -83,9 +84,9 @@ std::string environment_text(const EnvironmentComparison& e);
 /// Markdown section "Environment" with the same table (differences not asked for in bold).
 std::string environment_markdown(const EnvironmentComparison& e);
 
-/// The refusal `harness check --baseline-db` prints for unrequested differences (each field
-/// with both values), naming --allow-env-drift. "" when there are none.
-std::string drift_refusal(const EnvironmentComparison& e, const std::string& baseline_db);
+/// Passed when the environments have no unrequested difference; else the refusal `harness
+/// check --baseline-db` prints (each field with both values), naming --allow-env-drift.
+Checked check_environment_drift(const EnvironmentComparison& e, const std::string& baseline_db);
 
 /// The harness commit(s) a DB's completed `variant` cases recorded (source_commit, "+dirty"
 /// appended when dirty), for the check before a --baseline-db run.

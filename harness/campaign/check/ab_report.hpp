@@ -31,7 +31,7 @@ struct CheckOutcome {
   std::vector<std::string> warnings;
   /// The "Environment" section (ab_environment.hpp environment_markdown); "" = none.
   std::string environment_markdown;
-  /// Why the comparison was refused (ab_environment.hpp drift_refusal); "" = it was made.
+  /// Why the comparison was refused (ab_environment.hpp check_environment_drift); "" = it was made.
   std::string refusal;
   /// Failed assertions plus metrics with verdict "regression".
   int findings() const;

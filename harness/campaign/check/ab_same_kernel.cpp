@@ -33,17 +33,17 @@ std::string describe(const VariantKernel& k) {
 
 }  // namespace
 
-std::string same_kernel_refusal(const Campaign& c, const std::string& default_image_dir) {
-  if (c.design != "ab-pairs" || c.design_aa || c.variants.size() != 2) return "";
+Checked check_variant_kernels(const Campaign& c, const std::string& default_image_dir) {
+  if (c.design != "ab-pairs" || c.design_aa || c.variants.size() != 2) return {};
   const Variant& b = c.variants[0];
   const Variant& k = c.variants[1];
-  if (b.cmdline != k.cmdline) return "";
+  if (b.cmdline != k.cmdline) return {};
   const VariantKernel kb = variant_kernel(b, default_image_dir), kc = variant_kernel(k, default_image_dir);
   const bool same_hash = !kb.vmlinuz_sha256.empty() && kb.vmlinuz_sha256 == kc.vmlinuz_sha256;
-  if (!same_hash && !same_directory(kb.image_dir, kc.image_dir)) return "";
+  if (!same_hash && !same_directory(kb.image_dir, kc.image_dir)) return {};
   const bool names_image = !kb.default_image || !kc.default_image;
   const bool same_knobs = b.sysctls == k.sysctls && b.sysfs == k.sysfs;
-  if (!names_image && !same_knobs) return "";  // the same guest, different knobs: a knob comparison
+  if (!names_image && !same_knobs) return {};  // the same guest, different knobs: a knob comparison
   const std::string hash = kb.vmlinuz_sha256.empty() ? kc.vmlinuz_sha256 : kb.vmlinuz_sha256;
   std::string msg = c.file + ":" + std::to_string(k.line) + ": field variants.candidate: baseline and candidate boot the same kernel (vmlinuz sha256 " +
                     (hash.empty() ? std::string("unknown: the image is not built yet") : hash) +
@@ -57,7 +57,7 @@ std::string same_kernel_refusal(const Campaign& c, const std::string& default_im
              : "Nothing differs between the variants: this is an A/A run. Put what the candidate changes under "
                "variants.candidate";
   msg += ", or declare a deliberate A/A run with `design.aa: true` (docs/CAMPAIGN.md \"variants\").\n";
-  return msg;
+  return problem(std::move(msg));
 }
 
 }  // namespace harness::campaign

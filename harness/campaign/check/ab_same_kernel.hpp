@@ -17,6 +17,8 @@
 
 #include <string>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::campaign {
 
 /// The kernel one variant boots, as far as plan time knows it.
@@ -30,10 +32,10 @@ struct VariantKernel {
 /// std::runtime_error naming the file when a manifest.json exists but cannot be read.
 VariantKernel variant_kernel(const Variant& v, const std::string& default_image_dir);
 
-/// The refusal (rules above), naming both image directories and the kernel hash and the way
-/// out (an image per kernel, or design.aa: true); "" when `c` is not ab-pairs, declares
-/// design.aa, or its variants differ. `default_image_dir` is <cache>/image. Throws as
-/// variant_kernel.
-std::string same_kernel_refusal(const Campaign& c, const std::string& default_image_dir);
+/// The rules above: passed when `c` is not ab-pairs, declares design.aa, or its variants
+/// differ; else the Problem, naming both image directories and the kernel hash and the way
+/// out (an image per kernel, or design.aa: true). `default_image_dir` is <cache>/image.
+/// Throws as variant_kernel.
+Checked check_variant_kernels(const Campaign& c, const std::string& default_image_dir);
 
 }  // namespace harness::campaign

@@ -149,8 +149,9 @@ void compare_sides(const Campaign& c, const JudgeRequest& in, results::Db& db, r
   if (!same.empty()) j.outcome.warnings.push_back(same);
   j.outcome.environment_markdown = environment_markdown(env);
   const auto drift = env.unrequested();
-  if (!drift.empty() && !in.baseline_db.empty() && !in.allow_drift) {
-    j.outcome.refusal = drift_refusal(env, in.baseline_db);
+  const auto kept = in.baseline_db.empty() || in.allow_drift ? Checked() : check_environment_drift(env, in.baseline_db);
+  if (!kept) {
+    j.outcome.refusal = kept.error().message;
     extra.push_back(environment_testcase(env, same, j.outcome.refusal));
     j.environment = std::move(env);
     return;

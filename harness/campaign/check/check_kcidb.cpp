@@ -302,17 +302,19 @@ std::vector<ojson> published_files(const KcidbInput& in, const KcidbOptions& o) 
 
 }  // namespace
 
-std::optional<std::string> kcidb_option_problem(const KcidbOptions& o) {
+Checked check_kcidb_options(const KcidbOptions& o) {
   static const std::regex origin("[a-z0-9_]+"), commit("[0-9a-f]{40}"), https("https://[^\\s\\x00]+");
   if (!std::regex_match(o.origin, origin))
-    return "--kcidb-origin " + o.origin + ": a KCIDB origin is lowercase letters, digits and '_' ([a-z0-9_]+)";
+    return problem("--kcidb-origin " + o.origin + ": a KCIDB origin is lowercase letters, digits and '_' ([a-z0-9_]+)");
   if (!o.git_commit.empty() && !std::regex_match(o.git_commit, commit))
-    return "--kcidb-git-commit " + o.git_commit + ": a KCIDB git_commit_hash is the full commit, 40 lowercase hex digits";
+    return problem("--kcidb-git-commit " + o.git_commit +
+                   ": a KCIDB git_commit_hash is the full commit, 40 lowercase hex digits");
   if (!o.git_url.empty() && !std::regex_match(o.git_url, https))
-    return "--kcidb-git-url " + o.git_url + ": KCIDB I/O 5 takes an https:// repository URL";
+    return problem("--kcidb-git-url " + o.git_url + ": KCIDB I/O 5 takes an https:// repository URL");
   if (!o.artifacts_url.empty() && !std::regex_match(o.artifacts_url, https))
-    return "--kcidb-artifacts-url " + o.artifacts_url + ": an https:// URL where the JUnit and Markdown files are published";
-  return std::nullopt;
+    return problem("--kcidb-artifacts-url " + o.artifacts_url +
+                   ": an https:// URL where the JUnit and Markdown files are published");
+  return {};
 }
 
 nlohmann::ordered_json kcidb_document(const KcidbInput& in, const KcidbOptions& o) {

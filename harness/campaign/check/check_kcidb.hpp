@@ -26,6 +26,7 @@
 //   its misc has `synthetic`.
 #include "harness/campaign/model/campaign.hpp"
 #include "harness/campaign/store/campaign_db.hpp"
+#include "harness/error/expected.hpp"
 #include "results/provenance.hpp"
 
 #include <nlohmann/json.hpp>
@@ -53,10 +54,10 @@ struct KcidbOptions {
   std::string artifacts_url;    ///< --kcidb-artifacts-url: where the JUnit and Markdown files are published ("" = nowhere)
 };
 
-/// Why a KCIDB option is unusable (its name and the rule, KCIDB I/O 5.3), or nullopt: an origin
-/// that is not [a-z0-9_]+, a commit that is not 40 lowercase hex digits, a git URL or artifacts
-/// URL that is not https://.
-std::optional<std::string> kcidb_option_problem(const KcidbOptions& o);
+/// Whether the KCIDB options are usable, or the Problem (the option's name and the rule, KCIDB
+/// I/O 5.3): an origin that is not [a-z0-9_]+, a commit that is not 40 lowercase hex digits, a
+/// git URL or artifacts URL that is not https://.
+Checked check_kcidb_options(const KcidbOptions& o);
 
 /// What the KCIDB file is made from: the judgement, the campaign, the provenance and the
 /// kernels the judged cases recorded (case_kernels of the judged DB and, with --baseline-db,

@@ -30,7 +30,7 @@ struct RelocatedPath {
   std::string from, to;
 };
 
-/// `text` (a campaign file read from `from_dir`, named `file` in errors) with every relative
+/// `text` (a campaign file read from `from_dir`, named `file` in messages) with every relative
 /// path key (header) replaced by its absolute, lexically normal path from `from_dir`; `out`
 /// receives what was rewritten. Absolute paths and everything else are left byte for byte.
 /// Throws CampaignError ("FILE:LINE:COL: field F: ...") when a path value is written in a

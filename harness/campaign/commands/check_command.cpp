@@ -176,22 +176,19 @@ std::string fresh_check_db(const std::string& campaign) {
   return p;
 }
 
-std::optional<std::string> check_run_db(const std::string& campaign, const std::string& named, bool reuse,
-                                        const CommandEnv& env) {
+Expected<std::string> check_run_db(const std::string& campaign, const std::string& named, bool reuse,
+                                   const CommandEnv& env) {
   const std::string path = named.empty() ? fresh_check_db(campaign) : named;
   const auto [attempts, cases] = earlier_run(path, env);
   if (attempts + cases == 0) {
     std::fprintf(env.out, "check database: %s (new run)\n", path.c_str());
     return path;
   }
-  if (!reuse) {
-    std::fprintf(env.err,
-                 "harness check: %s already holds an earlier run (%lld attempt(s), %lld case(s)); its cases "
-                 "would be judged again without running anything new. Give a new DB path (or none: a new DB "
-                 "per invocation), or --reuse to resume that run and judge its cases\n",
-                 path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
-    return std::nullopt;
-  }
+  if (!reuse)
+    return problem(path + " already holds an earlier run (" + std::to_string(attempts) + " attempt(s), " +
+                   std::to_string(cases) + " case(s)); its cases would be judged again without running anything "
+                   "new. Give a new DB path (or none: a new DB per invocation), or --reuse to resume that run and "
+                   "judge its cases");
   std::fprintf(env.out, "reusing %s: %lld attempt(s) and %lld case(s) from earlier runs are judged too (--reuse)\n",
                path.c_str(), static_cast<long long>(attempts), static_cast<long long>(cases));
   return path;
@@ -235,7 +232,10 @@ CommandOutcome check_command(const CheckRequest& r, const CommandEnv& env) {
     return check_outcome(judge_and_print(c, in, env).first);
   }
   const auto run_db = check_run_db(c.name, r.db, r.reuse, env);
-  if (!run_db) return CommandOutcome::could_not_run;
+  if (!run_db) {
+    std::fprintf(env.err, "harness check: %s\n", run_db.error().message.c_str());
+    return CommandOutcome::could_not_run;
+  }
   in.db = *run_db;
   return run_and_judge(c, r, in, looks, env);
 }

@@ -9,6 +9,7 @@
 // named, and a named DB that already holds a run is refused unless --reuse.
 #include "harness/campaign/check/check_judge.hpp"
 #include "harness/campaign/commands/command_env.hpp"
+#include "harness/error/expected.hpp"
 
 #include <optional>
 #include <string>
@@ -42,12 +43,12 @@ CommandOutcome check_outcome(CheckVerdict v);
 std::string fresh_check_db(const std::string& campaign);
 
 /// The DB a check of campaign `campaign` writes: `named`, else fresh_check_db(campaign). A DB
-/// that already holds attempts or cases is refused unless `reuse`: the refusal is one
-/// "harness check: PATH already holds an earlier run ..." line on env.err and gives nullopt
-/// (CommandOutcome::could_not_run). Prints "check database: PATH (new run)" or, reused, what is judged again
-/// on env.out. Throws env.check_target's error when `named` is not a campaign DB.
-std::optional<std::string> check_run_db(const std::string& campaign, const std::string& named, bool reuse,
-                                        const CommandEnv& env);
+/// that already holds attempts or cases is refused unless `reuse`: the Problem "PATH already
+/// holds an earlier run ..." (check_command prints it after "harness check: " on env.err:
+/// CommandOutcome::could_not_run). Prints "check database: PATH (new run)" or, reused, what is
+/// judged again on env.out. Throws env.check_target's error when `named` is not a campaign DB.
+Expected<std::string> check_run_db(const std::string& campaign, const std::string& named, bool reuse,
+                                   const CommandEnv& env);
 
 /// Runs `harness check` for `r` and returns its outcome (harness/cli/exit_codes.hpp exit_code_of
 /// gives the exit code, docs/CI.md):

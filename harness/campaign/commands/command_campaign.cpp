@@ -77,9 +77,9 @@ Campaign run_campaign_of(const std::string& file, const std::string& db_path, co
 }
 
 bool same_kernel_refused(const Campaign& c, const char* command, const CommandEnv& env) {
-  const std::string why = same_kernel_refusal(c, env.image_dir());
-  if (why.empty()) return false;
-  std::fprintf(env.err, "harness %s: %s", command, why.c_str());
+  const auto why = check_variant_kernels(c, env.image_dir());
+  if (why) return false;
+  std::fprintf(env.err, "harness %s: %s", command, why.error().message.c_str());
   return true;
 }
 

@@ -203,13 +203,12 @@ void print_plan(const Campaign& c, const Schedule& s, const PlanRequest& r, cons
 std::vector<PlanRefusal> plan_refusals(const Campaign& c, const EnginePreview& engine, const PlanSensitivity& sens,
                                        const CommandEnv& env) {
   std::vector<PlanRefusal> out;
-  if (const auto why = same_kernel_refusal(c, env.image_dir()); !why.empty())
-    out.push_back({PlanRefusalKind::same_kernel, why, "the variants boot the same kernel"});
+  if (const auto why = check_variant_kernels(c, env.image_dir()); !why)
+    out.push_back({PlanRefusalKind::same_kernel, why.error().message, "the variants boot the same kernel"});
   if (!engine.capacity.ok) out.push_back({PlanRefusalKind::capacity, engine.capacity.refusal(), "capacity refused"});
   // The guests' kernel against the pilot's, where plan time knows it (the engine's built image).
-  if (const auto why = pilot_image_kernel_refusal(c, engine.capabilities.kernel_known_before_boot, env.image_dir());
-      !why.empty())
-    out.push_back({PlanRefusalKind::pilot_kernel, why, "the guest kernel is not the pilot's"});
+  if (const auto why = check_pilot_image_kernel(c, engine.capabilities.kernel_known_before_boot, env.image_dir()); !why)
+    out.push_back({PlanRefusalKind::pilot_kernel, why.error().message, "the guest kernel is not the pilot's"});
   if (sens.refusal && sens.refusal->kind == SensitivityRefusal::Kind::insensitive)
     out.push_back({PlanRefusalKind::insensitive, sens.refusal->why, "the design cannot detect its tolerances"});
   return out;

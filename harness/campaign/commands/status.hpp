@@ -9,7 +9,7 @@ namespace harness::campaign {
 
 /// Human-readable report: campaign name and schedule SHA-256, counts per state overall and
 /// per VM, attempts in total, elapsed time and an ETA (progress_line), each infra_failed case
-/// with its attempts and last error, and the next pending cases. Read-only. `now_unix_ns`:
+/// with its attempts and `last_attempt_error`, and the next pending cases. Read-only. `now_unix_ns`:
 /// the wall clock to measure against (0 = now).
 std::string status_report(results::Db& db, std::int64_t now_unix_ns = 0);
 

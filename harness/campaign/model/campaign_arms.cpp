@@ -73,7 +73,7 @@ Arm declared_arm(Section& top, const YAML::Node& n, const std::string& f, const 
   Arm a;
   a.line = static_cast<int>(n.Mark().line) + 1;
   a.name = s.scalar<std::string>("name");
-  if (auto why = hc::arm_name_problem(a.name)) s.fail(n["name"], s.field("name"), *why);
+  if (auto why = hc::check_arm_name(a.name); !why) s.fail(n["name"], s.field("name"), why.error().message);
   a.policy = s.scalar<std::string>("policy");
   const hc::PolicyInfo* p = hc::find_policy(a.policy);
   if (!p)
@@ -131,17 +131,11 @@ std::vector<hc::ArmSettings> arm_settings_of_regimes(const Campaign& c) {
 
 std::string comparison_text(const Comparison& c) { return analysis::comparison_text(c); }
 
-std::optional<Comparison> parse_comparison(const std::string& text, std::string* why) {
-  std::string error;
-  auto c = analysis::parse_comparison_text(text, error);
+Expected<Comparison> parse_comparison(const std::string& text) {
+  auto c = analysis::parse_comparison_text(text);
   if (c)
     for (const auto* arm : {&c->treatment, &c->comparator})
-      if (auto problem = hc::arm_name_problem(*arm)) {
-        error = "'" + text + "': " + *problem;
-        c.reset();
-        break;
-      }
-  if (!c && why) *why = error;
+      if (auto named = hc::check_arm_name(*arm); !named) return problem("'" + text + "': " + named.error().message);
   return c;
 }
 
@@ -212,7 +206,7 @@ void load_comparisons(Section& s, Campaign& c) {
       if (std::find(names.begin(), names.end(), *arm) == names.end())
         s.fail(n[i], f, fmt::format("names arm '{}', which this campaign does not run (its arms: {})", *arm,
                                     fmt::join(names, ", ")));
-    if (const auto why = analysis::comparison_problem(k); !why.empty()) s.fail(n[i], f, why);
+    if (const auto why = analysis::check_comparison(k); !why) s.fail(n[i], f, why.error().message);
     const std::string text = analysis::comparison_text(k);
     if (std::find(c.comparisons.begin(), c.comparisons.end(), text) != c.comparisons.end())
       s.fail(n[i], f, "duplicate comparison " + text);
@@ -220,27 +214,27 @@ void load_comparisons(Section& s, Campaign& c) {
   }
 }
 
-std::string design_arms_problem(const Campaign& c) {
+Checked check_design_arms(const Campaign& c) {
   const auto names = arm_names(c);
   if (c.design == "matched-triplets" && names.size() != 1 && names.size() != 3)
-    return fmt::format("matched-triplets is the study's spelling for blocks of three arms; this campaign runs {}: "
-                       "use design.kind matched-blocks",
-                       names.size());
+    return problem(fmt::format("matched-triplets is the study's spelling for blocks of three arms; this campaign runs {}: "
+                               "use design.kind matched-blocks",
+                               names.size()));
   if (c.design == "matched-blocks") {
-    if (names.size() < 2) return "matched-blocks compares arms: list at least two";
+    if (names.size() < 2) return problem("matched-blocks compares arms: list at least two");
     if (!c.comparisons_declared)
       for (const auto& text : c.comparisons) {
         const auto k = parse_comparison(text);
         for (const auto* arm : {&k->treatment, &k->comparator})
           if (std::find(names.begin(), names.end(), *arm) == names.end())
-            return fmt::format("without analysis.comparisons the study's four are analysed, and they need arm '{}', which "
-                               "this campaign does not run: declare analysis.comparisons",
-                               *arm);
+            return problem(fmt::format("without analysis.comparisons the study's four are analysed, and they need arm "
+                                       "'{}', which this campaign does not run: declare analysis.comparisons",
+                                       *arm));
       }
   }
   if (c.design == "pilot" && (c.arms.size() != 1 || !c.arms[0].study || c.arms[0].name != study_treatment()))
-    return "the pilot tests reclaim doses: configurations must be [" + study_treatment() + "]";
-  return "";
+    return problem("the pilot tests reclaim doses: configurations must be [" + study_treatment() + "]");
+  return {};
 }
 
 std::vector<std::string> arm_names(const Campaign& c) {

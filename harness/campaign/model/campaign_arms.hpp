@@ -9,6 +9,7 @@
 #include "analysis/data/comparison_spelling.hpp"
 #include "harness/campaign/model/campaign.hpp"
 #include "harness/case/control/policy.hpp"
+#include "harness/error/expected.hpp"
 #include "harness/yaml/strict_yaml.hpp"
 
 namespace harness::campaign {
@@ -28,9 +29,9 @@ std::string study_treatment();
 std::string comparison_text(const Comparison& c);
 
 /// Inverse of comparison_text (either spelling; analysis::parse_comparison_text) whose arm names
-/// are also valid arm names (harness/case/control/policy.hpp arm_name_problem); nullopt when `text` is
-/// not one, with `why` (when given) set to the reason.
-std::optional<Comparison> parse_comparison(const std::string& text, std::string* why = nullptr);
+/// are also valid arm names (harness/case/spec/spec.hpp check_arm_name), or the Problem when
+/// `text` is not one.
+Expected<Comparison> parse_comparison(const std::string& text);
 
 /// The study's four (Table 4 order): per canary (compute, sqlite), the study treatment against
 /// each other study arm in the study's order.
@@ -60,10 +61,10 @@ std::vector<harness::case_::ArmSettings> arm_settings_of_regimes(const Campaign&
 /// four. Call after load_arms.
 void load_comparisons(yaml::Section& analysis, Campaign& c);
 
-/// Why the arms and comparisons do not fit design `c.design`, or "" (after both loads):
+/// Whether the arms and comparisons fit design `c.design`, or the Problem (after both loads):
 /// matched-blocks needs k >= 2 arms, and declared comparisons (or the study's arms, for the
 /// default four); matched-triplets 3 arms (or 1: a calibration, never analysed as blocks);
 /// pilot needs exactly [bounded-reclaim] listed by name.
-std::string design_arms_problem(const Campaign& c);
+Checked check_design_arms(const Campaign& c);
 
 }  // namespace harness::campaign

@@ -111,8 +111,8 @@ Campaign parse_campaign_text(const std::string& text, const std::string& file,
   read_runner(top, c);
   read_analysis(top, c);
   read_eligibility(top, c);
-  if (const std::string why = design_arms_problem(c); !why.empty())
-    top.fail(top.node()["design"]["kind"], "design.kind", why);
+  if (const auto why = check_design_arms(c); !why)
+    top.fail(top.node()["design"]["kind"], "design.kind", why.error().message);
   read_assertions(top, c);
   read_ab_variants(top, c);
   read_ab_regression(top, c);

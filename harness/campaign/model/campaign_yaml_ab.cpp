@@ -43,9 +43,10 @@ std::vector<std::pair<std::string, std::string>> variant_knobs(Section& v, const
     const std::string k = kv.first.Scalar();
     const std::string kf = f + "." + k;
     if (sysfs) {
-      if (auto why = harness::case_::sysfs_path_problem(k)) v.fail(kv.first, kf, "'" + k + "' " + *why);
-    } else if (auto why = harness::case_::sysctl_name_problem(k)) {
-      v.fail(kv.first, kf, "'" + k + "' " + *why);
+      if (auto why = harness::case_::check_sysfs_path(k); !why)
+        v.fail(kv.first, kf, "'" + k + "' " + why.error().message);
+    } else if (auto why = harness::case_::check_sysctl_name(k); !why) {
+      v.fail(kv.first, kf, "'" + k + "' " + why.error().message);
     }
     if (!kv.second.IsScalar() || kv.second.IsNull())
       v.fail(kv.second.IsDefined() && !kv.second.IsNull() ? kv.second : kv.first, kf, "expected a scalar value");

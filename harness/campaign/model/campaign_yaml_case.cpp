@@ -34,8 +34,9 @@ void read_phases(Section& top, Campaign& c) {
 void read_cgroups(Section& top, Campaign& c) {
   Section s = top.child("cgroups");
   c.cgroup_parent = s.scalar<std::string>("parent", std::string("harness"));
-  if (auto why = harness::case_::cgroup_parent_problem(c.cgroup_parent))
-    s.fail(s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"), "'" + c.cgroup_parent + "' " + *why);
+  if (auto why = harness::case_::check_cgroup_parent(c.cgroup_parent); !why)
+    s.fail(s.node()["parent"] ? s.node()["parent"] : s.node(), s.field("parent"),
+           "'" + c.cgroup_parent + "' " + why.error().message);
   c.bg_memory_max_mib = positive_int(s, "bg_memory_max_mib");
   c.bg_memory_high_mib = s.optional_scalar<std::int64_t>("bg_memory_high_mib");
   c.fg_memory_max_mib = s.optional_scalar<std::int64_t>("fg_memory_max_mib");
@@ -64,7 +65,8 @@ void read_zram(Section& backend, Campaign& c) {
 void read_swapfile(Section& backend, Campaign& c) {
   Section w = backend.child("swapfile");
   c.swapfile_path = w.scalar<std::string>("path");
-  if (auto why = harness::case_::unsafe_path_reason(c.swapfile_path)) w.fail(w.node()["path"], w.field("path"), *why);
+  if (auto why = harness::case_::check_safe_path(c.swapfile_path); !why)
+    w.fail(w.node()["path"], w.field("path"), why.error().message);
   c.swapfile_priority = w.scalar<int>("priority");
   w.finish();
 }
@@ -207,8 +209,9 @@ void read_canaries(Section& top, Campaign& c) {
   c.canary_period_ms = static_cast<int>(positive_int(s, "period_ms", 100));
   c.compute_hot_mib = positive_int(s, "compute_hot_mib", 16);
   c.sqlite_db_path = s.scalar<std::string>("sqlite_db_path", std::string("/var/lib/harness/canary.db"));
-  if (auto why = harness::case_::unsafe_path_reason(c.sqlite_db_path))
-    s.fail(s.node()["sqlite_db_path"] ? s.node()["sqlite_db_path"] : s.node(), s.field("sqlite_db_path"), *why);
+  if (auto why = harness::case_::check_safe_path(c.sqlite_db_path); !why)
+    s.fail(s.node()["sqlite_db_path"] ? s.node()["sqlite_db_path"] : s.node(), s.field("sqlite_db_path"),
+           why.error().message);
   c.sqlite_queries_per_request = static_cast<int>(positive_int(s, "sqlite_queries_per_request", 8));
   s.finish();
 }

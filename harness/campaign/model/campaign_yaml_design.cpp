@@ -38,7 +38,7 @@ void accept_differences(Section& p, Campaign& c) {
 }
 
 /// design.vms (optional): the VMs the design uses, which must be the provider's VMs
-/// (the engine may fix their number: EngineConfig::count_mismatch).
+/// (the engine may fix their number: EngineConfig::check_vm_count).
 void design_vms(Section& s, Campaign& c) {
   YAML::Node v = s.get("vms", false);
   if (!v) return;  // the provider's VMs
@@ -52,7 +52,7 @@ void design_vms(Section& s, Campaign& c) {
     if (!seen.insert(n).second) s.fail(v[i], f, "duplicate VM '" + n + "'");
     names.push_back(n);
   }
-  if (const auto why = c.engine->count_mismatch(names.size()); !why.empty()) s.fail(v, s.field("vms"), why);
+  if (const auto why = c.engine->check_vm_count(names.size()); !why) s.fail(v, s.field("vms"), why.error().message);
   const std::set<std::string> provided(c.vms.begin(), c.vms.end());
   for (std::size_t i = 0; i < names.size(); ++i)
     if (!provided.count(names[i]))
@@ -77,8 +77,8 @@ void design_dose(Section& s, Campaign& c) {
   } else {
     c.dose_mib = positive_int(s, "dose_mib");
     // The study arm's rule for its dose (dose.hpp: bounded-reclaim's settings_check, below the bg limit).
-    if (auto why = design_dose_problem(c, dose_bytes(*c.dose_mib)))
-      s.fail(s.node()["dose_mib"], s.field("dose_mib"), *why);
+    if (auto why = check_design_dose(c, dose_bytes(*c.dose_mib)); !why)
+      s.fail(s.node()["dose_mib"], s.field("dose_mib"), why.error().message);
   }
 }
 

@@ -67,7 +67,7 @@ void read_ab_variants(yaml::Section& top, Campaign& c);
 /// regression: {alpha, tolerances, accept_insensitive} (design ab-pairs only).
 void read_ab_regression(yaml::Section& top, Campaign& c);
 
-/// The error text for a relative `path` when the campaign's folder is not known (a DB
+/// The message for a relative `path` when the campaign's folder is not known (a DB
 /// planned by an earlier harness from a relative path).
 std::string unknown_folder(const std::string& path);
 

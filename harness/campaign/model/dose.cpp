@@ -24,15 +24,15 @@ std::optional<std::int64_t> case_dose_bytes(const Arm& arm, std::optional<std::i
 
 std::int64_t dose_bytes(std::int64_t mib) { return hc::dose_bytes_of_mib(mib); }
 
-std::optional<std::string> design_dose_problem(const Campaign& c, std::int64_t dose_bytes) {
+Checked check_design_dose(const Campaign& c, std::int64_t dose_bytes) {
   for (const auto& a : c.arms) {
     if (!takes_design_dose(a)) continue;
     const nlohmann::json params{{"dose_mib", hc::dose_mib_of_bytes(dose_bytes)}};
     for (const auto& st : arm_settings_of_regimes(c))  // every regime's bg limit (a regime may declare its own)
       if (auto e = hc::settings_problem(*hc::find_policy(a.policy), params, st))
-        return "the study's " + a.name + " takes this dose: " + e->what();
+        return problem("the study's " + a.name + " takes this dose: " + e->what());
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace harness::campaign

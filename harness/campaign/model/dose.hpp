@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::campaign {
 
 /// Whether `arm` takes the design's dose: a study arm listed by name (Arm::study) whose policy
@@ -30,9 +32,9 @@ std::int64_t dose_bytes(std::int64_t mib);
 
 /// Whether the arms of `c` that take the design's dose accept `dose_bytes` (their policy's
 /// settings_check against every regime's settings, campaign_arms.hpp arm_settings_of_regimes:
-/// the study's rule, below each regime's bg limit):
-/// nullopt when they do, else "the study's <arm> takes this dose: <why>". The loader calls it
-/// on design.dose_mib, the planner on a dose chosen from the pilot (design.dose_mib.from_pilot).
-std::optional<std::string> design_dose_problem(const Campaign& c, std::int64_t dose_bytes);
+/// the study's rule, below each regime's bg limit), else the Problem "the study's <arm> takes
+/// this dose: <what is wrong>". The loader calls it on design.dose_mib, the planner on a dose
+/// chosen from the pilot (design.dose_mib.from_pilot).
+Checked check_design_dose(const Campaign& c, std::int64_t dose_bytes);
 
 }  // namespace harness::campaign

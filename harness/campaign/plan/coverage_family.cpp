@@ -14,9 +14,9 @@ analysis::SimFamily coverage_family(const Campaign& c) {
   for (const auto& a : c.arms) arms.push_back(a.name);
   std::vector<analysis::ComparisonDef> family;
   for (const auto& text : c.comparisons) {
-    std::string why;
-    const auto parsed = analysis::parse_comparison(nlohmann::json(text), why);
-    if (!parsed) throw std::invalid_argument("coverage simulation: comparison '" + text + "' is not one: " + why);
+    const auto parsed = analysis::parse_comparison(nlohmann::json(text));
+    if (!parsed)
+      throw std::invalid_argument("coverage simulation: comparison '" + text + "' is not one: " + parsed.error().message);
     family.push_back(*parsed);
   }
   return analysis::sim_family(arms, family);

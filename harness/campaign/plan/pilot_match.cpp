@@ -106,33 +106,33 @@ PilotMatch match_pilot(const Campaign& c, std::int64_t chosen_bytes) {
   return out;
 }
 
-std::string pilot_kernel_refusal(const Campaign& c, const std::vector<std::string>& pilot_releases,
-                                 const std::vector<std::pair<std::string, std::string>>& vm_releases) {
-  if (c.dose_from_pilot.empty() || declared(c, kGuestKernelSetting)) return "";
+Checked check_pilot_kernel(const Campaign& c, const std::vector<std::string>& pilot_releases,
+                           const std::vector<std::pair<std::string, std::string>>& vm_releases) {
+  if (c.dose_from_pilot.empty() || declared(c, kGuestKernelSetting)) return {};
   std::string pilot = text::join(pilot_releases);
   if (pilot.empty()) pilot = std::string("(no completed ") + analysis::pilot_arm() + " case)";
   std::string lines;
   for (const auto& [vm, release] : vm_releases)
     if (pilot_releases.size() != 1 || pilot_releases.front() != release)
       lines += "  " + vm + ": kernel " + release + ", the pilot's cases: " + pilot + "\n";
-  if (lines.empty()) return "";
-  return c.file + ": field design.dose_mib.from_pilot: the guests run another kernel than the pilot DB " + c.dose_from_pilot +
-         " whose dose this campaign takes (uname -r):\n" + lines +
-         "Run on the pilot's kernel, run the pilot again on this one, or declare guest_kernel in "
-         "design.dose_mib.accept_differences (docs/CAMPAIGN.md).\n";
+  if (lines.empty()) return {};
+  return problem(c.file + ": field design.dose_mib.from_pilot: the guests run another kernel than the pilot DB " +
+                 c.dose_from_pilot + " whose dose this campaign takes (uname -r):\n" + lines +
+                 "Run on the pilot's kernel, run the pilot again on this one, or declare guest_kernel in "
+                 "design.dose_mib.accept_differences (docs/CAMPAIGN.md).\n");
 }
 
-std::string pilot_image_kernel_refusal(const Campaign& c, bool kernel_known_before_boot,
-                                       const std::string& default_image_dir) {
-  if (c.dose_from_pilot.empty() || !kernel_known_before_boot || declared(c, kGuestKernelSetting)) return "";
-  if (!std::filesystem::exists(std::filesystem::path(default_image_dir) / "manifest.json")) return "";
+Checked check_pilot_image_kernel(const Campaign& c, bool kernel_known_before_boot,
+                                 const std::string& default_image_dir) {
+  if (c.dose_from_pilot.empty() || !kernel_known_before_boot || declared(c, kGuestKernelSetting)) return {};
+  if (!std::filesystem::exists(std::filesystem::path(default_image_dir) / "manifest.json")) return {};
   const std::string release = harness::vm::load_image_dir(default_image_dir).kernel_release;
   std::vector<std::pair<std::string, std::string>> vms;
   for (const auto& vm : c.vms) vms.emplace_back(vm, release + " (image " + default_image_dir + ")");
   // The release alone is compared; the image directory only names where it came from.
   const auto pilot = load_stored_pilot(c.dose_from_pilot).kernel_releases;
-  if (pilot.size() == 1 && pilot.front() == release) return "";
-  return pilot_kernel_refusal(c, pilot, vms);
+  if (pilot.size() == 1 && pilot.front() == release) return {};
+  return check_pilot_kernel(c, pilot, vms);
 }
 
 }  // namespace harness::campaign

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::campaign {
 
 /// The pilot campaign as its DB stores it.
@@ -58,21 +60,21 @@ struct PilotMatch {
 /// both files, and the accept_differences entry that would accept it.
 PilotMatch match_pilot(const Campaign& c, std::int64_t chosen_bytes);
 
-/// The guest-kernel rule at run: "" when `c` takes no dose from a pilot, declares
+/// The guest-kernel rule at run: passed when `c` takes no dose from a pilot, declares
 /// `guest_kernel`, or every VM's release (vm name, uname -r from its qualification report)
-/// is the pilot's one release; else the refusal, naming each differing VM with both releases
+/// is the pilot's one release; else the Problem, naming each differing VM with both releases
 /// and both files.
-std::string pilot_kernel_refusal(const Campaign& c, const std::vector<std::string>& pilot_releases,
-                                 const std::vector<std::pair<std::string, std::string>>& vm_releases);
+Checked check_pilot_kernel(const Campaign& c, const std::vector<std::string>& pilot_releases,
+                           const std::vector<std::pair<std::string, std::string>>& vm_releases);
 
 /// The guest-kernel rule at plan, when the engine that will run `c` knows its guests' kernel
 /// before any boots (`kernel_known_before_boot`: harness/pool/pool.hpp Capabilities of the
 /// campaign's engine, or of the hosts engine under `--hosts FILE`), its guests booting the image
-/// in `default_image_dir` (<cache>/image): pilot_kernel_refusal with every VM of `c` running the
-/// release its manifest.json records. "" when `c` takes no dose from a pilot, the engine knows
-/// its kernels at run only, or the image is not built yet. Throws PilotDoseError as
+/// in `default_image_dir` (<cache>/image): check_pilot_kernel with every VM of `c` running the
+/// release its manifest.json records. Passed when `c` takes no dose from a pilot, the engine
+/// knows its kernels at run only, or the image is not built yet. Throws PilotDoseError as
 /// load_stored_pilot, std::runtime_error when the manifest cannot be read.
-std::string pilot_image_kernel_refusal(const Campaign& c, bool kernel_known_before_boot,
-                                       const std::string& default_image_dir);
+Checked check_pilot_image_kernel(const Campaign& c, bool kernel_known_before_boot,
+                                 const std::string& default_image_dir);
 
 }  // namespace harness::campaign

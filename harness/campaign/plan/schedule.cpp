@@ -130,10 +130,10 @@ PlannedDose resolve_design_dose(const Campaign& c) {
   // The pilot ran with this campaign's settings, or the differences are declared (pilot_match.hpp).
   d.match = match_pilot(c, *d.bytes);
   // The chosen dose meets the study arm's rule in this campaign too (its bg limit may be
-  // the pilot's or not): dose.hpp design_dose_problem.
-  if (auto why = design_dose_problem(c, *d.bytes))
+  // the pilot's or not): dose.hpp check_design_dose.
+  if (auto why = check_design_dose(c, *d.bytes); !why)
     throw CampaignError(c.file + ": field design.dose_mib.from_pilot: the pilot's dose (" + std::to_string(*d.bytes) +
-                        " bytes): " + *why);
+                        " bytes): " + why.error().message);
   return d;
 }
 

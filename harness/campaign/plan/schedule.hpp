@@ -43,7 +43,7 @@ struct Schedule {
 /// Stratum sizes: `repeats` each, or the seeded balanced allocation of
 /// triplets_per_regime (allocation.hpp). design.dose_mib {from_pilot} is resolved here
 /// (pilot_dose.hpp; throws PilotDoseError; CampaignError naming design.dose_mib.from_pilot when
-/// the chosen dose breaks the study arm's rule here, model/dose.hpp design_dose_problem)
+/// the chosen dose breaks the study arm's rule here, model/dose.hpp check_design_dose)
 /// and the pilot DB's SHA-256 enters the JSON; the pilot campaign stored in that DB is
 /// compared with `c` (pilot_match.hpp match_pilot: PilotDoseError on an undeclared
 /// difference), and the declared differences that exist enter the JSON

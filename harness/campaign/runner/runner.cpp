@@ -32,20 +32,21 @@ std::string booting_variant(const Campaign& c) {
   return "";
 }
 
-/// The refusal when a variant boots but `not_booted` (guests the engine does not boot per case)
-/// is not empty: such a guest would run every case on the kernel it already runs, so the
-/// variants would compare that kernel with itself. "" when nothing is refused.
-std::string variant_boot_refusal(const Campaign& c, const std::vector<std::string>& not_booted) {
+/// Passed unless a variant boots and `not_booted` (guests the engine does not boot per case) is
+/// not empty: such a guest would run every case on the kernel it already runs, so the variants
+/// would compare that kernel with itself (the Problem says so).
+Checked check_variant_boot(const Campaign& c, const std::vector<std::string>& not_booted) {
   const std::string v = booting_variant(c);
-  if (v.empty() || not_booted.empty()) return "";
+  if (v.empty() || not_booted.empty()) return {};
   std::string names;
   for (const auto& n : not_booted) names += (names.empty() ? "" : ", ") + n;
-  return c.file + ": " + v + " boots a kernel image or cmdline, but the engine does not boot " + names +
-         " for each case (a hosts entry without `local: true`): every case there would run on the kernel the VM "
-         "already runs, and the variants would compare it with itself. Run this campaign on an engine that boots "
-         "its guests (provider.kind " +
-         pool::engine_kinds_where([](const pool::Capabilities& k) { return k.fresh_boot_per_case && k.boot_variants; }) +
-         "), or drop the kernel/cmdline of the variants";
+  return problem(c.file + ": " + v + " boots a kernel image or cmdline, but the engine does not boot " + names +
+                 " for each case (a hosts entry without `local: true`): every case there would run on the kernel the "
+                 "VM already runs, and the variants would compare it with itself. Run this campaign on an engine "
+                 "that boots its guests (provider.kind " +
+                 pool::engine_kinds_where(
+                     [](const pool::Capabilities& k) { return k.fresh_boot_per_case && k.boot_variants; }) +
+                 "), or drop the kernel/cmdline of the variants");
 }
 
 /// A refusal for the kernel the guests run or would run, before any case: the campaign DB goes
@@ -85,7 +86,7 @@ EnginePreview preview_engine(const Campaign& c, const std::string& hosts_file, c
   e.fresh_boot_per_case = e.capabilities.fresh_boot_per_case && c.engine && c.engine->fresh_guest_per_case;
   const auto hosts = p->preview_guests(c.vms);  // the hosts engine's --hosts FILE; nothing from other engines
   e.reboot_between_cases = hosts.reboot_between_cases;
-  if (const auto why = variant_boot_refusal(c, hosts.not_booted); !why.empty()) throw pool::PoolError(why);
+  if (const auto why = check_variant_boot(c, hosts.not_booted); !why) throw pool::PoolError(why.error().message);
   return e;
 }
 
@@ -185,9 +186,9 @@ std::vector<std::unique_ptr<pool::Instance>> acquire_guests(const Campaign& c, c
   std::vector<std::string> not_booted;
   for (const auto& g : instances)
     if (!g->fresh_boot_per_case()) not_booted.push_back(g->name());
-  if (const auto why = variant_boot_refusal(c, not_booted); !why.empty()) {
+  if (const auto why = check_variant_boot(c, not_booted); !why) {
     held.release();
-    throw kernel_refusal(why, new_db, opt.db_path);
+    throw kernel_refusal(why.error().message, new_db, opt.db_path);
   }
   sum.engine = held.pool.describe();
   std::fprintf(opt.out, "%s\n", sum.engine.c_str());
@@ -196,12 +197,10 @@ std::vector<std::unique_ptr<pool::Instance>> acquire_guests(const Campaign& c, c
   return instances;
 }
 
-/// Health first (unreachable hosts are waited for, never charged), then qualification before
-/// scheduling (study; PROTOCOL.md), then the pilot's kernel; throws PreflightRefused (guests released).
 /// Each guest's token file is readable, not empty and private (the client's rule, client.hpp
 /// from_token_file), checked before any wait: a local mistake is said now, not later as an agent
-/// that does not answer. "" when every one is; else one line per guest.
-std::string token_problems(const std::vector<pool::Guest>& guests) {
+/// that does not answer. Passed when every one is; else the Problem, one line per guest.
+Checked check_token_files(const std::vector<pool::Guest>& guests) {
   std::string why;
   for (const auto& g : guests) {
     try {
@@ -210,14 +209,17 @@ std::string token_problems(const std::vector<pool::Guest>& guests) {
       why += "  " + g.name + ": " + e.what() + "\n";  // the file, and what is wrong with it
     }
   }
-  return why;
+  if (why.empty()) return {};
+  return problem(std::move(why));
 }
 
+/// Health first (unreachable hosts are waited for, never charged), then qualification before
+/// scheduling (study; PROTOCOL.md), then the pilot's kernel; throws PreflightRefused (guests released).
 Preflight qualify_fleet(const Campaign& c, const RunOptions& opt, const std::vector<pool::Guest>& guests, Held& held,
                         const NewDbFiles& new_db) {
-  if (const auto why = token_problems(guests); !why.empty()) {
+  if (const auto why = check_token_files(guests); !why) {
     held.release();
-    throw PreflightRefused("token file(s) unusable, no case submitted and no attempt spent:\n" + why);
+    throw PreflightRefused("token file(s) unusable, no case submitted and no attempt spent:\n" + why.error().message);
   }
   const auto still = wait_for_agents(guests, opt.host_wait, opt.out);
   if (!still.empty()) {
@@ -240,10 +242,9 @@ Preflight qualify_fleet(const Campaign& c, const RunOptions& opt, const std::vec
     const auto it = v.values.find("kernel_release");
     releases.emplace_back(v.vm, it == v.values.end() ? std::string("(missing)") : it->second);
   }
-  if (const auto why = pilot_kernel_refusal(c, load_stored_pilot(c.dose_from_pilot).kernel_releases, releases);
-      !why.empty()) {
+  if (const auto why = check_pilot_kernel(c, load_stored_pilot(c.dose_from_pilot).kernel_releases, releases); !why) {
     held.release();
-    throw kernel_refusal(why, new_db, opt.db_path);
+    throw kernel_refusal(why.error().message, new_db, opt.db_path);
   }
   return pf;
 }

@@ -8,8 +8,8 @@
 namespace harness::campaign {
 
 /// The id a case is submitted under for attempt `attempt` (1-based):
-/// "<case_id>.a<attempt>-<tag>" with this DB's db_tag. An agent refuses a case id it has
-/// already used (agent/API.md, 409), every attempt must stay distinguishable, and an agent
+/// "<case_id>.a<attempt>-<tag>" with this DB's db_tag. An agent answers 409 to a case id it
+/// has already used (agent/API.md), every attempt must stay distinguishable, and an agent
 /// that outlives a DB (a real VM, a guest kept up between runs) must never hand one DB's
 /// result to another DB's run of the same campaign (the tag differs).
 std::string agent_case_id(const std::string& case_id, int attempt, const std::string& tag);

@@ -30,6 +30,7 @@
 #include "harness/case/run/bundle.hpp"
 #include "harness/case/run/case_outcome.hpp"
 #include "harness/case/run/telemetry_sample.hpp"
+#include "harness/error/expected.hpp"
 #include "harness/kernel/cgroup.hpp"
 
 namespace harness::case_ {
@@ -152,9 +153,9 @@ struct ParamDef {
   nlohmann::json default_value; ///< null = required
   std::optional<double> min, max;  ///< inclusive bounds (Integer, Number)
   std::string doc;              ///< one line, with the source of the default
-  /// Json: checks the value; returns why it is wrong ("" = fine), with a JSON-pointer-like
-  /// path inside the value first when it names a part ("[1].do: ...").
-  std::function<std::string(const nlohmann::json&)> check;
+  /// Json: checks the value: passed, or the Problem, with a JSON-pointer-like path inside the
+  /// value first when it names a part ("[1].do: ...").
+  std::function<Checked(const nlohmann::json&)> check;
   /// Json: the value's one spelling (after check passed), so that two spellings of one value
   /// give one arm SHA-256 (e.g. the rules' "zram_on" and {"zram_on": {}}); unset = as given.
   std::function<nlohmann::json(const nlohmann::json&)> canonical;
@@ -183,9 +184,9 @@ struct PolicyInfo {
 ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
                    std::optional<double> max, std::string doc);
 
-/// Why `v` is not a value of `d` (its kind, its bounds, then d.check), or "" when it is. The
-/// one value check of validate_params and of the rules' blocks (rules/blocks.cpp).
-std::string param_value_problem(const ParamDef& d, const nlohmann::json& v);
+/// Whether `v` is a value of `d` (its kind, its bounds, then d.check), or the Problem. The one
+/// value check of validate_params and of the rules' blocks (rules/blocks.cpp).
+Checked check_param_value(const ParamDef& d, const nlohmann::json& v);
 
 /// Every registered policy, sorted by name (generated from harness/case/policies/).
 const std::vector<PolicyInfo>& policies();
@@ -212,7 +213,7 @@ std::string unknown_parameter(const std::string& name, const std::string& owner,
 /// info.settings_check over `params` (validated) and `settings`; nullopt when it has none.
 std::optional<ParamError> settings_problem(const PolicyInfo& info, const nlohmann::json& params, const ArmSettings& settings);
 
-/// The names of every registered policy, sorted, comma-separated (for error messages).
+/// The names of every registered policy, sorted, comma-separated (for messages).
 std::string policy_names();
 
 /// "'<name>' is not a registered policy[; did you mean 'X'?] (policies: a, b, ...)": the message
@@ -224,7 +225,7 @@ std::string unknown_policy(const std::string& name, const std::string& hint = ""
 /// The study's arms in the study's order (study_position), e.g. {"static-zram", ...}.
 std::vector<std::string> study_arms();
 
-/// study_arms() comma-separated (for error messages).
+/// study_arms() comma-separated (for messages).
 std::string study_arm_names();
 
 /// The registry as text for `harness plan --list-policies`: per policy its name, summary,

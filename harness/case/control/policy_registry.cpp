@@ -68,19 +68,19 @@ std::string readable_number(double v) {
   return fmt::format("{:.6g}", v);
 }
 
-std::string param_value_problem(const ParamDef& d, const nlohmann::json& v) {
+Checked check_param_value(const ParamDef& d, const nlohmann::json& v) {
   switch (d.kind) {
     case ParamKind::Integer:
-      if (!v.is_number_integer()) return "must be an integer";
+      if (!v.is_number_integer()) return problem("must be an integer");
       break;
     case ParamKind::Number:
-      if (!v.is_number() || !std::isfinite(v.get<double>())) return "must be a number";
+      if (!v.is_number() || !std::isfinite(v.get<double>())) return problem("must be a number");
       break;
     case ParamKind::Boolean:
-      if (!v.is_boolean()) return "must be true or false";
+      if (!v.is_boolean()) return problem("must be true or false");
       break;
     case ParamKind::Text:
-      if (!v.is_string()) return "must be a string";
+      if (!v.is_string()) return problem("must be a string");
       break;
     case ParamKind::Json:
       break;
@@ -88,11 +88,13 @@ std::string param_value_problem(const ParamDef& d, const nlohmann::json& v) {
   if (d.kind == ParamKind::Integer || d.kind == ParamKind::Number) {
     const double x = v.get<double>();
     const std::string unit = d.unit.empty() ? "" : " " + d.unit;
-    if (d.min && x < *d.min) return fmt::format("{} is below its minimum {}{}", v.dump(), readable_number(*d.min), unit);
-    if (d.max && x > *d.max) return fmt::format("{} is above its maximum {}{}", v.dump(), readable_number(*d.max), unit);
+    if (d.min && x < *d.min)
+      return problem(fmt::format("{} is below its minimum {}{}", v.dump(), readable_number(*d.min), unit));
+    if (d.max && x > *d.max)
+      return problem(fmt::format("{} is above its maximum {}{}", v.dump(), readable_number(*d.max), unit));
   }
   if (d.check) return d.check(v);
-  return "";
+  return {};
 }
 
 ParamDef param_def(std::string name, ParamKind kind, std::string unit, nlohmann::json dflt, std::optional<double> min,
@@ -168,11 +170,11 @@ nlohmann::json validate_params(const PolicyInfo& info, const nlohmann::json& giv
       continue;
     }
     const nlohmann::json& v = given.at(d.name);
-    if (auto why = param_value_problem(d, v); !why.empty()) {
+    if (auto checked = check_param_value(d, v); !checked) {
       // A Json check names the part first ("[1].do: ..."): the field goes down to it, and the
       // message names the field once ("rules[1].do: ...").
-      std::string part;
-      if ((why.front() == '[' || why.front() == '.') && why.find(": ") != std::string::npos) {
+      std::string why = std::move(checked.error().message), part;
+      if (!why.empty() && (why.front() == '[' || why.front() == '.') && why.find(": ") != std::string::npos) {
         part = why.substr(0, why.find(": "));
         why = why.substr(part.size() + 2);
       }

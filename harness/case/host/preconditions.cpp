@@ -16,35 +16,35 @@
 
 namespace harness::case_ {
 
-std::optional<std::string> check_workload_inputs(const std::string& bin_dir, const CaseSpec& spec) {
+Checked check_workload_inputs(const std::string& bin_dir, const CaseSpec& spec) {
   for (const char* bin : {"pressure-gen", "canary-compute", "canary-sqlite"}) {
     const auto p = std::filesystem::path(bin_dir) / bin;
     if (::access(p.c_str(), X_OK) != 0)
-      return fmt::format("workload binary {} not executable: {}", p.string(), std::strerror(errno));
+      return problem(fmt::format("workload binary {} not executable: {}", p.string(), std::strerror(errno)));
   }
   if (::access(spec.canaries.sqlite_db_path.c_str(), R_OK) != 0)
-    return fmt::format("canaries.sqlite_db_path {}: {} (build it with `canary-sqlite prepare`)",
-                       spec.canaries.sqlite_db_path, std::strerror(errno));
-  return std::nullopt;
+    return problem(fmt::format("canaries.sqlite_db_path {}: {} (build it with `canary-sqlite prepare`)",
+                               spec.canaries.sqlite_db_path, std::strerror(errno)));
+  return {};
 }
 
-std::optional<std::string> protect_from_oom_killer(const harness::kernel::Fs& fs) {
+Checked protect_from_oom_killer(const harness::kernel::Fs& fs) {
   auto adj = harness::kernel::write_oom_score_adj(fs, -1000);
-  if (!adj.ok()) return "cannot set own oom_score_adj to -1000: " + adj.message();
-  return std::nullopt;
+  if (!adj.ok()) return problem("cannot set own oom_score_adj to -1000: " + adj.message());
+  return {};
 }
 
-std::optional<std::string> clean_leftovers(const harness::kernel::Fs& fs, const CaseCgroups& cgroups,
-                                           const BackendSpec& backend, std::vector<StepRecord>& steps) {
+Checked clean_leftovers(const harness::kernel::Fs& fs, const CaseCgroups& cgroups, const BackendSpec& backend,
+                        std::vector<StepRecord>& steps) {
   if (cgroups.parent().exists()) {
     steps.push_back(cgroups.kill_all(10'000'000'000));
     cgroups.remove(steps);
   }
   const auto leftovers = Backend::cleanup_leftovers(fs, backend, steps);
-  if (!leftovers.released) return leftovers.cause;
+  if (!leftovers.released) return problem(leftovers.cause);
   if (!cgroups.present().empty())
-    return fmt::format("leftover cgroup {} could not be removed", cgroups.present().front());
-  return std::nullopt;
+    return problem(fmt::format("leftover cgroup {} could not be removed", cgroups.present().front()));
+  return {};
 }
 
 Qualification qualify_host(const CaseSpec& spec, const ExecutorOptions& opt) {

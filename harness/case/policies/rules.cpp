@@ -141,8 +141,9 @@ PolicyInfo policy_rules() {
   z.kind = ParamKind::Text;
   z.default_value = "on";
   z.doc = "on (swapped on before the case, as static-zram) | prepared (left off until a zram_on action, as delayed-activation)";
-  z.check = [](const nlohmann::json& v) {
-    return v == "on" || v == "prepared" ? std::string() : "must be \"on\" or \"prepared\", not " + v.dump();
+  z.check = [](const nlohmann::json& v) -> Checked {
+    if (v == "on" || v == "prepared") return {};
+    return problem("must be \"on\" or \"prepared\", not " + v.dump());
   };
   p.params = {r, z};
   p.settings_check = [](const nlohmann::json& j, const ArmSettings& s) { return rules::rules_settings_problem(j.at("rules"), s); };

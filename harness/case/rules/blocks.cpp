@@ -78,11 +78,11 @@ nlohmann::json block_params(const Info& info, const nlohmann::json& given, const
       continue;
     }
     const nlohmann::json& v = given.at(d.name);
-    if (auto why = param_value_problem(d, v); !why.empty()) throw RuleError(path + "." + d.name, why);
+    if (auto why = check_param_value(d, v); !why) throw RuleError(path + "." + d.name, why.error().message);
     out[d.name] = v;
   }
   if (info.check)
-    if (auto why = info.check(out); !why.empty()) throw RuleError(path, why);
+    if (auto why = info.check(out); !why) throw RuleError(path, why.error().message);
   return out;
 }
 
@@ -199,23 +199,24 @@ std::optional<ParamError> rules_settings_problem(const nlohmann::json& rules, co
   return std::nullopt;
 }
 
-std::string check_rules(const nlohmann::json& rules) {
+Checked check_rules(const nlohmann::json& rules) {
   try {
     parse_rules(rules);
-    return "";
+    return {};
   } catch (const RuleError& e) {
-    return e.path().empty() ? std::string(e.what()) : e.path() + ": " + e.what();
+    return problem(e.path().empty() ? std::string(e.what()) : e.path() + ": " + e.what());
   }
 }
 
-std::string exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names) {
+Checked exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names) {
   int n = 0;
   std::string list;
   for (const auto& k : names) {
     n += params.contains(k) ? 1 : 0;
     list += (list.empty() ? "" : ", ") + k;
   }
-  return n == 1 ? "" : fmt::format("needs exactly one of {} ({} given)", list, n);
+  if (n == 1) return {};
+  return problem(fmt::format("needs exactly one of {} ({} given)", list, n));
 }
 
 std::optional<std::int64_t> psi_total(const TelemetrySample& s, bool full) { return full ? s.bg_full_us : s.bg_some_us; }

@@ -31,6 +31,7 @@
 
 #include "harness/case/control/policy.hpp"
 #include "harness/case/control/reclaim_writer.hpp"
+#include "harness/error/expected.hpp"
 #include "harness/kernel/cgroup.hpp"
 
 namespace harness::case_::rules {
@@ -105,8 +106,8 @@ class RuleAction {
 struct DetectorInfo {
   std::string name, summary;
   std::vector<ParamDef> params;  ///< default null = optional (see the header comment)
-  /// Checks the parameters together ("" = fine), after each was checked on its own.
-  std::function<std::string(const nlohmann::json& params)> check;
+  /// Checks the parameters together (passed, or the Problem), after each was checked on its own.
+  std::function<Checked(const nlohmann::json& params)> check;
   /// Optional: checks the parameters against the campaign (policy.hpp SettingsCheck; the error's
   /// field is the block's parameter, the rules policy puts the rule's path before it).
   SettingsCheck settings_check;
@@ -117,7 +118,7 @@ struct DetectorInfo {
 struct RuleActionInfo {
   std::string name, summary;
   std::vector<ParamDef> params;
-  std::function<std::string(const nlohmann::json& params)> check;
+  std::function<Checked(const nlohmann::json& params)> check;  ///< as DetectorInfo::check
   SettingsCheck settings_check;  ///< as DetectorInfo::settings_check
   std::function<std::unique_ptr<RuleAction>(const nlohmann::json& params)> make;
 };
@@ -156,8 +157,8 @@ class RuleError : public std::runtime_error {
 
 /// Parses and checks a list of rules (README.md); throws RuleError.
 std::vector<RuleSpec> parse_rules(const nlohmann::json& rules);
-/// parse_rules' verdict as text: "" = fine, else "<path>: <why>".
-std::string check_rules(const nlohmann::json& rules);
+/// parse_rules' verdict: passed, or the Problem "<path>: <what is wrong>".
+Checked check_rules(const nlohmann::json& rules);
 /// The one spelling of a valid list of rules (ParamDef::canonical): every block as
 /// {"NAME": {PARAMS}} with its defaults filled, every mode written out ("once" included), so
 /// "zram_on" and {"zram_on": {}} are one arm. Throws RuleError as parse_rules.
@@ -166,8 +167,8 @@ nlohmann::json canonical_rules(const nlohmann::json& rules);
 /// and every_s / cooldown_s at most the pressure phase. The field is "rules[i].<part>" ("rules[0].do.reclaim.mib").
 std::optional<ParamError> rules_settings_problem(const nlohmann::json& rules, const ArmSettings& settings);
 
-/// "" when exactly one of `names` is present in `params`, else why (for a block's check).
-std::string exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names);
+/// Passed when exactly one of `names` is present in `params`, else the Problem (a block's check).
+Checked exactly_one_of(const nlohmann::json& params, const std::vector<std::string>& names);
 
 /// A sample's bg some/full total (`full` false = some).
 std::optional<std::int64_t> psi_total(const TelemetrySample& s, bool full);

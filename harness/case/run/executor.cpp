@@ -134,13 +134,13 @@ ExecutorResult CaseRun::run_inner() {
   out_.timing_claims_valid = accel == "kvm" || accel == "real";
 
   bin_dir_ = opt_.bin_dir.empty() ? fs::read_symlink("/proc/self/exe").parent_path().string() : opt_.bin_dir;
-  if (auto why = check_workload_inputs(bin_dir_, spec_)) return fail(*why);
-  if (auto why = protect_from_oom_killer(fs_)) return fail(*why);
-  if (auto why = clean_leftovers(fs_, cg_, spec_.backend, out_.leftover_steps)) return fail(*why);
+  if (auto c = check_workload_inputs(bin_dir_, spec_); !c) return fail(c.error().message);
+  if (auto c = protect_from_oom_killer(fs_); !c) return fail(c.error().message);
+  if (auto c = clean_leftovers(fs_, cg_, spec_.backend, out_.leftover_steps); !c) return fail(c.error().message);
   out_.vm_state.emplace().start = record_vm_start(fs_, spec_.case_id);
   if (spec_.variant) {  // the right guest, then the knobs; before any cgroup of the case exists
     variant_.emplace(fs_, *spec_.variant);
-    if (auto why = variant_->apply()) return fail(*why);
+    if (auto c = variant_->apply(); !c) return fail(c.error().message);
   }
   try {
     cg_.enable_root_memory(setup_steps_);

@@ -3,25 +3,26 @@
 // kernel and to workloads, and whether a path lies inside the directories an agent allows.
 // Shared by parse_spec (spec.hpp), the A/B variants' sysfs knobs (variant.hpp), the campaign
 // loader and the agent's submission.
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::case_ {
 
-/// Why `path` (already safe: unsafe_path_reason) does not lie inside one of the
-/// directories `allowed` (absolute, e.g. the agent's data directory /var/lib/harness), or
-/// nullopt. Inside = the lexically normal path starts with "<dir>/", and the path with what
+/// Whether `path` (already safe: check_safe_path) lies inside one of the directories
+/// `allowed` (absolute, e.g. the agent's data directory /var/lib/harness), or the Problem.
+/// Inside = the lexically normal path starts with "<dir>/", and the path with what
 /// exists of it resolved (symlinks followed; a new leaf appended, std::filesystem::weakly_canonical)
 /// is inside the canonical dir as well; a dangling symlink anywhere along it is refused.
 /// E.g. "is not under /var/lib/harness (allowed: /var/lib/harness)".
-std::optional<std::string> path_outside_reason(const std::string& path, const std::vector<std::string>& allowed);
+Checked check_path_inside(const std::string& path, const std::vector<std::string>& allowed);
 
-/// Why `path` is not a safe absolute path, or nullopt when it is. Safe (ours):
+/// Whether `path` is a safe absolute path, or the Problem. Safe (ours):
 /// starts with '/', only the characters [A-Za-z0-9._/-], no "." or ".." component, at most
 /// 4096 characters. Host paths of the spec and the campaign (backend.swapfile_path,
 /// canaries.sqlite_db_path) must be safe: they reach swapon(2), workload argv and the fix
 /// commands qualification prints. E.g. "contains ';' at offset 25 (allowed: A-Z a-z 0-9 . _ / -)".
-std::optional<std::string> unsafe_path_reason(const std::string& path);
+Checked check_safe_path(const std::string& path);
 
 }  // namespace harness::case_

@@ -16,12 +16,13 @@
 
 namespace harness::case_ {
 
-std::optional<std::string> arm_name_problem(const std::string& name) {
+Checked check_arm_name(const std::string& name) {
   static const std::regex re("[a-z][a-z0-9-]{0,39}");
   if (!std::regex_match(name, re))
-    return fmt::format("'{}' is not an arm name ([a-z][a-z0-9-]{{0,39}}: a lowercase letter, then up to 39 of a-z 0-9 -)",
-                       harness::json::excerpt(name));
-  return std::nullopt;
+    return problem(fmt::format(
+        "'{}' is not an arm name ([a-z][a-z0-9-]{{0,39}}: a lowercase letter, then up to 39 of a-z 0-9 -)",
+        harness::json::excerpt(name)));
+  return {};
 }
 
 SpecError::SpecError(std::string field, const std::string& message)
@@ -108,12 +109,12 @@ class Obj {
 
 }  // namespace
 
-std::optional<std::string> cgroup_parent_problem(const std::string& name) {
+Checked check_cgroup_parent(const std::string& name) {
   static const std::regex re("harness(-[A-Za-z0-9_-]{1,56})?");
-  if (std::regex_match(name, re)) return std::nullopt;
-  return std::string("must be 'harness' or 'harness-<suffix>' ([A-Za-z0-9_-]{1,56}): a new cgroup under the "
-                     "cgroup2 root that only the harness creates, never an existing one such as system.slice, "
-                     "user.slice or init.scope (the executor kills every process in the parent)");
+  if (std::regex_match(name, re)) return {};
+  return problem("must be 'harness' or 'harness-<suffix>' ([A-Za-z0-9_-]{1,56}): a new cgroup under the "
+                 "cgroup2 root that only the harness creates, never an existing one such as system.slice, "
+                 "user.slice or init.scope (the executor kills every process in the parent)");
 }
 
 namespace {
@@ -141,7 +142,7 @@ void read_case_identity(const Obj& root, CaseSpec& s) {
   if (root.has("triplet_id")) s.triplet_id = root.str("triplet_id");
 
   s.configuration = root.str("configuration");
-  if (auto why = arm_name_problem(s.configuration)) root.fail("configuration", *why);
+  if (auto why = check_arm_name(s.configuration); !why) root.fail("configuration", why.error().message);
   s.dose_bytes = root.opt_i64("dose_bytes");
 
   s.pinned_commit = root.str("pinned_commit");
@@ -180,7 +181,7 @@ CgroupsSpec read_cgroups(const Obj& root) {
   o.only({"parent", "bg_memory_max_bytes", "bg_memory_high_bytes", "fg_memory_max_bytes", "fg_memory_low_bytes"});
   CgroupsSpec c;
   c.parent = o.str("parent");
-  if (auto why = cgroup_parent_problem(c.parent)) o.fail(o.path("parent"), *why);
+  if (auto why = check_cgroup_parent(c.parent); !why) o.fail(o.path("parent"), why.error().message);
   o.at("bg_memory_max_bytes");  // required; null = no limit
   c.bg_memory_max_bytes = o.opt_i64("bg_memory_max_bytes");
   if (c.bg_memory_max_bytes && *c.bg_memory_max_bytes < 4096)
@@ -221,7 +222,7 @@ BackendSpec read_backend(const Obj& root) {
   b.zram_priority = static_cast<int>(zp);
   b.swapfile_priority = static_cast<int>(sp);
   b.swapfile_path = o.str("swapfile_path");
-  if (auto why = unsafe_path_reason(b.swapfile_path)) o.fail(o.path("swapfile_path"), *why);
+  if (auto why = check_safe_path(b.swapfile_path); !why) o.fail(o.path("swapfile_path"), why.error().message);
   return b;
 }
 
@@ -277,7 +278,7 @@ CanariesSpec read_canaries(const Obj& root) {
   if (c.compute_hot_bytes <= 0 || c.compute_hot_bytes % kMiB)
     o.fail(o.path("compute_hot_bytes"), "must be a positive whole number of MiB (canary-compute takes MiB)");
   c.sqlite_db_path = o.str("sqlite_db_path");
-  if (auto why = unsafe_path_reason(c.sqlite_db_path)) o.fail(o.path("sqlite_db_path"), *why);
+  if (auto why = check_safe_path(c.sqlite_db_path); !why) o.fail(o.path("sqlite_db_path"), why.error().message);
   auto q = o.i64("sqlite_queries_per_request");
   if (q < 1 || q > 100000) o.fail(o.path("sqlite_queries_per_request"), "must be in 1..100000");
   c.sqlite_queries_per_request = static_cast<int>(q);
@@ -329,9 +330,9 @@ std::vector<std::pair<std::string, std::string>> read_variant_knobs(const Obj& o
   for (auto it = m.begin(); it != m.end(); ++it) {
     const std::string f = o.path(key) + "." + harness::json::excerpt(it.key());
     if (sysfs) {
-      if (auto why = sysfs_path_problem(it.key())) o.fail(f, *why);
-    } else if (auto why = sysctl_name_problem(it.key())) {
-      o.fail(f, *why);
+      if (auto why = check_sysfs_path(it.key()); !why) o.fail(f, why.error().message);
+    } else if (auto why = check_sysctl_name(it.key()); !why) {
+      o.fail(f, why.error().message);
     }
     if (!it.value().is_string() || !valid_variant_value(it.value().get<std::string>()))
       o.fail(f, "value must be a string matching [A-Za-z0-9 _.,:=+-]{1,64}");

@@ -16,12 +16,13 @@
 #include "harness/case/spec/safe_path.hpp"
 #include "harness/case/spec/spec_error.hpp"
 #include "harness/case/spec/variant.hpp"
+#include "harness/error/expected.hpp"
 
 namespace harness::case_ {
 
-/// Why `name` cannot be an arm's name (the spec's `configuration`), or nullopt. Rule (ours):
+/// Whether `name` can be an arm's name (the spec's `configuration`), or the Problem. Rule (ours):
 /// [a-z][a-z0-9-]{0,39}: it ends case ids and names a column of the report.
-std::optional<std::string> arm_name_problem(const std::string& name);
+Checked check_arm_name(const std::string& name);
 
 /// Phase lengths, seconds (each > 0).
 struct PhasesSpec {
@@ -140,12 +141,12 @@ CaseSpec load_spec_file(const std::string& path);
 /// True when `id` matches [A-Za-z0-9._-]{1,128} and is not "." or ".." (SPEC.md).
 bool valid_case_id(const std::string& id);
 
-/// Why `name` cannot be the case's parent cgroup (cgroups.parent), or nullopt. Rule (ours):
+/// Whether `name` can be the case's parent cgroup (cgroups.parent), or the Problem. Rule (ours):
 /// exactly "harness" or "harness-<suffix>" with a suffix of [A-Za-z0-9_-]{1,56}: a child of
 /// the cgroup2 root that only the harness creates. The executor writes cgroup.kill into the
 /// parent and removes it (leftovers at a case's start, restoration at its end), so an
 /// existing cgroup such as system.slice, user.slice or init.scope would lose every process
 /// in it, the agent included. Shared by parse_spec and the campaign loader.
-std::optional<std::string> cgroup_parent_problem(const std::string& name);
+Checked check_cgroup_parent(const std::string& name);
 
 }  // namespace harness::case_

@@ -81,14 +81,13 @@ const std::vector<std::string>& allowed_sysfs_knobs() {
   return paths;
 }
 
-std::optional<std::string> sysctl_name_problem(const std::string& name) {
-  if (!valid_sysctl_name(name))
-    return std::string("is not a sysctl name ([a-z0-9_.-]+ with a dot, e.g. vm.swappiness)");
+Checked check_sysctl_name(const std::string& name) {
+  if (!valid_sysctl_name(name)) return problem("is not a sysctl name ([a-z0-9_.-]+ with a dot, e.g. vm.swappiness)");
   const auto& ok = allowed_sysctls();
   if (std::find(ok.begin(), ok.end(), name) == ok.end())
-    return std::string("is not a sysctl a variant may set (the vm.* reclaim, swap, watermark, writeback and "
-                       "compaction knobs listed in docs/CAMPAIGN.md \"variants\")");
-  return std::nullopt;
+    return problem("is not a sysctl a variant may set (the vm.* reclaim, swap, watermark, writeback and "
+                   "compaction knobs listed in docs/CAMPAIGN.md \"variants\")");
+  return {};
 }
 
 std::string sysctl_path(const std::string& name) {
@@ -97,17 +96,17 @@ std::string sysctl_path(const std::string& name) {
   return p;
 }
 
-std::optional<std::string> sysfs_path_problem(const std::string& path) {
-  if (auto why = unsafe_path_reason(path)) return why;
+Checked check_sysfs_path(const std::string& path) {
+  if (auto safe = check_safe_path(path); !safe) return safe;
   static const std::string prefix = "/sys/kernel/mm/";
   if (path.rfind(prefix, 0) != 0 || path.size() == prefix.size())
-    return std::string("must be a file under /sys/kernel/mm/ (the only sysfs knobs a variant may set)");
-  if (path.back() == '/') return std::string("must name a file, not a directory");
+    return problem("must be a file under /sys/kernel/mm/ (the only sysfs knobs a variant may set)");
+  if (path.back() == '/') return problem("must name a file, not a directory");
   const auto& ok = allowed_sysfs_knobs();
   if (std::find(ok.begin(), ok.end(), path) == ok.end())
-    return std::string("is not a sysfs knob a variant may set (the MGLRU, THP and swap readahead files listed in "
-                       "docs/CAMPAIGN.md \"variants\")");
-  return std::nullopt;
+    return problem("is not a sysfs knob a variant may set (the MGLRU, THP and swap readahead files listed in "
+                   "docs/CAMPAIGN.md \"variants\")");
+  return {};
 }
 
 bool valid_variant_value(const std::string& value) {
@@ -151,8 +150,7 @@ nlohmann::json KnobRecord::to_json() const {
   return j;
 }
 
-std::optional<std::string> VariantApplier::apply_knob(const std::string& key, const std::string& path,
-                                                      const std::string& value) {
+Checked VariantApplier::apply_knob(const std::string& key, const std::string& path, const std::string& value) {
   KnobRecord r;
   r.key = key;
   r.path = path;
@@ -161,7 +159,7 @@ std::optional<std::string> VariantApplier::apply_knob(const std::string& key, co
     r.err = err;
     r.error = what;
     records_.push_back(r);
-    return std::optional<std::string>(fmt::format("variant {}: {} (/{}): {}", v_.name, key, path, what));
+    return Checked(problem(fmt::format("variant {}: {} (/{}): {}", v_.name, key, path, what)));
   };
   const auto before = fs_.try_read(path);
   if (!before.ok()) return fail(before.err, "cannot read it: " + err_text(before.err));
@@ -176,17 +174,17 @@ std::optional<std::string> VariantApplier::apply_knob(const std::string& key, co
   if (!readback_matches(value, *r.readback) && *r.readback == *r.before)
     return fail(0, fmt::format("writing '{}' had no effect: it still reads '{}'", value, *r.readback));
   records_.push_back(r);
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> VariantApplier::apply() {
+Checked VariantApplier::apply() {
   // 1. the boot: the runner must have booted this variant's guest.
   if (!v_.cmdline.empty()) {
     std::string cmdline;
     try {
       cmdline = harness::kernel::kernel_cmdline(fs_);
     } catch (const harness::kernel::Error& e) {
-      return fmt::format("variant {}: cannot read /proc/cmdline: {}", v_.name, e.what());
+      return problem(fmt::format("variant {}: cannot read /proc/cmdline: {}", v_.name, e.what()));
     }
     std::istringstream in(cmdline);
     std::vector<std::string> words;
@@ -200,27 +198,27 @@ std::optional<std::string> VariantApplier::apply() {
     }
     boot_["cmdline"] = present;
     if (!missing.empty())
-      return fmt::format("variant {}: the guest was booted without {} (its /proc/cmdline: '{}'): wrong guest",
-                         v_.name, missing, cmdline);
+      return problem(fmt::format("variant {}: the guest was booted without {} (its /proc/cmdline: '{}'): wrong guest",
+                                 v_.name, missing, cmdline));
   }
   if (v_.kernel_release) {
     std::string actual;
     try {
       actual = harness::kernel::kernel_release(fs_);
     } catch (const harness::kernel::Error& e) {
-      return fmt::format("variant {}: cannot read the kernel release: {}", v_.name, e.what());
+      return problem(fmt::format("variant {}: cannot read the kernel release: {}", v_.name, e.what()));
     }
     boot_["kernel_release"] = {{"expected", *v_.kernel_release}, {"actual", actual}};
     if (actual != *v_.kernel_release)
-      return fmt::format("variant {}: the guest runs kernel {} but the variant's image has {}: wrong guest", v_.name,
-                         actual, *v_.kernel_release);
+      return problem(fmt::format("variant {}: the guest runs kernel {} but the variant's image has {}: wrong guest",
+                                 v_.name, actual, *v_.kernel_release));
   }
   // 2. the knobs.
   for (const auto& [k, v] : v_.sysctls)
-    if (auto e = apply_knob(k, sysctl_path(k), v)) return e;
+    if (auto c = apply_knob(k, sysctl_path(k), v); !c) return c;
   for (const auto& [k, v] : v_.sysfs)
-    if (auto e = apply_knob(k, k.substr(1), v)) return e;
-  return std::nullopt;
+    if (auto c = apply_knob(k, k.substr(1), v); !c) return c;
+  return {};
 }
 
 std::vector<std::string> VariantApplier::restore() {

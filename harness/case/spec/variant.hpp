@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/error/expected.hpp"
 #include "harness/kernel/fs.hpp"
 
 namespace harness::case_ {
@@ -39,7 +40,7 @@ struct VariantSpec {
 
 /// sysctl name: `[a-z0-9_.-]+` with at least one dot, no empty component, the first
 /// component without '-' ("vm.swappiness", "vm.page-cluster"). Syntax only; see
-/// sysctl_name_problem() for what a variant may set.
+/// check_sysctl_name() for what a variant may set.
 bool valid_sysctl_name(const std::string& name);
 /// The sysctls a variant may set (ours, docs/CAMPAIGN.md "variants"): the vm.* reclaim,
 /// swap, watermark, writeback and compaction knobs an A/B campaign compares, nothing
@@ -48,16 +49,16 @@ const std::vector<std::string>& allowed_sysctls();
 /// The sysfs knobs a variant may set (ours, docs/CAMPAIGN.md): MGLRU, THP and swap
 /// readahead files under /sys/kernel/mm/.
 const std::vector<std::string>& allowed_sysfs_knobs();
-/// Why `name` is not a sysctl a variant may set, or nullopt: not a sysctl name
+/// Whether `name` is a sysctl a variant may set, or the Problem: not a sysctl name
 /// ("is not a sysctl name ..."), or not in allowed_sysctls() ("is not a sysctl a variant
 /// may set ..."). Used by the campaign loader and parse_spec.
-std::optional<std::string> sysctl_name_problem(const std::string& name);
+Checked check_sysctl_name(const std::string& name);
 /// /proc/sys path of a sysctl name, root-relative: "proc/sys/vm/swappiness".
 std::string sysctl_path(const std::string& name);
-/// Why `path` is not an allowed sysfs knob, or nullopt: absolute, under /sys/kernel/mm/,
-/// safe characters only, no "." or ".." component (unsafe_path_reason in safe_path.hpp), and
+/// Whether `path` is an allowed sysfs knob, or the Problem: absolute, under /sys/kernel/mm/,
+/// safe characters only, no "." or ".." component (check_safe_path in safe_path.hpp), and
 /// one of allowed_sysfs_knobs().
-std::optional<std::string> sysfs_path_problem(const std::string& path);
+Checked check_sysfs_path(const std::string& path);
 /// Knob value: `[A-Za-z0-9 _.,:=+-]{1,64}`.
 bool valid_variant_value(const std::string& value);
 /// Kernel command-line parameter: `[A-Za-z0-9_.,=:+-]{1,256}`.
@@ -89,14 +90,15 @@ class VariantApplier {
  public:
   VariantApplier(const harness::kernel::Fs& fs, VariantSpec v) : fs_(fs), v_(std::move(v)) {}
 
-  /// Verifies the boot, then writes the knobs in order (sysctls, then sysfs). Returns the
-  /// infra_failed reason (naming the key, path and errno), or nullopt when every knob
-  /// is applied. Stops at the first failure; restore() puts back what was written.
-  std::optional<std::string> apply();
+  /// Verifies the boot, then writes the knobs in order (sysctls, then sysfs): passed when every
+  /// knob is applied, else the infra_failed reason (naming the key, path and errno). Stops at
+  /// the first failure; restore() puts back what was written.
+  Checked apply();
   /// Writes `before` back to every knob apply() wrote successfully (reverse order; a failed
   /// write changed nothing) and reads it back.
-  /// Returns one problem sentence per knob not restored (empty = clean). Idempotent: a
-  /// second call does nothing and returns the first call's problems.
+  /// Returns one sentence per knob not restored (none: clean), the findings the restoration
+  /// records (outcome_json.variant.restore_problems). Idempotent: a second call does nothing
+  /// and returns the first call's sentences.
   std::vector<std::string> restore();
   bool needs_restore() const { return !restored_ && !records_.empty(); }
   /// {name, pair_id, boot: {cmdline: {param: present}, kernel_release: {expected, actual}},
@@ -104,7 +106,7 @@ class VariantApplier {
   nlohmann::json to_json() const;
 
  private:
-  std::optional<std::string> apply_knob(const std::string& key, const std::string& path, const std::string& value);
+  Checked apply_knob(const std::string& key, const std::string& path, const std::string& value);
 
   harness::kernel::Fs fs_;
   VariantSpec v_;

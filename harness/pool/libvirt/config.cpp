@@ -211,10 +211,10 @@ std::string Config::vm_names_source() const {
   return "libvirt places them across provider.hosts: " + s;
 }
 
-std::string Config::count_mismatch(std::size_t n) const {
-  if (n == vms.size()) return "";
-  return "lists " + std::to_string(n) + " VMs but provider.hosts places " + std::to_string(vms.size()) + " (" +
-         join(vms) + "; libvirt boots exactly the design's VMs)";
+Checked Config::check_vm_count(std::size_t n) const {
+  if (n == vms.size()) return {};
+  return problem("lists " + std::to_string(n) + " VMs but provider.hosts places " + std::to_string(vms.size()) + " (" +
+                 join(vms) + "; libvirt boots exactly the design's VMs)");
 }
 
 std::shared_ptr<EngineConfig> parse(yaml::Section& s, const ParseContext&) {

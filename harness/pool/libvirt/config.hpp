@@ -96,7 +96,7 @@ class Config : public EngineConfig {
   /// waits for a host's answer changes nothing measured).
   nlohmann::json settings() const override;
   std::string vm_names_source() const override;
-  std::string count_mismatch(std::size_t n) const override;
+  Checked check_vm_count(std::size_t n) const override;
   std::shared_ptr<EngineConfig> clone() const override { return std::make_shared<Config>(*this); }
 };
 

@@ -107,7 +107,7 @@ std::string deadline_uri(const LibvirtConfig& cfg, const LibvirtUri& uri);
 std::string ssh_wrapper_text(const std::string& program, int timeout_s);
 
 /// "no answer in S s" and what was asked, for a host that stayed silent: names the URI, the
-/// deadline's key (provider.connect_timeout_s) and how to check the host by hand.
+/// deadline's key (provider.connect_timeout_s) and how to try the host by hand.
 std::string no_answer_text(const LibvirtUri& uri, int timeout_s);
 
 }  // namespace harness::pool::libvirt

@@ -113,9 +113,10 @@ BootResult LibvirtPool::Impl::finish_boot(GuestState& g, double secs) {
   if (!g.log_dir.empty()) r.console_log = (fs::path(g.log_dir) / "console.log").string();
   if (start_dominates(g.start_s, secs)) {
     const HostState& h = *hosts[g.host];
-    const auto causes = h.cfg.uri.same_machine() ? local_slow_start_causes(hooks.host_root, hooks.libvirtd_log, g.log_from)
-                                                 : std::vector<std::string>{};
-    r.note = slow_start_note(g.domain, h.cfg.uri.text, g.start_s, secs, causes);
+    const auto findings = h.cfg.uri.same_machine()
+                              ? local_slow_start_findings(hooks.host_root, hooks.libvirtd_log, g.log_from)
+                              : std::vector<std::string>{};
+    r.note = slow_start_note(g.domain, h.cfg.uri.text, g.start_s, secs, findings);
   }
   keep_evidence(g);
   g.last = r;

@@ -100,9 +100,10 @@ HostAccel choose_host_accelerator(const TrialBoot& t, const std::string& request
     return {"tcg", "auto: " + why};
   }
   if (!t.host_root.empty()) {
-    if (const auto why = harness::vm::kvm_host_obstacle(t.host_root)) {
-      if (request == "kvm") throw PoolError("accelerator kvm requested: " + uri + " offers kvm but " + *why + " (use accelerator tcg or auto)");
-      return {"tcg", "auto: " + uri + " offers kvm but " + *why + "; using TCG"};
+    if (const auto host = harness::vm::check_kvm_host(t.host_root); !host) {
+      const std::string& why = host.error().message;
+      if (request == "kvm") throw PoolError("accelerator kvm requested: " + uri + " offers kvm but " + why + " (use accelerator tcg or auto)");
+      return {"tcg", "auto: " + uri + " offers kvm but " + why + "; using TCG"};
     }
   }
   const Trial tr = trial_boot(t);

@@ -4,7 +4,7 @@
 // domain for x86_64/q35 AND a trial domain of that type prints the kernel banner ("Linux
 // version") on its serial console within the timeout; otherwise `qemu` (TCG), with the
 // reason. An explicit `kvm` request that fails either test is an error, never a fallback.
-// For a hypervisor on this machine (TrialBoot::host_root set), harness::vm::kvm_host_obstacle
+// For a hypervisor on this machine (TrialBoot::host_root set), harness::vm::check_kvm_host
 // is asked between the two: a nested-PVM /dev/kvm or a CPU without vmx/svm gives TCG (or the
 // error) at once, without the trial domain.
 #include "harness/pool/libvirt/storage.hpp"
@@ -30,7 +30,7 @@ struct TrialBoot {
   std::string domain_name;   ///< e.g. "harness-kvm-trial"
   int timeout_s = 30;        ///< kernel banner within this, seconds
   /// This machine's root ("/") when the hypervisor is this machine: checked with
-  /// harness::vm::kvm_host_obstacle before the trial. "" = a remote host, not checked here.
+  /// harness::vm::check_kvm_host before the trial. "" = a remote host, not checked here.
   std::string host_root;
 };
 

@@ -164,8 +164,8 @@ std::vector<std::unique_ptr<Instance>> LibvirtPool::acquire(const AcquireContext
     HostState& h = m.connect(i);
     m.accelerator(h, m.staged(h, img));
     if (h.cfg.uri.same_machine())
-      if (const auto why = kvm_permission_cause(m.hooks.host_root))
-        std::fprintf(m.out, "libvirt %s: warning: %s\n", h.cfg.uri.text.c_str(), why->c_str());
+      if (const auto kvm = check_kvm_permission(m.hooks.host_root); !kvm)
+        std::fprintf(m.out, "libvirt %s: warning: %s\n", h.cfg.uri.text.c_str(), kvm.error().message.c_str());
   }
   // Each guest's wait begins at its own start, so that the next guest's start (a minute when
   // libvirt probes qemu again: slow_start.hpp) is not counted in its boot-to-ready.

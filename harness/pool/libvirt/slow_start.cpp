@@ -119,15 +119,15 @@ std::optional<RunAs> qemu_run_user(const std::string& host_root) {
   return u;
 }
 
-std::optional<std::string> kvm_permission_cause(const std::string& host_root) {
+Checked check_kvm_permission(const std::string& host_root) {
   const fs::path root(host_root);
   struct stat st{};
-  if (::stat((root / "dev/kvm").c_str(), &st) != 0) return std::nullopt;
+  if (::stat((root / "dev/kvm").c_str(), &st) != 0) return {};
   const auto u = qemu_run_user(host_root);
-  if (!u) return std::nullopt;
+  if (!u) return {};
   const DeviceNode node{static_cast<unsigned>(st.st_uid), static_cast<unsigned>(st.st_gid),
                         static_cast<unsigned>(st.st_mode & 07777)};
-  if (may_read_write(node, *u)) return std::nullopt;
+  if (may_read_write(node, *u)) return {};
   std::map<unsigned, std::string> group_names;
   for (const auto& g : colon_lines(root / "etc/group"))
     if (g.size() >= 3) group_names[static_cast<unsigned>(std::stoul(g[2]))] = g[0];
@@ -140,14 +140,14 @@ std::optional<std::string> kvm_permission_cause(const std::string& host_root) {
   };
   std::string gl;
   for (unsigned g : u->gids) gl += (gl.empty() ? "" : ", ") + name_of(group_names, g);
-  return "/dev/kvm is " + name_of(user_names, node.uid) + ":" + name_of(group_names, node.gid) + " " + octal(node.mode) +
-         " and libvirt's qemu user " + u->name + " (groups " + gl +
-         ") cannot open it, so libvirt drops its cached qemu capabilities and probes qemu again at every domain "
-         "start (a machine without udev leaves /dev/kvm so; udev makes it root:kvm 0660: `chgrp kvm /dev/kvm; "
-         "chmod 0660 /dev/kvm` on the hypervisor)";
+  return problem("/dev/kvm is " + name_of(user_names, node.uid) + ":" + name_of(group_names, node.gid) + " " +
+                 octal(node.mode) + " and libvirt's qemu user " + u->name + " (groups " + gl +
+                 ") cannot open it, so libvirt drops its cached qemu capabilities and probes qemu again at every "
+                 "domain start (a machine without udev leaves /dev/kvm so; udev makes it root:kvm 0660: `chgrp kvm "
+                 "/dev/kvm; chmod 0660 /dev/kvm` on the hypervisor)");
 }
 
-std::optional<std::string> probe_log_cause(const std::string& log_text) {
+std::optional<std::string> probe_log_summary(const std::string& log_text) {
   // libvirt 9.0 src/qemu/qemu_capabilities.c, debug level (captured lines:
   // tests/unit/pool_libvirt/fixtures/libvirtd-kvm-0600.log).
   static const std::vector<std::pair<std::string, std::string>> reasons = {
@@ -175,15 +175,15 @@ std::optional<std::string> probe_log_cause(const std::string& log_text) {
 }
 
 std::string slow_start_note(const std::string& domain, const std::string& uri, double start_s, double boot_to_ready_s,
-                            const std::vector<std::string>& causes) {
+                            const std::vector<std::string>& findings) {
   std::string s = domain + " on " + uri + ": the domain start took " + fmt_s(start_s) + " s of the " +
                   fmt_s(boot_to_ready_s) + " s boot-to-ready; ";
-  if (causes.empty())
+  if (findings.empty())
     return s + "libvirt probes qemu again before a start when its cached capabilities look stale: check that "
                "libvirt's qemu user (Debian: libvirt-qemu, in group kvm) may read and write /dev/kvm on that host "
                "(without udev: `chgrp kvm /dev/kvm; chmod 0660 /dev/kvm`) and, with log_filters=\"1:qemu.qemu_capabilities\" "
                "in libvirtd.conf, why libvirtd's log says it probed";
-  for (std::size_t i = 0; i < causes.size(); ++i) s += (i ? "; " : "") + causes[i];
+  for (std::size_t i = 0; i < findings.size(); ++i) s += (i ? "; " : "") + findings[i];
   return s;
 }
 
@@ -192,10 +192,10 @@ std::uint64_t log_size(const std::string& log_file) {
   return ::stat(log_file.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-std::vector<std::string> local_slow_start_causes(const std::string& host_root, const std::string& log_file,
-                                                 std::uint64_t log_from) {
-  std::vector<std::string> causes;
-  if (auto c = kvm_permission_cause(host_root)) causes.push_back(*c);
+std::vector<std::string> local_slow_start_findings(const std::string& host_root, const std::string& log_file,
+                                                   std::uint64_t log_from) {
+  std::vector<std::string> findings;
+  if (auto c = check_kvm_permission(host_root); !c) findings.push_back(c.error().message);
   std::ifstream in(log_file, std::ios::binary);
   if (in) {
     in.seekg(0, std::ios::end);
@@ -205,9 +205,9 @@ std::vector<std::string> local_slow_start_causes(const std::string& host_root, c
     in.seekg(from);
     std::string text(static_cast<std::size_t>(size - from), '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (auto c = probe_log_cause(text)) causes.push_back(*c);
+    if (auto c = probe_log_summary(text)) findings.push_back(*c);
   }
-  return causes;
+  return findings;
 }
 
 }  // namespace harness::pool::libvirt

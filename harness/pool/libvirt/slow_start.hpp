@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/error/expected.hpp"
+
 namespace harness::pool::libvirt {
 
 /// A start shorter than this is never reported, seconds (ours).
@@ -52,35 +54,37 @@ bool may_read_write(const DeviceNode& node, const RunAs& u);
 /// user is not in <root>/etc/passwd.
 std::optional<RunAs> qemu_run_user(const std::string& host_root);
 
-/// When <root>/dev/kvm exists and the qemu user cannot read and write it: why, and the
-/// fix ("/dev/kvm is root:root 0600: libvirt's qemu user libvirt-qemu (groups kvm,
-/// libvirt-qemu) cannot open it; ... chgrp kvm /dev/kvm; chmod 0660 /dev/kvm"). nullopt
-/// when it may, when there is no /dev/kvm or when the user is unknown.
-std::optional<std::string> kvm_permission_cause(const std::string& host_root);
+/// Whether the qemu user may read and write <root>/dev/kvm: passed when it may, when there is
+/// no /dev/kvm or when the user is unknown; else the Problem with the fix ("/dev/kvm is
+/// root:root 0600: libvirt's qemu user libvirt-qemu (groups kvm, libvirt-qemu) cannot open
+/// it; ... chgrp kvm /dev/kvm; chmod 0660 /dev/kvm").
+Checked check_kvm_permission(const std::string& host_root);
 
-/// Reads libvirtd log text (debug lines of qemu_capabilities; README.md says how to turn
-/// them on): the number of capability probes it shows and the reasons libvirt gave for
-/// dropping its cache, e.g. "libvirtd's log: 14 qemu capability probes; cache dropped
-/// because KVM was enabled when probing but is not available now (x12), /dev/kvm changed
-/// (x1)". nullopt when the text has no probe.
-std::optional<std::string> probe_log_cause(const std::string& log_text);
+/// What libvirtd log text (debug lines of qemu_capabilities; README.md says how to turn them
+/// on) shows: the number of capability probes and the grounds libvirt gave for dropping its
+/// cache, e.g. "libvirtd's log: 14 qemu capability probes; cache dropped because KVM was
+/// enabled when probing but is not available now (x12), /dev/kvm changed (x1)". A value (a
+/// finding read from a log for a slow start's note, never a failure); nullopt when the text
+/// has no probe.
+std::optional<std::string> probe_log_summary(const std::string& log_text);
 
 /// Where libvirtd writes its log when it runs without systemd (Debian's default file output).
 inline constexpr const char* kLibvirtdLog = "/var/log/libvirt/libvirtd.log";
 
 /// The note for a slow start: "DOMAIN on URI: the domain start took S s of the B s
-/// boot-to-ready; " then `causes` joined by "; ", or, when none is known, what to check on
+/// boot-to-ready; " then `findings` joined by "; ", or, when none is known, what to look at on
 /// that host (its /dev/kvm for the qemu user, libvirtd's log).
 std::string slow_start_note(const std::string& domain, const std::string& uri, double start_s,
-                            double boot_to_ready_s, const std::vector<std::string>& causes);
+                            double boot_to_ready_s, const std::vector<std::string>& findings);
 
 /// Size of `log_file` in bytes (0 when it cannot be read): where a start's log lines begin.
 std::uint64_t log_size(const std::string& log_file);
 
-/// The causes this machine shows for a hypervisor that is this machine with root
-/// `host_root`: kvm_permission_cause, and probe_log_cause of what `log_file` gained from
-/// byte `log_from` on (at most 1 MiB; nothing when unreadable).
-std::vector<std::string> local_slow_start_causes(const std::string& host_root, const std::string& log_file,
-                                                 std::uint64_t log_from);
+/// What this machine shows about a slow start on a hypervisor that is this machine with root
+/// `host_root` (findings for slow_start_note): what `check_kvm_permission` finds, and
+/// probe_log_summary of what `log_file` gained from byte `log_from` on (at most 1 MiB;
+/// nothing when unreadable).
+std::vector<std::string> local_slow_start_findings(const std::string& host_root, const std::string& log_file,
+                                                   std::uint64_t log_from);
 
 }  // namespace harness::pool::libvirt

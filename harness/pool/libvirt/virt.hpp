@@ -37,8 +37,8 @@ int last_error_code();
 /// (deadline.hpp BoundedCall).
 Conn open_connection(const std::string& uri, const std::string& shown = "");
 
-/// The error of a failed connection to `uri`, libvirt's message `message` included:
-/// "libvirt URI: cannot connect: MSG (" + a hint + ")". When ssh refused the host key
+/// The message of a failed connection to `uri`, libvirt's message `message` included:
+/// "libvirt URI: cannot connect: MSG (" + a hint + ")". When ssh rejected the host key
 /// (the message mentions a host key) the hint names host-key verification and the one
 /// place libvirt's ssh transport reads host keys from (README.md in this folder, "Host
 /// keys"); otherwise it asks whether the daemon runs and may be reached. Every command in

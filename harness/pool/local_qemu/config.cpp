@@ -13,10 +13,10 @@ nlohmann::json Config::settings() const {
 
 std::string Config::vm_names_source() const { return "local-qemu names them vm0..vm" + std::to_string(count - 1); }
 
-std::string Config::count_mismatch(std::size_t n) const {
-  if (static_cast<int>(n) == count) return "";
-  return "lists " + std::to_string(n) + " VMs but provider.count is " + std::to_string(count) +
-         " (local-qemu boots exactly the design's VMs)";
+Checked Config::check_vm_count(std::size_t n) const {
+  if (static_cast<int>(n) == count) return {};
+  return problem("lists " + std::to_string(n) + " VMs but provider.count is " + std::to_string(count) +
+                 " (local-qemu boots exactly the design's VMs)");
 }
 
 std::shared_ptr<Config> make_config(int count, bool fresh_guest_per_case, const std::string& accelerator) {

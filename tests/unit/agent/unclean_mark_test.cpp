@@ -28,11 +28,10 @@ TEST(UncleanMark, WrittenReadAndCleared) {
             "VM unusable: the restoration of case case-u was unclean (swap still on; cgroup left); fix the VM "
             "(or reboot it), then clear the mark with DELETE /v1/unclean");
   json cleared;
-  std::string why;
-  EXPECT_EQ(m.clear(cleared, why), UncleanMark::Cleared::Done);
+  EXPECT_EQ(m.clear(cleared), UncleanMark::Cleared::Done);
   EXPECT_EQ(cleared["case_id"], "case-u");
   EXPECT_TRUE(m.read().is_null());
-  EXPECT_EQ(m.clear(cleared, why), UncleanMark::Cleared::NotMarked);
+  EXPECT_EQ(m.clear(cleared), UncleanMark::Cleared::NotMarked);
 }
 
 TEST(UncleanMark, AMarkThatCannotBeWrittenIsKeptInMemoryAndSaysWhy) {
@@ -47,8 +46,7 @@ TEST(UncleanMark, AMarkThatCannotBeWrittenIsKeptInMemoryAndSaysWhy) {
   EXPECT_EQ(m.read(), held);
   EXPECT_NE(UncleanMark::message(held).find("(the mark could not be written: "), std::string::npos);
   json cleared;
-  std::string why;
-  EXPECT_EQ(m.clear(cleared, why), UncleanMark::Cleared::Done);
+  EXPECT_EQ(m.clear(cleared), UncleanMark::Cleared::Done);
   EXPECT_TRUE(m.read().is_null());
 }
 

@@ -155,27 +155,32 @@ TEST(KArmReport, FiguresHaveOneForestRowPerComparisonAndOneColumnPerArm) {
 }
 
 TEST(ComparisonSpelling, OneParserForBothSpellings) {
-  std::string error;
-  auto c = analysis::parse_comparison_text("compute:static-zram", error);
+  std::string error;  // the Problem of the last spelling that did not parse
+  auto parse = [&](std::string_view text) {
+    auto r = analysis::parse_comparison_text(text);
+    if (!r) error = r.error().message;
+    return r;
+  };
+  auto c = parse("compute:static-zram");
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->treatment, "bounded-reclaim");  // the study's spelling: the study's treatment
   EXPECT_EQ(c->comparator, "static-zram");
   EXPECT_EQ(analysis::comparison_text(*c), "compute:static-zram");
-  c = analysis::parse_comparison_text("sqlite:senpai/delayed-activation", error);
+  c = parse("sqlite:senpai/delayed-activation");
   ASSERT_TRUE(c) << error;
   EXPECT_EQ(c->canary, "sqlite");
   EXPECT_EQ(c->treatment, "senpai");
   EXPECT_EQ(analysis::comparison_text(*c), "sqlite:senpai/delayed-activation");
-  EXPECT_FALSE(analysis::parse_comparison_text("gpu:static-zram", error));
+  EXPECT_FALSE(parse("gpu:static-zram"));
   EXPECT_NE(error.find("canary 'gpu' is not one of compute, sqlite"), std::string::npos) << error;
-  EXPECT_FALSE(analysis::parse_comparison_text("static-zram", error));
+  EXPECT_FALSE(parse("static-zram"));
   EXPECT_NE(error.find("has no ':'"), std::string::npos) << error;
-  EXPECT_FALSE(analysis::parse_comparison_text("compute:a/", error));
+  EXPECT_FALSE(parse("compute:a/"));
   EXPECT_NE(error.find("must name arms"), std::string::npos) << error;
   // The same arm twice parses (the spelling is fine) and is a problem of the comparison.
-  c = analysis::parse_comparison_text("compute:a/a", error);
+  c = parse("compute:a/a");
   ASSERT_TRUE(c);
-  EXPECT_EQ(analysis::comparison_problem(*c), "treatment and comparator are the same arm (a)");
+  EXPECT_EQ(analysis::check_comparison(*c), harness::problem("treatment and comparator are the same arm (a)"));
   // The analysis reads declared comparisons through it: an unreadable one is named and left out.
   std::vector<std::string> warnings;
   const auto d = analysis::declared_comparisons(

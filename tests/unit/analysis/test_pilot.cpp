@@ -236,7 +236,7 @@ TEST(BackendValidity, DelayedActivationNeedsOneBackendOnAfterTheTrigger) {
     results::Stmt q(db, "SELECT outcome_json, spec_json FROM cases WHERE case_id = ?1");
     q.bind(1, id);
     EXPECT_TRUE(q.step());
-    return analysis::backend_telemetry_problems(db, id, cf, nlohmann::json::parse(q.text(0)),
+    return analysis::backend_telemetry_findings(db, id, cf, nlohmann::json::parse(q.text(0)),
                                                 nlohmann::json::parse(q.text(1)));
   };
   EXPECT_TRUE(problems(delayed, analysis::ZramDue::AfterTrigger).empty());

@@ -12,6 +12,7 @@
 #include "harness/campaign/check/ab_same_kernel.hpp"
 #include "harness/campaign/model/campaign.hpp"
 #include "harness/campaign/plan/schedule.hpp"
+#include "tests/common/problem_text.hpp"
 #include "tests/common/run_harness.hpp"
 #include "tests/unit/campaign/test_files.hpp"
 
@@ -21,6 +22,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 namespace {
+
+/// check_variant_kernels' refusal, "" when it passes.
+std::string same_kernel_refusal(const hc::Campaign& c, const std::string& default_image_dir) {
+  return test_support::problem_text(hc::check_variant_kernels(c, default_image_dir));
+}
 
 /// A fake image in `dir`: the files a boot reads and a manifest whose kernel hash is `vmlinuz_sha256`.
 void fake_image(const std::string& dir, const std::string& vmlinuz_sha256) {
@@ -55,7 +61,7 @@ TEST(SameKernel, TwoImageDirsWithTheSameKernelHashAreRefusedNamingBothAndTheHash
   fake_image(d / "images/base", kHash);
   fake_image(d / "images/head", kHash);
   const auto c = hc::load_campaign(ci_campaign(d / "ci.yaml", kTwoImages, false));
-  const std::string why = hc::same_kernel_refusal(c, d / "cache/image");
+  const std::string why = same_kernel_refusal(c, d / "cache/image");
   EXPECT_THAT(why, HasSubstr(d / "ci.yaml"));
   EXPECT_THAT(why, HasSubstr("field variants.candidate"));
   EXPECT_THAT(why, HasSubstr("vmlinuz sha256 " + kHash));
@@ -64,7 +70,7 @@ TEST(SameKernel, TwoImageDirsWithTheSameKernelHashAreRefusedNamingBothAndTheHash
   EXPECT_THAT(why, HasSubstr("design.aa: true"));
   // Another kernel on one side: a kernel comparison, accepted.
   fake_image(d / "images/head", std::string(64, 'b'));
-  EXPECT_EQ(hc::same_kernel_refusal(c, d / "cache/image"), "");
+  EXPECT_EQ(same_kernel_refusal(c, d / "cache/image"), "");
 }
 
 TEST(SameKernel, TheSameKernelWithDifferentKnobsIsRefusedWhenAnImageIsNamed) {
@@ -76,7 +82,7 @@ TEST(SameKernel, TheSameKernelWithDifferentKnobsIsRefusedWhenAnImageIsNamed) {
       "variants:\n  baseline: {kernel: {image_dir: images/base}}\n"
       "  candidate: {kernel: {image_dir: images/head}, sysctls: {vm.swappiness: 100}}\n",
       false));
-  const std::string why = hc::same_kernel_refusal(c, d / "cache/image");
+  const std::string why = same_kernel_refusal(c, d / "cache/image");
   EXPECT_THAT(why, HasSubstr("measure one kernel against itself"));
   EXPECT_THAT(why, Not(HasSubstr("write the same knobs")));
 }
@@ -85,22 +91,22 @@ TEST(SameKernel, DefaultImageOnBothSidesIsRefusedOnlyWhenNothingDiffers) {
   testfiles::TempDir d;
   // The default image not built yet: both sides are still that one directory.
   auto aa = hc::load_campaign(ci_campaign(d / "aa.yaml", "variants:\n  baseline: {}\n  candidate: {}\n", false));
-  const std::string why = hc::same_kernel_refusal(aa, d / "cache/image");
+  const std::string why = same_kernel_refusal(aa, d / "cache/image");
   EXPECT_THAT(why, HasSubstr("this is an A/A run"));
   EXPECT_THAT(why, HasSubstr("vmlinuz sha256 unknown: the image is not built yet"));
   EXPECT_THAT(why, HasSubstr((d / "cache/image") + " (the default image) (not built yet)"));
   const auto knobs = hc::load_campaign(ci_campaign(
       d / "knobs.yaml", "variants:\n  baseline: {}\n  candidate: {sysctls: {vm.swappiness: 100}}\n", false));
-  EXPECT_EQ(hc::same_kernel_refusal(knobs, d / "cache/image"), "");
+  EXPECT_EQ(same_kernel_refusal(knobs, d / "cache/image"), "");
   const auto cmdline = hc::load_campaign(ci_campaign(
       d / "cmdline.yaml", "variants:\n  baseline: {}\n  candidate: {cmdline: [transparent_hugepage=never]}\n", false));
-  EXPECT_EQ(hc::same_kernel_refusal(cmdline, d / "cache/image"), "");
+  EXPECT_EQ(same_kernel_refusal(cmdline, d / "cache/image"), "");
   // An image named on one side that holds the default image's kernel.
   fake_image(d / "cache/image", kHash);
   fake_image(d / "images/head", kHash);
   const auto one = hc::load_campaign(
       ci_campaign(d / "one.yaml", "variants:\n  baseline: {}\n  candidate: {kernel: {image_dir: images/head}}\n", false));
-  EXPECT_THAT(hc::same_kernel_refusal(one, d / "cache/image"), HasSubstr("vmlinuz sha256 " + kHash));
+  EXPECT_THAT(same_kernel_refusal(one, d / "cache/image"), HasSubstr("vmlinuz sha256 " + kHash));
 }
 
 TEST(SameKernel, DeclaredAaPlansWithTheSameHash) {
@@ -110,7 +116,7 @@ TEST(SameKernel, DeclaredAaPlansWithTheSameHash) {
       hc::load_campaign(ci_campaign(d / "without.yaml", "variants:\n  baseline: {}\n  candidate: {}\n", false));
   EXPECT_TRUE(with.design_aa);
   EXPECT_FALSE(without.design_aa);
-  EXPECT_EQ(hc::same_kernel_refusal(with, d / "cache/image"), "");
+  EXPECT_EQ(same_kernel_refusal(with, d / "cache/image"), "");
   EXPECT_EQ(hc::plan(with).sha256_hex, hc::plan(without).sha256_hex);
 }
 

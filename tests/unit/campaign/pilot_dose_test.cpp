@@ -23,6 +23,7 @@
 #include "analysis/simulate/synthetic.hpp"
 #include "test_files.hpp"
 #include "tests/common/fake_agent.hpp"
+#include "tests/common/problem_text.hpp"
 #include "tests/common/run_harness.hpp"
 
 namespace hc = harness::campaign;
@@ -35,6 +36,12 @@ using ::testing::Not;
 namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;
+
+/// check_pilot_kernel's refusal, "" when it passes.
+std::string pilot_kernel_refusal(const hc::Campaign& c, const std::vector<std::string>& pilot,
+                                 const std::vector<std::pair<std::string, std::string>>& vms) {
+  return test_support::problem_text(hc::check_pilot_kernel(c, pilot, vms));
+}
 
 /// A pilot DB as `harness run campaigns/pilot.yaml` leaves it: the plan (4 doses x 4
 /// regimes) and one completed case per row, every criterion of the rule met, each write
@@ -460,21 +467,21 @@ TEST(PilotMatch, GuestKernelRule) {
   auto c = confirmatory_from("/nonexistent/pilot.db");
   c.file = "c.yaml";
   const std::vector<std::string> pilot{"6.1.0-57-cloud-amd64"};
-  EXPECT_EQ(hc::pilot_kernel_refusal(c, pilot, {{"vm0", "6.1.0-57-cloud-amd64"}, {"vm1", "6.1.0-57-cloud-amd64"}}), "");
-  const std::string why = hc::pilot_kernel_refusal(c, pilot, {{"vm0", "6.1.0-57-cloud-amd64"}, {"vm1", "6.12.9-amd64"}});
+  EXPECT_EQ(pilot_kernel_refusal(c, pilot, {{"vm0", "6.1.0-57-cloud-amd64"}, {"vm1", "6.1.0-57-cloud-amd64"}}), "");
+  const std::string why = pilot_kernel_refusal(c, pilot, {{"vm0", "6.1.0-57-cloud-amd64"}, {"vm1", "6.12.9-amd64"}});
   EXPECT_THAT(why, HasSubstr("c.yaml: field design.dose_mib.from_pilot: the guests run another kernel than the pilot DB "
                              "/nonexistent/pilot.db"));
   EXPECT_THAT(why, HasSubstr("\n  vm1: kernel 6.12.9-amd64, the pilot's cases: 6.1.0-57-cloud-amd64\n"));
   EXPECT_THAT(why, Not(HasSubstr("vm0:")));
   EXPECT_THAT(why, HasSubstr("guest_kernel"));
   // A pilot whose cases ran two kernels matches no guest.
-  EXPECT_THAT(hc::pilot_kernel_refusal(c, {"6.1.0-57-cloud-amd64", "6.12.9-amd64"}, {{"vm0", "6.12.9-amd64"}}),
+  EXPECT_THAT(pilot_kernel_refusal(c, {"6.1.0-57-cloud-amd64", "6.12.9-amd64"}, {{"vm0", "6.12.9-amd64"}}),
               HasSubstr("vm0: kernel 6.12.9-amd64, the pilot's cases: 6.1.0-57-cloud-amd64, 6.12.9-amd64"));
   c.dose_accept_differences = {"guest_kernel"};
-  EXPECT_EQ(hc::pilot_kernel_refusal(c, pilot, {{"vm1", "6.12.9-amd64"}}), "");
+  EXPECT_EQ(pilot_kernel_refusal(c, pilot, {{"vm1", "6.12.9-amd64"}}), "");
   c.dose_accept_differences.clear();
   c.dose_from_pilot.clear();
-  EXPECT_EQ(hc::pilot_kernel_refusal(c, pilot, {{"vm1", "6.12.9-amd64"}}), "");
+  EXPECT_EQ(pilot_kernel_refusal(c, pilot, {{"vm1", "6.12.9-amd64"}}), "");
 }
 
 TEST(PilotMatch, HarnessPlanComparesTheLocalImagesKernelAndPrintsDeclaredDifferences) {

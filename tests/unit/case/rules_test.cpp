@@ -33,6 +33,7 @@
 #include "harness/kernel/psi.hpp"
 #include "tests/common/fixture_file.hpp"
 #include "tests/common/policy_run.hpp"
+#include "tests/common/problem_text.hpp"
 #include "tests/unit/case/case_scratch.hpp"
 
 using harness::case_::ControllerEvent;
@@ -498,7 +499,7 @@ TEST(RulesActions, ZramOnAndNothing) {
 // ---- validation ------------------------------------------------------------------------------
 
 TEST(RulesValidation, EachErrorNamesThePart) {
-  using harness::case_::rules::check_rules;
+  auto check_rules = [](const json& r) { return test_support::problem_text(harness::case_::rules::check_rules(r)); };
   const json ok = rule(kTrigger, {{"reclaim", {{"mib", 96}}}});
   EXPECT_EQ(check_rules(json::array({ok})), "");
   EXPECT_EQ(check_rules(json::array({ok, rule(kTrigger, "swapon")})),

@@ -229,10 +229,10 @@ TEST(CaseSpec, HostPathsMustBeSafeAbsolutePaths) {
     ok[sect][key] = "/srv/harness-2/data_v1.0/file";
     EXPECT_NO_THROW(parse_spec(ok.dump(), "spec.json"));
   }
-  EXPECT_FALSE(harness::case_::unsafe_path_reason("/var/lib/harness/swapfile"));
-  EXPECT_FALSE(harness::case_::unsafe_path_reason("/a/..b/c."));  // dots inside a name are fine
-  EXPECT_TRUE(harness::case_::unsafe_path_reason(""));
-  EXPECT_TRUE(harness::case_::unsafe_path_reason("/" + std::string(4096, 'a')));
+  EXPECT_TRUE(harness::case_::check_safe_path("/var/lib/harness/swapfile"));
+  EXPECT_TRUE(harness::case_::check_safe_path("/a/..b/c."));  // dots inside a name are fine
+  EXPECT_FALSE(harness::case_::check_safe_path(""));
+  EXPECT_FALSE(harness::case_::check_safe_path("/" + std::string(4096, 'a')));
 }
 
 // The parent cgroup is one the harness creates: "harness" or "harness-<suffix>", never an
@@ -460,18 +460,18 @@ TEST(CaseSpec, PathCheckFollowsSymlinksAndRefusesDanglingOnes) {
   fs::create_directory_symlink(data / "real", data / "to-real");
   fs::create_symlink(root / "nowhere" / "x", data / "dangling");
   const std::vector<std::string> allowed{data.string()};
-  using harness::case_::path_outside_reason;
-  EXPECT_EQ(path_outside_reason((data / "real" / "new.db").string(), allowed), std::nullopt);
-  EXPECT_EQ(path_outside_reason((data / "to-real" / "new.db").string(), allowed), std::nullopt);
-  EXPECT_EQ(path_outside_reason((data / "new.db").string(), allowed), std::nullopt);
-  const auto under_link = path_outside_reason((data / "to-outside" / "new.db").string(), allowed);
-  ASSERT_TRUE(under_link.has_value()) << "a new file under a directory symlinked outside passed";
-  EXPECT_NE(under_link->find("outside the allowed"), std::string::npos) << *under_link;
-  const auto dangling = path_outside_reason((data / "dangling").string(), allowed);
-  ASSERT_TRUE(dangling.has_value()) << "a dangling symlink passed";
-  EXPECT_NE(dangling->find("dangling"), std::string::npos) << *dangling;
-  const auto through = path_outside_reason((data / "dangling" / "y").string(), allowed);
-  ASSERT_TRUE(through.has_value()) << "a path through a dangling symlink passed";
-  EXPECT_TRUE(path_outside_reason((outside / "x.db").string(), allowed).has_value());
+  using harness::case_::check_path_inside;
+  EXPECT_TRUE(check_path_inside((data / "real" / "new.db").string(), allowed));
+  EXPECT_TRUE(check_path_inside((data / "to-real" / "new.db").string(), allowed));
+  EXPECT_TRUE(check_path_inside((data / "new.db").string(), allowed));
+  const auto under_link = check_path_inside((data / "to-outside" / "new.db").string(), allowed);
+  ASSERT_FALSE(under_link) << "a new file under a directory symlinked outside passed";
+  EXPECT_NE(under_link.error().message.find("outside the allowed"), std::string::npos) << under_link.error().message;
+  const auto dangling = check_path_inside((data / "dangling").string(), allowed);
+  ASSERT_FALSE(dangling) << "a dangling symlink passed";
+  EXPECT_NE(dangling.error().message.find("dangling"), std::string::npos) << dangling.error().message;
+  const auto through = check_path_inside((data / "dangling" / "y").string(), allowed);
+  ASSERT_FALSE(through) << "a path through a dangling symlink passed";
+  EXPECT_FALSE(check_path_inside((outside / "x.db").string(), allowed));
   fs::remove_all(root);
 }

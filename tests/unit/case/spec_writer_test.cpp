@@ -116,8 +116,8 @@ TEST(SpecWriter, ConfigurationNamesRoundTrip) {
       EXPECT_EQ(e.field(), "configuration") << e.what();
     }
   }
-  EXPECT_TRUE(harness::case_::arm_name_problem(""));
-  EXPECT_FALSE(harness::case_::arm_name_problem("static"));  // a well-formed arm name, only not a study arm
+  EXPECT_FALSE(harness::case_::check_arm_name(""));
+  EXPECT_TRUE(harness::case_::check_arm_name("static"));  // a well-formed arm name, only not a study arm
 }
 
 TEST(SpecWriter, ANamedPolicyIsWrittenAndReadBack) {

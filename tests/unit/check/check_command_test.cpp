@@ -165,12 +165,13 @@ TEST(CheckCommand, ADbHoldingAnEarlierRunIsRefusedBeforeAnythingRunsUnlessReused
   test_support::TempDir d;
   const std::string held = ab_db(d, "held.db", 1.0);
   Env e(d / "image");
-  EXPECT_EQ(hc::check_run_db("synthetic-ab", held, false, e.env), std::nullopt);
-  EXPECT_THAT(e.err(), HasSubstr("harness check: " + held + " already holds an earlier run"));
-  EXPECT_THAT(e.err(), HasSubstr("--reuse"));
-  EXPECT_EQ(hc::check_run_db("synthetic-ab", held, true, e.env), std::optional<std::string>(held));
+  const auto refused = hc::check_run_db("synthetic-ab", held, false, e.env);
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr(held + " already holds an earlier run"));
+  EXPECT_THAT(refused.error().message, HasSubstr("--reuse"));
+  EXPECT_EQ(hc::check_run_db("synthetic-ab", held, true, e.env), held);
   EXPECT_THAT(e.out(), HasSubstr("reusing " + held));
-  EXPECT_EQ(hc::check_run_db("synthetic-ab", d / "new.db", false, e.env), std::optional<std::string>(d / "new.db"));
+  EXPECT_EQ(hc::check_run_db("synthetic-ab", d / "new.db", false, e.env), d / "new.db");
   EXPECT_THAT(e.out(), HasSubstr("check database: " + (d / "new.db") + " (new run)"));
   EXPECT_THAT(hc::fresh_check_db("ci"), MatchesRegex("ci-[0-9]{8}T[0-9]{6}Z(-[0-9]+)?\\.db"));
   // The whole command: refused with exit 2, no case run, nothing judged.
@@ -179,7 +180,7 @@ TEST(CheckCommand, ADbHoldingAnEarlierRunIsRefusedBeforeAnythingRunsUnlessReused
   r.file = campaign_file(d, "ab.yaml", "1.2");
   r.db = held;
   EXPECT_EQ(cli::exit_code_of(hc::check_command(r, c.env)), cli::kError) << c.out() << c.err();
-  EXPECT_THAT(c.err(), HasSubstr("already holds an earlier run"));
+  EXPECT_THAT(c.err(), HasSubstr("harness check: " + held + " already holds an earlier run"));
   EXPECT_THAT(c.out(), Not(HasSubstr("assertion(s) failed")));
 }
 

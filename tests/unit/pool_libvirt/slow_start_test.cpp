@@ -94,28 +94,29 @@ TEST_F(KvmRoot, QemuRunUserIsDebiansUnlessQemuConfSaysOtherwise) {
 TEST_F(KvmRoot, PermissionCauseNamesModeUserAndFix) {
   users("libvirt-qemu");
   mode(0600);
-  const auto why = kvm_permission_cause(root_.string());
-  ASSERT_TRUE(why);
-  EXPECT_NE(why->find("/dev/kvm is owner:kvm 0600 and libvirt's qemu user libvirt-qemu (groups "), std::string::npos) << *why;
-  EXPECT_NE(why->find("cannot open it, so libvirt drops its cached qemu capabilities"), std::string::npos) << *why;
-  EXPECT_NE(why->find("`chgrp kvm /dev/kvm; chmod 0660 /dev/kvm`"), std::string::npos) << *why;
+  const auto checked = check_kvm_permission(root_.string());
+  ASSERT_FALSE(checked);
+  const std::string& why = checked.error().message;
+  EXPECT_NE(why.find("/dev/kvm is owner:kvm 0600 and libvirt's qemu user libvirt-qemu (groups "), std::string::npos) << why;
+  EXPECT_NE(why.find("cannot open it, so libvirt drops its cached qemu capabilities"), std::string::npos) << why;
+  EXPECT_NE(why.find("`chgrp kvm /dev/kvm; chmod 0660 /dev/kvm`"), std::string::npos) << why;
   mode(0660);
-  EXPECT_FALSE(kvm_permission_cause(root_.string()));  // as udev leaves it
-  users("");                                           // 0660, but libvirt-qemu is not in group kvm
-  EXPECT_TRUE(kvm_permission_cause(root_.string()));
+  EXPECT_TRUE(check_kvm_permission(root_.string()));  // as udev leaves it
+  users("");                                          // 0660, but libvirt-qemu is not in group kvm
+  EXPECT_FALSE(check_kvm_permission(root_.string()));
   fs::remove(root_ / "dev/kvm");
-  EXPECT_FALSE(kvm_permission_cause(root_.string()));  // no /dev/kvm: nothing to say
+  EXPECT_TRUE(check_kvm_permission(root_.string()));  // no /dev/kvm: nothing to say
 }
 
 TEST(SlowStart, ProbeLogCauseFromCapturedLines) {
-  const auto at0600 = probe_log_cause(harness::vm::read_file(kFixtures + "libvirtd-kvm-0600.log"));
+  const auto at0600 = probe_log_summary(harness::vm::read_file(kFixtures + "libvirtd-kvm-0600.log"));
   ASSERT_TRUE(at0600);
   EXPECT_EQ(*at0600,
             "libvirtd's log shows 28 qemu capability probes; cache dropped because KVM was enabled when probing but is "
             "not available now (x28)");
   // at 0660 the first start sees /dev/kvm changed, keeps the cache and probes nothing
-  EXPECT_FALSE(probe_log_cause(harness::vm::read_file(kFixtures + "libvirtd-kvm-0660.log")));
-  EXPECT_FALSE(probe_log_cause(""));
+  EXPECT_FALSE(probe_log_summary(harness::vm::read_file(kFixtures + "libvirtd-kvm-0660.log")));
+  EXPECT_FALSE(probe_log_summary(""));
 }
 
 TEST_F(KvmRoot, LocalCausesReadTheLogFromTheStartOn) {
@@ -124,12 +125,12 @@ TEST_F(KvmRoot, LocalCausesReadTheLogFromTheStartOn) {
   const std::string log = (root_ / "libvirtd.log").string();
   const std::string probes = harness::vm::read_file(kFixtures + "libvirtd-kvm-0600.log");
   std::ofstream(log) << probes << harness::vm::read_file(kFixtures + "libvirtd-kvm-0660.log");
-  EXPECT_TRUE(local_slow_start_causes(root_.string(), log, probes.size()).empty());  // only what this start wrote
-  auto c = local_slow_start_causes(root_.string(), log, 0);
+  EXPECT_TRUE(local_slow_start_findings(root_.string(), log, probes.size()).empty());  // only what this start wrote
+  auto c = local_slow_start_findings(root_.string(), log, 0);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_NE(c[0].find("28 qemu capability probes"), std::string::npos);
   mode(0600);
-  c = local_slow_start_causes(root_.string(), (root_ / "no-such.log").string(), 0);
+  c = local_slow_start_findings(root_.string(), (root_ / "no-such.log").string(), 0);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].rfind("/dev/kvm is owner:kvm 0600", 0), 0u) << c[0];
   EXPECT_EQ(log_size(log), fs::file_size(log));

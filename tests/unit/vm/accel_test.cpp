@@ -2,7 +2,7 @@
 // qemu-system-x86_64 put first on PATH. The fake behaves like the broken nested-KVM hosts
 // seen here: under `-accel kvm` it either aborts at once (the MSR 0x10a assertion) or stays
 // silent; it counts its invocations so the cache can be checked. What the host itself says
-// (kvm_host_obstacle: nested PVM, no vmx/svm) is read from fixture trees under the test's
+// (check_kvm_host: nested PVM, no vmx/svm) is read from fixture trees under the test's
 // temp dir (AccelRequest::host_root); one test reads the real machine's "/".
 #include "harness/vm/accel.hpp"
 
@@ -12,12 +12,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 namespace fs = std::filesystem;
 
 namespace {
+
+/// check_kvm_host's Problem, nullopt when the host says nothing against KVM.
+std::optional<std::string> kvm_host_obstacle(const std::string& root) {
+  const auto host = harness::vm::check_kvm_host(root);
+  if (host) return std::nullopt;
+  return host.error().message;
+}
 
 class AccelTest : public ::testing::Test {
  protected:
@@ -276,7 +284,7 @@ TEST_F(AccelTest, NestedPvmGivesTcgWithoutStartingQemu) {
   EXPECT_EQ(calls(), 0);  // no probe, not even qemu --version
   EXPECT_FALSE(fs::exists(dir_ / "cache" / "accel-probe.json"));
   // kvm_pvm wins even when cpuinfo shows vmx.
-  const auto v = harness::vm::kvm_host_obstacle(host_root("pvm-vmx-root", kVmxCpuinfo, true));
+  const auto v = kvm_host_obstacle(host_root("pvm-vmx-root", kVmxCpuinfo, true));
   ASSERT_TRUE(v.has_value());
   EXPECT_TRUE(starts_with(*v, kPvmReason)) << *v;
 }
@@ -305,13 +313,13 @@ TEST_F(AccelTest, NoVmxOrSvmFlagGivesTcgWithoutStartingQemu) {
 TEST_F(AccelTest, VmxWithoutPvmFallsThroughToTheTrialBoot) {
   fake_qemu("abort");
   auto r = request("auto");
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(r.host_root).has_value());
+  EXPECT_FALSE(kvm_host_obstacle(r.host_root).has_value());
   const auto c = harness::vm::choose_accelerator(r);
   EXPECT_EQ(c.accelerator, "tcg");
   EXPECT_NE(c.reason.find("qemu exited with status 134"), std::string::npos) << c.reason;
   EXPECT_EQ(calls(), 1);  // the probe ran, as before the check existed
   // An svm CPU is as good as a vmx one.
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(
+  EXPECT_FALSE(kvm_host_obstacle(
                    host_root("svm-root", "processor\t: 0\nflags\t\t: fpu svm lahf_lm\n", false))
                    .has_value());
 }
@@ -321,7 +329,7 @@ TEST_F(AccelTest, UnreadableCpuinfoIsNotNoFlagsAndFallsThroughToTheTrialBoot) {
   // missing file
   auto r = request("auto");
   r.host_root = host_root("missing-root", nullptr, false);
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(r.host_root).has_value());
+  EXPECT_FALSE(kvm_host_obstacle(r.host_root).has_value());
   const auto c = harness::vm::choose_accelerator(r);
   EXPECT_EQ(c.accelerator, "kvm") << c.reason;  // the fake qemu printed the banner
   EXPECT_NE(c.reason.find("printed the kernel banner"), std::string::npos) << c.reason;
@@ -329,10 +337,10 @@ TEST_F(AccelTest, UnreadableCpuinfoIsNotNoFlagsAndFallsThroughToTheTrialBoot) {
   // a cpuinfo that opens but cannot be read (a directory: read() fails with EISDIR)
   const std::string dir_root = host_root("eisdir-root", nullptr, false);
   fs::create_directories(fs::path(dir_root) / "proc/cpuinfo");
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(dir_root).has_value());
+  EXPECT_FALSE(kvm_host_obstacle(dir_root).has_value());
   // and one without any `flags` line says nothing either
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(host_root("noflags-root", "processor\t: 0\n", false)).has_value());
-  EXPECT_FALSE(harness::vm::kvm_host_obstacle(host_root("empty-root", "", false)).has_value());
+  EXPECT_FALSE(kvm_host_obstacle(host_root("noflags-root", "processor\t: 0\n", false)).has_value());
+  EXPECT_FALSE(kvm_host_obstacle(host_root("empty-root", "", false)).has_value());
 }
 
 TEST_F(AccelTest, ExplicitKvmUnderNestedPvmIsAnErrorNamingPvm) {
@@ -367,7 +375,7 @@ TEST_F(AccelTest, TheRealMachineVerdictFollowsItsFacts) {
     std::istringstream words(line.substr(line.find(':') + 1));
     for (std::string w; words >> w;) virt = virt || w == "vmx" || w == "svm";
   }
-  const auto v = harness::vm::kvm_host_obstacle("/");
+  const auto v = kvm_host_obstacle("/");
   std::printf("this machine: /sys/module/kvm_pvm %s, cpuinfo %s, vmx/svm %s -> %s\n", pvm ? "exists" : "absent",
               readable ? "readable" : "unreadable", virt ? "present" : "absent", v ? v->c_str() : "(no obstacle)");
   if (pvm) {

@@ -92,7 +92,7 @@ RuleActionInfo action_memory_high() {
   a.summary = "set bg memory.high to a fraction of bg memory.current (throttling; restored after the schedule)";
   a.params = {param_def("fraction", ParamKind::Number, "ratio", nullptr, 0.01, 1,
                           "new memory.high as a share of bg memory.current at the tick")};
-  a.check = [](const nlohmann::json& p) { return p.contains("fraction") ? std::string() : "needs fraction"; };
+  a.check = [](const nlohmann::json& p) { return p.contains("fraction") ? Checked() : problem("needs fraction"); };
   a.make = [](const nlohmann::json& p) { return std::make_unique<MemoryHigh>(p); };
   return a;
 }

@@ -54,8 +54,9 @@ DetectorInfo detector_psi() {
   d.name = "psi";
   d.summary = "bg memory PSI some or full over the last N windows, % of their wall time, above or below a threshold";
   ParamDef kind = param_def("kind", ParamKind::Text, "", "some", std::nullopt, std::nullopt, "some | full");
-  kind.check = [](const nlohmann::json& v) {
-    return v == "some" || v == "full" ? std::string() : "must be \"some\" or \"full\", not " + v.dump();
+  kind.check = [](const nlohmann::json& v) -> Checked {
+    if (v == "some" || v == "full") return {};
+    return problem("must be \"some\" or \"full\", not " + v.dump());
   };
   d.params = {
       kind,

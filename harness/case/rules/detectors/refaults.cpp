@@ -51,7 +51,7 @@ DetectorInfo detector_refaults() {
       param_def("above_pages", ParamKind::Number, "pages", nullptr, 0, std::nullopt,
                   "holds when refaults per window are above this (memflux's thrash guard: 20000 per 1 s cycle)"),
   };
-  d.check = [](const nlohmann::json& p) { return p.contains("above_pages") ? std::string() : "needs above_pages"; };
+  d.check = [](const nlohmann::json& p) { return p.contains("above_pages") ? Checked() : problem("needs above_pages"); };
   d.make = [](const nlohmann::json& p) { return std::make_unique<Refaults>(p); };
   return d;
 }

@@ -35,11 +35,11 @@ DetectorInfo detector_timer() {
       param_def("after_s", ParamKind::Number, "s", nullptr, 0, 86'400, "holds from this long after the pressure start"),
       param_def("before_s", ParamKind::Number, "s", nullptr, 0, 86'400, "and stops holding at this (optional)"),
   };
-  d.check = [](const nlohmann::json& p) -> std::string {
-    if (!p.contains("after_s")) return "needs after_s";
+  d.check = [](const nlohmann::json& p) -> Checked {
+    if (!p.contains("after_s")) return problem("needs after_s");
     if (p.contains("before_s") && p.at("before_s").get<double>() <= p.at("after_s").get<double>())
-      return "before_s must be above after_s";
-    return "";
+      return problem("before_s must be above after_s");
+    return {};
   };
   d.make = [](const nlohmann::json& p) { return std::make_unique<Timer>(p); };
   return d;
