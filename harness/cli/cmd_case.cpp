@@ -14,6 +14,7 @@
 #include "harness/case/control/reclaim_action.hpp"
 #include "harness/case/spec/spec.hpp"
 #include "qualify/thresholds.hpp"
+#include "harness/cli/exit_codes.hpp"
 #include "harness/cli/validators.hpp"
 #include "registry.hpp"
 
@@ -36,7 +37,7 @@ bool load(const std::string& path, harness::case_::CaseSpec& out) {
     std::fprintf(stderr, "harness case: spec refused: %s\n", e.what());
     nlohmann::json j{{"status", "refused"}, {"field", e.field()}, {"error", e.what()}};
     std::printf("%s\n", j.dump().c_str());
-    harness::cli::exit_code() = 2;
+    harness::cli::exit_code() = harness::cli::kError;
     return false;
   }
 }
@@ -92,7 +93,7 @@ const bool kCaseRegistered = harness::cli::register_commands("case", [](CLI::App
     harness::kernel::Cgroup cg(harness::kernel::Fs("/"), rargs->cgroup);
     if (!cg.exists()) {
       std::fprintf(stderr, "harness case reclaim: no cgroup %s\n", rargs->cgroup.c_str());
-      harness::cli::exit_code() = 2;  // could not run (exit_codes.hpp)
+      harness::cli::exit_code() = harness::cli::kError;  // could not run
       return;
     }
     auto r = harness::case_::ReclaimAction::run(cg, rargs->bytes, static_cast<std::int64_t>(rargs->settle_s * 1e9));
