@@ -204,8 +204,8 @@ void load_comparisons(Section& s, Campaign& c) {
     }
     for (const auto* arm : {&k.treatment, &k.comparator})
       if (std::find(names.begin(), names.end(), *arm) == names.end())
-        s.fail(n[i], f, fmt::format("names arm '{}', which this campaign does not run (its arms: {})", *arm,
-                                    fmt::join(names, ", ")));
+        s.fail(n[i], f, fmt::format("names arm '{}', which this campaign does not run{} (its arms: {})", *arm,
+                                    harness::yaml::did_you_mean(*arm, names), fmt::join(names, ", ")));
     if (const auto why = analysis::check_comparison(k); !why) s.fail(n[i], f, why.error().message);
     const std::string text = analysis::comparison_text(k);
     if (std::find(c.comparisons.begin(), c.comparisons.end(), text) != c.comparisons.end())

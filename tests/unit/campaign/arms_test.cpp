@@ -176,6 +176,10 @@ TEST(Arms, DeclaredComparisonsMustNameArmsTheCampaignRuns) {
   EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1",
                                  "analysis: {comparisons: [{canary: compute, treatment: r32, comparator: delayed-activation}]}\n")),
               ::testing::AllOf(HasSubstr("field analysis.comparisons[0]"), HasSubstr("names arm 'delayed-activation', which this campaign does not run")));
+  // A near miss gets its suggestion, as an unknown policy or parameter does.
+  EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1",
+                                 "analysis: {comparisons: [{canary: compute, treatment: r23, comparator: static-zram}]}\n")),
+              HasSubstr("names arm 'r23', which this campaign does not run (did you mean 'r32'?) (its arms: "));
   // Without declared comparisons, the study's four need the study's arms.
   EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1")), HasSubstr("declare analysis.comparisons"));
   EXPECT_THAT(error_of(with_arms(arms, "kind: matched-blocks, repeats: 1",
